@@ -1,0 +1,1 @@
+//! analysis/: see the module table in `engine/mod.rs`. (Under construction.)

@@ -1,0 +1,1 @@
+//! index/: see the module table in `engine/mod.rs`. (Under construction.)

@@ -1,0 +1,1 @@
+//! query/: see the module table in `engine/mod.rs`. (Under construction.)

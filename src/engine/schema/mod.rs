@@ -1,0 +1,1 @@
+//! schema/: see the module table in `engine/mod.rs`. (Under construction.)

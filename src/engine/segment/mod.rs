@@ -1,0 +1,148 @@
+//! segment/: "here is a segment: its terms, postings, norms, doc values, stored source, points and
+//! live docs".
+//!
+//! A segment is immutable and made of one file per component, named `{segment}.{ext}` (segment
+//! names are `_` followed by a base-36 counter: `_0`, `_1`, ... `_a`). Every file carries the
+//! common header (with the segment's 16-byte id) and footer; `format/` has a page per extension.
+//!
+//! | component | ext | module |
+//! |---|---|---|
+//! | segment info (doc count, files, checksums) | `si` | [`info`] |
+//! | field infos | `fnm` | [`field_infos`] |
+//! | term dictionary + its index | `tim` | [`postings`] |
+//! | postings: doc deltas, freqs, skip data with block-max impacts | `doc` | [`postings`] |
+//! | positions (and offsets) | `pos` | [`postings`] |
+//! | norms (Lucene's one-byte length encoding) | `nvd` | [`norms`] |
+//! | doc values (numeric, sorted, sorted-set, binary) | `dvd` | [`doc_values`] |
+//! | stored fields (`_id`, `_source`, `_routing`) in zstd blocks | `fdt` | [`stored`] |
+//! | points: sorted blocks with min/max for numeric, date and ip ranges | `pts` | [`points`] |
+//! | live docs (deletes), one file per generation | `{segment}_{gen}.liv` | [`live_docs`] |
+//!
+//! Every component has a writer that accumulates in memory or streams, a serializer that writes
+//! the file, a reader that opens it without reading it all (mmap), and a merge that writes the
+//! component of a merged segment from the readers of its sources and their [`DocMap`]s.
+
+pub mod field_infos;
+
+pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};
+
+/// A document's number within one segment, from 0 to `max_doc - 1`.
+pub type DocId = u32;
+
+/// Returned by iterators when they are exhausted (Lucene's `NO_MORE_DOCS`).
+pub const NO_MORE_DOCS: DocId = u32::MAX;
+
+/// A segment's identity: its name (`_3`) and its random 16-byte id written in every file header.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SegmentId {
+    /// `_` plus a base-36 counter.
+    pub name: String,
+    /// Random bytes, checked in every file header so a file is never read as another segment's.
+    pub id: [u8; 16],
+}
+
+impl SegmentId {
+    /// The name of this segment's file with extension `ext`.
+    pub fn file(&self, ext: &str) -> String {
+        format!("{}.{}", self.name, ext)
+    }
+}
+
+/// The name of segment number `n`: `_` followed by `n` in base 36.
+pub fn segment_name(n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut n = n;
+    let mut s = Vec::new();
+    loop {
+        s.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    s.push(b'_');
+    s.reverse();
+    String::from_utf8(s).expect("ASCII digits")
+}
+
+/// For merges: where each document of a source segment goes in the merged segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocMap {
+    /// `new_ids[old]` is the new doc id, or [`NO_MORE_DOCS`] if the document was deleted.
+    pub new_ids: Vec<DocId>,
+}
+
+impl DocMap {
+    /// The new id of `old`, or `None` when it is deleted (or out of range).
+    #[inline]
+    pub fn get(&self, old: DocId) -> Option<DocId> {
+        match self.new_ids.get(old as usize) {
+            Some(&d) if d != NO_MORE_DOCS => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Builds the maps for `sources` (each a max_doc and a liveness test) merged in order; returns
+    /// the maps and the merged max_doc.
+    pub fn concatenate<F: Fn(usize, DocId) -> bool>(max_docs: &[u32], is_live: F) -> (Vec<DocMap>, u32) {
+        let mut next = 0u32;
+        let mut maps = Vec::with_capacity(max_docs.len());
+        for (s, &max_doc) in max_docs.iter().enumerate() {
+            let mut new_ids = Vec::with_capacity(max_doc as usize);
+            for d in 0..max_doc {
+                if is_live(s, d) {
+                    new_ids.push(next);
+                    next += 1;
+                } else {
+                    new_ids.push(NO_MORE_DOCS);
+                }
+            }
+            maps.push(DocMap { new_ids });
+        }
+        (maps, next)
+    }
+}
+
+/// Generates a random 16-byte id (segment ids, translog and history uuids) from the clock, the
+/// process id and a counter, mixed by SplitMix64. Unique, not secret.
+pub fn random_id() -> [u8; 16] {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    let c = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut x = nanos ^ ((std::process::id() as u64) << 32) ^ c.wrapping_mul(0xA24B_AED4_963E_E407);
+    let mut next = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut id = [0u8; 16];
+    id[..8].copy_from_slice(&next().to_le_bytes());
+    id[8..].copy_from_slice(&next().to_le_bytes());
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_names_are_base36() {
+        assert_eq!(segment_name(0), "_0");
+        assert_eq!(segment_name(35), "_z");
+        assert_eq!(segment_name(36), "_10");
+    }
+
+    #[test]
+    fn doc_maps_skip_deleted() {
+        let (maps, n) = DocMap::concatenate(&[3, 2], |s, d| !(s == 0 && d == 1));
+        assert_eq!(n, 4);
+        assert_eq!(maps[0].get(1), None);
+        assert_eq!(maps[0].get(2), Some(1));
+        assert_eq!(maps[1].get(0), Some(2));
+        assert_ne!(random_id(), random_id());
+    }
+}

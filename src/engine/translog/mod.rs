@@ -1,0 +1,1 @@
+//! translog/: see the module table in `engine/mod.rs`. (Under construction.)

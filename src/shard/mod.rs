@@ -1,0 +1,1 @@
+//! shard/: one shard copy: engine + translog + seq_no tracking + recovery state. (Under construction.)
