@@ -23,6 +23,7 @@
 //! component of a merged segment from the readers of its sources and their [`DocMap`]s.
 
 pub mod field_infos;
+pub mod smallfloat;
 
 pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};
 
@@ -31,6 +32,37 @@ pub type DocId = u32;
 
 /// Returned by iterators when they are exhausted (Lucene's `NO_MORE_DOCS`).
 pub const NO_MORE_DOCS: DocId = u32::MAX;
+
+/// A postings list being iterated: the documents containing one term, in increasing order.
+///
+/// Starts *before* the first document (`doc()` is meaningless until `next`/`advance`).
+/// Corrupt bytes never panic: the iterator ends (returns [`NO_MORE_DOCS`]) and keeps the error,
+/// which the caller must collect with [`Postings::take_error`] once it is done, so a damaged
+/// block yields an error, never a silently shorter result.
+pub trait Postings: Send {
+    /// The current document, or [`NO_MORE_DOCS`].
+    fn doc(&self) -> DocId;
+    /// Moves to the next document and returns it.
+    fn next(&mut self) -> DocId;
+    /// Moves to the first document `>= target` and returns it (`target` > current doc).
+    fn advance(&mut self, target: DocId) -> DocId;
+    /// The term's frequency in the current document (1 when frequencies are not indexed).
+    fn freq(&self) -> u32;
+    /// Fills `out` with the positions of the term in the current document (empty when positions
+    /// are not indexed). Call at most once per document.
+    fn positions(&mut self, out: &mut Vec<u32>);
+    /// An upper bound of the number of documents left: the term's doc freq.
+    fn cost(&self) -> u64;
+    /// Block-max support: moves the skip data (not the iterator) so that it covers `target`, and
+    /// returns the last document of the block holding `target` ([`NO_MORE_DOCS`] past the end).
+    fn shallow_advance(&mut self, target: DocId) -> DocId;
+    /// For the block that `shallow_advance` last reached: the largest freq and the smallest norm
+    /// byte (shortest field length) of any document in it. Together they bound the BM25 score of
+    /// every document of the block. Without norms, the norm byte is 1 (length 1).
+    fn block_max(&self) -> (u32, u8);
+    /// The error that ended iteration early, if any (then `doc()` is [`NO_MORE_DOCS`]).
+    fn take_error(&mut self) -> Option<crate::engine::Error>;
+}
 
 /// A segment's identity: its name (`_3`) and its random 16-byte id written in every file header.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
