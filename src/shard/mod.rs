@@ -1,1 +1,5 @@
-//! shard/: one shard copy: engine + translog + seq_no tracking + recovery state. (Under construction.)
+//! shard/: one shard copy: the engine (index writer) + translog + sequence numbers and versions +
+//! recovery state. Synchronous, like the engine below it.
+
+pub mod checkpoint;
+pub mod recovery;

@@ -1,1 +1,5 @@
-//! index/: see the module table in `engine/mod.rs`. (Under construction.)
+//! index/: "buffer these documents, make them searchable, make them durable, merge, delete unused
+//! files". Not for: sequence numbers, versions and the translog (that is `shard/`).
+
+pub mod commit;
+pub mod deleter;

@@ -23,6 +23,7 @@
 //! component of a merged segment from the readers of its sources and their [`DocMap`]s.
 
 pub mod field_infos;
+pub mod info;
 pub mod smallfloat;
 
 pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};

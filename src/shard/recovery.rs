@@ -1,0 +1,245 @@
+//! Recovery state of a shard copy: the stages `INIT → INDEX → VERIFY_INDEX → TRANSLOG →
+//! FINALIZE → DONE` and the counters and times that `_recovery` reports (OpenSearch's
+//! `RecoveryState`).
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// Where the copy recovers from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoverySource {
+    /// A new, empty shard.
+    EmptyStore,
+    /// Its own files: the last commit plus translog replay.
+    ExistingStore,
+    /// Files and operations copied from another copy.
+    Peer,
+    /// A snapshot.
+    Snapshot,
+}
+
+impl RecoverySource {
+    /// The name `_recovery` prints in `type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoverySource::EmptyStore => "EMPTY_STORE",
+            RecoverySource::ExistingStore => "EXISTING_STORE",
+            RecoverySource::Peer => "PEER",
+            RecoverySource::Snapshot => "SNAPSHOT",
+        }
+    }
+}
+
+/// Recovery stages, in the only order they may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Init,
+    Index,
+    VerifyIndex,
+    Translog,
+    Finalize,
+    Done,
+}
+
+impl Stage {
+    /// The name `_recovery` prints in `stage`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Init => "INIT",
+            Stage::Index => "INDEX",
+            Stage::VerifyIndex => "VERIFY_INDEX",
+            Stage::Translog => "TRANSLOG",
+            Stage::Finalize => "FINALIZE",
+            Stage::Done => "DONE",
+        }
+    }
+}
+
+/// A timer that records wall-clock start/stop (for `start_time_in_millis`) and monotonic duration.
+#[derive(Debug, Clone, Default)]
+pub struct Timer {
+    started: Option<(Instant, u64)>,
+    stopped: Option<(Instant, u64)>,
+}
+
+fn now_millis() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+impl Timer {
+    fn start(&mut self) {
+        self.started = Some((Instant::now(), now_millis()));
+        self.stopped = None;
+    }
+    fn stop(&mut self) {
+        if self.started.is_some() && self.stopped.is_none() {
+            self.stopped = Some((Instant::now(), now_millis()));
+        }
+    }
+    /// Wall-clock start in epoch millis (0 if not started).
+    pub fn start_millis(&self) -> u64 {
+        self.started.map(|s| s.1).unwrap_or(0)
+    }
+    /// Wall-clock stop in epoch millis (0 while running).
+    pub fn stop_millis(&self) -> u64 {
+        self.stopped.map(|s| s.1).unwrap_or(0)
+    }
+    /// Elapsed milliseconds (up to now while running).
+    pub fn total_millis(&self) -> u64 {
+        match (self.started, self.stopped) {
+            (Some((s, _)), Some((e, _))) => e.duration_since(s).as_millis() as u64,
+            (Some((s, _)), None) => s.elapsed().as_millis() as u64,
+            _ => 0,
+        }
+    }
+}
+
+/// `index` section: files and bytes.
+#[derive(Debug, Clone, Default)]
+pub struct IndexCounters {
+    pub total_files: u64,
+    pub reused_files: u64,
+    pub recovered_files: u64,
+    pub total_bytes: u64,
+    pub reused_bytes: u64,
+    pub recovered_bytes: u64,
+    pub timer: Timer,
+}
+
+impl IndexCounters {
+    /// Percent of files recovered (reused files count as done), as `_recovery` prints it.
+    pub fn files_percent(&self) -> f64 {
+        percent(self.recovered_files + self.reused_files, self.total_files)
+    }
+    /// Percent of bytes recovered.
+    pub fn bytes_percent(&self) -> f64 {
+        percent(self.recovered_bytes + self.reused_bytes, self.total_bytes)
+    }
+}
+
+/// `translog` section: operations replayed.
+#[derive(Debug, Clone, Default)]
+pub struct TranslogCounters {
+    pub recovered: u64,
+    /// Operations to replay, -1 when unknown.
+    pub total: i64,
+    pub total_on_start: i64,
+    pub timer: Timer,
+}
+
+impl TranslogCounters {
+    /// Percent replayed.
+    pub fn percent(&self) -> f64 {
+        if self.total < 0 {
+            return -1.0;
+        }
+        percent(self.recovered, self.total as u64)
+    }
+}
+
+fn percent(done: u64, total: u64) -> f64 {
+    if total == 0 {
+        100.0
+    } else {
+        (done as f64 * 100.0 / total as f64).min(100.0)
+    }
+}
+
+/// The state of one shard copy's recovery.
+#[derive(Debug, Clone)]
+pub struct RecoveryState {
+    pub source: RecoverySource,
+    pub primary: bool,
+    stage: Stage,
+    pub timer: Timer,
+    pub index: IndexCounters,
+    pub verify_index: Timer,
+    pub translog: TranslogCounters,
+}
+
+impl RecoveryState {
+    /// A recovery in stage INIT.
+    pub fn new(source: RecoverySource, primary: bool) -> RecoveryState {
+        let mut timer = Timer::default();
+        timer.start();
+        RecoveryState {
+            source,
+            primary,
+            stage: Stage::Init,
+            timer,
+            index: IndexCounters::default(),
+            verify_index: Timer::default(),
+            translog: TranslogCounters { total: -1, total_on_start: -1, ..Default::default() },
+        }
+    }
+
+    /// The current stage.
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// Moves to the next stage; stages run strictly in order (a skipped stage is entered and
+    /// left at once, as OpenSearch does for stages with nothing to do).
+    pub fn advance(&mut self, to: Stage) {
+        assert!(to > self.stage, "recovery stage may only move forward: {:?} -> {:?}", self.stage, to);
+        while self.stage < to {
+            self.leave(self.stage);
+            self.stage = match self.stage {
+                Stage::Init => Stage::Index,
+                Stage::Index => Stage::VerifyIndex,
+                Stage::VerifyIndex => Stage::Translog,
+                Stage::Translog => Stage::Finalize,
+                Stage::Finalize | Stage::Done => Stage::Done,
+            };
+            self.enter(self.stage);
+        }
+    }
+
+    fn enter(&mut self, s: Stage) {
+        match s {
+            Stage::Index => self.index.timer.start(),
+            Stage::VerifyIndex => self.verify_index.start(),
+            Stage::Translog => self.translog.timer.start(),
+            Stage::Done => self.timer.stop(),
+            _ => {}
+        }
+    }
+
+    fn leave(&mut self, s: Stage) {
+        match s {
+            Stage::Index => self.index.timer.stop(),
+            Stage::VerifyIndex => self.verify_index.stop(),
+            Stage::Translog => self.translog.timer.stop(),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_run_in_order() {
+        let mut r = RecoveryState::new(RecoverySource::ExistingStore, true);
+        assert_eq!(r.stage(), Stage::Init);
+        r.advance(Stage::Index);
+        r.index.total_files = 4;
+        r.index.reused_files = 4;
+        r.advance(Stage::Translog);
+        r.translog.total = 10;
+        r.translog.recovered = 5;
+        assert_eq!(r.translog.percent(), 50.0);
+        r.advance(Stage::Done);
+        assert_eq!(r.stage().name(), "DONE");
+        assert_eq!(r.index.files_percent(), 100.0);
+        assert!(r.timer.stop_millis() >= r.timer.start_millis());
+    }
+
+    #[test]
+    #[should_panic(expected = "only move forward")]
+    fn no_going_back() {
+        let mut r = RecoveryState::new(RecoverySource::EmptyStore, true);
+        r.advance(Stage::Translog);
+        r.advance(Stage::Index);
+    }
+}
