@@ -24,3 +24,6 @@ pub mod sync;
 pub mod translog;
 
 pub use error::{Error, Result};
+
+#[cfg(all(test, not(loom)))]
+mod golden_tests;
