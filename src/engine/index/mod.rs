@@ -1,5 +1,34 @@
 //! index/: "buffer these documents, make them searchable, make them durable, merge, delete unused
 //! files". Not for: sequence numbers, versions and the translog (that is `shard/`).
 
+pub mod builder;
 pub mod commit;
 pub mod deleter;
+pub mod merge_policy;
+pub mod merger;
+pub mod searcher;
+pub mod writer;
+
+pub use searcher::{Leaf, Searcher};
+pub use writer::{DocVersion, IndexWriter, IndexWriterConfig, StoredDocument};
+
+use crate::engine::schema::IndexableField;
+
+/// A document as the engine indexes it: parsed fields plus the metadata the shard assigned.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// `_id`.
+    pub id: String,
+    /// `_routing`, when given.
+    pub routing: Option<String>,
+    /// `_source` (JSON bytes).
+    pub source: Vec<u8>,
+    /// Fields from the mapping.
+    pub fields: Vec<IndexableField>,
+    /// `_seq_no`.
+    pub seq_no: i64,
+    /// `_primary_term`.
+    pub primary_term: u64,
+    /// `_version`.
+    pub version: i64,
+}

@@ -24,6 +24,7 @@
 
 pub mod field_infos;
 pub mod info;
+pub mod reader;
 pub mod smallfloat;
 
 pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};

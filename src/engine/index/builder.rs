@@ -1,0 +1,371 @@
+//! The in-memory segment: documents are inverted into per-component buffers as they arrive, and
+//! [`SegmentBuilder::flush`] serializes them into a new immutable segment.
+//!
+//! How each kind of value is indexed (the same rules as OpenSearch's field mappers on Lucene):
+//!
+//! | value | inverted index | points | doc values |
+//! |---|---|---|---|
+//! | text | analyzed tokens, freqs, positions (offsets if asked), norms | – | – |
+//! | keyword | one term, docs only | – | sorted-set |
+//! | long, date, ... | – | 8-byte sortable key | sorted-numeric |
+//! | double, float, ... | – | 8-byte sortable key | sorted-numeric (sortable bits) |
+//! | unsigned_long | – | 8-byte unsigned key | sorted-numeric (sign-flipped) |
+//! | boolean | term `T` / `F` | – | sorted-numeric 0/1 |
+//! | ip | – | 16-byte key | sorted-set (16 bytes) |
+//! | binary | – | – | binary |
+//!
+//! Metadata: `_id` and `_routing` are docs-only terms; `_seq_no` has points and doc values;
+//! `_primary_term` and `_version` have doc values; `_id`, `_source` and `_routing` are stored.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::Document;
+use crate::engine::analysis::AnalyzerRegistry;
+use crate::engine::schema::FieldValue;
+use crate::engine::segment::doc_values::{write_doc_values, DocValuesBuffer};
+use crate::engine::segment::info::{file_entries, SegmentInfo};
+use crate::engine::segment::norms::{write_norms, NormsBuffer};
+use crate::engine::segment::points::{sortable, write_points, PointsBuffer};
+use crate::engine::segment::postings::{write_postings, PostingsBuffer};
+use crate::engine::segment::smallfloat::length_to_norm;
+use crate::engine::segment::stored::StoredWriter;
+use crate::engine::segment::{DocId, DocValuesKind, FieldInfos, IndexOptions, SegmentId};
+use crate::engine::store::Directory;
+use crate::engine::{Error, Result};
+
+/// Metadata field names.
+pub mod meta {
+    pub const ID: &str = "_id";
+    pub const ROUTING: &str = "_routing";
+    pub const SEQ_NO: &str = "_seq_no";
+    pub const PRIMARY_TERM: &str = "_primary_term";
+    pub const VERSION: &str = "_version";
+    pub const SOURCE: &str = "_source";
+}
+
+/// Keys of the stored fields of every document.
+pub mod stored_keys {
+    pub const ID: u32 = 0;
+    pub const SOURCE: u32 = 1;
+    pub const ROUTING: u32 = 2;
+}
+
+/// A document held in the buffer, for realtime get before refresh.
+#[derive(Debug, Clone)]
+pub struct BufferedDoc {
+    pub id: String,
+    pub routing: Option<String>,
+    pub source: Vec<u8>,
+    pub seq_no: i64,
+    pub primary_term: u64,
+    pub version: i64,
+}
+
+/// Per-field state while one document is inverted.
+#[derive(Debug, Clone, Copy, Default)]
+struct FieldDocState {
+    doc: DocId,
+    next_position: u32,
+    length: u32,
+    offset_base: u32,
+    seen: bool,
+}
+
+/// Encodes an f64 as a sortable i64 (Lucene's `NumericUtils.doubleToSortableLong`).
+pub fn double_to_sortable_long(v: f64) -> i64 {
+    let bits = v.to_bits() as i64;
+    bits ^ ((bits >> 63) & 0x7fff_ffff_ffff_ffff)
+}
+
+/// Inverse of [`double_to_sortable_long`].
+pub fn sortable_long_to_double(v: i64) -> f64 {
+    f64::from_bits((v ^ ((v >> 63) & 0x7fff_ffff_ffff_ffff)) as u64)
+}
+
+/// An unsigned long as a sortable i64 (sign bit flipped).
+pub fn unsigned_to_sortable_long(v: u64) -> i64 {
+    (v ^ (1u64 << 63)) as i64
+}
+
+/// The in-memory segment being built.
+#[derive(Debug)]
+pub struct SegmentBuilder {
+    infos: FieldInfos,
+    postings: PostingsBuffer,
+    norms: NormsBuffer,
+    doc_values: DocValuesBuffer,
+    points: PointsBuffer,
+    docs: Vec<BufferedDoc>,
+    ids: HashMap<String, DocId>,
+    deleted: Vec<bool>,
+    num_deleted: u32,
+    field_state: Vec<FieldDocState>,
+    stored_bytes: usize,
+}
+
+impl Default for SegmentBuilder {
+    fn default() -> Self {
+        SegmentBuilder::new()
+    }
+}
+
+impl SegmentBuilder {
+    /// An empty buffer.
+    pub fn new() -> SegmentBuilder {
+        SegmentBuilder {
+            infos: FieldInfos::new(),
+            postings: PostingsBuffer::new(),
+            norms: NormsBuffer::new(),
+            doc_values: DocValuesBuffer::new(),
+            points: PointsBuffer::new(),
+            docs: Vec::new(),
+            ids: HashMap::new(),
+            deleted: Vec::new(),
+            num_deleted: 0,
+            field_state: Vec::new(),
+            stored_bytes: 0,
+        }
+    }
+
+    /// Documents added (deleted or not).
+    pub fn max_doc(&self) -> u32 {
+        self.docs.len() as u32
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Approximate heap use, to trigger a refresh when the indexing buffer is full.
+    pub fn mem_bytes(&self) -> usize {
+        self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
+    }
+
+    /// The live buffered document with this id.
+    pub fn find(&self, id: &str) -> Option<DocId> {
+        self.ids.get(id).copied().filter(|&d| !self.deleted[d as usize])
+    }
+
+    /// A buffered document (deleted or not).
+    pub fn doc(&self, doc: DocId) -> Option<&BufferedDoc> {
+        self.docs.get(doc as usize)
+    }
+
+    /// Marks a buffered document deleted; returns whether it was live.
+    pub fn delete(&mut self, doc: DocId) -> bool {
+        match self.deleted.get_mut(doc as usize) {
+            Some(d) if !*d => {
+                *d = true;
+                self.num_deleted += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Deleted documents in the buffer.
+    pub fn num_deleted(&self) -> u32 {
+        self.num_deleted
+    }
+
+    fn field(&mut self, name: &str, index: IndexOptions, norms: bool, dv: DocValuesKind, points: u8) -> Result<u32> {
+        self.infos.add_or_widen(name, index, norms, dv, points)
+    }
+
+    /// Inverts one document into the buffers and returns its doc id.
+    pub fn add(&mut self, doc: &Document, analyzers: &AnalyzerRegistry) -> Result<DocId> {
+        let d = self.docs.len() as DocId;
+        if d == i32::MAX as u32 {
+            return Err(Error::InvalidArgument("segment buffer is full (2^31-1 documents)".into()));
+        }
+        // Metadata fields.
+        let f = self.field(meta::ID, IndexOptions::Docs, false, DocValuesKind::None, 0)?;
+        self.postings.add(f, doc.id.as_bytes(), d, 0, None);
+        if let Some(r) = &doc.routing {
+            let f = self.field(meta::ROUTING, IndexOptions::Docs, false, DocValuesKind::None, 0)?;
+            self.postings.add(f, r.as_bytes(), d, 0, None);
+        }
+        let f = self.field(meta::SEQ_NO, IndexOptions::None, false, DocValuesKind::SortedNumeric, 8)?;
+        self.points.add(f, d, &sortable::encode_i64(doc.seq_no));
+        self.doc_values.add_numeric(f, d, doc.seq_no);
+        let f = self.field(meta::PRIMARY_TERM, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
+        self.doc_values.add_numeric(f, d, doc.primary_term as i64);
+        let f = self.field(meta::VERSION, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
+        self.doc_values.add_numeric(f, d, doc.version);
+
+        let mut touched: Vec<u32> = Vec::new();
+        for field in &doc.fields {
+            self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, &mut touched)?;
+        }
+        for n in touched {
+            let st = self.field_state[n as usize];
+            let has_norms = self.infos.get(n).map(|i| i.has_norms).unwrap_or(false);
+            if has_norms {
+                self.norms.set(n, d, if st.length == 0 { 0 } else { length_to_norm(st.length) });
+            }
+        }
+
+        self.stored_bytes += doc.source.len() + doc.id.len();
+        if let Some(old) = self.ids.insert(doc.id.clone(), d) {
+            // The caller deletes the previous copy before adding; keep the map pointing at the newest.
+            let _ = old;
+        }
+        self.docs.push(BufferedDoc {
+            id: doc.id.clone(),
+            routing: doc.routing.clone(),
+            source: doc.source.clone(),
+            seq_no: doc.seq_no,
+            primary_term: doc.primary_term,
+            version: doc.version,
+        });
+        self.deleted.push(false);
+        Ok(d)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_value(
+        &mut self,
+        d: DocId,
+        name: &str,
+        value: &FieldValue,
+        index: bool,
+        doc_values: bool,
+        analyzers: &AnalyzerRegistry,
+        touched: &mut Vec<u32>,
+    ) -> Result<()> {
+        let dv = |kind: DocValuesKind| if doc_values { kind } else { DocValuesKind::None };
+        match value {
+            FieldValue::Text { text, analyzer, positions, offsets, norms, position_increment_gap } => {
+                if !index {
+                    return Ok(());
+                }
+                let opts = match (positions, offsets) {
+                    (true, true) => IndexOptions::DocsFreqsPositionsOffsets,
+                    (true, false) => IndexOptions::DocsFreqsPositions,
+                    _ => IndexOptions::DocsFreqs,
+                };
+                let f = self.field(name, opts, *norms, DocValuesKind::None, 0)?;
+                let an = analyzers
+                    .get(analyzer)
+                    .ok_or_else(|| Error::InvalidArgument(format!("analyzer [{analyzer}] has not been configured in mappings")))?;
+                if self.field_state.len() <= f as usize {
+                    self.field_state.resize(f as usize + 1, FieldDocState { doc: u32::MAX, ..Default::default() });
+                }
+                let mut st = self.field_state[f as usize];
+                if st.doc != d || !st.seen {
+                    st = FieldDocState { doc: d, next_position: 0, length: 0, offset_base: 0, seen: true };
+                    touched.push(f);
+                } else {
+                    st.next_position += position_increment_gap;
+                }
+                let with_offsets = *offsets;
+                let base = st.offset_base;
+                let postings = &mut self.postings;
+                let end = an.analyze(text, st.next_position, &mut |tok| {
+                    let offs = with_offsets.then(|| (base + tok.start as u32, base + tok.end as u32));
+                    postings.add(f, tok.term.as_bytes(), d, tok.position, offs);
+                });
+                st.next_position = end.next_position;
+                st.length += end.length;
+                st.offset_base = base + text.len() as u32 + 1;
+                self.field_state[f as usize] = st;
+            }
+            FieldValue::Keyword(s) => {
+                let f = self.field(name, if index { IndexOptions::Docs } else { IndexOptions::None }, false, dv(DocValuesKind::SortedSet), 0)?;
+                if index {
+                    self.postings.add(f, s.as_bytes(), d, 0, None);
+                }
+                if doc_values {
+                    self.doc_values.add_bytes(f, d, s.as_bytes());
+                }
+            }
+            FieldValue::Long(v) => {
+                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedNumeric), if index { 8 } else { 0 })?;
+                if index {
+                    self.points.add(f, d, &sortable::encode_i64(*v));
+                }
+                if doc_values {
+                    self.doc_values.add_numeric(f, d, *v);
+                }
+            }
+            FieldValue::Double(v) => {
+                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedNumeric), if index { 8 } else { 0 })?;
+                if index {
+                    self.points.add(f, d, &sortable::encode_f64(*v));
+                }
+                if doc_values {
+                    self.doc_values.add_numeric(f, d, double_to_sortable_long(*v));
+                }
+            }
+            FieldValue::UnsignedLong(v) => {
+                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedNumeric), if index { 8 } else { 0 })?;
+                if index {
+                    self.points.add(f, d, &sortable::encode_u64(*v));
+                }
+                if doc_values {
+                    self.doc_values.add_numeric(f, d, unsigned_to_sortable_long(*v));
+                }
+            }
+            FieldValue::Bool(b) => {
+                let f = self.field(name, if index { IndexOptions::Docs } else { IndexOptions::None }, false, dv(DocValuesKind::SortedNumeric), 0)?;
+                if index {
+                    self.postings.add(f, if *b { b"T" } else { b"F" }, d, 0, None);
+                }
+                if doc_values {
+                    self.doc_values.add_numeric(f, d, *b as i64);
+                }
+            }
+            FieldValue::Ip(v) => {
+                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedSet), if index { 16 } else { 0 })?;
+                let key = sortable::encode_u128(*v);
+                if index {
+                    self.points.add(f, d, &key);
+                }
+                if doc_values {
+                    self.doc_values.add_bytes(f, d, &key);
+                }
+            }
+            FieldValue::Binary(b) => {
+                if doc_values {
+                    let f = self.field(name, IndexOptions::None, false, DocValuesKind::Binary, 0)?;
+                    self.doc_values.set_binary(f, d, b);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the buffer as segment `seg` (every component, then the `.si`), all fsynced. Returns
+    /// the segment info and the buffer's deletions (doc ids), which the caller turns into live docs.
+    pub fn flush(self, dir: &dyn Directory, seg: &SegmentId) -> Result<(SegmentInfo, Vec<DocId>)> {
+        let max_doc = self.max_doc();
+        let mut files = Vec::new();
+        files.push(self.infos.write(dir, seg)?);
+        files.push(write_norms(dir, seg, &self.infos, &self.norms, max_doc)?);
+        let norms = &self.norms;
+        files.extend(write_postings(dir, seg, &self.infos, &self.postings, &|f, d| norms.get(f, d), max_doc)?);
+        files.push(write_doc_values(dir, seg, &self.infos, &self.doc_values, max_doc)?);
+        files.push(write_points(dir, seg, &self.infos, &self.points, max_doc)?);
+        let mut stored = StoredWriter::create(dir, seg)?;
+        for doc in &self.docs {
+            let mut fields: Vec<(u32, &[u8])> = vec![(stored_keys::ID, doc.id.as_bytes()), (stored_keys::SOURCE, &doc.source)];
+            if let Some(r) = &doc.routing {
+                fields.push((stored_keys::ROUTING, r.as_bytes()));
+            }
+            stored.add(&fields)?;
+        }
+        files.push(stored.finish()?);
+        let mut diagnostics = BTreeMap::new();
+        diagnostics.insert("source".to_string(), "flush".to_string());
+        diagnostics.insert("timestamp".to_string(), now_millis().to_string());
+        let info = SegmentInfo { id: seg.clone(), max_doc, files: file_entries(dir, &files)?, diagnostics };
+        info.write(dir)?;
+        let deleted = self.deleted.iter().enumerate().filter(|(_, &x)| x).map(|(i, _)| i as DocId).collect();
+        Ok((info, deleted))
+    }
+}
+
+pub(crate) fn now_millis() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}

@@ -1,0 +1,55 @@
+//! A searcher: a pinned, reference-counted snapshot of the searchable segments and their live
+//! docs. Refreshes, deletes and merges after it was taken do not change what it sees, and the
+//! files of its segments are not deleted while it (or a clone: a point in time, a scroll) lives.
+
+use crate::engine::index::deleter::FileRefs;
+use crate::engine::segment::live_docs::LiveDocs;
+use crate::engine::segment::reader::SegmentReader;
+use crate::engine::sync::Arc;
+
+/// One segment of a searcher.
+#[derive(Debug, Clone)]
+pub struct Leaf {
+    /// The segment.
+    pub reader: Arc<SegmentReader>,
+    /// Its live docs as of the snapshot.
+    pub live: Arc<LiveDocs>,
+    /// Sum of `max_doc` of the leaves before it (global doc ids).
+    pub doc_base: u32,
+    /// Keeps the segment's files alive.
+    pub files: Arc<FileRefs>,
+}
+
+/// A point-in-time view of an index (cheap to clone).
+#[derive(Debug, Clone)]
+pub struct Searcher {
+    leaves: Arc<Vec<Leaf>>,
+    version: u64,
+}
+
+impl Searcher {
+    /// A searcher over `leaves`.
+    pub fn new(leaves: Vec<Leaf>, version: u64) -> Searcher {
+        Searcher { leaves: Arc::new(leaves), version }
+    }
+
+    /// The segments.
+    pub fn leaves(&self) -> &[Leaf] {
+        &self.leaves
+    }
+
+    /// The writer's version when the snapshot was taken (changes on refresh, merge).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Live documents.
+    pub fn num_docs(&self) -> u64 {
+        self.leaves.iter().map(|l| (l.reader.max_doc() - l.live.num_deleted()) as u64).sum()
+    }
+
+    /// Deleted documents not yet merged away.
+    pub fn num_deleted(&self) -> u64 {
+        self.leaves.iter().map(|l| l.live.num_deleted() as u64).sum()
+    }
+}

@@ -1,0 +1,598 @@
+//! The index writer of one shard: the in-memory buffer, the list of searchable segments with their
+//! live docs, refresh (buffer → segment), commit (segments → durable commit point), merges, and the
+//! realtime lookups by `_id` that versioning needs.
+//!
+//! Concurrency: one mutex guards the state. Writers hold it while inverting a document, refresh
+//! holds it while writing the new segment, and a merge holds it only to pick its segments and to
+//! install its result: the merge itself reads immutable segment readers without the lock. Deletes
+//! that hit a merging segment meanwhile are carried over to the merged segment at install
+//! (numbered steps in [`IndexWriter::run_merge`]).
+//!
+//! Failure: an I/O error or corruption during refresh, commit or merge install is *tragic*, as in
+//! Lucene: the writer refuses further work ([`Error::Closed`]) and the shard must fail and recover
+//! from its last commit and translog. Nothing is acknowledged past a failed fsync.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::builder::{meta, stored_keys, BufferedDoc, SegmentBuilder};
+use super::commit::{self, CommitPoint, CommitSegment};
+use super::deleter::{FileDeleter, FileRefs};
+use super::merge_policy::{MergeCandidate, TieredMergePolicy};
+use super::merger;
+use super::searcher::{Leaf, Searcher};
+use super::Document;
+use crate::engine::analysis::AnalyzerRegistry;
+use crate::engine::segment::live_docs::LiveDocs;
+use crate::engine::segment::reader::SegmentReader;
+use crate::engine::segment::{random_id, segment_name, DocId, SegmentId};
+use crate::engine::store::Directory;
+use crate::engine::sync::{lock, Arc, Mutex};
+use crate::engine::{Error, Result};
+
+/// Settings of the writer.
+#[derive(Debug, Clone)]
+pub struct IndexWriterConfig {
+    /// Analyzers for text fields.
+    pub analyzers: Arc<AnalyzerRegistry>,
+    /// When to merge.
+    pub merge_policy: TieredMergePolicy,
+    /// Refresh when the buffer holds this many bytes (`indices.memory.index_buffer_size` share),
+    /// default 64 MiB.
+    pub ram_buffer_bytes: usize,
+}
+
+impl Default for IndexWriterConfig {
+    fn default() -> Self {
+        IndexWriterConfig {
+            analyzers: Arc::new(AnalyzerRegistry::with_builtins()),
+            merge_policy: TieredMergePolicy::default(),
+            ram_buffer_bytes: 64 << 20,
+        }
+    }
+}
+
+/// The version stamp of a live document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocVersion {
+    pub seq_no: i64,
+    pub primary_term: u64,
+    pub version: i64,
+}
+
+/// A document read back by `_id` (realtime: from the buffer or from segments).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredDocument {
+    pub id: String,
+    pub routing: Option<String>,
+    pub source: Vec<u8>,
+    pub seq_no: i64,
+    pub primary_term: u64,
+    pub version: i64,
+}
+
+impl From<&BufferedDoc> for StoredDocument {
+    fn from(b: &BufferedDoc) -> Self {
+        StoredDocument {
+            id: b.id.clone(),
+            routing: b.routing.clone(),
+            source: b.source.clone(),
+            seq_no: b.seq_no,
+            primary_term: b.primary_term,
+            version: b.version,
+        }
+    }
+}
+
+/// What `_cat/segments`-like listings show of a segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentStats {
+    pub name: String,
+    pub generation: u64,
+    pub max_doc: u32,
+    pub deleted: u32,
+    pub size_bytes: u64,
+    pub committed: bool,
+}
+
+struct Segment {
+    reader: Arc<SegmentReader>,
+    live: Arc<LiveDocs>,
+    /// Generation of the `.liv` on disk (0: none).
+    del_gen: u64,
+    /// Whether `live` has deletes not yet written to a `.liv`.
+    liv_dirty: bool,
+    files: Arc<FileRefs>,
+    liv_file: Option<Arc<FileRefs>>,
+    merging: bool,
+    committed: bool,
+}
+
+struct State {
+    segments: Vec<Segment>,
+    buffer: SegmentBuilder,
+    counter: u64,
+    generation: u64,
+    version: u64,
+    commit_refs: Option<FileRefs>,
+    failure: Option<String>,
+}
+
+/// A merge picked by the policy and not yet run.
+#[derive(Debug)]
+pub struct MergeSpec {
+    seg: SegmentId,
+    sources: Vec<(Arc<SegmentReader>, Arc<LiveDocs>)>,
+}
+
+impl MergeSpec {
+    /// Names of the segments being merged.
+    pub fn source_names(&self) -> Vec<String> {
+        self.sources.iter().map(|(r, _)| r.name().to_string()).collect()
+    }
+}
+
+/// The index writer (see the module docs).
+pub struct IndexWriter {
+    dir: Arc<dyn Directory>,
+    deleter: Arc<FileDeleter>,
+    config: IndexWriterConfig,
+    state: Mutex<State>,
+}
+
+impl fmt::Debug for IndexWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = lock(&self.state);
+        f.debug_struct("IndexWriter").field("segments", &s.segments.len()).field("buffered", &s.buffer.max_doc()).finish()
+    }
+}
+
+impl IndexWriter {
+    /// Opens the index in `dir` at its latest commit (or empty), deleting every file that commit
+    /// does not reference (leftovers of a crash). Returns the writer and the commit it opened.
+    pub fn open(dir: Arc<dyn Directory>, config: IndexWriterConfig) -> Result<(IndexWriter, Option<CommitPoint>)> {
+        let deleter = FileDeleter::new(dir.clone());
+        let latest = commit::read_latest(dir.as_ref())?;
+        let mut segments = Vec::new();
+        let mut commit_refs = None;
+        let (mut counter, mut generation, mut version) = (0, 0, 0);
+        if let Some(cp) = &latest {
+            for cs in &cp.segments {
+                let reader = Arc::new(SegmentReader::open(dir.as_ref(), &cs.id)?);
+                if reader.max_doc() != cs.max_doc {
+                    return Err(Error::corrupt(
+                        reader.info.file_name(),
+                        0,
+                        format!("max_doc {} differs from the commit point's {}", reader.max_doc(), cs.max_doc),
+                    ));
+                }
+                let live = if cs.del_gen > 0 {
+                    let l = LiveDocs::read(dir.as_ref(), &cs.id, cs.del_gen, cs.max_doc)?;
+                    if l.num_deleted() != cs.del_count {
+                        let file = commit::live_docs_file(&cs.id, cs.del_gen);
+                        return Err(Error::corrupt(file, 0, format!("{} deletions, commit point says {}", l.num_deleted(), cs.del_count)));
+                    }
+                    l
+                } else {
+                    LiveDocs::all_live(cs.max_doc)
+                };
+                let files = Arc::new(deleter.acquire(reader.files()));
+                let liv_file = (cs.del_gen > 0).then(|| Arc::new(deleter.acquire(vec![commit::live_docs_file(&cs.id, cs.del_gen)])));
+                segments.push(Segment {
+                    reader,
+                    live: Arc::new(live),
+                    del_gen: cs.del_gen,
+                    liv_dirty: false,
+                    files,
+                    liv_file,
+                    merging: false,
+                    committed: true,
+                });
+            }
+            commit_refs = Some(deleter.acquire(vec![cp.file_name()]));
+            counter = cp.counter;
+            generation = cp.generation;
+            version = cp.version;
+        }
+        let removed = deleter.delete_unreferenced(&|_| false)?;
+        if !removed.is_empty() {
+            tracing::info!(files = ?removed, "deleted files not referenced by the last commit");
+        }
+        let state = State { segments, buffer: SegmentBuilder::new(), counter, generation, version, commit_refs, failure: None };
+        Ok((IndexWriter { dir, deleter, config, state: Mutex::new(state) }, latest))
+    }
+
+    fn locked(&self) -> Result<crate::engine::sync::MutexGuard<'_, State>> {
+        let s = lock(&self.state);
+        if let Some(f) = &s.failure {
+            return Err(Error::Closed(f.clone()));
+        }
+        Ok(s)
+    }
+
+    /// Records a tragic failure and returns the error.
+    fn fail(&self, s: &mut State, e: Error) -> Error {
+        if s.failure.is_none() {
+            tracing::error!(error = %e, "index writer failed; refusing further writes");
+            s.failure = Some(e.to_string());
+        }
+        e
+    }
+
+    /// The directory.
+    pub fn directory(&self) -> &Arc<dyn Directory> {
+        &self.dir
+    }
+
+    /// Whether the buffer has outgrown its budget (the shard then refreshes).
+    pub fn buffer_full(&self) -> bool {
+        lock(&self.state).buffer.mem_bytes() >= self.config.ram_buffer_bytes
+    }
+
+    /// Adds a document whose id is known to be new (auto-generated ids): no lookup.
+    pub fn append(&self, doc: &Document) -> Result<()> {
+        let mut s = self.locked()?;
+        s.buffer.add(doc, &self.config.analyzers)?;
+        Ok(())
+    }
+
+    /// Adds a document, deleting the live copy with the same id if there is one. Returns whether
+    /// one was replaced.
+    pub fn update(&self, doc: &Document) -> Result<bool> {
+        let mut s = self.locked()?;
+        let replaced = delete_id(&mut s, &doc.id)?;
+        s.buffer.add(doc, &self.config.analyzers)?;
+        Ok(replaced)
+    }
+
+    /// Deletes the live document with this id; returns whether there was one.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        let mut s = self.locked()?;
+        delete_id(&mut s, id)
+    }
+
+    /// The version stamp of the live document with this id (realtime).
+    pub fn lookup(&self, id: &str) -> Result<Option<DocVersion>> {
+        let s = self.locked()?;
+        if let Some(d) = s.buffer.find(id) {
+            let b = s.buffer.doc(d).expect("find returns existing docs");
+            return Ok(Some(DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version }));
+        }
+        for seg in s.segments.iter().rev() {
+            let live = &seg.live;
+            if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
+                return Ok(Some(read_version(&seg.reader, d)?));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The live document with this id, with its source (realtime).
+    pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
+        let s = self.locked()?;
+        if let Some(d) = s.buffer.find(id) {
+            return Ok(s.buffer.doc(d).map(StoredDocument::from));
+        }
+        for seg in s.segments.iter().rev() {
+            let live = &seg.live;
+            if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
+                return read_document(&seg.reader, d).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Turns the buffer into a searchable segment. Returns whether there was anything to refresh.
+    pub fn refresh(&self) -> Result<bool> {
+        let mut s = self.locked()?;
+        self.refresh_locked(&mut s)
+    }
+
+    fn refresh_locked(&self, s: &mut State) -> Result<bool> {
+        if s.buffer.is_empty() {
+            return Ok(false);
+        }
+        let buffer = std::mem::take(&mut s.buffer);
+        let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
+        s.counter += 1;
+        let flushed = buffer.flush(self.dir.as_ref(), &seg).and_then(|(info, deleted)| {
+            let reader = SegmentReader::open(self.dir.as_ref(), &seg)?;
+            Ok((info, deleted, reader))
+        });
+        let (info, deleted, reader) = match flushed {
+            Ok(x) => x,
+            Err(e) => return Err(self.fail(s, e)),
+        };
+        let mut live = LiveDocs::all_live(info.max_doc);
+        for d in &deleted {
+            live.delete(*d);
+        }
+        let files = Arc::new(self.deleter.acquire(reader.files()));
+        s.segments.push(Segment {
+            reader: Arc::new(reader),
+            live: Arc::new(live),
+            del_gen: 0,
+            liv_dirty: !deleted.is_empty(),
+            files,
+            liv_file: None,
+            merging: false,
+            committed: false,
+        });
+        s.version += 1;
+        Ok(true)
+    }
+
+    /// A point-in-time view of the searchable segments; it keeps their files alive while it lives.
+    pub fn searcher(&self) -> Result<Searcher> {
+        let s = self.locked()?;
+        let mut leaves = Vec::with_capacity(s.segments.len());
+        let mut base = 0u32;
+        for seg in &s.segments {
+            leaves.push(Leaf { reader: seg.reader.clone(), live: seg.live.clone(), doc_base: base, files: seg.files.clone() });
+            base += seg.reader.max_doc();
+        }
+        Ok(Searcher::new(leaves, s.version))
+    }
+
+    /// Refreshes, writes live docs of segments with new deletes, and writes a new commit point with
+    /// `user_data`. When this returns, everything in it is durable.
+    pub fn commit(&self, user_data: BTreeMap<String, String>) -> Result<CommitPoint> {
+        let mut s = self.locked()?;
+        self.refresh_locked(&mut s)?;
+        match self.commit_locked(&mut s, user_data) {
+            Ok(cp) => Ok(cp),
+            Err(e) => Err(self.fail(&mut s, e)),
+        }
+    }
+
+    fn commit_locked(&self, s: &mut State, user_data: BTreeMap<String, String>) -> Result<CommitPoint> {
+        for seg in s.segments.iter_mut() {
+            if seg.liv_dirty {
+                let gen = seg.del_gen + 1;
+                seg.live.write(self.dir.as_ref(), &seg.reader.info.id, gen)?;
+                seg.liv_file = Some(Arc::new(self.deleter.acquire(vec![commit::live_docs_file(&seg.reader.info.id, gen)])));
+                seg.del_gen = gen;
+                seg.liv_dirty = false;
+            }
+        }
+        let cp = CommitPoint {
+            generation: s.generation + 1,
+            version: s.version,
+            counter: s.counter,
+            segments: s
+                .segments
+                .iter()
+                .map(|seg| CommitSegment {
+                    id: seg.reader.info.id.clone(),
+                    max_doc: seg.reader.max_doc(),
+                    del_gen: seg.del_gen,
+                    del_count: seg.live.num_deleted(),
+                })
+                .collect(),
+            user_data,
+        };
+        cp.write(self.dir.as_ref())?;
+        let mut files = vec![cp.file_name()];
+        for seg in &s.segments {
+            files.extend(seg.reader.files());
+            if seg.del_gen > 0 {
+                files.push(commit::live_docs_file(&seg.reader.info.id, seg.del_gen));
+            }
+        }
+        // Take the new commit's references before dropping the old ones: shared files stay.
+        s.commit_refs = Some(self.deleter.acquire(files));
+        s.generation = cp.generation;
+        for seg in s.segments.iter_mut() {
+            seg.committed = true;
+        }
+        self.deleter.retry_pending();
+        Ok(cp)
+    }
+
+    fn candidates(s: &State) -> Vec<MergeCandidate> {
+        s.segments
+            .iter()
+            .filter(|seg| !seg.merging)
+            .map(|seg| MergeCandidate {
+                name: seg.reader.name().to_string(),
+                size_bytes: seg.reader.info.size_in_bytes(),
+                max_doc: seg.reader.max_doc(),
+                del_count: seg.live.num_deleted(),
+            })
+            .collect()
+    }
+
+    fn reserve(&self, s: &mut State, names: Vec<String>) -> MergeSpec {
+        let mut sources = Vec::new();
+        for seg in s.segments.iter_mut() {
+            if names.iter().any(|n| n == seg.reader.name()) {
+                seg.merging = true;
+                sources.push((seg.reader.clone(), seg.live.clone()));
+            }
+        }
+        let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
+        s.counter += 1;
+        MergeSpec { seg, sources }
+    }
+
+    /// Asks the merge policy for a merge and reserves its segments.
+    pub fn find_merge(&self) -> Result<Option<MergeSpec>> {
+        let mut s = self.locked()?;
+        let names = self.config.merge_policy.find_merge(&Self::candidates(&s));
+        Ok(names.map(|n| self.reserve(&mut s, n)))
+    }
+
+    /// Runs a reserved merge and installs its result:
+    ///
+    /// 1. without the lock, write the merged segment from the sources' readers and the live docs
+    ///    they had when the merge was picked;
+    /// 2. take the lock; for each source, documents deleted since step 1 began (live then, not
+    ///    now) are deleted in the merged segment through the doc map;
+    /// 3. replace the sources by the merged segment in the segment list, at the first source's
+    ///    place (order matters for `_doc` sort ties);
+    /// 4. drop the sources' file references: their files go when no searcher or commit holds them.
+    ///
+    /// On failure the sources are released for later merges and the partial files are deleted.
+    pub fn run_merge(&self, spec: MergeSpec) -> Result<()> {
+        let refs: Vec<(&SegmentReader, &LiveDocs)> = spec.sources.iter().map(|(r, l)| (r.as_ref(), l.as_ref())).collect();
+        let out = merger::merge(self.dir.as_ref(), &refs, &spec.seg).and_then(|o| {
+            let reader = SegmentReader::open(self.dir.as_ref(), &spec.seg)?;
+            Ok((o, reader))
+        });
+        let mut s = lock(&self.state);
+        let (out, reader) = match out {
+            Ok(x) => x,
+            Err(e) => {
+                for seg in s.segments.iter_mut() {
+                    if spec.sources.iter().any(|(r, _)| Arc::ptr_eq(&seg.reader, r)) {
+                        seg.merging = false;
+                    }
+                }
+                // Leftover files of the failed merge are unreferenced (the name is new): taking
+                // and dropping a reference deletes them.
+                let prefix = format!("{}.", spec.seg.name);
+                let leftovers: Vec<String> = self.dir.list().unwrap_or_default().into_iter().filter(|f| f.starts_with(&prefix)).collect();
+                drop(self.deleter.acquire(leftovers));
+                return Err(e);
+            }
+        };
+        let mut merged_live = LiveDocs::all_live(out.info.max_doc);
+        let mut first_pos = None;
+        for (i, (src, live_then)) in spec.sources.iter().enumerate() {
+            let Some(pos) = s.segments.iter().position(|seg| Arc::ptr_eq(&seg.reader, src)) else {
+                continue;
+            };
+            first_pos = Some(first_pos.map_or(pos, |p: usize| p.min(pos)));
+            let now = &s.segments[pos].live;
+            for d in 0..src.max_doc() {
+                if live_then.is_live(d) && !now.is_live(d) {
+                    if let Some(nd) = out.doc_maps[i].get(d) {
+                        merged_live.delete(nd);
+                    }
+                }
+            }
+        }
+        let files = Arc::new(self.deleter.acquire(reader.files()));
+        let dirty = merged_live.num_deleted() > 0;
+        let merged = Segment {
+            reader: Arc::new(reader),
+            live: Arc::new(merged_live),
+            del_gen: 0,
+            liv_dirty: dirty,
+            files,
+            liv_file: None,
+            merging: false,
+            committed: false,
+        };
+        s.segments.retain(|seg| !spec.sources.iter().any(|(r, _)| Arc::ptr_eq(&seg.reader, r)));
+        let at = first_pos.unwrap_or(s.segments.len()).min(s.segments.len());
+        s.segments.insert(at, merged);
+        s.version += 1;
+        Ok(())
+    }
+
+    /// Runs the merges the policy asks for until it is satisfied (at most `max` of them).
+    pub fn maybe_merge(&self, max: usize) -> Result<usize> {
+        let mut n = 0;
+        while n < max {
+            let Some(spec) = self.find_merge()? else { break };
+            self.run_merge(spec)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// `_forcemerge`: refreshes and merges until at most `max_num_segments` remain.
+    pub fn force_merge(&self, max_num_segments: usize) -> Result<()> {
+        self.refresh()?;
+        for _ in 0..64 {
+            let spec = {
+                let mut s = self.locked()?;
+                match self.config.merge_policy.find_forced_merge(&Self::candidates(&s), max_num_segments) {
+                    Some(names) => self.reserve(&mut s, names),
+                    None => return Ok(()),
+                }
+            };
+            self.run_merge(spec)?;
+        }
+        Ok(())
+    }
+
+    /// Per-segment figures.
+    pub fn segment_stats(&self) -> Vec<SegmentStats> {
+        let s = lock(&self.state);
+        s.segments
+            .iter()
+            .map(|seg| SegmentStats {
+                name: seg.reader.name().to_string(),
+                generation: u64::from_str_radix(seg.reader.name().trim_start_matches('_'), 36).unwrap_or(0),
+                max_doc: seg.reader.max_doc(),
+                deleted: seg.live.num_deleted(),
+                size_bytes: seg.reader.info.size_in_bytes(),
+                committed: seg.committed && !seg.liv_dirty,
+            })
+            .collect()
+    }
+
+    /// Documents in the buffer (not yet searchable).
+    pub fn buffered_docs(&self) -> u32 {
+        let s = lock(&self.state);
+        s.buffer.max_doc() - s.buffer.num_deleted()
+    }
+
+    /// The file deleter (tests check reference counts).
+    pub fn deleter(&self) -> &Arc<FileDeleter> {
+        &self.deleter
+    }
+}
+
+fn delete_id(s: &mut State, id: &str) -> Result<bool> {
+    if let Some(d) = s.buffer.find(id) {
+        s.buffer.delete(d);
+        return Ok(true);
+    }
+    for seg in s.segments.iter_mut().rev() {
+        let live = seg.live.clone();
+        if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
+            let mut l = (*seg.live).clone();
+            l.delete(d);
+            seg.live = Arc::new(l);
+            seg.liv_dirty = true;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn numeric(reader: &SegmentReader, field: &str, doc: DocId) -> Result<i64> {
+    let f = reader.field_infos.by_name(field).map(|f| f.number);
+    let col = f.and_then(|f| reader.doc_values.numeric(f));
+    col.and_then(|c| c.first(doc)).ok_or_else(|| Error::corrupt(reader.info.file_name(), 0, format!("document {doc} has no [{field}] value")))
+}
+
+fn read_version(reader: &SegmentReader, doc: DocId) -> Result<DocVersion> {
+    Ok(DocVersion {
+        seq_no: numeric(reader, meta::SEQ_NO, doc)?,
+        primary_term: numeric(reader, meta::PRIMARY_TERM, doc)? as u64,
+        version: numeric(reader, meta::VERSION, doc)?,
+    })
+}
+
+/// Reads a stored document with its version stamp.
+pub fn read_document(reader: &SegmentReader, doc: DocId) -> Result<StoredDocument> {
+    let v = read_version(reader, doc)?;
+    let mut id = String::new();
+    let mut source = Vec::new();
+    let mut routing = None;
+    for (k, bytes) in reader.stored.document(doc)? {
+        match k {
+            stored_keys::ID => id = String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _id is not UTF-8"))?,
+            stored_keys::SOURCE => source = bytes,
+            stored_keys::ROUTING => {
+                routing = Some(String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _routing is not UTF-8"))?)
+            }
+            _ => {}
+        }
+    }
+    Ok(StoredDocument { id, routing, source, seq_no: v.seq_no, primary_term: v.primary_term, version: v.version })
+}
