@@ -2,4 +2,8 @@
 //! recovery state. Synchronous, like the engine below it.
 
 pub mod checkpoint;
+pub mod engine;
 pub mod recovery;
+pub mod versioning;
+
+pub use engine::{IndexOp, ShardConfig, ShardEngine, WriteResult};

@@ -194,6 +194,14 @@ impl IndexWriter {
             generation = cp.generation;
             version = cp.version;
         }
+        if latest.is_none() {
+            // Segment files exist only after a first commit was written, so files other than a
+            // torn `pending_segments_*` mean the commit point was lost: refuse to start empty.
+            let stray: Vec<String> = dir.list()?.into_iter().filter(|f| !f.starts_with(commit::PENDING_PREFIX)).collect();
+            if !stray.is_empty() {
+                return Err(Error::FileNotFound { file: format!("segments_N (no commit point found, but the index holds {stray:?})") });
+            }
+        }
         let removed = deleter.delete_unreferenced(&|_| false)?;
         if !removed.is_empty() {
             tracing::info!(files = ?removed, "deleted files not referenced by the last commit");
