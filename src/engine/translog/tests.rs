@@ -260,6 +260,98 @@ fn group_commit_from_eight_threads_survives_a_crash() {
     println!("group commit: {syncs} syncs led for 320 acknowledged operations");
 }
 
+/// A RAM directory whose fsyncs take `delay`, to make group commit observable.
+#[derive(Debug)]
+struct SlowSync {
+    inner: RamDirectory,
+    delay: Duration,
+}
+
+#[derive(Debug)]
+struct SlowWriter {
+    inner: Box<dyn crate::engine::store::FileWrite>,
+    delay: Duration,
+}
+
+impl crate::engine::store::FileWrite for SlowWriter {
+    fn write_all(&mut self, buf: &[u8]) -> Result<()> {
+        self.inner.write_all(buf)
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.inner.flush()
+    }
+    fn sync(&mut self) -> Result<()> {
+        std::thread::sleep(self.delay);
+        self.inner.sync()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+}
+
+impl Directory for SlowSync {
+    fn create(&self, name: &str) -> Result<Box<dyn crate::engine::store::FileWrite>> {
+        Ok(Box::new(SlowWriter { inner: self.inner.create(name)?, delay: self.delay }))
+    }
+    fn open(&self, name: &str) -> Result<crate::engine::store::FileBytes> {
+        self.inner.open(name)
+    }
+    fn delete(&self, name: &str) -> Result<()> {
+        self.inner.delete(name)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn sync_dir(&self) -> Result<()> {
+        self.inner.sync_dir()
+    }
+    fn list(&self) -> Result<Vec<String>> {
+        self.inner.list()
+    }
+    fn exists(&self, name: &str) -> bool {
+        self.inner.exists(name)
+    }
+    fn file_len(&self, name: &str) -> Result<u64> {
+        self.inner.file_len(name)
+    }
+}
+
+#[test]
+fn concurrent_writers_share_fsyncs_and_appends_continue_during_one() {
+    let dir: Arc<dyn Directory> = Arc::new(SlowSync { inner: RamDirectory::new(), delay: Duration::from_millis(2) });
+    let t = Arc::new(create(&dir));
+    let threads: Vec<_> = (0..8i64)
+        .map(|th| {
+            let t = t.clone();
+            std::thread::spawn(move || {
+                (0..25).filter(|i| t.ensure_synced(t.add(&op(th * 100 + i)).unwrap()).unwrap()).count()
+            })
+        })
+        .collect();
+    let led: usize = threads.into_iter().map(|h| h.join().unwrap()).sum();
+    println!("group commit with 2 ms fsyncs: {led} syncs for 200 acknowledged operations");
+    assert!(led < 100, "8 concurrent writers should share fsyncs: {led} syncs for 200 ops");
+    assert_eq!(t.snapshot(0).unwrap().len(), 200);
+
+    // While one caller is inside a long fsync, another can still append.
+    let dir: Arc<dyn Directory> = Arc::new(SlowSync { inner: RamDirectory::new(), delay: Duration::from_millis(400) });
+    let t = Arc::new(create(&dir));
+    let loc = t.add(&op(0)).unwrap();
+    let syncing = {
+        let t = t.clone();
+        std::thread::spawn(move || t.ensure_synced(loc).unwrap())
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    let started = Instant::now();
+    let second = t.add(&op(1)).unwrap();
+    assert!(started.elapsed() < Duration::from_millis(200), "add waited for the fsync");
+    assert!(syncing.join().unwrap());
+    assert!(t.ensure_synced(second).unwrap(), "the second op was not in the first sync");
+}
+
 /// The workload of the crash sweep. `acked` gets the ops whose `ensure_synced` returned Ok
 /// (with their location), `added` every op handed to `add`, `commit_min` the min generation of
 /// the last (simulated, durable) commit.
@@ -587,4 +679,90 @@ fn golden_files_still_decode() {
             }
         }
     }
+}
+
+#[derive(Debug, Clone)]
+enum Action {
+    Add(u8),
+    Sync,
+    Roll,
+    TrimUnreferenced,
+    CrashAndReopen,
+    Snapshot(u8),
+}
+
+fn arb_action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        6 => (1u8..4).prop_map(Action::Add),
+        2 => Just(Action::Sync),
+        1 => Just(Action::Roll),
+        1 => Just(Action::TrimUnreferenced),
+        1 => Just(Action::CrashAndReopen),
+        1 => any::<u8>().prop_map(Action::Snapshot),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Random action sequences against a model: a list of (seq_no, generation) plus how much of
+    /// it is durable. A crash loses exactly the undurable suffix; trimming drops old generations.
+    #[test]
+    fn matches_a_model(actions in proptest::collection::vec(arb_action(), 1..40)) {
+        let (fd, dir) = faulty();
+        let mut t = create(&dir);
+        let mut model: Vec<(i64, u64)> = Vec::new();
+        let (mut durable, mut gen, mut min_gen, mut next_seq) = (0usize, 1u64, 1u64, 0i64);
+        for a in actions {
+            match a {
+                Action::Add(n) => {
+                    for _ in 0..n {
+                        let loc = t.add(&op(next_seq)).unwrap();
+                        prop_assert_eq!(loc.generation, gen);
+                        model.push((next_seq, gen));
+                        next_seq += 1;
+                    }
+                }
+                Action::Sync => {
+                    t.sync().unwrap();
+                    durable = model.len();
+                }
+                Action::Roll => {
+                    gen = t.roll_generation().unwrap();
+                    durable = model.len();
+                }
+                Action::TrimUnreferenced => {
+                    t.trim_unreferenced(gen).unwrap();
+                    if gen > min_gen {
+                        durable = model.len(); // recording the new minimum syncs
+                    }
+                    min_gen = gen;
+                    let before = model.len();
+                    model.retain(|&(_, g)| g >= gen);
+                    durable -= before - model.len();
+                }
+                Action::CrashAndReopen => {
+                    fd.crash(CrashMode::DropUnsynced);
+                    model.truncate(durable);
+                    t = reopen(&dir, min_gen).unwrap();
+                    gen = t.current_generation();
+                }
+                Action::Snapshot(from) => {
+                    let from = i64::from(from % 16);
+                    let want: Vec<i64> = model.iter().map(|&(s, _)| s).filter(|&s| s >= from).collect();
+                    prop_assert_eq!(seqs(&t.snapshot(from).unwrap()), want);
+                    durable = model.len();
+                }
+            }
+            let s = t.stats();
+            prop_assert_eq!(s.operations, model.len() as u64);
+            prop_assert_eq!((s.generation, s.min_generation), (gen, min_gen));
+        }
+    }
+}
+
+#[test]
+fn translog_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Translog>();
 }
