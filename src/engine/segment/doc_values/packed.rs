@@ -8,7 +8,7 @@
 //! ```
 //! Sections are `(offset vu64, len vu64)` pairs in the metadata that must lie inside `Data`.
 
-use crate::engine::codec::bitpack::{get64, pack64};
+use crate::engine::codec::bitpack::{get64, pack64, unpack32};
 use crate::engine::codec::{check_header, footer_checksum, ByteReader, FOOTER_LEN};
 use crate::engine::{Error, Result};
 
@@ -167,16 +167,39 @@ impl<'a> PackedInts<'a> {
         self.bits
     }
 
-    /// Calls `f` with values `start..end` in order (decoding 8 at a time when aligned).
+    /// Calls `f` with values `start..end` in order, unpacking 64 at a time from an aligned start.
     pub fn for_range(&self, start: u64, end: u64, mut f: impl FnMut(u64)) {
         let end = end.min(self.count);
-        let mut i = start;
-        while i < end {
-            match get64(self.bytes, self.bits, i as usize) {
-                Ok(v) => f(v),
-                Err(_) => return,
+        if start >= end {
+            return;
+        }
+        if self.bits == 0 || self.bits > 32 {
+            for i in start..end {
+                match get64(self.bytes, self.bits, i as usize) {
+                    Ok(v) => f(v),
+                    Err(_) => return,
+                }
             }
-            i += 1;
+            return;
+        }
+        let mut buf = [0u32; 64];
+        // 8 values of `bits` bits end on a byte boundary, so an index that is a multiple of 8
+        // starts at byte `index / 8 * bits`.
+        let mut i = start & !7;
+        while i < end {
+            let n = (end - i).min(64) as usize;
+            let byte = (i / 8) as usize * self.bits as usize;
+            let Some(input) = self.bytes.get(byte..) else { return };
+            let Some(out) = buf.get_mut(..n) else { return };
+            if unpack32(input, self.bits, out).is_err() {
+                return;
+            }
+            for (k, &v) in out.iter().enumerate() {
+                if i + k as u64 >= start {
+                    f(v as u64);
+                }
+            }
+            i += n as u64;
         }
     }
 }
