@@ -282,8 +282,14 @@ impl<'a> IntColumn<'a> {
     /// Appends the values of `doc` (ascending) to `out` after clearing it.
     pub fn values(&self, doc: DocId, out: &mut Vec<i64>) {
         out.clear();
+        self.for_each(doc, |v| out.push(v));
+    }
+
+    /// Calls `f` with the values of `doc`, ascending.
+    #[inline]
+    pub fn for_each(&self, doc: DocId, mut f: impl FnMut(i64)) {
         let (s, e) = self.range(doc);
-        self.values.for_range(s, e, |d| out.push(self.decode(d)));
+        self.values.for_range(s, e, |d| f(self.decode(d)));
     }
 
     /// Whether `doc` has at least one value.

@@ -303,9 +303,7 @@ impl<'a> SortedSetColumn<'a> {
     /// The ordinals of `doc`, ascending and unique; `out` is cleared first.
     pub fn ords(&self, doc: DocId, out: &mut Vec<u64>) {
         out.clear();
-        let mut tmp = Vec::new();
-        self.ords.values(doc, &mut tmp);
-        out.extend(tmp.into_iter().map(|o| o as u64));
+        self.ords.for_each(doc, |o| out.push(o as u64));
     }
     /// Number of terms in the dictionary.
     pub fn value_count(&self) -> u64 {
