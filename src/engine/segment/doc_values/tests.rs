@@ -339,3 +339,9 @@ fn golden_file_still_decodes() {
     assert_matches(&r, &fi, &docs);
     assert_eq!(check_file(&dir.open("_1.dvd").unwrap(), 4).unwrap(), Summary { columns: 3, values: 4 + 4 + 3 });
 }
+
+#[test]
+fn reader_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<DocValuesReader>();
+}

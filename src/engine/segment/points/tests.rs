@@ -177,6 +177,13 @@ fn narrow_date_range_on_380k_docs() {
     let per = start.elapsed() / iters;
     assert_eq!(f.docs_in_range(&encode_i64(lo), &encode_i64(hi)).unwrap(), want);
     eprintln!("narrow range: {} of {max_doc} docs in {per:?} per query; file {bytes} bytes ({:.2} bytes/point)", want.len(), bytes as f64 / max_doc as f64);
+    // One hour: ~16k docs, through the bitset path.
+    let (lo2, hi2) = (base + 7_200_000, base + 10_800_000);
+    let start = std::time::Instant::now();
+    let wide = f.docs_in_range(&encode_i64(lo2), &encode_i64(hi2)).unwrap();
+    let wide_t = start.elapsed();
+    assert_eq!(wide.len(), (0..max_doc).filter(|&d| (lo2..=hi2).contains(&ts(d))).count());
+    eprintln!("one-hour range: {} docs in {wide_t:?}", wide.len());
     // Unoptimised test build; the release figure is far lower. Still well under tantivy's
     // ~500 µs column scan.
     assert!(per < std::time::Duration::from_micros(500), "{per:?}");
@@ -270,4 +277,10 @@ fn golden_file_still_decodes() {
     let mut pts = Vec::new();
     r.field(0).unwrap().for_each_point(&mut |k, d| pts.push((super::sortable::decode_i64(k), d))).unwrap();
     assert_eq!(pts, vec![(-3, 0), (5, 0), (5, 2), (1 << 40, 3)]);
+}
+
+#[test]
+fn reader_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<PointsReader>();
 }

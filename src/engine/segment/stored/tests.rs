@@ -177,3 +177,9 @@ fn golden_file_still_decodes() {
     dir.overwrite("_1.fdt", committed);
     check_all(&StoredReader::open(&dir, &seg(1), 3).unwrap(), &golden_docs());
 }
+
+#[test]
+fn reader_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<StoredReader>();
+}
