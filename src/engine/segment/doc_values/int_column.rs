@@ -200,14 +200,14 @@ pub fn read_int_meta(frame: &Frame<'_>, r: &mut ByteReader<'_>, max_doc: u32) ->
         }
         _ => m.num_values,
     };
-    m.values = frame.section(r, "values", packed_len(value_slots, m.bits))?;
+    m.values = frame.section(r, "values", Some(packed_len(value_slots, m.bits)))?;
     if mode == Mode::Sparse {
         m.presence = frame.section(r, "presence", Some((max_doc as u64).div_ceil(8)))?;
     }
     if mode == Mode::Multi {
         m.offset_bits = r.u8()?;
         check_bits(r, m.offset_bits, 64)?;
-        m.offsets = frame.section(r, "offsets", packed_len(max_doc as u64 + 1, m.offset_bits))?;
+        m.offsets = frame.section(r, "offsets", Some(packed_len(max_doc as u64 + 1, m.offset_bits)))?;
     }
     Ok(m)
 }

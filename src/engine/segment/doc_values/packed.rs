@@ -90,7 +90,7 @@ impl Section {
     /// The section's bytes (empty if the file is shorter, which open-time validation excludes).
     #[inline]
     pub fn bytes<'a>(&self, file: &'a [u8]) -> &'a [u8] {
-        file.get(self.offset..self.offset + self.len).unwrap_or(&[])
+        file.get(self.offset..self.offset.saturating_add(self.len)).unwrap_or(&[])
     }
 
     /// Appends the section to metadata.
@@ -100,10 +100,10 @@ impl Section {
     }
 }
 
-/// Bytes `n` values of `bits` bits occupy, without overflow (`None` if absurd).
-pub fn packed_len(n: u64, bits: u8) -> Option<u64> {
+/// Bytes `n` values of `bits` bits occupy (`u64::MAX`, which no section can have, when absurd).
+pub fn packed_len(n: u64, bits: u8) -> u64 {
     let b = (n as u128) * bits as u128;
-    u64::try_from(b.div_ceil(8)).ok()
+    u64::try_from(b.div_ceil(8)).unwrap_or(u64::MAX)
 }
 
 /// Checks a bit width read from disk.
@@ -132,7 +132,7 @@ pub struct PackedInts<'a> {
 impl<'a> PackedInts<'a> {
     /// A view; `bytes` must hold exactly `packed_len(count, bits)` bytes.
     pub fn new(bytes: &'a [u8], bits: u8, count: u64) -> Result<Self> {
-        if bits > 64 || packed_len(count, bits) != Some(bytes.len() as u64) {
+        if bits > 64 || packed_len(count, bits) != bytes.len() as u64 {
             return Err(Error::corrupt("", 0, format!("{count} values of {bits} bits do not fill {} bytes", bytes.len())));
         }
         Ok(PackedInts { bytes, bits, count })

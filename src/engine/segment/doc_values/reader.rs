@@ -50,7 +50,7 @@ pub struct DocValuesReader {
 fn read_blob(frame: &Frame<'_>, r: &mut ByteReader<'_>, count: u64) -> Result<BlobMeta> {
     let offset_bits = r.u8()?;
     check_bits(r, offset_bits, 64)?;
-    let offsets = frame.section(r, "offsets", packed_len(count.saturating_add(1), offset_bits))?;
+    let offsets = frame.section(r, "offsets", Some(packed_len(count.saturating_add(1), offset_bits)))?;
     let bytes = frame.section(r, "bytes", None)?;
     Ok(BlobMeta { count, offset_bits, offsets, bytes })
 }
@@ -237,7 +237,7 @@ impl<'a> Blobs<'a> {
     }
 
     fn range(&self, i: u64) -> Result<(usize, usize)> {
-        let (Some(s), Some(e)) = (self.offsets.get(i), self.offsets.get(i + 1)) else {
+        let (Some(s), Some(e)) = (self.offsets.get(i), i.checked_add(1).and_then(|j| self.offsets.get(j))) else {
             return Err(Error::corrupt("", 0, format!("entry {i} past the end of {}", self.count)));
         };
         if s > e || e > self.bytes.len() as u64 {

@@ -97,7 +97,7 @@ fn assert_matches(r: &DocValuesReader, fi: &FieldInfos, docs: &[Doc]) {
             assert_eq!(c.lookup_term(&below).unwrap().unwrap_or_else(|e| e), p);
         }
         assert_eq!(c.lookup_term(b"\xff\xff\xff\xff").unwrap(), Err(all_terms.len() as u64));
-        assert!(c.lookup_ord(c.value_count()).is_err());
+        assert!(c.lookup_ord(c.value_count()).is_err() && c.lookup_ord(u64::MAX).is_err());
     }
 }
 

@@ -82,10 +82,10 @@ fn parse(frame: &Frame<'_>, max_doc: u32, infos: Option<&FieldInfos>) -> Result<
         let min_key = r.take(width)?.to_vec();
         let max_key = r.take(width)?.to_vec();
         let mut m = FieldMeta { width, num_points, doc_count, doc_bits, min_key, max_key, index: Section::default(), blocks: Section::default(), docs: Section::default() };
-        let index_len = m.num_blocks().checked_mul(m.entry_len() as u64);
-        m.index = frame.section(&mut r, "block index", index_len)?;
+        let index_len = m.num_blocks().saturating_mul(m.entry_len() as u64);
+        m.index = frame.section(&mut r, "block index", Some(index_len))?;
         m.blocks = frame.section(&mut r, "blocks", None)?;
-        m.docs = frame.section(&mut r, "docs", packed_len(num_points, doc_bits))?;
+        m.docs = frame.section(&mut r, "docs", Some(packed_len(num_points, doc_bits)))?;
         check_index(frame.file, &m).map_err(|why| Error::corrupt("", m.index.offset as u64, format!("field {field}: {why}")))?;
         if fields.insert(field, m).is_some() {
             return Err(Error::corrupt("", at, format!("two point sets for field {field}")));

@@ -61,7 +61,7 @@ fn parse_index(bytes: &[u8], name: &str, id: Option<&[u8; 16]>, max_doc: u32) ->
             let count = r.vu64()?;
             let comp_len = r.vu64()?;
             let raw_len = r.vu64()?;
-            if count == 0 || first_doc + count > docs || raw_len > MAX_BLOCK_RAW || raw_len < count || offset + comp_len > frame.meta_start as u64 {
+            if count == 0 || count > docs - first_doc || raw_len > MAX_BLOCK_RAW || raw_len < count || comp_len > frame.meta_start as u64 - offset {
                 return Err(r.error(format!(
                     "block {b}: {count} docs from doc {first_doc}, {comp_len} compressed bytes at {offset}, {raw_len} raw bytes do not fit"
                 )));
@@ -165,7 +165,7 @@ fn doc_range(raw: &[u8], e: BlockEntry, doc: DocId) -> Result<(usize, usize)> {
     for i in 0..e.docs {
         let l = r.vu64()?;
         if i < k {
-            start += l;
+            start = start.saturating_add(l);
         } else if i == k {
             len = l;
         }

@@ -183,3 +183,42 @@ fn reader_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<StoredReader>();
 }
+
+/// Builds a `.fdt` image from blocks and raw index fields, with a valid checksum.
+fn craft(blocks: &[Vec<u8>], index: &[u64]) -> Vec<u8> {
+    use crate::engine::codec::{header::footer_bytes, put_vu64, write_header};
+    let mut f = Vec::new();
+    write_header(&mut f, CODEC, VERSION, &[0; 16]);
+    for b in blocks {
+        f.extend_from_slice(b);
+    }
+    let start = f.len() as u64;
+    for &v in index {
+        put_vu64(&mut f, v);
+    }
+    f.extend_from_slice(&start.to_le_bytes());
+    let crc = crc32fast::hash(&f);
+    f.extend_from_slice(&footer_bytes(crc));
+    f
+}
+
+#[test]
+fn overflowing_counts_and_lengths_are_errors() {
+    let e = check_file(&craft(&[], &[1, 1, u64::MAX, 5, 5]), 1).unwrap_err();
+    assert!(e.to_string().contains("do not fit"), "{e}");
+    let e = check_file(&craft(&[], &[1, 1, 1, u64::MAX, 5]), 1).unwrap_err();
+    assert!(e.is_corruption(), "{e}");
+    // Doc lengths that overflow when summed.
+    let mut raw = Vec::new();
+    crate::engine::codec::put_vu64(&mut raw, u64::MAX);
+    crate::engine::codec::put_vu64(&mut raw, 2);
+    let comp = zstd::bulk::compress(&raw, 1).unwrap();
+    let f = craft(std::slice::from_ref(&comp), &[2, 1, 2, comp.len() as u64, raw.len() as u64]);
+    let e = check_file(&f, 2).unwrap_err();
+    assert!(e.to_string().contains("docs of the block take"), "{e}");
+    // A block that decompresses to more than announced.
+    let comp = zstd::bulk::compress(&[0u8; 100], 1).unwrap();
+    let f = craft(std::slice::from_ref(&comp), &[1, 1, 1, comp.len() as u64, 10]);
+    let e = check_file(&f, 1).unwrap_err();
+    assert!(e.to_string().contains("index says 10"), "{e}");
+}
