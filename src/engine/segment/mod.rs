@@ -22,9 +22,13 @@
 //! the file, a reader that opens it without reading it all (mmap), and a merge that writes the
 //! component of a merged segment from the readers of its sources and their [`DocMap`]s.
 
+pub mod doc_values;
 pub mod field_infos;
 pub mod info;
+pub mod live_docs;
+pub mod points;
 pub mod reader;
+pub mod stored;
 pub mod smallfloat;
 
 pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};
