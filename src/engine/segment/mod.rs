@@ -23,6 +23,8 @@
 //! component of a merged segment from the readers of its sources and their [`DocMap`]s.
 
 pub mod field_infos;
+pub mod norms;
+pub mod postings;
 pub mod smallfloat;
 
 pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};
