@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use crate::engine::segment::{DocId, NO_MORE_DOCS};
+use crate::engine::segment::{DocId, IndexOptions, NO_MORE_DOCS};
 
 /// Estimated fixed heap cost of one term besides its key and streams (map slot, `TermBuffer`).
 const TERM_OVERHEAD: usize = 96;
@@ -35,6 +35,8 @@ pub(crate) struct FieldBuffer {
     last_doc: DocId,
     /// Number of distinct documents with at least one token in this field.
     pub(crate) doc_count: u32,
+    /// Whether positions (and offsets) are recorded; see [`PostingsBuffer::set_index_options`].
+    skip_positions: bool,
 }
 
 #[derive(Debug)]
@@ -65,6 +67,22 @@ impl PostingsBuffer {
         PostingsBuffer::default()
     }
 
+    /// Optional: tells the buffer what `field` indexes, so that positions and offsets are not
+    /// recorded for fields without positions (saves memory and time for keyword fields). Call it
+    /// before the field's first token, and again if the field's options are widened (docs added
+    /// before the widening then read as position 0).
+    pub fn set_index_options(&mut self, field: u32, opts: IndexOptions) {
+        self.field_mut(field).skip_positions = !opts.has_positions();
+    }
+
+    fn field_mut(&mut self, field: u32) -> &mut FieldBuffer {
+        let f = field as usize;
+        if f >= self.fields.len() {
+            self.fields.resize_with(f + 1, || FieldBuffer { last_doc: NO_MORE_DOCS, ..FieldBuffer::default() });
+        }
+        &mut self.fields[f]
+    }
+
     /// One occurrence of `term` in `field` of `doc`. Docs arrive in non-decreasing order per
     /// field. For Docs-only fields position/offsets are ignored and freq stays 1 per doc (when
     /// written). Positions of one term in one doc may arrive in any order; they are sorted when
@@ -72,7 +90,7 @@ impl PostingsBuffer {
     pub fn add(&mut self, field: u32, term: &[u8], doc: DocId, position: u32, offsets: Option<(u32, u32)>) {
         let f = field as usize;
         if f >= self.fields.len() {
-            self.fields.resize_with(f + 1, || FieldBuffer { last_doc: NO_MORE_DOCS, ..FieldBuffer::default() });
+            self.field_mut(field);
         }
         let fb = &mut self.fields[f];
         if fb.last_doc != doc {
@@ -103,6 +121,10 @@ impl PostingsBuffer {
             tb.freq = 0;
         }
         tb.freq += 1;
+        if fb.skip_positions {
+            self.mem += tb.docs.capacity() - dc;
+            return;
+        }
         match offsets {
             None => push_vint(&mut tb.pos, (position as u64) << 1),
             Some((start, end)) => {

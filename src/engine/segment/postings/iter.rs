@@ -7,6 +7,7 @@
 
 use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
+use super::unpack::unpack_block;
 use super::{num_blocks, skip_entry_len, BLOCK};
 use crate::engine::codec::bitpack::unpack32;
 use crate::engine::codec::{unzigzag, ByteReader, FOOTER_LEN};
@@ -178,7 +179,11 @@ impl<'a> SegmentPostings<'a> {
         let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
         let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
         let bits = r.u8().map_err(|e| e.in_file(name))?;
-        let used = unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?;
+        let used = if n == BLOCK {
+            unpack_block(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+        } else {
+            unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
+        };
         r.skip(used).map_err(|e| e.in_file(name))?;
         let mut acc = base;
         for d in &mut self.docs[..n] {
@@ -196,7 +201,11 @@ impl<'a> SegmentPostings<'a> {
             if bits > 31 {
                 return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
             }
-            unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
+            if n == BLOCK {
+                unpack_block(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?;
+            } else {
+                unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
+            }
             for f in &mut self.freqs[..n] {
                 *f += 1;
             }
@@ -208,6 +217,20 @@ impl<'a> SegmentPostings<'a> {
             self.pos_cursor = p.ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))? as usize;
         }
         Ok(())
+    }
+
+    /// The largest freq and smallest norm byte over all blocks of the term: with BM25 they bound
+    /// every score of the term in this segment (MaxScore's per-term bound). O(blocks) over the
+    /// skip entries, no decoding.
+    pub fn term_max(&self) -> (u32, u8) {
+        let (mut f, mut n) = if self.nb <= 1 { (self.single_max_freq, self.single_min_norm) } else { (0, u8::MAX) };
+        if self.nb > 1 {
+            for b in 0..self.nb {
+                f = f.max(self.skip_u32(b, 12));
+                n = n.min(self.skip.get(b * self.skip_w + 16).copied().expect("b < nb and the skip array length was checked in new()"));
+            }
+        }
+        (if self.has_freqs { f } else { 1 }, if self.has_norms { n } else { 1 })
     }
 
     /// Positions and offsets of the current doc (offsets empty unless indexed).

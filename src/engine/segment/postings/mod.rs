@@ -27,6 +27,7 @@ mod merge;
 mod reader;
 mod serializer;
 mod terms;
+mod unpack;
 mod writer;
 
 pub use buffer::PostingsBuffer;

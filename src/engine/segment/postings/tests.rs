@@ -89,6 +89,13 @@ fn index(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, docs: &[Doc])
     let mut buf = PostingsBuffer::new();
     let mut norms = NormsBuffer::new();
     let mut model = Model::new();
+    for (i, (name, o, _)) in OPTS.iter().enumerate() {
+        if let Some(fi) = infos.by_name(name) {
+            if i % 2 == 1 {
+                buf.set_index_options(fi.number, *o);
+            }
+        }
+    }
     for (d, doc) in docs.iter().enumerate() {
         let d = d as DocId;
         for (f, toks) in doc {
@@ -331,6 +338,7 @@ fn many_blocks_advance_and_block_max() {
     assert_eq!(p.shallow_advance(300), 383);
     assert_eq!(p.block_max(), (5, 57));
     assert_eq!(p.shallow_advance(n), NO_MORE_DOCS);
+    assert_eq!(p.term_max(), (5, 1));
     assert_eq!(p.next(), 0);
     let seventh = ft.seek_exact(b"seventh").unwrap().unwrap();
     let mut p = ft.postings(&seventh, false).unwrap();
@@ -338,6 +346,7 @@ fn many_blocks_advance_and_block_max() {
     assert_eq!(p.advance(1002), 1008);
     assert_eq!(p.shallow_advance(1009), 7 * 255);
     assert_eq!(p.block_max().0, 1);
+    assert_eq!(p.term_max(), (1, 1));
     assert_eq!(p.advance(4999), NO_MORE_DOCS);
     let files = r.files();
     let b = |i: usize| dir.open(&files[i]).unwrap();
@@ -545,4 +554,13 @@ fn golden_files_still_decode() {
     let b = |e: &str| dir.open(&s.file(e)).unwrap();
     let sum = check_files(&b(TERMS_EXT), &b(DOC_EXT), &b(POS_EXT)).unwrap();
     assert_eq!(sum, Summary { max_doc: 3, fields: 2, terms: 8, postings: 11, positions: 10 });
+}
+
+#[test]
+fn reader_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<PostingsReader>();
+    check::<crate::engine::segment::norms::NormsReader>();
+    fn send<T: Send>() {}
+    send::<SegmentPostings<'static>>();
 }
