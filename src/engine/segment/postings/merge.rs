@@ -106,8 +106,7 @@ pub fn merge_postings(
         let mut seen = vec![0u64; (max_doc as usize).div_ceil(64)];
         ser.start_field(info.number, info.index, info.has_norms);
         let mut term = Vec::new();
-        loop {
-            let Some(min) = srcs.iter().filter(|s| s.info.is_some()).map(|s| &s.term).min() else { break };
+        while let Some(min) = srcs.iter().filter(|s| s.info.is_some()).map(|s| &s.term).min() {
             term.clear();
             term.extend_from_slice(min);
             acc.clear();

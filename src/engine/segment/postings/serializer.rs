@@ -160,6 +160,7 @@ impl<'n> PostingsSerializer<'n> {
             self.skip.clear();
             self.blocks.clear();
             let mut prev: i64 = -1;
+            #[allow(clippy::needless_range_loop)] // `b` also slices `t.docs` and names the block
             for b in 0..nb {
                 let chunk = &t.docs[b * BLOCK..((b + 1) * BLOCK).min(df)];
                 let (mut bmax, mut bmin) = (0u32, u8::MAX);

@@ -11,7 +11,10 @@ use crate::engine::segment::{DocId, DocMap, DocValuesKind, FieldInfos, IndexOpti
 use crate::engine::store::{Directory, RamDirectory};
 
 /// (field, term) → [(doc, positions, offsets)], docs increasing.
-type Model = BTreeMap<(u32, Vec<u8>), Vec<(DocId, Vec<u32>, Vec<(u32, u32)>)>>;
+type Model = BTreeMap<(u32, Vec<u8>), Vec<Posting>>;
+
+/// (doc, positions, offsets) of one term in one doc.
+type Posting = (DocId, Vec<u32>, Vec<(u32, u32)>);
 
 /// One document: per field, its tokens in position order.
 type Doc = Vec<(u32, Vec<Vec<u8>>)>;
@@ -128,7 +131,7 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
     for opt in 0..4u32 {
         let (_, o, has_norms) = OPTS[opt as usize];
         let fnum = num(infos, opt);
-        let terms: Vec<(&Vec<u8>, &Vec<(DocId, Vec<u32>, Vec<(u32, u32)>)>)> =
+        let terms: Vec<(&Vec<u8>, &Vec<Posting>)> =
             model.range((opt, Vec::new())..(opt + 1, Vec::new())).map(|((_, t), p)| (t, p)).collect();
         let Some(ft) = r.field(fnum) else {
             assert!(terms.is_empty(), "field {opt} missing");
@@ -138,7 +141,7 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
         let mut docs: Vec<DocId> = terms.iter().flat_map(|(_, p)| p.iter().map(|x| x.0)).collect();
         docs.sort_unstable();
         docs.dedup();
-        let freq_of = |x: &(DocId, Vec<u32>, Vec<(u32, u32)>)| if o.has_freqs() { x.1.len() as u64 } else { 1 };
+        let freq_of = |x: &Posting| if o.has_freqs() { x.1.len() as u64 } else { 1 };
         let st = ft.stats();
         assert_eq!(st.num_terms, terms.len() as u64);
         assert_eq!(st.doc_count, docs.len() as u32);
@@ -378,11 +381,10 @@ fn small_segment(dir: &dyn Directory, s: &SegmentId) -> FieldInfos {
     let mut buf = PostingsBuffer::new();
     let mut norms = NormsBuffer::new();
     for d in 0..300u32 {
-        let mut p = 0;
-        for w in ["common", if d % 2 == 0 { "even" } else { "odd" }, if d == 17 { "rare" } else { "common" }] {
+        let words = ["common", if d % 2 == 0 { "even" } else { "odd" }, if d == 17 { "rare" } else { "common" }];
+        for (p, w) in (0u32..).zip(words) {
             buf.add(0, w.as_bytes(), d, p, Some((p * 7, p * 7 + w.len() as u32)));
             buf.add(3, w.as_bytes(), d, p, None);
-            p += 1;
         }
         buf.add(1, format!("id{d}").as_bytes(), d, 0, None);
         norms.set(0, d, 3);
