@@ -47,6 +47,8 @@ pub struct SegmentPostings<'a> {
     shallow: usize,
     pos_cursor: usize,
     pos_doc: usize,
+    /// Where the positions of doc `pos_doc - 1` start (to read them again).
+    pos_last: usize,
     error: Option<Error>,
 }
 
@@ -109,6 +111,7 @@ impl<'a> SegmentPostings<'a> {
             shallow: 0,
             pos_cursor: 0,
             pos_doc: 0,
+            pos_last: 0,
             error: None,
         };
         if !p.has_freqs {
@@ -253,11 +256,17 @@ impl<'a> SegmentPostings<'a> {
         // Skip the docs of this block whose positions were not read.
         let mut skip_vints: u64 = self.freqs[self.pos_doc.min(self.idx)..self.idx].iter().map(|&f| f as u64).sum::<u64>() * per;
         let mut at = self.pos_cursor;
+        if self.pos_doc == self.idx + 1 {
+            // Positions of this doc were read already: read them again.
+            at = self.pos_last;
+            skip_vints = 0;
+        }
         while skip_vints > 0 {
             let b = *self.pos_bytes.get(at).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
             at += 1;
             skip_vints -= (b & 0x80 == 0) as u64;
         }
+        self.pos_last = at;
         let mut r = ByteReader::at(self.pos_bytes.get(at..).unwrap_or(&[]), at as u64);
         let freq = self.freqs[self.idx];
         let (mut last, mut last_start) = (0u64, 0i64);

@@ -56,6 +56,7 @@ pub(crate) struct PostingsSerializer<'n> {
     skip: Vec<u8>,
     blocks: Vec<u8>,
     posbuf: Vec<u8>,
+    block_pos_off: Vec<u64>,
     scratch: Vec<u32>,
 }
 
@@ -73,6 +74,7 @@ impl<'n> PostingsSerializer<'n> {
             skip: Vec::new(),
             blocks: Vec::new(),
             posbuf: Vec::new(),
+            block_pos_off: Vec::new(),
             scratch: Vec::with_capacity(BLOCK),
         })
     }
@@ -128,7 +130,8 @@ impl<'n> PostingsSerializer<'n> {
         // Positions: one varint run per doc; remember where each doc block starts.
         let pos_start = self.pos.len();
         self.posbuf.clear();
-        let mut block_pos_off: Vec<u64> = Vec::new();
+        let mut block_pos_off = std::mem::take(&mut self.block_pos_off);
+        block_pos_off.clear();
         if has_pos {
             let mut p = 0usize;
             for i in 0..df {
@@ -210,6 +213,7 @@ impl<'n> PostingsSerializer<'n> {
             max_freq = freq_at(0).max(1);
             min_norm = norm(t.docs[0]);
         }
+        self.block_pos_off = block_pos_off;
 
         // The term entry.
         if f.block_terms == TERMS_PER_BLOCK {
