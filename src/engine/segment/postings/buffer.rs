@@ -15,8 +15,9 @@ use std::collections::HashMap;
 
 use crate::engine::segment::{DocId, IndexOptions, NO_MORE_DOCS};
 
-/// Estimated fixed heap cost of one term besides its key and streams (map slot, `TermBuffer`).
-const TERM_OVERHEAD: usize = 96;
+/// Estimated allocator overhead of one term's key allocation (map slots and `TermBuffer`s are
+/// counted from the tables' capacities).
+const TERM_OVERHEAD: usize = 16;
 
 /// The in-memory inverted index of one segment being built. Field options are applied when it
 /// is written ([`write_postings`](super::write_postings)): it records freqs, positions and
@@ -139,7 +140,12 @@ impl PostingsBuffer {
     /// Approximate heap use in bytes (stream capacities, keys, per-term overhead), for
     /// refresh-by-size.
     pub fn mem_bytes(&self) -> usize {
-        self.mem + self.fields.capacity() * std::mem::size_of::<FieldBuffer>()
+        let tables: usize = self
+            .fields
+            .iter()
+            .map(|f| f.terms.capacity() * 24 + f.postings.capacity() * std::mem::size_of::<TermBuffer>())
+            .sum();
+        self.mem + tables + self.fields.capacity() * std::mem::size_of::<FieldBuffer>()
     }
 
     /// Whether nothing was added.
