@@ -81,7 +81,7 @@ impl<'a> SegmentPostings<'a> {
         if info.pos_start > pos_bytes.len() as u64 {
             return Err(Error::corrupt(r.names[2].as_str(), info.pos_start, "term positions start past end"));
         }
-        let mut p = SegmentPostings {
+        let p = SegmentPostings {
             doc_bytes,
             pos_bytes,
             doc_name: &r.names[1],
@@ -114,9 +114,6 @@ impl<'a> SegmentPostings<'a> {
             pos_last: 0,
             error: None,
         };
-        if !p.has_freqs {
-            p.freqs = [1; BLOCK];
-        }
         Ok(p)
     }
 
@@ -387,8 +384,18 @@ impl Postings for SegmentPostings<'_> {
     }
 
     fn shallow_advance(&mut self, target: DocId) -> DocId {
-        if self.nb <= 1 {
-            return NO_MORE_DOCS;
+        if self.nb == 1 {
+            // One block: its impact is in the dictionary; its last doc needs the block, which is
+            // decoded now (as the first `next` would) while the iterator stays where it was.
+            if self.block == usize::MAX {
+                if let Err(e) = self.load_block(0) {
+                    return self.fail(e);
+                }
+                self.idx = usize::MAX;
+            }
+            let last = if self.n > 0 { self.docs[self.n - 1] } else { NO_MORE_DOCS };
+            self.shallow = if self.block >= self.nb || target > last { self.nb } else { 0 };
+            return if self.shallow == 0 { last } else { NO_MORE_DOCS };
         }
         let mut b = self.shallow.max(if self.block == usize::MAX { 0 } else { self.block });
         while b < self.nb && self.last_doc_of(b) < target {
@@ -403,10 +410,11 @@ impl Postings for SegmentPostings<'_> {
     }
 
     fn block_max(&self) -> (u32, u8) {
-        let (f, n) = if self.nb <= 1 {
+        if self.shallow >= self.nb {
+            return (0, u8::MAX);
+        }
+        let (f, n) = if self.nb == 1 {
             (self.single_max_freq, self.single_min_norm)
-        } else if self.shallow >= self.nb {
-            (0, u8::MAX)
         } else {
             let o = self.shallow * self.skip_w + 12;
             let norm = self.skip.get(o + 4).copied().expect("shallow < nb and the skip array length was checked in new()");

@@ -191,7 +191,8 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
                     }
                 }
                 let end = p.shallow_advance(x.0);
-                assert!(end >= x.0);
+                assert!(end >= x.0 && end != NO_MORE_DOCS);
+                assert!(ps.iter().any(|y| y.0 == end), "shallow_advance returns a doc of the term");
                 let (mf, mn) = p.block_max();
                 assert!(mf as u64 >= freq_of(x), "block max freq {mf} < {}", freq_of(x));
                 let n = if has_norms { norm(fnum, x.0) } else { 1 };
@@ -200,6 +201,14 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
             assert_eq!(p.next(), NO_MORE_DOCS);
             assert_eq!(p.next(), NO_MORE_DOCS);
             assert!(p.take_error().is_none());
+            // shallow_advance before the first doc does not move the iterator.
+            let mut p = ft.postings(&info, false).unwrap();
+            let last = ps.last().unwrap().0;
+            assert!(p.shallow_advance(ps[0].0) >= ps[0].0);
+            assert_eq!(p.next(), ps[0].0);
+            assert_eq!(p.shallow_advance(last), last);
+            assert_eq!(p.shallow_advance(last + 1), NO_MORE_DOCS);
+            assert_eq!(p.block_max(), (0, u8::MAX));
             // Positions requested on some docs only, skipping others.
             if o.has_positions() {
                 let mut p = ft.postings(&info, true).unwrap();
