@@ -615,3 +615,72 @@ fn sparse_docs_large_positions_and_overlapping_offsets() {
     let b = |i: usize| dir.open(&files[i]).unwrap();
     assert_eq!(check_files(&b(0), &b(1), &b(2)).unwrap().positions, 1200);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Arbitrary byte terms (many blocks, shared prefixes across block boundaries, 0xff bytes).
+    #[test]
+    fn term_dictionary_matches_a_sorted_set(
+        terms in proptest::collection::btree_set(proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(0u8), Just(0xffu8), any::<u8>()], 0..12), 0..300),
+        probes in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..4), 0..20),
+    ) {
+        let dir = RamDirectory::new();
+        let infos = infos_in(&[1]);
+        let mut buf = PostingsBuffer::new();
+        for (d, t) in terms.iter().enumerate() {
+            buf.add(0, t, d as u32 / 3, 0, None);
+        }
+        let max_doc = (terms.len() as u32).div_ceil(3);
+        write_postings(&dir, &seg(0), &infos, &buf, &|_, _| 0, max_doc).unwrap();
+        let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+        let Some(ft) = r.field(0) else {
+            prop_assert!(terms.is_empty());
+            return Ok(());
+        };
+        prop_assert_eq!(ft.stats().num_terms, terms.len() as u64);
+        for (i, t) in terms.iter().enumerate() {
+            let info = ft.seek_exact(t).unwrap();
+            prop_assert_eq!(info.map(|i| i.doc_freq), Some(1));
+            let mut p = ft.postings(&info.unwrap(), false).unwrap();
+            prop_assert_eq!(p.next(), i as u32 / 3);
+        }
+        for probe in probes.iter().chain(terms.iter().take(5)) {
+            let want: Vec<&Vec<u8>> = terms.range(probe.clone()..).collect();
+            let mut it = ft.iter_from(probe).unwrap();
+            let mut got = Vec::new();
+            while let Some((t, _)) = it.next().unwrap() {
+                got.push(t.to_vec());
+            }
+            prop_assert_eq!(got.iter().collect::<Vec<_>>(), want);
+            prop_assert_eq!(ft.seek_exact(probe).unwrap().is_some(), terms.contains(probe));
+        }
+    }
+}
+
+#[test]
+fn merge_widens_a_field_to_positions() {
+    // Source indexed "text" without positions; the merged segment has positions: they read as 0.
+    let dir = RamDirectory::new();
+    let mut narrow = FieldInfos::new();
+    narrow.add_or_widen("text", IndexOptions::DocsFreqs, true, DocValuesKind::None, 0).unwrap();
+    let mut buf = PostingsBuffer::new();
+    buf.add(0, b"x", 0, 0, None);
+    buf.add(0, b"x", 0, 1, None);
+    buf.add(0, b"x", 2, 0, None);
+    write_postings(&dir, &seg(0), &narrow, &buf, &|_, _| 1, 3).unwrap();
+    let r = PostingsReader::open(&dir, &seg(0), &narrow).unwrap();
+    let wide = infos_in(&[3]);
+    let map = DocMap { new_ids: vec![1, 0, NO_MORE_DOCS] };
+    merge_postings(&dir, &seg(1), &wide, &[(&r, &narrow, &map)], &|_, _| 1, 2).unwrap();
+    let m = PostingsReader::open(&dir, &seg(1), &wide).unwrap();
+    walk(&m).unwrap();
+    let ft = m.field(0).unwrap();
+    let info = ft.seek_exact(b"x").unwrap().unwrap();
+    assert_eq!((info.doc_freq, info.total_term_freq), (1, 2));
+    let mut p = ft.postings(&info, true).unwrap();
+    assert_eq!(p.next(), 1, "doc 0 moved to 1 by the doc map, doc 2 deleted");
+    let mut pos = Vec::new();
+    p.positions(&mut pos);
+    assert_eq!(pos, vec![0, 0]);
+}
