@@ -1,0 +1,429 @@
+//! Iterating one term's postings. Layout: `format/postings.md`, `format/positions.md`.
+//!
+//! A whole 128-doc block is decoded at once into `docs`/`freqs` (bit-unpacking, then a prefix
+//! sum without per-value branches); `next` is then an array step. `advance` first looks in the
+//! loaded block, otherwise walks the skip entries (fixed width, last doc of each block) and
+//! decodes only the block that holds the target. Positions are decoded lazily per document.
+
+use super::reader::PostingsReader;
+use super::terms::{FieldEntry, TermInfo};
+use super::unpack::unpack_block;
+use super::{num_blocks, skip_entry_len, BLOCK};
+use crate::engine::codec::bitpack::unpack32;
+use crate::engine::codec::{unzigzag, ByteReader, FOOTER_LEN};
+use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
+use crate::engine::{Error, Result};
+
+/// The postings of one term in one segment. Implements [`Postings`].
+pub struct SegmentPostings<'a> {
+    doc_bytes: &'a [u8],
+    pos_bytes: &'a [u8],
+    doc_name: &'a str,
+    pos_name: &'a str,
+    max_doc: u32,
+    has_freqs: bool,
+    has_pos: bool,
+    has_off: bool,
+    has_norms: bool,
+    df: u32,
+    nb: usize,
+    singleton: bool,
+    /// The skip entries (exactly `nb * skip_w` bytes, empty for one block).
+    skip: &'a [u8],
+    skip_w: usize,
+    blocks_start: usize,
+    pos_start: u64,
+    single_max_freq: u32,
+    single_min_norm: u8,
+    single_doc: u32,
+    ttf: u64,
+
+    docs: [u32; BLOCK],
+    freqs: [u32; BLOCK],
+    n: usize,
+    idx: usize,
+    block: usize,
+    doc: DocId,
+    shallow: usize,
+    pos_cursor: usize,
+    pos_doc: usize,
+    /// Where the positions of doc `pos_doc - 1` start (to read them again).
+    pos_last: usize,
+    error: Option<Error>,
+}
+
+impl std::fmt::Debug for SegmentPostings<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SegmentPostings").field("df", &self.df).field("doc", &self.doc).field("block", &self.block).finish()
+    }
+}
+
+impl<'a> SegmentPostings<'a> {
+    pub(crate) fn new(r: &'a PostingsReader, e: &FieldEntry, info: &TermInfo, positions: bool) -> Result<Self> {
+        let doc_bytes: &'a [u8] = &r.doc[..r.doc.len() - FOOTER_LEN];
+        let pos_bytes: &'a [u8] = &r.pos[..r.pos.len() - FOOTER_LEN];
+        let has_pos = positions && e.opts.has_positions();
+        let df = info.doc_freq;
+        let nb = num_blocks(df);
+        let skip_w = skip_entry_len(e.opts.has_positions());
+        let singleton = df == 1;
+        let (skip, blocks_start) = if singleton {
+            (&doc_bytes[..0], 0)
+        } else {
+            let skip_len = if nb > 1 { nb * skip_w } else { 0 };
+            let start = usize::try_from(info.doc_start).unwrap_or(usize::MAX);
+            let skip = start
+                .checked_add(skip_len)
+                .and_then(|end| doc_bytes.get(start..end))
+                .ok_or_else(|| Error::corrupt(r.names[1].as_str(), info.doc_start, format!("term postings at {} with {nb} skip entries past end {}", info.doc_start, doc_bytes.len())))?;
+            (skip, start + skip_len)
+        };
+        if info.pos_start > pos_bytes.len() as u64 {
+            return Err(Error::corrupt(r.names[2].as_str(), info.pos_start, "term positions start past end"));
+        }
+        let p = SegmentPostings {
+            doc_bytes,
+            pos_bytes,
+            doc_name: &r.names[1],
+            pos_name: &r.names[2],
+            max_doc: r.max_doc,
+            has_freqs: e.opts.has_freqs(),
+            has_pos,
+            has_off: e.opts.has_offsets(),
+            has_norms: e.has_norms,
+            df,
+            nb,
+            singleton,
+            skip,
+            skip_w,
+            blocks_start,
+            pos_start: info.pos_start,
+            single_max_freq: info.max_freq,
+            single_min_norm: info.min_norm,
+            single_doc: if singleton { info.doc_start as u32 } else { 0 },
+            ttf: info.total_term_freq,
+            docs: [0; BLOCK],
+            freqs: [1; BLOCK],
+            n: 0,
+            idx: usize::MAX,
+            block: usize::MAX,
+            doc: 0,
+            shallow: 0,
+            pos_cursor: 0,
+            pos_doc: 0,
+            pos_last: 0,
+            error: None,
+        };
+        Ok(p)
+    }
+
+    #[inline]
+    fn skip_u32(&self, b: usize, at: usize) -> u32 {
+        let o = b * self.skip_w + at;
+        let bytes = self.skip.get(o..o + 4).expect("skip entry index < nb and the skip array length was checked in new()");
+        u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
+    }
+
+    #[inline]
+    fn skip_u64(&self, b: usize, at: usize) -> u64 {
+        let o = b * self.skip_w + at;
+        let bytes = self.skip.get(o..o + 8).expect("skip entry index < nb and the skip array length was checked in new()");
+        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    }
+
+    /// Last doc of block `b` (multi-block terms only).
+    #[inline]
+    fn last_doc_of(&self, b: usize) -> u32 {
+        self.skip_u32(b, 0)
+    }
+
+    fn fail(&mut self, e: Error) -> DocId {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        self.exhaust()
+    }
+
+    fn exhaust(&mut self) -> DocId {
+        self.n = 0;
+        self.idx = usize::MAX;
+        self.block = self.nb;
+        self.shallow = self.nb;
+        self.doc = NO_MORE_DOCS;
+        NO_MORE_DOCS
+    }
+
+    /// Decodes block `b` into `docs`/`freqs`.
+    fn load_block(&mut self, b: usize) -> Result<()> {
+        self.block = b;
+        self.idx = 0;
+        self.pos_doc = 0;
+        if self.singleton {
+            self.docs[0] = self.single_doc;
+            if self.has_freqs {
+                self.freqs[0] = self.ttf as u32;
+            }
+            self.n = 1;
+            self.pos_cursor = self.pos_start as usize;
+            return Ok(());
+        }
+        let (off, n, base) = if self.nb == 1 {
+            (self.blocks_start, self.df as usize, 0u64)
+        } else {
+            let off = usize::try_from(self.skip_u64(b, 4)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
+            let n = if b + 1 == self.nb { self.df as usize - b * BLOCK } else { BLOCK };
+            let base = if b == 0 { 0 } else { self.last_doc_of(b - 1) as u64 + 1 };
+            (off, n, base)
+        };
+        let name = self.doc_name;
+        let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
+        let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
+        let bits = r.u8().map_err(|e| e.in_file(name))?;
+        let used = if n == BLOCK {
+            unpack_block(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+        } else {
+            unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
+        };
+        r.skip(used).map_err(|e| e.in_file(name))?;
+        let mut acc = base;
+        for d in &mut self.docs[..n] {
+            acc += *d as u64;
+            *d = acc as u32;
+            acc += 1;
+        }
+        let last = acc - 1;
+        if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
+            return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {} (skip data says {})", self.max_doc, if self.nb > 1 { self.last_doc_of(b) as i64 } else { -1 })));
+        }
+        if self.has_freqs {
+            let at = r.offset() as usize;
+            let bits = r.u8().map_err(|e| e.in_file(name))?;
+            if bits > 31 {
+                return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
+            }
+            if n == BLOCK {
+                unpack_block(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?;
+            } else {
+                unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
+            }
+            for f in &mut self.freqs[..n] {
+                *f += 1;
+            }
+        }
+        self.n = n;
+        if self.has_pos {
+            let rel = if self.nb > 1 { self.skip_u64(b, 17) } else { 0 };
+            let p = self.pos_start.checked_add(rel).filter(|&p| p <= self.pos_bytes.len() as u64);
+            self.pos_cursor = p.ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))? as usize;
+        }
+        Ok(())
+    }
+
+    /// The largest freq and smallest norm byte over all blocks of the term: with BM25 they bound
+    /// every score of the term in this segment (MaxScore's per-term bound). O(blocks) over the
+    /// skip entries, no decoding.
+    pub fn term_max(&self) -> (u32, u8) {
+        let (mut f, mut n) = if self.nb <= 1 { (self.single_max_freq, self.single_min_norm) } else { (0, u8::MAX) };
+        if self.nb > 1 {
+            for b in 0..self.nb {
+                f = f.max(self.skip_u32(b, 12));
+                n = n.min(self.skip.get(b * self.skip_w + 16).copied().expect("b < nb and the skip array length was checked in new()"));
+            }
+        }
+        (if self.has_freqs { f } else { 1 }, if self.has_norms { n } else { 1 })
+    }
+
+    /// Positions and offsets of the current doc (offsets empty unless indexed).
+    pub fn positions_and_offsets(&mut self, pos: &mut Vec<u32>, offsets: &mut Vec<(u32, u32)>) {
+        pos.clear();
+        offsets.clear();
+        if !self.has_pos || self.idx >= self.n {
+            return;
+        }
+        if let Err(e) = self.read_positions(pos, Some(offsets)) {
+            pos.clear();
+            offsets.clear();
+            self.fail(e);
+        }
+    }
+
+    fn read_positions(&mut self, pos: &mut Vec<u32>, mut offsets: Option<&mut Vec<(u32, u32)>>) -> Result<()> {
+        let name = self.pos_name;
+        let per = if self.has_off { 3 } else { 1 };
+        // Skip the docs of this block whose positions were not read.
+        let mut skip_vints: u64 = self.freqs[self.pos_doc.min(self.idx)..self.idx].iter().map(|&f| f as u64).sum::<u64>() * per;
+        let mut at = self.pos_cursor;
+        if self.pos_doc == self.idx + 1 {
+            // Positions of this doc were read already: read them again.
+            at = self.pos_last;
+            skip_vints = 0;
+        }
+        while skip_vints > 0 {
+            let b = *self.pos_bytes.get(at).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
+            at += 1;
+            skip_vints -= (b & 0x80 == 0) as u64;
+        }
+        self.pos_last = at;
+        let mut r = ByteReader::at(self.pos_bytes.get(at..).unwrap_or(&[]), at as u64);
+        let freq = self.freqs[self.idx];
+        let (mut last, mut last_start) = (0u64, 0i64);
+        for _ in 0..freq {
+            last += r.vu64().map_err(|e| e.in_file(name))?;
+            if last > u32::MAX as u64 {
+                return Err(Error::corrupt(name, r.offset(), format!("position {last} exceeds u32")));
+            }
+            pos.push(last as u32);
+            if self.has_off {
+                let start = last_start + unzigzag(r.vu64().map_err(|e| e.in_file(name))?);
+                let end = start.checked_add(unzigzag(r.vu64().map_err(|e| e.in_file(name))?));
+                match end {
+                    Some(end) if (0..=u32::MAX as i64).contains(&start) && (0..=u32::MAX as i64).contains(&end) => {
+                        if let Some(o) = offsets.as_deref_mut() {
+                            o.push((start as u32, end as u32));
+                        }
+                    }
+                    _ => return Err(Error::corrupt(name, r.offset(), "offset out of range")),
+                }
+                last_start = start;
+            }
+        }
+        self.pos_cursor = r.offset() as usize;
+        self.pos_doc = self.idx + 1;
+        Ok(())
+    }
+
+    fn next_block(&mut self) -> DocId {
+        let b = self.block.wrapping_add(1);
+        if b >= self.nb {
+            return self.exhaust();
+        }
+        match self.load_block(b) {
+            Ok(()) => {
+                self.doc = self.docs[0];
+                self.doc
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+}
+
+impl Postings for SegmentPostings<'_> {
+    #[inline]
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    #[inline]
+    fn next(&mut self) -> DocId {
+        let i = self.idx.wrapping_add(1);
+        if i < self.n {
+            self.idx = i;
+            self.doc = self.docs[i];
+            return self.doc;
+        }
+        self.next_block()
+    }
+
+    fn advance(&mut self, target: DocId) -> DocId {
+        if self.idx < self.n && target <= self.doc {
+            return self.doc;
+        }
+        if self.n > 0 && target <= self.docs[self.n - 1] {
+            // In the loaded block.
+            let mut i = self.idx.wrapping_add(1);
+            while self.docs[i] < target {
+                i += 1;
+            }
+            self.idx = i;
+            self.doc = self.docs[i];
+            return self.doc;
+        }
+        let mut b = self.block.wrapping_add(1);
+        if self.nb > 1 {
+            while b < self.nb && self.last_doc_of(b) < target {
+                b += 1;
+            }
+        }
+        if b >= self.nb {
+            return self.exhaust();
+        }
+        if let Err(e) = self.load_block(b) {
+            return self.fail(e);
+        }
+        if self.docs[self.n - 1] < target {
+            // Only possible for a single-block term.
+            return self.exhaust();
+        }
+        let mut i = 0;
+        while self.docs[i] < target {
+            i += 1;
+        }
+        self.idx = i;
+        self.doc = self.docs[i];
+        self.doc
+    }
+
+    #[inline]
+    fn freq(&self) -> u32 {
+        self.freqs[self.idx & (BLOCK - 1)]
+    }
+
+    fn positions(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        if !self.has_pos || self.idx >= self.n {
+            return;
+        }
+        if let Err(e) = self.read_positions(out, None) {
+            out.clear();
+            self.fail(e);
+        }
+    }
+
+    fn cost(&self) -> u64 {
+        self.df as u64
+    }
+
+    fn shallow_advance(&mut self, target: DocId) -> DocId {
+        if self.nb == 1 {
+            // One block: its impact is in the dictionary; its last doc needs the block, which is
+            // decoded now (as the first `next` would) while the iterator stays where it was.
+            if self.block == usize::MAX {
+                if let Err(e) = self.load_block(0) {
+                    return self.fail(e);
+                }
+                self.idx = usize::MAX;
+            }
+            let last = if self.n > 0 { self.docs[self.n - 1] } else { NO_MORE_DOCS };
+            self.shallow = if self.block >= self.nb || target > last { self.nb } else { 0 };
+            return if self.shallow == 0 { last } else { NO_MORE_DOCS };
+        }
+        let mut b = self.shallow.max(if self.block == usize::MAX { 0 } else { self.block });
+        while b < self.nb && self.last_doc_of(b) < target {
+            b += 1;
+        }
+        self.shallow = b;
+        if b >= self.nb {
+            NO_MORE_DOCS
+        } else {
+            self.last_doc_of(b)
+        }
+    }
+
+    fn block_max(&self) -> (u32, u8) {
+        if self.shallow >= self.nb {
+            return (0, u8::MAX);
+        }
+        let (f, n) = if self.nb == 1 {
+            (self.single_max_freq, self.single_min_norm)
+        } else {
+            let o = self.shallow * self.skip_w + 12;
+            let norm = self.skip.get(o + 4).copied().expect("shallow < nb and the skip array length was checked in new()");
+            (self.skip_u32(self.shallow, 12), norm)
+        };
+        (if self.has_freqs { f } else { 1 }, if self.has_norms { n } else { 1 })
+    }
+
+    fn take_error(&mut self) -> Option<Error> {
+        self.error.take()
+    }
+}

@@ -1,0 +1,81 @@
+//! postings/: "which documents contain this term, how often, at which positions; and how good
+//! can a block of them score at best".
+//!
+//! Three files per segment (layouts: `format/terms.md`, `format/postings.md`, `format/positions.md`):
+//!
+//! | ext | holds |
+//! |---|---|
+//! | `tim` | per field: sorted terms in prefix-compressed blocks of up to [`TERMS_PER_BLOCK`], a fixed-width block index for binary-search seeks, the field's statistics |
+//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed doc deltas and freqs |
+//! | `pos` | per term: positions (and offsets) as varints, addressable per 128-doc block |
+//!
+//! The pieces, in the order data flows through them:
+//!
+//! - [`PostingsBuffer`] (`buffer.rs`): the in-memory inverted index of a segment being built;
+//!   one hash lookup and a few byte pushes per token, no allocation except for a new term.
+//! - [`write_postings`] / [`merge_postings`] (`writer.rs`, `merge.rs`) drive the serializer
+//!   (`serializer.rs`), which writes the three files term by term.
+//! - [`PostingsReader`] (`reader.rs`) opens them in O(fields); [`FieldTerms`] (`terms.rs`) seeks and
+//!   iterates terms; [`SegmentPostings`] (`iter.rs`) decodes a whole block at a time and skips
+//!   blocks with the skip entries.
+//! - [`check_files`] verifies and walks everything (the fuzz targets' entry point).
+
+mod buffer;
+mod check;
+mod iter;
+mod merge;
+mod reader;
+mod serializer;
+mod terms;
+mod unpack;
+mod writer;
+
+pub use buffer::PostingsBuffer;
+pub use check::{check_files, Summary};
+pub use iter::SegmentPostings;
+pub use merge::merge_postings;
+pub use reader::PostingsReader;
+pub use terms::{FieldStats, FieldTerms, TermInfo, TermIter};
+pub use writer::write_postings;
+
+/// Codec name in the `.tim` header.
+pub const TERMS_CODEC: &str = "FathomTerms";
+/// Codec name in the `.doc` header.
+pub const DOC_CODEC: &str = "FathomPostingsDoc";
+/// Codec name in the `.pos` header.
+pub const POS_CODEC: &str = "FathomPostingsPos";
+/// Current format version of all three files.
+pub const VERSION: u32 = 1;
+/// Term dictionary extension.
+pub const TERMS_EXT: &str = "tim";
+/// Doc/freq/skip extension.
+pub const DOC_EXT: &str = "doc";
+/// Positions extension.
+pub const POS_EXT: &str = "pos";
+
+/// Documents per postings block.
+pub const BLOCK: usize = crate::engine::codec::bitpack::BLOCK;
+/// Most terms in one term-dictionary block.
+pub const TERMS_PER_BLOCK: usize = 32;
+/// Width of one block-index entry in `.tim`: term offset u32, block offset u64.
+pub(crate) const INDEX_ENTRY_LEN: usize = 12;
+
+/// Width of a skip entry: LastDoc u32, DocOff u64, MaxFreq u32, MinNorm u8, then PosOff u64 when
+/// the field has positions.
+#[inline]
+pub(crate) const fn skip_entry_len(positions: bool) -> usize {
+    if positions {
+        4 + 8 + 4 + 1 + 8
+    } else {
+        4 + 8 + 4 + 1
+    }
+}
+
+/// Number of 128-doc blocks of a term with `doc_freq` documents.
+#[inline]
+pub(crate) fn num_blocks(doc_freq: u32) -> usize {
+    (doc_freq as usize).div_ceil(BLOCK)
+}
+
+#[cfg(test)]
+mod tests;

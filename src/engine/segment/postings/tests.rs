@@ -1,0 +1,686 @@
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use proptest::prelude::*;
+
+use super::check::walk;
+use super::*;
+use crate::engine::segment::norms::NormsBuffer;
+use crate::engine::segment::smallfloat::length_to_norm;
+use crate::engine::segment::{DocId, DocMap, DocValuesKind, FieldInfos, IndexOptions, Postings, SegmentId, NO_MORE_DOCS};
+use crate::engine::store::{Directory, RamDirectory};
+
+/// (field, term) → [(doc, positions, offsets)], docs increasing.
+type Model = BTreeMap<(u32, Vec<u8>), Vec<Posting>>;
+
+/// (doc, positions, offsets) of one term in one doc.
+type Posting = (DocId, Vec<u32>, Vec<(u32, u32)>);
+
+/// One document: per field, its tokens in position order.
+type Doc = Vec<(u32, Vec<Vec<u8>>)>;
+
+const OPTS: [(&str, IndexOptions, bool); 4] = [
+    ("body", IndexOptions::DocsFreqsPositionsOffsets, true),
+    ("tag", IndexOptions::Docs, false),
+    ("title", IndexOptions::DocsFreqs, true),
+    ("text", IndexOptions::DocsFreqsPositions, true),
+];
+
+fn infos_in(order: &[usize]) -> FieldInfos {
+    let mut f = FieldInfos::new();
+    for &i in order {
+        let (name, o, n) = OPTS[i];
+        f.add_or_widen(name, o, n, DocValuesKind::None, 0).unwrap();
+    }
+    f
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn random_docs(seed: u64, n: usize) -> Vec<Doc> {
+    let mut rng = Rng(seed);
+    let vocab: Vec<Vec<u8>> = (0..40)
+        .map(|_| {
+            let len = rng.below(6) as usize;
+            (0..len).map(|_| b"abcd"[rng.below(4) as usize]).collect()
+        })
+        .chain([b"the".to_vec(), b"a".to_vec()])
+        .collect();
+    (0..n)
+        .map(|_| {
+            let mut doc = Vec::new();
+            for f in 0..4u32 {
+                if rng.below(5) == 0 {
+                    continue;
+                }
+                let len = rng.below(if f == 1 { 3 } else { 12 }) as usize;
+                let toks = (0..len)
+                    .map(|_| {
+                        if rng.below(3) == 0 {
+                            b"the".to_vec()
+                        } else {
+                            vocab[rng.below(vocab.len() as u64) as usize].clone()
+                        }
+                    })
+                    .collect();
+                doc.push((f, toks));
+            }
+            doc
+        })
+        .collect()
+}
+
+/// Maps OPTS index → field number in `infos`.
+fn num(infos: &FieldInfos, opt: u32) -> u32 {
+    infos.by_name(OPTS[opt as usize].0).unwrap().number
+}
+
+/// Indexes `docs` into a new segment; returns the model (keyed by OPTS index) and the norms.
+fn index(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, docs: &[Doc]) -> (Model, NormsBuffer) {
+    let mut buf = PostingsBuffer::new();
+    let mut norms = NormsBuffer::new();
+    let mut model = Model::new();
+    for (i, (name, o, _)) in OPTS.iter().enumerate() {
+        if let Some(fi) = infos.by_name(name) {
+            if i % 2 == 1 {
+                buf.set_index_options(fi.number, *o);
+            }
+        }
+    }
+    for (d, doc) in docs.iter().enumerate() {
+        let d = d as DocId;
+        for (f, toks) in doc {
+            let fnum = num(infos, *f);
+            if !toks.is_empty() && OPTS[*f as usize].2 {
+                norms.set(fnum, d, length_to_norm(toks.len() as u32));
+            }
+            for (p, t) in toks.iter().enumerate() {
+                let p = p as u32;
+                let off = (p * 4, p * 4 + 3);
+                buf.add(fnum, t, d, p, Some(off));
+                let e = model.entry((*f, t.clone())).or_default();
+                if e.last().is_none_or(|x| x.0 != d) {
+                    e.push((d, Vec::new(), Vec::new()));
+                }
+                let last = e.last_mut().unwrap();
+                last.1.push(p);
+                last.2.push(off);
+            }
+        }
+    }
+    assert!(buf.mem_bytes() > 0 || docs.is_empty());
+    write_postings(dir, seg, infos, &buf, &|f, d| norms.get(f, d), docs.len() as u32).unwrap();
+    (model, norms)
+}
+
+/// Checks everything a reader returns against the model.
+fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u32, DocId) -> u8, seed: u64) {
+    let mut rng = Rng(seed);
+    for opt in 0..4u32 {
+        let (_, o, has_norms) = OPTS[opt as usize];
+        let fnum = num(infos, opt);
+        let terms: Vec<(&Vec<u8>, &Vec<Posting>)> =
+            model.range((opt, Vec::new())..(opt + 1, Vec::new())).map(|((_, t), p)| (t, p)).collect();
+        let Some(ft) = r.field(fnum) else {
+            assert!(terms.is_empty(), "field {opt} missing");
+            continue;
+        };
+        // Stats.
+        let mut docs: Vec<DocId> = terms.iter().flat_map(|(_, p)| p.iter().map(|x| x.0)).collect();
+        docs.sort_unstable();
+        docs.dedup();
+        let freq_of = |x: &Posting| if o.has_freqs() { x.1.len() as u64 } else { 1 };
+        let st = ft.stats();
+        assert_eq!(st.num_terms, terms.len() as u64);
+        assert_eq!(st.doc_count, docs.len() as u32);
+        assert_eq!(st.sum_doc_freq, terms.iter().map(|(_, p)| p.len() as u64).sum::<u64>());
+        assert_eq!(st.sum_total_term_freq, terms.iter().flat_map(|(_, p)| p.iter().map(freq_of)).sum::<u64>());
+        // Iteration order.
+        let mut it = ft.iter().unwrap();
+        let mut got = Vec::new();
+        while let Some((t, _)) = it.next().unwrap() {
+            got.push(t.to_vec());
+        }
+        assert_eq!(got, terms.iter().map(|(t, _)| (*t).clone()).collect::<Vec<_>>());
+        // iter_from at random probes (terms and non-terms).
+        for _ in 0..8 {
+            let probe: Vec<u8> = (0..rng.below(4)).map(|_| b"abcdt"[rng.below(5) as usize]).collect();
+            let want: Vec<Vec<u8>> = model
+                .range((Bound::Included((opt, probe.clone())), Bound::Excluded((opt + 1, Vec::new()))))
+                .map(|((_, t), _)| t.clone())
+                .collect();
+            let mut it = ft.iter_from(&probe).unwrap();
+            let mut got = Vec::new();
+            while let Some((t, _)) = it.next().unwrap() {
+                got.push(t.to_vec());
+            }
+            assert_eq!(got, want, "iter_from {probe:?}");
+            assert_eq!(ft.seek_exact(&probe).unwrap().is_some(), model.contains_key(&(opt, probe.clone())));
+        }
+        assert!(ft.seek_exact(b"zzzz-not-there").unwrap().is_none());
+        // Every term's postings.
+        for (t, ps) in &terms {
+            let info = ft.seek_exact(t).unwrap().unwrap_or_else(|| panic!("term {t:?} not found"));
+            assert_eq!(info.doc_freq, ps.len() as u32);
+            assert_eq!(info.total_term_freq, ps.iter().map(freq_of).sum::<u64>());
+            let mut p = ft.postings(&info, true).unwrap();
+            assert_eq!(p.cost(), ps.len() as u64);
+            let (mut pos, mut offs) = (Vec::new(), Vec::new());
+            for x in ps.iter() {
+                assert_eq!(p.next(), x.0);
+                assert_eq!(p.freq() as u64, freq_of(x));
+                if o.has_positions() {
+                    p.positions_and_offsets(&mut pos, &mut offs);
+                    assert_eq!(pos, x.1);
+                    if o.has_offsets() {
+                        assert_eq!(offs, x.2);
+                    } else {
+                        assert!(offs.is_empty());
+                    }
+                }
+                let end = p.shallow_advance(x.0);
+                assert!(end >= x.0 && end != NO_MORE_DOCS);
+                assert!(ps.iter().any(|y| y.0 == end), "shallow_advance returns a doc of the term");
+                let (mf, mn) = p.block_max();
+                assert!(mf as u64 >= freq_of(x), "block max freq {mf} < {}", freq_of(x));
+                let n = if has_norms { norm(fnum, x.0) } else { 1 };
+                assert!(mn <= n, "block min norm {mn} > {n}");
+            }
+            assert_eq!(p.next(), NO_MORE_DOCS);
+            assert_eq!(p.next(), NO_MORE_DOCS);
+            assert!(p.take_error().is_none());
+            // shallow_advance before the first doc does not move the iterator.
+            let mut p = ft.postings(&info, false).unwrap();
+            let last = ps.last().unwrap().0;
+            assert!(p.shallow_advance(ps[0].0) >= ps[0].0);
+            assert_eq!(p.next(), ps[0].0);
+            assert_eq!(p.shallow_advance(last), last);
+            assert_eq!(p.shallow_advance(last + 1), NO_MORE_DOCS);
+            assert_eq!(p.block_max(), (0, u8::MAX));
+            // Positions requested on some docs only, skipping others.
+            if o.has_positions() {
+                let mut p = ft.postings(&info, true).unwrap();
+                for (i, x) in ps.iter().enumerate() {
+                    p.next();
+                    if i % 3 == 2 {
+                        p.positions(&mut pos);
+                        assert_eq!(pos, x.1);
+                        p.positions(&mut pos);
+                        assert_eq!(pos, x.1, "positions read twice");
+                    }
+                }
+            }
+            // advance() to random targets equals a linear scan, mixed with next().
+            let max = ps.last().unwrap().0 + 3;
+            let mut p = ft.postings(&info, false).unwrap();
+            let mut cur: i64 = -1;
+            loop {
+                let span = if rng.below(4) == 0 { 300 } else { 8 };
+                let target = (cur + 1 + rng.below(span) as i64) as u32;
+                let (got, want) = if rng.below(3) == 0 {
+                    (p.next(), ps.iter().map(|x| x.0).find(|&d| d as i64 > cur))
+                } else {
+                    (p.advance(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur))
+                };
+                assert_eq!(got, want.unwrap_or(NO_MORE_DOCS));
+                if got == NO_MORE_DOCS || target > max {
+                    break;
+                }
+                let x = ps.iter().find(|x| x.0 == got).unwrap();
+                assert_eq!(p.freq() as u64, freq_of(x));
+                cur = got as i64;
+            }
+            assert!(p.take_error().is_none());
+        }
+    }
+}
+
+fn seg(n: u8) -> SegmentId {
+    SegmentId { name: format!("_{n}"), id: [n + 1; 16] }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn round_trip_matches_model(seed in any::<u64>(), n in 1usize..400) {
+        let dir = RamDirectory::new();
+        let infos = infos_in(&[2, 0, 3, 1]);
+        let docs = random_docs(seed, n);
+        let (model, norms) = index(&dir, &seg(0), &infos, &docs);
+        let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+        r.check_integrity().unwrap();
+        verify(&r, &infos, &model, &|f, d| norms.get(f, d), seed);
+        let files = r.files();
+        let b = |i: usize| dir.open(&files[i]).unwrap();
+        let s = check_files(&b(0), &b(1), &b(2)).unwrap();
+        prop_assert_eq!(s.max_doc, n as u32);
+        prop_assert_eq!(s.postings, model.values().map(|p| p.len() as u64).sum::<u64>());
+    }
+
+    #[test]
+    fn merge_with_deletes_matches_model(seed in any::<u64>(), a in 1usize..200, b in 1usize..200, c in 0usize..50) {
+        let dir = RamDirectory::new();
+        let orders: [&[usize]; 3] = [&[0, 1, 2, 3], &[3, 2, 1, 0], &[1, 3]];
+        let mut rng = Rng(seed ^ 0x55);
+        let mut all_docs = Vec::new();
+        let mut parts = Vec::new();
+        for (i, n) in [a, b, c].into_iter().enumerate() {
+            let infos = infos_in(orders[i]);
+            // The third source only has fields 1 and 3.
+            let docs: Vec<Doc> = random_docs(seed.wrapping_add(i as u64), n)
+                .into_iter()
+                .map(|d| d.into_iter().filter(|(f, _)| infos.by_name(OPTS[*f as usize].0).is_some()).collect())
+                .collect();
+            let (_, norms) = index(&dir, &seg(i as u8), &infos, &docs);
+            all_docs.push(docs);
+            parts.push((infos, norms));
+        }
+        let readers: Vec<PostingsReader> = (0..3).map(|i| PostingsReader::open(&dir, &seg(i as u8), &parts[i].0).unwrap()).collect();
+        let live: Vec<Vec<bool>> = all_docs.iter().map(|d| d.iter().map(|_| rng.below(4) != 0).collect()).collect();
+        let (maps, max_doc) = DocMap::concatenate(&[a as u32, b as u32, c as u32], |s, d| live[s][d as usize]);
+        let target = infos_in(&[1, 2, 3, 0]);
+        // The merged model: live docs renumbered; norms carried over.
+        let merged_docs: Vec<Doc> = all_docs.iter().zip(&live).flat_map(|(d, l)| d.iter().zip(l).filter(|x| *x.1).map(|x| x.0.clone())).collect();
+        prop_assert_eq!(merged_docs.len() as u32, max_doc);
+        let model_dir = RamDirectory::new();
+        let (model, norms) = index(&model_dir, &seg(9), &target, &merged_docs);
+        let sources: Vec<(&PostingsReader, &FieldInfos, &DocMap)> = (0..3).map(|i| (&readers[i], &parts[i].0, &maps[i])).collect();
+        let files = merge_postings(&dir, &seg(7), &target, &sources, &|f, d| norms.get(f, d), max_doc).unwrap();
+        prop_assert_eq!(files.len(), 3);
+        let r = PostingsReader::open(&dir, &seg(7), &target).unwrap();
+        r.check_integrity().unwrap();
+        walk(&r).unwrap();
+        verify(&r, &target, &model, &|f, d| norms.get(f, d), seed);
+        // Merged files equal the files of indexing the merged docs directly.
+        for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
+            let x = dir.open(&seg(7).file(ext)).unwrap();
+            let y = model_dir.open(&seg(9).file(ext)).unwrap();
+            let hl = crate::engine::codec::header::header_len(if ext == TERMS_EXT { TERMS_CODEC } else if ext == DOC_EXT { DOC_CODEC } else { POS_CODEC });
+            prop_assert_eq!(x.len(), y.len());
+            prop_assert_eq!(&x[hl..x.len() - 16], &y[hl..y.len() - 16]);
+        }
+    }
+}
+
+#[test]
+fn many_blocks_advance_and_block_max() {
+    // One term in every doc with growing freq; another in every 7th doc: several blocks each.
+    let dir = RamDirectory::new();
+    let infos = infos_in(&[0, 1, 2, 3]);
+    let mut buf = PostingsBuffer::new();
+    let n = 5000u32;
+    for d in 0..n {
+        for p in 0..(d % 5 + 1) {
+            buf.add(3, b"every", d, p, None);
+        }
+        if d % 7 == 0 {
+            buf.add(3, b"seventh", d, 0, None);
+        }
+    }
+    let norm = |_: u32, d: DocId| (d % 200) as u8 + 1;
+    write_postings(&dir, &seg(0), &infos, &buf, &norm, n).unwrap();
+    let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+    let ft = r.field(3).unwrap();
+    let info = ft.seek_exact(b"every").unwrap().unwrap();
+    assert_eq!(info.doc_freq, n);
+    let mut p = ft.postings(&info, true).unwrap();
+    assert_eq!(p.advance(4321), 4321);
+    assert_eq!(p.freq(), 4321 % 5 + 1);
+    let mut pos = Vec::new();
+    p.positions(&mut pos);
+    assert_eq!(pos, (0..(4321 % 5 + 1)).collect::<Vec<_>>());
+    assert_eq!(p.next(), 4322);
+    assert_eq!(p.advance(4999), 4999);
+    assert_eq!(p.advance(5000), NO_MORE_DOCS);
+    // Shallow advance walks blocks of 128 without moving the iterator.
+    let mut p = ft.postings(&info, false).unwrap();
+    assert_eq!(p.shallow_advance(0), 127);
+    assert_eq!(p.block_max(), (5, 1));
+    assert_eq!(p.shallow_advance(300), 383);
+    assert_eq!(p.block_max(), (5, 57));
+    assert_eq!(p.shallow_advance(n), NO_MORE_DOCS);
+    assert_eq!(p.term_max(), (5, 1));
+    assert_eq!(p.next(), 0);
+    let seventh = ft.seek_exact(b"seventh").unwrap().unwrap();
+    let mut p = ft.postings(&seventh, false).unwrap();
+    assert_eq!(p.advance(1000), 1001);
+    assert_eq!(p.advance(1002), 1008);
+    assert_eq!(p.shallow_advance(1009), 7 * 255);
+    assert_eq!(p.block_max().0, 1);
+    assert_eq!(p.term_max(), (1, 1));
+    assert_eq!(p.advance(4999), NO_MORE_DOCS);
+    let files = r.files();
+    let b = |i: usize| dir.open(&files[i]).unwrap();
+    let s = check_files(&b(0), &b(1), &b(2)).unwrap();
+    assert_eq!(s.terms, 2);
+    assert_eq!(s.postings, (n + n.div_ceil(7)) as u64);
+}
+
+#[test]
+fn empty_buffer_and_bad_input() {
+    let dir = RamDirectory::new();
+    let infos = infos_in(&[0, 1, 2, 3]);
+    let buf = PostingsBuffer::new();
+    assert!(buf.is_empty());
+    write_postings(&dir, &seg(0), &infos, &buf, &|_, _| 0, 0).unwrap();
+    let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+    assert!(r.field(0).is_none());
+    r.check_integrity().unwrap();
+    // Wrong segment id.
+    assert!(PostingsReader::open(&dir, &SegmentId { name: "_0".into(), id: [9; 16] }, &infos).is_err());
+    // Docs past max_doc are refused by the writer.
+    let mut buf = PostingsBuffer::new();
+    buf.add(0, b"x", 5, 0, None);
+    assert!(write_postings(&dir, &seg(1), &infos, &buf, &|_, _| 0, 5).is_err());
+}
+
+fn small_segment(dir: &dyn Directory, s: &SegmentId) -> FieldInfos {
+    let infos = infos_in(&[0, 1, 2, 3]);
+    let mut buf = PostingsBuffer::new();
+    let mut norms = NormsBuffer::new();
+    for d in 0..150u32 {
+        let words = ["common", if d % 2 == 0 { "even" } else { "odd" }, if d == 17 { "rare" } else { "common" }];
+        for (p, w) in (0u32..).zip(words) {
+            buf.add(0, w.as_bytes(), d, p, Some((p * 7, p * 7 + w.len() as u32)));
+            buf.add(3, w.as_bytes(), d, p, None);
+        }
+        buf.add(1, format!("id{d}").as_bytes(), d, 0, None);
+        norms.set(0, d, 3);
+        norms.set(3, d, 3);
+    }
+    write_postings(dir, s, &infos, &buf, &|f, d| norms.get(f, d), 150).unwrap();
+    infos
+}
+
+/// Reads everything through a reader without trusting it; returns whether an error was seen.
+fn read_all(r: &PostingsReader) -> bool {
+    walk(r).is_err()
+}
+
+#[test]
+fn corruption_is_an_error_never_a_panic() {
+    let dir = RamDirectory::new();
+    let s = seg(0);
+    let infos = small_segment(&dir, &s);
+    for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
+        let name = s.file(ext);
+        let orig = dir.open(&name).unwrap().to_vec();
+        let images = |dir: &RamDirectory| {
+            let f = |e: &str| dir.open(&s.file(e)).unwrap();
+            (f(TERMS_EXT), f(DOC_EXT), f(POS_EXT))
+        };
+        for i in 0..orig.len() {
+            for (flip, len) in [(Some(i), orig.len()), (None, i)] {
+                let mut b = orig.clone();
+                if let Some(i) = flip {
+                    b[i] ^= 0x5a;
+                }
+                b.truncate(len);
+                dir.overwrite(&name, b.clone());
+                let (t, d, p) = images(&dir);
+                assert!(check_files(&t, &d, &p).is_err(), "{name}: damage at {i} not detected");
+                if let Ok(r) = PostingsReader::open(&dir, &s, &infos) {
+                    assert!(r.check_integrity().is_err(), "{name}: check_integrity missed damage at {i}");
+                    read_all(&r);
+                }
+                // The same damage with a recomputed checksum: decoders see it and must not panic.
+                if b.len() >= 16 + 32 {
+                    let body = b.len() - 16;
+                    let crc = crc32fast::hash(&b[..body]);
+                    b[body + 8..].copy_from_slice(&(crc as u64).to_le_bytes());
+                    dir.overwrite(&name, b);
+                    if let Ok(r) = PostingsReader::open(&dir, &s, &infos) {
+                        read_all(&r);
+                    }
+                    let (t, d, p) = images(&dir);
+                    let _ = check_files(&t, &d, &p);
+                }
+            }
+        }
+        dir.overwrite(&name, orig);
+    }
+    // Intact again.
+    let r = PostingsReader::open(&dir, &s, &infos).unwrap();
+    r.check_integrity().unwrap();
+    assert!(!read_all(&r));
+}
+
+#[test]
+fn lazily_found_block_damage_is_a_sticky_error() {
+    let dir = RamDirectory::new();
+    let s = seg(0);
+    let infos = small_segment(&dir, &s);
+    let r = PostingsReader::open(&dir, &s, &infos).unwrap();
+    let ft = r.field(3).unwrap();
+    let info = ft.seek_exact(b"common").unwrap().unwrap();
+    // Find the second block's bit-width byte via the skip entry and make it 40 (> 32).
+    let name = s.file(DOC_EXT);
+    let mut b = dir.open(&name).unwrap().to_vec();
+    let w = skip_entry_len(true);
+    let start = info.doc_start as usize;
+    let off = u64::from_le_bytes(b[start + w + 4..start + w + 12].try_into().unwrap()) as usize;
+    b[start + 2 * w + off] = 40;
+    dir.overwrite(&name, b);
+    let r = PostingsReader::open(&dir, &s, &infos).unwrap();
+    assert!(r.check_integrity().is_err());
+    let ft = r.field(3).unwrap();
+    let mut p = ft.postings(&info, false).unwrap();
+    let mut n = 0;
+    while p.next() != NO_MORE_DOCS {
+        n += 1;
+    }
+    assert_eq!(n, 128);
+    assert_eq!(p.doc(), NO_MORE_DOCS);
+    assert!(walk(&r).is_err());
+    let e = p.take_error().expect("the damaged block is reported");
+    assert!(e.is_corruption() && e.to_string().contains("_0.doc"), "{e}");
+    assert_eq!(p.next(), NO_MORE_DOCS);
+}
+
+fn golden_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/postings")
+}
+
+/// Golden segment `_g`: 3 docs; body (positions+offsets, norms), tag (docs only).
+fn golden_segment(dir: &dyn Directory) -> (SegmentId, FieldInfos) {
+    let s = SegmentId { name: "_g".into(), id: *b"fathom-golden-01" };
+    let infos = infos_in(&[0, 1]);
+    let mut buf = PostingsBuffer::new();
+    let mut norms = NormsBuffer::new();
+    let docs: [(&str, &str); 3] = [("the quick fox", "red"), ("the lazy dog the end", "blue"), ("quick quick", "red")];
+    for (d, (body, tag)) in docs.iter().enumerate() {
+        let d = d as u32;
+        let mut start = 0u32;
+        let toks: Vec<&str> = body.split(' ').collect();
+        for (p, t) in toks.iter().enumerate() {
+            buf.add(0, t.as_bytes(), d, p as u32, Some((start, start + t.len() as u32)));
+            start += t.len() as u32 + 1;
+        }
+        norms.set(0, d, length_to_norm(toks.len() as u32));
+        buf.add(1, tag.as_bytes(), d, 0, None);
+    }
+    write_postings(dir, &s, &infos, &buf, &|f, d| norms.get(f, d), 3).unwrap();
+    crate::engine::segment::norms::write_norms(dir, &s, &infos, &norms, 3).unwrap();
+    (s, infos)
+}
+
+#[test]
+fn golden_files_still_decode() {
+    let fresh = RamDirectory::new();
+    let (s, infos) = golden_segment(&fresh);
+    let exts = [TERMS_EXT, DOC_EXT, POS_EXT, crate::engine::segment::norms::EXT];
+    let gd = golden_dir();
+    if std::env::var_os("FATHOM_BLESS").is_some() {
+        std::fs::create_dir_all(&gd).unwrap();
+        for ext in exts {
+            std::fs::write(gd.join(s.file(ext)), fresh.open(&s.file(ext)).unwrap()).unwrap();
+        }
+    }
+    let dir = RamDirectory::new();
+    for ext in exts {
+        let bytes = std::fs::read(gd.join(s.file(ext))).expect("golden file (regenerate with FATHOM_BLESS=1)");
+        // The writer still produces version 1 byte for byte.
+        assert_eq!(bytes, fresh.open(&s.file(ext)).unwrap().to_vec(), "{ext} changed: a new format version needs new golden files");
+        dir.overwrite(&s.file(ext), bytes);
+    }
+    let r = PostingsReader::open(&dir, &s, &infos).unwrap();
+    r.check_integrity().unwrap();
+    let body = r.field(0).unwrap();
+    assert_eq!(body.stats(), FieldStats { doc_count: 3, sum_total_term_freq: 10, sum_doc_freq: 8, num_terms: 6 });
+    let mut it = body.iter().unwrap();
+    let mut terms = Vec::new();
+    while let Some((t, i)) = it.next().unwrap() {
+        terms.push((String::from_utf8(t.to_vec()).unwrap(), i.doc_freq, i.total_term_freq));
+    }
+    let want = [("dog", 1, 1), ("end", 1, 1), ("fox", 1, 1), ("lazy", 1, 1), ("quick", 2, 3), ("the", 2, 3)];
+    assert_eq!(terms, want.iter().map(|&(t, a, b)| (t.to_string(), a, b)).collect::<Vec<_>>());
+    let the = body.seek_exact(b"the").unwrap().unwrap();
+    let mut p = body.postings(&the, true).unwrap();
+    let (mut pos, mut offs) = (Vec::new(), Vec::new());
+    assert_eq!(p.next(), 0);
+    p.positions_and_offsets(&mut pos, &mut offs);
+    assert_eq!((pos.clone(), offs.clone()), (vec![0], vec![(0, 3)]));
+    assert_eq!(p.next(), 1);
+    assert_eq!(p.freq(), 2);
+    p.positions_and_offsets(&mut pos, &mut offs);
+    assert_eq!((pos.clone(), offs.clone()), (vec![0, 3], vec![(0, 3), (13, 16)]));
+    assert_eq!(p.block_max(), (2, 3));
+    let tag = r.field(1).unwrap();
+    let red = tag.seek_exact(b"red").unwrap().unwrap();
+    let mut p = tag.postings(&red, true).unwrap();
+    assert_eq!((p.next(), p.next(), p.next()), (0, 2, NO_MORE_DOCS));
+    let n = crate::engine::segment::norms::NormsReader::open(&dir, &s, &infos, 3).unwrap();
+    assert_eq!(n.field(0).unwrap(), &[3, 5, 2]);
+    let b = |e: &str| dir.open(&s.file(e)).unwrap();
+    let sum = check_files(&b(TERMS_EXT), &b(DOC_EXT), &b(POS_EXT)).unwrap();
+    assert_eq!(sum, Summary { max_doc: 3, fields: 2, terms: 8, postings: 11, positions: 10 });
+}
+
+#[test]
+fn reader_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<PostingsReader>();
+    check::<crate::engine::segment::norms::NormsReader>();
+    fn send<T: Send>() {}
+    send::<SegmentPostings<'static>>();
+}
+
+#[test]
+fn sparse_docs_large_positions_and_overlapping_offsets() {
+    let dir = RamDirectory::new();
+    let infos = infos_in(&[0, 1, 2, 3]);
+    let mut buf = PostingsBuffer::new();
+    let docs: Vec<u32> = (0..300u32).map(|i| i * i + i / 7).collect();
+    let max_doc = docs.last().unwrap() + 1;
+    for &d in &docs {
+        // Positions given out of order; offsets that go backwards (overlapping tokens).
+        buf.add(0, b"w", d, 4_000_000_000, Some((u32::MAX - 5, u32::MAX)));
+        buf.add(0, b"w", d, 7, Some((100, 90)));
+        buf.add(0, b"w", d, 7, Some((50, 60)));
+        buf.add(0, b"", d, 0, None);
+    }
+    write_postings(&dir, &seg(0), &infos, &buf, &|_, d| (d % 250) as u8 + 3, max_doc).unwrap();
+    let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+    let ft = r.field(0).unwrap();
+    assert!(ft.seek_exact(b"").unwrap().is_some());
+    let info = ft.seek_exact(b"w").unwrap().unwrap();
+    assert_eq!((info.doc_freq, info.total_term_freq), (300, 900));
+    let mut p = ft.postings(&info, true).unwrap();
+    let (mut pos, mut offs) = (Vec::new(), Vec::new());
+    for &d in &docs {
+        assert_eq!(p.next(), d);
+        assert_eq!(p.freq(), 3);
+        p.positions_and_offsets(&mut pos, &mut offs);
+        assert_eq!(pos, vec![7, 7, 4_000_000_000]);
+        assert_eq!(offs, vec![(50, 60), (100, 90), (u32::MAX - 5, u32::MAX)]);
+    }
+    assert_eq!(p.next(), NO_MORE_DOCS);
+    let mut p = ft.postings(&info, false).unwrap();
+    assert_eq!(p.advance(docs[200] - 1), docs[200]);
+    assert_eq!(p.advance(docs[299]), docs[299]);
+    let files = r.files();
+    let b = |i: usize| dir.open(&files[i]).unwrap();
+    assert_eq!(check_files(&b(0), &b(1), &b(2)).unwrap().positions, 1200);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Arbitrary byte terms (many blocks, shared prefixes across block boundaries, 0xff bytes).
+    #[test]
+    fn term_dictionary_matches_a_sorted_set(
+        terms in proptest::collection::btree_set(proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(0u8), Just(0xffu8), any::<u8>()], 0..12), 0..300),
+        probes in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..4), 0..20),
+    ) {
+        let dir = RamDirectory::new();
+        let infos = infos_in(&[1]);
+        let mut buf = PostingsBuffer::new();
+        for (d, t) in terms.iter().enumerate() {
+            buf.add(0, t, d as u32 / 3, 0, None);
+        }
+        let max_doc = (terms.len() as u32).div_ceil(3);
+        write_postings(&dir, &seg(0), &infos, &buf, &|_, _| 0, max_doc).unwrap();
+        let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+        let Some(ft) = r.field(0) else {
+            prop_assert!(terms.is_empty());
+            return Ok(());
+        };
+        prop_assert_eq!(ft.stats().num_terms, terms.len() as u64);
+        for (i, t) in terms.iter().enumerate() {
+            let info = ft.seek_exact(t).unwrap();
+            prop_assert_eq!(info.map(|i| i.doc_freq), Some(1));
+            let mut p = ft.postings(&info.unwrap(), false).unwrap();
+            prop_assert_eq!(p.next(), i as u32 / 3);
+        }
+        for probe in probes.iter().chain(terms.iter().take(5)) {
+            let want: Vec<&Vec<u8>> = terms.range(probe.clone()..).collect();
+            let mut it = ft.iter_from(probe).unwrap();
+            let mut got = Vec::new();
+            while let Some((t, _)) = it.next().unwrap() {
+                got.push(t.to_vec());
+            }
+            prop_assert_eq!(got.iter().collect::<Vec<_>>(), want);
+            prop_assert_eq!(ft.seek_exact(probe).unwrap().is_some(), terms.contains(probe));
+        }
+    }
+}
+
+#[test]
+fn merge_widens_a_field_to_positions() {
+    // Source indexed "text" without positions; the merged segment has positions: they read as 0.
+    let dir = RamDirectory::new();
+    let mut narrow = FieldInfos::new();
+    narrow.add_or_widen("text", IndexOptions::DocsFreqs, true, DocValuesKind::None, 0).unwrap();
+    let mut buf = PostingsBuffer::new();
+    buf.add(0, b"x", 0, 0, None);
+    buf.add(0, b"x", 0, 1, None);
+    buf.add(0, b"x", 2, 0, None);
+    write_postings(&dir, &seg(0), &narrow, &buf, &|_, _| 1, 3).unwrap();
+    let r = PostingsReader::open(&dir, &seg(0), &narrow).unwrap();
+    let wide = infos_in(&[3]);
+    let map = DocMap { new_ids: vec![1, 0, NO_MORE_DOCS] };
+    merge_postings(&dir, &seg(1), &wide, &[(&r, &narrow, &map)], &|_, _| 1, 2).unwrap();
+    let m = PostingsReader::open(&dir, &seg(1), &wide).unwrap();
+    walk(&m).unwrap();
+    let ft = m.field(0).unwrap();
+    let info = ft.seek_exact(b"x").unwrap().unwrap();
+    assert_eq!((info.doc_freq, info.total_term_freq), (1, 2));
+    let mut p = ft.postings(&info, true).unwrap();
+    assert_eq!(p.next(), 1, "doc 0 moved to 1 by the doc map, doc 2 deleted");
+    let mut pos = Vec::new();
+    p.positions(&mut pos);
+    assert_eq!(pos, vec![0, 0]);
+}
