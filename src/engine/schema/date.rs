@@ -128,13 +128,13 @@ fn compile(alt: &str) -> Result<Parser, String> {
     let iso_date = |strict: bool| -> Vec<Tok> {
         let (a, b) = if strict { (2, 2) } else { (1, 2) };
         vec![
-            if strict { Year(4, 10) } else { Year(1, 10) },
+            Year(4, 10),
             Opt(vec![Lit("-".into()), Month(a, b), Opt(vec![Lit("-".into()), Day(a, b)])]),
         ]
     };
     let full_date = |strict: bool| -> Vec<Tok> {
         let (a, b) = if strict { (2, 2) } else { (1, 2) };
-        vec![if strict { Year(4, 10) } else { Year(1, 10) }, Lit("-".into()), Month(a, b), Lit("-".into()), Day(a, b)]
+        vec![Year(4, 10), Lit("-".into()), Month(a, b), Lit("-".into()), Day(a, b)]
     };
     let hms = |strict: bool| -> Vec<Tok> {
         let (a, b) = if strict { (2, 2) } else { (1, 2) };
@@ -170,8 +170,8 @@ fn compile(alt: &str) -> Result<Parser, String> {
         "date_hour_minute_second_millis" | "date_hour_minute_second_fraction" => {
             [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(3, 9, true)]].concat()
         }
-        "year_month" => vec![if strict { Year(4, 10) } else { Year(1, 10) }, Lit("-".into()), Month(2, 2)],
-        "year" => vec![if strict { Year(4, 10) } else { Year(1, 10) }],
+        "year_month" => vec![Year(4, 10), Lit("-".into()), Month(2, 2)],
+        "year" => vec![Year(4, 10)],
         "basic_date" => vec![Year(4, 4), Month(2, 2), Day(2, 2)],
         "basic_date_time" => vec![
             Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2),
@@ -411,12 +411,22 @@ fn parse_toks<'a>(toks: &[Tok], mut s: &'a [u8], f: &mut Fields) -> Option<&'a [
     for t in toks {
         s = match t {
             Tok::Year(min, max) => {
-                let (neg, rest) = match s.first() {
-                    Some(b'-') => (true, s.get(1..)?),
-                    Some(b'+') => (false, s.get(1..)?),
-                    _ => (false, s),
+                let (sign, rest) = match s.first() {
+                    Some(b'-') => (Some(true), s.get(1..)?),
+                    Some(b'+') => (Some(false), s.get(1..)?),
+                    _ => (None, s),
                 };
-                let (v, rest) = take_digits(rest, *min, *max)?;
+                let (v, after) = take_digits(rest, *min, *max)?;
+                // java.time's EXCEEDS_PAD in strict parsing: '+' only and always when the year
+                // has more digits than the minimum width; '-' always allowed.
+                let len = rest.len() - after.len();
+                match sign {
+                    Some(false) if len <= *min || *min < 4 => return None,
+                    None if len > *min && *min >= 4 => return None,
+                    _ => {}
+                }
+                let neg = sign == Some(true);
+                let rest = after;
                 f.year = Some(if neg { -v } else { v });
                 rest
             }
