@@ -193,9 +193,11 @@ fn number(n: NumberType, coerce: bool, v: &Value) -> Res {
                 Float => f64::from(d as f32),
                 _ => f64::from(f16_round(d as f32)),
             };
-            if !rounded.is_finite() && !(n == HalfFloat && d.is_finite() && (d as f32).is_finite()) {
-                let shown = if n == Double { java_double(d) } else { java_double(f64::from(d as f32)) };
-                return Err(illegal(format!("[{}] supports only finite values, but got [{shown}]", n.name())));
+            // OpenSearch validates the parsed double or float; half_float rounding may then
+            // overflow to infinity, which it stores as such.
+            let parsed = if n == Double { d } else { f64::from(d as f32) };
+            if !parsed.is_finite() {
+                return Err(illegal(format!("[{}] supports only finite values, but got [{}]", n.name(), java_double(parsed))));
             }
             Ok(Converted::Value(FieldValue::Double(rounded)))
         }
