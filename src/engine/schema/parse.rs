@@ -84,7 +84,7 @@ impl<'a> DocParser<'a> {
                 return Err(wrapped(MappingError::illegal(format!("object field cannot contain only whitespace: ['{key}']"))));
             }
         }
-        self.parse_path(parent, dynamic, &parts, v)
+        self.parse_path(parent, dynamic, key, &parts, v)
     }
 
     /// The mapper at `path`: the index mapping's, else one added by this document.
@@ -95,7 +95,8 @@ impl<'a> DocParser<'a> {
         self.update.mapper(path).map(|m| Cow::Owned(m.clone()))
     }
 
-    fn parse_path(&mut self, parent: &str, dynamic: Dynamic, parts: &[&str], v: &Value) -> Result<(), MappingError> {
+    /// Parses `v` under the remaining `parts` of document key `key` (split at dots).
+    fn parse_path(&mut self, parent: &str, dynamic: Dynamic, key: &str, parts: &[&str], v: &Value) -> Result<(), MappingError> {
         let Some((name, rest)) = parts.split_first() else { return Ok(()) };
         let full = join(parent, name);
         if !rest.is_empty() {
@@ -103,17 +104,17 @@ impl<'a> DocParser<'a> {
             return match self.lookup(&full) {
                 Some(m) => match m.as_ref() {
                     Mapper::Object(o) if !o.enabled.unwrap_or(true) => Ok(()),
-                    Mapper::Object(o) => self.parse_path(&full, o.dynamic.unwrap_or(dynamic), rest, v),
+                    Mapper::Object(o) => self.parse_path(&full, o.dynamic.unwrap_or(dynamic), key, rest, v),
                     Mapper::Field(f) => Err(MappingError::parsing(format!(
                         "Could not dynamically add mapping for field [{}]. Existing mapping for [{full}] must be of type object but found [{}].",
-                        join(&full, &rest.join(".")),
+                        key,
                         f.type_name()
                     ))),
                 },
                 None => match dynamic {
                     Dynamic::True => {
                         self.add_to_update(&full, Mapper::Object(ObjectMapping::default()));
-                        self.parse_path(&full, dynamic, rest, v)
+                        self.parse_path(&full, dynamic, key, rest, v)
                     }
                     Dynamic::False | Dynamic::FalseAllowTemplates => Ok(()),
                     Dynamic::Strict | Dynamic::StrictAllowTemplates => Err(strict(name, parent)),
@@ -122,7 +123,7 @@ impl<'a> DocParser<'a> {
         }
         if let Value::Array(items) = v {
             for item in items {
-                self.parse_path(parent, dynamic, parts, item)?;
+                self.parse_path(parent, dynamic, key, parts, item)?;
             }
             return Ok(());
         }

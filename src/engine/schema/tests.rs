@@ -179,6 +179,13 @@ fn dotted_keys_are_objects() {
         e.reason,
         "Could not dynamically add mapping for field [f.x]. Existing mapping for [f] must be of type object but found [text]."
     );
+    // The message names the key as written and the full path of the field in the way.
+    let m = mapping(json!({"properties": {"k": {"properties": {"app": {"type": "keyword"}}}}}));
+    let e = parse(&m, json!({"k": {"app.kubernetes.io/name": "x"}})).expect_err("keyword is not an object");
+    assert_eq!(
+        e.reason,
+        "Could not dynamically add mapping for field [app.kubernetes.io/name]. Existing mapping for [k.app] must be of type object but found [keyword]."
+    );
 }
 
 // ---------------------------------------------------------------- objects
@@ -320,6 +327,7 @@ fn keyword_parameters() {
     assert!(!f.index && !f.doc_values);
     let e = parse(&typed("keyword"), json!({"f": {"a": 1}})).expect_err("object");
     assert_eq!(e.reason, "failed to parse field [f] of type [keyword] in document with id '1'. Preview of field's value: '{a=1}'");
+    assert_eq!((e.root_cause().kind, e.root_cause().reason.as_str()), ("illegal_state_exception", "Can't get text on a START_OBJECT"));
 }
 
 #[test]

@@ -111,6 +111,8 @@ fn scalar_text(v: &Value) -> Result<String, MappingError> {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
+        // OpenSearch appends the position ("at 1:12"); serde_json values carry none.
+        Value::Object(_) => Err(MappingError::new("illegal_state_exception", "Can't get text on a START_OBJECT")),
         other => Err(not_a_value(other)),
     }
 }
