@@ -41,7 +41,8 @@ pub use types::{FieldKind, FieldType, KeywordParams, NumberType, TextIndexOption
 /// The fields of one parsed document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedDocument {
-    /// Every value to index, in document order; `_id` first, `_ignored` entries for values
+    /// Every value to index, in the order keys are visited (serde_json's map order: sorted by
+    /// key, array elements in order); `_id` first, `_ignored` entries for values
     /// dropped by `ignore_malformed`.
     pub fields: Vec<IndexableField>,
     /// Fields this document introduced through dynamic mapping (a mapping holding only them and

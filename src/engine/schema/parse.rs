@@ -23,6 +23,8 @@ struct DocParser<'a> {
     changed: bool,
     fields: Vec<IndexableField>,
     ignored: Vec<String>,
+    /// Inside a `copy_to`: targets' own `copy_to` is not followed (as OpenSearch).
+    copying: bool,
 }
 
 pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
@@ -33,7 +35,7 @@ pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<
         return Err(MappingError::parsing("failed to parse")
             .caused_by(MappingError::illegal("Malformed content, must start with an object")));
     };
-    let mut p = DocParser { base, id, update: Mapping::default(), changed: false, fields: Vec::new(), ignored: Vec::new() };
+    let mut p = DocParser { base, id, update: Mapping::default(), changed: false, fields: Vec::new(), ignored: Vec::new(), copying: false };
     p.fields.push(IndexableField {
         name: "_id".into(),
         value: FieldValue::Keyword(id.to_string()),
@@ -161,6 +163,19 @@ impl<'a> DocParser<'a> {
                 self.emit(&full, f, v)?;
                 for (sub, sf) in &f.fields {
                     self.emit(&format!("{full}.{sub}"), sf, v)?;
+                }
+                if !self.copying && !v.is_null() {
+                    self.copying = true;
+                    let root_dynamic = self.base.root.dynamic.unwrap_or(Dynamic::True);
+                    for target in &f.copy_to {
+                        let parts: Vec<&str> = target.split('.').collect();
+                        let r = self.parse_path("", root_dynamic, target, &parts, v);
+                        if r.is_err() {
+                            self.copying = false;
+                            return r;
+                        }
+                    }
+                    self.copying = false;
                 }
                 Ok(())
             }

@@ -458,6 +458,29 @@ fn date_and_date_nanos_fields() {
     assert_eq!(date::format_date_nanos(1_420_114_230_120_000_000, date::DEFAULT_FORMAT), "2015-01-01T12:10:30.120Z");
 }
 
+#[test]
+fn copy_to_copies_values_once() {
+    let m = mapping(json!({"properties": {
+        "first": {"type": "text", "copy_to": "full"},
+        "last": {"type": "keyword", "copy_to": ["full", "other.k"]},
+        "full": {"type": "text", "copy_to": "first"}
+    }}));
+    let d = parse(&m, json!({"first": "John", "last": "Smith"})).expect("parses");
+    let full: Vec<String> = values(&d, "full")
+        .into_iter()
+        .map(|v| match v {
+            FieldValue::Text { text, .. } => text,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(full, vec!["John", "Smith"]);
+    assert_eq!(values(&d, "first").len(), 1, "copy_to is not followed transitively");
+    assert_eq!(values(&d, "other.k.keyword"), vec![kw("Smith")], "a dynamic target is text + keyword");
+    let u = d.mapping_update.expect("other.k is new").to_json();
+    assert_eq!(u["properties"]["other"]["properties"]["k"]["type"], json!("text"));
+    assert_eq!(m.to_json()["properties"]["last"]["copy_to"], json!(["full", "other.k"]));
+}
+
 // ---------------------------------------------------------------- mapping definitions
 
 #[test]
@@ -476,7 +499,9 @@ fn mapping_round_trips_through_json() {
             "nanos": {"type": "date_nanos"},
             "addr": {"type": "ip", "null_value": "0.0.0.0"},
             "blob": {"type": "binary", "doc_values": true},
-            "flag": {"type": "boolean"},
+            "flag": {"type": "boolean", "boost": 2.0, "meta": {"unit": "none"}},
+            "body": {"type": "text", "term_vector": "with_positions_offsets", "fielddata": true, "copy_to": "tag"},
+            "when2": {"type": "date", "locale": "en"},
             "u": {"type": "unsigned_long"}, "h": {"type": "half_float"}, "s": {"type": "short"}, "b": {"type": "byte"},
             "dd": {"type": "double"}, "ff": {"type": "float"}, "l": {"type": "long"},
             "empty": {"type": "object"},

@@ -128,7 +128,24 @@ pub struct FieldType {
     pub ignore_malformed: Option<bool>,
     /// Multi-fields (`fields`): the same value indexed again as `name.sub`.
     pub fields: BTreeMap<String, FieldType>,
+    /// `copy_to`: full paths of fields that also receive this field's values.
+    pub copy_to: Vec<String>,
+    /// Parameters OpenSearch accepts that Fathom keeps (and prints back) but does not act on
+    /// (`boost`, `meta`, `similarity`, `eager_global_ordinals`, `locale`, ...; see [`EXTRA_PARAMS`]).
+    pub extra: BTreeMap<String, Value>,
 }
+
+/// Accepted-but-not-interpreted parameters per type (besides those common to all: `boost`, `meta`).
+pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
+    (
+        "text",
+        &["search_quote_analyzer", "fielddata", "fielddata_frequency_filter", "eager_global_ordinals", "index_prefixes",
+          "index_phrases", "term_vector", "similarity"],
+    ),
+    ("keyword", &["eager_global_ordinals", "split_queries_on_whitespace", "index_options", "norms", "similarity"]),
+    ("date", &["locale", "print_format"]),
+    ("date_nanos", &["locale", "print_format"]),
+];
 
 impl FieldType {
     /// A field of `kind` with every parameter at its default.
@@ -142,6 +159,8 @@ impl FieldType {
             coerce: None,
             ignore_malformed: None,
             fields: BTreeMap::new(),
+            copy_to: Vec::new(),
+            extra: BTreeMap::new(),
         }
     }
 
@@ -220,6 +239,22 @@ impl FieldType {
             if key == "type" {
                 continue;
             }
+            let extra = ["boost", "meta"].contains(&key.as_str())
+                || EXTRA_PARAMS.iter().any(|(t, ps)| *t == type_name && ps.contains(&key.as_str()));
+            if extra {
+                ft.extra.insert(key.clone(), v.clone());
+                continue;
+            }
+            if key == "copy_to" && !matches!(ft.kind, FieldKind::Binary) {
+                ft.copy_to = match v {
+                    Value::String(s) => vec![s.clone()],
+                    Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+                    other => {
+                        return Err(MappingError::parsing(format!("Expected a string or an array for [copy_to] on field [{name}]: {other}")))
+                    }
+                };
+                continue;
+            }
             if !param_allowed(&ft.kind, key) {
                 return Err(MappingError::parsing(format!(
                     "unknown parameter [{key}] on mapper [{name}] of type [{type_name}]"
@@ -292,6 +327,14 @@ impl FieldType {
         put(&mut m, "coerce", self.coerce.filter(|c| !c).map(Value::from));
         put(&mut m, "ignore_malformed", self.ignore_malformed.filter(|i| *i).map(Value::from));
         put(&mut m, "null_value", self.null_value.clone());
+        match self.copy_to.as_slice() {
+            [] => {}
+            [one] => put(&mut m, "copy_to", Some(json!(one))),
+            many => put(&mut m, "copy_to", Some(json!(many))),
+        }
+        for (k, v) in &self.extra {
+            m.insert(k.clone(), v.clone());
+        }
         if !self.fields.is_empty() {
             let subs: Map<String, Value> = self.fields.iter().map(|(k, f)| (k.clone(), f.to_json())).collect();
             m.insert("fields".into(), Value::Object(subs));
