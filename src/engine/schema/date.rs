@@ -18,9 +18,7 @@ const NANOS_PER_SEC: i64 = 1_000_000_000;
 /// rounding toward negative infinity as java.time does).
 pub fn parse_date(s: &str, format: &str) -> Result<i64, String> {
     let (secs, nanos) = parse_instant(s, format)?;
-    secs.checked_mul(1000)
-        .and_then(|ms| ms.checked_add(i64::from(nanos) / 1_000_000))
-        .ok_or_else(|| failed(s, format))
+    secs.checked_mul(1000).and_then(|ms| ms.checked_add(i64::from(nanos) / 1_000_000)).ok_or_else(|| failed(s, format))
 }
 
 /// Parses `s` with `format` into epoch nanoseconds (`date_nanos`).
@@ -117,7 +115,11 @@ enum Tok {
     /// Fraction of a second: (min digits, max digits, decimal point included).
     Fraction(usize, usize, bool),
     /// Offset: `Z` allowed for zero, and whether a colon separates hours and minutes when printing.
-    Offset { z: bool, colon: bool, minutes: bool },
+    Offset {
+        z: bool,
+        colon: bool,
+        minutes: bool,
+    },
     ZoneName,
     Lit(String),
     Opt(Vec<Tok>),
@@ -127,10 +129,7 @@ fn compile(alt: &str) -> Result<Parser, String> {
     use Tok::*;
     let iso_date = |strict: bool| -> Vec<Tok> {
         let (a, b) = if strict { (2, 2) } else { (1, 2) };
-        vec![
-            Year(4, 10),
-            Opt(vec![Lit("-".into()), Month(a, b), Opt(vec![Lit("-".into()), Day(a, b)])]),
-        ]
+        vec![Year(4, 10), Opt(vec![Lit("-".into()), Month(a, b), Opt(vec![Lit("-".into()), Day(a, b)])])]
     };
     let full_date = |strict: bool| -> Vec<Tok> {
         let (a, b) = if strict { (2, 2) } else { (1, 2) };
@@ -163,7 +162,9 @@ fn compile(alt: &str) -> Result<Parser, String> {
             ]));
             t
         }
-        "date_time" => [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(1, 9, true), zone()]].concat(),
+        "date_time" => {
+            [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(1, 9, true), zone()]].concat()
+        }
         "date_time_no_millis" => [full_date(strict), vec![Lit("T".into())], hms(strict), vec![zone()]].concat(),
         "date" | "year_month_day" => full_date(strict),
         "date_hour_minute_second" => [full_date(strict), vec![Lit("T".into())], hms(strict)].concat(),
@@ -174,12 +175,19 @@ fn compile(alt: &str) -> Result<Parser, String> {
         "year" => vec![Year(4, 10)],
         "basic_date" => vec![Year(4, 4), Month(2, 2), Day(2, 2)],
         "basic_date_time" => vec![
-            Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2),
-            Fraction(1, 9, true), zone(),
+            Year(4, 4),
+            Month(2, 2),
+            Day(2, 2),
+            Lit("T".into()),
+            Hour(2, 2),
+            Minute(2, 2),
+            Second(2, 2),
+            Fraction(1, 9, true),
+            zone(),
         ],
-        "basic_date_time_no_millis" => vec![
-            Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2), zone(),
-        ],
+        "basic_date_time_no_millis" => {
+            vec![Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2), zone()]
+        }
         _ if strict => return Err(format!("Unknown date format [{alt}]")),
         _ => compile_pattern(alt)?,
     };
@@ -290,8 +298,20 @@ fn push_tok(stack: &mut [Vec<Tok>], t: Tok) {
     }
 }
 
-const MONTHS: [&str; 12] =
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
 const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 /// Fields collected while parsing.
@@ -585,7 +605,8 @@ fn resolve(f: &Fields) -> Option<(i64, u32)> {
         }
         days_from_civil(year, month, day)
     };
-    let secs = days.checked_mul(86_400)?.checked_add(hour * 3600 + f.minute * 60 + f.second)?.checked_sub(f.offset_secs)?;
+    let secs =
+        days.checked_mul(86_400)?.checked_add(hour * 3600 + f.minute * 60 + f.second)?.checked_sub(f.offset_secs)?;
     Some((secs, u32::try_from(f.nano).ok()?))
 }
 

@@ -89,7 +89,16 @@ pub struct Mapping {
 
 /// Names OpenSearch reserves for metadata fields; a document may not contain them at its root.
 pub const METADATA_FIELDS: [&str; 10] = [
-    "_id", "_routing", "_source", "_seq_no", "_primary_term", "_version", "_index", "_ignored", "_field_names", "_doc_count",
+    "_id",
+    "_routing",
+    "_source",
+    "_seq_no",
+    "_primary_term",
+    "_version",
+    "_index",
+    "_ignored",
+    "_field_names",
+    "_doc_count",
 ];
 
 impl Mapping {
@@ -302,7 +311,9 @@ fn parse_object(name: &str, def: &Map<String, Value>, root: bool) -> Result<Obje
             "type" if !root && v == "object" => {}
             _ if root => unknown.push(format!("{k} : {v}")),
             _ => {
-                return Err(MappingError::parsing(format!("unknown parameter [{k}] on mapper [{name}] of type [object]")))
+                return Err(MappingError::parsing(format!(
+                    "unknown parameter [{k}] on mapper [{name}] of type [object]"
+                )))
             }
         }
     }
@@ -321,7 +332,9 @@ fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(),
         return Err(MappingError::illegal("name cannot be empty string"));
     }
     let Value::Object(d) = def else {
-        return Err(MappingError::parsing(format!("Expected map for property [fields] on field [{name}] but got a {def}")));
+        return Err(MappingError::parsing(format!(
+            "Expected map for property [fields] on field [{name}] but got a {def}"
+        )));
     };
     if let Some((head, tail)) = name.split_once('.') {
         if head.is_empty() || tail.is_empty() {
@@ -330,7 +343,9 @@ fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(),
         let entry = o.properties.entry(head.to_string()).or_insert_with(|| Mapper::Object(ObjectMapping::default()));
         return match entry {
             Mapper::Object(child) => insert_property(child, tail, def),
-            Mapper::Field(_) => Err(MappingError::illegal(format!("Field [{head}] is defined both as an object and a field"))),
+            Mapper::Field(_) => {
+                Err(MappingError::illegal(format!("Field [{head}] is defined both as an object and a field")))
+            }
         };
     }
     let is_object = match d.get("type") {
@@ -338,7 +353,10 @@ fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(),
         Some(t) => t == "object",
     };
     let mapper = if is_object {
-        if d.get("type").is_none() && !d.contains_key("properties") && d.keys().any(|k| k != "dynamic" && k != "enabled") {
+        if d.get("type").is_none()
+            && !d.contains_key("properties")
+            && d.keys().any(|k| k != "dynamic" && k != "enabled")
+        {
             return Err(MappingError::parsing(format!("No type specified for field [{name}]")));
         }
         Mapper::Object(parse_object(name, d, false)?)

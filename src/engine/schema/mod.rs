@@ -68,7 +68,14 @@ pub struct IndexableField {
 pub enum FieldValue {
     /// Analyzed text. `analyzer` is the index-time analyzer name; `"default"` means the index's
     /// default analyzer (`index.analysis.analyzer.default`, else `standard`).
-    Text { text: String, analyzer: String, positions: bool, offsets: bool, norms: bool, position_increment_gap: u32 },
+    Text {
+        text: String,
+        analyzer: String,
+        positions: bool,
+        offsets: bool,
+        norms: bool,
+        position_increment_gap: u32,
+    },
     /// One term; doc values sorted-set.
     Keyword(String),
     /// long/integer/short/byte, date (epoch millis), date_nanos (epoch nanos), scaled_float (scaled).

@@ -35,7 +35,15 @@ pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<
         return Err(MappingError::parsing("failed to parse")
             .caused_by(MappingError::illegal("Malformed content, must start with an object")));
     };
-    let mut p = DocParser { base, id, update: Mapping::default(), changed: false, fields: Vec::new(), ignored: Vec::new(), copying: false };
+    let mut p = DocParser {
+        base,
+        id,
+        update: Mapping::default(),
+        changed: false,
+        fields: Vec::new(),
+        ignored: Vec::new(),
+        copying: false,
+    };
     p.fields.push(IndexableField {
         name: "_id".into(),
         value: FieldValue::Keyword(id.to_string()),
@@ -48,7 +56,12 @@ pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<
         }
     }
     for name in std::mem::take(&mut p.ignored) {
-        p.fields.push(IndexableField { name: "_ignored".into(), value: FieldValue::Keyword(name), index: true, doc_values: false });
+        p.fields.push(IndexableField {
+            name: "_ignored".into(),
+            value: FieldValue::Keyword(name),
+            index: true,
+            doc_values: false,
+        });
     }
     Ok(ParsedDocument { fields: p.fields, mapping_update: p.changed.then_some(p.update) })
 }
@@ -83,7 +96,9 @@ impl<'a> DocParser<'a> {
                 ))));
             }
             if parts.iter().any(|p| p.trim().is_empty()) {
-                return Err(wrapped(MappingError::illegal(format!("object field cannot contain only whitespace: ['{key}']"))));
+                return Err(wrapped(MappingError::illegal(format!(
+                    "object field cannot contain only whitespace: ['{key}']"
+                ))));
             }
         }
         self.parse_path(parent, dynamic, key, &parts, v)
@@ -98,7 +113,14 @@ impl<'a> DocParser<'a> {
     }
 
     /// Parses `v` under the remaining `parts` of document key `key` (split at dots).
-    fn parse_path(&mut self, parent: &str, dynamic: Dynamic, key: &str, parts: &[&str], v: &Value) -> Result<(), MappingError> {
+    fn parse_path(
+        &mut self,
+        parent: &str,
+        dynamic: Dynamic,
+        key: &str,
+        parts: &[&str],
+        v: &Value,
+    ) -> Result<(), MappingError> {
         let Some((name, rest)) = parts.split_first() else { return Ok(()) };
         let full = join(parent, name);
         if !rest.is_empty() {

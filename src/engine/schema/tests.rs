@@ -119,7 +119,10 @@ fn numeric_detection_and_date_detection_settings() {
 
     let m = mapping(json!({"dynamic_date_formats": ["MM/dd/yyyy"]}));
     let d = parse(&m, json!({"d": "12/31/2020"})).expect("parses");
-    assert_eq!(d.mapping_update.expect("update").to_json()["properties"]["d"], json!({"type": "date", "format": "MM/dd/yyyy"}));
+    assert_eq!(
+        d.mapping_update.expect("update").to_json()["properties"]["d"],
+        json!({"type": "date", "format": "MM/dd/yyyy"})
+    );
 }
 
 #[test]
@@ -172,7 +175,10 @@ fn dotted_keys_are_objects() {
         parse(&m, json!({"a.": 1})).expect_err("ambiguous").root_cause().reason,
         "object field starting or ending with a [.] makes object resolution ambiguous: [a.]"
     );
-    assert_eq!(parse(&m, json!({"": 1})).expect_err("empty").root_cause().reason, "field name cannot be an empty string");
+    assert_eq!(
+        parse(&m, json!({"": 1})).expect_err("empty").root_cause().reason,
+        "field name cannot be an empty string"
+    );
     let t = typed("text");
     let e = parse(&t, json!({"f.x": "v"})).expect_err("text is not an object");
     assert_eq!(
@@ -196,7 +202,8 @@ fn objects_arrays_and_enabled_false() {
         "user": {"properties": {"name": {"type": "keyword"}}},
         "blob": {"type": "object", "enabled": false}
     }}));
-    let d = parse(&m, json!({"user": [{"name": "a"}, {"name": ["b", "c"]}], "blob": {"anything": [1, {"x": 2}]}})).expect("parses");
+    let d = parse(&m, json!({"user": [{"name": "a"}, {"name": ["b", "c"]}], "blob": {"anything": [1, {"x": 2}]}}))
+        .expect("parses");
     assert_eq!(values(&d, "user.name"), vec![kw("a"), kw("b"), kw("c")]);
     assert_eq!(d.fields.len(), 4, "_id + three names; nothing from the disabled object");
     assert!(d.mapping_update.is_none());
@@ -233,7 +240,11 @@ fn integer_types_range_checks() {
         let m = typed(t);
         let e = parse(&m, json!({"f": v.clone()})).expect_err("out of range");
         assert_eq!(e.kind, "mapper_parsing_exception", "{t} {v}");
-        assert!(e.reason.starts_with(&format!("failed to parse field [f] of type [{t}] in document with id '1'")), "{}", e.reason);
+        assert!(
+            e.reason.starts_with(&format!("failed to parse field [f] of type [{t}] in document with id '1'")),
+            "{}",
+            e.reason
+        );
         assert_eq!(e.root_cause().reason, msg, "{t} {v}");
         assert_eq!(e.root_cause().kind, "illegal_argument_exception");
     }
@@ -241,7 +252,10 @@ fn integer_types_range_checks() {
     assert_eq!(one(&typed("short"), "f", json!(-32768)), vec![FieldValue::Long(-32768)]);
     assert_eq!(one(&typed("long"), "f", json!(i64::MIN)), vec![FieldValue::Long(i64::MIN)]);
     assert_eq!(one(&typed("unsigned_long"), "f", json!(u64::MAX)), vec![FieldValue::UnsignedLong(u64::MAX)]);
-    assert_eq!(one(&typed("unsigned_long"), "f", json!("18446744073709551615")), vec![FieldValue::UnsignedLong(u64::MAX)]);
+    assert_eq!(
+        one(&typed("unsigned_long"), "f", json!("18446744073709551615")),
+        vec![FieldValue::UnsignedLong(u64::MAX)]
+    );
 }
 
 #[test]
@@ -256,7 +270,10 @@ fn coercion_of_strings_and_fractions() {
     assert_eq!(one(&typed("long"), "f", json!("12.9")), vec![FieldValue::Long(12)]);
     assert!(one(&m, "f", json!("")).is_empty(), "empty string is null");
     assert_eq!(cause(&m, "f", json!("abc")), "For input string: \"abc\"");
-    assert_eq!(cause(&m, "f", json!(true)), "Current token (VALUE_TRUE) not numeric, can not use numeric value accessors");
+    assert_eq!(
+        cause(&m, "f", json!(true)),
+        "Current token (VALUE_TRUE) not numeric, can not use numeric value accessors"
+    );
 
     let strict = mapping(json!({"properties": {
         "i": {"type": "integer", "coerce": false}, "l": {"type": "long", "coerce": false},
@@ -320,14 +337,22 @@ fn null_value_and_ignore_malformed() {
 
 #[test]
 fn keyword_parameters() {
-    let m = mapping(json!({"properties": {"k": {"type": "keyword", "ignore_above": 3, "doc_values": false, "index": false}}}));
+    let m = mapping(
+        json!({"properties": {"k": {"type": "keyword", "ignore_above": 3, "doc_values": false, "index": false}}}),
+    );
     let d = parse(&m, json!({"k": ["abc", "abcd", 12, true, "ééé"]})).expect("parses");
     assert_eq!(values(&d, "k"), vec![kw("abc"), kw("12"), kw("ééé")]);
     let f = d.fields.iter().find(|f| f.name == "k").expect("k");
     assert!(!f.index && !f.doc_values);
     let e = parse(&typed("keyword"), json!({"f": {"a": 1}})).expect_err("object");
-    assert_eq!(e.reason, "failed to parse field [f] of type [keyword] in document with id '1'. Preview of field's value: '{a=1}'");
-    assert_eq!((e.root_cause().kind, e.root_cause().reason.as_str()), ("illegal_state_exception", "Can't get text on a START_OBJECT"));
+    assert_eq!(
+        e.reason,
+        "failed to parse field [f] of type [keyword] in document with id '1'. Preview of field's value: '{a=1}'"
+    );
+    assert_eq!(
+        (e.root_cause().kind, e.root_cause().reason.as_str()),
+        ("illegal_state_exception", "Can't get text on a START_OBJECT")
+    );
 }
 
 #[test]
@@ -353,13 +378,18 @@ fn text_parameters_and_multi_fields() {
     let t = d.fields.iter().find(|f| f.name == "t").expect("t");
     assert!(t.index && !t.doc_values);
     let d = parse(&typed("text"), json!({"f": "x"})).expect("parses");
-    assert!(matches!(&values(&d, "f")[0], FieldValue::Text { analyzer, positions: true, offsets: false, norms: true, position_increment_gap: 100, .. } if analyzer == "default"));
+    assert!(
+        matches!(&values(&d, "f")[0], FieldValue::Text { analyzer, positions: true, offsets: false, norms: true, position_increment_gap: 100, .. } if analyzer == "default")
+    );
 }
 
 #[test]
 fn booleans() {
     let m = typed("boolean");
-    assert_eq!(one(&m, "f", json!([true, "false", "true"])), vec![FieldValue::Bool(true), FieldValue::Bool(false), FieldValue::Bool(true)]);
+    assert_eq!(
+        one(&m, "f", json!([true, "false", "true"])),
+        vec![FieldValue::Bool(true), FieldValue::Bool(false), FieldValue::Bool(true)]
+    );
     assert!(one(&m, "f", json!("")).is_empty());
     assert_eq!(cause(&m, "f", json!("yes")), "Failed to parse value [yes] as only [true] or [false] are allowed.");
     assert_eq!(cause(&m, "f", json!(1)), "Current token (VALUE_NUMBER_INT) not of boolean type");
@@ -434,7 +464,8 @@ fn date_custom_patterns() {
     assert_eq!(date::format_date(971_211_336_000, "EEE, dd MMM yyyy HH:mm:ss Z"), "Tue, 10 Oct 2000 20:55:36 +0000");
     assert!(date::validate_format("yyyy-qq").is_err());
     assert!(date::validate_format("strict_nonsense").is_err());
-    let e = Mapping::from_json(&json!({"properties": {"d": {"type": "date", "format": "yyyy-qq"}}})).expect_err("bad format");
+    let e = Mapping::from_json(&json!({"properties": {"d": {"type": "date", "format": "yyyy-qq"}}}))
+        .expect_err("bad format");
     assert_eq!(e.reason, "Invalid format: [yyyy-qq]: Unknown pattern letter: q");
 }
 
@@ -448,13 +479,19 @@ fn date_and_date_nanos_fields() {
     assert_eq!(values(&d, "d"), vec![FieldValue::Long(1_420_114_230_123), FieldValue::Long(1_420_070_400_001)]);
     assert_eq!(values(&d, "n"), vec![FieldValue::Long(1_420_114_230_123_456_789)]);
     assert_eq!(values(&d, "c"), vec![FieldValue::Long(1_420_114_230_000)]);
-    assert_eq!(cause(&m, "d", json!("nope")), "failed to parse date field [nope] with format [strict_date_optional_time||epoch_millis]");
+    assert_eq!(
+        cause(&m, "d", json!("nope")),
+        "failed to parse date field [nope] with format [strict_date_optional_time||epoch_millis]"
+    );
     assert_eq!(
         cause(&m, "n", json!("1969-12-31T23:59:59Z")),
         "date[1969-12-31T23:59:59.000Z] is before the epoch in 1970 and cannot be stored in nanosecond resolution"
     );
     assert!(cause(&m, "n", json!("2262-04-12T00:00:00Z")).contains("cannot be stored in nanosecond resolution"));
-    assert_eq!(date::format_date_nanos(1_420_114_230_123_456_789, date::DEFAULT_FORMAT), "2015-01-01T12:10:30.123456789Z");
+    assert_eq!(
+        date::format_date_nanos(1_420_114_230_123_456_789, date::DEFAULT_FORMAT),
+        "2015-01-01T12:10:30.123456789Z"
+    );
     assert_eq!(date::format_date_nanos(1_420_114_230_120_000_000, date::DEFAULT_FORMAT), "2015-01-01T12:10:30.120Z");
 }
 
@@ -512,10 +549,15 @@ fn mapping_round_trips_through_json() {
     assert_eq!(m.to_json(), def);
     assert_eq!(Mapping::from_json(&m.to_json()).expect("reparses"), m);
     // Defaults are omitted, as GET _mapping does.
-    let m = mapping(json!({"properties": {"t": {"type": "text", "norms": true, "index": true, "position_increment_gap": 100},
+    let m = mapping(
+        json!({"properties": {"t": {"type": "text", "norms": true, "index": true, "position_increment_gap": 100},
                                            "d": {"type": "date", "format": "strict_date_optional_time||epoch_millis"},
-                                           "a.b": {"type": "long"}}}));
-    assert_eq!(m.to_json(), json!({"properties": {"t": {"type": "text"}, "d": {"type": "date"}, "a": {"properties": {"b": {"type": "long"}}}}}));
+                                           "a.b": {"type": "long"}}}),
+    );
+    assert_eq!(
+        m.to_json(),
+        json!({"properties": {"t": {"type": "text"}, "d": {"type": "date"}, "a": {"properties": {"b": {"type": "long"}}}}})
+    );
     assert_eq!(Mapping::new_dynamic().to_json(), json!({}));
 }
 
@@ -523,7 +565,10 @@ fn mapping_round_trips_through_json() {
 fn mapping_definition_errors() {
     let err = |v: Value| Mapping::from_json(&v).expect_err("invalid mapping");
     let e = err(json!({"properties": {"f": {"type": "strng"}}}));
-    assert_eq!((e.kind, e.reason.as_str()), ("mapper_parsing_exception", "No handler for type [strng] declared on field [f]"));
+    assert_eq!(
+        (e.kind, e.reason.as_str()),
+        ("mapper_parsing_exception", "No handler for type [strng] declared on field [f]")
+    );
     let e = err(json!({"properties": {"f": {"type": "long", "analyzer": "x"}}}));
     assert_eq!(e.reason, "unknown parameter [analyzer] on mapper [f] of type [long]");
     let e = err(json!({"properties": {"f": {"type": "text", "doc_values": true}}}));
@@ -535,7 +580,10 @@ fn mapping_definition_errors() {
     let e = err(json!({"dynamic": "sometimes"}));
     assert_eq!(e.kind, "mapper_parsing_exception");
     let e = err(json!({"properties": {"f": {"type": "text", "index_options": "all"}}}));
-    assert_eq!(e.reason, "Unknown value [all] for field [index_options] - accepted values are [docs, freqs, positions, offsets]");
+    assert_eq!(
+        e.reason,
+        "Unknown value [all] for field [index_options] - accepted values are [docs, freqs, positions, offsets]"
+    );
     let e = err(json!({"properties": {"f": {"type": "keyword", "index": "maybe"}}}));
     assert_eq!(e.root_cause().reason, "Failed to parse value [maybe] as only [true] or [false] are allowed.");
 }
@@ -548,14 +596,23 @@ fn merge_rules() {
         "o": {"properties": {"x": {"type": "long"}}}
     }}));
     let e = base.merge(&mapping(json!({"properties": {"n": {"type": "text"}}}))).expect_err("type change");
-    assert_eq!((e.kind, e.reason.as_str()), ("illegal_argument_exception", "mapper [n] cannot be changed from type [long] to [text]"));
+    assert_eq!(
+        (e.kind, e.reason.as_str()),
+        ("illegal_argument_exception", "mapper [n] cannot be changed from type [long] to [text]")
+    );
     let e = base.merge(&mapping(json!({"properties": {"o": {"type": "keyword"}}}))).expect_err("object to field");
     assert_eq!(e.reason, "can't merge a non object mapping [o] with an object mapping");
-    let e = base.merge(&mapping(json!({"properties": {"n": {"properties": {"y": {"type": "long"}}}}}))).expect_err("field to object");
+    let e = base
+        .merge(&mapping(json!({"properties": {"n": {"properties": {"y": {"type": "long"}}}}})))
+        .expect_err("field to object");
     assert_eq!(e.reason, "mapper [n] cannot be changed from type [long] to [object]");
-    let e = base.merge(&mapping(json!({"properties": {"t": {"type": "text", "analyzer": "standard"}}}))).expect_err("analyzer");
+    let e = base
+        .merge(&mapping(json!({"properties": {"t": {"type": "text", "analyzer": "standard"}}})))
+        .expect_err("analyzer");
     assert_eq!(e.reason, "Mapper for [t] conflicts with existing mapper:\n\tCannot update parameter [analyzer] from [english] to [standard]");
-    let e = base.merge(&mapping(json!({"properties": {"o": {"properties": {"x": {"type": "integer"}}}}}))).expect_err("nested");
+    let e = base
+        .merge(&mapping(json!({"properties": {"o": {"properties": {"x": {"type": "integer"}}}}})))
+        .expect_err("nested");
     assert_eq!(e.reason, "mapper [o.x] cannot be changed from type [long] to [integer]");
 
     let merged = base
@@ -591,7 +648,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map("[a-z_.]{0,4}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-z_.]{0,4}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }

@@ -102,9 +102,14 @@ pub enum FieldKind {
     Keyword(KeywordParams),
     Number(NumberType),
     /// Stored as `round(value * scaling_factor)` in a long.
-    ScaledFloat { scaling_factor: f64 },
+    ScaledFloat {
+        scaling_factor: f64,
+    },
     /// `date` (millis) or `date_nanos` (nanos). `format` default: [`date::DEFAULT_FORMAT`].
-    Date { nanos: bool, format: Option<String> },
+    Date {
+        nanos: bool,
+        format: Option<String>,
+    },
     Boolean,
     Ip,
     Binary,
@@ -139,8 +144,16 @@ pub struct FieldType {
 pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
     (
         "text",
-        &["search_quote_analyzer", "fielddata", "fielddata_frequency_filter", "eager_global_ordinals", "index_prefixes",
-          "index_phrases", "term_vector", "similarity"],
+        &[
+            "search_quote_analyzer",
+            "fielddata",
+            "fielddata_frequency_filter",
+            "eager_global_ordinals",
+            "index_prefixes",
+            "index_phrases",
+            "term_vector",
+            "similarity",
+        ],
     ),
     ("keyword", &["eager_global_ordinals", "split_queries_on_whitespace", "index_options", "norms", "similarity"]),
     ("date", &["locale", "print_format"]),
@@ -231,7 +244,9 @@ impl FieldType {
             "boolean" => FieldKind::Boolean,
             "ip" => FieldKind::Ip,
             "binary" => FieldKind::Binary,
-            other => return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]"))),
+            other => {
+                return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
+            }
         };
         let mut ft = FieldType::new(kind);
         let mut scaling_factor_seen = false;
@@ -250,7 +265,9 @@ impl FieldType {
                     Value::String(s) => vec![s.clone()],
                     Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
                     other => {
-                        return Err(MappingError::parsing(format!("Expected a string or an array for [copy_to] on field [{name}]: {other}")))
+                        return Err(MappingError::parsing(format!(
+                            "Expected a string or an array for [copy_to] on field [{name}]: {other}"
+                        )))
                     }
                 };
                 continue;
@@ -304,7 +321,11 @@ impl FieldType {
             FieldKind::Text(p) => {
                 put(&mut m, "analyzer", p.analyzer.as_ref().map(|a| json!(a)));
                 put(&mut m, "search_analyzer", p.search_analyzer.as_ref().map(|a| json!(a)));
-                put(&mut m, "index_options", p.index_options.filter(|o| *o != TextIndexOptions::Positions).map(|o| json!(o.name())));
+                put(
+                    &mut m,
+                    "index_options",
+                    p.index_options.filter(|o| *o != TextIndexOptions::Positions).map(|o| json!(o.name())),
+                );
                 put(&mut m, "norms", p.norms.filter(|n| !n).map(Value::from));
                 put(&mut m, "position_increment_gap", p.position_increment_gap.filter(|g| *g != 100).map(Value::from));
             }
@@ -353,10 +374,17 @@ fn put(m: &mut Map<String, Value>, key: &str, v: Option<Value>) {
 fn param_allowed(kind: &FieldKind, key: &str) -> bool {
     let common = ["index", "doc_values", "store", "fields", "null_value"];
     match kind {
-        FieldKind::Text(_) => {
-            ["analyzer", "search_analyzer", "index_options", "norms", "position_increment_gap", "index", "store", "fields"]
-                .contains(&key)
-        }
+        FieldKind::Text(_) => [
+            "analyzer",
+            "search_analyzer",
+            "index_options",
+            "norms",
+            "position_increment_gap",
+            "index",
+            "store",
+            "fields",
+        ]
+        .contains(&key),
         FieldKind::Keyword(_) => common.contains(&key) || ["ignore_above", "normalizer"].contains(&key),
         FieldKind::Number(_) => common.contains(&key) || ["coerce", "ignore_malformed"].contains(&key),
         FieldKind::ScaledFloat { .. } => {
@@ -394,9 +422,10 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
         FieldKind::Keyword(p) => match key {
             "ignore_above" => {
                 let i = int_param(name, key, v)?;
-                p.ignore_above = Some(u32::try_from(i).map_err(|_| {
-                    MappingError::illegal(format!("[ignore_above] must be positive, got [{i}]"))
-                })?);
+                p.ignore_above = Some(
+                    u32::try_from(i)
+                        .map_err(|_| MappingError::illegal(format!("[ignore_above] must be positive, got [{i}]")))?,
+                );
             }
             "normalizer" => p.normalizer = Some(str_param(name, key, v)?),
             _ => {}
@@ -408,18 +437,24 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
 
 fn parse_multi_fields(name: &str, v: &Value) -> Result<BTreeMap<String, FieldType>, MappingError> {
     let Value::Object(subs) = v else {
-        return Err(MappingError::parsing(format!("Expected map for property [fields] on field [{name}] but got a {v}")));
+        return Err(MappingError::parsing(format!(
+            "Expected map for property [fields] on field [{name}] but got a {v}"
+        )));
     };
     let mut out = BTreeMap::new();
     for (sub, def) in subs {
         let Value::Object(def) = def else {
-            return Err(MappingError::parsing(format!("Expected map for property [fields] on field [{sub}] but got a {def}")));
+            return Err(MappingError::parsing(format!(
+                "Expected map for property [fields] on field [{sub}] but got a {def}"
+            )));
         };
         if sub.is_empty() {
             return Err(MappingError::illegal("field name cannot be an empty string"));
         }
         if sub.contains('.') {
-            return Err(MappingError::parsing(format!("Field name [{sub}] which is a multi field of [{name}] cannot contain '.'")));
+            return Err(MappingError::parsing(format!(
+                "Field name [{sub}] which is a multi field of [{name}] cannot contain '.'"
+            )));
         }
         out.insert(sub.clone(), FieldType::from_json(sub, def)?);
     }
@@ -437,10 +472,11 @@ pub(crate) fn bool_param(name: &str, key: &str, v: &Value) -> Result<bool, Mappi
                 Value::String(s) => s.clone(),
                 o => o.to_string(),
             };
-            Err(MappingError::parsing(format!("Failed to parse mapping [{key}] of field [{name}]"))
-                .caused_by(MappingError::illegal(format!(
+            Err(MappingError::parsing(format!("Failed to parse mapping [{key}] of field [{name}]")).caused_by(
+                MappingError::illegal(format!(
                     "Failed to parse value [{shown}] as only [true] or [false] are allowed."
-                ))))
+                )),
+            ))
         }
     }
 }
@@ -450,12 +486,16 @@ fn str_param(name: &str, key: &str, v: &Value) -> Result<String, MappingError> {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
-        other => Err(MappingError::parsing(format!("Wrong value for parameter [{key}] of field [{name}]: expected a string, got {other}"))),
+        other => Err(MappingError::parsing(format!(
+            "Wrong value for parameter [{key}] of field [{name}]: expected a string, got {other}"
+        ))),
     }
 }
 
 fn int_param(name: &str, key: &str, v: &Value) -> Result<i64, MappingError> {
-    v.as_i64()
-        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-        .ok_or_else(|| MappingError::parsing(format!("Failed to parse mapping [{key}] of field [{name}]: expected an integer, got {v}")))
+    v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())).ok_or_else(|| {
+        MappingError::parsing(format!(
+            "Failed to parse mapping [{key}] of field [{name}]: expected an integer, got {v}"
+        ))
+    })
 }

@@ -49,7 +49,10 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
                 None => return Ok(Converted::Null),
             };
             if !d.is_finite() {
-                return Err(illegal(format!("[scaled_float] only supports finite values, but got [{}]", java_double(d))));
+                return Err(illegal(format!(
+                    "[scaled_float] only supports finite values, but got [{}]",
+                    java_double(d)
+                )));
             }
             // Java's Math.round: floor(x + 0.5), saturating.
             Ok(Converted::Value(FieldValue::Long((d * scaling_factor + 0.5).floor() as i64)))
@@ -74,7 +77,10 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             }
             Value::Number(n) => Err(MappingError::new(
                 "json_parse_exception",
-                format!("Current token ({}) not of boolean type", if n.is_f64() { "VALUE_NUMBER_FLOAT" } else { "VALUE_NUMBER_INT" }),
+                format!(
+                    "Current token ({}) not of boolean type",
+                    if n.is_f64() { "VALUE_NUMBER_FLOAT" } else { "VALUE_NUMBER_INT" }
+                ),
             )),
             other => Err(not_a_value(other)),
         },
@@ -199,7 +205,11 @@ fn number(n: NumberType, coerce: bool, v: &Value) -> Res {
             // overflow to infinity, which it stores as such.
             let parsed = if n == Double { d } else { f64::from(d as f32) };
             if !parsed.is_finite() {
-                return Err(illegal(format!("[{}] supports only finite values, but got [{}]", n.name(), java_double(parsed))));
+                return Err(illegal(format!(
+                    "[{}] supports only finite values, but got [{}]",
+                    n.name(),
+                    java_double(parsed)
+                )));
             }
             Ok(Converted::Value(FieldValue::Double(rounded)))
         }
@@ -277,6 +287,14 @@ pub(super) fn f16_round(x: f32) -> f32 {
     let ulp = (e - 10.0).exp2();
     let q = a / ulp;
     // `q` is exact (division by a power of two), so a tie is exactly .5.
-    let r = if q - q.trunc() == 0.5 { if q.trunc() % 2.0 == 0.0 { q.trunc() } else { q.trunc() + 1.0 } } else { q.round() };
+    let r = if q - q.trunc() == 0.5 {
+        if q.trunc() % 2.0 == 0.0 {
+            q.trunc()
+        } else {
+            q.trunc() + 1.0
+        }
+    } else {
+        q.round()
+    };
     (r * ulp).copysign(x)
 }
