@@ -1,105 +1,12 @@
-//! Date parsing and printing with OpenSearch's format strings.
-//!
-//! A format is one or more alternatives joined by `||`; parsing tries them in order, printing uses
-//! the first. Each alternative is a built-in name (`strict_date_optional_time`, `epoch_millis`, ...)
-//! or a java.time-style pattern (`yyyy-MM-dd HH:mm:ss`, `dd/MMM/yyyy:HH:mm:ss Z`, optional sections
-//! in `[...]`, literals in `'...'`). Time zones are `Z` and numeric offsets (`+01:00`, `+0100`,
-//! `+01`); named zones other than `UTC`/`GMT` are not supported (no tz database in the engine).
-//!
-//! Limits: `date` holds epoch milliseconds in an `i64`; `date_nanos` holds epoch nanoseconds in
-//! an `i64`, so only 1970-01-01T00:00:00Z ..= 2262-04-11T23:47:16.854775807Z (as OpenSearch).
+//! java.time-style patterns: compiling (`yyyy-MM-dd'T'HH:mm[:ss]`), parsing with optional
+//! sections (backtracking per section) and printing. Resolution of the parsed fields is strict
+//! (no 30 February, hours 0-23) as OpenSearch's `ResolverStyle.STRICT` formatters are.
 
-/// OpenSearch's default `format` of `date` and `date_nanos` fields.
-pub const DEFAULT_FORMAT: &str = "strict_date_optional_time||epoch_millis";
-
-const NANOS_PER_SEC: i64 = 1_000_000_000;
-
-/// Parses `s` with `format` into epoch milliseconds (fractions below a millisecond are dropped,
-/// rounding toward negative infinity as java.time does).
-pub fn parse_date(s: &str, format: &str) -> Result<i64, String> {
-    let (secs, nanos) = parse_instant(s, format)?;
-    secs.checked_mul(1000).and_then(|ms| ms.checked_add(i64::from(nanos) / 1_000_000)).ok_or_else(|| failed(s, format))
-}
-
-/// Parses `s` with `format` into epoch nanoseconds (`date_nanos`).
-pub fn parse_date_nanos(s: &str, format: &str) -> Result<i64, String> {
-    let (secs, nanos) = parse_instant(s, format)?;
-    if secs < 0 {
-        return Err(format!(
-            "date[{}] is before the epoch in 1970 and cannot be stored in nanosecond resolution",
-            print_iso(secs, nanos)
-        ));
-    }
-    secs.checked_mul(NANOS_PER_SEC).and_then(|n| n.checked_add(i64::from(nanos))).ok_or_else(|| {
-        format!(
-            "date[{}] is after 2262-04-11T23:47:16.854775807 and cannot be stored in nanosecond resolution",
-            print_iso(secs, nanos)
-        )
-    })
-}
-
-/// Prints epoch milliseconds with the first alternative of `format`.
-pub fn format_date(millis: i64, format: &str) -> String {
-    let secs = millis.div_euclid(1000);
-    let nanos = (millis.rem_euclid(1000) * 1_000_000) as u32; // < 1e9: fits
-    print_instant(secs, nanos, format)
-}
-
-/// Prints epoch nanoseconds with the first alternative of `format`.
-pub fn format_date_nanos(nanos: i64, format: &str) -> String {
-    let secs = nanos.div_euclid(NANOS_PER_SEC);
-    let sub = nanos.rem_euclid(NANOS_PER_SEC) as u32; // < 1e9: fits
-    print_instant(secs, sub, format)
-}
-
-/// Checks that every alternative of `format` is a known name or a valid pattern.
-pub fn validate_format(format: &str) -> Result<(), String> {
-    for alt in format.split("||") {
-        compile(alt).map_err(|e| format!("Invalid format: [{format}]: {e}"))?;
-    }
-    Ok(())
-}
-
-fn failed(s: &str, format: &str) -> String {
-    format!("failed to parse date field [{s}] with format [{format}]")
-}
-
-/// Parses into (epoch seconds, nanosecond of second).
-fn parse_instant(s: &str, format: &str) -> Result<(i64, u32), String> {
-    for alt in format.split("||") {
-        let Ok(parser) = compile(alt) else { continue };
-        if let Some(v) = parser.parse(s) {
-            return Ok(v);
-        }
-    }
-    Err(failed(s, format))
-}
-
-fn print_instant(secs: i64, nanos: u32, format: &str) -> String {
-    let first = format.split("||").next().unwrap_or(format);
-    match compile(first) {
-        Ok(p) => p.print(secs, nanos),
-        Err(_) => print_iso(secs, nanos),
-    }
-}
-
-fn print_iso(secs: i64, nanos: u32) -> String {
-    match compile("strict_date_optional_time") {
-        Ok(p) => p.print(secs, nanos),
-        Err(_) => secs.to_string(),
-    }
-}
-
-/// One alternative of a format, ready to parse and print.
-enum Parser {
-    EpochMillis,
-    EpochSecond,
-    Pattern(Vec<Tok>),
-}
+use super::civil::{days_from_civil, days_in_month, is_leap};
 
 /// A pattern element. Numeric fields carry (min digits, max digits).
 #[derive(Clone, Debug)]
-enum Tok {
+pub(super) enum Tok {
     Year(usize, usize),
     TwoDigitYear,
     Month(usize, usize),
@@ -125,77 +32,8 @@ enum Tok {
     Opt(Vec<Tok>),
 }
 
-fn compile(alt: &str) -> Result<Parser, String> {
-    use Tok::*;
-    let iso_date = |strict: bool| -> Vec<Tok> {
-        let (a, b) = if strict { (2, 2) } else { (1, 2) };
-        vec![Year(4, 10), Opt(vec![Lit("-".into()), Month(a, b), Opt(vec![Lit("-".into()), Day(a, b)])])]
-    };
-    let full_date = |strict: bool| -> Vec<Tok> {
-        let (a, b) = if strict { (2, 2) } else { (1, 2) };
-        vec![Year(4, 10), Lit("-".into()), Month(a, b), Lit("-".into()), Day(a, b)]
-    };
-    let hms = |strict: bool| -> Vec<Tok> {
-        let (a, b) = if strict { (2, 2) } else { (1, 2) };
-        vec![Hour(a, b), Lit(":".into()), Minute(a, b), Lit(":".into()), Second(a, b)]
-    };
-    let zone = || Offset { z: true, colon: false, minutes: true };
-    let strict = alt.starts_with("strict_");
-    let name = alt.strip_prefix("strict_").unwrap_or(alt);
-    let toks = match name {
-        "epoch_millis" if !strict => return Ok(Parser::EpochMillis),
-        "epoch_second" if !strict => return Ok(Parser::EpochSecond),
-        "date_optional_time" | "date_optional_time_nanos" => {
-            let (a, b) = if strict { (2, 2) } else { (1, 2) };
-            let mut t = iso_date(strict);
-            t.push(Opt(vec![
-                Lit("T".into()),
-                Opt(vec![
-                    Hour(a, b),
-                    Opt(vec![
-                        Lit(":".into()),
-                        Minute(a, b),
-                        Opt(vec![Lit(":".into()), Second(a, b), Opt(vec![Fraction(1, 9, true)])]),
-                    ]),
-                ]),
-                Opt(vec![zone()]),
-            ]));
-            t
-        }
-        "date_time" => {
-            [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(1, 9, true), zone()]].concat()
-        }
-        "date_time_no_millis" => [full_date(strict), vec![Lit("T".into())], hms(strict), vec![zone()]].concat(),
-        "date" | "year_month_day" => full_date(strict),
-        "date_hour_minute_second" => [full_date(strict), vec![Lit("T".into())], hms(strict)].concat(),
-        "date_hour_minute_second_millis" | "date_hour_minute_second_fraction" => {
-            [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(3, 9, true)]].concat()
-        }
-        "year_month" => vec![Year(4, 10), Lit("-".into()), Month(2, 2)],
-        "year" => vec![Year(4, 10)],
-        "basic_date" => vec![Year(4, 4), Month(2, 2), Day(2, 2)],
-        "basic_date_time" => vec![
-            Year(4, 4),
-            Month(2, 2),
-            Day(2, 2),
-            Lit("T".into()),
-            Hour(2, 2),
-            Minute(2, 2),
-            Second(2, 2),
-            Fraction(1, 9, true),
-            zone(),
-        ],
-        "basic_date_time_no_millis" => {
-            vec![Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2), zone()]
-        }
-        _ if strict => return Err(format!("Unknown date format [{alt}]")),
-        _ => compile_pattern(alt)?,
-    };
-    Ok(Parser::Pattern(toks))
-}
-
 /// Compiles a java.time-style pattern.
-fn compile_pattern(p: &str) -> Result<Vec<Tok>, String> {
+pub(super) fn compile_pattern(p: &str) -> Result<Vec<Tok>, String> {
     let chars: Vec<char> = p.chars().collect();
     let mut stack: Vec<Vec<Tok>> = vec![Vec::new()];
     let mut i = 0;
@@ -316,7 +154,7 @@ const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
 
 /// Fields collected while parsing.
 #[derive(Clone, Copy, Default)]
-struct Fields {
+pub(super) struct Fields {
     year: Option<i64>,
     month: Option<i64>,
     day: Option<i64>,
@@ -328,84 +166,6 @@ struct Fields {
     second: i64,
     nano: i64,
     offset_secs: i64,
-}
-
-impl Parser {
-    fn parse(&self, s: &str) -> Option<(i64, u32)> {
-        match self {
-            Parser::EpochMillis => parse_epoch(s, 3),
-            Parser::EpochSecond => parse_epoch(s, 0),
-            Parser::Pattern(toks) => {
-                let mut f = Fields::default();
-                let rest = parse_toks(toks, s.as_bytes(), &mut f)?;
-                if !rest.is_empty() {
-                    return None;
-                }
-                resolve(&f)
-            }
-        }
-    }
-
-    fn print(&self, secs: i64, nanos: u32) -> String {
-        match self {
-            Parser::EpochMillis => {
-                let ms = i128::from(secs) * 1000 + i128::from(nanos / 1_000_000);
-                let sub = nanos % 1_000_000;
-                if sub == 0 {
-                    ms.to_string()
-                } else {
-                    let frac = format!("{sub:06}");
-                    format!("{ms}.{}", frac.trim_end_matches('0'))
-                }
-            }
-            Parser::EpochSecond => {
-                if nanos == 0 {
-                    secs.to_string()
-                } else {
-                    let frac = format!("{nanos:09}");
-                    format!("{secs}.{}", frac.trim_end_matches('0'))
-                }
-            }
-            Parser::Pattern(toks) => {
-                let mut out = String::new();
-                let days = secs.div_euclid(86_400);
-                let sod = secs.rem_euclid(86_400);
-                let (y, m, d) = civil_from_days(days);
-                print_toks(toks, &mut out, (y, m, d, days, sod, nanos));
-                out
-            }
-        }
-    }
-}
-
-/// `[-]digits[.fraction]` where the integer part counts units of 10^-`scale` seconds.
-fn parse_epoch(s: &str, scale: u32) -> Option<(i64, u32)> {
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, s),
-    };
-    let (int, frac) = match body.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => (body, ""),
-    };
-    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let max_frac = 9 - scale as usize;
-    if frac.len() > max_frac {
-        return None;
-    }
-    let units: i128 = int.parse().ok()?;
-    let frac_units: i128 = if frac.is_empty() { 0 } else { format!("{frac:0<max_frac$}").parse().ok()? };
-    // total in nanoseconds
-    let unit_nanos = 10i128.pow(9 - scale);
-    let mut total = units.checked_mul(unit_nanos)?.checked_add(frac_units)?;
-    if neg {
-        total = -total;
-    }
-    let secs = i64::try_from(total.div_euclid(1_000_000_000)).ok()?;
-    let nanos = u32::try_from(total.rem_euclid(1_000_000_000)).ok()?;
-    Some((secs, nanos))
 }
 
 fn take_digits(s: &[u8], min: usize, max: usize) -> Option<(i64, &[u8])> {
@@ -427,7 +187,7 @@ fn take_text<'a>(s: &'a [u8], names: &[&str], full: bool) -> Option<(i64, &'a [u
     None
 }
 
-fn parse_toks<'a>(toks: &[Tok], mut s: &'a [u8], f: &mut Fields) -> Option<&'a [u8]> {
+pub(super) fn parse_toks<'a>(toks: &[Tok], mut s: &'a [u8], f: &mut Fields) -> Option<&'a [u8]> {
     for t in toks {
         s = match t {
             Tok::Year(min, max) => {
@@ -580,7 +340,7 @@ fn parse_offset(s: &[u8], z: bool) -> Option<(i64, &[u8])> {
     Some((sign * (h * 3600 + m * 60 + sec), rest))
 }
 
-fn resolve(f: &Fields) -> Option<(i64, u32)> {
+pub(super) fn resolve(f: &Fields) -> Option<(i64, u32)> {
     let year = f.year.unwrap_or(1970);
     let hour = match (f.hour, f.hour12, f.pm) {
         (Some(h), _, _) => h,
@@ -610,7 +370,7 @@ fn resolve(f: &Fields) -> Option<(i64, u32)> {
     Some((secs, u32::try_from(f.nano).ok()?))
 }
 
-fn print_toks(toks: &[Tok], out: &mut String, t: (i64, i64, i64, i64, i64, u32)) {
+pub(super) fn print_toks(toks: &[Tok], out: &mut String, t: (i64, i64, i64, i64, i64, u32)) {
     let (y, m, d, days, sod, nanos) = t;
     let pad = |out: &mut String, v: i64, w: usize| out.push_str(&format!("{v:0w$}"));
     for tok in toks {
@@ -667,42 +427,4 @@ fn print_toks(toks: &[Tok], out: &mut String, t: (i64, i64, i64, i64, i64, u32))
             Tok::Opt(inner) => print_toks(inner, out, t),
         }
     }
-}
-
-fn is_leap(y: i64) -> bool {
-    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        2 if is_leap(y) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Inverse of [`days_from_civil`].
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
