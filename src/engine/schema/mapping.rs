@@ -113,6 +113,10 @@ impl Mapping {
         let Value::Object(m) = v else {
             return Err(MappingError::parsing(format!("Expected a mapping object, got {v}")));
         };
+        // A single `_doc` key is the legacy type wrapper, accepted as OpenSearch does.
+        if let (1, Some(inner @ Value::Object(_))) = (m.len(), m.get("_doc")) {
+            return Mapping::from_json(inner);
+        }
         let mut out = Mapping::default();
         let mut rest = Map::new();
         for (k, val) in m {

@@ -559,6 +559,12 @@ fn mapping_round_trips_through_json() {
         json!({"properties": {"t": {"type": "text"}, "d": {"type": "date"}, "a": {"properties": {"b": {"type": "long"}}}}})
     );
     assert_eq!(Mapping::new_dynamic().to_json(), json!({}));
+    // The legacy `_doc` wrapper is accepted.
+    assert_eq!(mapping(json!({"_doc": {"properties": {"a": {"type": "long"}}}})), mapping(json!({"properties": {"a": {"type": "long"}}})));
+    let m = mapping(json!({"properties": {"t": {"type": "text", "fields": {"raw": {"type": "keyword"}}}, "o": {"properties": {"n": {"type": "long"}}}}}));
+    let leaves: Vec<(String, &str)> = m.leaf_fields().into_iter().map(|(p, f)| (p, f.type_name())).collect();
+    assert_eq!(leaves, vec![("o.n".into(), "long"), ("t".into(), "text"), ("t.raw".into(), "keyword")]);
+    assert!(m.field_type("o.missing").is_none() && m.field_type("t.raw.x").is_none() && m.field_type("").is_none());
 }
 
 #[test]
