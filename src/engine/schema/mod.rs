@@ -1,1 +1,149 @@
-//! schema/: see the module table in `engine/mod.rs`. (Under construction.)
+//! schema/: "which fields does this JSON document have, and of which types".
+//!
+//! A [`Mapping`] is an index's root object mapper as OpenSearch 3.3 keeps it: field types with
+//! their parameters, objects with `dynamic`/`enabled`, multi-fields, and the root settings
+//! (`date_detection`, `numeric_detection`, `dynamic_date_formats`, `_source`, `_routing`).
+//! [`Mapping::parse`] turns a document's `_source` into [`IndexableField`]s following the mapping
+//! exactly as OpenSearch does (coercion, range checks, `null_value`, `ignore_above`,
+//! `ignore_malformed`, dynamic mapping); new dynamic fields come back as a mapping update that the
+//! caller merges with [`Mapping::merge`] (as OpenSearch's put-mapping does).
+//!
+//! Not for: analysis (text values carry their analyzer's name; keyword values carry the raw string
+//! and the normalizer name is in the [`FieldType`]); storing `_source`.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `types.rs` | field types and their parameters; parsing and printing one field definition |
+//! | `mapping.rs` | the root/object mappers, `from_json`, `to_json`, lookups |
+//! | `merge.rs` | merging mappings (put-mapping and dynamic updates) and its conflict rules |
+//! | `values.rs` | converting one JSON value to the indexed value of one field type |
+//! | `parse.rs` | walking a document and building its fields |
+//! | `dynamic.rs` | the type a new field gets from its first value |
+//! | `date.rs`, `ip.rs` | date formats and IP addresses |
+
+pub mod date;
+mod dynamic;
+pub mod ip;
+mod mapping;
+mod merge;
+mod parse;
+mod types;
+mod values;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+pub use mapping::{Dynamic, Mapper, Mapping, ObjectMapping};
+pub use types::{FieldKind, FieldType, KeywordParams, NumberType, TextIndexOptions, TextParams};
+
+/// The fields of one parsed document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedDocument {
+    /// Every value to index, in the order keys are visited (serde_json's map order: sorted by
+    /// key, array elements in order); `_id` first, `_ignored` entries for values
+    /// dropped by `ignore_malformed`.
+    pub fields: Vec<IndexableField>,
+    /// Fields this document introduced through dynamic mapping (a mapping holding only them and
+    /// their parent objects); `None` if none. Merge it into the index mapping before indexing.
+    pub mapping_update: Option<Mapping>,
+}
+
+/// One value of one field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexableField {
+    /// Full dotted path (`user.name`, `title.keyword`).
+    pub name: String,
+    pub value: FieldValue,
+    /// Goes into the inverted index (text, keyword, boolean) or the points index (numbers, dates, ip).
+    pub index: bool,
+    /// Goes into doc values (sorted-set for keyword/ip/boolean, sorted-numeric for numbers/dates,
+    /// binary for binary).
+    pub doc_values: bool,
+}
+
+/// The indexed form of a value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldValue {
+    /// Analyzed text. `analyzer` is the index-time analyzer name; `"default"` means the index's
+    /// default analyzer (`index.analysis.analyzer.default`, else `standard`).
+    Text {
+        text: String,
+        analyzer: String,
+        positions: bool,
+        offsets: bool,
+        norms: bool,
+        position_increment_gap: u32,
+    },
+    /// One term; doc values sorted-set.
+    Keyword(String),
+    /// long/integer/short/byte, date (epoch millis), date_nanos (epoch nanos), scaled_float (scaled).
+    Long(i64),
+    /// double/float/half_float, already rounded to the type's precision.
+    Double(f64),
+    UnsignedLong(u64),
+    Bool(bool),
+    /// IPv4 as IPv4-mapped IPv6.
+    Ip(u128),
+    Binary(Vec<u8>),
+}
+
+/// An error as OpenSearch reports it: `{"type": kind, "reason": reason, "caused_by": ...}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MappingError {
+    /// `mapper_parsing_exception`, `illegal_argument_exception`, `strict_dynamic_mapping_exception`, ...
+    pub kind: &'static str,
+    pub reason: String,
+    /// The underlying error (OpenSearch's `caused_by`), e.g. `number_format_exception` under a
+    /// `mapper_parsing_exception` "failed to parse field [...]".
+    pub caused_by: Option<Box<MappingError>>,
+}
+
+impl MappingError {
+    /// An error without a cause.
+    pub fn new(kind: &'static str, reason: impl Into<String>) -> MappingError {
+        MappingError { kind, reason: reason.into(), caused_by: None }
+    }
+    /// `mapper_parsing_exception`.
+    pub fn parsing(reason: impl Into<String>) -> MappingError {
+        MappingError::new("mapper_parsing_exception", reason)
+    }
+    /// `illegal_argument_exception`.
+    pub fn illegal(reason: impl Into<String>) -> MappingError {
+        MappingError::new("illegal_argument_exception", reason)
+    }
+    /// Adds a cause.
+    pub fn caused_by(mut self, cause: MappingError) -> MappingError {
+        self.caused_by = Some(Box::new(cause));
+        self
+    }
+    /// The innermost cause (OpenSearch's `root_cause`).
+    pub fn root_cause(&self) -> &MappingError {
+        let mut e = self;
+        while let Some(c) = &e.caused_by {
+            e = c;
+        }
+        e
+    }
+    /// As OpenSearch's error body shows it (without `root_cause`).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({"type": self.kind, "reason": self.reason});
+        if let (Some(c), Some(obj)) = (&self.caused_by, v.as_object_mut()) {
+            obj.insert("caused_by".into(), c.to_json());
+        }
+        v
+    }
+}
+
+impl fmt::Display for MappingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.reason)?;
+        if let Some(c) = &self.caused_by {
+            write!(f, " (caused by {c})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for MappingError {}

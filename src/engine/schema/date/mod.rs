@@ -1,0 +1,252 @@
+//! Date parsing and printing with OpenSearch's format strings.
+//!
+//! A format is one or more alternatives joined by `||`; parsing tries them in order, printing uses
+//! the first. Each alternative is a built-in name (`strict_date_optional_time`, `epoch_millis`, ...)
+//! or a java.time-style pattern (`yyyy-MM-dd HH:mm:ss`, `dd/MMM/yyyy:HH:mm:ss Z`, optional sections
+//! in `[...]`, literals in `'...'`). Time zones are `Z` and numeric offsets (`+01:00`, `+0100`,
+//! `+01`); named zones other than `UTC`/`GMT` are not supported (no tz database in the engine).
+//!
+//! Limits: `date` holds epoch milliseconds in an `i64`; `date_nanos` holds epoch nanoseconds in
+//! an `i64`, so only 1970-01-01T00:00:00Z ..= 2262-04-11T23:47:16.854775807Z (as OpenSearch).
+
+/// OpenSearch's default `format` of `date` and `date_nanos` fields.
+pub const DEFAULT_FORMAT: &str = "strict_date_optional_time||epoch_millis";
+
+const NANOS_PER_SEC: i64 = 1_000_000_000;
+
+mod civil;
+mod pattern;
+
+use civil::civil_from_days;
+use pattern::{compile_pattern, parse_toks, print_toks, resolve, Fields, Tok};
+
+/// Parses `s` with `format` into epoch milliseconds (fractions below a millisecond are dropped,
+/// rounding toward negative infinity as java.time does).
+pub fn parse_date(s: &str, format: &str) -> Result<i64, String> {
+    let (secs, nanos) = parse_instant(s, format)?;
+    secs.checked_mul(1000).and_then(|ms| ms.checked_add(i64::from(nanos) / 1_000_000)).ok_or_else(|| failed(s, format))
+}
+
+/// Parses `s` with `format` into epoch nanoseconds (`date_nanos`).
+pub fn parse_date_nanos(s: &str, format: &str) -> Result<i64, String> {
+    let (secs, nanos) = parse_instant(s, format)?;
+    if secs < 0 {
+        return Err(format!(
+            "date[{}] is before the epoch in 1970 and cannot be stored in nanosecond resolution",
+            print_iso(secs, nanos)
+        ));
+    }
+    secs.checked_mul(NANOS_PER_SEC).and_then(|n| n.checked_add(i64::from(nanos))).ok_or_else(|| {
+        format!(
+            "date[{}] is after 2262-04-11T23:47:16.854775807 and cannot be stored in nanosecond resolution",
+            print_iso(secs, nanos)
+        )
+    })
+}
+
+/// Prints epoch milliseconds with the first alternative of `format`.
+pub fn format_date(millis: i64, format: &str) -> String {
+    let secs = millis.div_euclid(1000);
+    let nanos = (millis.rem_euclid(1000) * 1_000_000) as u32; // < 1e9: fits
+    print_instant(secs, nanos, format)
+}
+
+/// Prints epoch nanoseconds with the first alternative of `format`.
+pub fn format_date_nanos(nanos: i64, format: &str) -> String {
+    let secs = nanos.div_euclid(NANOS_PER_SEC);
+    let sub = nanos.rem_euclid(NANOS_PER_SEC) as u32; // < 1e9: fits
+    print_instant(secs, sub, format)
+}
+
+/// Checks that every alternative of `format` is a known name or a valid pattern.
+pub fn validate_format(format: &str) -> Result<(), String> {
+    for alt in format.split("||") {
+        compile(alt).map_err(|e| format!("Invalid format: [{format}]: {e}"))?;
+    }
+    Ok(())
+}
+
+fn failed(s: &str, format: &str) -> String {
+    format!("failed to parse date field [{s}] with format [{format}]")
+}
+
+/// Parses into (epoch seconds, nanosecond of second).
+fn parse_instant(s: &str, format: &str) -> Result<(i64, u32), String> {
+    for alt in format.split("||") {
+        let Ok(parser) = compile(alt) else { continue };
+        if let Some(v) = parser.parse(s) {
+            return Ok(v);
+        }
+    }
+    Err(failed(s, format))
+}
+
+fn print_instant(secs: i64, nanos: u32, format: &str) -> String {
+    let first = format.split("||").next().unwrap_or(format);
+    match compile(first) {
+        Ok(p) => p.print(secs, nanos),
+        Err(_) => print_iso(secs, nanos),
+    }
+}
+
+fn print_iso(secs: i64, nanos: u32) -> String {
+    match compile("strict_date_optional_time") {
+        Ok(p) => p.print(secs, nanos),
+        Err(_) => secs.to_string(),
+    }
+}
+
+/// One alternative of a format, ready to parse and print.
+enum Parser {
+    EpochMillis,
+    EpochSecond,
+    Pattern(Vec<Tok>),
+}
+
+fn compile(alt: &str) -> Result<Parser, String> {
+    use Tok::*;
+    let iso_date = |strict: bool| -> Vec<Tok> {
+        let (a, b) = if strict { (2, 2) } else { (1, 2) };
+        vec![Year(4, 10), Opt(vec![Lit("-".into()), Month(a, b), Opt(vec![Lit("-".into()), Day(a, b)])])]
+    };
+    let full_date = |strict: bool| -> Vec<Tok> {
+        let (a, b) = if strict { (2, 2) } else { (1, 2) };
+        vec![Year(4, 10), Lit("-".into()), Month(a, b), Lit("-".into()), Day(a, b)]
+    };
+    let hms = |strict: bool| -> Vec<Tok> {
+        let (a, b) = if strict { (2, 2) } else { (1, 2) };
+        vec![Hour(a, b), Lit(":".into()), Minute(a, b), Lit(":".into()), Second(a, b)]
+    };
+    let zone = || Offset { z: true, colon: false, minutes: true };
+    let strict = alt.starts_with("strict_");
+    let name = alt.strip_prefix("strict_").unwrap_or(alt);
+    let toks = match name {
+        "epoch_millis" if !strict => return Ok(Parser::EpochMillis),
+        "epoch_second" if !strict => return Ok(Parser::EpochSecond),
+        "date_optional_time" | "date_optional_time_nanos" => {
+            let (a, b) = if strict { (2, 2) } else { (1, 2) };
+            let mut t = iso_date(strict);
+            t.push(Opt(vec![
+                Lit("T".into()),
+                Opt(vec![
+                    Hour(a, b),
+                    Opt(vec![
+                        Lit(":".into()),
+                        Minute(a, b),
+                        Opt(vec![Lit(":".into()), Second(a, b), Opt(vec![Fraction(1, 9, true)])]),
+                    ]),
+                ]),
+                Opt(vec![zone()]),
+            ]));
+            t
+        }
+        "date_time" => {
+            [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(1, 9, true), zone()]].concat()
+        }
+        "date_time_no_millis" => [full_date(strict), vec![Lit("T".into())], hms(strict), vec![zone()]].concat(),
+        "date" | "year_month_day" => full_date(strict),
+        "date_hour_minute_second" => [full_date(strict), vec![Lit("T".into())], hms(strict)].concat(),
+        "date_hour_minute_second_millis" | "date_hour_minute_second_fraction" => {
+            [full_date(strict), vec![Lit("T".into())], hms(strict), vec![Fraction(3, 9, true)]].concat()
+        }
+        "year_month" => vec![Year(4, 10), Lit("-".into()), Month(2, 2)],
+        "year" => vec![Year(4, 10)],
+        "basic_date" => vec![Year(4, 4), Month(2, 2), Day(2, 2)],
+        "basic_date_time" => vec![
+            Year(4, 4),
+            Month(2, 2),
+            Day(2, 2),
+            Lit("T".into()),
+            Hour(2, 2),
+            Minute(2, 2),
+            Second(2, 2),
+            Fraction(1, 9, true),
+            zone(),
+        ],
+        "basic_date_time_no_millis" => {
+            vec![Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2), zone()]
+        }
+        _ if strict => return Err(format!("Unknown date format [{alt}]")),
+        _ => compile_pattern(alt)?,
+    };
+    Ok(Parser::Pattern(toks))
+}
+
+impl Parser {
+    fn parse(&self, s: &str) -> Option<(i64, u32)> {
+        match self {
+            Parser::EpochMillis => parse_epoch(s, 3),
+            Parser::EpochSecond => parse_epoch(s, 0),
+            Parser::Pattern(toks) => {
+                let mut f = Fields::default();
+                let rest = parse_toks(toks, s.as_bytes(), &mut f)?;
+                if !rest.is_empty() {
+                    return None;
+                }
+                resolve(&f)
+            }
+        }
+    }
+
+    fn print(&self, secs: i64, nanos: u32) -> String {
+        match self {
+            Parser::EpochMillis => {
+                let ms = i128::from(secs) * 1000 + i128::from(nanos / 1_000_000);
+                let sub = nanos % 1_000_000;
+                if sub == 0 {
+                    ms.to_string()
+                } else {
+                    let frac = format!("{sub:06}");
+                    format!("{ms}.{}", frac.trim_end_matches('0'))
+                }
+            }
+            Parser::EpochSecond => {
+                if nanos == 0 {
+                    secs.to_string()
+                } else {
+                    let frac = format!("{nanos:09}");
+                    format!("{secs}.{}", frac.trim_end_matches('0'))
+                }
+            }
+            Parser::Pattern(toks) => {
+                let mut out = String::new();
+                let days = secs.div_euclid(86_400);
+                let sod = secs.rem_euclid(86_400);
+                let (y, m, d) = civil_from_days(days);
+                print_toks(toks, &mut out, (y, m, d, days, sod, nanos));
+                out
+            }
+        }
+    }
+}
+
+/// `[-]digits[.fraction]` where the integer part counts units of 10^-`scale` seconds.
+fn parse_epoch(s: &str, scale: u32) -> Option<(i64, u32)> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s),
+    };
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (body, ""),
+    };
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let max_frac = 9 - scale as usize;
+    if frac.len() > max_frac {
+        return None;
+    }
+    let units: i128 = int.parse().ok()?;
+    let frac_units: i128 = if frac.is_empty() { 0 } else { format!("{frac:0<max_frac$}").parse().ok()? };
+    // total in nanoseconds
+    let unit_nanos = 10i128.pow(9 - scale);
+    let mut total = units.checked_mul(unit_nanos)?.checked_add(frac_units)?;
+    if neg {
+        total = -total;
+    }
+    let secs = i64::try_from(total.div_euclid(1_000_000_000)).ok()?;
+    let nanos = u32::try_from(total.rem_euclid(1_000_000_000)).ok()?;
+    Some((secs, nanos))
+}
+

@@ -1,0 +1,303 @@
+//! Walking a document's `_source` against a mapping and building its fields.
+//!
+//! Order of work per key (as OpenSearch's `DocumentParser`): metadata names are refused at the
+//! root; dotted keys (`"a.b": 1`) are objects (`{"a": {"b": 1}}`); arrays apply each element to
+//! the same field; an unmapped key is handled by the enclosing object's effective `dynamic`
+//! (`true`: the type comes from `dynamic.rs` and is recorded in the mapping update, so later values
+//! in the same document use it; `false`: ignored; `strict`: the document is rejected).
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::dynamic;
+use super::mapping::{Dynamic, Mapper, Mapping, ObjectMapping, METADATA_FIELDS};
+use super::types::{FieldKind, FieldType};
+use super::values::{convert, Converted};
+use super::{FieldValue, IndexableField, MappingError, ParsedDocument};
+
+struct DocParser<'a> {
+    base: &'a Mapping,
+    id: &'a str,
+    update: Mapping,
+    changed: bool,
+    fields: Vec<IndexableField>,
+    ignored: Vec<String>,
+    /// Inside a `copy_to`: targets' own `copy_to` is not followed (as OpenSearch).
+    copying: bool,
+}
+
+pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
+    let doc: Value = serde_json::from_slice(source).map_err(|e| {
+        MappingError::parsing("failed to parse").caused_by(MappingError::new("json_parse_exception", e.to_string()))
+    })?;
+    let Value::Object(obj) = &doc else {
+        return Err(MappingError::parsing("failed to parse")
+            .caused_by(MappingError::illegal("Malformed content, must start with an object")));
+    };
+    let mut p = DocParser {
+        base,
+        id,
+        update: Mapping::default(),
+        changed: false,
+        fields: Vec::new(),
+        ignored: Vec::new(),
+        copying: false,
+    };
+    p.fields.push(IndexableField {
+        name: "_id".into(),
+        value: FieldValue::Keyword(id.to_string()),
+        index: true,
+        doc_values: false,
+    });
+    if base.root.enabled.unwrap_or(true) {
+        for (k, v) in obj {
+            p.parse_key("", base.root.dynamic.unwrap_or(Dynamic::True), k, v)?;
+        }
+    }
+    for name in std::mem::take(&mut p.ignored) {
+        p.fields.push(IndexableField {
+            name: "_ignored".into(),
+            value: FieldValue::Keyword(name),
+            index: true,
+            doc_values: false,
+        });
+    }
+    Ok(ParsedDocument { fields: p.fields, mapping_update: p.changed.then_some(p.update) })
+}
+
+fn join(parent: &str, name: &str) -> String {
+    if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}.{name}")
+    }
+}
+
+fn wrapped(cause: MappingError) -> MappingError {
+    MappingError::parsing("failed to parse").caused_by(cause)
+}
+
+impl<'a> DocParser<'a> {
+    fn parse_key(&mut self, parent: &str, dynamic: Dynamic, key: &str, v: &Value) -> Result<(), MappingError> {
+        if key.is_empty() {
+            return Err(wrapped(MappingError::illegal("field name cannot be an empty string")));
+        }
+        if parent.is_empty() && METADATA_FIELDS.contains(&key) {
+            return Err(MappingError::parsing(format!(
+                "Field [{key}] is a metadata field and cannot be added inside a document. Use the index API request parameters."
+            )));
+        }
+        let parts: Vec<&str> = key.split('.').collect();
+        if parts.len() > 1 {
+            if parts.first().is_some_and(|p| p.is_empty()) || parts.last().is_some_and(|p| p.is_empty()) {
+                return Err(wrapped(MappingError::illegal(format!(
+                    "object field starting or ending with a [.] makes object resolution ambiguous: [{key}]"
+                ))));
+            }
+            if parts.iter().any(|p| p.trim().is_empty()) {
+                return Err(wrapped(MappingError::illegal(format!(
+                    "object field cannot contain only whitespace: ['{key}']"
+                ))));
+            }
+        }
+        self.parse_path(parent, dynamic, key, &parts, v)
+    }
+
+    /// The mapper at `path`: the index mapping's, else one added by this document.
+    fn lookup(&self, path: &str) -> Option<Cow<'a, Mapper>> {
+        if let Some(m) = self.base.mapper(path) {
+            return Some(Cow::Borrowed(m));
+        }
+        self.update.mapper(path).map(|m| Cow::Owned(m.clone()))
+    }
+
+    /// Parses `v` under the remaining `parts` of document key `key` (split at dots).
+    fn parse_path(
+        &mut self,
+        parent: &str,
+        dynamic: Dynamic,
+        key: &str,
+        parts: &[&str],
+        v: &Value,
+    ) -> Result<(), MappingError> {
+        let Some((name, rest)) = parts.split_first() else { return Ok(()) };
+        let full = join(parent, name);
+        if !rest.is_empty() {
+            // A dotted key: `name` must be (or become) an object.
+            return match self.lookup(&full) {
+                Some(m) => match m.as_ref() {
+                    Mapper::Object(o) if !o.enabled.unwrap_or(true) => Ok(()),
+                    Mapper::Object(o) => self.parse_path(&full, o.dynamic.unwrap_or(dynamic), key, rest, v),
+                    Mapper::Field(f) => Err(MappingError::parsing(format!(
+                        "Could not dynamically add mapping for field [{}]. Existing mapping for [{full}] must be of type object but found [{}].",
+                        key,
+                        f.type_name()
+                    ))),
+                },
+                None => match dynamic {
+                    Dynamic::True => {
+                        self.add_to_update(&full, Mapper::Object(ObjectMapping::default()));
+                        self.parse_path(&full, dynamic, key, rest, v)
+                    }
+                    Dynamic::False | Dynamic::FalseAllowTemplates => Ok(()),
+                    Dynamic::Strict | Dynamic::StrictAllowTemplates => Err(strict(name, parent)),
+                },
+            };
+        }
+        if let Value::Array(items) = v {
+            for item in items {
+                self.parse_path(parent, dynamic, key, parts, item)?;
+            }
+            return Ok(());
+        }
+        let mapper = match self.lookup(&full) {
+            Some(m) => m,
+            None => {
+                if v.is_null() {
+                    return Ok(());
+                }
+                match dynamic {
+                    Dynamic::False | Dynamic::FalseAllowTemplates => return Ok(()),
+                    Dynamic::Strict | Dynamic::StrictAllowTemplates => return Err(strict(name, parent)),
+                    Dynamic::True => {}
+                }
+                let Some(m) = dynamic::infer(self.base, v) else { return Ok(()) };
+                self.add_to_update(&full, m.clone());
+                Cow::Owned(m)
+            }
+        };
+        match mapper.as_ref() {
+            Mapper::Object(o) => match v {
+                Value::Object(map) => {
+                    if o.enabled.unwrap_or(true) {
+                        self.parse_object(&full, o.dynamic.unwrap_or(dynamic), map)?;
+                    }
+                    Ok(())
+                }
+                Value::Null => Ok(()),
+                _ if !o.enabled.unwrap_or(true) => Ok(()),
+                _ => Err(MappingError::parsing(format!(
+                    "object mapping for [{full}] tried to parse field [{name}] as object, but found a concrete value"
+                ))),
+            },
+            Mapper::Field(f) => {
+                self.emit(&full, f, v)?;
+                for (sub, sf) in &f.fields {
+                    self.emit(&format!("{full}.{sub}"), sf, v)?;
+                }
+                if !self.copying && !v.is_null() {
+                    self.copying = true;
+                    let root_dynamic = self.base.root.dynamic.unwrap_or(Dynamic::True);
+                    for target in &f.copy_to {
+                        let parts: Vec<&str> = target.split('.').collect();
+                        let r = self.parse_path("", root_dynamic, target, &parts, v);
+                        if r.is_err() {
+                            self.copying = false;
+                            return r;
+                        }
+                    }
+                    self.copying = false;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn parse_object(&mut self, path: &str, dynamic: Dynamic, map: &Map<String, Value>) -> Result<(), MappingError> {
+        for (k, v) in map {
+            self.parse_key(path, dynamic, k, v)?;
+        }
+        Ok(())
+    }
+
+    /// Indexes one value (never an array) of field `name`.
+    fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
+        let converted = if v.is_null() { Ok(Converted::Null) } else { convert(ft, v) };
+        let converted = match converted {
+            Ok(Converted::Null) => match &ft.null_value {
+                Some(nv) => convert(ft, nv),
+                None => return Ok(()),
+            },
+            other => other,
+        };
+        let value = match converted {
+            Ok(Converted::Value(value)) => value,
+            Ok(Converted::Null | Converted::Skip) => return Ok(()),
+            Err(cause) => {
+                let may_ignore = matches!(
+                    ft.kind,
+                    FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::Date { .. } | FieldKind::Ip
+                );
+                if may_ignore && ft.effective_ignore_malformed() && !v.is_object() {
+                    if !self.ignored.iter().any(|n| n == name) {
+                        self.ignored.push(name.to_string());
+                    }
+                    return Ok(());
+                }
+                return Err(MappingError::parsing(format!(
+                    "failed to parse field [{name}] of type [{}] in document with id '{}'. Preview of field's value: '{}'",
+                    ft.type_name(),
+                    self.id,
+                    preview(v)
+                ))
+                .caused_by(cause));
+            }
+        };
+        if matches!(ft.kind, FieldKind::Binary) && !ft.effective_doc_values() {
+            return Ok(());
+        }
+        self.fields.push(IndexableField {
+            name: name.to_string(),
+            value,
+            index: ft.effective_index(),
+            doc_values: ft.effective_doc_values(),
+        });
+        Ok(())
+    }
+
+    /// Records a new mapper at `path` in the mapping update, creating its parent objects (with the
+    /// index mapping's `dynamic`/`enabled` for objects that already exist there).
+    fn add_to_update(&mut self, path: &str, m: Mapper) {
+        self.changed = true;
+        let parts: Vec<&str> = path.split('.').collect();
+        let Some((leaf, parents)) = parts.split_last() else { return };
+        let mut obj = &mut self.update.root;
+        let mut prefix = String::new();
+        for p in parents {
+            prefix = join(&prefix, p);
+            let template = match self.base.object(&prefix) {
+                Some(o) => ObjectMapping { dynamic: o.dynamic, enabled: o.enabled, properties: Default::default() },
+                None => ObjectMapping::default(),
+            };
+            let entry = obj.properties.entry((*p).to_string()).or_insert(Mapper::Object(template));
+            obj = match entry {
+                Mapper::Object(o) => o,
+                // Unreachable: parents of a new mapper are objects; leave the update unchanged.
+                Mapper::Field(_) => return,
+            };
+        }
+        obj.properties.insert((*leaf).to_string(), m);
+    }
+}
+
+fn strict(name: &str, parent: &str) -> MappingError {
+    let within = if parent.is_empty() { "_doc" } else { parent };
+    MappingError::new(
+        "strict_dynamic_mapping_exception",
+        format!("mapping set to strict, dynamic introduction of [{name}] within [{within}] is not allowed"),
+    )
+}
+
+/// The value as OpenSearch previews it in "failed to parse field" messages (Java's toString).
+fn preview(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Object(m) => {
+            let inner: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", preview(v))).collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(preview).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,501 @@
+//! Field types and their parameters: parsing one field definition of a mapping and printing it
+//! back as `GET _mapping` does (parameters left at their defaults are omitted).
+//!
+//! Parameters are kept as configured (`Option`: `None` = not given) so that printing omits what
+//! the user did not set; the `effective_*` accessors apply OpenSearch's defaults.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::date;
+use super::MappingError;
+
+/// The numeric field types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberType {
+    Long,
+    Integer,
+    Short,
+    Byte,
+    Double,
+    Float,
+    HalfFloat,
+    UnsignedLong,
+}
+
+impl NumberType {
+    /// The mapping type name.
+    pub fn name(self) -> &'static str {
+        match self {
+            NumberType::Long => "long",
+            NumberType::Integer => "integer",
+            NumberType::Short => "short",
+            NumberType::Byte => "byte",
+            NumberType::Double => "double",
+            NumberType::Float => "float",
+            NumberType::HalfFloat => "half_float",
+            NumberType::UnsignedLong => "unsigned_long",
+        }
+    }
+}
+
+/// `index_options` of a text field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TextIndexOptions {
+    Docs,
+    Freqs,
+    Positions,
+    Offsets,
+}
+
+impl TextIndexOptions {
+    fn parse(s: &str) -> Option<TextIndexOptions> {
+        Some(match s {
+            "docs" => TextIndexOptions::Docs,
+            "freqs" => TextIndexOptions::Freqs,
+            "positions" => TextIndexOptions::Positions,
+            "offsets" => TextIndexOptions::Offsets,
+            _ => return None,
+        })
+    }
+    /// The mapping value.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextIndexOptions::Docs => "docs",
+            TextIndexOptions::Freqs => "freqs",
+            TextIndexOptions::Positions => "positions",
+            TextIndexOptions::Offsets => "offsets",
+        }
+    }
+}
+
+/// Parameters of a `text` field.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TextParams {
+    /// Default: the index default analyzer (`"default"`).
+    pub analyzer: Option<String>,
+    /// Default: `analyzer`.
+    pub search_analyzer: Option<String>,
+    /// Default: `positions`.
+    pub index_options: Option<TextIndexOptions>,
+    /// Default: true.
+    pub norms: Option<bool>,
+    /// Default: 100.
+    pub position_increment_gap: Option<u32>,
+}
+
+/// Parameters of a `keyword` field.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeywordParams {
+    /// Strings longer than this (in UTF-16 code units, as Java counts) are not indexed.
+    /// Default: 2147483647.
+    pub ignore_above: Option<u32>,
+    /// Name of a normalizer from the index's analysis settings. Default: none.
+    pub normalizer: Option<String>,
+}
+
+/// What a field holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldKind {
+    Text(TextParams),
+    Keyword(KeywordParams),
+    Number(NumberType),
+    /// Stored as `round(value * scaling_factor)` in a long.
+    ScaledFloat {
+        scaling_factor: f64,
+    },
+    /// `date` (millis) or `date_nanos` (nanos). `format` default: [`date::DEFAULT_FORMAT`].
+    Date {
+        nanos: bool,
+        format: Option<String>,
+    },
+    Boolean,
+    Ip,
+    Binary,
+}
+
+/// A leaf field of a mapping: its kind, common parameters and multi-fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldType {
+    pub kind: FieldKind,
+    /// Default: true.
+    pub index: Option<bool>,
+    /// Default: true, except text (no doc values) and binary (false).
+    pub doc_values: Option<bool>,
+    /// Default: false.
+    pub store: Option<bool>,
+    /// The value indexed for a JSON `null`. Default: none (null is not indexed).
+    pub null_value: Option<Value>,
+    /// Numbers: accept strings and truncate fractions. Default: true.
+    pub coerce: Option<bool>,
+    /// Numbers, dates, ip: drop malformed values instead of rejecting the document. Default: false.
+    pub ignore_malformed: Option<bool>,
+    /// Multi-fields (`fields`): the same value indexed again as `name.sub`.
+    pub fields: BTreeMap<String, FieldType>,
+    /// `copy_to`: full paths of fields that also receive this field's values.
+    pub copy_to: Vec<String>,
+    /// Parameters OpenSearch accepts that Fathom keeps (and prints back) but does not act on
+    /// (`boost`, `meta`, `similarity`, `eager_global_ordinals`, `locale`, ...; see [`EXTRA_PARAMS`]).
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// Accepted-but-not-interpreted parameters per type (besides those common to all: `boost`, `meta`).
+pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
+    (
+        "text",
+        &[
+            "search_quote_analyzer",
+            "fielddata",
+            "fielddata_frequency_filter",
+            "eager_global_ordinals",
+            "index_prefixes",
+            "index_phrases",
+            "term_vector",
+            "similarity",
+        ],
+    ),
+    ("keyword", &["eager_global_ordinals", "split_queries_on_whitespace", "index_options", "norms", "similarity"]),
+    ("date", &["locale", "print_format"]),
+    ("date_nanos", &["locale", "print_format"]),
+];
+
+impl FieldType {
+    /// A field of `kind` with every parameter at its default.
+    pub fn new(kind: FieldKind) -> FieldType {
+        FieldType {
+            kind,
+            index: None,
+            doc_values: None,
+            store: None,
+            null_value: None,
+            coerce: None,
+            ignore_malformed: None,
+            fields: BTreeMap::new(),
+            copy_to: Vec::new(),
+            extra: BTreeMap::new(),
+        }
+    }
+
+    /// The mapping type name (`text`, `long`, `date_nanos`, ...).
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            FieldKind::Text(_) => "text",
+            FieldKind::Keyword(_) => "keyword",
+            FieldKind::Number(n) => n.name(),
+            FieldKind::ScaledFloat { .. } => "scaled_float",
+            FieldKind::Date { nanos: false, .. } => "date",
+            FieldKind::Date { nanos: true, .. } => "date_nanos",
+            FieldKind::Boolean => "boolean",
+            FieldKind::Ip => "ip",
+            FieldKind::Binary => "binary",
+        }
+    }
+
+    /// Whether values go into the inverted/points index (binary never does).
+    pub fn effective_index(&self) -> bool {
+        !matches!(self.kind, FieldKind::Binary) && self.index.unwrap_or(true)
+    }
+    /// Whether values go into doc values.
+    pub fn effective_doc_values(&self) -> bool {
+        match self.kind {
+            FieldKind::Text(_) => false,
+            FieldKind::Binary => self.doc_values.unwrap_or(false),
+            _ => self.doc_values.unwrap_or(true),
+        }
+    }
+    /// `coerce`, default true.
+    pub fn effective_coerce(&self) -> bool {
+        self.coerce.unwrap_or(true)
+    }
+    /// `ignore_malformed`, default false.
+    pub fn effective_ignore_malformed(&self) -> bool {
+        self.ignore_malformed.unwrap_or(false)
+    }
+    /// The date format (dates only; others get the default).
+    pub fn date_format(&self) -> &str {
+        match &self.kind {
+            FieldKind::Date { format: Some(f), .. } => f,
+            _ => date::DEFAULT_FORMAT,
+        }
+    }
+
+    /// Parses the definition of field `name` (its simple name; used in messages).
+    pub fn from_json(name: &str, def: &Map<String, Value>) -> Result<FieldType, MappingError> {
+        let type_name = match def.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            Some(other) => return Err(MappingError::parsing(format!("No type specified for field [{name}]: {other}"))),
+            None => return Err(MappingError::parsing(format!("No type specified for field [{name}]"))),
+        };
+        let kind = match type_name {
+            "text" => FieldKind::Text(TextParams::default()),
+            "keyword" => FieldKind::Keyword(KeywordParams::default()),
+            "long" => FieldKind::Number(NumberType::Long),
+            "integer" => FieldKind::Number(NumberType::Integer),
+            "short" => FieldKind::Number(NumberType::Short),
+            "byte" => FieldKind::Number(NumberType::Byte),
+            "double" => FieldKind::Number(NumberType::Double),
+            "float" => FieldKind::Number(NumberType::Float),
+            "half_float" => FieldKind::Number(NumberType::HalfFloat),
+            "unsigned_long" => FieldKind::Number(NumberType::UnsignedLong),
+            "scaled_float" => FieldKind::ScaledFloat { scaling_factor: f64::NAN },
+            "date" => FieldKind::Date { nanos: false, format: None },
+            "date_nanos" => FieldKind::Date { nanos: true, format: None },
+            "boolean" => FieldKind::Boolean,
+            "ip" => FieldKind::Ip,
+            "binary" => FieldKind::Binary,
+            other => {
+                return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
+            }
+        };
+        let mut ft = FieldType::new(kind);
+        let mut scaling_factor_seen = false;
+        for (key, v) in def {
+            if key == "type" {
+                continue;
+            }
+            let extra = ["boost", "meta"].contains(&key.as_str())
+                || EXTRA_PARAMS.iter().any(|(t, ps)| *t == type_name && ps.contains(&key.as_str()));
+            if extra {
+                ft.extra.insert(key.clone(), v.clone());
+                continue;
+            }
+            if key == "copy_to" && !matches!(ft.kind, FieldKind::Binary) {
+                ft.copy_to = match v {
+                    Value::String(s) => vec![s.clone()],
+                    Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+                    other => {
+                        return Err(MappingError::parsing(format!(
+                            "Expected a string or an array for [copy_to] on field [{name}]: {other}"
+                        )))
+                    }
+                };
+                continue;
+            }
+            if !param_allowed(&ft.kind, key) {
+                return Err(MappingError::parsing(format!(
+                    "unknown parameter [{key}] on mapper [{name}] of type [{type_name}]"
+                )));
+            }
+            match key.as_str() {
+                "index" => ft.index = Some(bool_param(name, key, v)?),
+                "doc_values" => ft.doc_values = Some(bool_param(name, key, v)?),
+                "store" => ft.store = Some(bool_param(name, key, v)?),
+                "coerce" => ft.coerce = Some(bool_param(name, key, v)?),
+                "ignore_malformed" => ft.ignore_malformed = Some(bool_param(name, key, v)?),
+                "null_value" => ft.null_value = if v.is_null() { None } else { Some(v.clone()) },
+                "fields" => ft.fields = parse_multi_fields(name, v)?,
+                "scaling_factor" => {
+                    let f = v.as_f64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())).ok_or_else(|| {
+                        MappingError::parsing(format!("Failed to parse [scaling_factor] of field [{name}]: {v}"))
+                    })?;
+                    if !f.is_finite() || f <= 0.0 {
+                        return Err(MappingError::illegal(format!(
+                            "[scaling_factor] must be a positive number, got [{f}]"
+                        )));
+                    }
+                    ft.kind = FieldKind::ScaledFloat { scaling_factor: f };
+                    scaling_factor_seen = true;
+                }
+                "format" => {
+                    let f = str_param(name, key, v)?;
+                    date::validate_format(&f).map_err(MappingError::illegal)?;
+                    if let FieldKind::Date { format, .. } = &mut ft.kind {
+                        *format = Some(f);
+                    }
+                }
+                _ => parse_kind_param(&mut ft.kind, name, key, v)?,
+            }
+        }
+        if matches!(ft.kind, FieldKind::ScaledFloat { .. }) && !scaling_factor_seen {
+            return Err(MappingError::parsing(format!("Field [{name}] misses required parameter [scaling_factor]")));
+        }
+        Ok(ft)
+    }
+
+    /// The definition as `GET _mapping` prints it.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("type".into(), json!(self.type_name()));
+        match &self.kind {
+            FieldKind::Text(p) => {
+                put(&mut m, "analyzer", p.analyzer.as_ref().map(|a| json!(a)));
+                put(&mut m, "search_analyzer", p.search_analyzer.as_ref().map(|a| json!(a)));
+                put(
+                    &mut m,
+                    "index_options",
+                    p.index_options.filter(|o| *o != TextIndexOptions::Positions).map(|o| json!(o.name())),
+                );
+                put(&mut m, "norms", p.norms.filter(|n| !n).map(Value::from));
+                put(&mut m, "position_increment_gap", p.position_increment_gap.filter(|g| *g != 100).map(Value::from));
+            }
+            FieldKind::Keyword(p) => {
+                put(&mut m, "ignore_above", p.ignore_above.filter(|i| *i != i32::MAX as u32).map(Value::from));
+                put(&mut m, "normalizer", p.normalizer.as_ref().map(|n| json!(n)));
+            }
+            FieldKind::ScaledFloat { scaling_factor } => {
+                m.insert("scaling_factor".into(), json!(scaling_factor));
+            }
+            FieldKind::Date { format, .. } => {
+                put(&mut m, "format", format.as_ref().filter(|f| *f != date::DEFAULT_FORMAT).map(|f| json!(f)));
+            }
+            _ => {}
+        }
+        put(&mut m, "index", self.index.filter(|i| !i).map(Value::from));
+        let dv_default = !matches!(self.kind, FieldKind::Binary);
+        put(&mut m, "doc_values", self.doc_values.filter(|d| *d != dv_default).map(Value::from));
+        put(&mut m, "store", self.store.filter(|s| *s).map(Value::from));
+        put(&mut m, "coerce", self.coerce.filter(|c| !c).map(Value::from));
+        put(&mut m, "ignore_malformed", self.ignore_malformed.filter(|i| *i).map(Value::from));
+        put(&mut m, "null_value", self.null_value.clone());
+        match self.copy_to.as_slice() {
+            [] => {}
+            [one] => put(&mut m, "copy_to", Some(json!(one))),
+            many => put(&mut m, "copy_to", Some(json!(many))),
+        }
+        for (k, v) in &self.extra {
+            m.insert(k.clone(), v.clone());
+        }
+        if !self.fields.is_empty() {
+            let subs: Map<String, Value> = self.fields.iter().map(|(k, f)| (k.clone(), f.to_json())).collect();
+            m.insert("fields".into(), Value::Object(subs));
+        }
+        Value::Object(m)
+    }
+}
+
+fn put(m: &mut Map<String, Value>, key: &str, v: Option<Value>) {
+    if let Some(v) = v {
+        m.insert(key.into(), v);
+    }
+}
+
+/// Which parameters each type accepts (besides `type`).
+fn param_allowed(kind: &FieldKind, key: &str) -> bool {
+    let common = ["index", "doc_values", "store", "fields", "null_value"];
+    match kind {
+        FieldKind::Text(_) => [
+            "analyzer",
+            "search_analyzer",
+            "index_options",
+            "norms",
+            "position_increment_gap",
+            "index",
+            "store",
+            "fields",
+        ]
+        .contains(&key),
+        FieldKind::Keyword(_) => common.contains(&key) || ["ignore_above", "normalizer"].contains(&key),
+        FieldKind::Number(_) => common.contains(&key) || ["coerce", "ignore_malformed"].contains(&key),
+        FieldKind::ScaledFloat { .. } => {
+            common.contains(&key) || ["coerce", "ignore_malformed", "scaling_factor"].contains(&key)
+        }
+        FieldKind::Date { .. } => common.contains(&key) || ["format", "ignore_malformed"].contains(&key),
+        FieldKind::Boolean => common.contains(&key),
+        FieldKind::Ip => common.contains(&key) || key == "ignore_malformed",
+        FieldKind::Binary => ["doc_values", "store"].contains(&key),
+    }
+}
+
+fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> Result<(), MappingError> {
+    match kind {
+        FieldKind::Text(p) => match key {
+            "analyzer" => p.analyzer = Some(str_param(name, key, v)?),
+            "search_analyzer" => p.search_analyzer = Some(str_param(name, key, v)?),
+            "norms" => p.norms = Some(bool_param(name, key, v)?),
+            "position_increment_gap" => {
+                let g = int_param(name, key, v)?;
+                p.position_increment_gap = Some(u32::try_from(g).map_err(|_| {
+                    MappingError::parsing(format!("[position_increment_gap] for field [{name}] cannot be negative"))
+                })?);
+            }
+            "index_options" => {
+                let s = str_param(name, key, v)?;
+                p.index_options = Some(TextIndexOptions::parse(&s).ok_or_else(|| {
+                    MappingError::parsing(format!(
+                        "Unknown value [{s}] for field [index_options] - accepted values are [docs, freqs, positions, offsets]"
+                    ))
+                })?);
+            }
+            _ => {}
+        },
+        FieldKind::Keyword(p) => match key {
+            "ignore_above" => {
+                let i = int_param(name, key, v)?;
+                p.ignore_above = Some(
+                    u32::try_from(i)
+                        .map_err(|_| MappingError::illegal(format!("[ignore_above] must be positive, got [{i}]")))?,
+                );
+            }
+            "normalizer" => p.normalizer = Some(str_param(name, key, v)?),
+            _ => {}
+        },
+        _ => {}
+    }
+    Ok(())
+}
+
+fn parse_multi_fields(name: &str, v: &Value) -> Result<BTreeMap<String, FieldType>, MappingError> {
+    let Value::Object(subs) = v else {
+        return Err(MappingError::parsing(format!(
+            "Expected map for property [fields] on field [{name}] but got a {v}"
+        )));
+    };
+    let mut out = BTreeMap::new();
+    for (sub, def) in subs {
+        let Value::Object(def) = def else {
+            return Err(MappingError::parsing(format!(
+                "Expected map for property [fields] on field [{sub}] but got a {def}"
+            )));
+        };
+        if sub.is_empty() {
+            return Err(MappingError::illegal("field name cannot be an empty string"));
+        }
+        if sub.contains('.') {
+            return Err(MappingError::parsing(format!(
+                "Field name [{sub}] which is a multi field of [{name}] cannot contain '.'"
+            )));
+        }
+        out.insert(sub.clone(), FieldType::from_json(sub, def)?);
+    }
+    Ok(out)
+}
+
+/// A boolean parameter: `true`/`false` or the strings "true"/"false".
+pub(crate) fn bool_param(name: &str, key: &str, v: &Value) -> Result<bool, MappingError> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "true" => Ok(true),
+        Value::String(s) if s == "false" => Ok(false),
+        other => {
+            let shown = match other {
+                Value::String(s) => s.clone(),
+                o => o.to_string(),
+            };
+            Err(MappingError::parsing(format!("Failed to parse mapping [{key}] of field [{name}]")).caused_by(
+                MappingError::illegal(format!(
+                    "Failed to parse value [{shown}] as only [true] or [false] are allowed."
+                )),
+            ))
+        }
+    }
+}
+
+fn str_param(name: &str, key: &str, v: &Value) -> Result<String, MappingError> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        other => Err(MappingError::parsing(format!(
+            "Wrong value for parameter [{key}] of field [{name}]: expected a string, got {other}"
+        ))),
+    }
+}
+
+fn int_param(name: &str, key: &str, v: &Value) -> Result<i64, MappingError> {
+    v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())).ok_or_else(|| {
+        MappingError::parsing(format!(
+            "Failed to parse mapping [{key}] of field [{name}]: expected an integer, got {v}"
+        ))
+    })
+}
