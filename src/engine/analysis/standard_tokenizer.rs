@@ -25,9 +25,8 @@
 //! the same rules (letters, digits, `_`, and `: . '` between letters, `, ; . '` between digits);
 //! a property test checks it against the general path.
 //!
-//! Known divergences (all rare): the Unicode version is the crate's (16) rather than Lucene's
-//! JFlex tables (9–12); a ZWJ inside a Complex_Context run followed by a pictograph, and text after
-//! a U+FE0E inside an emoji sequence, are segmented as UAX #29 does rather than as the grammar.
+//! Known divergence: the Unicode data is the crate's (Unicode 16) rather than Lucene 9's JFlex
+//! tables (Unicode 12.1), so characters assigned or reclassified since differ.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -213,15 +212,26 @@ fn scan_ascii(bytes: &[u8], from: usize) -> Option<Found> {
 }
 
 /// The general path: the first token at or after `from` in `text`.
+///
+/// A segment that is not a token is skipped one character at a time, as JFlex's `[^]` rule does:
+/// a longer one (`" \u{200D}⭕"`, joined by WB4 and WB3c) is re-segmented from its second
+/// character, where a token may start.
 fn scan_general(text: &str, from: usize) -> Option<Found> {
-    let rest = &text[from..];
-    for (offset, segment) in rest.split_word_bound_indices() {
-        let start = from + offset;
-        if let Some((len, kind)) = classify(segment, &text[start..]) {
-            return Some((start, start + len, kind));
+    let mut pos = from;
+    'restart: loop {
+        for (offset, segment) in text[pos..].split_word_bound_indices() {
+            let start = pos + offset;
+            if let Some((len, kind)) = classify(segment, &text[start..]) {
+                return Some((start, start + len, kind));
+            }
+            let first_len = segment.chars().next().map_or(segment.len(), char::len_utf8);
+            if first_len < segment.len() {
+                pos = start + first_len;
+                continue 'restart;
+            }
         }
+        return None;
     }
-    None
 }
 
 /// Whether a UAX #29 segment (followed by `tail`, which starts with it) begins a token, and if so
