@@ -39,7 +39,9 @@ impl Analyzer for StandardAnalyzer {
     fn analyze(&self, text: &str, first_position: u32, sink: &mut dyn FnMut(&Token<'_>)) -> AnalyzeEnd {
         let lowered = LowerCaseFilter::new(StandardTokenizer::new(text, self.max_token_length));
         match &self.stop_words {
-            Some(words) if !words.is_empty() => drive(&mut StopFilter::new(lowered, words.clone()), first_position, sink),
+            Some(words) if !words.is_empty() => {
+                drive(&mut StopFilter::new(lowered, words.clone()), first_position, sink)
+            }
             _ => drive(&mut { lowered }, first_position, sink),
         }
     }

@@ -89,7 +89,11 @@ fn probe_word_class(c: char) -> WordClass {
     } else if probe("a", "") {
         // Joins after a letter: Extend/Format/ZWJ (WB4) or ExtendNumLet (WB13a); only the latter
         // also joins a following letter (WB13b).
-        if probe("", "a") { WordClass::ExtendNumLet } else { WordClass::Extend }
+        if probe("", "a") {
+            WordClass::ExtendNumLet
+        } else {
+            WordClass::Extend
+        }
     } else if probe("\u{30A2}", "") {
         WordClass::Katakana
     } else if probe("\u{1F1E6}", "") {
@@ -170,6 +174,8 @@ pub(crate) fn is_java_whitespace(c: char) -> bool {
     match c {
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}' => true,
         '\u{00A0}' | '\u{2007}' | '\u{202F}' => false,
-        _ => matches!(c, ' ' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}'),
+        _ => {
+            matches!(c, ' ' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
+        }
     }
 }

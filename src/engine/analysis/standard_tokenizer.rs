@@ -192,8 +192,10 @@ fn scan_ascii(bytes: &[u8], from: usize) -> Option<Found> {
                 continue; // WB5, WB8, WB9, WB10, WB13a, WB13b
             }
             let joins = match (ascii_word_class(b), after.map(ascii_word_class)) {
-                (WordClass::Letter, Some(WordClass::Letter)) => matches!(next, b':' | b'.' | b'\''), // WB6, WB7
-                (WordClass::Numeric, Some(WordClass::Numeric)) => matches!(next, b',' | b';' | b'.' | b'\''), // WB11, WB12
+                // WB6, WB7: MidLetter `:`, MidNumLet `.`, Single_Quote `'` between letters.
+                (WordClass::Letter, Some(WordClass::Letter)) => matches!(next, b':' | b'.' | b'\''),
+                // WB11, WB12: MidNum `,` `;`, MidNumLet `.`, Single_Quote `'` between digits.
+                (WordClass::Numeric, Some(WordClass::Numeric)) => matches!(next, b',' | b';' | b'.' | b'\''),
                 _ => false,
             };
             if !joins {
@@ -302,9 +304,17 @@ fn classify_word(segment: &str) -> Option<(usize, TokenType)> {
         }
     }
     let kind = if letter {
-        if all_hangul { TokenType::Hangul } else { TokenType::AlphaNum }
+        if all_hangul {
+            TokenType::Hangul
+        } else {
+            TokenType::AlphaNum
+        }
     } else if katakana {
-        if all_katakana { TokenType::Katakana } else { TokenType::AlphaNum }
+        if all_katakana {
+            TokenType::Katakana
+        } else {
+            TokenType::AlphaNum
+        }
     } else if digit {
         TokenType::Num
     } else {

@@ -20,7 +20,13 @@ struct Tok {
 fn collect(analyzer: &dyn Analyzer, text: &str) -> (Vec<Tok>, AnalyzeEnd) {
     let mut out = Vec::new();
     let end = analyzer.analyze(text, 0, &mut |t| {
-        out.push(Tok { term: t.term.to_owned(), start: t.start, end: t.end, token_type: t.token_type, position: t.position })
+        out.push(Tok {
+            term: t.term.to_owned(),
+            start: t.start,
+            end: t.end,
+            token_type: t.token_type,
+            position: t.position,
+        })
     });
     (out, end)
 }
@@ -32,7 +38,13 @@ fn tokenize(text: &str, max: usize, general: bool) -> Vec<Tok> {
     }
     let mut out = Vec::new();
     drive(&mut tokenizer, 0, &mut |t| {
-        out.push(Tok { term: t.term.to_owned(), start: t.start, end: t.end, token_type: t.token_type, position: t.position })
+        out.push(Tok {
+            term: t.term.to_owned(),
+            start: t.start,
+            end: t.end,
+            token_type: t.token_type,
+            position: t.position,
+        })
     });
     out
 }
@@ -70,7 +82,12 @@ fn golden_cases() -> Vec<GoldenCase> {
     for line in file.lines() {
         if let Some(source) = line.strip_prefix("## ") {
             cases.extend(current.take());
-            current = Some(GoldenCase { source: source.into(), chain: String::new(), input: String::new(), expected: vec![] });
+            current = Some(GoldenCase {
+                source: source.into(),
+                chain: String::new(),
+                input: String::new(),
+                expected: vec![],
+            });
         } else if line == "#" || line.starts_with("# ") {
             continue;
         } else if let Some(chain) = line.strip_prefix("@ ") {
@@ -122,7 +139,15 @@ fn golden_table_matches_lucene_and_opensearch() {
             let mut offsets = Utf16Offsets::new(&case.input);
             let got: Vec<(String, usize, usize, String, u32)> = got
                 .iter()
-                .map(|t| (t.term.clone(), offsets.to_utf16(t.start), offsets.to_utf16(t.end), t.token_type.to_owned(), t.position))
+                .map(|t| {
+                    (
+                        t.term.clone(),
+                        offsets.to_utf16(t.start),
+                        offsets.to_utf16(t.end),
+                        t.token_type.to_owned(),
+                        t.position,
+                    )
+                })
                 .collect();
             assert_eq!(got, case.expected, "case {:?} ({}) on {:?}", case.source, case.chain, case.input);
         }
@@ -140,8 +165,16 @@ fn standard_tokenizer_offsets_slice_the_term() {
 #[test]
 fn ascii_special_cases() {
     let cases: &[(&str, &[&str], &[&str])] = &[
-        ("3.14 can't foo_bar a:b", &["3.14", "can't", "foo_bar", "a:b"], &["<NUM>", "<ALPHANUM>", "<ALPHANUM>", "<ALPHANUM>"]),
-        ("_ __ _a a_ 1_ _1_ 1_a", &["_a", "a_", "1_", "_1_", "1_a"], &["<ALPHANUM>", "<ALPHANUM>", "<NUM>", "<NUM>", "<ALPHANUM>"]),
+        (
+            "3.14 can't foo_bar a:b",
+            &["3.14", "can't", "foo_bar", "a:b"],
+            &["<NUM>", "<ALPHANUM>", "<ALPHANUM>", "<ALPHANUM>"],
+        ),
+        (
+            "_ __ _a a_ 1_ _1_ 1_a",
+            &["_a", "a_", "1_", "_1_", "1_a"],
+            &["<ALPHANUM>", "<ALPHANUM>", "<NUM>", "<NUM>", "<ALPHANUM>"],
+        ),
         ("a.1 1.a 1:2 1;2 a;b a,b 1'2", &["a", "1", "1", "a", "1", "2", "1;2", "a", "b", "a", "b", "1'2"], &[]),
         ("email@example.com http://x.org/a?b=c", &["email", "example.com", "http", "x.org", "a", "b", "c"], &[]),
     ];
@@ -221,9 +254,31 @@ fn max_token_length_splits_at_the_window() {
 
 fn ascii_text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
-        Just("a"), Just("Z"), Just("x"), Just("0"), Just("7"), Just("."), Just(","), Just("'"), Just("_"),
-        Just(":"), Just(";"), Just("@"), Just(" "), Just("-"), Just("\""), Just("\n"), Just("/"), Just("#"),
-        Just("can't"), Just("3.14"), Just("foo_bar"), Just("a:b"), Just("\r\n"), Just("*"), Just("\t"),
+        Just("a"),
+        Just("Z"),
+        Just("x"),
+        Just("0"),
+        Just("7"),
+        Just("."),
+        Just(","),
+        Just("'"),
+        Just("_"),
+        Just(":"),
+        Just(";"),
+        Just("@"),
+        Just(" "),
+        Just("-"),
+        Just("\""),
+        Just("\n"),
+        Just("/"),
+        Just("#"),
+        Just("can't"),
+        Just("3.14"),
+        Just("foo_bar"),
+        Just("a:b"),
+        Just("\r\n"),
+        Just("*"),
+        Just("\t"),
     ];
     prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
 }
@@ -302,7 +357,11 @@ fn stop_words_advance_positions_and_end() {
     assert_eq!(StopWords::predefined("_english_").map(|w| w.is_empty()), Some(false));
     assert!(StopWords::predefined("_klingon_").is_none());
     // OpenSearch's standard analyzer with stopwords _english_ and max_token_length 5 (docs example).
-    let configured = StandardAnalyzer { max_token_length: 5, stop_words: Some(Arc::new(StopWords::english())), ..Default::default() };
+    let configured = StandardAnalyzer {
+        max_token_length: 5,
+        stop_words: Some(Arc::new(StopWords::english())),
+        ..Default::default()
+    };
     let (tokens, _) = collect(&configured, "The 2 QUICK Brown-Foxes jumped over the lazy dog's bone.");
     assert_eq!(terms(&tokens), ["2", "quick", "brown", "foxes", "jumpe", "d", "over", "lazy", "dog's", "bone"]);
 }
@@ -341,7 +400,10 @@ fn builtin_registry_and_keyword_edge_cases() {
     assert_eq!(terms(&collect(ws.as_ref(), "a\u{A0}b\u{3000}c\td").0), ["a\u{A0}b", "c", "d"]);
     // Letter tokenizer: combining marks and digits split, like Java's Character.isLetter.
     let simple = registry.get("simple").expect("simple");
-    assert_eq!(terms(&collect(simple.as_ref(), "R2D2 हिन्दी Ⓐb").0), ["r", "d", "ह", "न", "द"].iter().copied().chain(["b"]).collect::<Vec<_>>());
+    assert_eq!(
+        terms(&collect(simple.as_ref(), "R2D2 हिन्दी Ⓐb").0),
+        ["r", "d", "ह", "न", "द"].iter().copied().chain(["b"]).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -362,4 +424,87 @@ fn analyze_is_reentrant_from_a_sink() {
         analyzer.analyze("inner", 0, &mut |u| inner.push(format!("{owned}/{}", u.term)));
     });
     assert_eq!(inner, ["outer/inner", "words/inner"]);
+}
+
+#[test]
+fn scripts_from_lucene_test_standard_analyzer() {
+    // Short excerpts in the scripts Lucene's TestStandardAnalyzer covers (testArmenian, testArabic,
+    // testAramaic, testBengali, testFarsi, testGreek, testTibetan, testAmharic).
+    let cases: &[(&str, &[&str])] = &[
+        ("հոդվածները (4,600` հայերեն", &["հոդվածները", "4,600", "հայերեն"]),
+        ("\"الحقيقة بالأرقام: قصة ويكيبيديا\" في 2008.", &["الحقيقة", "بالأرقام", "قصة", "ويكيبيديا", "في", "2008"]),
+        ("ܒܠܫܢ̈ܐ ܣܓܝܐ̈ܐ܂ ܕ\"ܘܝܩܝ\"", &["ܒܠܫܢ̈ܐ", "ܣܓܝܐ̈ܐ", "ܕ", "ܘܝܩܝ"]),
+        ("উইকিমিডিয়া ১৫ জানুয়ারি, ২০০১ ২০০টিরও", &["উইকিমিডিয়া", "১৫", "জানুয়ারি", "২০০১", "২০০টিরও"]),
+        ("دانشنامهٔ تخصصی ۱۳۷۹", &["دانشنامهٔ", "تخصصی", "۱۳۷۹"]),
+        ("λογισμικό wiki, κάτι ή", &["λογισμικό", "wiki", "κάτι", "ή"]),
+        ("སྣོན་མཛོད་དང་ལས། །", &["སྣོན", "མཛོད", "དང", "ལས"]),
+        ("ዊኪፔድያ (ኢንሳይክሎፒዲያ) ነው።", &["ዊኪፔድያ", "ኢንሳይክሎፒዲያ", "ነው"]),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(terms(&tokenize(text, 255, false)), *expected, "{text:?}");
+    }
+}
+
+#[test]
+fn word_classes_from_the_segmenter() {
+    use super::char_classes::{word_class, WordClass};
+    let cases = [
+        ('é', WordClass::Letter),
+        ('א', WordClass::Letter),
+        ('Ω', WordClass::Letter),
+        ('١', WordClass::Numeric),
+        ('๑', WordClass::Numeric),
+        ('ア', WordClass::Katakana),
+        ('ー', WordClass::Katakana),
+        ('\u{203F}', WordClass::ExtendNumLet),
+        ('\u{301}', WordClass::Extend),
+        ('\u{AD}', WordClass::Extend),
+        ('\u{200D}', WordClass::Extend),
+        ('\u{1F1FA}', WordClass::RegionalIndicator),
+        ('\u{1F600}', WordClass::Pictographic),
+        ('©', WordClass::Pictographic),
+        ('中', WordClass::Other),
+        ('あ', WordClass::Other),
+        ('ก', WordClass::Other),
+        ('\u{3000}', WordClass::Other),
+        ('²', WordClass::Other),
+    ];
+    for (c, class) in cases {
+        // Twice: computed, then from the cache.
+        assert_eq!(word_class(c), class, "{c:?} U+{:04X}", c as u32);
+        assert_eq!(word_class(c), class, "{c:?} cached");
+    }
+}
+
+#[test]
+fn chains_compose_boxed_for_settings_built_analyzers() {
+    // Issue 5 builds chains from settings: the same stages work behind `Box<dyn TokenStream>`.
+    let text = "The Quick and the Dead";
+    let mut stream: Box<dyn TokenStream> = Box::new(StandardTokenizer::new(text, 255));
+    stream = Box::new(LowerCaseFilter::new(stream));
+    stream = Box::new(StopFilter::new(stream, Arc::new(StopWords::english())));
+    let mut got = Vec::new();
+    let end = drive(&mut stream, 10, &mut |t| got.push((t.term.to_owned(), t.position)));
+    assert_eq!(got, [("quick".to_owned(), 11), ("dead".to_owned(), 14)]);
+    assert_eq!(end, AnalyzeEnd { next_position: 15, length: 2 });
+}
+
+#[test]
+fn analyzers_are_shareable_across_threads() {
+    let registry = AnalyzerRegistry::with_builtins();
+    let analyzer = registry.get("standard").expect("standard");
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let analyzer = Arc::clone(&analyzer);
+            std::thread::spawn(move || {
+                let text = format!("thread {i} Grüße カタカナ");
+                let mut n = 0;
+                analyzer.analyze(&text, 0, &mut |_| n += 1);
+                n
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().expect("thread finished"), 4);
+    }
 }
