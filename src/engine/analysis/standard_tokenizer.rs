@@ -21,9 +21,10 @@
 //! the longest token that fits in that many units from its start (JFlex's buffer), and scanning
 //! restarts right after it (`jumped` with 5 gives `jumpe`, `d`).
 //!
-//! Text that is entirely ASCII takes a byte-level fast path that implements the ASCII subset of
-//! the same rules (letters, digits, `_`, and `: . '` between letters, `, ; . '` between digits);
-//! a property test checks it against the general path.
+//! ASCII stretches take a byte-level fast path that implements the ASCII subset of the same rules
+//! (letters, digits, `_`, and `: . '` between letters, `, ; . '` between digits) and hands over
+//! to the general path for any token a non-ASCII character could touch; property tests check it
+//! against the general path on ASCII and on mixed text.
 //!
 //! Known divergence: the Unicode data is the crate's (Unicode 16) rather than Lucene 9's JFlex
 //! tables (Unicode 12.1), so characters assigned or reclassified since differ.
@@ -86,7 +87,8 @@ pub struct StandardTokenizer<'a> {
     text: &'a str,
     pos: usize,
     max_token_length: usize,
-    ascii: bool,
+    /// False to force the general path (tests); true to take the ASCII path wherever it applies.
+    ascii_fast_path: bool,
 }
 
 impl<'a> StandardTokenizer<'a> {
@@ -97,13 +99,13 @@ impl<'a> StandardTokenizer<'a> {
             text,
             pos: 0,
             max_token_length: max_token_length.clamp(1, MAX_TOKEN_LENGTH_LIMIT),
-            ascii: text.is_ascii(),
+            ascii_fast_path: true,
         }
     }
 
     /// Forces the general (Unicode) path even for ASCII text; for tests.
     pub fn with_general_path(mut self) -> Self {
-        self.ascii = false;
+        self.ascii_fast_path = false;
         self
     }
 
@@ -129,10 +131,13 @@ impl<'a> StandardTokenizer<'a> {
     }
 
     fn scan(&self, text: &str, from: usize) -> Option<Found> {
-        if self.ascii {
-            scan_ascii(text.as_bytes(), from)
-        } else {
-            scan_general(text, from)
+        if !self.ascii_fast_path {
+            return scan_general(text, from);
+        }
+        match scan_ascii(text.as_bytes(), from) {
+            AsciiScan::Token(found) => Some(found),
+            AsciiScan::End => None,
+            AsciiScan::NonAscii(at) => scan_general(text, at),
         }
     }
 }
@@ -167,16 +172,32 @@ fn window_end(text: &str, start: usize, max: usize) -> usize {
     text.len()
 }
 
-/// The ASCII fast path: the first token at or after `from` in `bytes` (all ASCII).
-fn scan_ascii(bytes: &[u8], from: usize) -> Option<Found> {
+/// What the ASCII path found.
+enum AsciiScan {
+    Token(Found),
+    End,
+    /// A non-ASCII byte could take part in the next token: scan with the general path from this
+    /// (ASCII, so character-boundary) offset.
+    NonAscii(usize),
+}
+
+/// The ASCII fast path: the first token at or after `from`, as long as every byte that decides it
+/// (the token, the byte after it and, after a mid character, the one after that) is ASCII.
+/// Otherwise it hands over to the general path: from the token's start, or from the skipped
+/// character before a non-ASCII one (which may start a keycap `#⃣` with it). Every skipped ASCII
+/// character is a fresh start in Lucene too, so the hand-over loses no context.
+fn scan_ascii(bytes: &[u8], from: usize) -> AsciiScan {
     let is_start = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut i = from;
     loop {
         while i < bytes.len() && !is_start(bytes[i]) {
+            if !bytes[i].is_ascii() {
+                return AsciiScan::NonAscii(if i > from { i - 1 } else { i });
+            }
             i += 1;
         }
         if i >= bytes.len() {
-            return None;
+            return AsciiScan::End;
         }
         let start = i;
         let (mut letter, mut digit) = (false, false);
@@ -188,6 +209,11 @@ fn scan_ascii(bytes: &[u8], from: usize) -> Option<Found> {
             }
             i += 1;
             let (Some(&next), after) = (bytes.get(i), bytes.get(i + 1).copied()) else { break };
+            if !next.is_ascii()
+                || after.is_some_and(|a| !a.is_ascii() && matches!(next, b':' | b'.' | b'\'' | b',' | b';'))
+            {
+                return AsciiScan::NonAscii(start);
+            }
             if is_start(next) {
                 continue; // WB5, WB8, WB9, WB10, WB13a, WB13b
             }
@@ -204,10 +230,10 @@ fn scan_ascii(bytes: &[u8], from: usize) -> Option<Found> {
             i += 1;
         }
         if letter {
-            return Some((start, i, TokenType::AlphaNum));
+            return AsciiScan::Token((start, i, TokenType::AlphaNum));
         }
         if digit {
-            return Some((start, i, TokenType::Num));
+            return AsciiScan::Token((start, i, TokenType::Num));
         }
         // Only `_`: not a token.
     }

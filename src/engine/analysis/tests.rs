@@ -283,6 +283,19 @@ fn ascii_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..40).prop_map(|v| v.concat())
 }
 
+fn mixed_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        4 => ascii_text(),
+        1 => prop::sample::select(vec![
+            "é", "\u{301}", "’", "\u{2018}", "\u{200D}", "😀", "\u{20E3}", "\u{FE0F}", "\u{FE0E}", "中", "カ",
+            "ก", "\u{E31}", "\u{1F1FA}", "한", "٣", "\u{A0}", "\u{FF3F}", "\u{AD}", "\u{1F3FB}", "©", "ひ",
+            "\u{2028}", "\u{85}", "א", "\u{5F3}", "\u{2024}", "\u{FF0E}", "１",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    prop::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -294,6 +307,13 @@ proptest! {
 
     #[test]
     fn any_ascii_fast_path_equals_general_path(text in "[ -~\t\n]{0,30}", max in prop_oneof![Just(255usize), 1usize..8]) {
+        prop_assert_eq!(tokenize(&text, max, false), tokenize(&text, max, true));
+    }
+
+    /// Mixed text: the ASCII path hands over to the general path around every non-ASCII
+    /// character (accents, curly apostrophes, combining marks, ZWJ, keycaps, emoji, CJK, Thai).
+    #[test]
+    fn mixed_text_fast_path_equals_general_path(text in mixed_text(), max in prop_oneof![Just(255usize), 1usize..8]) {
         prop_assert_eq!(tokenize(&text, max, false), tokenize(&text, max, true));
     }
 
