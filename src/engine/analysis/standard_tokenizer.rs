@@ -89,6 +89,10 @@ pub struct StandardTokenizer<'a> {
     max_token_length: usize,
     /// False to force the general path (tests); true to take the ASCII path wherever it applies.
     ascii_fast_path: bool,
+    /// End of the UAX #29 segment known to hold no token of its own that the scan is inside
+    /// (0 when none): positions before it are scanned character by character (see
+    /// [`inner_token`]) instead of asking the segmenter again, which keeps long runs linear.
+    inside_until: usize,
 }
 
 impl<'a> StandardTokenizer<'a> {
@@ -100,6 +104,7 @@ impl<'a> StandardTokenizer<'a> {
             pos: 0,
             max_token_length: max_token_length.clamp(1, MAX_TOKEN_LENGTH_LIMIT),
             ascii_fast_path: true,
+            inside_until: 0,
         }
     }
 
@@ -112,14 +117,15 @@ impl<'a> StandardTokenizer<'a> {
     /// The next token as (start byte, end byte, type).
     pub fn next_token(&mut self) -> Option<Found> {
         loop {
-            let (start, end, kind) = self.scan(self.text, self.pos)?;
+            let text = self.text;
+            let (start, end, kind) = self.scan(text, self.pos)?;
             if utf16_len_at_most(&self.text[start..end], self.max_token_length) {
                 self.pos = end;
                 return Some((start, end, kind));
             }
             // Too long: the longest token that fits in the window from `start` (JFlex's buffer).
             let window = window_end(self.text, start, self.max_token_length);
-            match self.scan(&self.text[..window], start) {
+            match self.scan(&text[..window], start) {
                 Some((s, e, k)) if s == start => {
                     self.pos = e;
                     return Some((s, e, k));
@@ -130,14 +136,14 @@ impl<'a> StandardTokenizer<'a> {
         }
     }
 
-    fn scan(&self, text: &str, from: usize) -> Option<Found> {
+    fn scan(&mut self, text: &str, from: usize) -> Option<Found> {
         if !self.ascii_fast_path {
-            return scan_general(text, from);
+            return scan_general(text, from, &mut self.inside_until);
         }
         match scan_ascii(text.as_bytes(), from) {
             AsciiScan::Token(found) => Some(found),
             AsciiScan::End => None,
-            AsciiScan::NonAscii(at) => scan_general(text, at),
+            AsciiScan::NonAscii(at) => scan_general(text, at, &mut self.inside_until),
         }
     }
 }
@@ -241,12 +247,21 @@ fn scan_ascii(bytes: &[u8], from: usize) -> AsciiScan {
 
 /// The general path: the first token at or after `from` in `text`.
 ///
-/// A segment that is not a token is skipped one character at a time, as JFlex's `[^]` rule does:
-/// a longer one (`" \u{200D}⭕"`, joined by WB4 and WB3c) is re-segmented from its second
-/// character, where a token may start.
-fn scan_general(text: &str, from: usize) -> Option<Found> {
+/// JFlex skips a character that starts no token and tries again at the next one, so a
+/// multi-character segment that is not a token (`" \u{200D}⭕"` joined by WB4 and WB3c, `_` with
+/// marks) may still hold tokens after its first character; those are found by [`inner_token`],
+/// and `inside_until` remembers the segment's end across calls.
+fn scan_general(text: &str, from: usize, inside_until: &mut usize) -> Option<Found> {
     let mut pos = from;
     'restart: loop {
+        if pos < *inside_until {
+            let segment_end = (*inside_until).min(text.len());
+            if let Some(found) = inner_token(text, pos, segment_end) {
+                return Some(found);
+            }
+            pos = segment_end;
+            *inside_until = 0;
+        }
         for (offset, segment) in text[pos..].split_word_bound_indices() {
             let start = pos + offset;
             if let Some((len, kind)) = classify(segment, &text[start..]) {
@@ -254,12 +269,62 @@ fn scan_general(text: &str, from: usize) -> Option<Found> {
             }
             let first_len = segment.chars().next().map_or(segment.len(), char::len_utf8);
             if first_len < segment.len() {
+                *inside_until = start + segment.len();
                 pos = start + first_len;
                 continue 'restart;
             }
         }
         return None;
     }
+}
+
+/// The first token starting in `text[from..segment_end]`, inside a segment that is not a token:
+/// such a segment holds only whitespace, CR LF, `_` and Extend/Format/ZWJ characters (and
+/// pictographs after a ZWJ), so the only tokens Lucene's grammar can start there are
+/// Complex_Context runs (their marks are Extend) and emoji (a skin-tone modifier, or ZWJs then a
+/// pictograph).
+fn inner_token(text: &str, from: usize, segment_end: usize) -> Option<Found> {
+    let region = &text[from..segment_end];
+    for (offset, c) in region.char_indices() {
+        let start = from + offset;
+        if is_complex_context(c) {
+            let tail = &text[start..];
+            let len = tail
+                .char_indices()
+                .find(|&(_, c)| !is_complex_context(c) && word_class(c) != WordClass::Extend)
+                .map_or(tail.len(), |(i, _)| i);
+            return Some((start, start + len, TokenType::SoutheastAsian));
+        }
+        if is_emoji_modifier(c) || c == '\u{200D}' {
+            let len = emoji_sequence_len(&text[start..segment_end]);
+            if len > 0 {
+                return Some((start, start + len, TokenType::Emoji));
+            }
+        }
+    }
+    None
+}
+
+/// The length of the emoji sequence at the start of `s` (0 if none): ZWJs, a pictograph or
+/// skin-tone modifier, then its Extend/Format characters and further ZWJ + pictograph links,
+/// ending before a text presentation selector (U+FE0E).
+fn emoji_sequence_len(s: &str) -> usize {
+    let mut chars = s.char_indices().skip_while(|&(_, c)| c == '\u{200D}').peekable();
+    match chars.next() {
+        Some((_, c)) if is_emoji_modifier(c) || word_class(c) == WordClass::Pictographic => {}
+        _ => return 0,
+    }
+    let mut end = s.len();
+    while let Some((i, c)) = chars.next() {
+        let pictograph_follows = chars.peek().is_some_and(|&(_, n)| word_class(n) == WordClass::Pictographic);
+        if c == '\u{200D}' && pictograph_follows {
+            chars.next();
+        } else if c == '\u{FE0E}' || word_class(c) != WordClass::Extend {
+            end = i;
+            break;
+        }
+    }
+    end
 }
 
 /// Whether a UAX #29 segment (followed by `tail`, which starts with it) begins a token, and if so

@@ -211,6 +211,10 @@ fn unicode_cases() {
         (" \u{200D}\u{2B55}", &["\u{200D}\u{2B55}"], &["<EMOJI>"]),
         // Superscripts and fractions are not Numeric in UAX #29.
         ("x² ½", &["x"], &["<ALPHANUM>"]),
+        // Inside a segment that is no token: a skin-tone modifier and a Thai mark start tokens.
+        ("_\u{1F3FB}_\u{1F3FB}", &["\u{1F3FB}", "\u{1F3FB}"], &["<EMOJI>", "<EMOJI>"]),
+        ("_\u{E31}_\u{E31}ก", &["\u{E31}", "\u{E31}ก"], &["<SOUTHEAST_ASIAN>", "<SOUTHEAST_ASIAN>"]),
+        ("\u{3000}\u{3000}\u{200D}\u{1F600}\u{3000}", &["\u{200D}\u{1F600}"], &["<EMOJI>"]),
         // Hiragana is one token per character.
         ("ひらがな", &["ひ", "ら", "が", "な"], &["<HIRAGANA>"; 4]),
     ];
@@ -526,5 +530,33 @@ fn analyzers_are_shareable_across_threads() {
         .collect();
     for h in handles {
         assert_eq!(h.join().expect("thread finished"), 4);
+    }
+}
+
+#[test]
+fn long_runs_without_tokens_stay_linear() {
+    // LUCENE-5897: one UAX #29 segment of ExtendNumLet with Format/Extend marks (some of them
+    // Thai marks or skin-tone modifiers, which start tokens inside it), and one of wide spaces;
+    // rescanning the segment after each inner token would be quadratic (minutes at this size).
+    let alphabets: [&[&str]; 2] = [
+        &["_", "\u{AD}", "\u{301}", "\u{E31}", "\u{203F}", "\u{1F3FB}", "\u{FE0F}"],
+        &["\u{3000}", "\u{3000}", "\u{1F3FB}", "\u{E31}"],
+    ];
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    for pieces in alphabets {
+        let mut text = String::new();
+        while text.len() < 400_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+        }
+        let started = std::time::Instant::now();
+        for general in [false, true] {
+            let tokens = tokenize(&text, 255, general);
+            assert!(tokens.len() > 1000, "{}", tokens.len());
+            assert!(tokens.iter().all(|t| t.token_type == "<EMOJI>" || t.token_type == "<SOUTHEAST_ASIAN>"));
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
     }
 }
