@@ -158,7 +158,17 @@ fn contents(engine: &ShardEngine) -> BTreeMap<String, Vec<u8>> {
     docs
 }
 
-fn check(seed: u64, mode: CrashMode) {
+#[derive(Default, Debug)]
+struct Figures {
+    seeds: u64,
+    acked_writes: usize,
+    in_flight_present: usize,
+    in_flight_absent: usize,
+    faults_in_maintenance: usize,
+    replayed_ops: u64,
+}
+
+fn check(seed: u64, mode: CrashMode, fig: &mut Figures) {
     // A clean run to learn how many I/O calls the workload makes.
     let probe = FaultyDirectory::new();
     let engine = open(&probe).expect("open empty shard");
@@ -179,6 +189,12 @@ fn check(seed: u64, mode: CrashMode) {
     let engine = open(&root).unwrap_or_else(|e| panic!("seed {seed} {mode:?}: reopen after crash at I/O {n}: {e}"));
     assert_eq!(engine.local_checkpoint(), engine.max_seq_no(), "seed {seed}: checkpoint gap after recovery");
     let got = contents(&engine);
+    fig.seeds += 1;
+    fig.acked_writes += outcome.acked.len();
+    fig.replayed_ops += engine.recovery_state().translog.recovered;
+    if outcome.in_flight.is_none() && outcome.ops < 100 {
+        fig.faults_in_maintenance += 1;
+    }
 
     let mut expected: BTreeMap<String, Vec<u8>> =
         outcome.acked.iter().filter_map(|(id, s)| s.clone().map(|s| (id.clone(), s))).collect();
@@ -192,6 +208,11 @@ fn check(seed: u64, mode: CrashMode) {
             "seed {seed} {mode:?} (crash at I/O {n} after {} ops): in-flight write on [{id}] is partial: {actual:?}",
             outcome.ops
         );
+        if actual == with {
+            fig.in_flight_present += 1;
+        } else {
+            fig.in_flight_absent += 1;
+        }
         match actual {
             Some(s) => expected.insert(id, s),
             None => expected.remove(&id),
@@ -217,10 +238,14 @@ fn check(seed: u64, mode: CrashMode) {
 #[test]
 fn power_loss_at_any_io_loses_no_acknowledged_write() {
     let seeds: u64 = std::env::var("FATHOM_CRASH_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
+    let mut fig = Figures::default();
     for seed in 0..seeds {
         let mode = if seed % 2 == 0 { CrashMode::DropUnsynced } else { CrashMode::TornTail { seed } };
-        check(seed, mode);
+        check(seed, mode, &mut fig);
     }
+    eprintln!("crash figures: {fig:?} (lost acknowledged writes: 0, phantoms: 0)");
+    assert_eq!(fig.seeds, seeds);
+    assert!(fig.in_flight_present + fig.in_flight_absent > 0 || seeds < 10, "faults never hit a write in flight");
 }
 
 #[test]

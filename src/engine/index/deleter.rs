@@ -17,6 +17,9 @@
 //!    (1) no one can incref that name in between.
 //! 4. If an unlink fails (say, a transient I/O error), the name is remembered and retried by
 //!    [`FileDeleter::retry_pending`]; a leftover file is harmless, a missing one is not.
+//! 5. When the writer closes, the deleter stops deleting: the writer's own references go away
+//!    with it, and searchers that outlive it keep their files. The next open deletes what its
+//!    commit point does not reference.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -29,6 +32,10 @@ use crate::engine::{Error, Result};
 struct Table {
     counts: HashMap<String, usize>,
     pending: HashSet<String>,
+    /// Set when the owning writer closes: from then on nothing is deleted (dropping the writer
+    /// releases every reference, which must not delete the index). The next open removes
+    /// whatever its commit does not reference.
+    closed: bool,
 }
 
 /// Reference counts of the files of one directory.
@@ -83,7 +90,9 @@ impl FileDeleter {
                 };
                 if gone {
                     t.counts.remove(f);
-                    to_delete.push(f.clone());
+                    if !t.closed {
+                        to_delete.push(f.clone());
+                    }
                 }
             }
         }
@@ -100,6 +109,11 @@ impl FileDeleter {
                 }
             }
         }
+    }
+
+    /// Stops deleting files (rule 5 of the module docs); references may still be released.
+    pub fn close(&self) {
+        lock(&self.table).closed = true;
     }
 
     /// Retries deletions that failed earlier.

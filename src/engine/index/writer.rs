@@ -554,6 +554,12 @@ impl IndexWriter {
     }
 }
 
+impl Drop for IndexWriter {
+    fn drop(&mut self) {
+        self.deleter.close();
+    }
+}
+
 fn delete_id(s: &mut State, id: &str) -> Result<bool> {
     if let Some(d) = s.buffer.find(id) {
         s.buffer.delete(d);
