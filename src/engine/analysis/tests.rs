@@ -560,3 +560,15 @@ fn long_runs_without_tokens_stay_linear() {
         assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
     }
 }
+
+#[test]
+fn splitting_a_huge_token_stays_linear() {
+    // A 600 KB word (non-ASCII, so the general path) split at 255 units: each piece is scanned
+    // within its window instead of re-segmenting the rest of the word.
+    let word = "é".repeat(300_000);
+    let started = std::time::Instant::now();
+    let tokens = tokenize(&word, 255, false);
+    assert_eq!(tokens.len(), 300_000usize.div_ceil(255));
+    assert!(tokens.iter().all(|t| t.token_type == "<ALPHANUM>" && utf16_len(&t.term) <= 255));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+}
