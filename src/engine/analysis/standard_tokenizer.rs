@@ -93,6 +93,10 @@ pub struct StandardTokenizer<'a> {
     /// (0 when none): positions before it are scanned character by character (see
     /// [`inner_token`]) instead of asking the segmenter again, which keeps long runs linear.
     inside_until: usize,
+    /// End of a token segment longer than `max_token_length` that the scan is inside (0 when
+    /// none): there every scan is limited to a window of `max_token_length` units from where it
+    /// starts, as JFlex's buffer limits it, so splitting a huge token stays linear.
+    long_until: usize,
 }
 
 impl<'a> StandardTokenizer<'a> {
@@ -105,6 +109,7 @@ impl<'a> StandardTokenizer<'a> {
             max_token_length: max_token_length.clamp(1, MAX_TOKEN_LENGTH_LIMIT),
             ascii_fast_path: true,
             inside_until: 0,
+            long_until: 0,
         }
     }
 
@@ -116,34 +121,41 @@ impl<'a> StandardTokenizer<'a> {
 
     /// The next token as (start byte, end byte, type).
     pub fn next_token(&mut self) -> Option<Found> {
+        let text = self.text;
         loop {
-            let text = self.text;
+            if self.pos < self.long_until {
+                // JFlex's view: the longest token that fits in the window from here, or skip one
+                // character (a token starting later is tried with its own window then).
+                let from = self.pos;
+                let window = window_end(text, from, self.max_token_length);
+                match self.scan(&text[..window], from) {
+                    Some((s, e, k)) if s == from => {
+                        self.pos = e;
+                        return Some((s, e, k));
+                    }
+                    _ => self.pos = from + text[from..].chars().next().map_or(1, char::len_utf8),
+                }
+                continue;
+            }
             let (start, end, kind) = self.scan(text, self.pos)?;
-            if utf16_len_at_most(&self.text[start..end], self.max_token_length) {
+            if utf16_len_at_most(&text[start..end], self.max_token_length) {
                 self.pos = end;
                 return Some((start, end, kind));
             }
-            // Too long: the longest token that fits in the window from `start` (JFlex's buffer).
-            let window = window_end(self.text, start, self.max_token_length);
-            match self.scan(&text[..window], start) {
-                Some((s, e, k)) if s == start => {
-                    self.pos = e;
-                    return Some((s, e, k));
-                }
-                // Nothing starts here within the window: JFlex skips one character.
-                _ => self.pos = start + self.text[start..].chars().next().map_or(1, char::len_utf8),
-            }
+            self.long_until = end;
+            self.pos = start;
         }
     }
 
     fn scan(&mut self, text: &str, from: usize) -> Option<Found> {
+        let truncated = text.len() < self.text.len();
         if !self.ascii_fast_path {
-            return scan_general(text, from, &mut self.inside_until);
+            return scan_general(text, from, truncated, &mut self.inside_until);
         }
         match scan_ascii(text.as_bytes(), from) {
             AsciiScan::Token(found) => Some(found),
             AsciiScan::End => None,
-            AsciiScan::NonAscii(at) => scan_general(text, at, &mut self.inside_until),
+            AsciiScan::NonAscii(at) => scan_general(text, at, truncated, &mut self.inside_until),
         }
     }
 }
@@ -250,14 +262,19 @@ fn scan_ascii(bytes: &[u8], from: usize) -> AsciiScan {
 /// JFlex skips a character that starts no token and tries again at the next one, so a
 /// multi-character segment that is not a token (`" \u{200D}⭕"` joined by WB4 and WB3c, `_` with
 /// marks) may still hold tokens after its first character; those are found by [`inner_token`],
-/// and `inside_until` remembers the segment's end across calls.
-fn scan_general(text: &str, from: usize, inside_until: &mut usize) -> Option<Found> {
+/// and `inside_until` remembers the segment's end across calls. When `text` is a window cut
+/// from a longer value (`truncated`), a segment reaching its end may be cut short, so it is not
+/// remembered: its second character is simply scanned afresh.
+fn scan_general(text: &str, from: usize, truncated: bool, inside_until: &mut usize) -> Option<Found> {
     let mut pos = from;
     'restart: loop {
         if pos < *inside_until {
             let segment_end = (*inside_until).min(text.len());
             if let Some(found) = inner_token(text, pos, segment_end) {
                 return Some(found);
+            }
+            if *inside_until > text.len() {
+                return None; // the segment goes on past this window
             }
             pos = segment_end;
             *inside_until = 0;
@@ -269,7 +286,9 @@ fn scan_general(text: &str, from: usize, inside_until: &mut usize) -> Option<Fou
             }
             let first_len = segment.chars().next().map_or(segment.len(), char::len_utf8);
             if first_len < segment.len() {
-                *inside_until = start + segment.len();
+                if !(truncated && start + segment.len() == text.len()) {
+                    *inside_until = start + segment.len();
+                }
                 pos = start + first_len;
                 continue 'restart;
             }

@@ -215,12 +215,15 @@ fn unicode_cases() {
         ("_\u{1F3FB}_\u{1F3FB}", &["\u{1F3FB}", "\u{1F3FB}"], &["<EMOJI>", "<EMOJI>"]),
         ("_\u{E31}_\u{E31}ก", &["\u{E31}", "\u{E31}ก"], &["<SOUTHEAST_ASIAN>", "<SOUTHEAST_ASIAN>"]),
         ("\u{3000}\u{3000}\u{200D}\u{1F600}\u{3000}", &["\u{200D}\u{1F600}"], &["<EMOJI>"]),
+        // A keycap without the presentation selector; its `#` is ASCII (fast-path hand-over).
+        ("a #\u{20E3}", &["a", "#\u{20E3}"], &["<ALPHANUM>", "<EMOJI>"]),
         // Hiragana is one token per character.
         ("ひらがな", &["ひ", "ら", "が", "な"], &["<HIRAGANA>"; 4]),
     ];
     for (text, expected, types) in cases {
         let got = tokenize(text, 255, true);
         assert_eq!(terms(&got), *expected, "{text:?}");
+        assert_eq!(tokenize(text, 255, false), got, "fast path on {text:?}");
         let got_types: Vec<&str> = got.iter().map(|t| t.token_type).collect();
         assert_eq!(got_types, *types, "{text:?}");
     }
@@ -559,4 +562,16 @@ fn long_runs_without_tokens_stay_linear() {
         }
         assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
     }
+}
+
+#[test]
+fn splitting_a_huge_token_stays_linear() {
+    // A 600 KB word (non-ASCII, so the general path) split at 255 units: each piece is scanned
+    // within its window instead of re-segmenting the rest of the word.
+    let word = "é".repeat(300_000);
+    let started = std::time::Instant::now();
+    let tokens = tokenize(&word, 255, false);
+    assert_eq!(tokens.len(), 300_000usize.div_ceil(255));
+    assert!(tokens.iter().all(|t| t.token_type == "<ALPHANUM>" && utf16_len(&t.term) <= 255));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
 }
