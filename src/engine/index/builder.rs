@@ -196,6 +196,10 @@ impl SegmentBuilder {
 
         let mut touched: Vec<u32> = Vec::new();
         for field in &doc.fields {
+            if field.name == meta::ID {
+                // The mapping reports `_id` too; it was indexed above from the document itself.
+                continue;
+            }
             self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, &mut touched)?;
         }
         for n in touched {

@@ -45,11 +45,23 @@ pub struct IndexWriterConfig {
 impl Default for IndexWriterConfig {
     fn default() -> Self {
         IndexWriterConfig {
-            analyzers: Arc::new(AnalyzerRegistry::with_builtins()),
+            analyzers: Arc::new(default_analyzers()),
             merge_policy: TieredMergePolicy::default(),
             ram_buffer_bytes: 64 << 20,
         }
     }
+}
+
+/// The built-in analyzers, with `default` (the index default analyzer, which text fields without
+/// an `analyzer` use) bound to `standard` as in OpenSearch.
+pub fn default_analyzers() -> AnalyzerRegistry {
+    let mut r = AnalyzerRegistry::with_builtins();
+    if r.get("default").is_none() {
+        if let Some(std) = r.get("standard") {
+            r.register("default", std);
+        }
+    }
+    r
 }
 
 /// The version stamp of a live document.
