@@ -253,13 +253,18 @@ impl<'a> Disjunction<'a> {
                 let i = self.order[k];
                 cand = cand.min(self.subs[i].advance(target));
             }
-            if cand == NO_MORE_DOCS {
-                return NO_MORE_DOCS;
-            }
             if cand > end {
-                target = cand;
+                // Nothing essential in this window: the non-essential clauses alone cannot
+                // compete up to `end`, so the next window starts after it.
+                if end == NO_MORE_DOCS {
+                    return NO_MORE_DOCS;
+                }
+                target = end + 1;
                 self.window_end = None;
                 continue;
+            }
+            if cand == NO_MORE_DOCS {
+                return NO_MORE_DOCS;
             }
             let mut partial = 0f64;
             for k in ne..self.order.len() {

@@ -2,6 +2,7 @@
 //! implement block-max skip data over small blocks, plus failure injection.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::view::{FieldStats, SegmentView, TermStats};
 use crate::engine::segment::smallfloat::length_to_norm;
@@ -42,6 +43,8 @@ pub struct ModelSegment {
     pub block: usize,
     /// Postings of this term fail (sticky error) after this many docs.
     pub fail: Option<(String, Vec<u8>, usize)>,
+    /// Number of `freq` calls on this segment's postings (how many docs were scored).
+    pub freq_calls: AtomicU64,
 }
 
 impl ModelSegment {
@@ -130,6 +133,7 @@ struct MemPostings<'a> {
     shallow: usize,
     fail_after: Option<usize>,
     error: Option<Error>,
+    freq_calls: &'a AtomicU64,
 }
 
 impl MemPostings<'_> {
@@ -165,6 +169,7 @@ impl Postings for MemPostings<'_> {
         self.doc()
     }
     fn freq(&self) -> u32 {
+        self.freq_calls.fetch_add(1, Ordering::Relaxed);
         self.list.get(self.i).map_or(1, |p| p.1)
     }
     fn positions(&mut self, out: &mut Vec<u32>) {
@@ -238,6 +243,7 @@ impl SegmentView for ModelSegment {
             shallow: 0,
             fail_after,
             error: None,
+            freq_calls: &self.freq_calls,
         })))
     }
     fn visit_terms(&self, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> Result<()> {
