@@ -111,7 +111,7 @@ impl Weight {
                 let mut pts = Vec::with_capacity(terms.len());
                 for (t, offset) in terms {
                     match seg.postings(field, t, true)? {
-                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset }),
+                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
                         None => return Ok(Explanation::no_match("no matching term", vec![])),
                     }
                 }

@@ -14,7 +14,8 @@
 //! | [`explain`] | explanation trees |
 //! | [`weight`] | compiled queries and per-segment scorer construction |
 //! | [`scorer`] | the scorer trait, term, doc-list and match-all scorers |
-//! | [`boolean`] | conjunction, disjunction (MaxScore), exclusion, optional clauses |
+//! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
+//! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
@@ -22,6 +23,7 @@
 
 pub mod bm25;
 pub mod boolean;
+pub mod disjunction;
 pub mod explain;
 pub mod multi_term;
 pub mod phrase;

@@ -3,8 +3,6 @@
 //! minimal sloppy matches (Lucene's `SloppyPhraseMatcher`, without its special handling of
 //! repeated terms). The phrase freq is scored with BM25 over the summed idf of the terms.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use super::bm25::Bm25;
@@ -18,6 +16,8 @@ pub struct PhraseTerm<'a> {
     pub postings: Box<dyn Postings + 'a>,
     /// Position of the term in the phrase.
     pub offset: u32,
+    /// Equal for the phrase terms with the same bytes (the index of the first of them).
+    pub term_id: usize,
 }
 
 /// Scores the documents containing a phrase.
@@ -98,37 +98,64 @@ impl<'a> PhraseScorer<'a> {
         freq
     }
 
+    /// Lucene's `SloppyPhraseMatcher`: phrase positions (`position - offset`) in a queue by
+    /// (position, offset, ordinal); pop the smallest, advance it while it stays below the next
+    /// one, minimizing the match length `end - position`; each minimal match within the slop
+    /// adds `1 / (1 + matchLength)`. Repeated terms never share a position: at each document
+    /// the j-th repeat (by offset) starts j positions later, and a collision advances the lesser
+    /// of the two colliding entries (Lucene's `advanceRpts`).
     fn sloppy_freq(&self) -> f32 {
-        // Heap of (position - offset, offset, term index, index into its positions).
-        let mut heap = BinaryHeap::new();
-        let mut end = i64::MIN;
-        for (i, pos) in self.positions.iter().enumerate() {
-            let Some(&p) = pos.first() else { return 0.0 };
-            let rel = p as i64 - self.terms[i].offset as i64;
-            end = end.max(rel);
-            heap.push(Reverse((rel, self.terms[i].offset, i, 0usize)));
+        let n = self.terms.len();
+        let mut pps: Vec<Pp> = Vec::with_capacity(n);
+        for (i, t) in self.terms.iter().enumerate() {
+            let rpt = self.terms.iter().enumerate().filter(|(j, o)| *j != i && o.term_id == t.term_id).count() > 0;
+            pps.push(Pp { pos: 0, offset: t.offset, ord: i, idx: 0, group: rpt.then_some(t.term_id), in_queue: true });
         }
+        if !pps.iter_mut().all(|pp| self.place(pp, 0)) {
+            return 0.0;
+        }
+        // Repeat groups: sorted by offset, the j-th member advanced j times.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for i in 0..n {
+            if let Some(g) = pps[i].group {
+                if g == i {
+                    let mut members: Vec<usize> = (0..n).filter(|&j| pps[j].group == Some(g)).collect();
+                    members.sort_by_key(|&j| (pps[j].offset, j));
+                    groups.push(members);
+                }
+            }
+        }
+        for g in &groups {
+            for (j, &m) in g.iter().enumerate() {
+                let idx = pps[m].idx + j;
+                if !self.place(&mut pps[m], idx) {
+                    return 0.0;
+                }
+            }
+        }
+        let mut end = pps.iter().map(|p| p.pos).max().unwrap_or(0);
         let slop = self.slop as i64;
         let mut freq = 0f32;
-        let Some(Reverse(mut pp)) = heap.pop() else { return 0.0 };
-        let mut match_len = end - pp.0;
-        let mut next = heap.peek().map(|r| r.0 .0).unwrap_or(i64::MAX);
+        let mut cur = pop(&mut pps);
+        let mut match_len = end - pps[cur].pos;
+        let mut next = top_pos(&pps);
         loop {
-            let (_, off, i, j) = pp;
-            let Some(&p) = self.positions[i].get(j + 1) else { break };
-            pp = (p as i64 - off as i64, off, i, j + 1);
-            end = end.max(pp.0);
-            if pp.0 > next {
+            if !self.advance_pp(&mut pps, cur, &mut end) {
+                break;
+            }
+            if pps[cur].group.is_some() && !self.advance_repeats(&mut pps, cur, &mut end) {
+                break;
+            }
+            if pps[cur].pos > next {
+                pps[cur].in_queue = true;
                 if match_len <= slop {
                     freq += 1.0 / (1.0 + match_len as f32);
                 }
-                heap.push(Reverse(pp));
-                let Some(Reverse(top)) = heap.pop() else { break };
-                pp = top;
-                next = heap.peek().map(|r| r.0 .0).unwrap_or(i64::MAX);
-                match_len = end - pp.0;
+                cur = pop(&mut pps);
+                next = top_pos(&pps);
+                match_len = end - pps[cur].pos;
             } else {
-                match_len = match_len.min(end - pp.0);
+                match_len = match_len.min(end - pps[cur].pos);
             }
         }
         if match_len <= slop {
@@ -136,6 +163,80 @@ impl<'a> PhraseScorer<'a> {
         }
         freq
     }
+
+    /// Moves `pp` to its `idx`-th position; false when there is none.
+    fn place(&self, pp: &mut Pp, idx: usize) -> bool {
+        match self.positions[pp.ord].get(idx) {
+            Some(&p) => {
+                pp.idx = idx;
+                pp.pos = p as i64 - pp.offset as i64;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Lucene's `advancePP`: next position, raising `end`.
+    fn advance_pp(&self, pps: &mut [Pp], i: usize, end: &mut i64) -> bool {
+        let idx = pps[i].idx + 1;
+        if !self.place(&mut pps[i], idx) {
+            return false;
+        }
+        *end = (*end).max(pps[i].pos);
+        true
+    }
+
+    /// Lucene's `advanceRpts`: while `i` shares its actual position with another repeat of its
+    /// term, advance the lesser of the two.
+    fn advance_repeats(&self, pps: &mut [Pp], i: usize, end: &mut i64) -> bool {
+        let mut pp = i;
+        loop {
+            let actual = pps[pp].pos + pps[pp].offset as i64;
+            let group = pps[pp].group;
+            let Some(other) = (0..pps.len()).find(|&j| j != pp && pps[j].group == group && pps[j].pos + pps[j].offset as i64 == actual) else {
+                return true;
+            };
+            let (a, b) = (&pps[pp], &pps[other]);
+            if !(a.pos < b.pos || (a.pos == b.pos && a.offset < b.offset)) {
+                pp = other;
+            }
+            if !self.advance_pp(pps, pp, end) {
+                return false;
+            }
+        }
+    }
+}
+
+/// A phrase position of the sloppy matcher.
+#[derive(Debug, Clone, Copy)]
+struct Pp {
+    /// Position minus offset.
+    pos: i64,
+    offset: u32,
+    /// Index of the term in the phrase (ties).
+    ord: usize,
+    /// Index into the term's positions.
+    idx: usize,
+    /// Repeat group (the `term_id`) when the term occurs more than once in the phrase.
+    group: Option<usize>,
+    in_queue: bool,
+}
+
+fn queue_key(p: &Pp) -> (i64, u32, usize) {
+    (p.pos, p.offset, p.ord)
+}
+
+/// Removes and returns the smallest queued entry (there is always one: callers pop after
+/// re-queuing).
+fn pop(pps: &mut [Pp]) -> usize {
+    let i = (0..pps.len()).filter(|&i| pps[i].in_queue).min_by_key(|&i| queue_key(&pps[i])).unwrap_or(0);
+    pps[i].in_queue = false;
+    i
+}
+
+/// The position of the smallest queued entry.
+fn top_pos(pps: &[Pp]) -> i64 {
+    pps.iter().filter(|p| p.in_queue).map(queue_key).min().map_or(i64::MAX, |k| k.0)
 }
 
 impl Scorer for PhraseScorer<'_> {

@@ -169,9 +169,7 @@ fn phrase_freqs() {
     assert_eq!(docs_of(&phrase(1)), [0, 2]);
     assert_eq!(docs_of(&phrase(2)), [0, 1, 2]);
     assert_eq!(docs_of(&phrase(3)), [0, 1, 2, 3]);
-    let freq = |q: &Query, d: DocId| match &s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description {
-        x => x.clone(),
-    };
+    let freq = |q: &Query, d: DocId| s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description.clone();
     assert_eq!(freq(&phrase(0), 0), "phraseFreq=2.0");
     // Doc 0 with slop 1: the two exact matches (1 each); "b c a" gives no extra match within 1.
     assert_eq!(freq(&phrase(1), 2), "phraseFreq=0.5");
@@ -238,13 +236,8 @@ impl Oracle<'_> {
         if is_text(field) {
             Some(lucene_f32(boost, n, big_n, sum, freq as f32, ts.len() as u32))
         } else {
-            Some(lucene_f32(boost, n, big_n, sum, 1.0, 1).max(0.0)).map(|_| {
-                let idf = (1.0f64 + ((big_n as f64 - n as f64) + 0.5) / (n as f64 + 0.5)).ln() as f32;
-                let avgdl = (sum as f64 / big_n as f64) as f32;
-                let inv = 1f32 / (1.2f32 * (0.25f32 + 0.75f32 * 1.0 / avgdl));
-                let w = boost * idf;
-                w - w / (1f32 + inv)
-            })
+            // No norms: Lucene scores with norm byte 1 (length 1) and freq 1.
+            Some(lucene_f32(boost, n, big_n, sum, 1.0, 1))
         }
     }
 
@@ -747,4 +740,22 @@ fn max_score_continues_after_essential_clauses_run_out() {
     let all = run(0.0);
     assert_eq!(run(0.8), all.iter().filter(|x| x.1 >= 0.8).cloned().collect::<Vec<_>>());
     assert!(run(0.8).iter().any(|x| x.0 == 9));
+}
+
+#[test]
+fn sloppy_phrase_with_repeated_terms_never_reuses_a_position() {
+    let docs = vec![doc("a", &[], &[]), doc("a b a", &[], &[]), doc("a a", &[], &[]), doc("a b c a", &[], &[])];
+    let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
+    let q = |slop| Query::Phrase { field: "body".into(), terms: vec![(b"a".to_vec(), 0), (b"a".to_vec(), 1)], slop, boost: 1.0 };
+    let freqs = |q: &Query| -> Vec<(DocId, String)> {
+        let mut hits: Vec<DocId> = s.search(q, &all(10)).unwrap().hits.iter().map(|h| h.doc).collect();
+        hits.sort();
+        hits.into_iter().map(|d| (d, s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description.clone())).collect()
+    };
+    assert_eq!(freqs(&q(0)), [(2, "phraseFreq=1.0".to_string())]);
+    assert_eq!(freqs(&q(1)), [(1, "phraseFreq=0.5".to_string()), (2, "phraseFreq=1.0".to_string())]);
+    assert_eq!(
+        freqs(&q(2)),
+        [(1, "phraseFreq=0.5".to_string()), (2, "phraseFreq=1.0".to_string()), (3, format!("phraseFreq={}", 1.0f32 / 3.0))]
+    );
 }

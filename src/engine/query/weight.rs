@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::bm25::Bm25;
-use super::boolean::{Conjunction, Disjunction, ReqExcl, ReqOpt};
+use super::boolean::{Conjunction, ReqExcl, ReqOpt};
+use super::disjunction::Disjunction;
 use super::multi_term::{self, DocSetQuery};
 use super::phrase::{PhraseScorer, PhraseTerm};
 use super::scorer::{AllScorer, BoxScorer, ConstScorer, DocListScorer, TermScorer};
@@ -142,7 +143,7 @@ impl Weight {
                 let mut pts = Vec::with_capacity(terms.len());
                 for (t, offset) in terms {
                     match seg.postings(field, t, true)? {
-                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset }),
+                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
                         None => return Ok(None),
                     }
                 }
