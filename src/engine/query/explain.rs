@@ -129,6 +129,12 @@ impl Weight {
                 let e = sim.explain(f, norm);
                 Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
             }
+            Weight::Bool { must, should, must_not, filter, msm, .. }
+                if must_not.is_empty() && filter.is_empty() && must.len() + should.len() == 1 && *msm <= 1 =>
+            {
+                // Lucene rewrites a one-clause boolean query to its clause.
+                return must.first().or(should.first()).expect("one clause").explain(seg, doc);
+            }
             Weight::Bool { must, should, must_not, filter, msm, .. } => {
                 let mut subs = Vec::new();
                 let (mut fail, mut matched, mut should_matched) = (false, 0usize, 0usize);

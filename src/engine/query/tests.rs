@@ -300,6 +300,8 @@ impl Oracle<'_> {
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
+                let must = &super::tree::dedupe_clauses(must);
+                let should = &if *minimum_should_match <= 1 { super::tree::dedupe_clauses(should) } else { should.clone() };
                 let msm = *minimum_should_match as usize;
                 if must.is_empty() && filter.is_empty() && should.is_empty() {
                     return None;
@@ -758,4 +760,15 @@ fn sloppy_phrase_with_repeated_terms_never_reuses_a_position() {
         freqs(&q(2)),
         [(1, "phraseFreq=0.5".to_string()), (2, "phraseFreq=1.0".to_string()), (3, format!("phraseFreq={}", 1.0f32 / 3.0))]
     );
+}
+
+#[test]
+fn duplicate_clauses_are_merged_like_lucene() {
+    let t = |b: f32| Query::Term { field: "body".into(), term: b"a".to_vec(), boost: b };
+    let merged = super::tree::dedupe_clauses(&[t(0.5), Query::term("body", "b"), t(3.7)]);
+    assert_eq!(merged, [t((0.5f64 + 3.7f32 as f64) as f32), Query::term("body", "b")]);
+    let (s, _) = searcher(vec![ModelSegment::new(vec![doc("a b", &[], &[]), doc("c", &[], &[])], &[], 2)]);
+    let dup = s.search(&Query::or(vec![t(0.5), t(3.7)]), &all(10)).unwrap();
+    let one = s.search(&t((0.5f64 + 3.7f32 as f64) as f32), &all(10)).unwrap();
+    assert_eq!(hits_of(&dup), hits_of(&one));
 }

@@ -110,3 +110,59 @@ impl fmt::Display for Query {
         }
     }
 }
+
+impl Query {
+    /// The query's own boost (1 for `MatchNone`).
+    pub fn boost(&self) -> f32 {
+        match self {
+            Query::Term { boost, .. }
+            | Query::Terms { boost, .. }
+            | Query::Bool { boost, .. }
+            | Query::Phrase { boost, .. }
+            | Query::Prefix { boost, .. }
+            | Query::Wildcard { boost, .. }
+            | Query::Range { boost, .. }
+            | Query::Exists { boost, .. }
+            | Query::MatchAll { boost }
+            | Query::ConstantScore { boost, .. } => *boost,
+            Query::MatchNone => 1.0,
+        }
+    }
+
+    /// The same query with boost `b`.
+    pub fn with_boost(&self, b: f32) -> Query {
+        let mut q = self.clone();
+        match &mut q {
+            Query::Term { boost, .. }
+            | Query::Terms { boost, .. }
+            | Query::Bool { boost, .. }
+            | Query::Phrase { boost, .. }
+            | Query::Prefix { boost, .. }
+            | Query::Wildcard { boost, .. }
+            | Query::Range { boost, .. }
+            | Query::Exists { boost, .. }
+            | Query::MatchAll { boost }
+            | Query::ConstantScore { boost, .. } => *boost = b,
+            Query::MatchNone => {}
+        }
+        q
+    }
+}
+
+/// Lucene's `BooleanQuery.rewrite` deduplication of `should` (when `minimum_should_match <= 1`)
+/// and `must` clauses: equal clauses (ignoring boost) become one clause whose boost is the sum
+/// (in double, cast to float) of theirs, which changes the score's float rounding.
+pub fn dedupe_clauses(clauses: &[Query]) -> Vec<Query> {
+    let mut out: Vec<(Query, f64)> = Vec::with_capacity(clauses.len());
+    for c in clauses {
+        let bare = c.with_boost(1.0);
+        match out.iter_mut().find(|(q, _)| *q == bare) {
+            Some((_, b)) => *b += c.boost() as f64,
+            None => out.push((bare, c.boost() as f64)),
+        }
+    }
+    if out.len() == clauses.len() {
+        return clauses.to_vec();
+    }
+    out.into_iter().map(|(q, b)| q.with_boost(b as f32)).collect()
+}

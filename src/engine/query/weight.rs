@@ -11,7 +11,7 @@ use super::disjunction::Disjunction;
 use super::multi_term::{self, DocSetQuery};
 use super::phrase::{PhraseScorer, PhraseTerm};
 use super::scorer::{AllScorer, BoxScorer, ConstScorer, DocListScorer, TermScorer};
-use super::tree::Query;
+use super::tree::{dedupe_clauses, Query};
 use super::view::SegmentView;
 use crate::engine::Result;
 
@@ -92,9 +92,11 @@ impl Weight {
                 let comp = |qs: &[Query], sc: bool| -> Result<Vec<Weight>> {
                     qs.iter().map(|q| Weight::compile(q, segments, bb, sc)).collect()
                 };
+                let must = dedupe_clauses(must);
+                let should = if *minimum_should_match <= 1 { dedupe_clauses(should) } else { should.clone() };
                 let w = Weight::Bool {
-                    must: comp(must, scoring)?,
-                    should: comp(should, scoring)?,
+                    must: comp(&must, scoring)?,
+                    should: comp(&should, scoring)?,
                     must_not: comp(must_not, false)?,
                     filter: comp(filter, false)?,
                     msm: *minimum_should_match as usize,
