@@ -485,6 +485,19 @@ proptest! {
         prop_assert_eq!(hits_of(&top), expect.clone(), "query {}", q);
         prop_assert_eq!(s.count(&q).unwrap(), expect.len() as u64);
         prop_assert_eq!(top.max_score, expect.first().map(|e| e.0));
+        // Explanations agree with the scores, and explain why other documents do not match.
+        for &(score, seg, doc) in expect.iter().take(5) {
+            let e = s.explain(&q, seg, doc).unwrap();
+            prop_assert!(e.matched, "{}: {:?}", q, e);
+            prop_assert_eq!(e.value, ExplValue::Float(score), "{}", q);
+        }
+        for (si, sg) in arcs.iter().enumerate() {
+            for d in 0..sg.docs.len() as DocId {
+                if sg.live[d as usize] && !expect.iter().any(|e| e.1 == si && e.2 == d) {
+                    prop_assert!(!s.explain(&q, si, d).unwrap().matched, "{} doc {}/{}", q, si, d);
+                }
+            }
+        }
     }
 
     #[test]
@@ -771,4 +784,21 @@ fn duplicate_clauses_are_merged_like_lucene() {
     let dup = s.search(&Query::or(vec![t(0.5), t(3.7)]), &all(10)).unwrap();
     let one = s.search(&t((0.5f64 + 3.7f32 as f64) as f32), &all(10)).unwrap();
     assert_eq!(hits_of(&dup), hits_of(&one));
+}
+
+#[test]
+fn queries_display_like_lucene() {
+    let p = Query::Phrase { field: "body".into(), terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 2), (b"c".to_vec(), 2)], slop: 1, boost: 1.0 };
+    assert_eq!(p.to_string(), "body:\"a ? b|c\"~1");
+    let b = Query::Bool {
+        must: vec![Query::term("f", "x")],
+        should: vec![Query::term("f", "y")],
+        must_not: vec![Query::term("f", "z")],
+        filter: vec![Query::MatchAll { boost: 1.0 }],
+        minimum_should_match: 0,
+        boost: 1.0,
+    };
+    assert_eq!(b.to_string(), "+f:x -f:z f:y #*:*");
+    let nested = Query::Bool { must: vec![], should: vec![b, Query::term("f", "w")], must_not: vec![], filter: vec![], minimum_should_match: 1, boost: 1.0 };
+    assert_eq!(nested.to_string(), "((+f:x -f:z f:y #*:*) f:w)~1");
 }

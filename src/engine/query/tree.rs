@@ -73,9 +73,20 @@ impl fmt::Display for Query {
                 write!(f, ")")
             }
             Query::Phrase { field, terms, slop, .. } => {
+                // Lucene prints every position up to the last, `?` for holes, `|` for stacked terms.
                 write!(f, "{field}:\"")?;
-                for (i, (t, _)) in terms.iter().enumerate() {
-                    write!(f, "{}{}", if i > 0 { " " } else { "" }, s(t))?;
+                let max = terms.iter().map(|t| t.1).max().map_or(0, |m| m as usize + 1);
+                let mut pieces: Vec<Option<String>> = vec![None; max.min(terms.len() + 1024)];
+                for (t, p) in terms {
+                    if let Some(piece) = pieces.get_mut(*p as usize) {
+                        match piece {
+                            Some(x) => *x = format!("{x}|{}", s(t)),
+                            None => *piece = Some(s(t)),
+                        }
+                    }
+                }
+                for (i, p) in pieces.iter().enumerate() {
+                    write!(f, "{}{}", if i > 0 { " " } else { "" }, p.as_deref().unwrap_or("?"))?;
                 }
                 write!(f, "\"")?;
                 if *slop > 0 {
@@ -97,13 +108,25 @@ impl fmt::Display for Query {
             Query::MatchAll { .. } => write!(f, "*:*"),
             Query::ConstantScore { query, .. } => write!(f, "ConstantScore({query})"),
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
-            Query::Bool { must, should, must_not, filter, .. } => {
+            Query::Bool { must, should, must_not, filter, minimum_should_match, .. } => {
+                // OpenSearch adds clauses in this order; nested booleans are parenthesized.
+                let msm = *minimum_should_match;
+                if msm > 0 {
+                    write!(f, "(")?;
+                }
                 let mut first = true;
-                for (p, qs) in [("+", must), ("", should), ("-", must_not), ("#", filter)] {
+                for (p, qs) in [("+", must), ("-", must_not), ("", should), ("#", filter)] {
                     for q in qs {
-                        write!(f, "{}{p}{q}", if first { "" } else { " " })?;
+                        write!(f, "{}{p}", if first { "" } else { " " })?;
+                        match q {
+                            Query::Bool { .. } => write!(f, "({q})")?,
+                            _ => write!(f, "{q}")?,
+                        }
                         first = false;
                     }
+                }
+                if msm > 0 {
+                    write!(f, ")~{msm}")?;
                 }
                 Ok(())
             }
