@@ -12,6 +12,28 @@
 //! `docCount` and `docFreq` are summed over the searcher's segments, deleted documents included.
 //! For a phrase, idf is the sum (in double, cast to float) of the float idfs of its terms.
 //! OpenSearch 2.x's default `LegacyBM25Similarity` equals this with `boost * (k1 + 1)`.
+//!
+//! The explanation of a term query (boost 2, `explain` of doc 0 of "the quick brown fox", "the
+//! lazy dog", "fox"), as OpenSearch renders it (`Int` values print without a fraction; the boost
+//! node is absent at boost 1; `dl` says "(approximate)" for norm bytes above 39):
+//!
+//! ```text
+//! 0.3547197  weight(body:fox in 0) [PerFieldSimilarity], result of:
+//!   0.3547197  score(freq=1.0), computed as boost * idf * tf from:
+//!     2.0        boost
+//!     0.47000363 idf, computed as log(1 + (N - n + 0.5) / (n + 0.5)) from:
+//!       2          n, number of documents containing term
+//!       3          N, total number of documents with field
+//!     0.37735844 tf, computed as freq / (freq + k1 * (1 - b + b * dl / avgdl)) from:
+//!       1.0        freq, occurrences of term within document
+//!       1.2        k1, term saturation parameter
+//!       0.75       b, length normalization parameter
+//!       4.0        dl, length of field
+//!       2.6666667  avgdl, average length of field
+//! ```
+//! A phrase has "phraseFreq=F" instead of the freq line and "idf, sum of:" over the terms' idf
+//! nodes; a boolean query is "sum of:" its matching scoring clauses (filters appear as "match on
+//! required clause, product of:" with value 0; see `Weight::explain`).
 
 use super::explain::Explanation;
 use crate::engine::segment::smallfloat::LENGTH_TABLE;

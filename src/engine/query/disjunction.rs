@@ -20,6 +20,8 @@ pub struct Disjunction<'a> {
     /// Clause indexes by increasing window bound; `bounds[k]` is the bound of `order[k]`.
     order: Vec<usize>,
     bounds: Vec<f32>,
+    /// Scratch: the window bound of each clause, by clause index.
+    raw_bounds: Vec<f32>,
     /// `order[..non_essential]` cannot reach the minimum together.
     non_essential: usize,
 }
@@ -36,6 +38,7 @@ impl<'a> Disjunction<'a> {
             window_end: None,
             order: (0..n).collect(),
             bounds: vec![0.0; n],
+            raw_bounds: vec![0.0; n],
             non_essential: 0,
         };
         d.doc = d.find(0);
@@ -50,7 +53,8 @@ impl<'a> Disjunction<'a> {
         loop {
             let mut cand = NO_MORE_DOCS;
             for s in self.subs.iter_mut() {
-                cand = cand.min(s.advance(target));
+                let d = s.doc();
+                cand = cand.min(if d < target { s.advance(target) } else { d });
             }
             if cand == NO_MORE_DOCS {
                 return NO_MORE_DOCS;
@@ -76,12 +80,12 @@ impl<'a> Disjunction<'a> {
         }
         let end = end.max(target);
         for (i, s) in self.subs.iter_mut().enumerate() {
-            self.bounds[i] = if s.doc() == NO_MORE_DOCS { 0.0 } else { s.max_score(end) };
+            self.raw_bounds[i] = if s.doc() == NO_MORE_DOCS { 0.0 } else { s.max_score(end) };
         }
-        let bounds = self.bounds.clone();
-        self.order.sort_by(|&a, &b| bounds[a].total_cmp(&bounds[b]));
+        let raw = &self.raw_bounds;
+        self.order.sort_by(|&a, &b| raw[a].total_cmp(&raw[b]));
         for (k, &i) in self.order.iter().enumerate() {
-            self.bounds[k] = bounds[i];
+            self.bounds[k] = raw[i];
         }
         let mut sum = 0f64;
         self.non_essential = 0;

@@ -203,6 +203,8 @@ impl Searcher {
         let mut count = 0u64;
         for (si, seg) in views.iter().enumerate() {
             let Some(mut sc) = w.scorer(*seg)? else { continue };
+            let deletions = seg.has_deletions();
+            let max_doc = seg.max_doc();
             let mut min_comp = 0f32;
             let mut doc = sc.doc();
             loop {
@@ -217,7 +219,8 @@ impl Searcher {
                 if doc == NO_MORE_DOCS {
                     break;
                 }
-                if seg.is_live(doc) {
+                let live = if deletions { seg.is_live(doc) } else { doc < max_doc };
+                if live {
                     count += 1;
                     let score = sc.score();
                     if after.is_none_or(|a| score < a) {

@@ -802,3 +802,18 @@ fn queries_display_like_lucene() {
     let nested = Query::Bool { must: vec![], should: vec![b, Query::term("f", "w")], must_not: vec![], filter: vec![], minimum_should_match: 1, boost: 1.0 };
     assert_eq!(nested.to_string(), "((+f:x -f:z f:y #*:*) f:w)~1");
 }
+
+#[test]
+#[ignore = "prints the explanation tree documented in bm25.rs"]
+fn print_explanation() {
+    let docs = vec![doc("the quick brown fox", &[], &[]), doc("the lazy dog", &[], &[]), doc("fox", &[], &[])];
+    let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 4)]);
+    let q = Query::Term { field: "body".into(), term: b"fox".to_vec(), boost: 2.0 };
+    fn show(e: &Explanation, depth: usize) {
+        eprintln!("{}{:?} {}", "  ".repeat(depth), e.value, e.description);
+        for d in &e.details {
+            show(d, depth + 1);
+        }
+    }
+    show(&s.explain(&q, 0, 0).unwrap(), 0);
+}
