@@ -817,3 +817,61 @@ fn print_explanation() {
     }
     show(&s.explain(&q, 0, 0).unwrap(), 0);
 }
+
+#[test]
+fn keys_and_sortable_doubles() {
+    use super::multi_term::{key_predecessor, key_successor};
+    use super::sort::{double_to_sortable_long, sortable_long_to_double};
+    assert_eq!(key_successor(&[0x00, 0xFF]), Some(vec![0x01, 0x00]));
+    assert_eq!(key_successor(&[0xFF, 0xFF]), None);
+    assert_eq!(key_predecessor(&[0x01, 0x00]), Some(vec![0x00, 0xFF]));
+    assert_eq!(key_predecessor(&[0x00, 0x00]), None);
+    let vals = [f64::NEG_INFINITY, -1e300, -1.5, -0.0, 0.0, 1e-300, 2.5, f64::INFINITY];
+    for w in vals.windows(2) {
+        assert!(double_to_sortable_long(w[0]) < double_to_sortable_long(w[1]), "{w:?}");
+    }
+    for v in vals {
+        assert_eq!(sortable_long_to_double(double_to_sortable_long(v)).to_bits(), v.to_bits());
+    }
+    // An exclusive bound at the end of the key space matches nothing.
+    let (s, _) = searcher(vec![ModelSegment::new(vec![doc("a", &[], &[i64::MAX]), doc("b", &[], &[i64::MIN])], &[], 2)]);
+    let r = |lo: Option<i64>, hi: Option<i64>, il: bool, ih: bool| {
+        let q = Query::Range { field: "num".into(), lo: lo.map(long_key), hi: hi.map(long_key), include_lo: il, include_hi: ih, kind: RangeKind::Points, boost: 1.0 };
+        s.count(&q).unwrap()
+    };
+    assert_eq!(r(Some(i64::MAX), None, false, true), 0);
+    assert_eq!(r(Some(i64::MAX), None, true, true), 1);
+    assert_eq!(r(None, Some(i64::MIN), true, false), 0);
+    assert_eq!(r(None, None, true, true), 2);
+    assert_eq!(r(Some(5), Some(-5), true, true), 0);
+}
+
+#[test]
+fn sort_by_field_then_score_and_doubles() {
+    let d = |body: &str, n: f64| MDoc { long: vec![("price".into(), vec![super::sort::double_to_sortable_long(n)])], ..doc(body, &[], &[]) };
+    let docs = vec![d("a", 2.5), d("a a", 2.5), d("a b c", -1.0), doc("a", &[], &[])];
+    let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
+    let sort = vec![
+        SortField { by: SortBy::Double("price".into()), order: SortOrder::Desc, missing: Missing::First },
+        SortField::score(),
+    ];
+    let top = s.search(&Query::term("body", "a"), &TopSpec { sort, ..TopSpec::default() }).unwrap();
+    let order: Vec<DocId> = top.hits.iter().map(|h| h.doc).collect();
+    assert_eq!(order, [3, 1, 0, 2], "missing first, then price desc, then score desc");
+    assert_eq!(top.hits[1].sort_values[0], SortValue::Double(2.5));
+    assert_eq!(top.hits[0].sort_values[0], SortValue::Null);
+    assert!(top.hits[1].score > top.hits[2].score);
+    assert_eq!(top.max_score, Some(top.hits[1].score.max(top.hits[0].score)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn wildcards_match_like_a_naive_matcher(p in "[ab?*]{0,6}", t in "[ab]{0,6}") {
+        use super::multi_term::{parse_wildcard, wildcard_matches};
+        let pc: Vec<char> = p.chars().collect();
+        let tc: Vec<char> = t.chars().collect();
+        prop_assert_eq!(wildcard_matches(&parse_wildcard(&p), &t), naive_wildcard(&pc, &tc));
+    }
+}
