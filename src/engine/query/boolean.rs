@@ -52,12 +52,15 @@ impl<'a> Conjunction<'a> {
             }
             if self.min_competitive > 0.0 {
                 if self.window_end.is_none_or(|e| d > e) {
+                    // Clauses already beyond `d` need bounds only from their own doc on (and
+                    // skip data is never moved backwards).
                     let mut end = NO_MORE_DOCS;
                     for (s, &sc) in self.subs.iter_mut().zip(&self.scoring) {
                         if sc {
-                            end = end.min(s.shallow_advance(d));
+                            end = end.min(s.shallow_advance(d.max(s.doc())));
                         }
                     }
+                    let end = end.max(d);
                     let mut bound = 0f64;
                     for (s, &sc) in self.subs.iter_mut().zip(&self.scoring) {
                         if sc {
@@ -122,10 +125,10 @@ impl Scorer for Conjunction<'_> {
         let mut end = NO_MORE_DOCS;
         for (s, &sc) in self.subs.iter_mut().zip(&self.scoring) {
             if sc {
-                end = end.min(s.shallow_advance(target));
+                end = end.min(s.shallow_advance(target.max(s.doc())));
             }
         }
-        end
+        end.max(target)
     }
     fn max_score(&mut self, up_to: DocId) -> f32 {
         let mut sum = 0f64;
@@ -240,9 +243,9 @@ impl Scorer for ReqOpt<'_> {
         self.req.cost()
     }
     fn shallow_advance(&mut self, target: DocId) -> DocId {
-        let a = self.req.shallow_advance(target);
-        let b = self.opt.shallow_advance(target);
-        a.min(b)
+        let a = self.req.shallow_advance(target.max(self.req.doc()));
+        let b = self.opt.shallow_advance(target.max(self.opt.doc()));
+        a.min(b).max(target)
     }
     fn max_score(&mut self, up_to: DocId) -> f32 {
         let s = self.req.max_score(up_to) as f64 + self.opt.max_score(up_to) as f64;

@@ -93,8 +93,9 @@ impl Weight {
                 let Some(mut p) = seg.postings(field, term, false)? else {
                     return Ok(Explanation::no_match("no matching term", vec![]));
                 };
-                p.next();
-                let found = p.advance(doc) == doc && doc != NO_MORE_DOCS;
+                // `advance` needs a target beyond the current doc (the Postings contract).
+                let first = p.next();
+                let found = doc != NO_MORE_DOCS && (if first < doc { p.advance(doc) } else { first }) == doc;
                 let freq = p.freq();
                 if let Some(e) = p.take_error() {
                     return Err(e);

@@ -131,6 +131,8 @@ struct MemPostings<'a> {
     i: usize,
     /// Block reached by `shallow_advance`.
     shallow: usize,
+    /// Last `shallow_advance` target.
+    last_shallow: DocId,
     fail_after: Option<usize>,
     error: Option<Error>,
     freq_calls: &'a AtomicU64,
@@ -163,6 +165,8 @@ impl Postings for MemPostings<'_> {
         self.doc()
     }
     fn advance(&mut self, target: DocId) -> DocId {
+        // The contract the real postings rely on: targets beyond the current doc.
+        assert!(self.i == usize::MAX || target > self.doc(), "advance({target}) from doc {}", self.doc());
         let start = if self.i == usize::MAX { 0 } else { self.i };
         self.i = start + self.list[start.min(self.list.len())..].partition_point(|p| p.0 < target);
         self.check_fail();
@@ -182,6 +186,10 @@ impl Postings for MemPostings<'_> {
         self.list.len() as u64
     }
     fn shallow_advance(&mut self, target: DocId) -> DocId {
+        // Skip data only moves forward, and never behind the iterator.
+        assert!(target >= self.last_shallow, "shallow_advance({target}) after {}", self.last_shallow);
+        assert!(self.i == usize::MAX || target >= self.doc(), "shallow_advance({target}) behind doc {}", self.doc());
+        self.last_shallow = target;
         let first = self.list.partition_point(|p| p.0 < target);
         self.shallow = first / self.block;
         let end = ((self.shallow + 1) * self.block).min(self.list.len());
@@ -241,6 +249,7 @@ impl SegmentView for ModelSegment {
             block: self.block,
             i: usize::MAX,
             shallow: 0,
+            last_shallow: 0,
             fail_after,
             error: None,
             freq_calls: &self.freq_calls,
