@@ -43,6 +43,11 @@ fn idf_and_score_match_hand_checked_opensearch_numbers() {
     // score 0.2876821 = 2.2 * idf 0.2876821 * tf 0.45454544; OpenSearch 3 (BM25) shows the same
     // without the 2.2.
     assert_eq!(idf(1, 1), 0.287_682_1);
+    // An Elasticsearch 7 explain (elastic/elasticsearch#95929): n 53, N 1570 → idf 3.379786,
+    // and score 4.425681 = 2.2 * idf * tf 0.59520733.
+    assert_eq!(idf(53, 1570), 3.379_786);
+    let w = 2.2f32 * idf(53, 1570);
+    assert!((w * 0.595_207_33 - 4.425_681).abs() <= 1e-6 * 4.425_681);
     let sim = Bm25::new(1.0, 1, 1, &[1]);
     assert_eq!(sim.avgdl, 1.0);
     assert_eq!(sim.score(1.0, 1), 0.287_682_1 * 0.454_545_44);
