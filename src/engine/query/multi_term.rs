@@ -220,8 +220,13 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
     let max_doc = seg.max_doc();
     match q {
         DocSetQuery::PointRange { field, lo, hi } => {
-            let docs = seg.points_docs(field, lo, hi)?.unwrap_or_default();
-            return Ok(docs.into_iter().filter(|&d| d < max_doc).collect());
+            let mut docs: Vec<DocId> = seg.points_docs(field, lo, hi)?.unwrap_or_default().into_iter().filter(|&d| d < max_doc).collect();
+            // Cheap insurance: the scorer's binary searches need sorted, unique docs.
+            if !docs.windows(2).all(|w| w[0] < w[1]) {
+                docs.sort_unstable();
+                docs.dedup();
+            }
+            return Ok(docs);
         }
         DocSetQuery::Exists { field } => return Ok((0..max_doc).filter(|&d| seg.has_value(field, d)).collect()),
         _ => {}

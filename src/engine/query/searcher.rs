@@ -199,7 +199,7 @@ impl Searcher {
             Some(other) => return Err(Error::InvalidArgument(format!("search_after {other:?} does not match a sort by score"))),
         };
         let w = Weight::compile(query, &views, 1.0, true)?;
-        let mut heap: BinaryHeap<Scored> = BinaryHeap::with_capacity(k + 1);
+        let mut heap: BinaryHeap<Scored> = BinaryHeap::with_capacity(k.min(4096) + 1);
         let mut count = 0u64;
         for (si, seg) in views.iter().enumerate() {
             let Some(mut sc) = w.scorer(*seg)? else { continue };
@@ -297,7 +297,7 @@ impl Searcher {
                         };
                         if keep {
                             local.push((ks, doc, score));
-                            if local.len() >= 2 * k.max(16) {
+                            if local.len() >= k.max(16).saturating_mul(2) {
                                 local.sort_by(cmp_local);
                                 local.truncate(k);
                             }

@@ -638,6 +638,10 @@ fn totals_follow_track_total_hits() {
     assert_eq!(s.search(&q, &spec(TrackTotalHits::UpTo(10_000))).unwrap().total, (49, Relation::Eq));
     assert_eq!(s.count(&q).unwrap(), 49);
     assert_eq!(s.count(&Query::MatchAll { boost: 1.0 }).unwrap(), 49);
+    let huge = s.search(&q, &TopSpec { size: usize::MAX, from: 3, ..TopSpec::default() }).unwrap();
+    assert_eq!(huge.hits.len(), 46);
+    let sort = vec![SortField { by: SortBy::Doc, order: SortOrder::Desc, missing: Missing::Last }];
+    assert_eq!(s.search(&q, &TopSpec { size: usize::MAX, sort, ..TopSpec::default() }).unwrap().hits.len(), 49);
     let size0 = s.search(&q, &TopSpec { size: 0, ..TopSpec::default() }).unwrap();
     assert_eq!((size0.total, size0.hits.len()), ((49, Relation::Eq), 0));
 }
