@@ -4,6 +4,7 @@
 pub mod builder;
 pub mod commit;
 pub mod deleter;
+mod leaf_view;
 pub mod merge_policy;
 pub mod merger;
 pub mod searcher;

@@ -6,6 +6,16 @@
 //! Top-k by score uses block-max skipping once the total-hits threshold is reached (block-max
 //! term skipping, block-max conjunctions, MaxScore disjunctions); sorts use doc values.
 //!
+//! Searching an index: take a pinned snapshot from the writer and query it.
+//!
+//! ```ignore
+//! let snapshot = writer.searcher()?;                 // engine::index::Searcher (pins files)
+//! let top = snapshot.query().search(&Query::Term { field: "body".into(), term: b"fox".to_vec(), boost: 1.0 },
+//!                                   &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() })?;
+//! let n = snapshot.query().count(&query)?;
+//! // hit.segment indexes snapshot.leaves(); read the stored doc with index::writer::read_document.
+//! ```
+//!
 //! | file | holds |
 //! |---|---|
 //! | [`view`] | the segment interface the query layer reads |

@@ -884,3 +884,6 @@ proptest! {
         prop_assert_eq!(wildcard_matches(&parse_wildcard(&p), &t), naive_wildcard(&pc, &tc));
     }
 }
+
+#[path = "real_segments_tests.rs"]
+mod real_segments;
