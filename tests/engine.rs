@@ -221,3 +221,27 @@ fn merges_keep_every_document_and_deletes_during_merge() {
     assert_eq!(s.num_docs(), 200 - deleted);
     assert_eq!(term_docs(&s, "body", "fox").len() as u64, (0..200).filter(|i| i % 2 == 0 && i % 7 != 0).count() as u64);
 }
+
+#[test]
+fn background_merges_bound_the_segment_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    for i in 0..60u32 {
+        put(&engine, &format!("d{i}"), doc(i));
+        engine.refresh().unwrap();
+    }
+    // The merge thread runs off the write path; wait (bounded) for it to catch up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let segments = engine.writer().segment_stats().len();
+        if segments <= 8 || std::time::Instant::now() > deadline {
+            assert!(segments <= 8, "60 refreshes left {segments} segments: background merges did not run");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(engine.merge_scheduler().expect("enabled by default").rounds() > 0);
+    let s = engine.searcher().unwrap();
+    assert_eq!(s.num_docs(), 60);
+    assert_eq!(term_docs(&s, "body", "fox").len(), 30);
+}
