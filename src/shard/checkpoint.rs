@@ -106,6 +106,20 @@ impl LocalCheckpointTracker {
         lock(&self.checkpoints).persisted.mark(seq_no);
     }
 
+    /// Marks every number up to `seq_no` durable (after a flush or a translog replay).
+    pub fn mark_persisted_up_to(&self, seq_no: i64) {
+        self.advance_max_seq_no(seq_no);
+        let mut c = lock(&self.checkpoints);
+        if seq_no > c.persisted.checkpoint {
+            c.persisted.checkpoint = seq_no;
+            c.persisted.ahead.retain(|&s| s > seq_no);
+            while c.persisted.ahead.first() == Some(&(c.persisted.checkpoint + 1)) {
+                c.persisted.ahead.pop_first();
+                c.persisted.checkpoint += 1;
+            }
+        }
+    }
+
     /// Every number up to this one was processed.
     pub fn processed_checkpoint(&self) -> i64 {
         lock(&self.checkpoints).processed.checkpoint

@@ -96,7 +96,10 @@ struct Tombstone {
 /// One shard copy's engine.
 pub struct ShardEngine {
     writer: Arc<IndexWriter>,
-    merges: Option<super::merge_scheduler::MergeScheduler>,
+    merges: Mutex<Option<super::merge_scheduler::MergeScheduler>>,
+    /// Set when a write could not reach the translog after the index applied it: the engine
+    /// then refuses every write (OpenSearch fails the engine); recovery starts from the files.
+    failure: Mutex<Option<String>>,
     translog: Arc<Translog>,
     tracker: LocalCheckpointTracker,
     tombstones: Mutex<HashMap<String, Tombstone>>,
@@ -179,21 +182,26 @@ impl ShardEngine {
         })?;
         let max_seq_no = commit.user_i64(keys::MAX_SEQ_NO).unwrap_or(NO_OPS_PERFORMED);
         let local_checkpoint = commit.user_i64(keys::LOCAL_CHECKPOINT).unwrap_or(NO_OPS_PERFORMED);
-        if local_checkpoint > max_seq_no || local_checkpoint < NO_OPS_PERFORMED {
+        if local_checkpoint > max_seq_no || local_checkpoint < NO_OPS_PERFORMED || max_seq_no >= i64::MAX / 2 {
             return Err(Error::corrupt(commit.file_name(), 0, format!("local checkpoint {local_checkpoint} > max_seq_no {max_seq_no}")));
         }
         let history_uuid = commit.user_data.get(keys::HISTORY_UUID).cloned().unwrap_or_else(|| uuid_string(&random_id()));
         rs.advance(Stage::Translog);
-        let translog = match Translog::open(translog_dir.clone(), tl_uuid, tl_gen, config.primary_term, config.translog.clone(), RecoveryPolicy::TolerateTornTail) {
-            // A crash between the first commit and the translog's creation (see EMPTY_STORE):
-            // no operation was ever performed, so a new translog loses nothing.
-            Err(Error::FileNotFound { .. }) if max_seq_no == NO_OPS_PERFORMED && tl_gen == 1 => {
-                for f in translog_dir.list()? {
-                    translog_dir.delete(&f)?;
-                }
-                Translog::create(translog_dir, tl_uuid, config.primary_term, NO_OPS_PERFORMED, config.translog.clone())?
+        // A crash between the first commit and the end of the translog's creation (see
+        // EMPTY_STORE) leaves a commit that never saw an operation and no `translog.ckp`: no
+        // operation can have been acknowledged (that needs a finished open), so a new translog
+        // loses nothing. Anything else goes through the translog's own recovery.
+        let unfinished_init = max_seq_no == NO_OPS_PERFORMED
+            && local_checkpoint == NO_OPS_PERFORMED
+            && tl_gen == 1
+            && !translog_dir.exists(crate::engine::translog::CHECKPOINT_FILE);
+        let translog = if unfinished_init {
+            for f in translog_dir.list()? {
+                translog_dir.delete(&f)?;
             }
-            other => other?,
+            Translog::create(translog_dir, tl_uuid, config.primary_term, NO_OPS_PERFORMED, config.translog.clone())?
+        } else {
+            Translog::open(translog_dir, tl_uuid, tl_gen, config.primary_term, config.translog.clone(), RecoveryPolicy::TolerateTornTail)?
         };
         let ops = translog.snapshot(local_checkpoint + 1)?;
         rs.translog.total = ops.len() as i64;
@@ -223,7 +231,8 @@ impl ShardEngine {
         let merges = config.background_merges.then(|| super::merge_scheduler::MergeScheduler::start(writer.clone()));
         ShardEngine {
             writer,
-            merges,
+            merges: Mutex::new(merges),
+            failure: Mutex::new(None),
             translog,
             tracker,
             tombstones: Mutex::new(HashMap::new()),
@@ -245,9 +254,7 @@ impl ShardEngine {
     /// Every processed operation is durable after replay (it came from the translog).
     fn tracker_sync_persisted(&self) {
         let p = self.tracker.processed_checkpoint();
-        for s in self.tracker.persisted_checkpoint() + 1..=p {
-            self.tracker.mark_persisted(s);
-        }
+        self.tracker.mark_persisted_up_to(p);
         self.global_checkpoint.fetch_max(p, Ordering::SeqCst);
     }
 
@@ -301,6 +308,7 @@ impl ShardEngine {
     /// with the result's location before acknowledging under `request` durability.
     pub fn index(&self, op: IndexOp) -> Result<WriteResult> {
         let _w = lock(&self.write_lock);
+        self.check_open()?;
         let current = if op.auto_generated_id { None } else { self.current(&op.id)? };
         let (version, created) = resolve_index(&op.id, &op.constraints, current)?;
         let seq_no = self.tracker.generate_seq_no();
@@ -310,7 +318,7 @@ impl ShardEngine {
         if let Err(e) = applied {
             return Err(self.after_failed_apply(seq_no, e));
         }
-        let location = self.translog.add(&Operation::Index {
+        let location = self.log(&Operation::Index {
             id: doc.id.clone(),
             routing: doc.routing,
             source: doc.source,
@@ -330,7 +338,7 @@ impl ShardEngine {
             return e;
         }
         let reason = e.to_string();
-        if self.translog.add(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason }).is_ok() {
+        if self.log(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason }).is_ok() {
             self.tracker.mark_processed(seq_no);
         }
         e
@@ -339,6 +347,7 @@ impl ShardEngine {
     /// Deletes a document by id.
     pub fn delete(&self, id: &str, constraints: Constraints) -> Result<WriteResult> {
         let _w = lock(&self.write_lock);
+        self.check_open()?;
         let current = self.current(id)?;
         let (version, found) = resolve_delete(id, &constraints, current)?;
         let seq_no = self.tracker.generate_seq_no();
@@ -346,7 +355,7 @@ impl ShardEngine {
         if let Err(e) = self.writer.delete(id) {
             return Err(self.after_failed_apply(seq_no, e));
         }
-        let location = self.translog.add(&Operation::Delete { id: id.to_string(), seq_no, primary_term, version })?;
+        let location = self.log(&Operation::Delete { id: id.to_string(), seq_no, primary_term, version })?;
         self.tracker.mark_processed(seq_no);
         lock(&self.tombstones).insert(id.to_string(), Tombstone { seq_no, primary_term, version, at: Instant::now() });
         Ok(WriteResult { seq_no, primary_term, version, created_or_found: found, location })
@@ -355,8 +364,9 @@ impl ShardEngine {
     /// Records a no-op with a reason (fills a sequence number).
     pub fn noop(&self, reason: &str) -> Result<(i64, Location)> {
         let _w = lock(&self.write_lock);
+        self.check_open()?;
         let seq_no = self.tracker.generate_seq_no();
-        let location = self.translog.add(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason: reason.to_string() })?;
+        let location = self.log(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason: reason.to_string() })?;
         self.tracker.mark_processed(seq_no);
         Ok((seq_no, location))
     }
@@ -392,16 +402,20 @@ impl ShardEngine {
         lock(&self.tombstones).retain(|_, t| t.at.elapsed() < gc);
         let refreshed = self.writer.refresh()?;
         if refreshed {
-            if let Some(m) = &self.merges {
-                m.request();
-            }
+            self.request_merge();
         }
         Ok(refreshed)
     }
 
-    /// The background merge thread, if enabled.
-    pub fn merge_scheduler(&self) -> Option<&super::merge_scheduler::MergeScheduler> {
-        self.merges.as_ref()
+    fn request_merge(&self) {
+        if let Some(m) = lock(&self.merges).as_ref() {
+            m.request();
+        }
+    }
+
+    /// Merge rounds the background thread completed (0 when disabled).
+    pub fn merge_rounds(&self) -> u64 {
+        lock(&self.merges).as_ref().map_or(0, |m| m.rounds())
     }
 
     /// A pinned view for searching.
@@ -412,12 +426,11 @@ impl ShardEngine {
     /// Commits the index and trims the translog (see the module docs for the protocol).
     pub fn flush(&self) -> Result<()> {
         let _w = lock(&self.write_lock);
+        self.check_open()?;
         self.translog.sync()?;
         let gen = self.translog.roll_generation()?;
         let processed = self.tracker.processed_checkpoint();
-        for s in self.tracker.persisted_checkpoint() + 1..=processed {
-            self.tracker.mark_persisted(s);
-        }
+        self.tracker.mark_persisted_up_to(processed);
         self.global_checkpoint.fetch_max(processed, Ordering::SeqCst);
         self.translog.set_global_checkpoint(self.global_checkpoint())?;
         let mut user = BTreeMap::new();
@@ -430,9 +443,7 @@ impl ShardEngine {
         user.insert(keys::MIN_RETAINED_SEQ_NO.to_string(), (processed + 1).to_string());
         self.writer.commit(user)?;
         self.translog.trim_unreferenced(gen)?;
-        if let Some(m) = &self.merges {
-            m.request();
-        }
+        self.request_merge();
         Ok(())
     }
 
@@ -481,10 +492,33 @@ impl ShardEngine {
         lock(&self.recovery).clone()
     }
 
-    /// Syncs the translog and stops background work. The shard can be reopened from its files.
+    /// Stops the merge thread (waiting for a running merge), syncs and closes the translog. The
+    /// shard can then be reopened from its files.
     pub fn close(&self) -> Result<()> {
+        let merges = lock(&self.merges).take();
+        drop(merges);
         let _w = lock(&self.write_lock);
+        *lock(&self.failure) = Some("engine closed".into());
         self.translog.close()
+    }
+
+    fn check_open(&self) -> Result<()> {
+        match lock(&self.failure).as_ref() {
+            Some(f) => Err(Error::Closed(f.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends to the translog; a failure after the index applied the operation fails the
+    /// engine (the operation is in the buffer but not durable, and must never be acknowledged).
+    fn log(&self, op: &Operation) -> Result<Location> {
+        self.translog.add(op).inspect_err(|e| {
+            let mut f = lock(&self.failure);
+            if f.is_none() {
+                tracing::error!(error = %e, "translog write failed; failing the shard engine");
+                *f = Some(format!("translog failure: {e}"));
+            }
+        })
     }
 }
 

@@ -42,6 +42,16 @@ fn conflict(id: &str, reason: String) -> Error {
 }
 
 fn check_seq_no(id: &str, c: &Constraints, current: Option<Current>) -> Result<(), Error> {
+    // Request validation, with OpenSearch's messages: the two only make sense together.
+    match (c.if_seq_no, c.if_primary_term) {
+        (Some(_), None) | (Some(_), Some(0)) => {
+            return Err(Error::InvalidArgument("ifSeqNo is set, but primary term is [0]".into()));
+        }
+        (None, Some(t)) if t != 0 => {
+            return Err(Error::InvalidArgument(format!("ifSeqNo is unassigned, but primary term is [{t}]")));
+        }
+        _ => {}
+    }
     if let (Some(seq), Some(term)) = (c.if_seq_no, c.if_primary_term) {
         match current {
             Some(cur) if !cur.deleted => {

@@ -163,8 +163,29 @@ impl SegmentBuilder {
     }
 
     /// Inverts one document into the buffers and returns its doc id.
+    ///
+    /// All or nothing for readers: if inverting fails part-way (a field whose type conflicts with
+    /// an earlier document, an unknown analyzer), some postings and doc values for doc id `d`
+    /// were already written, so `d` is used up by a *deleted* placeholder: nothing can find it
+    /// by `_id`, no search sees it, and the next document gets `d + 1`.
     pub fn add(&mut self, doc: &Document, analyzers: &AnalyzerRegistry) -> Result<DocId> {
         let d = self.docs.len() as DocId;
+        match self.invert(d, doc, analyzers) {
+            Ok(()) => {
+                self.ids.insert(doc.id.clone(), d);
+                self.deleted.push(false);
+                Ok(d)
+            }
+            Err(e) => {
+                self.docs.push(StoredDocument { id: doc.id.clone(), routing: None, source: Vec::new(), seq_no: doc.seq_no, primary_term: doc.primary_term, version: doc.version });
+                self.deleted.push(true);
+                self.num_deleted += 1;
+                Err(e)
+            }
+        }
+    }
+
+    fn invert(&mut self, d: DocId, doc: &Document, analyzers: &AnalyzerRegistry) -> Result<()> {
         if d == i32::MAX as u32 {
             return Err(Error::InvalidArgument("segment buffer is full (2^31-1 documents)".into()));
         }
@@ -200,10 +221,6 @@ impl SegmentBuilder {
         }
 
         self.stored_bytes += doc.source.len() + doc.id.len();
-        if let Some(old) = self.ids.insert(doc.id.clone(), d) {
-            // The caller deletes the previous copy before adding; keep the map pointing at the newest.
-            let _ = old;
-        }
         self.docs.push(StoredDocument {
             id: doc.id.clone(),
             routing: doc.routing.clone(),
@@ -212,8 +229,7 @@ impl SegmentBuilder {
             primary_term: doc.primary_term,
             version: doc.version,
         });
-        self.deleted.push(false);
-        Ok(d)
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]

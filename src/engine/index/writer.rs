@@ -27,7 +27,7 @@ use crate::engine::segment::live_docs::LiveDocs;
 use crate::engine::segment::reader::SegmentReader;
 use crate::engine::segment::{random_id, segment_name, DocId, SegmentId};
 use crate::engine::store::Directory;
-use crate::engine::sync::{lock, Arc, Mutex};
+use crate::engine::sync::{lock, Arc, Condvar, Mutex};
 use crate::engine::{Error, Result};
 
 /// Settings of the writer.
@@ -126,6 +126,8 @@ pub struct IndexWriter {
     deleter: Arc<FileDeleter>,
     config: IndexWriterConfig,
     state: Mutex<State>,
+    /// Notified whenever a merge is installed or abandoned.
+    merge_done: Condvar,
 }
 
 impl fmt::Debug for IndexWriter {
@@ -177,7 +179,10 @@ impl IndexWriter {
                     committed: true,
                 });
             }
-            commit_refs = Some(deleter.acquire(vec![cp.file_name()]));
+            // The commit keeps every file it names (segments, .liv, itself) until a newer commit
+            // is durable; otherwise the first commit after open would unlink this commit's .liv
+            // files before the new commit point exists.
+            commit_refs = Some(deleter.acquire(commit_files(&cp.file_name(), &segments)));
             counter = cp.counter;
             generation = cp.generation;
             version = cp.version;
@@ -195,7 +200,7 @@ impl IndexWriter {
             tracing::info!(files = ?removed, "deleted files not referenced by the last commit");
         }
         let state = State { segments, buffer: SegmentBuilder::new(), counter, generation, version, commit_refs, failure: None };
-        Ok((IndexWriter { dir, deleter, config, state: Mutex::new(state) }, latest))
+        Ok((IndexWriter { dir, deleter, config, state: Mutex::new(state), merge_done: Condvar::new() }, latest))
     }
 
     fn locked(&self) -> Result<crate::engine::sync::MutexGuard<'_, State>> {
@@ -236,15 +241,26 @@ impl IndexWriter {
     /// one was replaced.
     pub fn update(&self, doc: &Document) -> Result<bool> {
         let mut s = self.locked()?;
-        let replaced = delete_id(&mut s, &doc.id)?;
+        // Find the old copy first, add the new one, and delete the old copy only once the add
+        // succeeded: a document rejected by the mapping must not take the live copy with it.
+        let old = find_live(&s, &doc.id)?;
         s.buffer.add(doc, &self.config.analyzers)?;
-        Ok(replaced)
+        if let Some(loc) = old {
+            delete_at(&mut s, loc);
+        }
+        Ok(old.is_some())
     }
 
     /// Deletes the live document with this id; returns whether there was one.
     pub fn delete(&self, id: &str) -> Result<bool> {
         let mut s = self.locked()?;
-        delete_id(&mut s, id)
+        match find_live(&s, id)? {
+            Some(loc) => {
+                delete_at(&mut s, loc);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// The version stamp of the live document with this id (realtime).
@@ -368,15 +384,8 @@ impl IndexWriter {
             user_data,
         };
         cp.write(self.dir.as_ref())?;
-        let mut files = vec![cp.file_name()];
-        for seg in &s.segments {
-            files.extend(seg.reader.files());
-            if seg.del_gen > 0 {
-                files.push(commit::live_docs_file(&seg.reader.info.id, seg.del_gen));
-            }
-        }
         // Take the new commit's references before dropping the old ones: shared files stay.
-        s.commit_refs = Some(self.deleter.acquire(files));
+        s.commit_refs = Some(self.deleter.acquire(commit_files(&cp.file_name(), &s.segments)));
         s.generation = cp.generation;
         for seg in s.segments.iter_mut() {
             seg.committed = true;
@@ -449,6 +458,7 @@ impl IndexWriter {
                 let prefix = format!("{}.", spec.seg.name);
                 let leftovers: Vec<String> = self.dir.list().unwrap_or_default().into_iter().filter(|f| f.starts_with(&prefix)).collect();
                 drop(self.deleter.acquire(leftovers));
+                self.merge_done.notify_all();
                 return Err(e);
             }
         };
@@ -484,6 +494,7 @@ impl IndexWriter {
         let at = first_pos.unwrap_or(s.segments.len()).min(s.segments.len());
         s.segments.insert(at, merged);
         s.version += 1;
+        self.merge_done.notify_all();
         Ok(())
     }
 
@@ -504,6 +515,17 @@ impl IndexWriter {
         for _ in 0..64 {
             let spec = {
                 let mut s = self.locked()?;
+                // Merges already running (background) must finish first: their segments are not
+                // candidates, and the count is only right once they are installed.
+                while s.segments.iter().any(|seg| seg.merging) {
+                    s = match self.merge_done.wait_timeout(s, std::time::Duration::from_millis(100)) {
+                        Ok((g, _)) => g,
+                        Err(p) => p.into_inner().0,
+                    };
+                    if let Some(f) = &s.failure {
+                        return Err(Error::Closed(f.clone()));
+                    }
+                }
                 match self.config.merge_policy.find_forced_merge(&Self::candidates(&s), max_num_segments) {
                     Some(names) => self.reserve(&mut s, names),
                     None => return Ok(()),
@@ -548,22 +570,53 @@ impl Drop for IndexWriter {
     }
 }
 
-fn delete_id(s: &mut State, id: &str) -> Result<bool> {
+/// Where the live copy of a document is.
+#[derive(Debug, Clone, Copy)]
+enum Location {
+    Buffer(DocId),
+    /// Index into `State::segments` (valid while the lock is held) and doc.
+    Segment(usize, DocId),
+}
+
+fn find_live(s: &State, id: &str) -> Result<Option<Location>> {
     if let Some(d) = s.buffer.find(id) {
-        s.buffer.delete(d);
-        return Ok(true);
+        return Ok(Some(Location::Buffer(d)));
     }
-    for seg in s.segments.iter_mut().rev() {
-        let live = seg.live.clone();
+    for (i, seg) in s.segments.iter().enumerate().rev() {
+        let live = &seg.live;
         if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
+            return Ok(Some(Location::Segment(i, d)));
+        }
+    }
+    Ok(None)
+}
+
+fn delete_at(s: &mut State, loc: Location) {
+    match loc {
+        Location::Buffer(d) => {
+            s.buffer.delete(d);
+        }
+        Location::Segment(i, d) => {
+            let seg = &mut s.segments[i];
+            // Copy-on-write: searchers keep the bitset they pinned.
             let mut l = (*seg.live).clone();
             l.delete(d);
             seg.live = Arc::new(l);
             seg.liv_dirty = true;
-            return Ok(true);
         }
     }
-    Ok(false)
+}
+
+/// Every file a commit point over `segments` names: itself, each segment's files and live docs.
+fn commit_files(commit_file: &str, segments: &[Segment]) -> Vec<String> {
+    let mut files = vec![commit_file.to_string()];
+    for seg in segments {
+        files.extend(seg.reader.files());
+        if seg.del_gen > 0 {
+            files.push(commit::live_docs_file(&seg.reader.info.id, seg.del_gen));
+        }
+    }
+    files
 }
 
 fn numeric(reader: &SegmentReader, field: &str, doc: DocId) -> Result<i64> {

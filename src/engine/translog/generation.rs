@@ -93,16 +93,21 @@ pub fn relabel(e: Error, file: &str) -> Error {
     }
 }
 
-/// Appends one frame: `len u32 | payload | crc32(len ‖ payload) u32`. Returns the frame size.
-pub fn encode_frame(op: &Operation, out: &mut Vec<u8>) -> u64 {
+/// Appends one frame: `len u32 | payload | crc32(len ‖ payload) u32`. Returns the frame size,
+/// or an error (with `out` unchanged) for a payload of 4 GiB or more.
+pub fn encode_frame(op: &Operation, out: &mut Vec<u8>) -> Result<u64> {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
     op.encode(out);
-    let len = u32::try_from(out.len() - start - 4).expect("an operation is smaller than 4 GiB (bounded by the caller)");
+    let Ok(len) = u32::try_from(out.len() - start - 4) else {
+        let n = out.len() - start - 4;
+        out.truncate(start);
+        return Err(Error::InvalidArgument(format!("operation of {n} bytes is too large for the translog")));
+    };
     out[start..start + 4].copy_from_slice(&len.to_le_bytes());
     let crc = crc32fast::hash(&out[start..]);
     out.extend_from_slice(&crc.to_le_bytes());
-    (out.len() - start) as u64
+    Ok((out.len() - start) as u64)
 }
 
 /// Decodes the frame starting at `pos`, which must end at or before `end` (the checkpointed

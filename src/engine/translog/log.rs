@@ -177,12 +177,7 @@ impl Translog {
                 st.primary_term
             )));
         }
-        let start = st.buffer.len();
-        let size = generation::encode_frame(op, &mut st.buffer);
-        if size > u32::MAX as u64 {
-            st.buffer.truncate(start);
-            return Err(Error::InvalidArgument(format!("operation of {size} bytes is too large for the translog")));
-        }
+        let size = generation::encode_frame(op, &mut st.buffer)?;
         let c = &mut st.current;
         let loc = Location { generation: c.generation, offset: c.offset, size };
         c.offset += size;
@@ -377,7 +372,8 @@ impl Translog {
         }
         let mut st = lock(&self.state);
         st.check_open()?;
-        st.current.global_checkpoint = global_checkpoint;
+        // Never backwards: concurrent callers may arrive out of order.
+        st.current.global_checkpoint = st.current.global_checkpoint.max(global_checkpoint);
         Ok(())
     }
 

@@ -130,7 +130,9 @@ impl Translog {
                 dir.delete(&name)?;
             }
         }
-        let next = last.generation + 1;
+        let next = last.generation.checked_add(1).ok_or_else(|| {
+            Error::TranslogCorrupted { file: CHECKPOINT_FILE.to_string(), offset: 0, reason: format!("generation {} cannot be followed", last.generation) }
+        })?;
         let writer = create_generation(&*dir, &uuid, next, primary_term)?;
         let ckp = Checkpoint::empty(next, last.global_checkpoint, min_generation);
         ckp.write_atomic(&*dir, CHECKPOINT_FILE, &uuid)?;
