@@ -8,7 +8,11 @@
 use fathom::engine::codec::header::footer_bytes;
 use fathom::engine::codec::FOOTER_LEN;
 use fathom::engine::segment::{DocValuesKind, FieldInfos, IndexOptions, SegmentId};
+use std::sync::Arc;
+
+use fathom::engine::store::{write_file, Directory, RamDirectory};
 use fathom::engine::translog::generation::{FRAME_OVERHEAD, HEADER_LEN as TLOG_HEADER_LEN};
+use fathom::engine::translog::{self, Operation, RecoveryPolicy, Translog, TranslogConfig};
 
 /// Upper bound on items (terms, docs, points) a target walks by itself, so that a file claiming
 /// billions of entries cannot turn one run into a timeout of the *harness*. (The engine's own
@@ -128,4 +132,21 @@ pub fn kind_from_bits(b: u8) -> DocValuesKind {
         2 => DocValuesKind::SortedSet,
         _ => DocValuesKind::Binary,
     }
+}
+
+/// Recovery (`Translog::open`) of a translog made of `ckp` as `translog.ckp` and `tlog` as
+/// generation 1, with the uuid of the checkpoint's header and the largest primary term (so that
+/// the primary-term checks never hide the rest). `None` when recovery refuses the files; when it
+/// accepts them, the snapshot must read back and every operation has a valid seq_no.
+pub fn recover_translog(ckp: &[u8], tlog: &[u8]) -> Option<Vec<Operation>> {
+    let dir = Arc::new(RamDirectory::new());
+    write_file(&*dir, translog::CHECKPOINT_FILE, ckp).expect("RAM directory accepts a new file");
+    write_file(&*dir, &translog::generation_file(1), tlog).expect("RAM directory accepts a new file");
+    let d: Arc<dyn Directory> = dir;
+    let t = Translog::open(d, header_id(ckp), 1, u64::MAX, TranslogConfig::default(), RecoveryPolicy::Strict).ok()?;
+    let ops = t.snapshot(0).expect("a translog that recovered can be read back");
+    assert!(ops.iter().all(|op| op.seq_no() >= 0), "recovered operations have assigned seq_nos");
+    let _ = t.stats();
+    let _ = t.close();
+    Some(ops)
 }

@@ -83,6 +83,11 @@ fn translog_seeds_decode() {
     translog::check_file("translog.ckp", &seed("translog", "translog.ckp")).expect("ckp seed");
     Operation::decode(&seed("translog", "operation")).expect("operation seed");
     assert_eq!(fathom_fuzz::fix_tlog_crcs(&tlog), tlog, "repairing a sound generation changes nothing");
+    // The recovery seed: checkpoint then generation, as the translog target splits it.
+    let both = seed("translog", "ckp_then_tlog");
+    let (ckp, tlog) = both.split_at(translog::checkpoint::FILE_LEN);
+    let ops = fathom_fuzz::recover_translog(ckp, tlog).expect("the golden translog recovers");
+    assert_eq!(ops.len(), 4);
 }
 
 #[test]
