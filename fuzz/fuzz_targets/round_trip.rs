@@ -28,7 +28,7 @@ struct Input {
 
 #[derive(Debug, Arbitrary)]
 enum Action {
-    Index(Doc),
+    Index(Box<Doc>),
     Delete(u8),
     Refresh,
     Commit,
@@ -54,7 +54,7 @@ struct Doc {
 enum Op {
     Index { id: String, routing: Option<String>, source: Vec<u8>, version: i64 },
     Delete { id: String, version: i64 },
-    NoOp { reason: String },
+    Nothing { reason: String },
 }
 
 fuzz_target!(|input: Input| {
@@ -204,7 +204,7 @@ fn translog_round_trip(ops: &[Op], roll_every: u8) {
                 version: *version,
             },
             Op::Delete { id, version } => Operation::Delete { id: id.clone(), seq_no, primary_term: 1, version: *version },
-            Op::NoOp { reason } => Operation::NoOp { seq_no, primary_term: 1, reason: reason.clone() },
+            Op::Nothing { reason } => Operation::NoOp { seq_no, primary_term: 1, reason: reason.clone() },
         };
         t.add(&op).expect("add");
         want.push(op);
