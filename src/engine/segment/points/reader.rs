@@ -157,9 +157,32 @@ impl PointsReader {
             let mut seen = vec![0u64; (self.max_doc as usize).div_ceil(64)];
             let mut bad: Option<String> = None;
             let mut distinct = 0u32;
+            let mut idx = 0u64;
+            let mut blk: Option<Block<'_>> = None;
             fp.for_each_point(&mut |k, d| {
                 let mut key = [0u8; MAX_KEY_BYTES];
                 key[..k.len()].copy_from_slice(k);
+                // Every key lies within its block's [min, max] from the index, the block's first
+                // and last keys are its min and max, and the field's min/max are the extremes:
+                // range queries take whole blocks on the strength of these bounds.
+                if idx % BLOCK as u64 == 0 {
+                    blk = fp.block(idx / BLOCK as u64);
+                }
+                match &blk {
+                    Some(b) => {
+                        let i = idx - b.first;
+                        if k < b.min || k > b.max || (i == 0 && k != b.min) || (i + 1 == b.count && k != b.max) {
+                            bad.get_or_insert(format!("point {idx} ({k:?}) outside its block's bounds in the index"));
+                        }
+                    }
+                    None => {
+                        bad.get_or_insert(format!("point {idx} has no block index entry"));
+                    }
+                }
+                if (idx == 0 && k != fp.min_key()) || (idx + 1 == m.num_points && k != fp.max_key()) {
+                    bad.get_or_insert(format!("field min/max key differs from point {idx}"));
+                }
+                idx += 1;
                 if d >= self.max_doc || prev.is_some_and(|p| p > (key, d)) {
                     bad.get_or_insert(format!("point ({k:?}, doc {d}) out of order or past max_doc"));
                 } else if let Some(word) = seen.get_mut((d >> 6) as usize) {

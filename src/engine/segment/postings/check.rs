@@ -61,6 +61,12 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
                 return Err(Error::corrupt(name, 0, format!("field {number}: terms out of order at {term:?}")));
             }
             prev = Some(term.to_vec());
+            // The block index must find every term the blocks hold (a damaged index term would
+            // make seeks miss terms that iteration lists).
+            match ft.seek_exact(term)? {
+                Some(found) if found.doc_freq == info.doc_freq && found.total_term_freq == info.total_term_freq => {}
+                _ => return Err(Error::corrupt(name, 0, format!("field {number}: term index does not lead to term {term:?}"))),
+            }
             terms += 1;
             sdf += info.doc_freq as u64;
             sttf += info.total_term_freq;
