@@ -65,6 +65,11 @@ impl Corpus {
     /// The first `sample()` lines, or `None` (after printing how to build the corpus) when the
     /// file is missing, so that the bench skips.
     pub fn load(self) -> Option<Vec<String>> {
+        self.load_n(self.sample())
+    }
+
+    /// The first `n` lines (all of them if the file is shorter), or `None` as [`Corpus::load`].
+    pub fn load_n(self, n: usize) -> Option<Vec<String>> {
         let path = self.path();
         let Ok(text) = std::fs::read_to_string(&path) else {
             eprintln!(
@@ -75,8 +80,8 @@ impl Corpus {
             );
             return None;
         };
-        let lines: Vec<String> = text.lines().take(self.sample()).map(str::to_owned).collect();
-        assert_eq!(lines.len(), self.sample(), "{} holds fewer lines than the sample", path.display());
+        let lines: Vec<String> = text.lines().take(n).map(str::to_owned).collect();
+        assert!(!lines.is_empty(), "{} is empty", path.display());
         Some(lines)
     }
 
@@ -296,8 +301,15 @@ pub struct Pair {
     pub lines: usize,
 }
 
+/// Documents of the read-side benches: `$FATHOM_READ_DOCS`, default the whole corpus (as the
+/// reference query figures).
+pub fn read_docs() -> usize {
+    std::env::var("FATHOM_READ_DOCS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX)
+}
+
 pub fn build_pair(corpus: Corpus) -> Option<Pair> {
-    let lines = corpus.load()?;
+    let lines = corpus.load_n(read_docs())?;
+    let t0 = std::time::Instant::now();
     let fd = tempfile::tempdir().expect("tempdir");
     let td = tempfile::tempdir().expect("tempdir");
     let fathom = fathom_index(fd.path(), corpus, &lines);
@@ -313,6 +325,7 @@ pub fn build_pair(corpus: Corpus) -> Option<Pair> {
     assert_eq!(s.leaves().len(), 1, "fathom force-merged to one segment");
     assert_eq!(s.num_docs(), lines.len() as u64);
     assert_eq!(tantivy.searchable_segment_ids().expect("segments").len(), 1, "tantivy merged to one segment");
+    eprintln!("built both {} indexes over {} docs, one segment each, in {:.1?}", corpus.name(), lines.len(), t0.elapsed());
     Some(Pair { _fathom_dir: fd, _tantivy_dir: td, fathom, tantivy, lines: lines.len() })
 }
 
