@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::engine::codec::{footer_checksum, header::hex, FOOTER_LEN};
 use crate::engine::index::commit::{self, CommitPoint};
 use crate::engine::segment::info::SegmentInfo;
-use crate::engine::segment::FieldInfos;
+use crate::engine::segment::{doc_values, live_docs, norms, points, postings, stored, FieldInfos};
 use crate::engine::{translog, Error, Result};
 
 /// Inspects one file and returns a human-readable report.
@@ -49,6 +49,8 @@ pub fn inspect(path: &Path) -> Result<String> {
         for (k, v) in &si.diagnostics {
             let _ = writeln!(out, "diagnostic {k} = {v}");
         }
+    } else if let Some(report) = component(path, &name, &bytes)? {
+        out.push_str(&report);
     } else if name.ends_with(".fnm") {
         let fi = FieldInfos::decode_file(&bytes, &name, None)?;
         for f in fi.iter() {
@@ -60,4 +62,93 @@ pub fn inspect(path: &Path) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// The segment a component file belongs to (`_3.tim` → `_3`, `_3_1.liv` → `_3`).
+fn segment_of(name: &str) -> &str {
+    let stem = name.split('.').next().unwrap_or(name);
+    match (name.ends_with(".liv"), stem.rfind('_')) {
+        (true, Some(i)) if i > 0 => &stem[..i],
+        _ => stem,
+    }
+}
+
+/// `max_doc` from the segment's `.si` next to the file.
+fn max_doc_beside(path: &Path, name: &str) -> Result<u32> {
+    let si = path.with_file_name(format!("{}.si", segment_of(name)));
+    let si_name = si.display().to_string();
+    let bytes = std::fs::read(&si).map_err(|e| Error::io(&si_name, "read (needed for max_doc)", e))?;
+    Ok(SegmentInfo::decode_file(&bytes, &si_name)?.max_doc)
+}
+
+/// Walks a segment data file with its component's checker; `None` for other files.
+fn component(path: &Path, name: &str, bytes: &[u8]) -> Result<Option<String>> {
+    let ext = name.rsplit('.').next().unwrap_or_default();
+    let report = match ext {
+        "tim" | "doc" | "pos" => {
+            let read = |e: &str| {
+                let p = path.with_file_name(format!("{}.{e}", segment_of(name)));
+                std::fs::read(&p).map_err(|err| Error::io(p.display().to_string(), "read", err))
+            };
+            let s = postings::check_files(&read("tim")?, &read("doc")?, &read("pos")?).map_err(|e| e.in_file(name))?;
+            format!("postings (with the segment's .tim/.doc/.pos): {s:?}\n")
+        }
+        "nvd" => format!("norms for field numbers {:?}\n", norms::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
+        "dvd" => format!("doc values: {:?}\n", doc_values::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
+        "fdt" => format!("stored fields: {:?}\n", stored::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
+        "pts" => format!("points: {:?}\n", points::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
+        "liv" => {
+            let max_doc = max_doc_beside(path, name).unwrap_or(u32::MAX);
+            format!("live docs: {:?}\n", live_docs::check_file(bytes, max_doc).map_err(|e| e.in_file(name))?)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_names_of_component_files() {
+        assert_eq!(segment_of("_3.tim"), "_3");
+        assert_eq!(segment_of("_3_1.liv"), "_3");
+        assert_eq!(segment_of("_a1_z.liv"), "_a1");
+    }
+
+    #[test]
+    fn inspects_every_file_of_a_shard() {
+        use crate::engine::store::{Directory, FsDirectory};
+        use crate::shard::engine::{default_config, no_fields_parser};
+        use crate::shard::{IndexOp, ShardEngine};
+        let tmp = tempfile::tempdir().unwrap();
+        let index: std::sync::Arc<dyn Directory> = std::sync::Arc::new(FsDirectory::open(tmp.path().join("index")).unwrap());
+        let tl: std::sync::Arc<dyn Directory> = std::sync::Arc::new(FsDirectory::open(tmp.path().join("translog")).unwrap());
+        let engine = ShardEngine::open(index, tl, default_config(no_fields_parser())).unwrap();
+        for i in 0..5 {
+            engine.index(IndexOp { id: format!("{i}"), source: b"{}".to_vec(), ..Default::default() }).unwrap();
+        }
+        engine.delete("1", Default::default()).unwrap();
+        engine.flush().unwrap();
+        drop(engine);
+        let mut seen = 0;
+        for sub in ["index", "translog"] {
+            for e in std::fs::read_dir(tmp.path().join(sub)).unwrap() {
+                let p = e.unwrap().path();
+                let report = inspect(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                assert!(report.contains("length:"), "{report}");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 10);
+        // A damaged file is reported with its name.
+        let dvd = std::fs::read_dir(tmp.path().join("index")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "dvd")).unwrap();
+        let mut b = std::fs::read(&dvd).unwrap();
+        let mid = b.len() / 2;
+        b[mid] ^= 0xff;
+        std::fs::write(&dvd, b).unwrap();
+        let e = inspect(&dvd).unwrap_err().to_string();
+        assert!(e.contains(".dvd"), "{e}");
+    }
 }

@@ -63,6 +63,8 @@ fn open(root: &FaultyDirectory) -> Result<ShardEngine, Error> {
     let index: Arc<dyn Directory> = Arc::new(root.sub("index"));
     let translog: Arc<dyn Directory> = Arc::new(root.sub("translog"));
     let mut config = default_config(no_fields_parser());
+    // Merges run inline (maybe_merge / force_merge) so each seed replays exactly.
+    config.background_merges = false;
     // Small buffers and eager merges so that refreshes, merges and commits all happen often.
     config.writer.ram_buffer_bytes = 4096;
     config.writer.merge_policy.segments_per_tier = 2.0;

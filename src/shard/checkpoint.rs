@@ -165,7 +165,7 @@ mod tests {
 #[cfg(loom)]
 mod loom_tests {
     use super::*;
-    use loom::sync::Arc;
+    use std::sync::Arc;
 
     /// Two writers complete out of order; an observer never sees the checkpoint pass a number that
     /// is not yet marked, and both numbers end up covered.

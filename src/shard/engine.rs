@@ -50,6 +50,9 @@ pub struct ShardConfig {
     pub gc_deletes: Duration,
     /// Parses sources for translog replay.
     pub parser: DocumentParser,
+    /// Run merges on a background thread after refreshes (default). Off for deterministic tests,
+    /// which call `maybe_merge` themselves.
+    pub background_merges: bool,
 }
 
 impl fmt::Debug for ShardConfig {
@@ -92,7 +95,8 @@ struct Tombstone {
 
 /// One shard copy's engine.
 pub struct ShardEngine {
-    writer: IndexWriter,
+    writer: Arc<IndexWriter>,
+    merges: Option<super::merge_scheduler::MergeScheduler>,
     translog: Arc<Translog>,
     tracker: LocalCheckpointTracker,
     tombstones: Mutex<HashMap<String, Tombstone>>,
@@ -215,8 +219,11 @@ impl ShardEngine {
     ) -> ShardEngine {
         let translog = Arc::new(translog);
         let syncer = (config.translog.durability == Durability::Async).then(|| translog.start_async_syncer());
+        let writer = Arc::new(writer);
+        let merges = config.background_merges.then(|| super::merge_scheduler::MergeScheduler::start(writer.clone()));
         ShardEngine {
             writer,
+            merges,
             translog,
             tracker,
             tombstones: Mutex::new(HashMap::new()),
@@ -361,7 +368,11 @@ impl ShardEngine {
         self.translog.ensure_synced(location)?;
         self.tracker.mark_persisted(seq_no);
         let persisted = self.tracker.persisted_checkpoint();
-        self.global_checkpoint.fetch_max(persisted, Ordering::SeqCst);
+        // One copy is its own in-sync set: the global checkpoint is its persisted checkpoint,
+        // stored in the translog checkpoint at the next sync.
+        if self.global_checkpoint.fetch_max(persisted, Ordering::SeqCst) < persisted {
+            self.translog.set_global_checkpoint(persisted)?;
+        }
         Ok(())
     }
 
@@ -379,7 +390,18 @@ impl ShardEngine {
     pub fn refresh(&self) -> Result<bool> {
         let gc = self.config.gc_deletes;
         lock(&self.tombstones).retain(|_, t| t.at.elapsed() < gc);
-        self.writer.refresh()
+        let refreshed = self.writer.refresh()?;
+        if refreshed {
+            if let Some(m) = &self.merges {
+                m.request();
+            }
+        }
+        Ok(refreshed)
+    }
+
+    /// The background merge thread, if enabled.
+    pub fn merge_scheduler(&self) -> Option<&super::merge_scheduler::MergeScheduler> {
+        self.merges.as_ref()
     }
 
     /// A pinned view for searching.
@@ -396,6 +418,8 @@ impl ShardEngine {
         for s in self.tracker.persisted_checkpoint() + 1..=processed {
             self.tracker.mark_persisted(s);
         }
+        self.global_checkpoint.fetch_max(processed, Ordering::SeqCst);
+        self.translog.set_global_checkpoint(self.global_checkpoint())?;
         let mut user = BTreeMap::new();
         user.insert(keys::TRANSLOG_UUID.to_string(), uuid_string(&self.translog.uuid()));
         user.insert(keys::TRANSLOG_GENERATION.to_string(), gen.to_string());
@@ -406,6 +430,9 @@ impl ShardEngine {
         user.insert(keys::MIN_RETAINED_SEQ_NO.to_string(), (processed + 1).to_string());
         self.writer.commit(user)?;
         self.translog.trim_unreferenced(gen)?;
+        if let Some(m) = &self.merges {
+            m.request();
+        }
         Ok(())
     }
 
@@ -420,7 +447,7 @@ impl ShardEngine {
     }
 
     /// The index writer (stats, segment listings).
-    pub fn writer(&self) -> &IndexWriter {
+    pub fn writer(&self) -> &Arc<IndexWriter> {
         &self.writer
     }
 
@@ -486,5 +513,6 @@ pub fn default_config(parser: DocumentParser) -> ShardConfig {
         primary_term: 1,
         gc_deletes: Duration::from_secs(60),
         parser,
+        background_merges: true,
     }
 }

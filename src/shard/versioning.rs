@@ -63,6 +63,30 @@ fn check_seq_no(id: &str, c: &Constraints, current: Option<Current>) -> Result<(
     Ok(())
 }
 
+/// Internal versioning with an explicit `version` is a compare-and-set on the live version.
+fn check_internal(id: &str, c: &Constraints, live: Option<Current>) -> Result<(), Error> {
+    let Some(v) = c.version else { return Ok(()) };
+    match live.map(|x| x.version) {
+        Some(cv) if cv == v => Ok(()),
+        Some(cv) => Err(conflict(id, format!("current version [{cv}] is different than the one provided [{v}]"))),
+        None => Err(conflict(id, format!("document does not exist (expected version [{v}])"))),
+    }
+}
+
+/// External versions must be greater (`external`) or not smaller (`external_gte`) than the
+/// current one, tombstones included; returns the version the operation gets.
+fn check_external(id: &str, c: &Constraints, current: Option<Current>) -> Result<i64, Error> {
+    let v = c.version.ok_or_else(|| Error::InvalidArgument("version type external requires a version".into()))?;
+    if let Some(cur) = current {
+        let gte = c.version_type == VersionType::ExternalGte;
+        if !(if gte { v >= cur.version } else { v > cur.version }) {
+            let rel = if gte { "higher than" } else { "higher or equal to" };
+            return Err(conflict(id, format!("current version [{}] is {rel} the one provided [{v}]", cur.version)));
+        }
+    }
+    Ok(v)
+}
+
 /// The version an index operation gets, or the conflict. `Ok((version, created))`.
 pub fn resolve_index(id: &str, c: &Constraints, current: Option<Current>) -> Result<(i64, bool), Error> {
     check_seq_no(id, c, current)?;
@@ -74,36 +98,14 @@ pub fn resolve_index(id: &str, c: &Constraints, current: Option<Current>) -> Res
     }
     match c.version_type {
         VersionType::Internal => {
-            if let Some(v) = c.version {
-                // Internal versioning with an explicit version is a compare-and-set on it.
-                let cur_v = live.map(|x| x.version);
-                if cur_v != Some(v) {
-                    return Err(conflict(
-                        id,
-                        match cur_v {
-                            Some(cv) => format!("current version [{cv}] is different than the one provided [{v}]"),
-                            None => format!("document does not exist (expected version [{v}])"),
-                        },
-                    ));
-                }
-            }
+            check_internal(id, c, live)?;
             let next = match current {
                 Some(cur) => cur.version + 1,
                 None => 1,
             };
             Ok((next, live.is_none()))
         }
-        VersionType::External | VersionType::ExternalGte => {
-            let v = c.version.ok_or_else(|| Error::InvalidArgument("version type external requires a version".into()))?;
-            if let Some(cur) = current {
-                let ok = if c.version_type == VersionType::External { v > cur.version } else { v >= cur.version };
-                if !ok {
-                    let rel = if c.version_type == VersionType::External { "higher or equal to" } else { "higher than" };
-                    return Err(conflict(id, format!("current version [{}] is {rel} the one provided [{v}]", cur.version)));
-                }
-            }
-            Ok((v, live.is_none()))
-        }
+        VersionType::External | VersionType::ExternalGte => Ok((check_external(id, c, current)?, live.is_none())),
     }
 }
 
@@ -113,31 +115,10 @@ pub fn resolve_delete(id: &str, c: &Constraints, current: Option<Current>) -> Re
     let live = current.filter(|x| !x.deleted);
     match c.version_type {
         VersionType::Internal => {
-            if let Some(v) = c.version {
-                let cur_v = live.map(|x| x.version);
-                if cur_v != Some(v) {
-                    return Err(conflict(
-                        id,
-                        match cur_v {
-                            Some(cv) => format!("current version [{cv}] is different than the one provided [{v}]"),
-                            None => format!("document does not exist (expected version [{v}])"),
-                        },
-                    ));
-                }
-            }
+            check_internal(id, c, live)?;
             Ok((current.map(|x| x.version + 1).unwrap_or(1), live.is_some()))
         }
-        VersionType::External | VersionType::ExternalGte => {
-            let v = c.version.ok_or_else(|| Error::InvalidArgument("version type external requires a version".into()))?;
-            if let Some(cur) = current {
-                let ok = if c.version_type == VersionType::External { v > cur.version } else { v >= cur.version };
-                if !ok {
-                    let rel = if c.version_type == VersionType::External { "higher or equal to" } else { "higher than" };
-                    return Err(conflict(id, format!("current version [{}] is {rel} the one provided [{v}]", cur.version)));
-                }
-            }
-            Ok((v, live.is_some()))
-        }
+        VersionType::External | VersionType::ExternalGte => Ok((check_external(id, c, current)?, live.is_some())),
     }
 }
 

@@ -19,7 +19,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::Document;
+use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
 use crate::engine::schema::FieldValue;
 use crate::engine::segment::doc_values::{write_doc_values, DocValuesBuffer};
@@ -48,17 +48,6 @@ pub mod stored_keys {
     pub const ID: u32 = 0;
     pub const SOURCE: u32 = 1;
     pub const ROUTING: u32 = 2;
-}
-
-/// A document held in the buffer, for realtime get before refresh.
-#[derive(Debug, Clone)]
-pub struct BufferedDoc {
-    pub id: String,
-    pub routing: Option<String>,
-    pub source: Vec<u8>,
-    pub seq_no: i64,
-    pub primary_term: u64,
-    pub version: i64,
 }
 
 /// Per-field state while one document is inverted.
@@ -95,7 +84,7 @@ pub struct SegmentBuilder {
     norms: NormsBuffer,
     doc_values: DocValuesBuffer,
     points: PointsBuffer,
-    docs: Vec<BufferedDoc>,
+    docs: Vec<StoredDocument>,
     ids: HashMap<String, DocId>,
     deleted: Vec<bool>,
     num_deleted: u32,
@@ -148,7 +137,7 @@ impl SegmentBuilder {
     }
 
     /// A buffered document (deleted or not).
-    pub fn doc(&self, doc: DocId) -> Option<&BufferedDoc> {
+    pub fn doc(&self, doc: DocId) -> Option<&StoredDocument> {
         self.docs.get(doc as usize)
     }
 
@@ -196,6 +185,10 @@ impl SegmentBuilder {
 
         let mut touched: Vec<u32> = Vec::new();
         for field in &doc.fields {
+            if field.name == meta::ID {
+                // The mapping reports `_id` too; it was indexed above from the document itself.
+                continue;
+            }
             self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, &mut touched)?;
         }
         for n in touched {
@@ -211,7 +204,7 @@ impl SegmentBuilder {
             // The caller deletes the previous copy before adding; keep the map pointing at the newest.
             let _ = old;
         }
-        self.docs.push(BufferedDoc {
+        self.docs.push(StoredDocument {
             id: doc.id.clone(),
             routing: doc.routing.clone(),
             source: doc.source.clone(),

@@ -4,13 +4,14 @@
 pub mod builder;
 pub mod commit;
 pub mod deleter;
+mod leaf_view;
 pub mod merge_policy;
 pub mod merger;
 pub mod searcher;
 pub mod writer;
 
 pub use searcher::{Leaf, Searcher};
-pub use writer::{DocVersion, IndexWriter, IndexWriterConfig, StoredDocument};
+pub use writer::{DocVersion, IndexWriter, IndexWriterConfig};
 
 use crate::engine::schema::IndexableField;
 
@@ -30,5 +31,16 @@ pub struct Document {
     /// `_primary_term`.
     pub primary_term: u64,
     /// `_version`.
+    pub version: i64,
+}
+
+/// A document read back by `_id` (realtime: from the buffer or from segments).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredDocument {
+    pub id: String,
+    pub routing: Option<String>,
+    pub source: Vec<u8>,
+    pub seq_no: i64,
+    pub primary_term: u64,
     pub version: i64,
 }

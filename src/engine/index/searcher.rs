@@ -3,6 +3,7 @@
 //! files of its segments are not deleted while it (or a clone: a point in time, a scroll) lives.
 
 use crate::engine::index::deleter::FileRefs;
+use crate::engine::query;
 use crate::engine::segment::live_docs::LiveDocs;
 use crate::engine::segment::reader::SegmentReader;
 use crate::engine::sync::Arc;
@@ -21,16 +22,33 @@ pub struct Leaf {
 }
 
 /// A point-in-time view of an index (cheap to clone).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Searcher {
     leaves: Arc<Vec<Leaf>>,
+    // std's Arc (not loom's): trait objects need unsized coercion, and the query layer is not
+    // part of the loom models.
+    query: std::sync::Arc<query::Searcher>,
     version: u64,
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher").field("leaves", &self.leaves.len()).field("version", &self.version).finish()
+    }
 }
 
 impl Searcher {
     /// A searcher over `leaves`.
     pub fn new(leaves: Vec<Leaf>, version: u64) -> Searcher {
-        Searcher { leaves: Arc::new(leaves), version }
+        let views: Vec<std::sync::Arc<dyn query::SegmentView>> =
+            leaves.iter().map(|l| std::sync::Arc::new(l.clone()) as std::sync::Arc<dyn query::SegmentView>).collect();
+        Searcher { leaves: Arc::new(leaves), query: std::sync::Arc::new(query::Searcher::new(views)), version }
+    }
+
+    /// Runs queries over this snapshot: `searcher.query().search(&query, &spec)`, `count`,
+    /// `explain`. Hits name segments by their index in [`Searcher::leaves`].
+    pub fn query(&self) -> &query::Searcher {
+        &self.query
     }
 
     /// The segments.

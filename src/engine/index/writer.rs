@@ -15,13 +15,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::builder::{meta, stored_keys, BufferedDoc, SegmentBuilder};
+use super::builder::{meta, stored_keys, SegmentBuilder};
 use super::commit::{self, CommitPoint, CommitSegment};
 use super::deleter::{FileDeleter, FileRefs};
 use super::merge_policy::{MergeCandidate, TieredMergePolicy};
 use super::merger;
 use super::searcher::{Leaf, Searcher};
-use super::Document;
+use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
 use crate::engine::segment::live_docs::LiveDocs;
 use crate::engine::segment::reader::SegmentReader;
@@ -45,11 +45,23 @@ pub struct IndexWriterConfig {
 impl Default for IndexWriterConfig {
     fn default() -> Self {
         IndexWriterConfig {
-            analyzers: Arc::new(AnalyzerRegistry::with_builtins()),
+            analyzers: Arc::new(default_analyzers()),
             merge_policy: TieredMergePolicy::default(),
             ram_buffer_bytes: 64 << 20,
         }
     }
+}
+
+/// The built-in analyzers, with `default` (the index default analyzer, which text fields without
+/// an `analyzer` use) bound to `standard` as in OpenSearch.
+pub fn default_analyzers() -> AnalyzerRegistry {
+    let mut r = AnalyzerRegistry::with_builtins();
+    if r.get("default").is_none() {
+        if let Some(std) = r.get("standard") {
+            r.register("default", std);
+        }
+    }
+    r
 }
 
 /// The version stamp of a live document.
@@ -58,30 +70,6 @@ pub struct DocVersion {
     pub seq_no: i64,
     pub primary_term: u64,
     pub version: i64,
-}
-
-/// A document read back by `_id` (realtime: from the buffer or from segments).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredDocument {
-    pub id: String,
-    pub routing: Option<String>,
-    pub source: Vec<u8>,
-    pub seq_no: i64,
-    pub primary_term: u64,
-    pub version: i64,
-}
-
-impl From<&BufferedDoc> for StoredDocument {
-    fn from(b: &BufferedDoc) -> Self {
-        StoredDocument {
-            id: b.id.clone(),
-            routing: b.routing.clone(),
-            source: b.source.clone(),
-            seq_no: b.seq_no,
-            primary_term: b.primary_term,
-            version: b.version,
-        }
-    }
 }
 
 /// What `_cat/segments`-like listings show of a segment.
@@ -279,7 +267,7 @@ impl IndexWriter {
     pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         let s = self.locked()?;
         if let Some(d) = s.buffer.find(id) {
-            return Ok(s.buffer.doc(d).map(StoredDocument::from));
+            return Ok(s.buffer.doc(d).cloned());
         }
         for seg in s.segments.iter().rev() {
             let live = &seg.live;

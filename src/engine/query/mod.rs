@@ -1,1 +1,58 @@
-//! query/: see the module table in `engine/mod.rs`. (Under construction.)
+//! query/: "which documents match, and how well (BM25)".
+//!
+//! A [`Query`] tree is compiled by a [`Searcher`] into a [`Weight`] (global BM25 statistics over
+//! the searcher's segments, boosts pushed down, multi-term queries rewritten to constant-score
+//! document sets), which builds one [`Scorer`] per segment through the [`SegmentView`] trait.
+//! Top-k by score uses block-max skipping once the total-hits threshold is reached (block-max
+//! term skipping, block-max conjunctions, MaxScore disjunctions); sorts use doc values.
+//!
+//! Searching an index: take a pinned snapshot from the writer and query it.
+//!
+//! ```ignore
+//! let snapshot = writer.searcher()?;                 // engine::index::Searcher (pins files)
+//! let top = snapshot.query().search(&Query::Term { field: "body".into(), term: b"fox".to_vec(), boost: 1.0 },
+//!                                   &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() })?;
+//! let n = snapshot.query().count(&query)?;
+//! // hit.segment indexes snapshot.leaves(); read the stored doc with index::writer::read_document.
+//! ```
+//!
+//! | file | holds |
+//! |---|---|
+//! | [`view`] | the segment interface the query layer reads |
+//! | [`tree`] | the query tree |
+//! | [`bm25`] | Lucene's BM25, bit for bit, and its explanation |
+//! | [`explain`] | explanation trees |
+//! | [`weight`] | compiled queries and per-segment scorer construction |
+//! | [`scorer`] | the scorer trait, term, doc-list and match-all scorers |
+//! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
+//! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
+//! | [`phrase`] | exact and sloppy phrases |
+//! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
+//! | [`sort`] | sort fields and values |
+//! | [`searcher`] | the searcher: top-k, totals, count, explain |
+
+pub mod bm25;
+pub mod boolean;
+pub mod disjunction;
+pub mod explain;
+pub mod multi_term;
+pub mod phrase;
+pub mod scorer;
+pub mod searcher;
+pub mod sort;
+pub mod tree;
+pub mod view;
+pub mod weight;
+
+#[cfg(test)]
+mod model;
+#[cfg(test)]
+mod tests;
+
+pub use explain::{ExplValue, Explanation};
+pub use scorer::Scorer;
+pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
+pub use sort::{Missing, SortBy, SortField, SortOrder, SortValue};
+pub use tree::{Query, RangeKind};
+pub use view::{FieldStats, SegmentView, TermStats};
+pub use weight::Weight;

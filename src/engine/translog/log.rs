@@ -247,7 +247,11 @@ impl Translog {
         let buf = std::mem::take(&mut st.buffer);
         let target = st.current;
         drop(st);
+        // If write_out panics (a bug, or a panicking Directory), the guard clears `io_busy`,
+        // poisons the translog and wakes the waiters, so no thread waits forever.
+        let guard = LeaderGuard { tl: self };
         let res = self.write_out(&buf, fsync.then_some(&target));
+        std::mem::forget(guard);
         let mut st = lock(&self.state);
         st.io_busy = false;
         match &res {
@@ -260,6 +264,7 @@ impl Translog {
     }
 
     /// Writes `buf` to the current generation, then optionally fsyncs it and publishes `ckp`.
+    /// (See `LeaderGuard` for what happens if this panics.)
     fn write_out(&self, buf: &[u8], ckp: Option<&Checkpoint>) -> Result<()> {
         let mut file = lock(&self.file);
         let w = file.as_mut().ok_or_else(|| Error::Closed("translog: closed".into()))?;
@@ -456,5 +461,19 @@ impl Translog {
         *lock(&self.file) = None;
         self.io_done.notify_all();
         res
+    }
+}
+
+/// Armed while a sync leader does I/O without the state lock; dropped only by unwinding.
+struct LeaderGuard<'a> {
+    tl: &'a Translog,
+}
+
+impl Drop for LeaderGuard<'_> {
+    fn drop(&mut self) {
+        let mut st = lock(&self.tl.state);
+        st.io_busy = false;
+        st.fail(&Error::Closed("translog: a sync panicked".into()));
+        self.tl.io_done.notify_all();
     }
 }

@@ -1,0 +1,295 @@
+//! Phrase matching: the conjunction of the terms' postings, then their positions. Slop 0 counts
+//! exact matches (Lucene's `ExactPhraseMatcher`); slop > 0 sums `1 / (1 + matchLength)` over the
+//! minimal sloppy matches (Lucene's `SloppyPhraseMatcher`, without its special handling of
+//! repeated terms). The phrase freq is scored with BM25 over the summed idf of the terms.
+
+use std::sync::Arc;
+
+use super::bm25::Bm25;
+use super::scorer::Scorer;
+use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
+use crate::engine::Error;
+
+/// One term of a phrase: its postings (with positions) and its position in the phrase.
+pub struct PhraseTerm<'a> {
+    /// Postings with positions.
+    pub postings: Box<dyn Postings + 'a>,
+    /// Position of the term in the phrase.
+    pub offset: u32,
+    /// Equal for the phrase terms with the same bytes (the index of the first of them).
+    pub term_id: usize,
+}
+
+/// Scores the documents containing a phrase.
+pub struct PhraseScorer<'a> {
+    terms: Vec<PhraseTerm<'a>>,
+    /// Term indexes by increasing cost (the first leads).
+    by_cost: Vec<usize>,
+    positions: Vec<Vec<u32>>,
+    slop: u32,
+    norms: Option<&'a [u8]>,
+    sim: Arc<Bm25>,
+    constant: Option<f32>,
+    doc: DocId,
+    freq: f32,
+}
+
+impl<'a> PhraseScorer<'a> {
+    /// The phrase of `terms` (at least one), positioned on its first match.
+    pub fn new(mut terms: Vec<PhraseTerm<'a>>, slop: u32, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
+        for t in terms.iter_mut() {
+            t.postings.next();
+        }
+        let mut by_cost: Vec<usize> = (0..terms.len()).collect();
+        by_cost.sort_by_key(|&i| terms[i].postings.cost());
+        let positions = vec![Vec::new(); terms.len()];
+        let mut p = PhraseScorer { terms, by_cost, positions, slop, norms, sim, constant, doc: 0, freq: 0.0 };
+        p.doc = p.find(0);
+        p
+    }
+
+    /// The phrase freq of the current document.
+    pub fn freq(&self) -> f32 {
+        self.freq
+    }
+
+    fn find(&mut self, mut target: DocId) -> DocId {
+        'outer: loop {
+            let lp = &mut self.terms[self.by_cost[0]].postings;
+            let d = if lp.doc() < target { lp.advance(target) } else { lp.doc() };
+            if d == NO_MORE_DOCS {
+                return NO_MORE_DOCS;
+            }
+            for k in 1..self.by_cost.len() {
+                let p = &mut self.terms[self.by_cost[k]].postings;
+                let o = if p.doc() < d { p.advance(d) } else { p.doc() };
+                if o > d {
+                    target = o;
+                    continue 'outer;
+                }
+            }
+            for (t, pos) in self.terms.iter_mut().zip(self.positions.iter_mut()) {
+                pos.clear();
+                t.postings.positions(pos);
+            }
+            let f = if self.slop == 0 { self.exact_freq() } else { self.sloppy_freq() };
+            if f > 0.0 {
+                self.freq = f;
+                return d;
+            }
+            target = d + 1;
+        }
+    }
+
+    fn exact_freq(&self) -> f32 {
+        let (first, rest) = self.positions.split_first().expect("a phrase has at least one term");
+        let off0 = self.terms[0].offset as i64;
+        let mut freq = 0f32;
+        'starts: for &p in first {
+            let start = p as i64 - off0;
+            for (k, pos) in rest.iter().enumerate() {
+                let want = start + self.terms[k + 1].offset as i64;
+                if want < 0 || pos.binary_search(&(want as u32)).is_err() {
+                    continue 'starts;
+                }
+            }
+            freq += 1.0;
+        }
+        freq
+    }
+
+    /// Lucene's `SloppyPhraseMatcher`: phrase positions (`position - offset`) in a queue by
+    /// (position, offset, ordinal); pop the smallest, advance it while it stays below the next
+    /// one, minimizing the match length `end - position`; each minimal match within the slop
+    /// adds `1 / (1 + matchLength)`. Repeated terms never share a position: at each document
+    /// the j-th repeat (by offset) starts j positions later, and a collision advances the lesser
+    /// of the two colliding entries (Lucene's `advanceRpts`).
+    fn sloppy_freq(&self) -> f32 {
+        let n = self.terms.len();
+        let mut pps: Vec<Pp> = Vec::with_capacity(n);
+        for (i, t) in self.terms.iter().enumerate() {
+            let rpt = self.terms.iter().enumerate().filter(|(j, o)| *j != i && o.term_id == t.term_id).count() > 0;
+            pps.push(Pp { pos: 0, offset: t.offset, ord: i, idx: 0, group: rpt.then_some(t.term_id), in_queue: true });
+        }
+        if !pps.iter_mut().all(|pp| self.place(pp, 0)) {
+            return 0.0;
+        }
+        // Repeat groups: sorted by offset, the j-th member advanced j times.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for i in 0..n {
+            if let Some(g) = pps[i].group {
+                if g == i {
+                    let mut members: Vec<usize> = (0..n).filter(|&j| pps[j].group == Some(g)).collect();
+                    members.sort_by_key(|&j| (pps[j].offset, j));
+                    groups.push(members);
+                }
+            }
+        }
+        for g in &groups {
+            for (j, &m) in g.iter().enumerate() {
+                let idx = pps[m].idx + j;
+                if !self.place(&mut pps[m], idx) {
+                    return 0.0;
+                }
+            }
+        }
+        let mut end = pps.iter().map(|p| p.pos).max().unwrap_or(0);
+        let slop = self.slop as i64;
+        let mut freq = 0f32;
+        let mut cur = pop(&mut pps);
+        let mut match_len = end - pps[cur].pos;
+        let mut next = top_pos(&pps);
+        loop {
+            if !self.advance_pp(&mut pps, cur, &mut end) {
+                break;
+            }
+            if pps[cur].group.is_some() && !self.advance_repeats(&mut pps, cur, &mut end) {
+                break;
+            }
+            if pps[cur].pos > next {
+                pps[cur].in_queue = true;
+                if match_len <= slop {
+                    freq += 1.0 / (1.0 + match_len as f32);
+                }
+                cur = pop(&mut pps);
+                next = top_pos(&pps);
+                match_len = end - pps[cur].pos;
+            } else {
+                match_len = match_len.min(end - pps[cur].pos);
+            }
+        }
+        if match_len <= slop {
+            freq += 1.0 / (1.0 + match_len as f32);
+        }
+        freq
+    }
+
+    /// Moves `pp` to its `idx`-th position; false when there is none.
+    fn place(&self, pp: &mut Pp, idx: usize) -> bool {
+        match self.positions[pp.ord].get(idx) {
+            Some(&p) => {
+                pp.idx = idx;
+                pp.pos = p as i64 - pp.offset as i64;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Lucene's `advancePP`: next position, raising `end`.
+    fn advance_pp(&self, pps: &mut [Pp], i: usize, end: &mut i64) -> bool {
+        let idx = pps[i].idx + 1;
+        if !self.place(&mut pps[i], idx) {
+            return false;
+        }
+        *end = (*end).max(pps[i].pos);
+        true
+    }
+
+    /// Lucene's `advanceRpts`: while `i` shares its actual position with another repeat of its
+    /// term, advance the lesser of the two.
+    fn advance_repeats(&self, pps: &mut [Pp], i: usize, end: &mut i64) -> bool {
+        let mut pp = i;
+        loop {
+            let actual = pps[pp].pos + pps[pp].offset as i64;
+            let group = pps[pp].group;
+            let Some(other) = (0..pps.len()).find(|&j| j != pp && pps[j].group == group && pps[j].pos + pps[j].offset as i64 == actual) else {
+                return true;
+            };
+            let (a, b) = (&pps[pp], &pps[other]);
+            if !(a.pos < b.pos || (a.pos == b.pos && a.offset < b.offset)) {
+                pp = other;
+            }
+            if !self.advance_pp(pps, pp, end) {
+                return false;
+            }
+        }
+    }
+}
+
+/// A phrase position of the sloppy matcher.
+#[derive(Debug, Clone, Copy)]
+struct Pp {
+    /// Position minus offset.
+    pos: i64,
+    offset: u32,
+    /// Index of the term in the phrase (ties).
+    ord: usize,
+    /// Index into the term's positions.
+    idx: usize,
+    /// Repeat group (the `term_id`) when the term occurs more than once in the phrase.
+    group: Option<usize>,
+    in_queue: bool,
+}
+
+fn queue_key(p: &Pp) -> (i64, u32, usize) {
+    (p.pos, p.offset, p.ord)
+}
+
+/// Removes and returns the smallest queued entry (there is always one: callers pop after
+/// re-queuing).
+fn pop(pps: &mut [Pp]) -> usize {
+    let i = (0..pps.len()).filter(|&i| pps[i].in_queue).min_by_key(|&i| queue_key(&pps[i])).unwrap_or(0);
+    pps[i].in_queue = false;
+    i
+}
+
+/// The position of the smallest queued entry.
+fn top_pos(pps: &[Pp]) -> i64 {
+    pps.iter().filter(|p| p.in_queue).map(queue_key).min().map_or(i64::MAX, |k| k.0)
+}
+
+impl Scorer for PhraseScorer<'_> {
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+    fn next(&mut self) -> DocId {
+        if self.doc != NO_MORE_DOCS {
+            self.doc = self.find(self.doc + 1);
+        }
+        self.doc
+    }
+    fn advance(&mut self, target: DocId) -> DocId {
+        if target > self.doc {
+            self.doc = self.find(target);
+        }
+        self.doc
+    }
+    fn score(&mut self) -> f32 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        let norm = match self.norms {
+            Some(n) => n.get(self.doc as usize).copied().unwrap_or(1),
+            None => 1,
+        };
+        self.sim.score(self.freq, norm)
+    }
+    fn cost(&self) -> u64 {
+        self.terms[self.by_cost[0]].postings.cost()
+    }
+    fn max_score(&mut self, _up_to: DocId) -> f32 {
+        self.constant.unwrap_or(self.sim.weight)
+    }
+    fn take_error(&mut self) -> Option<Error> {
+        let mut err = None;
+        for t in self.terms.iter_mut() {
+            if let Some(e) = t.postings.take_error() {
+                err.get_or_insert(e);
+            }
+        }
+        err
+    }
+}
+
+impl std::fmt::Debug for PhraseTerm<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PhraseTerm").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for PhraseScorer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PhraseScorer").finish_non_exhaustive()
+    }
+}

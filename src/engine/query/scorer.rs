@@ -1,0 +1,286 @@
+//! Scorers: cursors over the matching documents of one segment, in increasing doc order, with
+//! their scores and block-max upper bounds of their scores.
+//!
+//! Contract (all scorers): a scorer is positioned on its first match when built; `advance(t)` with
+//! `t <= doc()` leaves it where it is. Deleted documents are not filtered here (the collector does).
+//! Errors from postings end iteration and are collected with `take_error`, which callers must
+//! check after iterating, so corruption is never a silently shorter result.
+
+use std::sync::Arc;
+
+use super::bm25::Bm25;
+use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
+use crate::engine::Error;
+
+/// A cursor over the matches of a (sub)query in one segment.
+pub trait Scorer: Send {
+    /// The current match, or [`NO_MORE_DOCS`].
+    fn doc(&self) -> DocId;
+    /// Moves to the next match.
+    fn next(&mut self) -> DocId;
+    /// Moves to the first match `>= target` (no move when `target <= doc()`).
+    fn advance(&mut self, target: DocId) -> DocId;
+    /// The score of the current match.
+    fn score(&mut self) -> f32;
+    /// An estimate of the number of matches (for ordering conjunctions).
+    fn cost(&self) -> u64;
+    /// Prepares bounds for docs from `target` on; returns the last doc up to which
+    /// [`Scorer::max_score`] is precise (the end of the current block), `NO_MORE_DOCS` if none.
+    fn shallow_advance(&mut self, _target: DocId) -> DocId {
+        NO_MORE_DOCS
+    }
+    /// An upper bound of the scores of the docs from the last `shallow_advance` target to `up_to`.
+    fn max_score(&mut self, up_to: DocId) -> f32;
+    /// From now on only docs scoring `>= min` are wanted (top-level scorer only); a scorer may
+    /// skip docs that cannot reach it.
+    fn set_min_competitive_score(&mut self, _min: f32) {}
+    /// The error that ended iteration early, if any.
+    fn take_error(&mut self) -> Option<Error> {
+        None
+    }
+}
+
+/// A boxed scorer borrowing from its segment.
+pub type BoxScorer<'a> = Box<dyn Scorer + 'a>;
+
+/// Whether a score bound computed as a sum in double is certainly below `min` once the true score
+/// (also summed in double and cast to float) is rounded: a margin covers double rounding.
+#[inline]
+pub fn below(bound: f64, min: f32) -> bool {
+    ((bound * (1.0 + 1e-9)) as f32) < min
+}
+
+/// The BM25 scorer of one term's postings, skipping blocks whose block-max bound is below the
+/// minimum competitive score (Lucene's `ImpactsDISI`).
+pub struct TermScorer<'a> {
+    postings: Box<dyn Postings + 'a>,
+    norms: Option<&'a [u8]>,
+    sim: Arc<Bm25>,
+    /// Last doc of the block whose bound is `block_bound` (`None`: no block read yet).
+    block_end: Option<DocId>,
+    block_bound: f32,
+    min_competitive: f32,
+    /// Constant score (filters) instead of BM25 when set.
+    constant: Option<f32>,
+}
+
+impl<'a> TermScorer<'a> {
+    /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
+    pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
+        postings.next();
+        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant }
+    }
+
+    /// The postings' current freq (for phrase scoring and explanations).
+    pub fn freq(&self) -> u32 {
+        self.postings.freq()
+    }
+
+    fn norm(&self, doc: DocId) -> u8 {
+        match self.norms {
+            Some(n) => n.get(doc as usize).copied().unwrap_or(1),
+            None => 1,
+        }
+    }
+
+    /// Skips whole blocks that cannot reach the minimum competitive score.
+    fn skip_blocks(&mut self, mut doc: DocId) -> DocId {
+        if self.min_competitive <= 0.0 || self.constant.is_some() {
+            return doc;
+        }
+        while doc != NO_MORE_DOCS {
+            if self.block_end.is_none_or(|e| doc > e) {
+                let end = self.postings.shallow_advance(doc);
+                let (f, n) = self.postings.block_max();
+                self.block_end = Some(end);
+                self.block_bound = self.sim.score(f as f32, n);
+            }
+            if self.block_bound >= self.min_competitive {
+                return doc;
+            }
+            let end = self.block_end.expect("set just above");
+            if end == NO_MORE_DOCS {
+                return self.postings.advance(NO_MORE_DOCS);
+            }
+            doc = self.postings.advance(end + 1);
+        }
+        doc
+    }
+}
+
+impl Scorer for TermScorer<'_> {
+    fn doc(&self) -> DocId {
+        self.postings.doc()
+    }
+    fn next(&mut self) -> DocId {
+        let d = self.postings.next();
+        self.skip_blocks(d)
+    }
+    fn advance(&mut self, target: DocId) -> DocId {
+        let cur = self.postings.doc();
+        if target <= cur {
+            return cur;
+        }
+        let d = self.postings.advance(target);
+        self.skip_blocks(d)
+    }
+    fn score(&mut self) -> f32 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        let doc = self.postings.doc();
+        self.sim.score(self.postings.freq() as f32, self.norm(doc))
+    }
+    fn cost(&self) -> u64 {
+        self.postings.cost()
+    }
+    fn shallow_advance(&mut self, target: DocId) -> DocId {
+        if self.block_end.is_some_and(|e| target <= e) {
+            return self.block_end.expect("checked");
+        }
+        let end = self.postings.shallow_advance(target);
+        let (f, n) = self.postings.block_max();
+        self.block_end = Some(end);
+        self.block_bound = self.sim.score(f as f32, n);
+        end
+    }
+    fn max_score(&mut self, up_to: DocId) -> f32 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        match self.block_end {
+            Some(e) if up_to <= e => self.block_bound,
+            _ => self.sim.weight,
+        }
+    }
+    fn set_min_competitive_score(&mut self, min: f32) {
+        self.min_competitive = min;
+    }
+    fn take_error(&mut self) -> Option<Error> {
+        self.postings.take_error()
+    }
+}
+
+/// A constant-score scorer over a sorted list of documents (multi-term queries, ranges, exists).
+#[derive(Debug)]
+pub struct DocListScorer {
+    docs: Vec<DocId>,
+    i: usize,
+    score: f32,
+}
+
+impl DocListScorer {
+    /// `docs` must be sorted and deduplicated.
+    pub fn new(docs: Vec<DocId>, score: f32) -> Self {
+        DocListScorer { docs, i: 0, score }
+    }
+}
+
+impl Scorer for DocListScorer {
+    fn doc(&self) -> DocId {
+        self.docs.get(self.i).copied().unwrap_or(NO_MORE_DOCS)
+    }
+    fn next(&mut self) -> DocId {
+        self.i = (self.i + 1).min(self.docs.len());
+        self.doc()
+    }
+    fn advance(&mut self, target: DocId) -> DocId {
+        if target > self.doc() {
+            self.i += self.docs[self.i..].partition_point(|&d| d < target);
+        }
+        self.doc()
+    }
+    fn score(&mut self) -> f32 {
+        self.score
+    }
+    fn cost(&self) -> u64 {
+        (self.docs.len() - self.i) as u64
+    }
+    fn max_score(&mut self, _up_to: DocId) -> f32 {
+        self.score
+    }
+}
+
+/// Every document `0..max_doc` with a constant score.
+#[derive(Debug)]
+pub struct AllScorer {
+    doc: DocId,
+    max_doc: DocId,
+    score: f32,
+}
+
+impl AllScorer {
+    /// All of `0..max_doc`.
+    pub fn new(max_doc: DocId, score: f32) -> Self {
+        AllScorer { doc: if max_doc == 0 { NO_MORE_DOCS } else { 0 }, max_doc, score }
+    }
+}
+
+impl Scorer for AllScorer {
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+    fn next(&mut self) -> DocId {
+        let t = self.doc.saturating_add(1);
+        self.advance(t)
+    }
+    fn advance(&mut self, target: DocId) -> DocId {
+        if target > self.doc {
+            self.doc = if target >= self.max_doc { NO_MORE_DOCS } else { target };
+        }
+        self.doc
+    }
+    fn score(&mut self) -> f32 {
+        self.score
+    }
+    fn cost(&self) -> u64 {
+        self.max_doc as u64
+    }
+    fn max_score(&mut self, _up_to: DocId) -> f32 {
+        self.score
+    }
+}
+
+/// Replaces the score of a scorer by a constant (constant score, filters).
+pub struct ConstScorer<'a> {
+    /// The wrapped scorer.
+    pub inner: BoxScorer<'a>,
+    /// The score of every match.
+    pub score: f32,
+}
+
+impl Scorer for ConstScorer<'_> {
+    fn doc(&self) -> DocId {
+        self.inner.doc()
+    }
+    fn next(&mut self) -> DocId {
+        self.inner.next()
+    }
+    fn advance(&mut self, target: DocId) -> DocId {
+        self.inner.advance(target)
+    }
+    fn score(&mut self) -> f32 {
+        self.score
+    }
+    fn cost(&self) -> u64 {
+        self.inner.cost()
+    }
+    fn max_score(&mut self, _up_to: DocId) -> f32 {
+        self.score
+    }
+    fn take_error(&mut self) -> Option<Error> {
+        self.inner.take_error()
+    }
+}
+
+impl std::fmt::Debug for TermScorer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TermScorer").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ConstScorer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConstScorer").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,371 @@
+//! The searcher: a pinned set of segments, top-k search (by score with block-max pruning once the
+//! total-hits threshold is reached, or by doc values), counting, and explanations.
+//!
+//! Ties are broken by (segment order, doc id) ascending, like Lucene. Scores are summed over
+//! segments' statistics (deleted documents included), so they equal OpenSearch's for the same
+//! index.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use super::explain::Explanation;
+use super::sort::{cmp_key, cmp_value, cmp_values, KeyReader, SegKey, SortBy, SortField, SortOrder, SortValue};
+use super::tree::Query;
+use super::view::SegmentView;
+use super::weight::Weight;
+use crate::engine::segment::{DocId, NO_MORE_DOCS};
+use crate::engine::{Error, Result};
+
+/// Whether a total is exact or a lower bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// `eq`: exact.
+    Eq,
+    /// `gte`: at least.
+    Gte,
+}
+
+/// OpenSearch's `track_total_hits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackTotalHits {
+    /// `true`: count every match (no block-max pruning).
+    Accurate,
+    /// Count exactly up to N (default 10 000); above, report `(N, Gte)` and prune.
+    UpTo(u64),
+    /// `false`: no counting; the total is reported as `(0, Gte)` when anything matched.
+    Disabled,
+}
+
+/// What a search returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopSpec {
+    /// Hits to return.
+    pub size: usize,
+    /// Hits to skip.
+    pub from: usize,
+    /// Sort criteria; empty means by score (then segment and doc).
+    pub sort: Vec<SortField>,
+    /// Total-hits accuracy.
+    pub track_total_hits: TrackTotalHits,
+    /// `search_after`: only hits strictly after these sort values (with an empty `sort`, one
+    /// `Float` score: hits scoring less).
+    pub after: Option<Vec<SortValue>>,
+}
+
+impl Default for TopSpec {
+    fn default() -> Self {
+        TopSpec { size: 10, from: 0, sort: vec![], track_total_hits: TrackTotalHits::UpTo(10_000), after: None }
+    }
+}
+
+/// One hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Index of the segment in the searcher.
+    pub segment: usize,
+    /// Doc id within the segment.
+    pub doc: DocId,
+    /// Score (NaN when sorting by fields without `_score`, like Lucene).
+    pub score: f32,
+    /// One value per sort field (empty when sorting by relevance only).
+    pub sort_values: Vec<SortValue>,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopDocs {
+    /// Total matching live documents, exact or a lower bound.
+    pub total: (u64, Relation),
+    /// Hits `from..from + size` in sort order.
+    pub hits: Vec<Hit>,
+    /// The best score (`None` when scores are not computed or nothing matched).
+    pub max_score: Option<f32>,
+}
+
+/// A search over a fixed set of segments (they stay alive as long as the searcher).
+#[derive(Clone)]
+pub struct Searcher {
+    /// The segments, in index order.
+    pub segments: Vec<Arc<dyn SegmentView>>,
+}
+
+/// The smallest float above `x` (Java's `Math.nextUp`).
+pub fn next_up(x: f32) -> f32 {
+    if x.is_nan() || x == f32::INFINITY {
+        x
+    } else if x == 0.0 {
+        f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() + 1)
+    } else {
+        f32::from_bits(x.to_bits() - 1)
+    }
+}
+
+/// A heap entry ordered worst-first: lower score, then later (segment, doc).
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    score: f32,
+    seg: usize,
+    doc: DocId,
+}
+
+impl PartialEq for Scored {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scored {
+    /// `Greater` = worse, so a max-heap keeps the worst on top.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.score.total_cmp(&self.score).then(self.seg.cmp(&o.seg)).then(self.doc.cmp(&o.doc))
+    }
+}
+
+fn total(count: u64, threshold: u64) -> (u64, Relation) {
+    if count > threshold {
+        (threshold, Relation::Gte)
+    } else {
+        (count, Relation::Eq)
+    }
+}
+
+impl Searcher {
+    /// A searcher over `segments` (in index order).
+    pub fn new(segments: Vec<Arc<dyn SegmentView>>) -> Searcher {
+        Searcher { segments }
+    }
+
+    fn views(&self) -> Vec<&dyn SegmentView> {
+        self.segments.iter().map(|s| s.as_ref()).collect()
+    }
+
+    /// The matching live documents (no scoring; statistics when there are no deletions).
+    pub fn count(&self, query: &Query) -> Result<u64> {
+        let views = self.views();
+        let w = Weight::compile(query, &views, 1.0, false)?;
+        let mut n = 0;
+        for seg in views {
+            if let Some(c) = w.count_fast(seg)? {
+                n += c;
+                continue;
+            }
+            let Some(mut sc) = w.scorer(seg)? else { continue };
+            let mut d = sc.doc();
+            while d != NO_MORE_DOCS {
+                n += seg.is_live(d) as u64;
+                d = sc.next();
+            }
+            if let Some(e) = sc.take_error() {
+                return Err(e);
+            }
+        }
+        Ok(n)
+    }
+
+    /// The top hits of `query` under `spec`.
+    pub fn search(&self, query: &Query, spec: &TopSpec) -> Result<TopDocs> {
+        let by_score = spec.sort.is_empty() || (spec.sort.len() == 1 && spec.sort[0].by == SortBy::Score && spec.sort[0].order == SortOrder::Desc);
+        let threshold = match spec.track_total_hits {
+            TrackTotalHits::Accurate => u64::MAX,
+            TrackTotalHits::UpTo(n) => n,
+            TrackTotalHits::Disabled => 0,
+        };
+        if by_score {
+            self.search_by_score(query, spec, threshold)
+        } else {
+            self.search_by_fields(query, spec, threshold)
+        }
+    }
+
+    fn search_by_score(&self, query: &Query, spec: &TopSpec, threshold: u64) -> Result<TopDocs> {
+        let views = self.views();
+        let k = spec.from.saturating_add(spec.size);
+        if k == 0 {
+            let n = self.count(query)?;
+            return Ok(TopDocs { total: total(n, threshold), hits: vec![], max_score: None });
+        }
+        let after = match spec.after.as_deref() {
+            None => None,
+            Some([SortValue::Float(s)]) => Some(*s),
+            Some([SortValue::Double(s)]) => Some(*s as f32),
+            Some(other) => return Err(Error::InvalidArgument(format!("search_after {other:?} does not match a sort by score"))),
+        };
+        let w = Weight::compile(query, &views, 1.0, true)?;
+        let mut heap: BinaryHeap<Scored> = BinaryHeap::with_capacity(k.min(4096) + 1);
+        let mut count = 0u64;
+        for (si, seg) in views.iter().enumerate() {
+            let Some(mut sc) = w.scorer(*seg)? else { continue };
+            let deletions = seg.has_deletions();
+            let max_doc = seg.max_doc();
+            let mut min_comp = 0f32;
+            let mut doc = sc.doc();
+            loop {
+                if heap.len() == k && count > threshold {
+                    let m = next_up(heap.peek().expect("heap is full").score);
+                    if m > min_comp {
+                        min_comp = m;
+                        sc.set_min_competitive_score(m);
+                        doc = sc.doc();
+                    }
+                }
+                if doc == NO_MORE_DOCS {
+                    break;
+                }
+                let live = if deletions { seg.is_live(doc) } else { doc < max_doc };
+                if live {
+                    count += 1;
+                    let score = sc.score();
+                    if after.is_none_or(|a| score < a) {
+                        let e = Scored { score, seg: si, doc };
+                        if heap.len() < k {
+                            heap.push(e);
+                        } else if e < *heap.peek().expect("heap is full") {
+                            heap.pop();
+                            heap.push(e);
+                        }
+                    }
+                }
+                doc = sc.next();
+            }
+            if let Some(e) = sc.take_error() {
+                return Err(e);
+            }
+        }
+        let sorted = heap.into_sorted_vec();
+        let max_score = sorted.first().map(|e| e.score);
+        let with_values = !spec.sort.is_empty();
+        let hits = sorted
+            .into_iter()
+            .skip(spec.from)
+            .map(|e| Hit { segment: e.seg, doc: e.doc, score: e.score, sort_values: if with_values { vec![SortValue::Float(e.score)] } else { vec![] } })
+            .collect();
+        Ok(TopDocs { total: total(count, threshold), hits, max_score })
+    }
+
+    fn search_by_fields(&self, query: &Query, spec: &TopSpec, threshold: u64) -> Result<TopDocs> {
+        let views = self.views();
+        let fields = &spec.sort;
+        let scoring = fields.iter().any(|f| f.by == SortBy::Score);
+        let k = spec.from.saturating_add(spec.size);
+        if let Some(a) = &spec.after {
+            if a.len() != fields.len() {
+                return Err(Error::InvalidArgument(format!("search_after has {} values but sort has {} fields", a.len(), fields.len())));
+            }
+        }
+        let w = Weight::compile(query, &views, 1.0, scoring)?;
+        let mut global: Vec<(Vec<SortValue>, usize, DocId, f32)> = Vec::new();
+        let mut count = 0u64;
+        let mut max_score: Option<f32> = None;
+        let mut doc_base = 0i64;
+        for (si, seg) in views.iter().enumerate() {
+            let base = doc_base;
+            doc_base += seg.max_doc() as i64;
+            let Some(mut sc) = w.scorer(*seg)? else { continue };
+            let mut keys = KeyReader::new(*seg, base);
+            let mut after_memo: HashMap<(usize, u64), Ordering> = HashMap::new();
+            let mut local: Vec<(Vec<SegKey>, DocId, f32)> = Vec::new();
+            let cmp_local = |a: &(Vec<SegKey>, DocId, f32), b: &(Vec<SegKey>, DocId, f32)| {
+                for ((x, y), f) in a.0.iter().zip(&b.0).zip(fields) {
+                    let o = cmp_key(x, y, f);
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                a.1.cmp(&b.1)
+            };
+            let mut doc = sc.doc();
+            while doc != NO_MORE_DOCS {
+                if seg.is_live(doc) {
+                    count += 1;
+                    let score = if scoring { sc.score() } else { f32::NAN };
+                    if scoring {
+                        max_score = Some(max_score.map_or(score, |m: f32| m.max(score)));
+                    }
+                    if k > 0 {
+                        let ks: Vec<SegKey> = fields.iter().map(|f| keys.key(f, doc, score)).collect();
+                        let keep = match &spec.after {
+                            None => true,
+                            Some(after) => after_cmp(&keys, &ks, after, fields, &mut after_memo)? == Ordering::Greater,
+                        };
+                        if keep {
+                            local.push((ks, doc, score));
+                            if local.len() >= k.max(16).saturating_mul(2) {
+                                local.sort_by(cmp_local);
+                                local.truncate(k);
+                            }
+                        }
+                    }
+                }
+                doc = sc.next();
+            }
+            if let Some(e) = sc.take_error() {
+                return Err(e);
+            }
+            local.sort_by(cmp_local);
+            local.truncate(k);
+            for (ks, d, s) in local {
+                let vals = ks.iter().zip(fields).map(|(key, f)| keys.value(f, key)).collect::<Result<Vec<_>>>()?;
+                global.push((vals, si, d, s));
+            }
+        }
+        global.sort_by(|a, b| cmp_values(&a.0, &b.0, fields).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let hits = global
+            .into_iter()
+            .take(k)
+            .skip(spec.from)
+            .map(|(sort_values, segment, doc, score)| Hit { segment, doc, score, sort_values })
+            .collect();
+        Ok(TopDocs { total: total(count, threshold), hits, max_score })
+    }
+
+    /// Lucene's explanation of the score of `doc` of segment `segment` for `query`.
+    pub fn explain(&self, query: &Query, segment: usize, doc: DocId) -> Result<Explanation> {
+        let views = self.views();
+        let seg = *views
+            .get(segment)
+            .ok_or_else(|| Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len())))?;
+        let w = Weight::compile(query, &views, 1.0, true)?;
+        w.explain(seg, doc)
+    }
+}
+
+/// How a document's keys compare to the `search_after` values (`Greater`: the doc comes after).
+fn after_cmp(
+    keys: &KeyReader<'_>,
+    ks: &[SegKey],
+    after: &[SortValue],
+    fields: &[SortField],
+    memo: &mut HashMap<(usize, u64), Ordering>,
+) -> Result<Ordering> {
+    for (i, ((key, a), f)) in ks.iter().zip(after).zip(fields).enumerate() {
+        let o = match key {
+            SegKey::Ord(Some(ord)) => match memo.get(&(i, *ord)) {
+                Some(o) => *o,
+                None => {
+                    let o = cmp_value(&keys.value(f, key)?, a, f);
+                    memo.insert((i, *ord), o);
+                    o
+                }
+            },
+            _ => cmp_value(&keys.value(f, key)?, a, f),
+        };
+        if o != Ordering::Equal {
+            return Ok(o);
+        }
+    }
+    Ok(Ordering::Equal)
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,207 @@
+//! Sorting by doc values: sort specifications, per-segment keys (ordinals within a segment) and
+//! global sort values (term bytes across segments), with missing values first or last.
+
+use std::cmp::Ordering;
+
+use super::view::SegmentView;
+use crate::engine::segment::DocId;
+use crate::engine::Result;
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOrder {
+    /// Smallest first.
+    Asc,
+    /// Largest first.
+    Desc,
+}
+
+/// Where documents without a value go (in either direction, like OpenSearch's `missing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// Before every value.
+    First,
+    /// After every value (OpenSearch's default).
+    Last,
+}
+
+/// What to sort by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortBy {
+    /// Relevance (`_score`).
+    Score,
+    /// Index order (`_doc`): segment order then doc id.
+    Doc,
+    /// A numeric doc-values column of longs (also dates, booleans).
+    Long(String),
+    /// A numeric doc-values column of doubles stored as sortable longs.
+    Double(String),
+    /// A sorted-set doc-values column (keywords), compared by term bytes.
+    Keyword(String),
+}
+
+/// One sort criterion. Multi-valued fields sort by their minimum ascending and their maximum
+/// descending (OpenSearch's default `mode`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortField {
+    /// What to sort by.
+    pub by: SortBy,
+    /// Direction.
+    pub order: SortOrder,
+    /// Placement of documents without a value (ignored for score and doc).
+    pub missing: Missing,
+}
+
+impl SortField {
+    /// `_score` descending.
+    pub fn score() -> SortField {
+        SortField { by: SortBy::Score, order: SortOrder::Desc, missing: Missing::Last }
+    }
+}
+
+/// A sort value of a hit, as OpenSearch returns it in `sort`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortValue {
+    /// A score.
+    Float(f32),
+    /// A long (also `_doc`, as the index-wide doc number).
+    Long(i64),
+    /// A double.
+    Double(f64),
+    /// Keyword bytes.
+    Bytes(Vec<u8>),
+    /// Missing.
+    Null,
+}
+
+/// Lucene's `NumericUtils.sortableLongToDouble`.
+pub fn sortable_long_to_double(l: i64) -> f64 {
+    f64::from_bits((l ^ ((l >> 63) & 0x7fff_ffff_ffff_ffff)) as u64)
+}
+
+/// Lucene's `NumericUtils.doubleToSortableLong`.
+pub fn double_to_sortable_long(d: f64) -> i64 {
+    let b = d.to_bits() as i64;
+    b ^ ((b >> 63) & 0x7fff_ffff_ffff_ffff)
+}
+
+fn apply(order: SortOrder, o: Ordering) -> Ordering {
+    match order {
+        SortOrder::Asc => o,
+        SortOrder::Desc => o.reverse(),
+    }
+}
+
+/// Compares two optional values: missing placement first, then direction.
+fn cmp_opt<T: PartialOrd>(a: Option<&T>, b: Option<&T>, f: &SortField) -> Ordering {
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => if f.missing == Missing::First { Ordering::Less } else { Ordering::Greater },
+        (Some(_), None) => if f.missing == Missing::First { Ordering::Greater } else { Ordering::Less },
+        (Some(x), Some(y)) => apply(f.order, x.partial_cmp(y).unwrap_or(Ordering::Equal)),
+    }
+}
+
+/// Compares two global sort values under `f` (`Less`: `a` comes first).
+pub fn cmp_value(a: &SortValue, b: &SortValue, f: &SortField) -> Ordering {
+    let opt = |v: &SortValue| !matches!(v, SortValue::Null);
+    match (a, b) {
+        (SortValue::Float(x), SortValue::Float(y)) => apply(f.order, x.total_cmp(y)),
+        (SortValue::Long(x), SortValue::Long(y)) => cmp_opt(Some(x), Some(y), f),
+        (SortValue::Double(x), SortValue::Double(y)) => cmp_opt(Some(x), Some(y), f),
+        (SortValue::Bytes(x), SortValue::Bytes(y)) => cmp_opt(Some(x), Some(y), f),
+        _ => cmp_opt(opt(a).then_some(&()), opt(b).then_some(&()), f),
+    }
+}
+
+/// Compares two lists of sort values field by field.
+pub fn cmp_values(a: &[SortValue], b: &[SortValue], fields: &[SortField]) -> Ordering {
+    for ((x, y), f) in a.iter().zip(b).zip(fields) {
+        let o = cmp_value(x, y, f);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// A sort key within one segment: ordinals instead of bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SegKey {
+    /// A score.
+    Score(f32),
+    /// A doc (index-wide number).
+    Doc(i64),
+    /// A numeric value or missing.
+    Num(Option<i64>),
+    /// A keyword ordinal or missing.
+    Ord(Option<u64>),
+}
+
+/// Compares two segment keys under `f`.
+pub fn cmp_key(a: &SegKey, b: &SegKey, f: &SortField) -> Ordering {
+    match (a, b) {
+        (SegKey::Score(x), SegKey::Score(y)) => apply(f.order, x.total_cmp(y)),
+        (SegKey::Doc(x), SegKey::Doc(y)) => apply(f.order, x.cmp(y)),
+        (SegKey::Num(x), SegKey::Num(y)) => cmp_opt(x.as_ref(), y.as_ref(), f),
+        (SegKey::Ord(x), SegKey::Ord(y)) => cmp_opt(x.as_ref(), y.as_ref(), f),
+        _ => Ordering::Equal,
+    }
+}
+
+/// Reads the per-segment sort keys of documents.
+pub struct KeyReader<'a> {
+    seg: &'a dyn SegmentView,
+    doc_base: i64,
+    nums: Vec<i64>,
+    ords: Vec<u64>,
+}
+
+impl<'a> KeyReader<'a> {
+    /// Keys of `seg`, whose first doc is index-wide doc `doc_base`.
+    pub fn new(seg: &'a dyn SegmentView, doc_base: i64) -> Self {
+        KeyReader { seg, doc_base, nums: Vec::new(), ords: Vec::new() }
+    }
+
+    /// The key of `doc` under `f` (`score` is the doc's score, NaN when not computed).
+    pub fn key(&mut self, f: &SortField, doc: DocId, score: f32) -> SegKey {
+        let pick = |n: usize| match f.order {
+            SortOrder::Asc => 0,
+            SortOrder::Desc => n.saturating_sub(1),
+        };
+        match &f.by {
+            SortBy::Score => SegKey::Score(score),
+            SortBy::Doc => SegKey::Doc(self.doc_base + doc as i64),
+            SortBy::Long(field) | SortBy::Double(field) => {
+                if !self.seg.numeric_values(field, doc, &mut self.nums) {
+                    self.nums.clear();
+                }
+                SegKey::Num(self.nums.get(pick(self.nums.len())).copied())
+            }
+            SortBy::Keyword(field) => {
+                if !self.seg.sorted_set_ords(field, doc, &mut self.ords) {
+                    self.ords.clear();
+                }
+                SegKey::Ord(self.ords.get(pick(self.ords.len())).copied())
+            }
+        }
+    }
+
+    /// The global sort value of a segment key.
+    pub fn value(&self, f: &SortField, key: &SegKey) -> Result<SortValue> {
+        Ok(match (key, &f.by) {
+            (SegKey::Score(s), _) => SortValue::Float(*s),
+            (SegKey::Doc(d), _) => SortValue::Long(*d),
+            (SegKey::Num(Some(v)), SortBy::Double(_)) => SortValue::Double(sortable_long_to_double(*v)),
+            (SegKey::Num(Some(v)), _) => SortValue::Long(*v),
+            (SegKey::Ord(Some(o)), SortBy::Keyword(field)) => SortValue::Bytes(self.seg.sorted_set_term(field, *o)?),
+            _ => SortValue::Null,
+        })
+    }
+}
+
+impl std::fmt::Debug for KeyReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyReader").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,191 @@
+//! The typed query tree that the engine executes (the DSL parser builds it in a later issue).
+
+use std::fmt;
+
+/// A query. Boosts multiply down the tree like Lucene's `BoostQuery`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Query {
+    /// Documents containing `term` in `field`, scored by BM25.
+    Term { field: String, term: Vec<u8>, boost: f32 },
+    /// Documents containing any of `terms`; constant score `boost` (Lucene's `TermInSetQuery`).
+    Terms { field: String, terms: Vec<Vec<u8>>, boost: f32 },
+    /// Lucene's `BooleanQuery`: the score is the sum of the matching `must` and `should` clauses.
+    /// `filter` and `must_not` do not score. With no `must`/`filter`, at least
+    /// `max(minimum_should_match, 1)` `should` clauses must match. A query with only `must_not`
+    /// matches nothing (as in Lucene; the DSL layer adds `MatchAll` like OpenSearch does).
+    Bool { must: Vec<Query>, should: Vec<Query>, must_not: Vec<Query>, filter: Vec<Query>, minimum_should_match: u32, boost: f32 },
+    /// Terms at relative positions (`(term, position)`), at most `slop` moves apart.
+    Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, boost: f32 },
+    /// Terms starting with `prefix`; constant score `boost`.
+    Prefix { field: String, prefix: Vec<u8>, boost: f32 },
+    /// Terms matching `pattern` (`*` any sequence, `?` one character, `\` escapes); constant score.
+    Wildcard { field: String, pattern: String, boost: f32 },
+    /// Values between `lo` and `hi` (`None`: unbounded); constant score `boost`.
+    Range { field: String, lo: Option<Vec<u8>>, hi: Option<Vec<u8>>, include_lo: bool, include_hi: bool, kind: RangeKind, boost: f32 },
+    /// Documents with any value in `field`; constant score `boost`.
+    Exists { field: String, boost: f32 },
+    /// Every live document; constant score `boost`.
+    MatchAll { boost: f32 },
+    /// The documents of `query`, all scored `boost`.
+    ConstantScore { query: Box<Query>, boost: f32 },
+    /// No document.
+    MatchNone,
+}
+
+/// Where a range query looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeKind {
+    /// Points: fixed-width sortable big-endian keys (numbers, dates, ips). Both bounds, when
+    /// present, have the field's width; an absent bound is all `0x00` or all `0xFF`.
+    Points,
+    /// Indexed terms in byte order (keyword ranges).
+    Terms,
+}
+
+impl Query {
+    /// A term query with boost 1.
+    pub fn term(field: &str, term: &str) -> Query {
+        Query::Term { field: field.to_string(), term: term.as_bytes().to_vec(), boost: 1.0 }
+    }
+
+    /// A bool query of `should` clauses.
+    pub fn or(should: Vec<Query>) -> Query {
+        Query::Bool { must: vec![], should, must_not: vec![], filter: vec![], minimum_should_match: 0, boost: 1.0 }
+    }
+
+    /// A bool query of `must` clauses.
+    pub fn and(must: Vec<Query>) -> Query {
+        Query::Bool { must, should: vec![], must_not: vec![], filter: vec![], minimum_should_match: 0, boost: 1.0 }
+    }
+}
+
+/// Lucene's `Query.toString()` for the forms that appear in explanations.
+impl fmt::Display for Query {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        match self {
+            Query::Term { field, term, .. } => write!(f, "{field}:{}", s(term)),
+            Query::Terms { field, terms, .. } => {
+                write!(f, "{field}:(")?;
+                for (i, t) in terms.iter().enumerate() {
+                    write!(f, "{}{}", if i > 0 { " " } else { "" }, s(t))?;
+                }
+                write!(f, ")")
+            }
+            Query::Phrase { field, terms, slop, .. } => {
+                // Lucene prints every position up to the last, `?` for holes, `|` for stacked terms.
+                write!(f, "{field}:\"")?;
+                let max = terms.iter().map(|t| t.1).max().map_or(0, |m| m as usize + 1);
+                let mut pieces: Vec<Option<String>> = vec![None; max.min(terms.len() + 1024)];
+                for (t, p) in terms {
+                    if let Some(piece) = pieces.get_mut(*p as usize) {
+                        match piece {
+                            Some(x) => *x = format!("{x}|{}", s(t)),
+                            None => *piece = Some(s(t)),
+                        }
+                    }
+                }
+                for (i, p) in pieces.iter().enumerate() {
+                    write!(f, "{}{}", if i > 0 { " " } else { "" }, p.as_deref().unwrap_or("?"))?;
+                }
+                write!(f, "\"")?;
+                if *slop > 0 {
+                    write!(f, "~{slop}")?;
+                }
+                Ok(())
+            }
+            Query::Prefix { field, prefix, .. } => write!(f, "{field}:{}*", s(prefix)),
+            Query::Wildcard { field, pattern, .. } => write!(f, "{field}:{pattern}"),
+            Query::Range { field, lo, hi, include_lo, include_hi, .. } => write!(
+                f,
+                "{field}:{}{} TO {}{}",
+                if *include_lo { '[' } else { '{' },
+                lo.as_deref().map(s).unwrap_or_else(|| "*".into()),
+                hi.as_deref().map(s).unwrap_or_else(|| "*".into()),
+                if *include_hi { ']' } else { '}' }
+            ),
+            Query::Exists { field, .. } => write!(f, "FieldExistsQuery [field={field}]"),
+            Query::MatchAll { .. } => write!(f, "*:*"),
+            Query::ConstantScore { query, .. } => write!(f, "ConstantScore({query})"),
+            Query::MatchNone => write!(f, "MatchNoDocsQuery"),
+            Query::Bool { must, should, must_not, filter, minimum_should_match, .. } => {
+                // OpenSearch adds clauses in this order; nested booleans are parenthesized.
+                let msm = *minimum_should_match;
+                if msm > 0 {
+                    write!(f, "(")?;
+                }
+                let mut first = true;
+                for (p, qs) in [("+", must), ("-", must_not), ("", should), ("#", filter)] {
+                    for q in qs {
+                        write!(f, "{}{p}", if first { "" } else { " " })?;
+                        match q {
+                            Query::Bool { .. } => write!(f, "({q})")?,
+                            _ => write!(f, "{q}")?,
+                        }
+                        first = false;
+                    }
+                }
+                if msm > 0 {
+                    write!(f, ")~{msm}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Query {
+    /// The query's own boost (1 for `MatchNone`).
+    pub fn boost(&self) -> f32 {
+        match self {
+            Query::Term { boost, .. }
+            | Query::Terms { boost, .. }
+            | Query::Bool { boost, .. }
+            | Query::Phrase { boost, .. }
+            | Query::Prefix { boost, .. }
+            | Query::Wildcard { boost, .. }
+            | Query::Range { boost, .. }
+            | Query::Exists { boost, .. }
+            | Query::MatchAll { boost }
+            | Query::ConstantScore { boost, .. } => *boost,
+            Query::MatchNone => 1.0,
+        }
+    }
+
+    /// The same query with boost `b`.
+    pub fn with_boost(&self, b: f32) -> Query {
+        let mut q = self.clone();
+        match &mut q {
+            Query::Term { boost, .. }
+            | Query::Terms { boost, .. }
+            | Query::Bool { boost, .. }
+            | Query::Phrase { boost, .. }
+            | Query::Prefix { boost, .. }
+            | Query::Wildcard { boost, .. }
+            | Query::Range { boost, .. }
+            | Query::Exists { boost, .. }
+            | Query::MatchAll { boost }
+            | Query::ConstantScore { boost, .. } => *boost = b,
+            Query::MatchNone => {}
+        }
+        q
+    }
+}
+
+/// Lucene's `BooleanQuery.rewrite` deduplication of `should` (when `minimum_should_match <= 1`)
+/// and `must` clauses: equal clauses (ignoring boost) become one clause whose boost is the sum
+/// (in double, cast to float) of theirs, which changes the score's float rounding.
+pub fn dedupe_clauses(clauses: &[Query]) -> Vec<Query> {
+    let mut out: Vec<(Query, f64)> = Vec::with_capacity(clauses.len());
+    for c in clauses {
+        let bare = c.with_boost(1.0);
+        match out.iter_mut().find(|(q, _)| *q == bare) {
+            Some((_, b)) => *b += c.boost() as f64,
+            None => out.push((bare, c.boost() as f64)),
+        }
+    }
+    if out.len() == clauses.len() {
+        return clauses.to_vec();
+    }
+    out.into_iter().map(|(q, b)| q.with_boost(b as f32)).collect()
+}

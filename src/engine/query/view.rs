@@ -1,0 +1,64 @@
+//! The read-only view of one segment that query execution needs. The lead implements it for the
+//! real `SegmentReader`; the tests implement it with a naive in-memory model (the oracle).
+
+use crate::engine::segment::{DocId, Postings};
+use crate::engine::Result;
+
+/// Statistics of one field in one segment (Lucene's `CollectionStatistics`, per segment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FieldStats {
+    /// Documents with at least one term in the field, deleted documents included.
+    pub doc_count: u32,
+    /// Sum over terms of their total term freq (the sum of field lengths); for fields indexed
+    /// without freqs, equal to `sum_doc_freq`.
+    pub sum_total_term_freq: u64,
+    /// Sum over terms of their doc freq.
+    pub sum_doc_freq: u64,
+}
+
+/// Statistics of one term in one segment, deleted documents included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TermStats {
+    /// Documents containing the term.
+    pub doc_freq: u32,
+    /// Occurrences of the term (equal to `doc_freq` without freqs).
+    pub total_term_freq: u64,
+}
+
+/// What the query layer reads from one segment. Every method is cheap to call repeatedly except
+/// where noted; errors are corruption or I/O errors of the segment's files.
+pub trait SegmentView: Send + Sync {
+    /// Number of documents, deleted ones included; doc ids are `0..max_doc`.
+    fn max_doc(&self) -> u32;
+    /// False for deleted documents (and for ids `>= max_doc`).
+    fn is_live(&self, doc: DocId) -> bool;
+    /// Whether any document is deleted (when false, counts can come from statistics).
+    fn has_deletions(&self) -> bool;
+    /// The field's statistics, `None` when no document of the segment has the field indexed.
+    fn field_stats(&self, field: &str) -> Option<FieldStats>;
+    /// The term's statistics, `None` when the term does not occur in the field.
+    fn term_stats(&self, field: &str, term: &[u8]) -> Result<Option<TermStats>>;
+    /// The term's postings (with positions when `positions` and the field indexes them; else
+    /// positions come back empty). `None` when the term does not occur. The iterator implements
+    /// block-max skip data (`shallow_advance`/`block_max`).
+    fn postings(&self, field: &str, term: &[u8], positions: bool) -> Result<Option<Box<dyn Postings + '_>>>;
+    /// Calls `f` with the terms of `field` that are `>= from`, in increasing byte order, until it
+    /// returns false or the terms run out. Unknown field: no calls.
+    fn visit_terms(&self, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> Result<()>;
+    /// Dense norms of the field (`norms[doc]`, 0 = field absent in the doc), `None` when the
+    /// field has no norms (keyword fields): BM25 then uses norm byte 1, like Lucene.
+    fn norms(&self, field: &str) -> Option<&[u8]>;
+    /// Sorted, deduplicated docs with a point value in `[lo, hi]` (inclusive, fixed-width sortable
+    /// big-endian keys of the field's width). `None` when the field has no points.
+    fn points_docs(&self, field: &str, lo: &[u8], hi: &[u8]) -> Result<Option<Vec<DocId>>>;
+    /// Replaces `out` with the doc's numeric doc values (sorted ascending; empty = missing; doubles
+    /// are stored as sortable longs). Returns false when the field has no numeric column.
+    fn numeric_values(&self, field: &str, doc: DocId, out: &mut Vec<i64>) -> bool;
+    /// Replaces `out` with the doc's sorted-set ordinals (ascending; empty = missing). Ordinals are
+    /// per segment and ordered like their term bytes. Returns false when there is no such column.
+    fn sorted_set_ords(&self, field: &str, doc: DocId, out: &mut Vec<u64>) -> bool;
+    /// The term bytes of ordinal `ord` of the field's sorted-set column.
+    fn sorted_set_term(&self, field: &str, ord: u64) -> Result<Vec<u8>>;
+    /// Whether the doc has any value for the field (doc values, norms or points), for `exists`.
+    fn has_value(&self, field: &str, doc: DocId) -> bool;
+}

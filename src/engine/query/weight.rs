@@ -1,0 +1,266 @@
+//! A query compiled against a searcher's segments: global statistics resolved (BM25 idf and avgdl
+//! summed over all segments like Lucene's `IndexSearcher`), boosts pushed down, multi-term
+//! queries rewritten to constant-score document sets. A [`Weight`] then builds one scorer per
+//! segment.
+
+use std::sync::Arc;
+
+use super::bm25::Bm25;
+use super::boolean::{Conjunction, ReqExcl, ReqOpt};
+use super::disjunction::Disjunction;
+use super::multi_term::{self, DocSetQuery};
+use super::phrase::{PhraseScorer, PhraseTerm};
+use super::scorer::{AllScorer, BoxScorer, ConstScorer, DocListScorer, TermScorer};
+use super::tree::{dedupe_clauses, Query};
+use super::view::SegmentView;
+use crate::engine::Result;
+
+/// A compiled query.
+#[derive(Debug, Clone)]
+pub enum Weight {
+    /// A term scored by BM25, or by `constant` when set (non-scoring contexts score 0).
+    Term { field: String, term: Vec<u8>, sim: Arc<Bm25>, constant: Option<f32>, display: String },
+    /// A phrase of at least two terms.
+    Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String },
+    /// A boolean combination; `msm` is the minimum number of `should` clauses that must match.
+    Bool { must: Vec<Weight>, should: Vec<Weight>, must_not: Vec<Weight>, filter: Vec<Weight>, msm: usize, scoring: bool, display: String },
+    /// The documents of `inner`, all scoring `score`.
+    Const { inner: Box<Weight>, score: f32, display: String },
+    /// A rewritten multi-term, range or exists query with constant score.
+    DocSet { query: DocSetQuery, score: f32, display: String },
+    /// Every document.
+    MatchAll { score: f32 },
+    /// No document.
+    MatchNone,
+}
+
+/// Global statistics of a term: doc freq and the field's doc count and summed length.
+fn term_stats(segments: &[&dyn SegmentView], field: &str, term: &[u8]) -> Result<(u64, u64, u64)> {
+    let (mut df, mut doc_count, mut sum_ttf) = (0u64, 0u64, 0u64);
+    for s in segments {
+        if let Some(ts) = s.term_stats(field, term)? {
+            df += ts.doc_freq as u64;
+        }
+        if let Some(fs) = s.field_stats(field) {
+            doc_count += fs.doc_count as u64;
+            sum_ttf += fs.sum_total_term_freq;
+        }
+    }
+    Ok((df, doc_count.max(df), sum_ttf))
+}
+
+impl Weight {
+    /// Compiles `query` for `segments` with the inherited `boost`; `scoring` false when only
+    /// matches matter (filters, counts).
+    pub fn compile(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool) -> Result<Weight> {
+        let display = query.to_string();
+        let constant = |b: f32| if scoring { boost * b } else { 0.0 };
+        Ok(match query {
+            Query::Term { field, term, boost: b } => {
+                let (df, doc_count, sum_ttf) = term_stats(segments, field, term)?;
+                if df == 0 {
+                    return Ok(Weight::MatchNone);
+                }
+                let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &[df]));
+                let constant = if scoring { None } else { Some(0.0) };
+                Weight::Term { field: field.clone(), term: term.clone(), sim, constant, display }
+            }
+            Query::Phrase { field, terms, slop, boost: b } => {
+                if terms.is_empty() {
+                    return Ok(Weight::MatchNone);
+                }
+                if terms.len() == 1 {
+                    let t = Query::Term { field: field.clone(), term: terms[0].0.clone(), boost: *b };
+                    return Weight::compile(&t, segments, boost, scoring);
+                }
+                let mut dfs = Vec::with_capacity(terms.len());
+                let (mut doc_count, mut sum_ttf) = (0, 0);
+                for (t, _) in terms {
+                    let (df, dc, st) = term_stats(segments, field, t)?;
+                    if df == 0 {
+                        return Ok(Weight::MatchNone);
+                    }
+                    dfs.push(df);
+                    (doc_count, sum_ttf) = (dc, st);
+                }
+                let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
+                let constant = if scoring { None } else { Some(0.0) };
+                Weight::Phrase { field: field.clone(), terms: terms.clone(), slop: *slop, sim, constant, display }
+            }
+            Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
+                let bb = boost * b;
+                let comp = |qs: &[Query], sc: bool| -> Result<Vec<Weight>> {
+                    qs.iter().map(|q| Weight::compile(q, segments, bb, sc)).collect()
+                };
+                let must = dedupe_clauses(must);
+                let should = if *minimum_should_match <= 1 { dedupe_clauses(should) } else { should.clone() };
+                let w = Weight::Bool {
+                    must: comp(&must, scoring)?,
+                    should: comp(&should, scoring)?,
+                    must_not: comp(must_not, false)?,
+                    filter: comp(filter, false)?,
+                    msm: *minimum_should_match as usize,
+                    scoring,
+                    display,
+                };
+                if let Weight::Bool { must, should, filter, msm, .. } = &w {
+                    let required_empty = must.is_empty() && filter.is_empty();
+                    let msm_eff = if required_empty { (*msm).max(1) } else { *msm };
+                    let any_required_none = must.iter().chain(filter.iter()).any(|w| matches!(w, Weight::MatchNone));
+                    let live_should = should.iter().filter(|w| !matches!(w, Weight::MatchNone)).count();
+                    if any_required_none || live_should < msm_eff {
+                        return Ok(Weight::MatchNone);
+                    }
+                }
+                w
+            }
+            Query::ConstantScore { query, boost: b } => {
+                let inner = Weight::compile(query, segments, 1.0, false)?;
+                if matches!(inner, Weight::MatchNone) {
+                    return Ok(Weight::MatchNone);
+                }
+                Weight::Const { inner: Box::new(inner), score: constant(*b), display }
+            }
+            Query::MatchAll { boost: b } => Weight::MatchAll { score: constant(*b) },
+            Query::MatchNone => Weight::MatchNone,
+            Query::Terms { boost: b, .. }
+            | Query::Prefix { boost: b, .. }
+            | Query::Wildcard { boost: b, .. }
+            | Query::Range { boost: b, .. }
+            | Query::Exists { boost: b, .. } => match DocSetQuery::from_query(query)? {
+                Some(q) => Weight::DocSet { query: q, score: constant(*b), display },
+                None => Weight::MatchNone,
+            },
+        })
+    }
+
+    /// The scorer of this weight in `seg`, `None` when nothing can match there.
+    pub fn scorer<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<BoxScorer<'a>>> {
+        Ok(match self {
+            Weight::Term { field, term, sim, constant, .. } => match seg.postings(field, term, false)? {
+                Some(p) => Some(Box::new(TermScorer::new(p, seg.norms(field), sim.clone(), *constant))),
+                None => None,
+            },
+            Weight::Phrase { field, terms, slop, sim, constant, .. } => {
+                let mut pts = Vec::with_capacity(terms.len());
+                for (t, offset) in terms {
+                    match seg.postings(field, t, true)? {
+                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
+                        None => return Ok(None),
+                    }
+                }
+                Some(Box::new(PhraseScorer::new(pts, *slop, seg.norms(field), sim.clone(), *constant)))
+            }
+            Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
+                return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
+            }
+            Weight::Const { inner, score, .. } => match inner.scorer(seg)? {
+                Some(s) => Some(Box::new(ConstScorer { inner: s, score: *score })),
+                None => None,
+            },
+            Weight::DocSet { query, score, .. } => {
+                let docs = multi_term::collect_docs(query, seg)?;
+                if docs.is_empty() {
+                    None
+                } else {
+                    Some(Box::new(DocListScorer::new(docs, *score)))
+                }
+            }
+            Weight::MatchAll { score } => Some(Box::new(AllScorer::new(seg.max_doc(), *score))),
+            Weight::MatchNone => None,
+        })
+    }
+
+    /// The number of matching live docs of `seg` when statistics give it without iterating.
+    pub fn count_fast(&self, seg: &dyn SegmentView) -> Result<Option<u64>> {
+        if seg.has_deletions() {
+            return Ok(None);
+        }
+        Ok(match self {
+            Weight::Term { field, term, .. } => Some(seg.term_stats(field, term)?.map_or(0, |t| t.doc_freq as u64)),
+            Weight::MatchAll { .. } => Some(seg.max_doc() as u64),
+            Weight::MatchNone => Some(0),
+            Weight::Const { inner, .. } => inner.count_fast(seg)?,
+            _ => None,
+        })
+    }
+}
+
+fn one_or_disjunction<'a>(mut subs: Vec<BoxScorer<'a>>, msm: usize) -> BoxScorer<'a> {
+    if subs.len() == 1 && msm <= 1 {
+        subs.pop().expect("one element")
+    } else {
+        Box::new(Disjunction::new(subs, msm))
+    }
+}
+
+/// Lucene's `Boolean2ScorerSupplier`: required clauses in a conjunction, `should` as a
+/// disjunction (required when `msm > 0` or nothing else is required, else optional), then
+/// `must_not` excluded.
+fn bool_scorer<'a>(
+    seg: &'a dyn SegmentView,
+    must: &[Weight],
+    should: &[Weight],
+    must_not: &[Weight],
+    filter: &[Weight],
+    msm: usize,
+    scoring: bool,
+) -> Result<Option<BoxScorer<'a>>> {
+    let mut req: Vec<BoxScorer<'a>> = Vec::new();
+    let mut req_scoring = Vec::new();
+    for (ws, sc) in [(must, scoring), (filter, false)] {
+        for w in ws {
+            match w.scorer(seg)? {
+                Some(s) => {
+                    req.push(s);
+                    req_scoring.push(sc);
+                }
+                None => return Ok(None),
+            }
+        }
+    }
+    let mut opt = Vec::new();
+    for w in should {
+        if let Some(s) = w.scorer(seg)? {
+            opt.push(s);
+        }
+    }
+    let msm = if req.is_empty() { msm.max(1) } else { msm };
+    if opt.len() < msm {
+        return Ok(None);
+    }
+    let mut pos: BoxScorer<'a> = if req.is_empty() {
+        one_or_disjunction(opt, msm)
+    } else {
+        if msm > 0 {
+            req.push(one_or_disjunction(opt, msm));
+            req_scoring.push(scoring);
+            opt = Vec::new();
+        }
+        let base: BoxScorer<'a> = if req.len() == 1 {
+            let s = req.pop().expect("one element");
+            if req_scoring[0] {
+                s
+            } else {
+                Box::new(ConstScorer { inner: s, score: 0.0 })
+            }
+        } else {
+            Box::new(Conjunction::new(req, req_scoring))
+        };
+        if scoring && !opt.is_empty() {
+            Box::new(ReqOpt::new(base, one_or_disjunction(opt, 1)))
+        } else {
+            base
+        }
+    };
+    let mut excl = Vec::new();
+    for w in must_not {
+        if let Some(s) = w.scorer(seg)? {
+            excl.push(s);
+        }
+    }
+    if !excl.is_empty() {
+        pos = Box::new(ReqExcl::new(pos, one_or_disjunction(excl, 1)));
+    }
+    Ok(Some(pos))
+}

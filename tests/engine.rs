@@ -1,0 +1,247 @@
+//! The engine end to end on the real file system: a mapping parses JSON documents, the shard
+//! indexes them, and every component (terms, postings, norms, doc values, points, stored source,
+//! live docs) is read back through refreshes, updates, deletes, merges and restarts.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use fathom::engine::index::writer::read_document;
+use fathom::engine::index::Searcher;
+use fathom::engine::schema::Mapping;
+use fathom::engine::segment::points::sortable;
+use fathom::engine::segment::{Postings, NO_MORE_DOCS};
+use fathom::engine::store::{Directory, FsDirectory};
+use fathom::engine::Error;
+use fathom::shard::engine::{default_config, DocumentParser};
+use fathom::shard::versioning::{Constraints, VersionType};
+use fathom::shard::{IndexOp, ShardEngine};
+
+fn mapping() -> Arc<Mapping> {
+    let m = serde_json::json!({
+        "properties": {
+            "title": {"type": "text"},
+            "body": {"type": "text"},
+            "tag": {"type": "keyword"},
+            "views": {"type": "long"},
+            "price": {"type": "double"},
+            "when": {"type": "date"},
+            "ip": {"type": "ip"},
+            "ok": {"type": "boolean"}
+        }
+    });
+    Arc::new(Mapping::from_json(&m).expect("valid mapping"))
+}
+
+fn parser(m: Arc<Mapping>) -> DocumentParser {
+    Arc::new(move |id: &str, source: &[u8]| {
+        m.parse(id, source).map(|p| p.fields).map_err(|e| Error::InvalidArgument(e.to_string()))
+    })
+}
+
+fn open(root: &Path) -> ShardEngine {
+    let index: Arc<dyn Directory> = Arc::new(FsDirectory::open(root.join("index")).unwrap());
+    let translog: Arc<dyn Directory> = Arc::new(FsDirectory::open(root.join("translog")).unwrap());
+    let mut config = default_config(parser(mapping()));
+    config.writer.merge_policy.segments_per_tier = 2.0;
+    config.writer.merge_policy.max_merge_at_once = 2;
+    ShardEngine::open(index, translog, config).expect("open shard")
+}
+
+fn put(engine: &ShardEngine, id: &str, json: serde_json::Value) -> fathom::shard::WriteResult {
+    let source = serde_json::to_vec(&json).unwrap();
+    let fields = mapping().parse(id, &source).expect("parse").fields;
+    let r = engine
+        .index(IndexOp { id: id.into(), source, fields, constraints: Constraints::default(), ..Default::default() })
+        .expect("index");
+    engine.ensure_synced(r.location, r.seq_no).expect("sync");
+    r
+}
+
+fn doc(i: u32) -> serde_json::Value {
+    serde_json::json!({
+        "title": format!("Document number {i}"),
+        "body": if i % 2 == 0 { "the quick brown fox jumps over the lazy dog" } else { "a lazy afternoon" },
+        "tag": format!("t{}", i % 3),
+        "views": i * 10,
+        "price": i as f64 / 4.0,
+        "when": format!("2024-01-{:02}T00:00:00Z", 1 + i % 28),
+        "ip": format!("10.0.0.{}", i % 256),
+        "ok": i % 2 == 0
+    })
+}
+
+/// Docs (global order) containing `term` in `field`, via the real postings.
+fn term_docs(s: &Searcher, field: &str, term: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    for leaf in s.leaves() {
+        let r = &leaf.reader;
+        let Some(f) = r.field_infos.by_name(field) else { continue };
+        let Some(terms) = r.postings.field(f.number) else { continue };
+        let Some(ti) = terms.seek_exact(term.as_bytes()).unwrap() else { continue };
+        let mut p = terms.postings(&ti, true).unwrap();
+        loop {
+            let d = p.next();
+            if d == NO_MORE_DOCS {
+                break;
+            }
+            if leaf.live.is_live(d) {
+                ids.push(read_document(r, d).unwrap().id);
+            }
+        }
+        assert!(p.take_error().is_none());
+    }
+    ids.sort();
+    ids
+}
+
+fn range_docs(s: &Searcher, field: &str, lo: i64, hi: i64) -> Vec<String> {
+    let mut ids = Vec::new();
+    for leaf in s.leaves() {
+        let r = &leaf.reader;
+        let Some(f) = r.field_infos.by_name(field) else { continue };
+        let Some(pts) = r.points.field(f.number) else { continue };
+        for d in pts.docs_in_range(&sortable::encode_i64(lo), &sortable::encode_i64(hi)).unwrap() {
+            if leaf.live.is_live(d) {
+                ids.push(read_document(r, d).unwrap().id);
+            }
+        }
+    }
+    ids.sort();
+    ids
+}
+
+#[test]
+fn index_search_update_delete_merge_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    for i in 0..40 {
+        put(&engine, &format!("d{i}"), doc(i));
+        if i % 10 == 9 {
+            engine.refresh().unwrap();
+        }
+    }
+    engine.refresh().unwrap();
+    let s = engine.searcher().unwrap();
+    assert_eq!(s.num_docs(), 40);
+    assert_eq!(term_docs(&s, "body", "fox").len(), 20);
+    assert_eq!(term_docs(&s, "tag", "t1").len(), 13);
+    assert_eq!(term_docs(&s, "ok", "T").len(), 20);
+    assert_eq!(term_docs(&s, "title.keyword", "Document number 7"), Vec::<String>::new(), "explicit text has no keyword sub-field");
+    assert_eq!(range_docs(&s, "views", 100, 150), vec!["d10", "d11", "d12", "d13", "d14", "d15"]);
+
+    // Norms and doc values are there for BM25 and sorting.
+    let leaf = &s.leaves()[0];
+    let body = leaf.reader.field_infos.by_name("body").unwrap().number;
+    let norms = leaf.reader.norms.field(body).expect("body has norms");
+    assert_eq!(norms[0], 9, "9 tokens in the even body text");
+    let views = leaf.reader.field_infos.by_name("views").unwrap().number;
+    assert_eq!(leaf.reader.doc_values.numeric(views).unwrap().first(3), Some(30));
+
+    // Update, delete, and versioning.
+    let r = put(&engine, "d3", serde_json::json!({"title": "replaced", "views": 7}));
+    assert_eq!(r.version, 2);
+    let del = engine.delete("d4", Constraints::default()).unwrap();
+    engine.ensure_synced(del.location, del.seq_no).unwrap();
+    assert!(del.created_or_found);
+    assert!(engine.get("d4").unwrap().is_none());
+    assert_eq!(engine.get("d3").unwrap().unwrap().source, br#"{"title":"replaced","views":7}"#.to_vec());
+    let conflict = engine.index(IndexOp {
+        id: "d3".into(),
+        source: b"{}".to_vec(),
+        constraints: Constraints { version: Some(1), version_type: VersionType::External, ..Default::default() },
+        ..Default::default()
+    });
+    assert!(matches!(conflict, Err(Error::VersionConflict { .. })));
+
+    // The old searcher still sees the old data (a point in time).
+    engine.refresh().unwrap();
+    assert_eq!(term_docs(&s, "body", "fox").len(), 20);
+    let s2 = engine.searcher().unwrap();
+    assert_eq!(s2.num_docs(), 39);
+    assert_eq!(range_docs(&s2, "views", 0, 10), vec!["d0", "d1", "d3"]);
+
+    // Merge to one segment: deletes are gone, content is intact, old files stay while `s` lives.
+    let old_files: Vec<String> = s.leaves().iter().flat_map(|l| l.reader.files()).collect();
+    engine.force_merge(1).unwrap();
+    let s3 = engine.searcher().unwrap();
+    assert_eq!(s3.leaves().len(), 1);
+    assert_eq!(s3.num_deleted(), 0);
+    assert_eq!(s3.num_docs(), 39);
+    assert_eq!(term_docs(&s3, "body", "fox").len(), 19);
+    assert_eq!(term_docs(&s3, "tag", "t1").len(), 12, "d4 (t1) was deleted");
+    let idx = dir.path().join("index");
+    for f in &old_files {
+        assert!(idx.join(f).exists(), "{f} deleted while a searcher uses it");
+    }
+    assert_eq!(term_docs(&s, "body", "fox").len(), 20);
+    drop(s);
+    drop(s2);
+    engine.flush().unwrap();
+    for f in &old_files {
+        assert!(!idx.join(f).exists(), "{f} kept after every user released it");
+    }
+
+    // Restart: everything comes back, un-flushed writes from the translog.
+    put(&engine, "late", serde_json::json!({"body": "written after the last flush"}));
+    engine.close().unwrap();
+    drop(engine);
+    let engine = open(dir.path());
+    let rs = engine.recovery_state();
+    assert_eq!(rs.translog.recovered, 1);
+    engine.refresh().unwrap();
+    let s = engine.searcher().unwrap();
+    assert_eq!(s.num_docs(), 40);
+    assert_eq!(term_docs(&s, "body", "flush"), vec!["late"]);
+    assert_eq!(engine.get("d3").unwrap().unwrap().version, 2);
+    assert_eq!(engine.local_checkpoint(), engine.max_seq_no());
+}
+
+#[test]
+fn merges_keep_every_document_and_deletes_during_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    for i in 0..200u32 {
+        put(&engine, &format!("d{i}"), doc(i));
+        if i % 20 == 19 {
+            engine.refresh().unwrap();
+            engine.maybe_merge().unwrap();
+        }
+    }
+    let spec = engine.writer().find_merge().unwrap();
+    // Deletes landing on segments while they are being merged are carried over.
+    for i in (0..200).step_by(7) {
+        engine.delete(&format!("d{i}"), Constraints::default()).unwrap();
+    }
+    if let Some(spec) = spec {
+        engine.writer().run_merge(spec).unwrap();
+    }
+    engine.force_merge(1).unwrap();
+    let s = engine.searcher().unwrap();
+    let deleted = (0..200).step_by(7).count() as u64;
+    assert_eq!(s.num_docs(), 200 - deleted);
+    assert_eq!(term_docs(&s, "body", "fox").len() as u64, (0..200).filter(|i| i % 2 == 0 && i % 7 != 0).count() as u64);
+}
+
+#[test]
+fn background_merges_bound_the_segment_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    for i in 0..60u32 {
+        put(&engine, &format!("d{i}"), doc(i));
+        engine.refresh().unwrap();
+    }
+    // The merge thread runs off the write path; wait (bounded) for it to catch up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let segments = engine.writer().segment_stats().len();
+        if segments <= 8 || std::time::Instant::now() > deadline {
+            assert!(segments <= 8, "60 refreshes left {segments} segments: background merges did not run");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(engine.merge_scheduler().expect("enabled by default").rounds() > 0);
+    let s = engine.searcher().unwrap();
+    assert_eq!(s.num_docs(), 60);
+    assert_eq!(term_docs(&s, "body", "fox").len(), 30);
+}
