@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use fathom::engine::analysis::{Analyzer, AnalyzerRegistry, StandardAnalyzer};
+use fathom::engine::analysis::{Analyzer, StandardAnalyzer};
 use fathom::engine::index::{Document, IndexWriter, IndexWriterConfig};
 use fathom::engine::schema::Mapping;
 use fathom::engine::store::FsDirectory;
@@ -202,11 +202,9 @@ impl TokenStream for FathomTokenStream<'_> {
 // ---------------------------------------------------------------------------------------------
 // Indexing on both sides.
 
-/// Fathom's analyzers: the built-ins plus `default` = `standard` (the index default analyzer).
+/// Fathom's writer settings: default analyzers (`default` = `standard`), the shared budget.
 pub fn fathom_config() -> IndexWriterConfig {
-    let mut reg = AnalyzerRegistry::with_builtins();
-    reg.register("default", Arc::new(StandardAnalyzer::default()));
-    IndexWriterConfig { analyzers: Arc::new(reg), ram_buffer_bytes: WRITER_BUDGET, ..IndexWriterConfig::default() }
+    IndexWriterConfig { ram_buffer_bytes: WRITER_BUDGET, ..IndexWriterConfig::default() }
 }
 
 /// Parses `line` with the mapping into a document with auto-generated id `n` (append: no lookup).
@@ -214,10 +212,8 @@ pub fn fathom_doc(mapping: &Mapping, n: usize, line: &str) -> Document {
     let id = n.to_string();
     let parsed = mapping.parse(&id, line.as_bytes()).expect("corpus lines parse with the bench mapping");
     assert!(parsed.mapping_update.is_none(), "dynamic: false never updates the mapping");
-    let mut fields = parsed.fields;
-    // The writer indexes `_id` itself from `Document::id`.
-    fields.retain(|f| f.name != "_id");
-    Document { id, routing: None, source: line.as_bytes().to_vec(), fields, seq_no: n as i64, primary_term: 1, version: 1 }
+    // `fields` includes `_id`; the writer skips it and indexes `Document::id` (as the shard does).
+    Document { id, routing: None, source: line.as_bytes().to_vec(), fields: parsed.fields, seq_no: n as i64, primary_term: 1, version: 1 }
 }
 
 /// Indexes `lines` into a new Fathom index in `dir` (refresh when the buffer is full, commit at
