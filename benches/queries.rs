@@ -121,8 +121,10 @@ fn queries_bench(c: &mut Criterion) {
     let top = TopSpec { size: 10, track_total_hits: TrackTotalHits::Disabled, ..TopSpec::default() };
     let tcol = TopDocs::with_limit(10).order_by_score();
 
+    // `$FATHOM_QUERY_KINDS=term,or` restricts the kinds (for profiling one of them).
+    let only = std::env::var("FATHOM_QUERY_KINDS").ok();
     let mut sets: Vec<(&str, Vec<Q>)> = Vec::new();
-    for kind in KINDS {
+    for kind in KINDS.into_iter().filter(|k| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == *k))) {
         let src = queries_of(&all, if kind == "or" { "and" } else { kind });
         let mut qs = Vec::new();
         for q in &src {
@@ -157,6 +159,7 @@ fn queries_bench(c: &mut Criterion) {
 
     // Per-query latencies (median of 7 rounds after one warm-up run), then median / p99.
     let rounds = 7;
+    let mut slowest: Vec<String> = Vec::new();
     eprintln!("\n== query latency, us, median of {rounds} rounds per query, then median / p99 across queries ==");
     eprintln!("{:<11} {:<6} {:>20} {:>20} {:>12}", "query", "mode", "fathom med / p99", "tantivy med / p99", "median ratio");
     for (kind, qs) in &sets {
@@ -177,6 +180,16 @@ fn queries_bench(c: &mut Criterion) {
                     t.push(latency(rounds, tc));
                 }
             }
+            if mode == "top10" {
+                let mut by: Vec<usize> = (0..qs.len()).collect();
+                by.sort_by(|&a, &b| f[b].total_cmp(&f[a]));
+                for &i in by.iter().take(3) {
+                    slowest.push(format!(
+                        "{kind:<11} {:<22} {:>9} hits  fathom {:>8.1} us  tantivy {:>8.1} us  {}",
+                        qs[i].id, qs[i].count, f[i], t[i], qs[i].fathom
+                    ));
+                }
+            }
             let (fm, tm) = (median(&mut f), median(&mut t));
             eprintln!(
                 "{kind:<11} {mode:<6} {:>20} {:>20} {:>12.2}",
@@ -185,6 +198,10 @@ fn queries_bench(c: &mut Criterion) {
                 fm / tm
             );
         }
+    }
+    eprintln!("\n== slowest Fathom top-10 queries per kind ==");
+    for line in slowest {
+        eprintln!("{line}");
     }
 }
 

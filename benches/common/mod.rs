@@ -71,7 +71,7 @@ impl Corpus {
     /// The first `n` lines (all of them if the file is shorter), or `None` as [`Corpus::load`].
     pub fn load_n(self, n: usize) -> Option<Vec<String>> {
         let path = self.path();
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(file) = std::fs::File::open(&path) else {
             eprintln!(
                 "SKIP: corpus {} not found. Build it as described in shared/bench/README.md \
                  (text: apt-get download dict-* linux-doc-6.1 + make_text_corpus.py; logs: \
@@ -80,7 +80,9 @@ impl Corpus {
             );
             return None;
         };
-        let lines: Vec<String> = text.lines().take(n).map(str::to_owned).collect();
+        use std::io::BufRead;
+        let lines: Vec<String> =
+            std::io::BufReader::new(file).lines().take(n).collect::<std::io::Result<_>>().expect("corpus file is readable UTF-8");
         assert!(!lines.is_empty(), "{} is empty", path.display());
         Some(lines)
     }
