@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use common::{build_pair, queries, queries_of, terms_of, Corpus};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use fathom::engine::query::bm25::Bm25;
 use fathom::engine::query::{Query as FQuery, RangeKind, TopSpec, TrackTotalHits};
+use fathom::engine::segment::{Postings, NO_MORE_DOCS};
 use fathom::engine::segment::points::sortable;
 use serde_json::Value;
 use tantivy::collector::{Count, TopDocs};
@@ -85,6 +87,45 @@ fn build(kind: &str, q: &Value, body: Field, date: Field) -> (FQuery, Box<dyn TQ
         }
         _ => unreachable!("kinds are listed in KINDS"),
     }
+}
+
+/// Why a term top-10 is slow: over the term's blocks, how many have a block-max bound (max freq
+/// and min norm of the block, combined) at or above the final 10th-best score, i.e. cannot be
+/// skipped, versus how many have an *actual* best score (max over the block's docs) that high.
+fn block_bound_report(seg: &fathom::engine::index::Leaf, term: &str, tenth: f32) -> String {
+    let r = &seg.reader;
+    let f = r.field_infos.by_name("body").expect("body").number;
+    let ft = r.postings.field(f).expect("postings");
+    let norms = r.norms.field(f).expect("body has norms");
+    let Some(info) = ft.seek_exact(term.as_bytes()).expect("seek") else { return format!("{term}: absent") };
+    let st = ft.stats();
+    let sim = Bm25::new(1.0, st.doc_count as u64, st.sum_total_term_freq, &[info.doc_freq as u64]);
+    let mut walk = ft.postings(&info, false).expect("postings");
+    let mut shallow = ft.postings(&info, false).expect("postings");
+    let (mut blocks, mut bound_ge, mut actual_ge) = (0u32, 0u32, 0u32);
+    let mut target = 0;
+    let mut d = walk.next();
+    loop {
+        let end = shallow.shallow_advance(target);
+        if end == NO_MORE_DOCS && d == NO_MORE_DOCS {
+            break;
+        }
+        let (mf, mn) = shallow.block_max();
+        let bound = sim.score(mf as f32, mn);
+        let mut best = 0f32;
+        while d != NO_MORE_DOCS && d <= end {
+            best = best.max(sim.score(walk.freq() as f32, norms.get(d as usize).copied().unwrap_or(1)));
+            d = walk.next();
+        }
+        blocks += 1;
+        bound_ge += (bound >= tenth) as u32;
+        actual_ge += (best >= tenth) as u32;
+        if end == NO_MORE_DOCS {
+            break;
+        }
+        target = end + 1;
+    }
+    format!("{term}: {blocks} blocks, bound >= 10th score ({tenth:.3}) in {bound_ge}, actual block max >= it in {actual_ge}")
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -160,6 +201,7 @@ fn queries_bench(c: &mut Criterion) {
     // Per-query latencies (median of 7 rounds after one warm-up run), then median / p99.
     let rounds = 7;
     let mut slowest: Vec<String> = Vec::new();
+    let mut ranges: Vec<String> = Vec::new();
     eprintln!("\n== query latency, us, median of {rounds} rounds per query, then median / p99 across queries ==");
     eprintln!("{:<11} {:<6} {:>20} {:>20} {:>12}", "query", "mode", "fathom med / p99", "tantivy med / p99", "median ratio");
     for (kind, qs) in &sets {
@@ -178,6 +220,12 @@ fn queries_bench(c: &mut Criterion) {
                     tc();
                     f.push(latency(rounds, fc));
                     t.push(latency(rounds, tc));
+                }
+            }
+            if *kind == "date_range" {
+                for (i, q) in qs.iter().enumerate() {
+                    let band = all["queries"].as_array().and_then(|a| a.iter().find(|x| x["id"] == q.id.as_str())).map_or("", |x| x["band"].as_str().unwrap_or(""));
+                    ranges.push(format!("{:<10} {mode:<6} {band:>5} {:>8} hits  fathom {:>8.1} us  tantivy {:>8.1} us  ratio {:.2}", q.id, q.count, f[i], t[i], f[i] / t[i]));
                 }
             }
             if mode == "top10" {
@@ -202,6 +250,21 @@ fn queries_bench(c: &mut Criterion) {
     eprintln!("\n== slowest Fathom top-10 queries per kind ==");
     for line in slowest {
         eprintln!("{line}");
+    }
+    eprintln!("\n== date ranges one by one (band = width) ==");
+    for line in ranges {
+        eprintln!("{line}");
+    }
+    if let Some((_, qs)) = sets.iter().find(|(k, _)| *k == "term") {
+        eprintln!("\n== block-max bounds of the highest-df terms (one segment) ==");
+        let mut by: Vec<&Q> = qs.iter().collect();
+        by.sort_by_key(|q| std::cmp::Reverse(q.count));
+        for q in by.iter().take(4) {
+            let FQuery::Term { term, .. } = &q.fathom else { continue };
+            let top = fq.search(&q.fathom, &top).expect("search");
+            let tenth = top.hits.last().map_or(0.0, |h| h.score);
+            eprintln!("{}", block_bound_report(&fs.leaves()[0], std::str::from_utf8(term).expect("utf-8"), tenth));
+        }
     }
 }
 
