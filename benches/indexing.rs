@@ -1,0 +1,108 @@
+//! Indexing throughput, Fathom vs tantivy, on the fixed samples of the text and logs corpora.
+//!
+//! One indexing thread on each side, JSON parsing included, commit (fsync) at the end, a fresh
+//! index in a tempdir per iteration. Criterion's time is **process CPU time** (utime + stime of
+//! every thread, from `/proc/self/stat`), so its throughput line reads as docs per CPU-second;
+//! the summary printed after each group also gives wall-clock docs/s and the ratio to tantivy.
+//!
+//! Lines: `fathom`, `tantivy` (Fathom's analyzer wrapped as a tantivy tokenizer: identical terms),
+//! `tantivy_default_tokenizer` (tantivy's own tokenizer; extra line).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use common::{cpu_time, fathom_index, tantivy_index, Corpus, TantivyTokens};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+
+/// (corpus, engine) -> per-iteration (cpu, wall).
+static RUNS: Mutex<BTreeMap<(String, String), Vec<(Duration, Duration)>>> = Mutex::new(BTreeMap::new());
+
+fn record(corpus: Corpus, engine: &str, cpu: Duration, wall: Duration) {
+    RUNS.lock().expect("runs lock").entry((corpus.name().into(), engine.into())).or_default().push((cpu, wall));
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn summary(corpus: Corpus) {
+    let runs = RUNS.lock().expect("runs lock");
+    let n = corpus.sample() as f64;
+    let rate = |engine: &str| -> Option<(f64, f64)> {
+        let r = runs.get(&(corpus.name().to_string(), engine.to_string()))?;
+        Some((
+            median(r.iter().map(|(c, _)| n / c.as_secs_f64().max(1e-3)).collect()),
+            median(r.iter().map(|(_, w)| n / w.as_secs_f64()).collect()),
+        ))
+    };
+    let base = rate("tantivy");
+    eprintln!("\n== indexing {} ({} docs), medians ==", corpus.name(), corpus.sample());
+    eprintln!("{:<28} {:>14} {:>12} {:>16}", "engine", "docs/CPU-s", "docs/s wall", "CPU ratio vs tantivy");
+    for engine in ["fathom", "tantivy", "tantivy_default_tokenizer"] {
+        if let Some((cpu, wall)) = rate(engine) {
+            let ratio = base.map(|(b, _)| cpu / b).unwrap_or(f64::NAN);
+            eprintln!("{engine:<28} {cpu:>14.0} {wall:>12.0} {ratio:>16.2}");
+        }
+    }
+}
+
+fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
+    let Some(lines) = corpus.load() else { return };
+    let mut g = c.benchmark_group(format!("indexing/{}", corpus.name()));
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(20))
+        .throughput(Throughput::Elements(lines.len() as u64));
+
+    g.bench_function("fathom", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let dir = tempfile::tempdir().expect("tempdir");
+                let (c0, w0) = (cpu_time(), Instant::now());
+                let w = fathom_index(dir.path(), corpus, &lines);
+                let (cpu, wall) = (cpu_time() - c0, w0.elapsed());
+                let docs = w.searcher().expect("searcher").num_docs();
+                assert_eq!(docs, lines.len() as u64, "fathom indexed every line");
+                drop(w);
+                record(corpus, "fathom", cpu, wall);
+                total += cpu;
+            }
+            total
+        })
+    });
+    for (name, tokens) in [("tantivy", TantivyTokens::Fathom), ("tantivy_default_tokenizer", TantivyTokens::Default)] {
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let dir = tempfile::tempdir().expect("tempdir");
+                    let (c0, w0) = (cpu_time(), Instant::now());
+                    let index = tantivy_index(dir.path(), corpus, &lines, tokens);
+                    let (cpu, wall) = (cpu_time() - c0, w0.elapsed());
+                    let docs = index.reader().expect("reader").searcher().num_docs();
+                    assert_eq!(docs, lines.len() as u64, "tantivy indexed every line");
+                    drop(index);
+                    record(corpus, name, cpu, wall);
+                    total += cpu;
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+    summary(corpus);
+}
+
+fn indexing(c: &mut Criterion) {
+    bench_corpus(c, Corpus::Text);
+    bench_corpus(c, Corpus::Logs);
+}
+
+criterion_group!(benches, indexing);
+criterion_main!(benches);
