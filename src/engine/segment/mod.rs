@@ -68,6 +68,16 @@ pub trait Postings: Send {
     /// byte (shortest field length) of any document in it. Together they bound the BM25 score of
     /// every document of the block. Without norms, the norm byte is 1 (length 1).
     fn block_max(&self) -> (u32, u8);
+    /// For the block that `shallow_advance` last reached: its *competitive impacts*, the
+    /// (freq, norm byte) pairs of its documents that no other document of the block dominates
+    /// (higher or equal freq with a shorter or equal field length), appended to `out` after
+    /// clearing it. BM25 is increasing in freq and decreasing in length, so the block's best
+    /// score is the best score over these pairs: a tight bound, unlike `block_max` whose freq
+    /// and norm may come from different documents. The default is the loose `block_max` pair.
+    fn block_impacts(&self, out: &mut Vec<(u32, u8)>) {
+        out.clear();
+        out.push(self.block_max());
+    }
     /// The error that ended iteration early, if any (then `doc()` is [`NO_MORE_DOCS`]).
     fn take_error(&mut self) -> Option<crate::engine::Error>;
 }
