@@ -97,6 +97,44 @@ fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
     }
     g.finish();
     summary(corpus);
+    interleaved(corpus, &lines);
+}
+
+/// Load on the shared machine drifts over the ~30 s of each criterion line, so the ratio is also
+/// measured with the engines alternating: `ROUNDS` rounds of (fathom, tantivy, tantivy default),
+/// the ratio taken within each round, then the median over rounds.
+fn interleaved(corpus: Corpus, lines: &[String]) {
+    const ROUNDS: usize = 5;
+    let n = lines.len() as f64;
+    let mut rates: Vec<[f64; 3]> = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut r = [0f64; 3];
+        for (i, slot) in r.iter_mut().enumerate() {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let c0 = cpu_time();
+            let docs = match i {
+                0 => fathom_index(dir.path(), corpus, lines).searcher().expect("searcher").num_docs(),
+                1 => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Fathom).reader().expect("reader").searcher().num_docs(),
+                _ => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Default).reader().expect("reader").searcher().num_docs(),
+            };
+            let cpu = cpu_time() - c0;
+            assert_eq!(docs, lines.len() as u64, "every line indexed");
+            *slot = n / cpu.as_secs_f64().max(1e-3);
+        }
+        rates.push(r);
+    }
+    let ratios: Vec<f64> = rates.iter().map(|r| r[0] / r[1]).collect();
+    let col = |i: usize| median(rates.iter().map(|r| r[i]).collect());
+    eprintln!(
+        "interleaved x{ROUNDS} {}: fathom {:.0}, tantivy {:.0}, tantivy default tokenizer {:.0} docs/CPU-s (medians); \
+         fathom/tantivy per round {:?} -> median {:.2}",
+        corpus.name(),
+        col(0),
+        col(1),
+        col(2),
+        ratios.iter().map(|r| (r * 100.0).round() / 100.0).collect::<Vec<_>>(),
+        median(ratios.clone())
+    );
 }
 
 fn indexing(c: &mut Criterion) {
