@@ -58,7 +58,7 @@ pub const POS_EXT: &str = "pos";
 /// Documents per postings block.
 pub const BLOCK: usize = crate::engine::codec::bitpack::BLOCK;
 /// Most terms in one term-dictionary block.
-pub const TERMS_PER_BLOCK: usize = 32;
+pub const TERMS_PER_BLOCK: usize = 16;
 /// Width of one block-index entry in `.tim`: term offset u32, block offset u64.
 pub(crate) const INDEX_ENTRY_LEN: usize = 12;
 

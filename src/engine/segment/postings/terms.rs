@@ -135,23 +135,18 @@ impl<'a> FieldTerms<'a> {
         let idx = &self.e.index;
         let tim: &[u8] = &self.r.tim;
         let key = key_of(term);
-        let (mut lo, mut hi) = (0usize, idx.keys.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let k = idx.keys[mid];
-            let le = if k != key {
-                k < key
-            } else {
-                let (s, e, _) = idx.entries[mid];
-                tim.get(s..e).unwrap_or(&[]) <= term
-            };
-            if le {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        // Blocks with a smaller key sort before `term`, with a larger one after it; only blocks
+        // with an equal key (rarely more than one) need their whole first term compared.
+        let lo = idx.keys.partition_point(|&k| k < key);
+        let mut n = lo;
+        while idx.keys.get(n) == Some(&key) {
+            let (s, e, _) = idx.entries[n];
+            if tim.get(s..e).unwrap_or(&[]) > term {
+                break;
             }
+            n += 1;
         }
-        lo.checked_sub(1)
+        n.checked_sub(1)
     }
 
     fn cursor_at(&self, block: usize) -> Result<TermIter<'a>> {
