@@ -190,11 +190,11 @@ impl<'a> SegmentPostings<'a> {
             unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
         };
         r.skip(used).map_err(|e| e.in_file(name))?;
+        // acc = doc + 1, so the loop-carried chain is one add per doc.
         let mut acc = base;
         for d in &mut self.docs[..n] {
-            acc += *d as u64;
-            *d = acc as u32;
-            acc += 1;
+            acc += *d as u64 + 1;
+            *d = (acc - 1) as u32;
         }
         let last = acc - 1;
         if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
