@@ -349,14 +349,40 @@ impl<'a> SegmentPostings<'a> {
             at = self.pos_last;
             skip_vints = 0;
         }
-        while skip_vints > 0 {
-            let b = *self.pos_bytes.get(at).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
-            at += 1;
-            skip_vints -= (b & 0x80 == 0) as u64;
-        }
+        at = skip_varints(self.pos_bytes, at, skip_vints).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
         self.pos_last = at;
+        let freq = self.freqs[self.idx & (BLOCK - 1)];
+        if !self.has_off {
+            // Fast path: one varint per position, no offsets.
+            let bytes = self.pos_bytes;
+            pos.reserve(freq as usize);
+            let mut last = 0u64;
+            for _ in 0..freq {
+                let mut v = 0u64;
+                let mut shift = 0u32;
+                loop {
+                    let b = *bytes.get(at).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
+                    at += 1;
+                    v |= ((b & 0x7f) as u64) << (shift & 63);
+                    if b < 0x80 {
+                        break;
+                    }
+                    shift += 7;
+                    if shift > 63 {
+                        return Err(Error::corrupt(name, at as u64, "position varint too long"));
+                    }
+                }
+                last += v;
+                if last > u32::MAX as u64 {
+                    return Err(Error::corrupt(name, at as u64, format!("position {last} exceeds u32")));
+                }
+                pos.push(last as u32);
+            }
+            self.pos_cursor = at;
+            self.pos_doc = self.idx + 1;
+            return Ok(());
+        }
         let mut r = ByteReader::at(self.pos_bytes.get(at..).unwrap_or(&[]), at as u64);
-        let freq = self.freqs[self.idx];
         let (mut last, mut last_start) = (0u64, 0i64);
         for _ in 0..freq {
             last += r.vu64().map_err(|e| e.in_file(name))?;
@@ -364,19 +390,17 @@ impl<'a> SegmentPostings<'a> {
                 return Err(Error::corrupt(name, r.offset(), format!("position {last} exceeds u32")));
             }
             pos.push(last as u32);
-            if self.has_off {
-                let start = last_start + unzigzag(r.vu64().map_err(|e| e.in_file(name))?);
-                let end = start.checked_add(unzigzag(r.vu64().map_err(|e| e.in_file(name))?));
-                match end {
-                    Some(end) if (0..=u32::MAX as i64).contains(&start) && (0..=u32::MAX as i64).contains(&end) => {
-                        if let Some(o) = offsets.as_deref_mut() {
-                            o.push((start as u32, end as u32));
-                        }
+            let start = last_start + unzigzag(r.vu64().map_err(|e| e.in_file(name))?);
+            let end = start.checked_add(unzigzag(r.vu64().map_err(|e| e.in_file(name))?));
+            match end {
+                Some(end) if (0..=u32::MAX as i64).contains(&start) && (0..=u32::MAX as i64).contains(&end) => {
+                    if let Some(o) = offsets.as_deref_mut() {
+                        o.push((start as u32, end as u32));
                     }
-                    _ => return Err(Error::corrupt(name, r.offset(), "offset out of range")),
                 }
-                last_start = start;
+                _ => return Err(Error::corrupt(name, r.offset(), "offset out of range")),
             }
+            last_start = start;
         }
         self.pos_cursor = r.offset() as usize;
         self.pos_doc = self.idx + 1;
@@ -396,6 +420,28 @@ impl<'a> SegmentPostings<'a> {
             Err(e) => self.fail(e),
         }
     }
+}
+
+/// The offset just past the `n` varints starting at `at`, or `None` if they run past the end.
+/// Counts varint ends (bytes below 0x80) eight bytes at a time.
+pub(super) fn skip_varints(bytes: &[u8], mut at: usize, mut n: u64) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while n > 8 {
+        let Some(w) = bytes.get(at..at + 8) else { break };
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        let ends = (!w & HIGH).count_ones() as u64;
+        if ends >= n {
+            break;
+        }
+        n -= ends;
+        at += 8;
+    }
+    while n > 0 {
+        let b = *bytes.get(at)?;
+        at += 1;
+        n -= (b < 0x80) as u64;
+    }
+    Some(at)
 }
 
 impl Postings for SegmentPostings<'_> {

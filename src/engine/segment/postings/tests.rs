@@ -772,3 +772,29 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn skip_varints_matches_a_byte_walk(vals in prop::collection::vec(any::<u64>().prop_map(|v| v >> (v % 64)), 0..80), n in 0u64..90, tail in 0usize..3) {
+        let mut bytes = vec![0xffu8; 3];
+        for &v in &vals {
+            crate::engine::codec::put_vu64(&mut bytes, v);
+        }
+        bytes.truncate(bytes.len() - tail.min(bytes.len() - 3));
+        // Naive: walk byte by byte from offset 3.
+        let (mut at, mut left) = (3usize, n);
+        let want = loop {
+            if left == 0 {
+                break Some(at);
+            }
+            match bytes.get(at) {
+                None => break None,
+                Some(&b) => {
+                    at += 1;
+                    left -= (b < 0x80) as u64;
+                }
+            }
+        };
+        prop_assert_eq!(super::iter::skip_varints(&bytes, 3, n), want);
+    }
+}
