@@ -1,6 +1,6 @@
 //! Whole-file verification of a segment's postings (the fuzz targets' entry point): CRCs,
 //! headers, field table, every term in order, every postings list, every position, the field
-//! statistics and the block-max bounds.
+//! statistics, the block-max bounds and the impact lists.
 
 use super::reader::PostingsReader;
 use super::{DOC_EXT, POS_EXT, TERMS_EXT};
@@ -47,6 +47,7 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
     let name = r.names[0].as_str();
     let mut sum = Summary { max_doc: r.max_doc, ..Summary::default() };
     let mut pos = Vec::new();
+    let mut imps = Vec::new();
     for number in r.field_numbers().collect::<Vec<_>>() {
         let ft = r.field(number).expect("field_numbers lists present fields");
         let stats = ft.stats();
@@ -90,6 +91,10 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
                 }
                 if p.block_max().0 < f {
                     return Err(Error::corrupt(name, 0, format!("field {number}: block max freq {} below freq {f} of doc {d}", p.block_max().0)));
+                }
+                p.try_block_impacts(&mut imps)?;
+                if !imps.iter().any(|&(pf, _)| pf >= f) {
+                    return Err(Error::corrupt(name, 0, format!("field {number}: block impacts {imps:?} below freq {f} of doc {d}")));
                 }
                 if has_pos {
                     p.positions(&mut pos);

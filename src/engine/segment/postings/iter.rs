@@ -8,7 +8,9 @@
 use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
 use super::unpack::unpack_block;
-use super::{num_blocks, skip_entry_len, BLOCK};
+use super::impacts;
+use super::{num_blocks, skip_entry_len, BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
+use crate::engine::codec::bitpack::packed_len;
 use crate::engine::codec::bitpack::unpack32;
 use crate::engine::codec::{unzigzag, ByteReader, FOOTER_LEN};
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
@@ -49,6 +51,8 @@ pub struct SegmentPostings<'a> {
     pos_doc: usize,
     /// Where the positions of doc `pos_doc - 1` start (to read them again).
     pos_last: usize,
+    /// Single-block terms: where the block's impact list starts (set when the block is loaded).
+    single_imp_at: usize,
     error: Option<Error>,
 }
 
@@ -112,6 +116,7 @@ impl<'a> SegmentPostings<'a> {
             pos_cursor: 0,
             pos_doc: 0,
             pos_last: 0,
+            single_imp_at: usize::MAX,
             error: None,
         };
         Ok(p)
@@ -170,7 +175,7 @@ impl<'a> SegmentPostings<'a> {
         let (off, n, base) = if self.nb == 1 {
             (self.blocks_start, self.df as usize, 0u64)
         } else {
-            let off = usize::try_from(self.skip_u64(b, 4)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
+            let off = usize::try_from(self.skip_u64(b, SKIP_DOC_OFF)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
             let n = if b + 1 == self.nb { self.df as usize - b * BLOCK } else { BLOCK };
             let base = if b == 0 { 0 } else { self.last_doc_of(b - 1) as u64 + 1 };
             (off, n, base)
@@ -185,11 +190,11 @@ impl<'a> SegmentPostings<'a> {
             unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
         };
         r.skip(used).map_err(|e| e.in_file(name))?;
+        // acc = doc + 1, so the loop-carried chain is one add per doc.
         let mut acc = base;
         for d in &mut self.docs[..n] {
-            acc += *d as u64;
-            *d = acc as u32;
-            acc += 1;
+            acc += *d as u64 + 1;
+            *d = (acc - 1) as u32;
         }
         let last = acc - 1;
         if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
@@ -201,18 +206,22 @@ impl<'a> SegmentPostings<'a> {
             if bits > 31 {
                 return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
             }
-            if n == BLOCK {
-                unpack_block(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?;
+            let used = if n == BLOCK {
+                unpack_block(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
             } else {
-                unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
-            }
+                unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?
+            };
+            r.skip(used).map_err(|e| e.in_file(name))?;
             for f in &mut self.freqs[..n] {
                 *f += 1;
             }
         }
+        if self.nb == 1 {
+            self.single_imp_at = r.offset() as usize;
+        }
         self.n = n;
         if self.has_pos {
-            let rel = if self.nb > 1 { self.skip_u64(b, 17) } else { 0 };
+            let rel = if self.nb > 1 { self.skip_u64(b, SKIP_POS_OFF) } else { 0 };
             let p = self.pos_start.checked_add(rel).filter(|&p| p <= self.pos_bytes.len() as u64);
             self.pos_cursor = p.ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))? as usize;
         }
@@ -226,11 +235,93 @@ impl<'a> SegmentPostings<'a> {
         let (mut f, mut n) = if self.nb <= 1 { (self.single_max_freq, self.single_min_norm) } else { (0, u8::MAX) };
         if self.nb > 1 {
             for b in 0..self.nb {
-                f = f.max(self.skip_u32(b, 12));
-                n = n.min(self.skip.get(b * self.skip_w + 16).copied().expect("b < nb and the skip array length was checked in new()"));
+                f = f.max(self.skip_u32(b, SKIP_MAX_FREQ));
+                n = n.min(self.skip.get(b * self.skip_w + SKIP_MIN_NORM).copied().expect("b < nb and the skip array length was checked in new()"));
             }
         }
         (if self.has_freqs { f } else { 1 }, if self.has_norms { n } else { 1 })
+    }
+
+    /// Where the impact list of block `b` starts in `.doc` (multi-block terms), or of the only
+    /// block (single-block terms: right after the block, found from its two bit widths).
+    fn impacts_at(&self, b: usize) -> Result<usize> {
+        if self.nb > 1 {
+            let rel = usize::try_from(self.skip_u64(b, SKIP_IMP_OFF)).unwrap_or(usize::MAX);
+            return Ok(rel.saturating_add(self.blocks_start));
+        }
+        if self.single_imp_at != usize::MAX {
+            return Ok(self.single_imp_at);
+        }
+        let n = self.df as usize;
+        let bad = |at: usize| Error::corrupt(self.doc_name, at as u64, "postings block past end");
+        let at = self.blocks_start;
+        let bits = *self.doc_bytes.get(at).ok_or_else(|| bad(at))?;
+        let mut end = at + 1 + packed_len(n, bits.min(32));
+        if self.has_freqs {
+            let bits = *self.doc_bytes.get(end).ok_or_else(|| bad(end))?;
+            end += 1 + packed_len(n, bits.min(32));
+        }
+        Ok(end)
+    }
+
+    /// Decodes the impact list at `at`; returns where it ends.
+    fn read_impacts(&self, at: usize, out: &mut Vec<(u32, u8)>) -> Result<usize> {
+        let bytes = self.doc_bytes.get(at..).unwrap_or(&[]);
+        let used = impacts::decode(bytes, out).map_err(|m| Error::corrupt(self.doc_name, at as u64, m))?;
+        for p in out.iter_mut() {
+            *p = (if self.has_freqs { p.0 } else { 1 }, if self.has_norms { p.1 } else { 1 });
+        }
+        Ok(at + used)
+    }
+
+    /// [`Postings::block_impacts`] with damage reported: the list must decode and agree with the
+    /// block's `MaxFreq`/`MinNorm` (its largest freq and smallest norm are exactly those).
+    pub(crate) fn try_block_impacts(&self, out: &mut Vec<(u32, u8)>) -> Result<()> {
+        out.clear();
+        if self.shallow >= self.nb {
+            return Ok(());
+        }
+        if self.singleton {
+            out.push(self.block_max());
+            return Ok(());
+        }
+        let at = self.impacts_at(self.shallow)?;
+        self.read_impacts(at, out)?;
+        let (mf, mn) = self.block_max();
+        let (first, last) = (out.first().copied(), out.last().copied());
+        if first.map(|p| p.1) != Some(mn) || last.map(|p| p.0) != Some(mf) {
+            return Err(Error::corrupt(self.doc_name, at as u64, format!("block impacts {out:?} disagree with the block's max freq {mf} and min norm {mn}")));
+        }
+        Ok(())
+    }
+
+    /// The competitive (freq, norm) pairs of the whole term (MaxScore's per-term bound; at most
+    /// [`MAX_IMPACTS`](super::MAX_IMPACTS) pairs, a dominating superset if the term had more).
+    /// Falls back to [`term_max`](Self::term_max) if the stored list is damaged.
+    pub fn term_impacts(&self, out: &mut Vec<(u32, u8)>) {
+        let res = (|| -> Result<()> {
+            out.clear();
+            if self.singleton {
+                out.push(self.term_max());
+                return Ok(());
+            }
+            let at = self.impacts_at(self.nb - 1)?;
+            if self.nb > 1 {
+                let end = self.read_impacts(at, out)?;
+                self.read_impacts(end, out)?;
+            } else {
+                self.read_impacts(at, out)?;
+            }
+            let (mf, mn) = self.term_max();
+            if out.first().map(|p| p.1) != Some(mn) || out.last().map(|p| p.0) != Some(mf) {
+                return Err(Error::corrupt(self.doc_name, at as u64, "term impacts disagree with the skip data"));
+            }
+            Ok(())
+        })();
+        if res.is_err() {
+            out.clear();
+            out.push(self.term_max());
+        }
     }
 
     /// Positions and offsets of the current doc (offsets empty unless indexed).
@@ -258,14 +349,40 @@ impl<'a> SegmentPostings<'a> {
             at = self.pos_last;
             skip_vints = 0;
         }
-        while skip_vints > 0 {
-            let b = *self.pos_bytes.get(at).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
-            at += 1;
-            skip_vints -= (b & 0x80 == 0) as u64;
-        }
+        at = skip_varints(self.pos_bytes, at, skip_vints).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
         self.pos_last = at;
+        let freq = self.freqs[self.idx & (BLOCK - 1)];
+        if !self.has_off {
+            // Fast path: one varint per position, no offsets.
+            let bytes = self.pos_bytes;
+            pos.reserve(freq as usize);
+            let mut last = 0u64;
+            for _ in 0..freq {
+                let mut v = 0u64;
+                let mut shift = 0u32;
+                loop {
+                    let b = *bytes.get(at).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
+                    at += 1;
+                    v |= ((b & 0x7f) as u64) << (shift & 63);
+                    if b < 0x80 {
+                        break;
+                    }
+                    shift += 7;
+                    if shift > 63 {
+                        return Err(Error::corrupt(name, at as u64, "position varint too long"));
+                    }
+                }
+                last += v;
+                if last > u32::MAX as u64 {
+                    return Err(Error::corrupt(name, at as u64, format!("position {last} exceeds u32")));
+                }
+                pos.push(last as u32);
+            }
+            self.pos_cursor = at;
+            self.pos_doc = self.idx + 1;
+            return Ok(());
+        }
         let mut r = ByteReader::at(self.pos_bytes.get(at..).unwrap_or(&[]), at as u64);
-        let freq = self.freqs[self.idx];
         let (mut last, mut last_start) = (0u64, 0i64);
         for _ in 0..freq {
             last += r.vu64().map_err(|e| e.in_file(name))?;
@@ -273,19 +390,17 @@ impl<'a> SegmentPostings<'a> {
                 return Err(Error::corrupt(name, r.offset(), format!("position {last} exceeds u32")));
             }
             pos.push(last as u32);
-            if self.has_off {
-                let start = last_start + unzigzag(r.vu64().map_err(|e| e.in_file(name))?);
-                let end = start.checked_add(unzigzag(r.vu64().map_err(|e| e.in_file(name))?));
-                match end {
-                    Some(end) if (0..=u32::MAX as i64).contains(&start) && (0..=u32::MAX as i64).contains(&end) => {
-                        if let Some(o) = offsets.as_deref_mut() {
-                            o.push((start as u32, end as u32));
-                        }
+            let start = last_start + unzigzag(r.vu64().map_err(|e| e.in_file(name))?);
+            let end = start.checked_add(unzigzag(r.vu64().map_err(|e| e.in_file(name))?));
+            match end {
+                Some(end) if (0..=u32::MAX as i64).contains(&start) && (0..=u32::MAX as i64).contains(&end) => {
+                    if let Some(o) = offsets.as_deref_mut() {
+                        o.push((start as u32, end as u32));
                     }
-                    _ => return Err(Error::corrupt(name, r.offset(), "offset out of range")),
                 }
-                last_start = start;
+                _ => return Err(Error::corrupt(name, r.offset(), "offset out of range")),
             }
+            last_start = start;
         }
         self.pos_cursor = r.offset() as usize;
         self.pos_doc = self.idx + 1;
@@ -305,6 +420,28 @@ impl<'a> SegmentPostings<'a> {
             Err(e) => self.fail(e),
         }
     }
+}
+
+/// The offset just past the `n` varints starting at `at`, or `None` if they run past the end.
+/// Counts varint ends (bytes below 0x80) eight bytes at a time.
+pub(super) fn skip_varints(bytes: &[u8], mut at: usize, mut n: u64) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while n > 8 {
+        let Some(w) = bytes.get(at..at + 8) else { break };
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        let ends = (!w & HIGH).count_ones() as u64;
+        if ends >= n {
+            break;
+        }
+        n -= ends;
+        at += 8;
+    }
+    while n > 0 {
+        let b = *bytes.get(at)?;
+        at += 1;
+        n -= (b < 0x80) as u64;
+    }
+    Some(at)
 }
 
 impl Postings for SegmentPostings<'_> {
@@ -416,11 +553,19 @@ impl Postings for SegmentPostings<'_> {
         let (f, n) = if self.nb == 1 {
             (self.single_max_freq, self.single_min_norm)
         } else {
-            let o = self.shallow * self.skip_w + 12;
-            let norm = self.skip.get(o + 4).copied().expect("shallow < nb and the skip array length was checked in new()");
-            (self.skip_u32(self.shallow, 12), norm)
+            let o = self.shallow * self.skip_w + SKIP_MIN_NORM;
+            let norm = self.skip.get(o).copied().expect("shallow < nb and the skip array length was checked in new()");
+            (self.skip_u32(self.shallow, SKIP_MAX_FREQ), norm)
         };
         (if self.has_freqs { f } else { 1 }, if self.has_norms { n } else { 1 })
+    }
+
+    fn block_impacts(&self, out: &mut Vec<(u32, u8)>) {
+        if self.try_block_impacts(out).is_err() {
+            // Damaged list: the loose pair from the skip entry still bounds every doc.
+            out.clear();
+            out.push(self.block_max());
+        }
     }
 
     fn take_error(&mut self) -> Option<Error> {

@@ -6,7 +6,7 @@
 //! | ext | holds |
 //! |---|---|
 //! | `tim` | per field: sorted terms in prefix-compressed blocks of up to [`TERMS_PER_BLOCK`], a fixed-width block index for binary-search seeks, the field's statistics |
-//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed doc deltas and freqs |
+//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed doc deltas and freqs, then each block's competitive impacts (and the term's) |
 //! | `pos` | per term: positions (and offsets) as varints, addressable per 128-doc block |
 //!
 //! The pieces, in the order data flows through them:
@@ -22,6 +22,7 @@
 
 mod buffer;
 mod check;
+mod impacts;
 mod iter;
 mod merge;
 mod reader;
@@ -32,6 +33,7 @@ mod writer;
 
 pub use buffer::PostingsBuffer;
 pub use check::{check_files, Summary};
+pub use impacts::MAX_IMPACTS;
 pub use iter::SegmentPostings;
 pub use merge::merge_postings;
 pub use reader::PostingsReader;
@@ -56,20 +58,27 @@ pub const POS_EXT: &str = "pos";
 /// Documents per postings block.
 pub const BLOCK: usize = crate::engine::codec::bitpack::BLOCK;
 /// Most terms in one term-dictionary block.
-pub const TERMS_PER_BLOCK: usize = 32;
+pub const TERMS_PER_BLOCK: usize = 16;
 /// Width of one block-index entry in `.tim`: term offset u32, block offset u64.
 pub(crate) const INDEX_ENTRY_LEN: usize = 12;
 
-/// Width of a skip entry: LastDoc u32, DocOff u64, MaxFreq u32, MinNorm u8, then PosOff u64 when
-/// the field has positions.
+/// Width of a skip entry: LastDoc u32, DocOff u64, MaxFreq u32, MinNorm u8, ImpOff u64, then
+/// PosOff u64 when the field has positions.
 #[inline]
 pub(crate) const fn skip_entry_len(positions: bool) -> usize {
     if positions {
-        4 + 8 + 4 + 1 + 8
+        SKIP_POS_OFF + 8
     } else {
-        4 + 8 + 4 + 1
+        SKIP_POS_OFF
     }
 }
+
+/// Offsets of the fields in a skip entry.
+pub(crate) const SKIP_DOC_OFF: usize = 4;
+pub(crate) const SKIP_MAX_FREQ: usize = 12;
+pub(crate) const SKIP_MIN_NORM: usize = 16;
+pub(crate) const SKIP_IMP_OFF: usize = 17;
+pub(crate) const SKIP_POS_OFF: usize = 25;
 
 /// Number of 128-doc blocks of a term with `doc_freq` documents.
 #[inline]

@@ -1,7 +1,8 @@
 //! Opens a segment's `.tim`, `.doc` and `.pos`: headers, footer structure and the field table
-//! are checked on open (O(fields)); the CRCs only by [`PostingsReader::check_integrity`].
+//! are checked on open, and each field's block index is copied and checked (O(fields + term
+//! blocks)); the CRCs only by [`PostingsReader::check_integrity`].
 
-use super::terms::{FieldEntry, FieldStats, FieldTerms};
+use super::terms::{BlockIndex, FieldEntry, FieldStats, FieldTerms};
 use super::{DOC_CODEC, DOC_EXT, INDEX_ENTRY_LEN, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, VERSION};
 use crate::engine::codec::{check_footer, check_header, footer_checksum, ByteReader, FOOTER_LEN};
 use crate::engine::segment::{FieldInfos, IndexOptions, SegmentId};
@@ -162,7 +163,7 @@ fn parse_table(tim: &[u8], name: &str, header_len: u64, infos: Option<&FieldInfo
             if fields[slot].is_some() {
                 return Err(Error::corrupt("", at, format!("field {number} appears twice")));
             }
-            fields[slot] = Some(FieldEntry {
+            let mut entry = FieldEntry {
                 number,
                 opts,
                 has_norms,
@@ -172,7 +173,10 @@ fn parse_table(tim: &[u8], name: &str, header_len: u64, infos: Option<&FieldInfo
                 index_start,
                 num_blocks,
                 index_terms_len,
-            });
+                index: BlockIndex::default(),
+            };
+            entry.index = BlockIndex::build(body, &entry).map_err(|(off, msg)| Error::corrupt("", off, format!("field {number}: {msg}")))?;
+            fields[slot] = Some(entry);
         }
         if !r.is_empty() {
             return Err(r.error(format!("{} trailing bytes after the field table", r.remaining())));

@@ -6,7 +6,8 @@
 //! for each term in increasing byte order → [`finish_field`](PostingsSerializer::finish_field);
 //! then [`finish`](PostingsSerializer::finish), which writes the field table and the footers.
 
-use super::{num_blocks, BLOCK, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, VERSION};
+use super::impacts::{competitive, encode};
+use super::{num_blocks, skip_entry_len, BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, VERSION};
 use crate::engine::codec::bitpack::{bits_needed, pack32};
 use crate::engine::codec::{put_vu64, zigzag, IndexOutput};
 use crate::engine::segment::{DocId, IndexOptions, SegmentId};
@@ -58,6 +59,13 @@ pub(crate) struct PostingsSerializer<'n> {
     posbuf: Vec<u8>,
     block_pos_off: Vec<u64>,
     scratch: Vec<u32>,
+    /// One block's (freq, norm) pairs, then its competitive impacts.
+    pairs: Vec<(u32, u8)>,
+    /// The competitive impacts of every block of the term (for the term's own list).
+    term_pairs: Vec<(u32, u8)>,
+    /// The encoded impact lists of the term's blocks, and where each starts in it.
+    imps: Vec<u8>,
+    imp_off: Vec<u64>,
 }
 
 impl<'n> PostingsSerializer<'n> {
@@ -76,6 +84,10 @@ impl<'n> PostingsSerializer<'n> {
             posbuf: Vec::new(),
             block_pos_off: Vec::new(),
             scratch: Vec::with_capacity(BLOCK),
+            pairs: Vec::with_capacity(BLOCK),
+            term_pairs: Vec::new(),
+            imps: Vec::new(),
+            imp_off: Vec::new(),
         })
     }
 
@@ -155,26 +167,34 @@ impl<'n> PostingsSerializer<'n> {
             self.pos.put(&self.posbuf)?;
         }
 
-        // Docs: singletons live in the term dictionary; otherwise skip entries then blocks.
+        // Docs: singletons live in the term dictionary; otherwise skip entries, blocks, then the
+        // blocks' impact lists (and the term's, with 2+ blocks).
         let doc_start = self.doc.len();
         let (mut max_freq, mut min_norm) = (0u32, u8::MAX);
         if df > 1 {
             let nb = num_blocks(df as u32);
+            let skip_w = skip_entry_len(has_pos);
             self.skip.clear();
             self.blocks.clear();
+            self.imps.clear();
+            self.imp_off.clear();
+            self.term_pairs.clear();
             let mut prev: i64 = -1;
             #[allow(clippy::needless_range_loop)] // `b` also slices `t.docs` and names the block
             for b in 0..nb {
                 let chunk = &t.docs[b * BLOCK..((b + 1) * BLOCK).min(df)];
                 let (mut bmax, mut bmin) = (0u32, u8::MAX);
                 self.scratch.clear();
+                self.pairs.clear();
                 let mut or = 0u32;
-                for &d in chunk {
+                for (i, &d) in chunk.iter().enumerate() {
                     let delta = (d as i64 - prev - 1) as u32;
                     or |= delta;
                     self.scratch.push(delta);
                     prev = d as i64;
-                    bmin = bmin.min(norm(d));
+                    let nd = norm(d);
+                    bmin = bmin.min(nd);
+                    self.pairs.push((freq_at(b * BLOCK + i).max(1), nd));
                 }
                 let doc_off = self.blocks.len() as u64;
                 let bits_d = bits_needed(or as u64);
@@ -195,6 +215,10 @@ impl<'n> PostingsSerializer<'n> {
                 } else {
                     bmax = 1;
                 }
+                competitive(&mut self.pairs);
+                self.imp_off.push(self.imps.len() as u64);
+                encode(&self.pairs, &mut self.imps);
+                self.term_pairs.extend_from_slice(&self.pairs);
                 max_freq = max_freq.max(bmax);
                 min_norm = min_norm.min(bmin);
                 if nb > 1 {
@@ -202,13 +226,24 @@ impl<'n> PostingsSerializer<'n> {
                     self.skip.extend_from_slice(&doc_off.to_le_bytes());
                     self.skip.extend_from_slice(&bmax.to_le_bytes());
                     self.skip.push(bmin);
+                    self.skip.extend_from_slice(&0u64.to_le_bytes()); // ImpOff, set below
                     if has_pos {
                         self.skip.extend_from_slice(&block_pos_off[b].to_le_bytes());
                     }
                 }
             }
+            if nb > 1 {
+                let base = self.blocks.len() as u64;
+                for (b, off) in self.imp_off.iter().enumerate() {
+                    let at = b * skip_w + SKIP_IMP_OFF;
+                    self.skip[at..at + 8].copy_from_slice(&(base + off).to_le_bytes());
+                }
+                competitive(&mut self.term_pairs);
+                encode(&self.term_pairs, &mut self.imps);
+            }
             self.doc.put(&self.skip)?;
             self.doc.put(&self.blocks)?;
+            self.doc.put(&self.imps)?;
         } else {
             max_freq = freq_at(0).max(1);
             min_norm = norm(t.docs[0]);

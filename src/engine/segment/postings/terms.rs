@@ -1,8 +1,9 @@
 //! The term dictionary of one field: exact seeks, ordered iteration from a term, and the
 //! statistics BM25 needs. Layout: `format/terms.md`.
 //!
-//! A seek binary-searches the fixed-width block index (first term of every block) and then
-//! scans one block of at most [`TERMS_PER_BLOCK`] prefix-compressed entries.
+//! A seek binary-searches the block index (first term of every block, copied at open into a
+//! contiguous array of 8-byte keys) and then scans one block of at most [`TERMS_PER_BLOCK`]
+//! prefix-compressed entries, comparing suffixes only.
 
 use std::cmp::Ordering;
 
@@ -52,6 +53,53 @@ pub(crate) struct FieldEntry {
     pub index_start: u64,
     pub num_blocks: u64,
     pub index_terms_len: u64,
+    pub index: BlockIndex,
+}
+
+/// The block index of a field, copied at open into two contiguous arrays so a binary search
+/// touches one small array: the first 8 bytes of each block's first term (big-endian, zero
+/// padded: equal keys fall back to comparing the whole terms), and per block its first term's
+/// range in `.tim` and its offset. Validated when built, so lookups need no checks.
+#[derive(Debug, Default)]
+pub(crate) struct BlockIndex {
+    keys: Vec<u64>,
+    /// (first term start, first term end, block offset), absolute in `.tim`.
+    entries: Vec<(usize, usize, usize)>,
+}
+
+#[inline]
+fn key_of(term: &[u8]) -> u64 {
+    let mut k = [0u8; 8];
+    let n = term.len().min(8);
+    k[..n].copy_from_slice(&term[..n]);
+    u64::from_be_bytes(k)
+}
+
+impl BlockIndex {
+    /// Reads and checks the `num_blocks` entries of field `e`'s index in `tim`.
+    pub(crate) fn build(tim: &[u8], e: &FieldEntry) -> std::result::Result<BlockIndex, (u64, String)> {
+        let n = usize::try_from(e.num_blocks).map_err(|_| (e.index_start, "too many blocks".to_string()))?;
+        let at = |i: usize| e.index_start as usize + i * INDEX_ENTRY_LEN;
+        let entry = |i: usize| -> Option<(u64, u64)> {
+            let b = tim.get(at(i)..at(i) + INDEX_ENTRY_LEN)?;
+            Some((u32::from_le_bytes(b[0..4].try_into().ok()?) as u64, u64::from_le_bytes(b[4..12].try_into().ok()?)))
+        };
+        let terms_base = e.index_start + e.num_blocks * INDEX_ENTRY_LEN as u64;
+        let mut idx = BlockIndex { keys: Vec::with_capacity(n), entries: Vec::with_capacity(n) };
+        for i in 0..n {
+            let bad = |msg: String| (at(i) as u64, msg);
+            let (term_off, block_off) = entry(i).ok_or_else(|| bad("block index entry past end".into()))?;
+            let term_end = if i + 1 < n { entry(i + 1).ok_or_else(|| bad("block index entry past end".into()))?.0 } else { e.index_terms_len };
+            if term_off > term_end || term_end > e.index_terms_len || block_off < e.blocks_start || block_off >= e.blocks_end {
+                return Err(bad(format!("block index entry {i} out of range: term bytes [{term_off}, {term_end}), block at {block_off}")));
+            }
+            let (start, end) = ((terms_base + term_off) as usize, (terms_base + term_end) as usize);
+            let term = tim.get(start..end).ok_or_else(|| bad("index term past end".into()))?;
+            idx.keys.push(key_of(term));
+            idx.entries.push((start, end, block_off as usize));
+        }
+        Ok(idx)
+    }
 }
 
 impl std::fmt::Debug for FieldEntry {
@@ -82,51 +130,27 @@ impl<'a> FieldTerms<'a> {
         &self.r.names[0]
     }
 
-    /// The first term of block `i` and the block's offset.
-    fn index_entry(&self, i: u64) -> Result<(&'a [u8], u64)> {
-        let e = self.e;
-        let tim: &'a [u8] = &self.r.tim;
-        let at = e.index_start + i * INDEX_ENTRY_LEN as u64;
-        let entry = |i: u64| -> Option<(u64, u64)> {
-            let at = (e.index_start + i * INDEX_ENTRY_LEN as u64) as usize;
-            let b = tim.get(at..at + INDEX_ENTRY_LEN)?;
-            let term_off = u32::from_le_bytes(b[0..4].try_into().ok()?) as u64;
-            let block_off = u64::from_le_bytes(b[4..12].try_into().ok()?);
-            Some((term_off, block_off))
-        };
-        let bad = |msg: String| Error::corrupt(self.name(), at, msg);
-        let (term_off, block_off) = entry(i).ok_or_else(|| bad("block index entry past end".into()))?;
-        let term_end = if i + 1 < e.num_blocks {
-            entry(i + 1).ok_or_else(|| bad("block index entry past end".into()))?.0
-        } else {
-            e.index_terms_len
-        };
-        let terms_base = e.index_start + e.num_blocks * INDEX_ENTRY_LEN as u64;
-        if term_off > term_end || term_end > e.index_terms_len || block_off < e.blocks_start || block_off >= e.blocks_end {
-            return Err(bad(format!("block index entry {i} out of range: term bytes [{term_off}, {term_end}), block at {block_off}")));
-        }
-        let term = tim
-            .get((terms_base + term_off) as usize..(terms_base + term_end) as usize)
-            .ok_or_else(|| bad("index term past end".into()))?;
-        Ok((term, block_off))
-    }
-
     /// The last block whose first term is `<= term`, or `None` if `term` sorts before all.
-    fn find_block(&self, term: &[u8]) -> Result<Option<u64>> {
-        let (mut lo, mut hi) = (0u64, self.e.num_blocks);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.index_entry(mid)?.0 <= term {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+    fn find_block(&self, term: &[u8]) -> Option<usize> {
+        let idx = &self.e.index;
+        let tim: &[u8] = &self.r.tim;
+        let key = key_of(term);
+        // Blocks with a smaller key sort before `term`, with a larger one after it; only blocks
+        // with an equal key (rarely more than one) need their whole first term compared.
+        let lo = idx.keys.partition_point(|&k| k < key);
+        let mut n = lo;
+        while idx.keys.get(n) == Some(&key) {
+            let (s, e, _) = idx.entries[n];
+            if tim.get(s..e).unwrap_or(&[]) > term {
+                break;
             }
+            n += 1;
         }
-        Ok(lo.checked_sub(1))
+        n.checked_sub(1)
     }
 
-    fn cursor_at(&self, block: u64) -> Result<TermIter<'a>> {
-        let (_, off) = self.index_entry(block)?;
+    fn cursor_at(&self, block: usize) -> Result<TermIter<'a>> {
+        let off = self.e.index.entries.get(block).map_or(self.e.blocks_start as usize, |x| x.2) as u64;
         let tim: &'a [u8] = &self.r.tim;
         let area = tim.get(..self.e.blocks_end as usize).ok_or_else(|| Error::corrupt(self.name(), off, "term blocks past end"))?;
         let mut r = ByteReader::new(area);
@@ -134,17 +158,77 @@ impl<'a> FieldTerms<'a> {
         Ok(TermIter { ft: *self, r, left: 0, term: Vec::new(), last_doc_start: 0, last_pos_start: 0, pending: None, failed: false })
     }
 
-    /// The term's info, or `None` if the field does not have it.
+    /// The term's info, or `None` if the field does not have it. Scans one block comparing only
+    /// suffixes against the common prefix already matched; stats are fully decoded (and checked)
+    /// only for the term found.
     pub fn seek_exact(&self, term: &[u8]) -> Result<Option<TermInfo>> {
-        let Some(b) = self.find_block(term)? else { return Ok(None) };
+        let Some(b) = self.find_block(term) else { return Ok(None) };
         let mut it = self.cursor_at(b)?;
         it.start_block()?;
-        while it.left > 0 {
-            let info = it.decode_one()?;
-            match it.term.as_slice().cmp(term) {
-                Ordering::Less => {}
-                Ordering::Equal => return Ok(Some(info)),
+        let e = self.e;
+        let (has_freqs, has_pos, has_norms) = (e.opts.has_freqs(), e.opts.has_positions(), e.has_norms);
+        let buf = it.r.rest();
+        let base = it.r.offset();
+        let corrupt = |at: usize| Error::corrupt(self.name(), base + at as u64, "term block entry past end or malformed");
+        let mut at = 0usize;
+        // Bytes the previous term of the block shares with `term` (it sorts before `term`).
+        let mut matched = 0usize;
+        let (mut doc_acc, mut pos_acc) = (0u64, 0u64);
+        for i in 0..it.left {
+            let entry_at = at;
+            let prefix = vint(buf, &mut at).ok_or_else(|| corrupt(at))? as usize;
+            let suf_len = vint(buf, &mut at).ok_or_else(|| corrupt(at))? as usize;
+            let suffix = at.checked_add(suf_len).and_then(|end| buf.get(at..end)).ok_or_else(|| corrupt(at))?;
+            at += suf_len;
+            let ord = if prefix > matched {
+                Ordering::Less
+            } else if prefix < matched {
+                Ordering::Greater
+            } else {
+                let rest = term.get(matched..).unwrap_or(&[]);
+                let c = suffix.iter().zip(rest).take_while(|(x, y)| x == y).count();
+                matched += c;
+                match (suffix.get(c), rest.get(c)) {
+                    (None, None) => Ordering::Equal,
+                    (None, Some(_)) => Ordering::Less,
+                    (Some(_), None) => Ordering::Greater,
+                    (Some(x), Some(y)) => x.cmp(y),
+                }
+            };
+            match ord {
                 Ordering::Greater => return Ok(None),
+                Ordering::Equal => {
+                    // Decode this entry with every check, from the state before it.
+                    it.r.seek(it.r.pos() + entry_at).map_err(|e| e.in_file(self.name()))?;
+                    it.left -= i;
+                    it.term.clear();
+                    it.term.extend_from_slice(term.get(..prefix).unwrap_or(&[]));
+                    it.last_doc_start = doc_acc;
+                    it.last_pos_start = pos_acc;
+                    return it.decode_one().map(Some);
+                }
+                Ordering::Less => {
+                    // Skip the stats, keeping the running offsets.
+                    let df = vint(buf, &mut at).ok_or_else(|| corrupt(at))?;
+                    if has_freqs {
+                        vint(buf, &mut at).ok_or_else(|| corrupt(at))?;
+                    }
+                    let d = vint(buf, &mut at).ok_or_else(|| corrupt(at))?;
+                    if df > 1 {
+                        doc_acc = doc_acc.wrapping_add(d);
+                    }
+                    if has_pos {
+                        pos_acc = pos_acc.wrapping_add(vint(buf, &mut at).ok_or_else(|| corrupt(at))?);
+                    }
+                    if df as usize <= BLOCK {
+                        if has_freqs {
+                            vint(buf, &mut at).ok_or_else(|| corrupt(at))?;
+                        }
+                        if has_norms {
+                            at += 1;
+                        }
+                    }
+                }
             }
         }
         Ok(None)
@@ -152,7 +236,7 @@ impl<'a> FieldTerms<'a> {
 
     /// Terms `>= from` in byte order.
     pub fn iter_from(&self, from: &[u8]) -> Result<TermIter<'a>> {
-        let block = self.find_block(from)?.unwrap_or(0);
+        let block = self.find_block(from).unwrap_or(0);
         let mut it = self.cursor_at(block)?;
         while let Some(info) = it.advance_raw()? {
             if it.term.as_slice() >= from {
@@ -291,4 +375,19 @@ impl<'a> TermIter<'a> {
         self.left -= 1;
         Ok(TermInfo { doc_freq: df, total_term_freq: ttf, doc_start, pos_start, max_freq, min_norm })
     }
+}
+
+/// A LEB128 varint of at most 10 bytes at `*at`, advancing `*at`; `None` past the end or too long.
+#[inline]
+fn vint(buf: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..70).step_by(7) {
+        let b = *buf.get(*at)?;
+        *at += 1;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
 }

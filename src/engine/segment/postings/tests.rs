@@ -558,6 +558,14 @@ fn golden_files_still_decode() {
     p.positions_and_offsets(&mut pos, &mut offs);
     assert_eq!((pos.clone(), offs.clone()), (vec![0, 3], vec![(0, 3), (13, 16)]));
     assert_eq!(p.block_max(), (2, 3));
+    let mut imps = Vec::new();
+    p.block_impacts(&mut imps);
+    assert_eq!(imps, vec![(1, 3), (2, 5)], "neither doc of \"the\" dominates the other");
+    p.term_impacts(&mut imps);
+    assert_eq!(imps, vec![(1, 3), (2, 5)]);
+    let quick = body.postings(&body.seek_exact(b"quick").unwrap().unwrap(), false).unwrap();
+    quick.term_impacts(&mut imps);
+    assert_eq!(imps, vec![(2, 2)], "doc 2 (freq 2, norm 2) dominates doc 0 (freq 1, norm 3)");
     let tag = r.field(1).unwrap();
     let red = tag.seek_exact(b"red").unwrap().unwrap();
     let mut p = tag.postings(&red, true).unwrap();
@@ -683,4 +691,110 @@ fn merge_widens_a_field_to_positions() {
     let mut pos = Vec::new();
     p.positions(&mut pos);
     assert_eq!(pos, vec![0, 0]);
+}
+
+/// BM25-shaped score: increasing in freq, decreasing in the norm byte.
+fn bm25ish(f: u32, n: u8, k1: f64, b: f64) -> f64 {
+    let len = crate::engine::segment::smallfloat::norm_to_length(n) as f64;
+    f as f64 * (k1 + 1.0) / (f as f64 + k1 * (1.0 - b + b * len / 10.0))
+}
+
+/// Checks an impact list against the (freq, norm) pairs of the docs it covers.
+fn check_impacts(imps: &[(u32, u8)], docs: &[(u32, u8)], k1: f64, b: f64) -> std::result::Result<(), TestCaseError> {
+    prop_assert!(!imps.is_empty() && imps.len() <= MAX_IMPACTS, "{imps:?}");
+    prop_assert!(imps.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1), "not increasing: {imps:?}");
+    let best = imps.iter().map(|&(f, n)| bm25ish(f, n, k1, b)).fold(f64::MIN, f64::max);
+    for &(f, n) in docs {
+        prop_assert!(imps.iter().any(|&(pf, pn)| pf >= f && pn <= n), "doc ({f}, {n}) not dominated by {imps:?}");
+        prop_assert!(best >= bm25ish(f, n, k1, b));
+    }
+    for &(pf, pn) in imps {
+        prop_assert!(docs.iter().any(|&(f, _)| f == pf) && docs.iter().any(|&(_, n)| n == pn), "({pf}, {pn}) not attained");
+        if imps.len() < MAX_IMPACTS {
+            prop_assert!(docs.contains(&(pf, pn)), "({pf}, {pn}) not a doc's pair");
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn block_and_term_impacts_are_exact_supersets(
+        seed in any::<u64>(), n in 1u32..900, density in 1u64..8, max_freq in 1u64..40, norm_span in 1u64..256,
+        k1 in 0.2f64..3.0, b in 0.0f64..1.0,
+    ) {
+        let dir = RamDirectory::new();
+        let infos = infos_in(&[0, 1, 2, 3]);
+        let mut buf = PostingsBuffer::new();
+        let mut rng = Rng(seed);
+        let mut model: Vec<(u32, u32, u8)> = Vec::new();
+        let norms: Vec<u8> = (0..n).map(|_| rng.below(norm_span) as u8).collect();
+        for d in 0..n {
+            if rng.below(8) < density {
+                let f = 1 + rng.below(max_freq) as u32;
+                for p in 0..f {
+                    buf.add(3, b"t", d, p, None);
+                    buf.add(2, b"t", d, p, None);
+                }
+                model.push((d, f, norms[d as usize]));
+            }
+        }
+        prop_assume!(!model.is_empty());
+        let norm = |_: u32, d: DocId| norms[d as usize];
+        write_postings(&dir, &seg(0), &infos, &buf, &norm, n).unwrap();
+        let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+        for field in [2u32, 3] {
+            let ft = r.field(field).unwrap();
+            let info = ft.seek_exact(b"t").unwrap().unwrap();
+            let mut p = ft.postings(&info, false).unwrap();
+            let mut imps = Vec::new();
+            let all: Vec<(u32, u8)> = model.iter().map(|&(_, f, nb)| (f, nb)).collect();
+            p.term_impacts(&mut imps);
+            check_impacts(&imps, &all, k1, b)?;
+            prop_assert_eq!(p.term_max(), (imps.last().unwrap().0, imps[0].1));
+            // Walk the blocks with shallow_advance; each block's docs are those up to its last doc.
+            let mut from = 0u32;
+            loop {
+                let last = p.shallow_advance(from);
+                if last == NO_MORE_DOCS {
+                    break;
+                }
+                p.block_impacts(&mut imps);
+                let docs: Vec<(u32, u8)> = model.iter().filter(|m| m.0 >= from && m.0 <= last).map(|&(_, f, nb)| (f, nb)).collect();
+                prop_assert!(!docs.is_empty());
+                check_impacts(&imps, &docs, k1, b)?;
+                prop_assert_eq!(p.block_max(), (imps.last().unwrap().0, imps[0].1));
+                from = last + 1;
+            }
+            p.block_impacts(&mut imps);
+            prop_assert!(imps.is_empty());
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn skip_varints_matches_a_byte_walk(vals in prop::collection::vec(any::<u64>().prop_map(|v| v >> (v % 64)), 0..80), n in 0u64..90, tail in 0usize..3) {
+        let mut bytes = vec![0xffu8; 3];
+        for &v in &vals {
+            crate::engine::codec::put_vu64(&mut bytes, v);
+        }
+        bytes.truncate(bytes.len() - tail.min(bytes.len() - 3));
+        // Naive: walk byte by byte from offset 3.
+        let (mut at, mut left) = (3usize, n);
+        let want = loop {
+            if left == 0 {
+                break Some(at);
+            }
+            match bytes.get(at) {
+                None => break None,
+                Some(&b) => {
+                    at += 1;
+                    left -= (b < 0x80) as u64;
+                }
+            }
+        };
+        prop_assert_eq!(super::iter::skip_varints(&bytes, 3, n), want);
+    }
 }

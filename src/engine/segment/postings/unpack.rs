@@ -9,14 +9,29 @@ const SLACK: usize = 8;
 
 #[inline(always)]
 fn unpack_fixed<const B: usize>(src: &[u8], out: &mut [u32; BLOCK]) {
+    // Groups of 8 values take exactly B bytes; within a group every byte offset and shift is a
+    // constant once the inner loop is unrolled. One length check for the whole block.
     let src = &src[..B * BLOCK / 8 + SLACK];
     let mask: u64 = if B == 32 { u32::MAX as u64 } else { (1u64 << B) - 1 };
-    for (i, slot) in out.iter_mut().enumerate() {
-        let bit = i * B;
-        let byte = bit >> 3;
-        let w = u64::from_le_bytes(src[byte..byte + 8].try_into().expect("8-byte window inside src"));
-        *slot = ((w >> (bit & 7)) & mask) as u32;
+    for (g, chunk) in out.chunks_exact_mut(8).enumerate() {
+        let base = g * B;
+        let window = &src[base..base + B + SLACK];
+        for (j, slot) in chunk.iter_mut().enumerate() {
+            let bit = j * B;
+            let byte = bit >> 3;
+            let w = u64::from_le_bytes(window[byte..byte + 8].try_into().expect("8-byte window inside the group"));
+            *slot = ((w >> (bit & 7)) & mask) as u32;
+        }
     }
+}
+
+/// Unpacks from a copy padded with zeros (input ends within [`SLACK`] bytes of the data).
+#[cold]
+#[inline(never)]
+fn unpack_padded(input: &[u8], need: usize, bits: u8, out: &mut [u32; BLOCK]) -> Option<usize> {
+    let mut pad = [0u8; 32 * BLOCK / 8 + SLACK];
+    pad[..need].copy_from_slice(&input[..need]);
+    unpack_block(&pad, bits, out)
 }
 
 /// Unpacks 128 values of `bits` (<= 32) bits from the front of `input`; returns the bytes used,
@@ -29,13 +44,10 @@ pub(crate) fn unpack_block(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Op
     if input.len() < need {
         return None;
     }
-    let mut pad = [0u8; 32 * BLOCK / 8 + SLACK];
-    let src: &[u8] = if input.len() >= need + SLACK {
-        input
-    } else {
-        pad[..need].copy_from_slice(&input[..need]);
-        &pad
-    };
+    if input.len() < need + SLACK {
+        return unpack_padded(input, need, bits, out).map(|_| need);
+    }
+    let src = input;
     macro_rules! dispatch {
         ($($b:literal)*) => {
             match bits {
