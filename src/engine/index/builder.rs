@@ -17,7 +17,7 @@
 //! Metadata: `_id` and `_routing` are docs-only terms; `_seq_no` has points and doc values;
 //! `_primary_term` and `_version` have doc values; `_id`, `_source` and `_routing` are stored.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
@@ -26,7 +26,7 @@ use crate::engine::segment::doc_values::{write_doc_values, DocValuesBuffer};
 use crate::engine::segment::info::{file_entries, SegmentInfo};
 use crate::engine::segment::norms::{write_norms, NormsBuffer};
 use crate::engine::segment::points::{sortable, write_points, PointsBuffer};
-use crate::engine::segment::postings::{write_postings, PostingsBuffer};
+use crate::engine::segment::postings::{write_postings, BytesInterner, PostingsBuffer};
 use crate::engine::segment::smallfloat::length_to_norm;
 use crate::engine::segment::stored::StoredWriter;
 use crate::engine::segment::{DocId, DocValuesKind, FieldInfos, IndexOptions, SegmentId};
@@ -85,7 +85,11 @@ pub struct SegmentBuilder {
     doc_values: DocValuesBuffer,
     points: PointsBuffer,
     docs: Vec<StoredDocument>,
-    ids: HashMap<String, DocId>,
+    /// `_id`s of the buffered documents, and per interned id the last doc added with it.
+    ids: BytesInterner,
+    id_docs: Vec<DocId>,
+    /// Reused per document: fields with a value in the document being inverted.
+    touched: Vec<u32>,
     deleted: Vec<bool>,
     num_deleted: u32,
     field_state: Vec<FieldDocState>,
@@ -108,7 +112,9 @@ impl SegmentBuilder {
             doc_values: DocValuesBuffer::new(),
             points: PointsBuffer::new(),
             docs: Vec::new(),
-            ids: HashMap::new(),
+            ids: BytesInterner::new(),
+            id_docs: Vec::new(),
+            touched: Vec::new(),
             deleted: Vec::new(),
             num_deleted: 0,
             field_state: Vec::new(),
@@ -128,12 +134,13 @@ impl SegmentBuilder {
 
     /// Approximate heap use, to trigger a refresh when the indexing buffer is full.
     pub fn mem_bytes(&self) -> usize {
-        self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
+        self.ids.mem_bytes() + self.id_docs.capacity() * 4 + self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
     }
 
     /// The live buffered document with this id.
     pub fn find(&self, id: &str) -> Option<DocId> {
-        self.ids.get(id).copied().filter(|&d| !self.deleted[d as usize])
+        let i = self.ids.get(id.as_bytes())?;
+        self.id_docs.get(i as usize).copied().filter(|&d| !self.deleted[d as usize])
     }
 
     /// A buffered document (deleted or not).
@@ -172,7 +179,10 @@ impl SegmentBuilder {
         let d = self.docs.len() as DocId;
         match self.invert(d, doc, analyzers) {
             Ok(()) => {
-                self.ids.insert(doc.id.clone(), d);
+                match self.ids.intern(doc.id.as_bytes()) {
+                    (_, true) => self.id_docs.push(d),
+                    (i, false) => self.id_docs[i as usize] = d,
+                }
                 self.deleted.push(false);
                 Ok(d)
             }
@@ -204,21 +214,11 @@ impl SegmentBuilder {
         let f = self.field(meta::VERSION, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
         self.doc_values.add_numeric(f, d, doc.version);
 
-        let mut touched: Vec<u32> = Vec::new();
-        for field in &doc.fields {
-            if field.name == meta::ID {
-                // The mapping reports `_id` too; it was indexed above from the document itself.
-                continue;
-            }
-            self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, &mut touched)?;
-        }
-        for n in touched {
-            let st = self.field_state[n as usize];
-            let has_norms = self.infos.get(n).map(|i| i.has_norms).unwrap_or(false);
-            if has_norms {
-                self.norms.set(n, d, if st.length == 0 { 0 } else { length_to_norm(st.length) });
-            }
-        }
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        let r = self.invert_fields(d, doc, analyzers, &mut touched);
+        self.touched = touched;
+        r?;
 
         self.stored_bytes += doc.source.len() + doc.id.len();
         self.docs.push(StoredDocument {
@@ -229,6 +229,25 @@ impl SegmentBuilder {
             primary_term: doc.primary_term,
             version: doc.version,
         });
+        Ok(())
+    }
+
+    /// The mapping's fields of `doc`, then the norms of the fields it touched.
+    fn invert_fields(&mut self, d: DocId, doc: &Document, analyzers: &AnalyzerRegistry, touched: &mut Vec<u32>) -> Result<()> {
+        for field in &doc.fields {
+            if field.name == meta::ID {
+                // The mapping reports `_id` too; it was indexed above from the document itself.
+                continue;
+            }
+            self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, touched)?;
+        }
+        for &n in touched.iter() {
+            let st = self.field_state[n as usize];
+            let has_norms = self.infos.get(n).map(|i| i.has_norms).unwrap_or(false);
+            if has_norms {
+                self.norms.set(n, d, if st.length == 0 { 0 } else { length_to_norm(st.length) });
+            }
+        }
         Ok(())
     }
 

@@ -17,11 +17,12 @@ pub mod packed;
 mod reader;
 mod writer;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 pub use reader::{check_file, BinaryColumn, DocValuesReader, NumericColumn, SortedSetColumn, Summary};
 pub use writer::{merge_doc_values, write_doc_values};
 
+use super::postings::BytesInterner;
 use super::DocId;
 
 /// Codec name in the `.dvd` header.
@@ -36,10 +37,8 @@ pub const EXT: &str = "dvd";
 enum FieldBuffer {
     Numeric(Vec<(DocId, i64)>),
     SortedSet {
-        /// Term -> temporary id (order of first appearance).
-        ids: HashMap<Vec<u8>, u32>,
-        /// Temporary id -> term.
-        terms: Vec<Vec<u8>>,
+        /// Term <-> temporary id (order of first appearance).
+        terms: BytesInterner,
         pairs: Vec<(DocId, u32)>,
     },
     Binary(Vec<(DocId, Vec<u8>)>),
@@ -86,19 +85,13 @@ impl DocValuesBuffer {
 
     /// Adds a term to a sorted-set field (any count per doc; duplicates within a doc collapse).
     pub fn add_bytes(&mut self, field: u32, doc: DocId, v: &[u8]) {
-        let make = || FieldBuffer::SortedSet { ids: HashMap::new(), terms: Vec::new(), pairs: Vec::new() };
+        let make = || FieldBuffer::SortedSet { terms: BytesInterner::new(), pairs: Vec::new() };
         let mut added = 8;
-        if let Some(FieldBuffer::SortedSet { ids, terms, pairs }) = self.field(field, "sorted_set", make) {
-            let id = match ids.get(v) {
-                Some(&id) => id,
-                None => {
-                    let id = terms.len() as u32;
-                    ids.insert(v.to_vec(), id);
-                    terms.push(v.to_vec());
-                    added += 2 * v.len() + 64;
-                    id
-                }
-            };
+        if let Some(FieldBuffer::SortedSet { terms, pairs }) = self.field(field, "sorted_set", make) {
+            let (id, new) = terms.intern(v);
+            if new {
+                added += v.len() + 32;
+            }
             pairs.push((doc, id));
             self.mem += added;
         }
