@@ -18,24 +18,25 @@ use crate::engine::segment::{DocId, IndexOptions, NO_MORE_DOCS};
 /// Initial capacity of a stream slice in the pool.
 const FIRST_SLICE: usize = 4;
 
-/// Interns byte strings: dense ids in order of first appearance, every key's bytes in one arena,
-/// an open-addressing table (linear probing, at most half full) of ids keyed by an ahash of the
-/// bytes. No allocation per key; lookups with a borrowed `&[u8]`.
+/// Interns byte strings: dense ids in order of first appearance, every key in one arena as
+/// `[id: u32 LE][len: u32 LE][bytes]`, and an open-addressing table (linear probing, at most half
+/// full) whose slots hold a 24-bit tag of the key's ahash and the key's arena offset, so a probe
+/// touches the table and, on a tag match, one place in the arena. No allocation per key; lookups
+/// with a borrowed `&[u8]`.
 #[derive(Debug, Default)]
 pub(crate) struct BytesInterner {
-    bytes: Vec<u8>,
-    entries: Vec<KeyEntry>,
-    /// `id + 1` per slot, 0 = empty; the length is 0 or a power of two.
-    table: Vec<u32>,
+    arena: Vec<u8>,
+    /// Arena offset of each id's entry.
+    offsets: Vec<usize>,
+    /// `tag << 40 | (offset + 1)` per slot, 0 = empty; the length is 0 or a power of two.
+    table: Vec<u64>,
     hasher: ahash::RandomState,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct KeyEntry {
-    start: usize,
-    len: usize,
-    hash: u64,
-}
+const OFFSET_BITS: u32 = 40;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// Bytes before a key's bytes in the arena.
+const ENTRY_HEAD: usize = 8;
 
 impl BytesInterner {
     /// An empty interner.
@@ -45,13 +46,21 @@ impl BytesInterner {
 
     /// Number of distinct keys.
     pub(crate) fn len(&self) -> usize {
-        self.entries.len()
+        self.offsets.len()
+    }
+
+    /// `(id, key)` of the entry at arena offset `off`.
+    #[inline]
+    fn entry_at(&self, off: usize) -> (u32, &[u8]) {
+        let head = &self.arena[off..off + ENTRY_HEAD];
+        let id = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        (id, &self.arena[off + ENTRY_HEAD..off + ENTRY_HEAD + len])
     }
 
     /// The bytes of key `id` (ids come from [`intern`](Self::intern)).
     pub(crate) fn key(&self, id: u32) -> &[u8] {
-        let e = &self.entries[id as usize];
-        &self.bytes[e.start..e.start + e.len]
+        self.entry_at(self.offsets[id as usize]).1
     }
 
     /// The id of `key`, if it was interned.
@@ -59,74 +68,85 @@ impl BytesInterner {
         if self.table.is_empty() {
             return None;
         }
-        let hash = self.hasher.hash_one(key);
-        match self.probe(key, hash) {
-            Ok(id) => Some(id),
-            Err(_) => None,
-        }
+        self.probe(key, self.hasher.hash_one(key)).ok()
     }
 
     /// The id of `key`, interning it if new; the flag says whether it was new.
     #[inline]
     pub(crate) fn intern(&mut self, key: &[u8]) -> (u32, bool) {
-        if self.entries.len() * 2 >= self.table.len() {
+        if self.offsets.len() * 2 >= self.table.len() {
             self.grow();
         }
         let hash = self.hasher.hash_one(key);
         match self.probe(key, hash) {
             Ok(id) => (id, false),
             Err(slot) => {
-                let id = self.entries.len() as u32;
-                self.entries.push(KeyEntry { start: self.bytes.len(), len: key.len(), hash });
-                self.bytes.extend_from_slice(key);
-                self.table[slot] = id + 1;
+                let id = self.offsets.len() as u32;
+                let off = self.arena.len();
+                assert!((off as u64) < OFFSET_MASK, "interned keys exceed 1 TiB");
+                let len = u32::try_from(key.len()).expect("a key is shorter than 4 GiB (terms are bounded far below)");
+                self.arena.extend_from_slice(&id.to_le_bytes());
+                self.arena.extend_from_slice(&len.to_le_bytes());
+                self.arena.extend_from_slice(key);
+                self.offsets.push(off);
+                self.table[slot] = Self::slot_value(hash, off);
                 (id, true)
             }
         }
+    }
+
+    #[inline]
+    fn slot_value(hash: u64, off: usize) -> u64 {
+        (hash >> OFFSET_BITS) << OFFSET_BITS | (off as u64 + 1)
     }
 
     /// `Ok(id)` of `key`, or `Err(slot)`: the empty slot where it belongs. The table is non-empty.
     #[inline]
     fn probe(&self, key: &[u8], hash: u64) -> Result<u32, usize> {
         let mask = self.table.len() - 1;
+        let tag = hash >> OFFSET_BITS;
         let mut slot = hash as usize & mask;
         loop {
             let v = self.table[slot];
             if v == 0 {
                 return Err(slot);
             }
-            let e = &self.entries[(v - 1) as usize];
-            if e.hash == hash && &self.bytes[e.start..e.start + e.len] == key {
-                return Ok(v - 1);
+            if v >> OFFSET_BITS == tag {
+                let (id, k) = self.entry_at(((v & OFFSET_MASK) - 1) as usize);
+                if k == key {
+                    return Ok(id);
+                }
             }
             slot = (slot + 1) & mask;
         }
     }
 
+    #[cold]
     fn grow(&mut self) {
         let size = (self.table.len() * 2).max(16);
         let mask = size - 1;
-        let mut table = vec![0u32; size];
-        for (id, e) in self.entries.iter().enumerate() {
-            let mut slot = e.hash as usize & mask;
+        let mut table = vec![0u64; size];
+        for &off in &self.offsets {
+            let hash = self.hasher.hash_one(self.entry_at(off).1);
+            let mut slot = hash as usize & mask;
             while table[slot] != 0 {
                 slot = (slot + 1) & mask;
             }
-            table[slot] = id as u32 + 1;
+            table[slot] = Self::slot_value(hash, off);
         }
         self.table = table;
     }
 
     /// Ids sorted by key bytes.
     pub(crate) fn sorted_ids(&self) -> Vec<u32> {
-        let mut ids: Vec<u32> = (0..self.entries.len() as u32).collect();
+        let mut ids: Vec<u32> = (0..self.offsets.len() as u32).collect();
         ids.sort_unstable_by(|&a, &b| self.key(a).cmp(self.key(b)));
         ids
     }
 
     /// Heap bytes held (capacities).
     pub(crate) fn mem_bytes(&self) -> usize {
-        self.bytes.capacity() + self.entries.capacity() * std::mem::size_of::<KeyEntry>() + self.table.capacity() * 4
+        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + self.table.capacity() * 8
     }
 }
 
@@ -417,5 +437,38 @@ impl ByteCursor<'_> {
             shift += 7;
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod interner_tests {
+    use std::collections::HashMap;
+
+    use proptest::prelude::*;
+
+    use super::BytesInterner;
+
+    proptest! {
+        /// Ids are dense in order of first appearance, `get` and `key` agree with a map, and
+        /// `sorted_ids` orders by bytes.
+        #[test]
+        fn interner_matches_a_map(keys in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..6), 0..300)) {
+            let mut it = BytesInterner::new();
+            let mut model: HashMap<Vec<u8>, u32> = HashMap::new();
+            for k in &keys {
+                let next = model.len() as u32;
+                let want = *model.entry(k.clone()).or_insert(next);
+                prop_assert_eq!(it.intern(k), (want, want == next));
+            }
+            prop_assert_eq!(it.len(), model.len());
+            for (k, &id) in &model {
+                prop_assert_eq!(it.get(k), Some(id));
+                prop_assert_eq!(it.key(id), &k[..]);
+            }
+            prop_assert_eq!(it.get(&[9, 9, 9]), None);
+            let mut sorted: Vec<(&Vec<u8>, u32)> = model.iter().map(|(k, &v)| (k, v)).collect();
+            sorted.sort();
+            prop_assert_eq!(it.sorted_ids(), sorted.iter().map(|p| p.1).collect::<Vec<_>>());
+        }
     }
 }
