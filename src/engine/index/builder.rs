@@ -90,6 +90,8 @@ pub struct SegmentBuilder {
     id_docs: Vec<DocId>,
     /// Reused per document: fields with a value in the document being inverted.
     touched: Vec<u32>,
+    /// Field numbers of `_id`, `_routing`, `_seq_no`, `_primary_term`, `_version` once created.
+    meta_fields: [Option<u32>; 5],
     deleted: Vec<bool>,
     num_deleted: u32,
     field_state: Vec<FieldDocState>,
@@ -115,6 +117,7 @@ impl SegmentBuilder {
             ids: BytesInterner::new(),
             id_docs: Vec::new(),
             touched: Vec::new(),
+            meta_fields: [None; 5],
             deleted: Vec::new(),
             num_deleted: 0,
             field_state: Vec::new(),
@@ -165,6 +168,19 @@ impl SegmentBuilder {
         self.num_deleted
     }
 
+    /// The number of metadata field `name` (cached in `meta_fields[slot]` after its first use:
+    /// its options never change, so later calls would not widen anything).
+    fn meta_field(&mut self, slot: usize, name: &str, index: IndexOptions, dv: DocValuesKind, points: u8) -> Result<u32> {
+        if let Some(Some(n)) = self.meta_fields.get(slot) {
+            return Ok(*n);
+        }
+        let n = self.field(name, index, false, dv, points)?;
+        if let Some(c) = self.meta_fields.get_mut(slot) {
+            *c = Some(n);
+        }
+        Ok(n)
+    }
+
     fn field(&mut self, name: &str, index: IndexOptions, norms: bool, dv: DocValuesKind, points: u8) -> Result<u32> {
         self.infos.add_or_widen(name, index, norms, dv, points)
     }
@@ -200,18 +216,18 @@ impl SegmentBuilder {
             return Err(Error::InvalidArgument("segment buffer is full (2^31-1 documents)".into()));
         }
         // Metadata fields.
-        let f = self.field(meta::ID, IndexOptions::Docs, false, DocValuesKind::None, 0)?;
+        let f = self.meta_field(0, meta::ID, IndexOptions::Docs, DocValuesKind::None, 0)?;
         self.postings.add(f, doc.id.as_bytes(), d, 0, None);
         if let Some(r) = &doc.routing {
-            let f = self.field(meta::ROUTING, IndexOptions::Docs, false, DocValuesKind::None, 0)?;
+            let f = self.meta_field(1, meta::ROUTING, IndexOptions::Docs, DocValuesKind::None, 0)?;
             self.postings.add(f, r.as_bytes(), d, 0, None);
         }
-        let f = self.field(meta::SEQ_NO, IndexOptions::None, false, DocValuesKind::SortedNumeric, 8)?;
+        let f = self.meta_field(2, meta::SEQ_NO, IndexOptions::None, DocValuesKind::SortedNumeric, 8)?;
         self.points.add(f, d, &sortable::encode_i64(doc.seq_no));
         self.doc_values.add_numeric(f, d, doc.seq_no);
-        let f = self.field(meta::PRIMARY_TERM, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
+        let f = self.meta_field(3, meta::PRIMARY_TERM, IndexOptions::None, DocValuesKind::SortedNumeric, 0)?;
         self.doc_values.add_numeric(f, d, doc.primary_term as i64);
-        let f = self.field(meta::VERSION, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
+        let f = self.meta_field(4, meta::VERSION, IndexOptions::None, DocValuesKind::SortedNumeric, 0)?;
         self.doc_values.add_numeric(f, d, doc.version);
 
         let mut touched = std::mem::take(&mut self.touched);
