@@ -26,7 +26,7 @@ use crate::engine::segment::doc_values::{write_doc_values, DocValuesBuffer};
 use crate::engine::segment::info::{file_entries, SegmentInfo};
 use crate::engine::segment::norms::{write_norms, NormsBuffer};
 use crate::engine::segment::points::{sortable, write_points, PointsBuffer};
-use crate::engine::segment::postings::{write_postings, BytesInterner, PostingsBuffer};
+use crate::engine::segment::postings::{write_postings, PostingsBuffer};
 use crate::engine::segment::smallfloat::length_to_norm;
 use crate::engine::segment::stored::StoredWriter;
 use crate::engine::segment::{DocId, DocValuesKind, FieldInfos, IndexOptions, SegmentId};
@@ -49,6 +49,9 @@ pub mod stored_keys {
     pub const SOURCE: u32 = 1;
     pub const ROUTING: u32 = 2;
 }
+
+/// `id_docs` entry of an `_id` with no successfully added document.
+const NO_DOC: DocId = DocId::MAX;
 
 /// Per-field state while one document is inverted.
 #[derive(Debug, Clone, Copy, Default)]
@@ -86,8 +89,11 @@ pub struct SegmentBuilder {
     points: PointsBuffer,
     docs: Vec<StoredDocument>,
     /// `_id`s of the buffered documents, and per interned id the last doc added with it.
-    ids: BytesInterner,
+    /// Per term id of the `_id` field in `postings`: the last document added successfully with
+    /// that `_id` (`NO_DOC` if none: a failed document created the term).
     id_docs: Vec<DocId>,
+    /// Term id of the `_id` of the document being added.
+    pending_id: u32,
     /// Reused per document: fields with a value in the document being inverted.
     touched: Vec<u32>,
     /// Field numbers of `_id`, `_routing`, `_seq_no`, `_primary_term`, `_version` once created.
@@ -114,8 +120,8 @@ impl SegmentBuilder {
             doc_values: DocValuesBuffer::new(),
             points: PointsBuffer::new(),
             docs: Vec::new(),
-            ids: BytesInterner::new(),
             id_docs: Vec::new(),
+            pending_id: 0,
             touched: Vec::new(),
             meta_fields: [None; 5],
             deleted: Vec::new(),
@@ -137,13 +143,14 @@ impl SegmentBuilder {
 
     /// Approximate heap use, to trigger a refresh when the indexing buffer is full.
     pub fn mem_bytes(&self) -> usize {
-        self.ids.mem_bytes() + self.id_docs.capacity() * 4 + self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
+        self.id_docs.capacity() * 4 + self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
     }
 
     /// The live buffered document with this id.
     pub fn find(&self, id: &str) -> Option<DocId> {
-        let i = self.ids.get(id.as_bytes())?;
-        self.id_docs.get(i as usize).copied().filter(|&d| !self.deleted[d as usize])
+        let f = self.meta_fields[0]?;
+        let i = self.postings.term_id(f, id.as_bytes())?;
+        self.id_docs.get(i as usize).copied().filter(|&d| d != NO_DOC && !self.deleted[d as usize])
     }
 
     /// A buffered document (deleted or not).
@@ -195,10 +202,11 @@ impl SegmentBuilder {
         let d = self.docs.len() as DocId;
         match self.invert(d, doc, analyzers) {
             Ok(()) => {
-                match self.ids.intern(doc.id.as_bytes()) {
-                    (_, true) => self.id_docs.push(d),
-                    (i, false) => self.id_docs[i as usize] = d,
+                let i = self.pending_id as usize;
+                if i >= self.id_docs.len() {
+                    self.id_docs.resize(i + 1, NO_DOC);
                 }
+                self.id_docs[i] = d;
                 self.deleted.push(false);
                 Ok(d)
             }
@@ -217,7 +225,7 @@ impl SegmentBuilder {
         }
         // Metadata fields.
         let f = self.meta_field(0, meta::ID, IndexOptions::Docs, DocValuesKind::None, 0)?;
-        self.postings.add(f, doc.id.as_bytes(), d, 0, None);
+        self.pending_id = self.postings.add(f, doc.id.as_bytes(), d, 0, None);
         if let Some(r) = &doc.routing {
             let f = self.meta_field(1, meta::ROUTING, IndexOptions::Docs, DocValuesKind::None, 0)?;
             self.postings.add(f, r.as_bytes(), d, 0, None);
@@ -412,4 +420,39 @@ impl SegmentBuilder {
 
 pub(crate) fn now_millis() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::schema::IndexableField;
+
+    fn doc(id: &str, seq_no: i64, fields: Vec<IndexableField>) -> Document {
+        Document { id: id.into(), routing: None, source: b"{}".to_vec(), fields, seq_no, primary_term: 1, version: 1 }
+    }
+
+    fn kw(name: &str, v: &str) -> IndexableField {
+        IndexableField { name: name.into(), value: FieldValue::Keyword(v.into()), index: true, doc_values: true }
+    }
+
+    /// `find` returns the last document added successfully with an id: a failed add with the same
+    /// id (which did post the `_id` term) leaves the earlier one findable; deletes hide it.
+    #[test]
+    fn find_ignores_failed_adds_and_deleted_docs() {
+        let an = AnalyzerRegistry::with_builtins();
+        let mut b = SegmentBuilder::new();
+        assert_eq!(b.find("a"), None);
+        assert_eq!(b.add(&doc("a", 0, vec![kw("x", "1")]), &an).ok(), Some(0));
+        let conflicting = IndexableField { name: "x".into(), value: FieldValue::Long(1), index: false, doc_values: true };
+        assert!(b.add(&doc("a", 1, vec![conflicting.clone()]), &an).is_err());
+        assert!(b.add(&doc("b", 2, vec![conflicting]), &an).is_err());
+        assert_eq!(b.find("a"), Some(0));
+        assert_eq!(b.find("b"), None);
+        assert_eq!(b.add(&doc("b", 3, vec![]), &an).ok(), Some(3));
+        assert_eq!(b.add(&doc("a", 4, vec![]), &an).ok(), Some(4));
+        assert_eq!((b.find("a"), b.find("b")), (Some(4), Some(3)));
+        assert!(b.delete(4));
+        assert_eq!(b.find("a"), None);
+        assert_eq!(b.doc(3).map(|d| d.seq_no), Some(3));
+    }
 }

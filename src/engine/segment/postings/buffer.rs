@@ -274,7 +274,10 @@ impl PostingsBuffer {
     /// field. For Docs-only fields position/offsets are ignored and freq stays 1 per doc (when
     /// written). Positions of one term in one doc may arrive in any order; they are sorted when
     /// written.
-    pub fn add(&mut self, field: u32, term: &[u8], doc: DocId, position: u32, offsets: Option<(u32, u32)>) {
+    ///
+    /// Returns the term's id in the field: dense, in order of first appearance (see
+    /// [`term_id`](Self::term_id)).
+    pub fn add(&mut self, field: u32, term: &[u8], doc: DocId, position: u32, offsets: Option<(u32, u32)>) -> u32 {
         let f = field as usize;
         if f >= self.fields.len() {
             self.field_mut(field);
@@ -303,7 +306,7 @@ impl PostingsBuffer {
         }
         tb.freq += 1;
         if fb.skip_positions {
-            return;
+            return id;
         }
         match offsets {
             None => push_vint(pool, &mut tb.pos, (position as u64) << 1),
@@ -313,6 +316,12 @@ impl PostingsBuffer {
                 push_vint(pool, &mut tb.pos, end as u64);
             }
         }
+        id
+    }
+
+    /// The id [`add`](Self::add) returned for `term` in `field`, if the term was added.
+    pub fn term_id(&self, field: u32, term: &[u8]) -> Option<u32> {
+        self.fields.get(field as usize)?.terms.get(term)
     }
 
     /// Approximate heap use in bytes (pool, interners and per-term tables by capacity), for
