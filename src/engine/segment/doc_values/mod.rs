@@ -17,7 +17,6 @@ pub mod packed;
 mod reader;
 mod writer;
 
-use std::collections::BTreeMap;
 
 pub use reader::{check_file, BinaryColumn, DocValuesReader, NumericColumn, SortedSetColumn, Summary};
 pub use writer::{merge_doc_values, write_doc_values};
@@ -47,7 +46,8 @@ enum FieldBuffer {
 /// Accumulates the doc values of a segment being written.
 #[derive(Debug, Default)]
 pub struct DocValuesBuffer {
-    fields: BTreeMap<u32, FieldBuffer>,
+    /// Per field number (numbers are small and dense: they come from the field infos).
+    fields: Vec<Option<FieldBuffer>>,
     mem: usize,
     /// The first misuse (one field given values of two kinds); [`write_doc_values`] reports it.
     misuse: Option<String>,
@@ -60,7 +60,11 @@ impl DocValuesBuffer {
     }
 
     fn field(&mut self, field: u32, kind: &str, make: fn() -> FieldBuffer) -> Option<&mut FieldBuffer> {
-        let f = self.fields.entry(field).or_insert_with(make);
+        let i = field as usize;
+        if i >= self.fields.len() {
+            self.fields.resize_with(i + 1, || None);
+        }
+        let f = self.fields[i].get_or_insert_with(make);
         let ok = matches!(
             (kind, &*f),
             ("numeric", FieldBuffer::Numeric(_)) | ("sorted_set", FieldBuffer::SortedSet { .. }) | ("binary", FieldBuffer::Binary(_))

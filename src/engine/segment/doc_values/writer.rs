@@ -148,7 +148,7 @@ pub fn write_doc_values(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos
         return Err(Error::InvalidArgument(m.clone()));
     }
     let (mut w, name) = ColumnsWriter::create(dir, seg, max_doc)?;
-    for (&field, fb) in &buf.fields {
+    for (field, fb) in buf.fields.iter().enumerate().filter_map(|(f, fb)| Some((f as u32, fb.as_ref()?))) {
         match fb {
             FieldBuffer::Numeric(pairs) => {
                 expect_kind(infos, field, DocValuesKind::SortedNumeric)?;
