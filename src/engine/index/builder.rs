@@ -17,7 +17,7 @@
 //! Metadata: `_id` and `_routing` are docs-only terms; `_seq_no` has points and doc values;
 //! `_primary_term` and `_version` have doc values; `_id`, `_source` and `_routing` are stored.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
@@ -49,6 +49,9 @@ pub mod stored_keys {
     pub const SOURCE: u32 = 1;
     pub const ROUTING: u32 = 2;
 }
+
+/// `id_docs` entry of an `_id` with no successfully added document.
+const NO_DOC: DocId = DocId::MAX;
 
 /// Per-field state while one document is inverted.
 #[derive(Debug, Clone, Copy, Default)]
@@ -85,7 +88,16 @@ pub struct SegmentBuilder {
     doc_values: DocValuesBuffer,
     points: PointsBuffer,
     docs: Vec<StoredDocument>,
-    ids: HashMap<String, DocId>,
+    /// `_id`s of the buffered documents, and per interned id the last doc added with it.
+    /// Per term id of the `_id` field in `postings`: the last document added successfully with
+    /// that `_id` (`NO_DOC` if none: a failed document created the term).
+    id_docs: Vec<DocId>,
+    /// Term id of the `_id` of the document being added.
+    pending_id: u32,
+    /// Reused per document: fields with a value in the document being inverted.
+    touched: Vec<u32>,
+    /// Field numbers of `_id`, `_routing`, `_seq_no`, `_primary_term`, `_version` once created.
+    meta_fields: [Option<u32>; 5],
     deleted: Vec<bool>,
     num_deleted: u32,
     field_state: Vec<FieldDocState>,
@@ -108,7 +120,10 @@ impl SegmentBuilder {
             doc_values: DocValuesBuffer::new(),
             points: PointsBuffer::new(),
             docs: Vec::new(),
-            ids: HashMap::new(),
+            id_docs: Vec::new(),
+            pending_id: 0,
+            touched: Vec::new(),
+            meta_fields: [None; 5],
             deleted: Vec::new(),
             num_deleted: 0,
             field_state: Vec::new(),
@@ -128,12 +143,14 @@ impl SegmentBuilder {
 
     /// Approximate heap use, to trigger a refresh when the indexing buffer is full.
     pub fn mem_bytes(&self) -> usize {
-        self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
+        self.id_docs.capacity() * 4 + self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
     }
 
     /// The live buffered document with this id.
     pub fn find(&self, id: &str) -> Option<DocId> {
-        self.ids.get(id).copied().filter(|&d| !self.deleted[d as usize])
+        let f = self.meta_fields[0]?;
+        let i = self.postings.term_id(f, id.as_bytes())?;
+        self.id_docs.get(i as usize).copied().filter(|&d| d != NO_DOC && !self.deleted[d as usize])
     }
 
     /// A buffered document (deleted or not).
@@ -158,6 +175,19 @@ impl SegmentBuilder {
         self.num_deleted
     }
 
+    /// The number of metadata field `name` (cached in `meta_fields[slot]` after its first use:
+    /// its options never change, so later calls would not widen anything).
+    fn meta_field(&mut self, slot: usize, name: &str, index: IndexOptions, dv: DocValuesKind, points: u8) -> Result<u32> {
+        if let Some(Some(n)) = self.meta_fields.get(slot) {
+            return Ok(*n);
+        }
+        let n = self.field(name, index, false, dv, points)?;
+        if let Some(c) = self.meta_fields.get_mut(slot) {
+            *c = Some(n);
+        }
+        Ok(n)
+    }
+
     fn field(&mut self, name: &str, index: IndexOptions, norms: bool, dv: DocValuesKind, points: u8) -> Result<u32> {
         self.infos.add_or_widen(name, index, norms, dv, points)
     }
@@ -172,7 +202,11 @@ impl SegmentBuilder {
         let d = self.docs.len() as DocId;
         match self.invert(d, doc, analyzers) {
             Ok(()) => {
-                self.ids.insert(doc.id.clone(), d);
+                let i = self.pending_id as usize;
+                if i >= self.id_docs.len() {
+                    self.id_docs.resize(i + 1, NO_DOC);
+                }
+                self.id_docs[i] = d;
                 self.deleted.push(false);
                 Ok(d)
             }
@@ -190,35 +224,25 @@ impl SegmentBuilder {
             return Err(Error::InvalidArgument("segment buffer is full (2^31-1 documents)".into()));
         }
         // Metadata fields.
-        let f = self.field(meta::ID, IndexOptions::Docs, false, DocValuesKind::None, 0)?;
-        self.postings.add(f, doc.id.as_bytes(), d, 0, None);
+        let f = self.meta_field(0, meta::ID, IndexOptions::Docs, DocValuesKind::None, 0)?;
+        self.pending_id = self.postings.add(f, doc.id.as_bytes(), d, 0, None);
         if let Some(r) = &doc.routing {
-            let f = self.field(meta::ROUTING, IndexOptions::Docs, false, DocValuesKind::None, 0)?;
+            let f = self.meta_field(1, meta::ROUTING, IndexOptions::Docs, DocValuesKind::None, 0)?;
             self.postings.add(f, r.as_bytes(), d, 0, None);
         }
-        let f = self.field(meta::SEQ_NO, IndexOptions::None, false, DocValuesKind::SortedNumeric, 8)?;
+        let f = self.meta_field(2, meta::SEQ_NO, IndexOptions::None, DocValuesKind::SortedNumeric, 8)?;
         self.points.add(f, d, &sortable::encode_i64(doc.seq_no));
         self.doc_values.add_numeric(f, d, doc.seq_no);
-        let f = self.field(meta::PRIMARY_TERM, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
+        let f = self.meta_field(3, meta::PRIMARY_TERM, IndexOptions::None, DocValuesKind::SortedNumeric, 0)?;
         self.doc_values.add_numeric(f, d, doc.primary_term as i64);
-        let f = self.field(meta::VERSION, IndexOptions::None, false, DocValuesKind::SortedNumeric, 0)?;
+        let f = self.meta_field(4, meta::VERSION, IndexOptions::None, DocValuesKind::SortedNumeric, 0)?;
         self.doc_values.add_numeric(f, d, doc.version);
 
-        let mut touched: Vec<u32> = Vec::new();
-        for field in &doc.fields {
-            if field.name == meta::ID {
-                // The mapping reports `_id` too; it was indexed above from the document itself.
-                continue;
-            }
-            self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, &mut touched)?;
-        }
-        for n in touched {
-            let st = self.field_state[n as usize];
-            let has_norms = self.infos.get(n).map(|i| i.has_norms).unwrap_or(false);
-            if has_norms {
-                self.norms.set(n, d, if st.length == 0 { 0 } else { length_to_norm(st.length) });
-            }
-        }
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        let r = self.invert_fields(d, doc, analyzers, &mut touched);
+        self.touched = touched;
+        r?;
 
         self.stored_bytes += doc.source.len() + doc.id.len();
         self.docs.push(StoredDocument {
@@ -229,6 +253,25 @@ impl SegmentBuilder {
             primary_term: doc.primary_term,
             version: doc.version,
         });
+        Ok(())
+    }
+
+    /// The mapping's fields of `doc`, then the norms of the fields it touched.
+    fn invert_fields(&mut self, d: DocId, doc: &Document, analyzers: &AnalyzerRegistry, touched: &mut Vec<u32>) -> Result<()> {
+        for field in &doc.fields {
+            if field.name == meta::ID {
+                // The mapping reports `_id` too; it was indexed above from the document itself.
+                continue;
+            }
+            self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, touched)?;
+        }
+        for &n in touched.iter() {
+            let st = self.field_state[n as usize];
+            let has_norms = self.infos.get(n).map(|i| i.has_norms).unwrap_or(false);
+            if has_norms {
+                self.norms.set(n, d, if st.length == 0 { 0 } else { length_to_norm(st.length) });
+            }
+        }
         Ok(())
     }
 
@@ -377,4 +420,39 @@ impl SegmentBuilder {
 
 pub(crate) fn now_millis() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::schema::IndexableField;
+
+    fn doc(id: &str, seq_no: i64, fields: Vec<IndexableField>) -> Document {
+        Document { id: id.into(), routing: None, source: b"{}".to_vec(), fields, seq_no, primary_term: 1, version: 1 }
+    }
+
+    fn kw(name: &str, v: &str) -> IndexableField {
+        IndexableField { name: name.into(), value: FieldValue::Keyword(v.into()), index: true, doc_values: true }
+    }
+
+    /// `find` returns the last document added successfully with an id: a failed add with the same
+    /// id (which did post the `_id` term) leaves the earlier one findable; deletes hide it.
+    #[test]
+    fn find_ignores_failed_adds_and_deleted_docs() {
+        let an = AnalyzerRegistry::with_builtins();
+        let mut b = SegmentBuilder::new();
+        assert_eq!(b.find("a"), None);
+        assert_eq!(b.add(&doc("a", 0, vec![kw("x", "1")]), &an).ok(), Some(0));
+        let conflicting = IndexableField { name: "x".into(), value: FieldValue::Long(1), index: false, doc_values: true };
+        assert!(b.add(&doc("a", 1, vec![conflicting.clone()]), &an).is_err());
+        assert!(b.add(&doc("b", 2, vec![conflicting]), &an).is_err());
+        assert_eq!(b.find("a"), Some(0));
+        assert_eq!(b.find("b"), None);
+        assert_eq!(b.add(&doc("b", 3, vec![]), &an).ok(), Some(3));
+        assert_eq!(b.add(&doc("a", 4, vec![]), &an).ok(), Some(4));
+        assert_eq!((b.find("a"), b.find("b")), (Some(4), Some(3)));
+        assert!(b.delete(4));
+        assert_eq!(b.find("a"), None);
+        assert_eq!(b.doc(3).map(|d| d.seq_no), Some(3));
+    }
 }

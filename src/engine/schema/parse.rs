@@ -67,10 +67,15 @@ pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<
 }
 
 fn join(parent: &str, name: &str) -> String {
+    joined(parent, name).into_owned()
+}
+
+/// `parent.name`, borrowing `name` at the root (no allocation for top-level fields).
+fn joined<'n>(parent: &str, name: &'n str) -> Cow<'n, str> {
     if parent.is_empty() {
-        name.to_string()
+        Cow::Borrowed(name)
     } else {
-        format!("{parent}.{name}")
+        Cow::Owned(format!("{parent}.{name}"))
     }
 }
 
@@ -88,18 +93,19 @@ impl<'a> DocParser<'a> {
                 "Field [{key}] is a metadata field and cannot be added inside a document. Use the index API request parameters."
             )));
         }
+        if !key.contains('.') {
+            return self.parse_path(parent, dynamic, key, std::slice::from_ref(&key), v);
+        }
         let parts: Vec<&str> = key.split('.').collect();
-        if parts.len() > 1 {
-            if parts.first().is_some_and(|p| p.is_empty()) || parts.last().is_some_and(|p| p.is_empty()) {
-                return Err(wrapped(MappingError::illegal(format!(
-                    "object field starting or ending with a [.] makes object resolution ambiguous: [{key}]"
-                ))));
-            }
-            if parts.iter().any(|p| p.trim().is_empty()) {
-                return Err(wrapped(MappingError::illegal(format!(
-                    "object field cannot contain only whitespace: ['{key}']"
-                ))));
-            }
+        if parts.first().is_some_and(|p| p.is_empty()) || parts.last().is_some_and(|p| p.is_empty()) {
+            return Err(wrapped(MappingError::illegal(format!(
+                "object field starting or ending with a [.] makes object resolution ambiguous: [{key}]"
+            ))));
+        }
+        if parts.iter().any(|p| p.trim().is_empty()) {
+            return Err(wrapped(MappingError::illegal(format!(
+                "object field cannot contain only whitespace: ['{key}']"
+            ))));
         }
         self.parse_path(parent, dynamic, key, &parts, v)
     }
@@ -122,13 +128,14 @@ impl<'a> DocParser<'a> {
         v: &Value,
     ) -> Result<(), MappingError> {
         let Some((name, rest)) = parts.split_first() else { return Ok(()) };
-        let full = join(parent, name);
+        let full = joined(parent, name);
+        let full = full.as_ref();
         if !rest.is_empty() {
             // A dotted key: `name` must be (or become) an object.
-            return match self.lookup(&full) {
+            return match self.lookup(full) {
                 Some(m) => match m.as_ref() {
                     Mapper::Object(o) if !o.enabled.unwrap_or(true) => Ok(()),
-                    Mapper::Object(o) => self.parse_path(&full, o.dynamic.unwrap_or(dynamic), key, rest, v),
+                    Mapper::Object(o) => self.parse_path(full, o.dynamic.unwrap_or(dynamic), key, rest, v),
                     Mapper::Field(f) => Err(MappingError::parsing(format!(
                         "Could not dynamically add mapping for field [{}]. Existing mapping for [{full}] must be of type object but found [{}].",
                         key,
@@ -137,8 +144,8 @@ impl<'a> DocParser<'a> {
                 },
                 None => match dynamic {
                     Dynamic::True => {
-                        self.add_to_update(&full, Mapper::Object(ObjectMapping::default()));
-                        self.parse_path(&full, dynamic, key, rest, v)
+                        self.add_to_update(full, Mapper::Object(ObjectMapping::default()));
+                        self.parse_path(full, dynamic, key, rest, v)
                     }
                     Dynamic::False | Dynamic::FalseAllowTemplates => Ok(()),
                     Dynamic::Strict | Dynamic::StrictAllowTemplates => Err(strict(name, parent)),
@@ -151,7 +158,7 @@ impl<'a> DocParser<'a> {
             }
             return Ok(());
         }
-        let mapper = match self.lookup(&full) {
+        let mapper = match self.lookup(full) {
             Some(m) => m,
             None => {
                 if v.is_null() {
@@ -163,7 +170,7 @@ impl<'a> DocParser<'a> {
                     Dynamic::True => {}
                 }
                 let Some(m) = dynamic::infer(self.base, v) else { return Ok(()) };
-                self.add_to_update(&full, m.clone());
+                self.add_to_update(full, m.clone());
                 Cow::Owned(m)
             }
         };
@@ -171,7 +178,7 @@ impl<'a> DocParser<'a> {
             Mapper::Object(o) => match v {
                 Value::Object(map) => {
                     if o.enabled.unwrap_or(true) {
-                        self.parse_object(&full, o.dynamic.unwrap_or(dynamic), map)?;
+                        self.parse_object(full, o.dynamic.unwrap_or(dynamic), map)?;
                     }
                     Ok(())
                 }
@@ -182,7 +189,7 @@ impl<'a> DocParser<'a> {
                 ))),
             },
             Mapper::Field(f) => {
-                self.emit(&full, f, v)?;
+                self.emit(full, f, v)?;
                 for (sub, sf) in &f.fields {
                     self.emit(&format!("{full}.{sub}"), sf, v)?;
                 }

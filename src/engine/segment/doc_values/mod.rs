@@ -17,11 +17,11 @@ pub mod packed;
 mod reader;
 mod writer;
 
-use std::collections::{BTreeMap, HashMap};
 
 pub use reader::{check_file, BinaryColumn, DocValuesReader, NumericColumn, SortedSetColumn, Summary};
 pub use writer::{merge_doc_values, write_doc_values};
 
+use super::postings::BytesInterner;
 use super::DocId;
 
 /// Codec name in the `.dvd` header.
@@ -36,10 +36,8 @@ pub const EXT: &str = "dvd";
 enum FieldBuffer {
     Numeric(Vec<(DocId, i64)>),
     SortedSet {
-        /// Term -> temporary id (order of first appearance).
-        ids: HashMap<Vec<u8>, u32>,
-        /// Temporary id -> term.
-        terms: Vec<Vec<u8>>,
+        /// Term <-> temporary id (order of first appearance).
+        terms: BytesInterner,
         pairs: Vec<(DocId, u32)>,
     },
     Binary(Vec<(DocId, Vec<u8>)>),
@@ -48,7 +46,8 @@ enum FieldBuffer {
 /// Accumulates the doc values of a segment being written.
 #[derive(Debug, Default)]
 pub struct DocValuesBuffer {
-    fields: BTreeMap<u32, FieldBuffer>,
+    /// Per field number (numbers are small and dense: they come from the field infos).
+    fields: Vec<Option<FieldBuffer>>,
     mem: usize,
     /// The first misuse (one field given values of two kinds); [`write_doc_values`] reports it.
     misuse: Option<String>,
@@ -61,7 +60,11 @@ impl DocValuesBuffer {
     }
 
     fn field(&mut self, field: u32, kind: &str, make: fn() -> FieldBuffer) -> Option<&mut FieldBuffer> {
-        let f = self.fields.entry(field).or_insert_with(make);
+        let i = field as usize;
+        if i >= self.fields.len() {
+            self.fields.resize_with(i + 1, || None);
+        }
+        let f = self.fields[i].get_or_insert_with(make);
         let ok = matches!(
             (kind, &*f),
             ("numeric", FieldBuffer::Numeric(_)) | ("sorted_set", FieldBuffer::SortedSet { .. }) | ("binary", FieldBuffer::Binary(_))
@@ -86,19 +89,13 @@ impl DocValuesBuffer {
 
     /// Adds a term to a sorted-set field (any count per doc; duplicates within a doc collapse).
     pub fn add_bytes(&mut self, field: u32, doc: DocId, v: &[u8]) {
-        let make = || FieldBuffer::SortedSet { ids: HashMap::new(), terms: Vec::new(), pairs: Vec::new() };
+        let make = || FieldBuffer::SortedSet { terms: BytesInterner::new(), pairs: Vec::new() };
         let mut added = 8;
-        if let Some(FieldBuffer::SortedSet { ids, terms, pairs }) = self.field(field, "sorted_set", make) {
-            let id = match ids.get(v) {
-                Some(&id) => id,
-                None => {
-                    let id = terms.len() as u32;
-                    ids.insert(v.to_vec(), id);
-                    terms.push(v.to_vec());
-                    added += 2 * v.len() + 64;
-                    id
-                }
-            };
+        if let Some(FieldBuffer::SortedSet { terms, pairs }) = self.field(field, "sorted_set", make) {
+            let (id, new) = terms.intern(v);
+            if new {
+                added += v.len() + 32;
+            }
             pairs.push((doc, id));
             self.mem += added;
         }

@@ -148,7 +148,7 @@ pub fn write_doc_values(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos
         return Err(Error::InvalidArgument(m.clone()));
     }
     let (mut w, name) = ColumnsWriter::create(dir, seg, max_doc)?;
-    for (&field, fb) in &buf.fields {
+    for (field, fb) in buf.fields.iter().enumerate().filter_map(|(f, fb)| Some((f as u32, fb.as_ref()?))) {
         match fb {
             FieldBuffer::Numeric(pairs) => {
                 expect_kind(infos, field, DocValuesKind::SortedNumeric)?;
@@ -158,8 +158,7 @@ pub fn write_doc_values(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos
             }
             FieldBuffer::SortedSet { terms, pairs, .. } => {
                 expect_kind(infos, field, DocValuesKind::SortedSet)?;
-                let mut order: Vec<u32> = (0..terms.len() as u32).collect();
-                order.sort_unstable_by(|&a, &b| terms[a as usize].cmp(&terms[b as usize]));
+                let order = terms.sorted_ids();
                 let mut rank = vec![0i64; terms.len()];
                 for (ord, &id) in order.iter().enumerate() {
                     rank[id as usize] = ord as i64;
@@ -167,7 +166,7 @@ pub fn write_doc_values(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos
                 let mut ords: Vec<(DocId, i64)> = pairs.iter().map(|&(d, id)| (d, rank[id as usize])).collect();
                 ords.sort_unstable();
                 ords.dedup();
-                let sorted: Vec<&[u8]> = order.iter().map(|&id| terms[id as usize].as_slice()).collect();
+                let sorted: Vec<&[u8]> = order.iter().map(|&id| terms.key(id)).collect();
                 w.sorted_set(field, &sorted, &ords)?;
             }
             FieldBuffer::Binary(pairs) => {

@@ -13,8 +13,6 @@ mod reader;
 pub mod sortable;
 mod writer;
 
-use std::collections::BTreeMap;
-
 pub use reader::{check_file, FieldPoints, PointsReader, Summary};
 pub use writer::{merge_points, write_points};
 
@@ -42,7 +40,8 @@ struct FieldBuffer {
 /// Accumulates the points of a segment being written.
 #[derive(Debug, Default)]
 pub struct PointsBuffer {
-    fields: BTreeMap<u32, FieldBuffer>,
+    /// Per field number (numbers are small and dense: they come from the field infos).
+    fields: Vec<Option<FieldBuffer>>,
     mem: usize,
     /// The first misuse (keys of differing or unsupported widths); [`write_points`] reports it.
     misuse: Option<String>,
@@ -57,7 +56,11 @@ impl PointsBuffer {
     /// Adds a key for `doc` (any number per doc). Every key of a field must have the same width,
     /// 1 to [`MAX_KEY_BYTES`] bytes; otherwise [`write_points`] fails.
     pub fn add(&mut self, field: u32, doc: DocId, key: &[u8]) {
-        let f = self.fields.entry(field).or_insert_with(|| FieldBuffer { width: key.len(), ..FieldBuffer::default() });
+        let i = field as usize;
+        if i >= self.fields.len() {
+            self.fields.resize_with(i + 1, || None);
+        }
+        let f = self.fields[i].get_or_insert_with(|| FieldBuffer { width: key.len(), ..FieldBuffer::default() });
         if key.len() != f.width || key.is_empty() || key.len() > MAX_KEY_BYTES {
             if self.misuse.is_none() {
                 self.misuse = Some(format!("point of field {field} has {} bytes, expected {} (1 to {MAX_KEY_BYTES})", key.len(), f.width));

@@ -105,7 +105,7 @@ pub fn write_points(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, bu
         return Err(Error::InvalidArgument(m.clone()));
     }
     let (mut w, name) = FieldsWriter::create(dir, seg, max_doc)?;
-    for (&field, fb) in &buf.fields {
+    for (field, fb) in buf.fields.iter().enumerate().filter_map(|(f, fb)| Some((f as u32, fb.as_ref()?))) {
         check_width(infos, field, fb.width)?;
         let mut points: Vec<(Key, DocId)> = fb
             .keys

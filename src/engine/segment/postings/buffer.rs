@@ -1,23 +1,213 @@
 //! The in-memory inverted index of a segment being built.
 //!
-//! Per field, a hash map from term bytes to a dense term id, and per term two byte streams of
-//! LEB128 varints:
+//! Per field, a [`BytesInterner`] from term bytes to a dense term id, and per term two byte
+//! streams of LEB128 varints, both slices of one shared arena (`PostingsBuffer::pool`):
 //!
 //! ```text
 //! docs := (DocDelta, Freq)*  DocDelta [pending Freq kept in TermBuffer::freq]
 //! pos  := (Position << 1 | HasOffsets, [Start, End])*      one entry per occurrence, doc order
 //! ```
 //!
-//! A token costs one hash lookup (no allocation: the map is probed with the borrowed `&[u8]`) and
-//! two or three varint pushes; only a new term allocates (its key and its two streams).
-
-use std::collections::HashMap;
+//! A token costs one hash lookup and two or three varint pushes. Nothing is allocated per term:
+//! term bytes go to the interner's arena and a stream that outgrows its slice moves to a slice
+//! twice as large at the end of the pool (the old one is left as garbage, as a `Vec` would free
+//! it), so dropping the buffer frees a handful of large blocks.
 
 use crate::engine::segment::{DocId, IndexOptions, NO_MORE_DOCS};
 
-/// Estimated allocator overhead of one term's key allocation (map slots and `TermBuffer`s are
-/// counted from the tables' capacities).
-const TERM_OVERHEAD: usize = 16;
+/// Initial capacity of a stream slice in the pool.
+const FIRST_SLICE: usize = 4;
+
+/// Interns byte strings: dense ids in order of first appearance, every key in one arena as
+/// `[id: u32 LE][len: u32 LE][bytes]`, and an open-addressing table (linear probing, at most half
+/// full) whose slots hold a 24-bit tag of the key's ahash and the key's arena offset, so a probe
+/// touches the table and, on a tag match, one place in the arena. No allocation per key; lookups
+/// with a borrowed `&[u8]`.
+#[derive(Debug, Default)]
+pub(crate) struct BytesInterner {
+    arena: Vec<u8>,
+    /// Arena offset of each id's entry.
+    offsets: Vec<usize>,
+    /// `tag << 40 | (offset + 1)` per slot, 0 = empty; the length is 0 or a power of two.
+    table: Vec<u64>,
+    hasher: ahash::RandomState,
+}
+
+const OFFSET_BITS: u32 = 40;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+/// Bytes before a key's bytes in the arena.
+const ENTRY_HEAD: usize = 8;
+
+impl BytesInterner {
+    /// An empty interner.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of distinct keys.
+    pub(crate) fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// `(id, key)` of the entry at arena offset `off`.
+    #[inline]
+    fn entry_at(&self, off: usize) -> (u32, &[u8]) {
+        let head = &self.arena[off..off + ENTRY_HEAD];
+        let id = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        (id, &self.arena[off + ENTRY_HEAD..off + ENTRY_HEAD + len])
+    }
+
+    /// The bytes of key `id` (ids come from [`intern`](Self::intern)).
+    pub(crate) fn key(&self, id: u32) -> &[u8] {
+        self.entry_at(self.offsets[id as usize]).1
+    }
+
+    /// The id of `key`, if it was interned.
+    pub(crate) fn get(&self, key: &[u8]) -> Option<u32> {
+        if self.table.is_empty() {
+            return None;
+        }
+        self.probe(key, self.hasher.hash_one(key)).ok()
+    }
+
+    /// The id of `key`, interning it if new; the flag says whether it was new.
+    #[inline]
+    pub(crate) fn intern(&mut self, key: &[u8]) -> (u32, bool) {
+        if self.offsets.len() * 2 >= self.table.len() {
+            self.grow();
+        }
+        let hash = self.hasher.hash_one(key);
+        match self.probe(key, hash) {
+            Ok(id) => (id, false),
+            Err(slot) => {
+                let id = self.offsets.len() as u32;
+                let off = self.arena.len();
+                assert!((off as u64) < OFFSET_MASK, "interned keys exceed 1 TiB");
+                let len = u32::try_from(key.len()).expect("a key is shorter than 4 GiB (terms are bounded far below)");
+                self.arena.extend_from_slice(&id.to_le_bytes());
+                self.arena.extend_from_slice(&len.to_le_bytes());
+                self.arena.extend_from_slice(key);
+                self.offsets.push(off);
+                self.table[slot] = Self::slot_value(hash, off);
+                (id, true)
+            }
+        }
+    }
+
+    #[inline]
+    fn slot_value(hash: u64, off: usize) -> u64 {
+        (hash >> OFFSET_BITS) << OFFSET_BITS | (off as u64 + 1)
+    }
+
+    /// `Ok(id)` of `key`, or `Err(slot)`: the empty slot where it belongs. The table is non-empty.
+    #[inline]
+    fn probe(&self, key: &[u8], hash: u64) -> Result<u32, usize> {
+        let mask = self.table.len() - 1;
+        let tag = hash >> OFFSET_BITS;
+        let mut slot = hash as usize & mask;
+        loop {
+            let v = self.table[slot];
+            if v == 0 {
+                return Err(slot);
+            }
+            if v >> OFFSET_BITS == tag {
+                let (id, k) = self.entry_at(((v & OFFSET_MASK) - 1) as usize);
+                if k == key {
+                    return Ok(id);
+                }
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let size = (self.table.len() * 2).max(16);
+        let mask = size - 1;
+        let mut table = vec![0u64; size];
+        for &off in &self.offsets {
+            let hash = self.hasher.hash_one(self.entry_at(off).1);
+            let mut slot = hash as usize & mask;
+            while table[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            table[slot] = Self::slot_value(hash, off);
+        }
+        self.table = table;
+    }
+
+    /// Ids sorted by key bytes.
+    pub(crate) fn sorted_ids(&self) -> Vec<u32> {
+        // Sort by the first 8 bytes (zero-padded, big-endian: the same order as the bytes) and
+        // compare whole keys only on ties, so most comparisons stay in the vector.
+        let prefix = |k: &[u8]| {
+            let mut b = [0u8; 8];
+            let n = k.len().min(8);
+            b[..n].copy_from_slice(&k[..n]);
+            u64::from_be_bytes(b)
+        };
+        let mut v: Vec<(u64, u32)> = (0..self.offsets.len() as u32).map(|id| (prefix(self.key(id)), id)).collect();
+        v.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| self.key(a.1).cmp(self.key(b.1))));
+        v.into_iter().map(|p| p.1).collect()
+    }
+
+    /// Heap bytes held (capacities).
+    pub(crate) fn mem_bytes(&self) -> usize {
+        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + self.table.capacity() * 8
+    }
+}
+
+/// A growable byte stream stored as a slice of the pool.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Slice {
+    start: usize,
+    len: usize,
+    cap: usize,
+}
+
+impl Slice {
+    /// The stream's bytes.
+    fn bytes<'a>(&self, pool: &'a [u8]) -> &'a [u8] {
+        &pool[self.start..self.start + self.len]
+    }
+}
+
+/// Appends `v` as a LEB128 varint to stream `s` of `pool`.
+#[inline]
+fn push_vint(pool: &mut Vec<u8>, s: &mut Slice, mut v: u64) {
+    let mut tmp = [0u8; 10];
+    let mut n = 0;
+    while v >= 0x80 {
+        tmp[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    tmp[n] = v as u8;
+    n += 1;
+    if s.len + n > s.cap {
+        grow_slice(pool, s, n);
+    }
+    let at = s.start + s.len;
+    pool[at..at + n].copy_from_slice(&tmp[..n]);
+    s.len += n;
+}
+
+/// Makes room for `need` more bytes in `s`: extends it in place when it ends the pool, else
+/// moves it to a slice twice as large at the end.
+#[cold]
+fn grow_slice(pool: &mut Vec<u8>, s: &mut Slice, need: usize) {
+    let cap = (s.cap * 2).max(FIRST_SLICE).max(s.len + need);
+    if s.cap > 0 && s.start + s.cap == pool.len() {
+        pool.resize(s.start + cap, 0);
+    } else {
+        let start = pool.len();
+        pool.resize(start + cap, 0);
+        pool.copy_within(s.start..s.start + s.len, start);
+        s.start = start;
+    }
+    s.cap = cap;
+}
 
 /// The in-memory inverted index of one segment being built. Field options are applied when it
 /// is written ([`write_postings`](super::write_postings)): it records freqs, positions and
@@ -25,13 +215,15 @@ const TERM_OVERHEAD: usize = 16;
 #[derive(Debug, Default)]
 pub struct PostingsBuffer {
     pub(crate) fields: Vec<FieldBuffer>,
-    mem: usize,
+    /// Every term's streams (see the module doc).
+    pool: Vec<u8>,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct FieldBuffer {
-    pub(crate) terms: HashMap<Box<[u8]>, u32, ahash::RandomState>,
-    pub(crate) postings: Vec<TermBuffer>,
+    pub(crate) terms: BytesInterner,
+    /// Per term id.
+    postings: Vec<TermBuffer>,
     /// Last document seen in this field (`NO_MORE_DOCS` before the first).
     last_doc: DocId,
     /// Number of distinct documents with at least one token in this field.
@@ -40,26 +232,20 @@ pub(crate) struct FieldBuffer {
     skip_positions: bool,
 }
 
-#[derive(Debug)]
-pub(crate) struct TermBuffer {
-    pub(crate) docs: Vec<u8>,
-    pub(crate) pos: Vec<u8>,
-    pub(crate) last_doc: DocId,
-    /// Occurrences in `last_doc` so far (not yet in `docs`).
-    pub(crate) freq: u32,
+impl FieldBuffer {
+    /// Whether the field has no term.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.postings.is_empty()
+    }
 }
 
-#[inline]
-fn push_vint(out: &mut Vec<u8>, mut v: u64) {
-    if v < 0x80 {
-        out.push(v as u8);
-        return;
-    }
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+#[derive(Debug)]
+struct TermBuffer {
+    docs: Slice,
+    pos: Slice,
+    last_doc: DocId,
+    /// Occurrences in `last_doc` so far (not yet in `docs`).
+    freq: u32,
 }
 
 impl PostingsBuffer {
@@ -88,76 +274,108 @@ impl PostingsBuffer {
     /// field. For Docs-only fields position/offsets are ignored and freq stays 1 per doc (when
     /// written). Positions of one term in one doc may arrive in any order; they are sorted when
     /// written.
-    pub fn add(&mut self, field: u32, term: &[u8], doc: DocId, position: u32, offsets: Option<(u32, u32)>) {
+    ///
+    /// Returns the term's id in the field: dense, in order of first appearance (see
+    /// [`term_id`](Self::term_id)).
+    pub fn add(&mut self, field: u32, term: &[u8], doc: DocId, position: u32, offsets: Option<(u32, u32)>) -> u32 {
         let f = field as usize;
         if f >= self.fields.len() {
             self.field_mut(field);
         }
         let fb = &mut self.fields[f];
+        let pool = &mut self.pool;
         if fb.last_doc != doc {
             debug_assert!(fb.last_doc == NO_MORE_DOCS || doc > fb.last_doc, "docs must arrive in order per field");
             fb.last_doc = doc;
             fb.doc_count += 1;
         }
-        let id = match fb.terms.get(term) {
-            Some(&id) => id as usize,
-            None => {
-                let id = fb.postings.len();
-                fb.terms.insert(term.into(), id as u32);
-                fb.postings.push(TermBuffer { docs: Vec::new(), pos: Vec::new(), last_doc: doc, freq: 0 });
-                self.mem += term.len() + TERM_OVERHEAD;
-                // The first doc's delta is the doc itself.
-                let tb = &mut fb.postings[id];
-                push_vint(&mut tb.docs, doc as u64);
-                id
-            }
-        };
-        let tb = &mut fb.postings[id];
-        let (dc, pc) = (tb.docs.capacity(), tb.pos.capacity());
+        let (id, new) = fb.terms.intern(term);
+        if new {
+            let mut tb = TermBuffer { docs: Slice::default(), pos: Slice::default(), last_doc: doc, freq: 0 };
+            // The first doc's delta is the doc itself.
+            push_vint(pool, &mut tb.docs, doc as u64);
+            fb.postings.push(tb);
+        }
+        let tb = &mut fb.postings[id as usize];
         if doc != tb.last_doc {
             debug_assert!(doc > tb.last_doc, "docs must arrive in order per field");
-            push_vint(&mut tb.docs, tb.freq as u64);
-            push_vint(&mut tb.docs, doc.wrapping_sub(tb.last_doc) as u64);
+            push_vint(pool, &mut tb.docs, tb.freq as u64);
+            push_vint(pool, &mut tb.docs, doc.wrapping_sub(tb.last_doc) as u64);
             tb.last_doc = doc;
             tb.freq = 0;
         }
         tb.freq += 1;
         if fb.skip_positions {
-            self.mem += tb.docs.capacity() - dc;
-            return;
+            return id;
         }
         match offsets {
-            None => push_vint(&mut tb.pos, (position as u64) << 1),
+            None => push_vint(pool, &mut tb.pos, (position as u64) << 1),
             Some((start, end)) => {
-                push_vint(&mut tb.pos, ((position as u64) << 1) | 1);
-                push_vint(&mut tb.pos, start as u64);
-                push_vint(&mut tb.pos, end as u64);
+                push_vint(pool, &mut tb.pos, ((position as u64) << 1) | 1);
+                push_vint(pool, &mut tb.pos, start as u64);
+                push_vint(pool, &mut tb.pos, end as u64);
             }
         }
-        self.mem += (tb.docs.capacity() - dc) + (tb.pos.capacity() - pc);
+        id
     }
 
-    /// Approximate heap use in bytes (stream capacities, keys, per-term overhead), for
+    /// The id [`add`](Self::add) returned for `term` in `field`, if the term was added.
+    pub fn term_id(&self, field: u32, term: &[u8]) -> Option<u32> {
+        self.fields.get(field as usize)?.terms.get(term)
+    }
+
+    /// Approximate heap use in bytes (pool, interners and per-term tables by capacity), for
     /// refresh-by-size.
     pub fn mem_bytes(&self) -> usize {
-        let tables: usize = self
+        let fields: usize = self
             .fields
             .iter()
-            .map(|f| f.terms.capacity() * 24 + f.postings.capacity() * std::mem::size_of::<TermBuffer>())
+            .map(|f| f.terms.mem_bytes() + f.postings.capacity() * std::mem::size_of::<TermBuffer>())
             .sum();
-        self.mem + tables + self.fields.capacity() * std::mem::size_of::<FieldBuffer>()
+        self.pool.capacity() + fields + self.fields.capacity() * std::mem::size_of::<FieldBuffer>()
     }
 
     /// Whether nothing was added.
     pub fn is_empty(&self) -> bool {
         self.fields.iter().all(|f| f.postings.is_empty())
     }
+
+    /// Decodes term `id` of `fb` (a field of this buffer) into flat arrays (freqs and positions
+    /// kept whatever the field options; the caller drops what it does not index). Positions of
+    /// each doc are sorted.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn decode_term(
+        &self,
+        fb: &FieldBuffer,
+        id: u32,
+        docs: &mut Vec<u32>,
+        freqs: &mut Vec<u32>,
+        positions: &mut Vec<u32>,
+        offsets: &mut Vec<(u32, u32)>,
+        want_positions: bool,
+        want_offsets: bool,
+    ) {
+        let tb = &fb.postings[id as usize];
+        decode_streams(
+            tb.docs.bytes(&self.pool),
+            tb.pos.bytes(&self.pool),
+            tb.freq,
+            docs,
+            freqs,
+            positions,
+            offsets,
+            want_positions,
+            want_offsets,
+        );
+    }
 }
 
-/// Decodes one term's buffered streams into flat arrays (freqs and positions kept whatever the
-/// field options; the caller drops what it does not index). Positions of each doc are sorted.
-pub(crate) fn decode_term(
-    tb: &TermBuffer,
+/// Decodes one term's streams (`pending_freq`: the last doc's freq, not in `docs_bytes`).
+#[allow(clippy::too_many_arguments)]
+fn decode_streams(
+    docs_bytes: &[u8],
+    pos_bytes: &[u8],
+    pending_freq: u32,
     docs: &mut Vec<u32>,
     freqs: &mut Vec<u32>,
     positions: &mut Vec<u32>,
@@ -169,14 +387,14 @@ pub(crate) fn decode_term(
     freqs.clear();
     positions.clear();
     offsets.clear();
-    let mut d = ByteCursor { b: &tb.docs, i: 0 };
+    let mut d = ByteCursor { b: docs_bytes, i: 0 };
     let mut doc = 0u32;
     loop {
         let delta = d.vint() as u32;
         doc = doc.wrapping_add(delta);
         docs.push(doc);
         if d.done() {
-            freqs.push(tb.freq);
+            freqs.push(pending_freq);
             break;
         }
         freqs.push(d.vint() as u32);
@@ -184,7 +402,7 @@ pub(crate) fn decode_term(
     if !want_positions {
         return;
     }
-    let mut p = ByteCursor { b: &tb.pos, i: 0 };
+    let mut p = ByteCursor { b: pos_bytes, i: 0 };
     for &freq in freqs.iter() {
         let start = positions.len();
         for _ in 0..freq {
@@ -236,5 +454,38 @@ impl ByteCursor<'_> {
             shift += 7;
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod interner_tests {
+    use std::collections::HashMap;
+
+    use proptest::prelude::*;
+
+    use super::BytesInterner;
+
+    proptest! {
+        /// Ids are dense in order of first appearance, `get` and `key` agree with a map, and
+        /// `sorted_ids` orders by bytes.
+        #[test]
+        fn interner_matches_a_map(keys in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..12), 0..300)) {
+            let mut it = BytesInterner::new();
+            let mut model: HashMap<Vec<u8>, u32> = HashMap::new();
+            for k in &keys {
+                let next = model.len() as u32;
+                let want = *model.entry(k.clone()).or_insert(next);
+                prop_assert_eq!(it.intern(k), (want, want == next));
+            }
+            prop_assert_eq!(it.len(), model.len());
+            for (k, &id) in &model {
+                prop_assert_eq!(it.get(k), Some(id));
+                prop_assert_eq!(it.key(id), &k[..]);
+            }
+            prop_assert_eq!(it.get(&[9, 9, 9]), None);
+            let mut sorted: Vec<(&Vec<u8>, u32)> = model.iter().map(|(k, &v)| (k, v)).collect();
+            sorted.sort();
+            prop_assert_eq!(it.sorted_ids(), sorted.iter().map(|p| p.1).collect::<Vec<_>>());
+        }
     }
 }

@@ -31,6 +31,7 @@ mod terms;
 mod unpack;
 mod writer;
 
+pub(crate) use buffer::BytesInterner;
 pub use buffer::PostingsBuffer;
 pub use check::{check_files, Summary};
 pub use impacts::MAX_IMPACTS;

@@ -1,6 +1,5 @@
 //! Flushes a [`PostingsBuffer`] into a new segment's `.tim`, `.doc` and `.pos`.
 
-use super::buffer::decode_term;
 use super::serializer::{PostingsSerializer, TermData};
 use super::PostingsBuffer;
 use crate::engine::segment::{DocId, FieldInfos, IndexOptions, SegmentId};
@@ -25,15 +24,13 @@ pub fn write_postings(
             continue;
         }
         let Some(fb) = buf.fields.get(info.number as usize) else { continue };
-        if fb.postings.is_empty() {
+        if fb.is_empty() {
             continue;
         }
-        let mut sorted: Vec<(&[u8], u32)> = fb.terms.iter().map(|(k, &v)| (&**k, v)).collect();
-        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
         ser.start_field(info.number, info.index, info.has_norms);
-        for (term, id) in sorted {
-            let tb = &fb.postings[id as usize];
-            decode_term(tb, &mut docs, &mut freqs, &mut positions, &mut offsets, info.index.has_positions(), info.index.has_offsets());
+        for id in fb.terms.sorted_ids() {
+            let term = fb.terms.key(id);
+            buf.decode_term(fb, id, &mut docs, &mut freqs, &mut positions, &mut offsets, info.index.has_positions(), info.index.has_offsets());
             ser.add_term(term, &TermData { docs: &docs, freqs: &freqs, positions: &positions, offsets: &offsets })?;
         }
         ser.finish_field(fb.doc_count)?;

@@ -19,6 +19,10 @@ pub struct StoredWriter {
     blocks: u64,
     docs: u64,
     scratch: Vec<u8>,
+    /// Raw bytes of the block being compressed (reused).
+    raw: Vec<u8>,
+    /// One zstd context for every block (creating one per block costs a large table reset).
+    zstd: zstd::bulk::Compressor<'static>,
 }
 
 impl std::fmt::Debug for StoredWriter {
@@ -32,7 +36,19 @@ impl StoredWriter {
     pub fn create(dir: &dyn Directory, seg: &SegmentId) -> Result<Self> {
         let name = seg.file(EXT);
         let out = IndexOutput::create(dir, &name, CODEC, VERSION, &seg.id)?;
-        Ok(StoredWriter { out, name, pending: Vec::new(), lens: Vec::new(), index: Vec::new(), blocks: 0, docs: 0, scratch: Vec::new() })
+        let zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| Error::io(name.clone(), "compress", e))?;
+        Ok(StoredWriter {
+            out,
+            name,
+            pending: Vec::new(),
+            lens: Vec::new(),
+            index: Vec::new(),
+            blocks: 0,
+            docs: 0,
+            scratch: Vec::new(),
+            raw: Vec::new(),
+            zstd,
+        })
     }
 
     /// Adds the next doc (doc ids are assigned in call order from 0).
@@ -60,16 +76,17 @@ impl StoredWriter {
         if self.lens.is_empty() {
             return Ok(());
         }
-        let mut raw = Vec::with_capacity(self.pending.len() + self.lens.len() * 2);
+        let raw = &mut self.raw;
+        raw.clear();
         for &l in &self.lens {
-            put_vu64(&mut raw, l);
+            put_vu64(raw, l);
         }
         raw.extend_from_slice(&self.pending);
-        let comp = zstd::bulk::compress(&raw, ZSTD_LEVEL).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
+        let comp = self.zstd.compress(raw).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
         self.out.put(&comp)?;
         put_vu64(&mut self.index, self.lens.len() as u64);
         put_vu64(&mut self.index, comp.len() as u64);
-        put_vu64(&mut self.index, raw.len() as u64);
+        put_vu64(&mut self.index, self.raw.len() as u64);
         self.blocks += 1;
         self.pending.clear();
         self.lens.clear();
