@@ -24,6 +24,7 @@
 //! | [`explain`] | explanation trees |
 //! | [`weight`] | compiled queries and per-segment scorer construction |
 //! | [`scorer`] | the scorer trait, term, doc-list and match-all scorers |
+//! | [`count`] | counting without scoring (statistics, bitset unions) |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
 //! | [`phrase`] | exact and sloppy phrases |
@@ -33,6 +34,7 @@
 
 pub mod bm25;
 pub mod boolean;
+pub mod count;
 pub mod disjunction;
 pub mod explain;
 pub mod multi_term;
@@ -54,5 +56,5 @@ pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
 pub use sort::{Missing, SortBy, SortField, SortOrder, SortValue};
 pub use tree::{Query, RangeKind};
-pub use view::{FieldStats, SegmentView, TermStats};
+pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;

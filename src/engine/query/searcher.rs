@@ -153,19 +153,7 @@ impl Searcher {
         let w = Weight::compile(query, &views, 1.0, false)?;
         let mut n = 0;
         for seg in views {
-            if let Some(c) = w.count_fast(seg)? {
-                n += c;
-                continue;
-            }
-            let Some(mut sc) = w.scorer(seg)? else { continue };
-            let mut d = sc.doc();
-            while d != NO_MORE_DOCS {
-                n += seg.is_live(d) as u64;
-                d = sc.next();
-            }
-            if let Some(e) = sc.take_error() {
-                return Err(e);
-            }
+            n += super::count::count_segment(&w, seg)?;
         }
         Ok(n)
     }
