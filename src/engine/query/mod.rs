@@ -27,6 +27,7 @@
 //! | [`count`] | counting without scoring (statistics, bitset unions) |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
+//! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
@@ -37,6 +38,7 @@ pub mod boolean;
 pub mod count;
 pub mod disjunction;
 pub mod explain;
+pub mod max_score;
 pub mod multi_term;
 pub mod phrase;
 pub mod scorer;

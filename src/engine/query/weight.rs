@@ -210,6 +210,39 @@ impl Weight {
         })
     }
 
+    /// For a scoring disjunction of plain term clauses (no required, excluded or filter clause,
+    /// `minimum_should_match` at most 1) whose summed scores are exact in any order: the clauses'
+    /// term scorers in `seg` (for [`super::max_score`]); `None` for any other query.
+    pub fn term_disjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
+        let Weight::Bool { must, should, must_not, filter, msm, scoring: true, .. } = self else { return Ok(None) };
+        if !must.is_empty() || !must_not.is_empty() || !filter.is_empty() || *msm > 1 || should.len() < 2 {
+            return Ok(None);
+        }
+        let (mut lows, mut highs) = (Vec::with_capacity(should.len()), Vec::with_capacity(should.len()));
+        for w in should {
+            match w {
+                Weight::Term { sim, constant: None, .. } => {
+                    lows.push(sim.score(1.0, u8::MAX));
+                    highs.push(sim.weight);
+                }
+                Weight::MatchNone => {}
+                _ => return Ok(None),
+            }
+        }
+        if !super::max_score::exact_sums(&lows, &highs) {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(should.len());
+        for w in should {
+            if let Weight::Term { field, term, sim, states, .. } = w {
+                if let Some(p) = states.postings(seg, field, term, false)? {
+                    out.push(TermScorer::new(p, seg.norms(field), sim.clone(), None));
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// The number of matching live docs of `seg` when statistics give it without iterating.
     pub fn count_fast(&self, seg: &dyn SegmentView) -> Result<Option<u64>> {
         if seg.has_deletions() {
