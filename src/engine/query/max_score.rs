@@ -1,5 +1,6 @@
-//! Top-k of a disjunction of term clauses by windowed MaxScore (Lucene's `MaxScoreBulkScorer`):
-//! the segment is cut into windows of [`WINDOW`] docs; in each window the clauses whose summed
+//! Top-k of a disjunction of term clauses (or of one term) by windowed MaxScore (Lucene's
+//! `MaxScoreBulkScorer`): the segment is cut into windows of at most [`WINDOW`] docs, ending at
+//! the first block end of any clause once pruning has started; in each window the clauses whose summed
 //! bounds over the window cannot reach the minimum competitive score are *non-essential*; the
 //! essential ones are walked clause by clause (tight loops, no doc-at-a-time merge), their scores
 //! summed into a per-window array, and only the docs they produced are completed with the
@@ -47,10 +48,18 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
     let mut order: Vec<usize> = (0..n).collect();
     let mut lo: DocId = 0;
     while lo < max_doc {
-        let hi = lo.saturating_add(WINDOW).min(max_doc);
+        let mut hi = lo.saturating_add(WINDOW).min(max_doc);
         let min = sink.min_competitive();
         // Partition: order[..ne] are non-essential in this window.
         let mut ne = 0;
+        // The window ends with the first block end, so bounds are per block and pruning starts
+        // at most one block after the threshold is known.
+        for c in clauses.iter_mut() {
+            let t = lo.max(c.doc());
+            if t < hi {
+                hi = hi.min(c.shallow_advance(t).saturating_add(1));
+            }
+        }
         if min > 0.0 {
             for (c, b) in clauses.iter_mut().zip(bounds.iter_mut()) {
                 *b = window_bound(c, lo, hi);

@@ -210,10 +210,15 @@ impl Weight {
         })
     }
 
-    /// For a scoring disjunction of plain term clauses (no required, excluded or filter clause,
-    /// `minimum_should_match` at most 1) whose summed scores are exact in any order: the clauses'
-    /// term scorers in `seg` (for [`super::max_score`]); `None` for any other query.
+    /// For a scoring term, or a scoring disjunction of plain term clauses (no required, excluded
+    /// or filter clause, `minimum_should_match` at most 1) whose summed scores are exact in any
+    /// order: the clauses' term scorers in `seg` (for [`super::max_score`]); `None` for any other
+    /// query.
     pub fn term_disjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
+        if let Weight::Term { field, term, sim, constant: None, states, .. } = self {
+            let Some(p) = states.postings(seg, field, term, false)? else { return Ok(Some(vec![])) };
+            return Ok(Some(vec![TermScorer::new(p, seg.norms(field), sim.clone(), None)]));
+        }
         let Weight::Bool { must, should, must_not, filter, msm, scoring: true, .. } = self else { return Ok(None) };
         if !must.is_empty() || !must_not.is_empty() || !filter.is_empty() || *msm > 1 || should.len() < 2 {
             return Ok(None);
