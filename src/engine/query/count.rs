@@ -5,7 +5,7 @@
 use super::scorer::{BoxScorer, Scorer};
 use super::view::SegmentView;
 use super::weight::Weight;
-use crate::engine::segment::NO_MORE_DOCS;
+use crate::engine::segment::{Postings, NO_MORE_DOCS};
 use crate::engine::Result;
 
 /// The number of live docs of `seg` matching `w` (`w` compiled without scoring).
@@ -16,6 +16,11 @@ pub fn count_segment(w: &Weight, seg: &dyn SegmentView) -> Result<u64> {
     if let Weight::Bool { must, should, must_not, filter, msm, .. } = w {
         if must.is_empty() && filter.is_empty() && must_not.is_empty() && *msm <= 1 && should.len() > 1 {
             return count_union(should, seg);
+        }
+        if should.is_empty() && must_not.is_empty() && must.len() + filter.len() > 1 {
+            if let Some(n) = count_term_intersection(must.iter().chain(filter.iter()), seg)? {
+                return Ok(n);
+            }
         }
     }
     let Some(mut sc) = w.scorer(seg)? else { return Ok(0) };
@@ -37,6 +42,50 @@ fn drain(sc: &mut dyn Scorer, seg: &dyn SegmentView) -> Result<u64> {
         Some(e) => Err(e),
         None => Ok(n),
     }
+}
+
+/// Matches of every one of `clauses` when they are all terms: a leapfrog over their postings
+/// from the rarest (no scorer layers, no scoring); `None` when a clause is not a term.
+fn count_term_intersection<'w>(clauses: impl Iterator<Item = &'w Weight>, seg: &dyn SegmentView) -> Result<Option<u64>> {
+    let mut ps: Vec<Box<dyn Postings + '_>> = Vec::new();
+    let mut absent = false;
+    for c in clauses {
+        match c.term_postings(seg)? {
+            None => return Ok(None),
+            Some(None) => absent = true,
+            Some(Some(p)) => ps.push(p),
+        }
+    }
+    if absent {
+        return Ok(Some(0));
+    }
+    ps.sort_by_key(|p| p.cost());
+    let deletions = seg.has_deletions();
+    let mut n = 0u64;
+    for p in ps.iter_mut().skip(1) {
+        p.next();
+    }
+    let Some((lead, others)) = ps.split_first_mut() else { return Ok(Some(0)) };
+    let mut d = lead.next();
+    'outer: while d != NO_MORE_DOCS {
+        for p in others.iter_mut() {
+            let o = if p.doc() < d { p.advance(d) } else { p.doc() };
+            if o > d {
+                d = if o == NO_MORE_DOCS { NO_MORE_DOCS } else { lead.advance(o) };
+                continue 'outer;
+            }
+        }
+        if !deletions || seg.is_live(d) {
+            n += 1;
+        }
+        d = lead.next();
+    }
+    for p in ps.iter_mut() {
+        if let Some(e) = p.take_error() {
+            return Err(e);
+        }
+    }
+    Ok(Some(n))
 }
 
 /// Matches of any of `clauses`: a bitset over the segment when the clauses are dense enough to

@@ -39,11 +39,45 @@ pub trait Sink {
 
 /// Runs the disjunction of `clauses` over `seg`, passing every competitive live doc to `sink`.
 pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
+    BUFFERS.with(|b| {
+        let mut b = b.borrow_mut();
+        let b = &mut *b;
+        if !b.clean || b.acc.len() != WINDOW as usize {
+            b.acc.clear();
+            b.acc.resize(WINDOW as usize, 0.0);
+            b.bits.clear();
+            b.bits.resize((WINDOW / 64) as usize, 0);
+        }
+        b.clean = false;
+        let r = run(&mut clauses, seg, sink, &mut b.acc, &mut b.bits);
+        // Every window takes back what it set, so the buffers are zero again.
+        b.clean = true;
+        r
+    })?;
+    for c in clauses.iter_mut() {
+        if let Some(e) = c.take_error() {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Per-thread window buffers, all zero between searches (`clean`), reused so a query does not
+/// allocate and clear 36 KiB.
+struct Buffers {
+    acc: Vec<f64>,
+    bits: Vec<u64>,
+    clean: bool,
+}
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), clean: false }) };
+}
+
+fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64]) -> Result<()> {
     let n = clauses.len();
     let max_doc = seg.max_doc();
     let deletions = seg.has_deletions();
-    let mut acc = vec![0f64; WINDOW as usize];
-    let mut bits = vec![0u64; (WINDOW / 64) as usize];
     let mut bounds = vec![0f32; n];
     let mut order: Vec<usize> = (0..n).collect();
     let mut lo: DocId = 0;
@@ -137,11 +171,6 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
             }
         }
         lo = hi;
-    }
-    for c in clauses.iter_mut() {
-        if let Some(e) = c.take_error() {
-            return Err(e);
-        }
     }
     Ok(())
 }

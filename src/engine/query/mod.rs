@@ -25,6 +25,7 @@
 //! | [`weight`] | compiled queries and per-segment scorer construction |
 //! | [`scorer`] | the scorer trait, term, doc-list and match-all scorers |
 //! | [`count`] | counting without scoring (statistics, bitset unions) |
+//! | [`block_max_and`] | block-max top-k of term conjunctions |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
@@ -33,6 +34,7 @@
 //! | [`sort`] | sort fields and values |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 
+pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
 pub mod count;

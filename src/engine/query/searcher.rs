@@ -246,6 +246,10 @@ impl Searcher {
                 super::max_score::search(clauses, *seg, &mut top)?;
                 continue;
             }
+            if let Some(clauses) = w.term_conjunction(*seg)? {
+                super::block_max_and::search(clauses, *seg, &mut top)?;
+                continue;
+            }
             let Some(mut sc) = w.scorer(*seg)? else { continue };
             let deletions = seg.has_deletions();
             let max_doc = seg.max_doc();

@@ -210,13 +210,52 @@ impl Weight {
         })
     }
 
+    /// For a term weight: its postings in `seg` (`Some(None)` when absent there); `None` for any
+    /// other weight.
+    pub fn term_postings<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Option<Box<dyn Postings + 'a>>>> {
+        match self {
+            Weight::Term { field, term, states, .. } => Ok(Some(states.postings(seg, field, term, false)?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// For a scoring conjunction of at least two plain term clauses (nothing but `must`): the
+    /// clauses' term scorers in `seg`, in query order (for [`super::block_max_and`]; empty when
+    /// a term is absent from `seg`); `None` for any other query.
+    pub fn term_conjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
+        let Weight::Bool { must, should, must_not, filter, scoring: true, .. } = self else { return Ok(None) };
+        if must.len() < 2 || !should.is_empty() || !must_not.is_empty() || !filter.is_empty() {
+            return Ok(None);
+        }
+        if !must.iter().all(|w| matches!(w, Weight::Term { constant: None, .. })) {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(must.len());
+        for w in must {
+            if let Weight::Term { field, term, sim, states, .. } = w {
+                match states.postings(seg, field, term, false)? {
+                    Some(p) => out.push(TermScorer::new(p, seg.norms(field), sim.clone(), None)),
+                    None => return Ok(Some(vec![])),
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// For a scoring term, or a scoring disjunction of plain term clauses (no required, excluded
     /// or filter clause, `minimum_should_match` at most 1) whose summed scores are exact in any
     /// order: the clauses' term scorers in `seg` (for [`super::max_score`]); `None` for any other
     /// query.
     pub fn term_disjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
         if let Weight::Term { field, term, sim, constant: None, states, .. } = self {
+            // Rare terms are cheaper doc at a time (no window set-up).
+            if states.get(seg).is_some_and(|st| st.is_none_or(|st| st.stats.doc_freq < 512)) {
+                return Ok(None);
+            }
             let Some(p) = states.postings(seg, field, term, false)? else { return Ok(Some(vec![])) };
+            if p.cost() < 512 {
+                return Ok(None);
+            }
             return Ok(Some(vec![TermScorer::new(p, seg.norms(field), sim.clone(), None)]));
         }
         let Weight::Bool { must, should, must_not, filter, msm, scoring: true, .. } = self else { return Ok(None) };
