@@ -7,9 +7,9 @@
 //! non-essential clauses (stopping as soon as the remaining bounds cannot make the doc compete).
 //! A window where every clause is non-essential is skipped without reading a posting.
 //!
-//! Scores equal the doc-at-a-time disjunction's bit for bit: clause scores are summed in double
-//! and cast to float, and the windowed path is used only when [`exact_sums`] shows that every such
-//! double sum is exact (so the order of the additions does not matter).
+//! Scores equal the doc-at-a-time disjunction's bit for bit: each clause's score of a candidate
+//! is kept, and a collected doc's score is their sum in double, in clause order, cast to float
+//! (the running sums used for pruning are only compared with margins, see [`below`]).
 
 use super::scorer::{below, Scorer, TermScorer};
 use super::view::SegmentView;
@@ -18,15 +18,6 @@ use crate::engine::Result;
 
 /// Docs per window.
 pub const WINDOW: u32 = 4096;
-
-/// Whether summing one score of each clause in double is exact whatever the order: every score
-/// of clause `i` lies in `[lows[i], highs[i]]` with `lows[i] > 0`, so all scores and partial sums
-/// are multiples of the ulp of the smallest low, and the largest sum stays below 2^28 of them.
-pub fn exact_sums(lows: &[f32], highs: &[f32]) -> bool {
-    let min = lows.iter().copied().fold(f32::INFINITY, f32::min);
-    let total: f64 = highs.iter().map(|&h| h as f64).sum();
-    min > 0.0 && min.is_finite() && total.is_finite() && total / (min as f64) < (1u64 << 28) as f64
-}
 
 /// What the windowed scorer reports to: each live doc that may compete, with its score, in doc
 /// order; returns the minimum competitive score from now on (0 while everything is wanted).
@@ -42,15 +33,18 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
     BUFFERS.with(|b| {
         let mut b = b.borrow_mut();
         let b = &mut *b;
-        if !b.clean || b.acc.len() != WINDOW as usize {
+        let w = WINDOW as usize;
+        if !b.clean || b.acc.len() != w || b.scores.len() < w * clauses.len() {
             b.acc.clear();
-            b.acc.resize(WINDOW as usize, 0.0);
+            b.acc.resize(w, 0.0);
             b.bits.clear();
-            b.bits.resize((WINDOW / 64) as usize, 0);
+            b.bits.resize(w / 64, 0);
+            b.scores.clear();
+            b.scores.resize(w * clauses.len(), f32::NAN);
         }
         b.clean = false;
-        let r = run(&mut clauses, seg, sink, &mut b.acc, &mut b.bits);
-        // Every window takes back what it set, so the buffers are zero again.
+        let r = run(&mut clauses, seg, sink, &mut b.acc, &mut b.bits, &mut b.scores);
+        // Every window takes back what it set, so the buffers are clean again.
         b.clean = true;
         r
     })?;
@@ -62,20 +56,27 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
     Ok(())
 }
 
-/// Per-thread window buffers, all zero between searches (`clean`), reused so a query does not
-/// allocate and clear 36 KiB.
+/// Per-thread window buffers, reused so a query does not allocate and clear them. Between
+/// searches (`clean`): `acc` and `bits` are zero, `scores` is NaN.
 struct Buffers {
+    /// Running sum of the essential clauses' scores by window offset.
     acc: Vec<f64>,
+    /// Window offsets some essential clause matched.
     bits: Vec<u64>,
+    /// `scores[i * WINDOW + off]`: clause `i`'s score at the offset (NaN: no match).
+    scores: Vec<f32>,
     clean: bool,
 }
 
 thread_local! {
-    static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), clean: false }) };
+    static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), scores: Vec::new(), clean: false }) };
 }
 
-fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64]) -> Result<()> {
+fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
     let n = clauses.len();
+    let w = WINDOW as usize;
+    let mut essential = vec![true; n];
+    let mut at = vec![f32::NAN; n];
     let max_doc = seg.max_doc();
     let deletions = seg.has_deletions();
     let mut bounds = vec![0f32; n];
@@ -112,13 +113,16 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                 continue;
             }
         }
-        // Essential clauses, in clause order, into the window's accumulator.
-        let essential = |i: usize| order[ne..].contains(&i);
+        // Essential clauses into the window's accumulator and their own score rows.
+        for (k, &i) in order.iter().enumerate() {
+            essential[i] = k >= ne;
+        }
         let mut any = false;
         for (i, c) in clauses.iter_mut().enumerate() {
-            if ne > 0 && !essential(i) {
+            if !essential[i] {
                 continue;
             }
+            let row = &mut scores[i * w..(i + 1) * w];
             let mut d = c.doc();
             if d < lo {
                 d = c.advance(lo);
@@ -126,7 +130,9 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
             while d < hi {
                 let off = (d - lo) as usize;
                 // `off < WINDOW` because lo <= d < hi <= lo + WINDOW.
-                acc[off] += c.score() as f64;
+                let sc = c.score();
+                acc[off] += sc as f64;
+                row[off] = sc;
                 bits[off >> 6] |= 1u64 << (off & 63);
                 any = true;
                 d = c.next();
@@ -134,12 +140,16 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         }
         if any {
             let rest_all: f64 = order[..ne].iter().map(|&i| bounds[i] as f64).sum();
-            for w in 0..bits.len() {
-                let mut word = std::mem::take(&mut bits[w]);
+            let words = ((hi - lo) as usize).div_ceil(64);
+            for wi in 0..words {
+                let mut word = std::mem::take(&mut bits[wi]);
                 while word != 0 {
-                    let off = (w << 6) | word.trailing_zeros() as usize;
+                    let off = (wi << 6) | word.trailing_zeros() as usize;
                     word &= word - 1;
-                    let mut score = std::mem::take(&mut acc[off]);
+                    let mut partial = std::mem::take(&mut acc[off]);
+                    for (i, a) in at.iter_mut().enumerate() {
+                        *a = if essential[i] { std::mem::replace(&mut scores[i * w + off], f32::NAN) } else { f32::NAN };
+                    }
                     let doc = lo + off as DocId;
                     if deletions && !seg.is_live(doc) {
                         continue;
@@ -149,23 +159,28 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                         let mut rest = rest_all;
                         let mut ok = true;
                         for k in (0..ne).rev() {
-                            if below(score + rest, min) {
+                            if below(partial + rest, min) {
                                 ok = false;
                                 break;
                             }
-                            rest -= bounds[order[k]] as f64;
-                            let c = &mut clauses[order[k]];
+                            let i = order[k];
+                            rest -= bounds[i] as f64;
+                            let c = &mut clauses[i];
                             if c.doc() < doc {
                                 c.advance(doc);
                             }
                             if c.doc() == doc {
-                                score += c.score() as f64;
+                                let sc = c.score();
+                                at[i] = sc;
+                                partial += sc as f64;
                             }
                         }
                         if !ok {
                             continue;
                         }
                     }
+                    // The disjunction's score: the matching clauses summed in clause order.
+                    let score: f64 = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum();
                     sink.collect(doc, score as f32);
                 }
             }

@@ -243,8 +243,7 @@ impl Weight {
     }
 
     /// For a scoring term, or a scoring disjunction of plain term clauses (no required, excluded
-    /// or filter clause, `minimum_should_match` at most 1) whose summed scores are exact in any
-    /// order: the clauses' term scorers in `seg` (for [`super::max_score`]); `None` for any other
+    /// or filter clause, `minimum_should_match` at most 1): the clauses' term scorers in `seg` (for [`super::max_score`]); `None` for any other
     /// query.
     pub fn term_disjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
         if let Weight::Term { field, term, sim, constant: None, states, .. } = self {
@@ -262,18 +261,7 @@ impl Weight {
         if !must.is_empty() || !must_not.is_empty() || !filter.is_empty() || *msm > 1 || should.len() < 2 {
             return Ok(None);
         }
-        let (mut lows, mut highs) = (Vec::with_capacity(should.len()), Vec::with_capacity(should.len()));
-        for w in should {
-            match w {
-                Weight::Term { sim, constant: None, .. } => {
-                    lows.push(sim.score(1.0, u8::MAX));
-                    highs.push(sim.weight);
-                }
-                Weight::MatchNone => {}
-                _ => return Ok(None),
-            }
-        }
-        if !super::max_score::exact_sums(&lows, &highs) {
+        if !should.iter().all(|w| matches!(w, Weight::Term { constant: None, .. } | Weight::MatchNone)) {
             return Ok(None);
         }
         let mut out = Vec::with_capacity(should.len());
