@@ -141,8 +141,8 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         if any {
             let rest_all: f64 = order[..ne].iter().map(|&i| bounds[i] as f64).sum();
             let words = ((hi - lo) as usize).div_ceil(64);
-            for wi in 0..words {
-                let mut word = std::mem::take(&mut bits[wi]);
+            for (wi, slot) in bits.iter_mut().take(words).enumerate() {
+                let mut word = std::mem::take(slot);
                 while word != 0 {
                     let off = (wi << 6) | word.trailing_zeros() as usize;
                     word &= word - 1;
