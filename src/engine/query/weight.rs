@@ -169,7 +169,10 @@ impl Weight {
         })
     }
 
-    /// The scorer of this weight in `seg`, `None` when nothing can match there.
+    /// The scorer of this weight in `seg`, `None` when nothing can match there. `seg` must be one
+    /// of the segments the weight was compiled against (or a segment it never saw, which is
+    /// looked up afresh), while the searcher holding them is alive: term entries are kept by
+    /// segment address.
     pub fn scorer<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<BoxScorer<'a>>> {
         Ok(match self {
             Weight::Term { field, term, sim, constant, states, .. } => match states.postings(seg, field, term, false)? {
