@@ -2,7 +2,7 @@
 //! reader plus the live docs pinned with it).
 
 use super::searcher::Leaf;
-use crate::engine::query::{FieldStats, SegmentView, TermStats};
+use crate::engine::query::{FieldStats, SegmentView, TermState, TermStats};
 use crate::engine::segment::{DocId, FieldInfo, Postings};
 use crate::engine::Result;
 
@@ -35,6 +35,23 @@ impl SegmentView for Leaf {
         let Some(f) = self.info(field) else { return Ok(None) };
         let Some(terms) = self.reader.postings.field(f.number) else { return Ok(None) };
         Ok(terms.seek_exact(term)?.map(|ti| TermStats { doc_freq: ti.doc_freq, total_term_freq: ti.total_term_freq }))
+    }
+
+    fn term_state(&self, field: &str, term: &[u8]) -> Result<Option<TermState>> {
+        let Some(f) = self.info(field) else { return Ok(None) };
+        let Some(terms) = self.reader.postings.field(f.number) else { return Ok(None) };
+        Ok(terms.seek_exact(term)?.map(|ti| TermState {
+            stats: TermStats { doc_freq: ti.doc_freq, total_term_freq: ti.total_term_freq },
+            info: Some(ti),
+        }))
+    }
+
+    fn postings_of(&self, field: &str, term: &[u8], state: &TermState, positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
+        let Some(ti) = state.info else { return self.postings(field, term, positions) };
+        let Some(f) = self.info(field) else { return Ok(None) };
+        let Some(terms) = self.reader.postings.field(f.number) else { return Ok(None) };
+        let with_positions = positions && f.index.has_positions();
+        Ok(Some(Box::new(terms.postings(&ti, with_positions)?)))
     }
 
     fn postings(&self, field: &str, term: &[u8], positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {

@@ -24,6 +24,14 @@ pub struct Disjunction<'a> {
     raw_bounds: Vec<f32>,
     /// `order[..non_essential]` cannot reach the minimum together.
     non_essential: usize,
+    /// The sum of the non-essential clauses' bounds over the rest of the segment (not just the
+    /// window): below the minimum, docs that only they match can be skipped past the window.
+    rest_bound: f64,
+    /// The score of `doc`, when the pruned search already summed every matching clause.
+    cached: Option<f32>,
+    /// Scratch: each clause's score at the candidate (NaN when it does not match), summed in
+    /// clause order so the cached score equals [`Scorer::score`]'s bit for bit.
+    clause_scores: Vec<f32>,
 }
 
 impl<'a> Disjunction<'a> {
@@ -40,12 +48,16 @@ impl<'a> Disjunction<'a> {
             bounds: vec![0.0; n],
             raw_bounds: vec![0.0; n],
             non_essential: 0,
+            rest_bound: f64::INFINITY,
+            cached: None,
+            clause_scores: vec![f32::NAN; n],
         };
         d.doc = d.find(0);
         d
     }
 
     fn find(&mut self, target: DocId) -> DocId {
+        self.cached = None;
         if self.min_competitive > 0.0 && self.msm == 1 {
             return self.find_pruned(target);
         }
@@ -96,6 +108,14 @@ impl<'a> Disjunction<'a> {
             }
             self.non_essential = k + 1;
         }
+        let mut rest = 0f64;
+        for k in 0..self.non_essential {
+            let s = &mut self.subs[self.order[k]];
+            if s.doc() != NO_MORE_DOCS {
+                rest += s.max_score(NO_MORE_DOCS) as f64;
+            }
+        }
+        self.rest_bound = rest;
         self.window_end = Some(end);
     }
 
@@ -123,11 +143,12 @@ impl<'a> Disjunction<'a> {
             }
             if cand > end {
                 // Nothing essential in this window: the non-essential clauses alone cannot
-                // compete up to `end`, so the next window starts after it.
+                // compete up to `end`, so the next window starts after it, or at the next
+                // essential doc when they cannot compete anywhere on their own.
                 if end == NO_MORE_DOCS {
                     return NO_MORE_DOCS;
                 }
-                target = end + 1;
+                target = if below(self.rest_bound, self.min_competitive) { cand } else { end + 1 };
                 self.window_end = None;
                 continue;
             }
@@ -135,10 +156,13 @@ impl<'a> Disjunction<'a> {
                 return NO_MORE_DOCS;
             }
             let mut partial = 0f64;
+            self.clause_scores.fill(f32::NAN);
             for k in ne..self.order.len() {
                 let i = self.order[k];
                 if self.subs[i].doc() == cand {
-                    partial += self.subs[i].score() as f64;
+                    let sc = self.subs[i].score();
+                    self.clause_scores[i] = sc;
+                    partial += sc as f64;
                 }
             }
             let mut rest: f64 = self.bounds[..ne].iter().map(|&b| b as f64).sum();
@@ -151,10 +175,14 @@ impl<'a> Disjunction<'a> {
                 rest -= self.bounds[k] as f64;
                 let i = self.order[k];
                 if self.subs[i].advance(cand) == cand {
-                    partial += self.subs[i].score() as f64;
+                    let sc = self.subs[i].score();
+                    self.clause_scores[i] = sc;
+                    partial += sc as f64;
                 }
             }
             if ok {
+                let sum: f64 = self.clause_scores.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum();
+                self.cached = Some(sum as f32);
                 return cand;
             }
             target = cand + 1;
@@ -179,6 +207,9 @@ impl Scorer for Disjunction<'_> {
         self.doc
     }
     fn score(&mut self) -> f32 {
+        if let Some(c) = self.cached {
+            return c;
+        }
         let doc = self.doc;
         let mut sum = 0f64;
         for s in self.subs.iter_mut() {
@@ -209,6 +240,7 @@ impl Scorer for Disjunction<'_> {
         if min > self.min_competitive {
             self.min_competitive = min;
             self.window_end = None;
+            self.cached = None;
         }
     }
     fn take_error(&mut self) -> Option<Error> {

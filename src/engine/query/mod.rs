@@ -24,17 +24,23 @@
 //! | [`explain`] | explanation trees |
 //! | [`weight`] | compiled queries and per-segment scorer construction |
 //! | [`scorer`] | the scorer trait, term, doc-list and match-all scorers |
+//! | [`count`] | counting without scoring (statistics, bitset unions) |
+//! | [`block_max_and`] | block-max top-k of term conjunctions |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
+//! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 
+pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
+pub mod count;
 pub mod disjunction;
 pub mod explain;
+pub mod max_score;
 pub mod multi_term;
 pub mod phrase;
 pub mod scorer;
@@ -54,5 +60,5 @@ pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
 pub use sort::{Missing, SortBy, SortField, SortOrder, SortValue};
 pub use tree::{Query, RangeKind};
-pub use view::{FieldStats, SegmentView, TermStats};
+pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;

@@ -213,6 +213,28 @@ impl Postings for MemPostings<'_> {
         }
         (f.max(1), n)
     }
+    fn block_impacts(&self, out: &mut Vec<(u32, u8)>) {
+        // The exact Pareto set: pairs no other doc of the block dominates.
+        out.clear();
+        let lo = self.shallow * self.block;
+        let hi = (lo + self.block).min(self.list.len());
+        let pairs: Vec<(u32, u8)> = self
+            .list
+            .get(lo..hi)
+            .unwrap_or(&[])
+            .iter()
+            .map(|p| (p.1.max(1), self.norms.map_or(1, |ns| ns.get(p.0 as usize).copied().unwrap_or(1))))
+            .collect();
+        for &(f, n) in &pairs {
+            let dominated = pairs.iter().any(|&(g, m)| (g, m) != (f, n) && g >= f && m <= n);
+            if !dominated && !out.contains(&(f, n)) {
+                out.push((f, n));
+            }
+        }
+        if out.is_empty() {
+            out.push((1, u8::MAX));
+        }
+    }
     fn take_error(&mut self) -> Option<Error> {
         self.error.take()
     }

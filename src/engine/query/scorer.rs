@@ -62,13 +62,27 @@ pub struct TermScorer<'a> {
     min_competitive: f32,
     /// Constant score (filters) instead of BM25 when set.
     constant: Option<f32>,
+    /// Scratch for the block's competitive impacts.
+    impacts: Vec<(u32, u8)>,
 }
 
 impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
     pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant }
+        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new() }
+    }
+
+    /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
+    /// score over the block's competitive impacts. Returns the block's last doc.
+    fn load_block(&mut self, target: DocId) -> DocId {
+        let end = self.postings.shallow_advance(target);
+        self.postings.block_impacts(&mut self.impacts);
+        let sim = &self.sim;
+        let bound = self.impacts.iter().map(|&(f, n)| sim.score(f as f32, n)).fold(0f32, f32::max);
+        self.block_end = Some(end);
+        self.block_bound = if self.impacts.is_empty() { sim.weight } else { bound };
+        end
     }
 
     /// The postings' current freq (for phrase scoring and explanations).
@@ -90,10 +104,7 @@ impl<'a> TermScorer<'a> {
         }
         while doc != NO_MORE_DOCS {
             if self.block_end.is_none_or(|e| doc > e) {
-                let end = self.postings.shallow_advance(doc);
-                let (f, n) = self.postings.block_max();
-                self.block_end = Some(end);
-                self.block_bound = self.sim.score(f as f32, n);
+                self.load_block(doc);
             }
             if self.block_bound >= self.min_competitive {
                 return doc;
@@ -138,11 +149,7 @@ impl Scorer for TermScorer<'_> {
         if self.block_end.is_some_and(|e| target <= e) {
             return self.block_end.expect("checked");
         }
-        let end = self.postings.shallow_advance(target);
-        let (f, n) = self.postings.block_max();
-        self.block_end = Some(end);
-        self.block_bound = self.sim.score(f as f32, n);
-        end
+        self.load_block(target)
     }
     fn max_score(&mut self, up_to: DocId) -> f32 {
         if let Some(c) = self.constant {

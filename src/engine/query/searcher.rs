@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::explain::Explanation;
 use super::sort::{cmp_key, cmp_value, cmp_values, KeyReader, SegKey, SortBy, SortField, SortOrder, SortValue};
 use super::tree::Query;
+use super::max_score::Sink;
 use super::view::SegmentView;
 use super::weight::Weight;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
@@ -129,6 +130,57 @@ impl Ord for Scored {
     }
 }
 
+/// The top-k by score of the live docs it is given, in (segment, doc) order.
+struct TopCollector {
+    heap: BinaryHeap<Scored>,
+    k: usize,
+    /// Live docs collected (all of them until `count > threshold`, when pruning may start).
+    count: u64,
+    threshold: u64,
+    after: Option<f32>,
+    /// The segment whose docs are being collected.
+    seg: usize,
+    /// The worst kept score once the heap is full. A later doc enters only with a strictly
+    /// higher score (ties go to the earlier (segment, doc)).
+    worst: f32,
+}
+
+impl TopCollector {
+    fn start_segment(&mut self, seg: usize) {
+        self.seg = seg;
+    }
+}
+
+impl super::max_score::Sink for TopCollector {
+    #[inline]
+    fn collect(&mut self, doc: DocId, score: f32) {
+        self.count += 1;
+        if self.after.is_some_and(|a| score >= a) {
+            return;
+        }
+        if self.heap.len() < self.k {
+            self.heap.push(Scored { score, seg: self.seg, doc });
+            if self.heap.len() == self.k {
+                self.worst = self.heap.peek().expect("heap is full").score;
+            }
+        } else if score > self.worst {
+            let mut top = self.heap.peek_mut().expect("heap is full (k > 0)");
+            *top = Scored { score, seg: self.seg, doc };
+            drop(top);
+            self.worst = self.heap.peek().expect("heap is full (k > 0)").score;
+        }
+    }
+
+    #[inline]
+    fn min_competitive(&self) -> f32 {
+        if self.heap.len() == self.k && self.count > self.threshold {
+            next_up(self.worst).max(0.0)
+        } else {
+            0.0
+        }
+    }
+}
+
 fn total(count: u64, threshold: u64) -> (u64, Relation) {
     if count > threshold {
         (threshold, Relation::Gte)
@@ -153,19 +205,7 @@ impl Searcher {
         let w = Weight::compile(query, &views, 1.0, false)?;
         let mut n = 0;
         for seg in views {
-            if let Some(c) = w.count_fast(seg)? {
-                n += c;
-                continue;
-            }
-            let Some(mut sc) = w.scorer(seg)? else { continue };
-            let mut d = sc.doc();
-            while d != NO_MORE_DOCS {
-                n += seg.is_live(d) as u64;
-                d = sc.next();
-            }
-            if let Some(e) = sc.take_error() {
-                return Err(e);
-            }
+            n += super::count::count_segment(&w, seg)?;
         }
         Ok(n)
     }
@@ -199,39 +239,36 @@ impl Searcher {
             Some(other) => return Err(Error::InvalidArgument(format!("search_after {other:?} does not match a sort by score"))),
         };
         let w = Weight::compile(query, &views, 1.0, true)?;
-        let mut heap: BinaryHeap<Scored> = BinaryHeap::with_capacity(k.min(4096) + 1);
-        let mut count = 0u64;
+        let mut top = TopCollector { heap: BinaryHeap::with_capacity(k.min(4096) + 1), k, count: 0, threshold, after, seg: 0, worst: f32::NEG_INFINITY };
         for (si, seg) in views.iter().enumerate() {
+            top.start_segment(si);
+            if let Some(clauses) = w.term_disjunction(*seg)? {
+                super::max_score::search(clauses, *seg, &mut top)?;
+                continue;
+            }
+            if let Some(clauses) = w.term_conjunction(*seg)? {
+                super::block_max_and::search(clauses, *seg, &mut top)?;
+                continue;
+            }
             let Some(mut sc) = w.scorer(*seg)? else { continue };
             let deletions = seg.has_deletions();
             let max_doc = seg.max_doc();
             let mut min_comp = 0f32;
             let mut doc = sc.doc();
             loop {
-                if heap.len() == k && count > threshold {
-                    let m = next_up(heap.peek().expect("heap is full").score);
-                    if m > min_comp {
-                        min_comp = m;
-                        sc.set_min_competitive_score(m);
-                        doc = sc.doc();
-                    }
+                let m = top.min_competitive();
+                if m > min_comp {
+                    min_comp = m;
+                    sc.set_min_competitive_score(m);
+                    doc = sc.doc();
                 }
                 if doc == NO_MORE_DOCS {
                     break;
                 }
                 let live = if deletions { seg.is_live(doc) } else { doc < max_doc };
                 if live {
-                    count += 1;
                     let score = sc.score();
-                    if after.is_none_or(|a| score < a) {
-                        let e = Scored { score, seg: si, doc };
-                        if heap.len() < k {
-                            heap.push(e);
-                        } else if e < *heap.peek().expect("heap is full") {
-                            heap.pop();
-                            heap.push(e);
-                        }
-                    }
+                    top.collect(doc, score);
                 }
                 doc = sc.next();
             }
@@ -239,6 +276,7 @@ impl Searcher {
                 return Err(e);
             }
         }
+        let (heap, count) = (top.heap, top.count);
         let sorted = heap.into_sorted_vec();
         let max_score = sorted.first().map(|e| e.score);
         let with_values = !spec.sort.is_empty();

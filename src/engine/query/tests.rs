@@ -738,6 +738,58 @@ fn block_max_pruning_scores_fewer_documents() {
 }
 
 
+/// Blocks where the largest freq and the shortest length come from different docs: the loose
+/// (max freq, min norm) bound reaches the top scores in every block, the competitive impacts
+/// (Pareto set) do not, so term, OR and AND top-k skip almost every block.
+#[test]
+fn competitive_impacts_prune_where_block_max_cannot() {
+    let docs: Vec<MDoc> = (0..20_000)
+        .map(|i| {
+            let body = if i < 10 {
+                "a a a a b"
+            } else if i % 2 == 0 {
+                "a a a a b x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x"
+            } else {
+                "a b"
+            };
+            doc(body, &[], &[])
+        })
+        .collect();
+    let (s, arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
+    let calls = |q: &Query, t| {
+        arcs[0].freq_calls.store(0, std::sync::atomic::Ordering::Relaxed);
+        let top = s.search(q, &TopSpec { size: 10, track_total_hits: t, ..TopSpec::default() }).unwrap();
+        (arcs[0].freq_calls.load(std::sync::atomic::Ordering::Relaxed), hits_of(&top))
+    };
+    for q in [
+        Query::term("body", "a"),
+        Query::or(vec![Query::term("body", "a"), Query::term("body", "b")]),
+        Query::and(vec![Query::term("body", "a"), Query::term("body", "b")]),
+    ] {
+        let (all_calls, all_hits) = calls(&q, TrackTotalHits::Accurate);
+        let (pruned_calls, pruned_hits) = calls(&q, TrackTotalHits::UpTo(10));
+        eprintln!("{q}: scored {pruned_calls} of {all_calls}");
+        assert_eq!(all_hits, pruned_hits, "{q}");
+        assert!(pruned_calls * 10 < all_calls, "{q}: {pruned_calls} vs {all_calls}");
+    }
+}
+
+/// Once the threshold passes the common clause's bounds, it is non-essential: only the rare
+/// clause's docs are scored (the disjunction then jumps from one to the next when the common
+/// clause's whole-term bound is below the threshold too).
+#[test]
+fn max_score_scores_only_essential_docs() {
+    let docs: Vec<MDoc> = (0..20_000).map(|i| doc(if i % 1000 == 0 { "z b c" } else { "a b c" }, &[], &[])).collect();
+    let (s, arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
+    let q = Query::or(vec![Query::term("body", "a"), Query::term("body", "z")]);
+    arcs[0].freq_calls.store(0, std::sync::atomic::Ordering::Relaxed);
+    let pruned = s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(10), ..TopSpec::default() }).unwrap();
+    let pruned_calls = arcs[0].freq_calls.load(std::sync::atomic::Ordering::Relaxed);
+    let all = s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+    assert_eq!(hits_of(&pruned), hits_of(&all));
+    assert!(pruned_calls < 200, "scored {pruned_calls}");
+}
+
 /// Found by the proptest: in a MaxScore window whose essential clauses run out, the
 /// non-essential clauses still have documents in later windows.
 #[test]

@@ -1,6 +1,7 @@
 //! The read-only view of one segment that query execution needs. The lead implements it for the
 //! real `SegmentReader`; the tests implement it with a naive in-memory model (the oracle).
 
+use crate::engine::segment::postings::TermInfo;
 use crate::engine::segment::{DocId, Postings};
 use crate::engine::Result;
 
@@ -25,6 +26,16 @@ pub struct TermStats {
     pub total_term_freq: u64,
 }
 
+/// A term looked up once in one segment: its statistics, and what opening its postings needs
+/// (so a query looks each term up once, like Lucene's `TermStates`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermState {
+    /// The term's statistics in the segment.
+    pub stats: TermStats,
+    /// The dictionary entry (`None` for views without one: postings are then looked up again).
+    pub info: Option<TermInfo>,
+}
+
 /// What the query layer reads from one segment. Every method is cheap to call repeatedly except
 /// where noted; errors are corruption or I/O errors of the segment's files.
 pub trait SegmentView: Send + Sync {
@@ -42,6 +53,16 @@ pub trait SegmentView: Send + Sync {
     /// positions come back empty). `None` when the term does not occur. The iterator implements
     /// block-max skip data (`shallow_advance`/`block_max`).
     fn postings(&self, field: &str, term: &[u8], positions: bool) -> Result<Option<Box<dyn Postings + '_>>>;
+    /// The term's statistics and dictionary entry, `None` when the term does not occur. The
+    /// default looks the statistics up and keeps no entry.
+    fn term_state(&self, field: &str, term: &[u8]) -> Result<Option<TermState>> {
+        Ok(self.term_stats(field, term)?.map(|stats| TermState { stats, info: None }))
+    }
+    /// The postings of a term found by [`SegmentView::term_state`] (same `field` and `term`),
+    /// without a second dictionary lookup when the state holds the entry.
+    fn postings_of(&self, field: &str, term: &[u8], _state: &TermState, positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
+        self.postings(field, term, positions)
+    }
     /// Calls `f` with the terms of `field` that are `>= from`, in increasing byte order, until it
     /// returns false or the terms run out. Unknown field: no calls.
     fn visit_terms(&self, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> Result<()>;

@@ -12,16 +12,45 @@ use super::multi_term::{self, DocSetQuery};
 use super::phrase::{PhraseScorer, PhraseTerm};
 use super::scorer::{AllScorer, BoxScorer, ConstScorer, DocListScorer, TermScorer};
 use super::tree::{dedupe_clauses, Query};
-use super::view::SegmentView;
+use super::view::{SegmentView, TermState};
+use crate::engine::segment::Postings;
 use crate::engine::Result;
+
+/// One term looked up in each segment of the searcher when the query was compiled, so scorers
+/// open postings without a second dictionary lookup (Lucene's `TermStates`). Segments are
+/// identified by address: they are pinned for as long as the searcher that compiled the weight.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TermStates(Vec<(usize, Option<TermState>)>);
+
+fn seg_key(seg: &dyn SegmentView) -> usize {
+    seg as *const dyn SegmentView as *const () as usize
+}
+
+impl TermStates {
+    /// The state in `seg`: `Some(None)` when the term is absent there, `None` when `seg` is not
+    /// one of the compiled segments.
+    fn get(&self, seg: &dyn SegmentView) -> Option<Option<&TermState>> {
+        let k = seg_key(seg);
+        self.0.iter().find(|(a, _)| *a == k).map(|(_, s)| s.as_ref())
+    }
+
+    /// The term's postings in `seg`, `None` when it does not occur there.
+    fn postings<'a>(&self, seg: &'a dyn SegmentView, field: &str, term: &[u8], positions: bool) -> Result<Option<Box<dyn Postings + 'a>>> {
+        match self.get(seg) {
+            Some(None) => Ok(None),
+            Some(Some(st)) => seg.postings_of(field, term, st, positions),
+            None => seg.postings(field, term, positions),
+        }
+    }
+}
 
 /// A compiled query.
 #[derive(Debug, Clone)]
 pub enum Weight {
     /// A term scored by BM25, or by `constant` when set (non-scoring contexts score 0).
-    Term { field: String, term: Vec<u8>, sim: Arc<Bm25>, constant: Option<f32>, display: String },
+    Term { field: String, term: Vec<u8>, sim: Arc<Bm25>, constant: Option<f32>, display: String, states: Arc<TermStates> },
     /// A phrase of at least two terms.
-    Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String },
+    Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String, states: Arc<Vec<TermStates>> },
     /// A boolean combination; `msm` is the minimum number of `should` clauses that must match.
     Bool { must: Vec<Weight>, should: Vec<Weight>, must_not: Vec<Weight>, filter: Vec<Weight>, msm: usize, scoring: bool, display: String },
     /// The documents of `inner`, all scoring `score`.
@@ -34,19 +63,23 @@ pub enum Weight {
     MatchNone,
 }
 
-/// Global statistics of a term: doc freq and the field's doc count and summed length.
-fn term_stats(segments: &[&dyn SegmentView], field: &str, term: &[u8]) -> Result<(u64, u64, u64)> {
+/// Global statistics of a term: doc freq and the field's doc count and summed length, and its
+/// per-segment states.
+fn term_stats(segments: &[&dyn SegmentView], field: &str, term: &[u8]) -> Result<(u64, u64, u64, TermStates)> {
     let (mut df, mut doc_count, mut sum_ttf) = (0u64, 0u64, 0u64);
+    let mut states = Vec::with_capacity(segments.len());
     for s in segments {
-        if let Some(ts) = s.term_stats(field, term)? {
-            df += ts.doc_freq as u64;
+        let st = s.term_state(field, term)?;
+        if let Some(ts) = &st {
+            df += ts.stats.doc_freq as u64;
         }
+        states.push((seg_key(*s), st));
         if let Some(fs) = s.field_stats(field) {
             doc_count += fs.doc_count as u64;
             sum_ttf += fs.sum_total_term_freq;
         }
     }
-    Ok((df, doc_count.max(df), sum_ttf))
+    Ok((df, doc_count.max(df), sum_ttf, TermStates(states)))
 }
 
 impl Weight {
@@ -57,13 +90,13 @@ impl Weight {
         let constant = |b: f32| if scoring { boost * b } else { 0.0 };
         Ok(match query {
             Query::Term { field, term, boost: b } => {
-                let (df, doc_count, sum_ttf) = term_stats(segments, field, term)?;
+                let (df, doc_count, sum_ttf, states) = term_stats(segments, field, term)?;
                 if df == 0 {
                     return Ok(Weight::MatchNone);
                 }
                 let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &[df]));
                 let constant = if scoring { None } else { Some(0.0) };
-                Weight::Term { field: field.clone(), term: term.clone(), sim, constant, display }
+                Weight::Term { field: field.clone(), term: term.clone(), sim, constant, display, states: Arc::new(states) }
             }
             Query::Phrase { field, terms, slop, boost: b } => {
                 if terms.is_empty() {
@@ -74,18 +107,20 @@ impl Weight {
                     return Weight::compile(&t, segments, boost, scoring);
                 }
                 let mut dfs = Vec::with_capacity(terms.len());
+                let mut states = Vec::with_capacity(terms.len());
                 let (mut doc_count, mut sum_ttf) = (0, 0);
                 for (t, _) in terms {
-                    let (df, dc, st) = term_stats(segments, field, t)?;
+                    let (df, dc, st, ts) = term_stats(segments, field, t)?;
                     if df == 0 {
                         return Ok(Weight::MatchNone);
                     }
                     dfs.push(df);
+                    states.push(ts);
                     (doc_count, sum_ttf) = (dc, st);
                 }
                 let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
                 let constant = if scoring { None } else { Some(0.0) };
-                Weight::Phrase { field: field.clone(), terms: terms.clone(), slop: *slop, sim, constant, display }
+                Weight::Phrase { field: field.clone(), terms: terms.clone(), slop: *slop, sim, constant, display, states: Arc::new(states) }
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
@@ -134,17 +169,24 @@ impl Weight {
         })
     }
 
-    /// The scorer of this weight in `seg`, `None` when nothing can match there.
+    /// The scorer of this weight in `seg`, `None` when nothing can match there. `seg` must be one
+    /// of the segments the weight was compiled against (or a segment it never saw, which is
+    /// looked up afresh), while the searcher holding them is alive: term entries are kept by
+    /// segment address.
     pub fn scorer<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<BoxScorer<'a>>> {
         Ok(match self {
-            Weight::Term { field, term, sim, constant, .. } => match seg.postings(field, term, false)? {
+            Weight::Term { field, term, sim, constant, states, .. } => match states.postings(seg, field, term, false)? {
                 Some(p) => Some(Box::new(TermScorer::new(p, seg.norms(field), sim.clone(), *constant))),
                 None => None,
             },
-            Weight::Phrase { field, terms, slop, sim, constant, .. } => {
+            Weight::Phrase { field, terms, slop, sim, constant, states, .. } => {
                 let mut pts = Vec::with_capacity(terms.len());
-                for (t, offset) in terms {
-                    match seg.postings(field, t, true)? {
+                for (i, (t, offset)) in terms.iter().enumerate() {
+                    let found = match states.get(i) {
+                        Some(st) => st.postings(seg, field, t, true)?,
+                        None => seg.postings(field, t, true)?,
+                    };
+                    match found {
                         Some(postings) => pts.push(PhraseTerm { postings, offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
                         None => return Ok(None),
                     }
@@ -171,13 +213,81 @@ impl Weight {
         })
     }
 
+    /// For a term weight: its postings in `seg` (`Some(None)` when absent there); `None` for any
+    /// other weight.
+    pub fn term_postings<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Option<Box<dyn Postings + 'a>>>> {
+        match self {
+            Weight::Term { field, term, states, .. } => Ok(Some(states.postings(seg, field, term, false)?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// For a scoring conjunction of at least two plain term clauses (nothing but `must`): the
+    /// clauses' term scorers in `seg`, in query order (for [`super::block_max_and`]; empty when
+    /// a term is absent from `seg`); `None` for any other query.
+    pub fn term_conjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
+        let Weight::Bool { must, should, must_not, filter, scoring: true, .. } = self else { return Ok(None) };
+        if must.len() < 2 || !should.is_empty() || !must_not.is_empty() || !filter.is_empty() {
+            return Ok(None);
+        }
+        if !must.iter().all(|w| matches!(w, Weight::Term { constant: None, .. })) {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(must.len());
+        for w in must {
+            if let Weight::Term { field, term, sim, states, .. } = w {
+                match states.postings(seg, field, term, false)? {
+                    Some(p) => out.push(TermScorer::new(p, seg.norms(field), sim.clone(), None)),
+                    None => return Ok(Some(vec![])),
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// For a scoring term, or a scoring disjunction of plain term clauses (no required, excluded
+    /// or filter clause, `minimum_should_match` at most 1): the clauses' term scorers in `seg` (for [`super::max_score`]); `None` for any other
+    /// query.
+    pub fn term_disjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
+        if let Weight::Term { field, term, sim, constant: None, states, .. } = self {
+            // Rare terms are cheaper doc at a time (no window set-up).
+            if states.get(seg).is_some_and(|st| st.is_none_or(|st| st.stats.doc_freq < 512)) {
+                return Ok(None);
+            }
+            let Some(p) = states.postings(seg, field, term, false)? else { return Ok(Some(vec![])) };
+            if p.cost() < 512 {
+                return Ok(None);
+            }
+            return Ok(Some(vec![TermScorer::new(p, seg.norms(field), sim.clone(), None)]));
+        }
+        let Weight::Bool { must, should, must_not, filter, msm, scoring: true, .. } = self else { return Ok(None) };
+        if !must.is_empty() || !must_not.is_empty() || !filter.is_empty() || *msm > 1 || should.len() < 2 {
+            return Ok(None);
+        }
+        if !should.iter().all(|w| matches!(w, Weight::Term { constant: None, .. } | Weight::MatchNone)) {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(should.len());
+        for w in should {
+            if let Weight::Term { field, term, sim, states, .. } = w {
+                if let Some(p) = states.postings(seg, field, term, false)? {
+                    out.push(TermScorer::new(p, seg.norms(field), sim.clone(), None));
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// The number of matching live docs of `seg` when statistics give it without iterating.
     pub fn count_fast(&self, seg: &dyn SegmentView) -> Result<Option<u64>> {
         if seg.has_deletions() {
             return Ok(None);
         }
         Ok(match self {
-            Weight::Term { field, term, .. } => Some(seg.term_stats(field, term)?.map_or(0, |t| t.doc_freq as u64)),
+            Weight::Term { field, term, states, .. } => match states.get(seg) {
+                Some(st) => Some(st.map_or(0, |t| t.stats.doc_freq as u64)),
+                None => Some(seg.term_stats(field, term)?.map_or(0, |t| t.doc_freq as u64)),
+            },
             Weight::MatchAll { .. } => Some(seg.max_doc() as u64),
             Weight::MatchNone => Some(0),
             Weight::Const { inner, .. } => inner.count_fast(seg)?,

@@ -1,0 +1,207 @@
+//! Top-k of a disjunction of term clauses (or of one term) by windowed MaxScore (Lucene's
+//! `MaxScoreBulkScorer`): the segment is cut into windows of at most [`WINDOW`] docs, ending at
+//! the first block end of any clause once pruning has started; in each window the clauses whose summed
+//! bounds over the window cannot reach the minimum competitive score are *non-essential*; the
+//! essential ones are walked clause by clause (tight loops, no doc-at-a-time merge), their scores
+//! summed into a per-window array, and only the docs they produced are completed with the
+//! non-essential clauses (stopping as soon as the remaining bounds cannot make the doc compete).
+//! A window where every clause is non-essential is skipped without reading a posting.
+//!
+//! Scores equal the doc-at-a-time disjunction's bit for bit: each clause's score of a candidate
+//! is kept, and a collected doc's score is their sum in double, in clause order, cast to float
+//! (the running sums used for pruning are only compared with margins, see [`below`]).
+
+use super::scorer::{below, Scorer, TermScorer};
+use super::view::SegmentView;
+use crate::engine::segment::{DocId, NO_MORE_DOCS};
+use crate::engine::Result;
+
+/// Docs per window.
+pub const WINDOW: u32 = 4096;
+
+/// What the windowed scorer reports to: each live doc that may compete, with its score, in doc
+/// order; returns the minimum competitive score from now on (0 while everything is wanted).
+pub trait Sink {
+    /// Collects `doc` with `score`.
+    fn collect(&mut self, doc: DocId, score: f32);
+    /// The score a doc needs from now on (0 when every doc must be collected).
+    fn min_competitive(&self) -> f32;
+}
+
+/// Runs the disjunction of `clauses` over `seg`, passing every competitive live doc to `sink`.
+pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
+    BUFFERS.with(|b| {
+        let mut b = b.borrow_mut();
+        let b = &mut *b;
+        let w = WINDOW as usize;
+        if !b.clean || b.acc.len() != w || b.scores.len() < w * clauses.len() {
+            b.acc.clear();
+            b.acc.resize(w, 0.0);
+            b.bits.clear();
+            b.bits.resize(w / 64, 0);
+            b.scores.clear();
+            b.scores.resize(w * clauses.len(), f32::NAN);
+        }
+        b.clean = false;
+        let r = run(&mut clauses, seg, sink, &mut b.acc, &mut b.bits, &mut b.scores);
+        // Every window takes back what it set, so the buffers are clean again.
+        b.clean = true;
+        r
+    })?;
+    for c in clauses.iter_mut() {
+        if let Some(e) = c.take_error() {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Per-thread window buffers, reused so a query does not allocate and clear them. Between
+/// searches (`clean`): `acc` and `bits` are zero, `scores` is NaN.
+struct Buffers {
+    /// Running sum of the essential clauses' scores by window offset.
+    acc: Vec<f64>,
+    /// Window offsets some essential clause matched.
+    bits: Vec<u64>,
+    /// `scores[i * WINDOW + off]`: clause `i`'s score at the offset (NaN: no match).
+    scores: Vec<f32>,
+    clean: bool,
+}
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), scores: Vec::new(), clean: false }) };
+}
+
+fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
+    let n = clauses.len();
+    let w = WINDOW as usize;
+    let mut essential = vec![true; n];
+    let mut at = vec![f32::NAN; n];
+    let max_doc = seg.max_doc();
+    let deletions = seg.has_deletions();
+    let mut bounds = vec![0f32; n];
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut lo: DocId = 0;
+    while lo < max_doc {
+        let mut hi = lo.saturating_add(WINDOW).min(max_doc);
+        let min = sink.min_competitive();
+        // Partition: order[..ne] are non-essential in this window.
+        let mut ne = 0;
+        // The window ends with the first block end, so bounds are per block and pruning starts
+        // at most one block after the threshold is known.
+        for c in clauses.iter_mut() {
+            let t = lo.max(c.doc());
+            if t < hi {
+                hi = hi.min(c.shallow_advance(t).saturating_add(1));
+            }
+        }
+        if min > 0.0 {
+            for (c, b) in clauses.iter_mut().zip(bounds.iter_mut()) {
+                *b = window_bound(c, lo, hi);
+            }
+            order.sort_by(|&a, &b| bounds[a].total_cmp(&bounds[b]));
+            let mut sum = 0f64;
+            for &i in &order {
+                sum += bounds[i] as f64;
+                if !below(sum, min) {
+                    break;
+                }
+                ne += 1;
+            }
+            if ne == n {
+                lo = hi;
+                continue;
+            }
+        }
+        // Essential clauses into the window's accumulator and their own score rows.
+        for (k, &i) in order.iter().enumerate() {
+            essential[i] = k >= ne;
+        }
+        let mut any = false;
+        for (i, c) in clauses.iter_mut().enumerate() {
+            if !essential[i] {
+                continue;
+            }
+            let row = &mut scores[i * w..(i + 1) * w];
+            let mut d = c.doc();
+            if d < lo {
+                d = c.advance(lo);
+            }
+            while d < hi {
+                let off = (d - lo) as usize;
+                // `off < WINDOW` because lo <= d < hi <= lo + WINDOW.
+                let sc = c.score();
+                acc[off] += sc as f64;
+                row[off] = sc;
+                bits[off >> 6] |= 1u64 << (off & 63);
+                any = true;
+                d = c.next();
+            }
+        }
+        if any {
+            let rest_all: f64 = order[..ne].iter().map(|&i| bounds[i] as f64).sum();
+            let words = ((hi - lo) as usize).div_ceil(64);
+            for (wi, slot) in bits.iter_mut().take(words).enumerate() {
+                let mut word = std::mem::take(slot);
+                while word != 0 {
+                    let off = (wi << 6) | word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    let mut partial = std::mem::take(&mut acc[off]);
+                    for (i, a) in at.iter_mut().enumerate() {
+                        *a = if essential[i] { std::mem::replace(&mut scores[i * w + off], f32::NAN) } else { f32::NAN };
+                    }
+                    let doc = lo + off as DocId;
+                    if deletions && !seg.is_live(doc) {
+                        continue;
+                    }
+                    if ne > 0 {
+                        let min = sink.min_competitive();
+                        let mut rest = rest_all;
+                        let mut ok = true;
+                        for k in (0..ne).rev() {
+                            if below(partial + rest, min) {
+                                ok = false;
+                                break;
+                            }
+                            let i = order[k];
+                            rest -= bounds[i] as f64;
+                            let c = &mut clauses[i];
+                            if c.doc() < doc {
+                                c.advance(doc);
+                            }
+                            if c.doc() == doc {
+                                let sc = c.score();
+                                at[i] = sc;
+                                partial += sc as f64;
+                            }
+                        }
+                        if !ok {
+                            continue;
+                        }
+                    }
+                    // The disjunction's score: the matching clauses summed in clause order.
+                    let score: f64 = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum();
+                    sink.collect(doc, score as f32);
+                }
+            }
+        }
+        lo = hi;
+    }
+    Ok(())
+}
+
+/// The best score `c` can give a doc of `[lo, hi)`: the max of its block bounds over the blocks
+/// overlapping the window (0 when it has no doc left).
+fn window_bound(c: &mut TermScorer<'_>, lo: DocId, hi: DocId) -> f32 {
+    let mut t = lo.max(c.doc());
+    let mut bound = 0f32;
+    while t < hi {
+        let end = c.shallow_advance(t);
+        bound = bound.max(c.max_score(end));
+        if end == NO_MORE_DOCS {
+            break;
+        }
+        t = end + 1;
+    }
+    bound
+}
