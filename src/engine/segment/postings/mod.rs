@@ -12,7 +12,8 @@
 //! The pieces, in the order data flows through them:
 //!
 //! - [`PostingsBuffer`] (`buffer.rs`): the in-memory inverted index of a segment being built;
-//!   one hash lookup and a few byte pushes per token, no allocation except for a new term.
+//!   one hash probe and a few byte pushes per token; terms live in one arena and their streams in
+//!   slices of one byte pool, so nothing is allocated per term (pools grow by doubling).
 //! - [`write_postings`] / [`merge_postings`] (`writer.rs`, `merge.rs`) drive the serializer
 //!   (`serializer.rs`), which writes the three files term by term.
 //! - [`PostingsReader`] (`reader.rs`) opens them in O(fields); [`FieldTerms`] (`terms.rs`) seeks and
