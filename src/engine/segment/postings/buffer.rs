@@ -28,6 +28,8 @@ pub(crate) struct BytesInterner {
     arena: Vec<u8>,
     /// Arena offset of each id's entry.
     offsets: Vec<usize>,
+    /// Hash of each id's key (rehashing on growth then never reads the arena).
+    hashes: Vec<u64>,
     /// `tag << 40 | (offset + 1)` per slot, 0 = empty; the length is 0 or a power of two.
     table: Vec<u64>,
     hasher: ahash::RandomState,
@@ -89,6 +91,7 @@ impl BytesInterner {
                 self.arena.extend_from_slice(&len.to_le_bytes());
                 self.arena.extend_from_slice(key);
                 self.offsets.push(off);
+                self.hashes.push(hash);
                 self.table[slot] = Self::slot_value(hash, off);
                 (id, true)
             }
@@ -126,8 +129,7 @@ impl BytesInterner {
         let size = (self.table.len() * 2).max(16);
         let mask = size - 1;
         let mut table = vec![0u64; size];
-        for &off in &self.offsets {
-            let hash = self.hasher.hash_one(self.entry_at(off).1);
+        for (&off, &hash) in self.offsets.iter().zip(&self.hashes) {
             let mut slot = hash as usize & mask;
             while table[slot] != 0 {
                 slot = (slot + 1) & mask;
@@ -154,7 +156,7 @@ impl BytesInterner {
 
     /// Heap bytes held (capacities).
     pub(crate) fn mem_bytes(&self) -> usize {
-        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + self.table.capacity() * 8
+        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + (self.hashes.capacity() + self.table.capacity()) * 8
     }
 }
 
