@@ -3,6 +3,9 @@
 //! Layers depend downward only (see `DESIGN.md` §2 and the README):
 //!
 //! ```text
+//! http/    hyper server: routing, params, bodies, rendering, errors (feature `server`)
+//! action/  OpenSearch semantics as typed requests and responses
+//! cluster/ metadata, indices of this node, routing, health
 //! shard/   one shard copy: engine + translog + seq_no tracking + recovery state
 //! engine/  the storage engine library: no HTTP, no cluster, no async runtime
 //! ```
@@ -12,6 +15,13 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_debug_implementations)]
 
+pub mod action;
+pub mod cluster;
 pub mod engine;
-pub mod shard;
+pub mod error;
+#[cfg(feature = "server")]
+pub mod http;
 pub mod inspect;
+pub mod node;
+pub mod shard;
+pub mod threadpool;

@@ -1,29 +1,113 @@
-//! The `fathom` binary. For now: `fathom inspect PATH...`.
+//! The `fathom` binary.
+//!
+//! - `fathom [-E key=value]...` starts a node: HTTP on 127.0.0.1:9200 (next free port up to
+//!   9299, or `http.port`), data in `./data` (`path.data`), settings from `config/fathom.yml`
+//!   (`FATHOM_PATH_CONF` to point elsewhere) and `-E` overrides. SIGINT/SIGTERM stop it cleanly.
+//! - `fathom inspect PATH...` dumps and checks segment files, commit points and translogs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: fathom inspect PATH...");
+    eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...");
     ExitCode::from(2)
+}
+
+fn inspect(paths: &[String]) -> ExitCode {
+    let mut code = ExitCode::SUCCESS;
+    for p in paths {
+        match fathom::inspect::inspect(Path::new(p)) {
+            Ok(report) => print!("{report}"),
+            Err(e) => {
+                eprintln!("{p}: {e}");
+                code = ExitCode::FAILURE;
+            }
+        }
+    }
+    code
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("inspect") if args.len() > 1 => {
-            let mut code = ExitCode::SUCCESS;
-            for p in &args[1..] {
-                match fathom::inspect::inspect(Path::new(p)) {
-                    Ok(report) => print!("{report}"),
-                    Err(e) => {
-                        eprintln!("{p}: {e}");
-                        code = ExitCode::FAILURE;
-                    }
-                }
-            }
-            code
-        }
-        _ => usage(),
+    if args.first().map(String::as_str) == Some("inspect") {
+        return if args.len() > 1 { inspect(&args[1..]) } else { usage() };
     }
+    let mut overrides = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-E" {
+            match it.next() {
+                Some(kv) => overrides.push(kv.clone()),
+                None => return usage(),
+            }
+        } else if let Some(kv) = a.strip_prefix("-E") {
+            overrides.push(kv.to_string());
+        } else if a == "-h" || a == "--help" {
+            return usage();
+        } else {
+            eprintln!("unknown argument [{a}]");
+            return usage();
+        }
+    }
+    serve(overrides)
+}
+
+#[cfg(feature = "server")]
+fn serve(overrides: Vec<String>) -> ExitCode {
+    use fathom::node::NodeSettings;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FATHOM_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let conf = std::env::var_os("FATHOM_PATH_CONF").map(PathBuf::from);
+    let settings = match NodeSettings::load(conf.as_deref(), &overrides) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fathom: {e}");
+            return ExitCode::from(78);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("fathom[http]").enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("fathom: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async move {
+        let running = match fathom::http::start(settings).await {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("fathom: {e}");
+                return ExitCode::from(78);
+            }
+        };
+        println!("fathom listening on http://{}", running.addr);
+        wait_for_signal().await;
+        tracing::info!("stopping");
+        running.stop().await;
+        tracing::info!("stopped");
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(feature = "server")]
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+        (Ok(mut i), Ok(mut t)) => {
+            tokio::select! {
+                _ = i.recv() => {}
+                _ = t.recv() => {}
+            }
+        }
+        _ => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(not(feature = "server"))]
+fn serve(_overrides: Vec<String>) -> ExitCode {
+    let _ = PathBuf::new();
+    eprintln!("fathom was built without the `server` feature");
+    ExitCode::FAILURE
 }

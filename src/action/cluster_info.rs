@@ -1,0 +1,265 @@
+//! `GET /`, `_cluster/health` (with its waits) and `_cluster/state`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+
+use crate::cluster::health::{ClusterHealth, Status};
+use crate::cluster::resolve::{resolve, IndicesOptions};
+use crate::cluster::ClusterService;
+use crate::error::{OsError, OsResult};
+
+/// The build's git commit (set by build.rs when git is available).
+pub const BUILD_HASH: &str = match option_env!("FATHOM_GIT_HASH") {
+    Some(h) => h,
+    None => "unknown",
+};
+
+/// `GET /`.
+pub fn root(cs: &ClusterService) -> Value {
+    json!({
+        "name": cs.node.node_name,
+        "cluster_name": cs.node.cluster_name,
+        "cluster_uuid": cs.metadata().cluster_uuid,
+        "version": {
+            "distribution": "opensearch",
+            "number": "3.3.0",
+            "build_type": "tar",
+            "build_hash": BUILD_HASH,
+            "build_date": "2025-10-01T00:00:00.000000000Z",
+            "build_snapshot": false,
+            "lucene_version": "10.3.1",
+            "minimum_wire_compatibility_version": "2.19.0",
+            "minimum_index_compatibility_version": "2.0.0"
+        },
+        "tagline": "The OpenSearch Project: https://opensearch.org/"
+    })
+}
+
+/// The level of detail of a health response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Cluster,
+    Indices,
+    Shards,
+    AwarenessAttributes,
+}
+
+/// A health request.
+#[derive(Debug, Clone)]
+pub struct HealthRequest {
+    pub indices: Option<String>,
+    pub level: Level,
+    pub wait_for_status: Option<Status>,
+    pub wait_for_nodes: Option<String>,
+    pub wait_for_active_shards: Option<String>,
+    pub wait_for_no_relocating_shards: bool,
+    pub wait_for_no_initializing_shards: bool,
+    pub wait_for_events: Option<String>,
+    pub timeout: Duration,
+    pub expand: IndicesOptions,
+}
+
+impl Default for HealthRequest {
+    fn default() -> Self {
+        HealthRequest {
+            indices: None,
+            level: Level::Cluster,
+            wait_for_status: None,
+            wait_for_nodes: None,
+            wait_for_active_shards: None,
+            wait_for_no_relocating_shards: false,
+            wait_for_no_initializing_shards: false,
+            wait_for_events: None,
+            timeout: Duration::from_secs(30),
+            expand: IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: crate::cluster::resolve::ExpandWildcards { open: true, closed: true, hidden: true }, forbid_closed: false },
+        }
+    }
+}
+
+fn nodes_condition(spec: &str, nodes: u32) -> OsResult<bool> {
+    let s = spec.trim();
+    let parse = |x: &str| x.trim().parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_nodes [{spec}]")));
+    Ok(if let Some(r) = s.strip_prefix(">=") {
+        nodes >= parse(r)?
+    } else if let Some(r) = s.strip_prefix("<=") {
+        nodes <= parse(r)?
+    } else if let Some(r) = s.strip_prefix('>') {
+        nodes > parse(r)?
+    } else if let Some(r) = s.strip_prefix('<') {
+        nodes < parse(r)?
+    } else if let Some(r) = s.strip_prefix("ge(").and_then(|r| r.strip_suffix(')')) {
+        nodes >= parse(r)?
+    } else if let Some(r) = s.strip_prefix("le(").and_then(|r| r.strip_suffix(')')) {
+        nodes <= parse(r)?
+    } else if let Some(r) = s.strip_prefix("gt(").and_then(|r| r.strip_suffix(')')) {
+        nodes > parse(r)?
+    } else if let Some(r) = s.strip_prefix("lt(").and_then(|r| r.strip_suffix(')')) {
+        nodes < parse(r)?
+    } else {
+        nodes == parse(s)?
+    })
+}
+
+/// `GET /_cluster/health[/{indices}]`: `(http status, body)`; 408 when a wait timed out.
+pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)> {
+    if let Some(e) = &req.wait_for_events {
+        if !["immediate", "urgent", "high", "normal", "low", "languid"].contains(&e.to_ascii_lowercase().as_str()) {
+            return Err(OsError::illegal(format!("No enum constant org.opensearch.common.Priority.{}", e.to_ascii_uppercase())));
+        }
+    }
+    if let Some(n) = &req.wait_for_nodes {
+        nodes_condition(n, 1)?;
+    }
+    let deadline = Instant::now() + req.timeout.min(Duration::from_secs(300));
+    loop {
+        let (body, satisfied) = health_once(cs, req)?;
+        if satisfied {
+            return Ok((200, body));
+        }
+        if Instant::now() >= deadline {
+            let mut body = body;
+            body["timed_out"] = json!(true);
+            return Ok((408, body));
+        }
+        std::thread::sleep(Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())));
+    }
+}
+
+fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, bool)> {
+    let md = cs.metadata();
+    let (names, missing) = match &req.indices {
+        None => (md.indices.keys().cloned().collect::<Vec<_>>(), false),
+        Some(expr) => match resolve(&md, expr, req.expand) {
+            Ok(n) => (n, false),
+            Err(e) if e.kind == "index_not_found_exception" => (Vec::new(), true),
+            Err(e) => return Err(e),
+        },
+    };
+    let h = ClusterHealth::of(names.iter().filter_map(|n| md.indices.get(n)).map(|m| m.as_ref()));
+    let status = if missing { Status::Red } else { h.status };
+    let mut v = json!({
+        "cluster_name": cs.node.cluster_name,
+        "status": status.name(),
+        "timed_out": false,
+        "number_of_nodes": 1,
+        "number_of_data_nodes": 1,
+        "discovered_master": true,
+        "discovered_cluster_manager": true,
+        "active_primary_shards": h.active_primaries,
+        "active_shards": h.active,
+        "relocating_shards": 0,
+        "initializing_shards": 0,
+        "unassigned_shards": h.unassigned,
+        "delayed_unassigned_shards": 0,
+        "number_of_pending_tasks": 0,
+        "number_of_in_flight_fetch": 0,
+        "task_max_waiting_in_queue_millis": 0,
+        "active_shards_percent_as_number": h.active_percent(),
+    });
+    match req.level {
+        Level::Indices | Level::Shards => {
+            let mut m = Map::new();
+            for ih in &h.indices {
+                m.insert(ih.name.clone(), ih.to_json(req.level == Level::Shards));
+            }
+            v["indices"] = Value::Object(m);
+        }
+        Level::AwarenessAttributes => {
+            v["awareness_attributes"] = json!({});
+        }
+        Level::Cluster => {}
+    }
+    let mut ok = !missing;
+    if let Some(want) = req.wait_for_status {
+        ok &= status <= want;
+    }
+    if let Some(n) = &req.wait_for_nodes {
+        ok &= nodes_condition(n, 1)?;
+    }
+    if let Some(a) = &req.wait_for_active_shards {
+        let want = match a.as_str() {
+            "all" => h.active + h.unassigned,
+            "" => 0,
+            n => n.parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_active_shards [{n}]")))?,
+        };
+        ok &= h.active >= want;
+    }
+    Ok((v, ok))
+}
+
+/// `GET /_cluster/state[/{metrics}[/{indices}]]`.
+pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> OsResult<Value> {
+    let md = cs.metadata();
+    let all = metrics.is_empty() || metrics.iter().any(|m| m == "_all");
+    let want = |m: &str| all || metrics.iter().any(|x| x == m);
+    let names = match indices {
+        Some(expr) => resolve(&md, expr, IndicesOptions::strict_expand_open_closed())?,
+        None => md.indices.keys().cloned().collect(),
+    };
+    let node_id = cs.node.node_id.clone();
+    let mut v = json!({"cluster_name": cs.node.cluster_name, "cluster_uuid": md.cluster_uuid});
+    if want("version") {
+        v["version"] = json!(md.version);
+        v["state_uuid"] = json!(format!("{}-{}", md.cluster_uuid, md.version));
+    }
+    if want("master_node") {
+        v["master_node"] = json!(node_id);
+    }
+    if want("cluster_manager_node") {
+        v["cluster_manager_node"] = json!(node_id);
+    }
+    if want("blocks") {
+        v["blocks"] = json!({});
+    }
+    if want("nodes") {
+        let attrs: Map<String, Value> = cs.node.attributes.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        v["nodes"] = json!({ node_id.clone(): {
+            "name": cs.node.node_name,
+            "ephemeral_id": node_id,
+            "transport_address": format!("{}:9300", cs.node.host),
+            "attributes": attrs,
+        }});
+    }
+    if want("metadata") {
+        let mut im = Map::new();
+        for n in &names {
+            if let Some(m) = md.indices.get(n) {
+                let mut s = m.to_state_json();
+                if let Some(o) = s.as_object_mut() {
+                    o.remove("name");
+                    o.remove("alias_definitions");
+                }
+                im.insert(n.clone(), s);
+            }
+        }
+        v["metadata"] = json!({
+            "cluster_uuid": md.cluster_uuid,
+            "cluster_uuid_committed": true,
+            "cluster_coordination": {"term": 1, "last_committed_config": [node_id], "last_accepted_config": [node_id], "voting_config_exclusions": []},
+            "templates": md.templates,
+            "indices": im,
+            "index-graveyard": {"tombstones": []},
+            "component_template": {"component_template": md.component_templates},
+            "index_template": {"index_template": md.index_templates},
+        });
+    }
+    if want("routing_table") {
+        let mut rt = Map::new();
+        for n in &names {
+            if let Some(m) = md.indices.get(n) {
+                let mut shards = Map::new();
+                for i in 0..m.number_of_shards() {
+                    let mut copies = vec![json!({"state": "STARTED", "primary": true, "node": node_id, "relocating_node": null, "shard": i, "index": n, "allocation_id": {"id": format!("{}-{i}", m.uuid)}})];
+                    for _ in 0..crate::cluster::health::effective_replicas(m, 1) {
+                        copies.push(json!({"state": "UNASSIGNED", "primary": false, "node": null, "relocating_node": null, "shard": i, "index": n, "recovery_source": {"type": "PEER"}, "unassigned_info": {"reason": "INDEX_CREATED", "delayed": false, "allocation_status": "no_attempt"}}));
+                    }
+                    shards.insert(i.to_string(), Value::Array(copies));
+                }
+                rt.insert(n.clone(), json!({"shards": shards}));
+            }
+        }
+        v["routing_table"] = json!({"indices": rt});
+    }
+    Ok(v)
+}

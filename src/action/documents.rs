@@ -1,0 +1,381 @@
+//! Single-document actions: index, create, get, delete, and the write-target resolution they
+//! share (aliases with a write index, auto-creation with templates, `require_alias`).
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::source_filter::SourceFilter;
+use super::templates;
+use crate::cluster::health::effective_replicas;
+use crate::cluster::{ClusterService, CreateIndex, IndexService, IndexShard};
+use crate::engine::translog::Durability;
+use crate::error::{OsError, OsResult};
+use crate::shard::engine::{IndexOp, WriteResult};
+use crate::shard::versioning::{Constraints, VersionType};
+
+/// `refresh` of a write request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Refresh {
+    #[default]
+    False,
+    True,
+    WaitFor,
+}
+
+impl Refresh {
+    /// Parses `refresh=` (`""` and `true` mean true).
+    pub fn parse(s: Option<&str>) -> OsResult<Refresh> {
+        match s {
+            None | Some("false") => Ok(Refresh::False),
+            Some("") | Some("true") => Ok(Refresh::True),
+            Some("wait_for") => Ok(Refresh::WaitFor),
+            Some(other) => Err(OsError::illegal(format!("Unknown value for refresh: [{other}]."))),
+        }
+    }
+}
+
+/// Parses `version_type`.
+pub fn parse_version_type(s: Option<&str>) -> OsResult<VersionType> {
+    match s {
+        None | Some("internal") => Ok(VersionType::Internal),
+        Some("external") => Ok(VersionType::External),
+        Some("external_gte") => Ok(VersionType::ExternalGte),
+        Some("force") => Err(OsError::validation(&["version type [force] may no longer be used".into()])),
+        Some(other) => Err(OsError::illegal(format!("No version type match [{other}]"))),
+    }
+}
+
+/// An index (or create) request.
+#[derive(Debug, Clone, Default)]
+pub struct IndexRequest {
+    pub index: String,
+    pub id: Option<String>,
+    pub routing: Option<String>,
+    pub source: Vec<u8>,
+    pub constraints: Constraints,
+    pub refresh: Refresh,
+    pub require_alias: bool,
+    pub pipeline: Option<String>,
+}
+
+/// The outcome of a write, rendered by [`write_response`].
+#[derive(Debug, Clone)]
+pub struct WriteOutcome {
+    pub index: String,
+    pub id: String,
+    pub result: &'static str,
+    pub write: Option<WriteResult>,
+    pub shards_total: u32,
+    pub forced_refresh: bool,
+    pub status: u16,
+}
+
+/// Renders a write outcome as OpenSearch's index/delete/update response.
+pub fn write_response(o: &WriteOutcome) -> Value {
+    let mut m = Map::new();
+    m.insert("_index".into(), json!(o.index));
+    m.insert("_id".into(), json!(o.id));
+    if let Some(w) = &o.write {
+        m.insert("_version".into(), json!(w.version));
+    }
+    m.insert("result".into(), json!(o.result));
+    if o.forced_refresh {
+        m.insert("forced_refresh".into(), json!(true));
+    }
+    let successful = if o.write.is_some() { 1 } else { 0 };
+    m.insert("_shards".into(), json!({"total": if o.write.is_some() { o.shards_total } else { 0 }, "successful": successful, "failed": 0}));
+    if let Some(w) = &o.write {
+        m.insert("_seq_no".into(), json!(w.seq_no));
+        m.insert("_primary_term".into(), json!(w.primary_term));
+    }
+    Value::Object(m)
+}
+
+/// A document id OpenSearch would generate: 20 URL-safe base64 characters.
+pub fn generate_id() -> String {
+    use base64::Engine;
+    let id = crate::engine::segment::random_id();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&id[..15])
+}
+
+/// Validates an id as OpenSearch does.
+pub fn validate_id(id: &str) -> OsResult<()> {
+    if id.is_empty() {
+        return Err(OsError::validation(&["if _id is specified it must not be empty".into()]));
+    }
+    if id.len() > 512 {
+        return Err(OsError::validation(&[format!(
+            "id [{id}] is too long, must be no longer than 512 bytes but was: {}",
+            id.len()
+        )]));
+    }
+    Ok(())
+}
+
+/// The index a write to `name` goes to: the index itself, an alias's write index, or a new
+/// index created from templates (`action.auto_create_index`).
+pub fn write_target(cs: &ClusterService, name: &str, require_alias: bool) -> OsResult<Arc<IndexService>> {
+    let md = cs.metadata();
+    if md.indices.contains_key(name) {
+        if require_alias {
+            return Err(OsError::index_not_found(name).tap_reason(format!(
+                "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
+            )));
+        }
+        return cs.index(name);
+    }
+    let targets = md.alias_indices(name);
+    if !targets.is_empty() {
+        let write: Vec<_> = targets.iter().filter(|m| m.aliases.get(name).and_then(|a| a.is_write_index) == Some(true)).collect();
+        let chosen = match (write.first(), targets.len()) {
+            (Some(m), _) => m.name.clone(),
+            (None, 1) if targets[0].aliases.get(name).and_then(|a| a.is_write_index) != Some(false) => targets[0].name.clone(),
+            _ => {
+                return Err(OsError::illegal(format!(
+                    "no write index is defined for alias [{name}]. The write index may be explicitly disabled using is_write_index=false or the alias points to multiple indices without one being designated as a write index"
+                )))
+            }
+        };
+        return cs.index(&chosen);
+    }
+    if require_alias {
+        return Err(OsError::index_not_found(name).tap_reason(format!(
+            "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
+        )));
+    }
+    if !auto_create_allowed(&md.persistent_settings, name) {
+        return Err(OsError::index_not_found(name).tap_reason(format!(
+            "no such index [{name}] and [action.auto_create_index] is [false]"
+        )));
+    }
+    let req = templates::apply(&md, CreateIndex { name: name.to_string(), ..Default::default() })?;
+    match cs.create_index(req) {
+        Ok(_) => {}
+        Err(e) if e.kind == "resource_already_exists_exception" => {}
+        Err(e) => return Err(e),
+    }
+    cs.index(name)
+}
+
+fn auto_create_allowed(settings: &Map<String, Value>, _name: &str) -> bool {
+    !matches!(settings.get("action.auto_create_index"), Some(Value::String(s)) if s == "false")
+        && !matches!(settings.get("action.auto_create_index"), Some(Value::Bool(false)))
+}
+
+trait TapReason {
+    fn tap_reason(self, reason: String) -> Self;
+}
+
+impl TapReason for OsError {
+    fn tap_reason(mut self, reason: String) -> Self {
+        self.reason = reason;
+        self
+    }
+}
+
+/// Number of copies a write reports in `_shards.total`.
+pub fn shards_total(svc: &IndexService) -> u32 {
+    1 + effective_replicas(&svc.metadata(), 1)
+}
+
+/// Adds `index`, `shard`, `index_uuid` to an engine-level error about one document.
+pub fn doc_error(e: OsError, svc: &IndexService, shard: &IndexShard) -> OsError {
+    if e.kind == "version_conflict_engine_exception" || e.kind == "document_missing_exception" {
+        e.with("index", svc.name.as_str()).with("shard", shard.id.to_string()).with("index_uuid", svc.uuid.as_str())
+    } else {
+        e
+    }
+}
+
+/// Checks `_routing.required`.
+pub fn check_routing(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResult<()> {
+    if routing.is_none() && svc.mapping().routing_required == Some(true) {
+        return Err(OsError::new("routing_missing_exception", format!("routing is required for [{}]/[{id}]", svc.name))
+            .with("index", svc.name.as_str())
+            .with("index_uuid", svc.uuid.as_str()));
+    }
+    Ok(())
+}
+
+/// Indexes one document into a resolved index without waiting for durability; the caller calls
+/// [`sync_and_refresh`]. Dynamic mapping updates are persisted before the document is indexed.
+pub fn index_into(cs: &ClusterService, svc: &IndexService, id: Option<String>, routing: Option<String>, source: Vec<u8>, constraints: Constraints) -> OsResult<(Arc<IndexShard>, String, WriteResult)> {
+    if let Some(pid) = &id {
+        validate_id(pid)?;
+    }
+    let auto = id.is_none();
+    if auto && constraints.version.is_some() && constraints.version_type == VersionType::Internal {
+        return Err(OsError::validation(&["an id must be provided if version type or value are set".into()]));
+    }
+    let id = id.unwrap_or_else(generate_id);
+    check_routing(svc, &id, routing.as_deref())?;
+    let shard = svc.route(routing.as_deref().unwrap_or(&id)).clone();
+    let parsed = svc.parse(&id, &source)?;
+    if let Some(update) = &parsed.mapping_update {
+        cs.apply_mapping_update(&svc.name, update)?;
+    }
+    let op = IndexOp { id: id.clone(), routing, source, fields: parsed.fields, constraints, auto_generated_id: auto };
+    let w = shard.engine.index(op).map_err(|e| doc_error(OsError::from(e), svc, &shard))?;
+    Ok((shard, id, w))
+}
+
+/// Makes a write durable (translog fsync under `request` durability) and applies `refresh`.
+/// Returns whether a refresh was forced.
+pub fn sync_and_refresh(svc: &IndexService, shard: &IndexShard, w: &WriteResult, refresh: Refresh) -> OsResult<bool> {
+    if shard.engine.durability() == Durability::Request {
+        shard.engine.ensure_synced(w.location, w.seq_no)?;
+    }
+    let _ = svc;
+    match refresh {
+        Refresh::False => Ok(false),
+        Refresh::True => {
+            shard.refresh()?;
+            Ok(true)
+        }
+        Refresh::WaitFor => {
+            shard.refresh()?;
+            Ok(false)
+        }
+    }
+}
+
+/// `PUT/POST {index}/_doc[/{id}]`, `_create/{id}`.
+pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
+    if let Some(p) = &req.pipeline {
+        if p != "_none" {
+            return Err(OsError::illegal(format!("pipeline with id [{p}] does not exist")));
+        }
+    }
+    let svc = write_target(cs, &req.index, req.require_alias)?;
+    let (shard, id, w) = index_into(cs, &svc, req.id, req.routing, req.source, req.constraints)?;
+    let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+    Ok(WriteOutcome {
+        index: svc.name.clone(),
+        id,
+        result: if w.created_or_found { "created" } else { "updated" },
+        write: Some(w),
+        shards_total: shards_total(&svc),
+        forced_refresh: forced,
+        status: if w.created_or_found { 201 } else { 200 },
+    })
+}
+
+/// A delete request.
+#[derive(Debug, Clone, Default)]
+pub struct DeleteRequest {
+    pub index: String,
+    pub id: String,
+    pub routing: Option<String>,
+    pub constraints: Constraints,
+    pub refresh: Refresh,
+}
+
+/// Deletes in a resolved index without syncing.
+pub fn delete_in(svc: &IndexService, id: &str, routing: Option<&str>, constraints: Constraints) -> OsResult<(Arc<IndexShard>, WriteResult)> {
+    check_routing(svc, id, routing)?;
+    let shard = svc.route(routing.unwrap_or(id)).clone();
+    let w = shard.engine.delete(id, constraints).map_err(|e| doc_error(OsError::from(e), svc, &shard))?;
+    Ok((shard, w))
+}
+
+/// `DELETE {index}/_doc/{id}`.
+pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome> {
+    let svc = match cs.index(&req.index) {
+        Ok(s) => s,
+        Err(e) if e.kind == "index_not_found_exception" && cs.metadata().is_alias(&req.index) => write_target(cs, &req.index, false)?,
+        Err(e) => return Err(e),
+    };
+    let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), req.constraints)?;
+    let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+    Ok(WriteOutcome {
+        index: svc.name.clone(),
+        id: req.id,
+        result: if w.created_or_found { "deleted" } else { "not_found" },
+        write: Some(w),
+        shards_total: shards_total(&svc),
+        forced_refresh: forced,
+        status: if w.created_or_found { 200 } else { 404 },
+    })
+}
+
+/// A get request.
+#[derive(Debug, Clone, Default)]
+pub struct GetRequest {
+    pub index: String,
+    pub id: String,
+    pub routing: Option<String>,
+    pub source: SourceFilter,
+    pub stored_fields: Option<Vec<String>>,
+    pub version: Option<i64>,
+    pub version_type: VersionType,
+    pub refresh: bool,
+}
+
+/// The index a read of `name` goes to (an index, or an alias with exactly one index).
+pub fn read_target(cs: &ClusterService, name: &str) -> OsResult<Arc<IndexService>> {
+    match cs.index(name) {
+        Ok(s) => Ok(s),
+        Err(e) if e.kind == "index_not_found_exception" => {
+            let md = cs.metadata();
+            let targets = md.alias_indices(name);
+            match targets.len() {
+                0 => Err(e),
+                1 => cs.index(&targets[0].name),
+                _ => Err(OsError::illegal(format!(
+                    "alias [{name}] has more than one index associated with it [{}], can't execute a single index op",
+                    targets.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")
+                ))),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `GET {index}/_doc/{id}`: `(found, body)`.
+pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
+    let svc = read_target(cs, &req.index)?;
+    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+    check_routing(&svc, &req.id, req.routing.as_deref())?;
+    if req.refresh {
+        shard.refresh()?;
+    }
+    let doc = shard.engine.get(&req.id)?;
+    let mut m = Map::new();
+    m.insert("_index".into(), json!(svc.name));
+    m.insert("_id".into(), json!(req.id));
+    let Some(doc) = doc else {
+        m.insert("found".into(), json!(false));
+        return Ok((false, Value::Object(m)));
+    };
+    if let Some(v) = req.version {
+        let ok = match req.version_type {
+            VersionType::Internal => doc.version == v,
+            VersionType::External | VersionType::ExternalGte => doc.version == v,
+        };
+        if !ok {
+            return Err(OsError::new(
+                "version_conflict_engine_exception",
+                format!("[{}]: version conflict, current version [{}] is different than the one provided [{v}]", req.id, doc.version),
+            )
+            .with("index", svc.name.as_str())
+            .with("shard", shard.id.to_string())
+            .with("index_uuid", svc.uuid.as_str()));
+        }
+    }
+    m.insert("_version".into(), json!(doc.version));
+    m.insert("_seq_no".into(), json!(doc.seq_no));
+    m.insert("_primary_term".into(), json!(doc.primary_term));
+    m.insert("found".into(), json!(true));
+    if let Some(r) = &doc.routing {
+        m.insert("_routing".into(), json!(r));
+    }
+    let source_wanted = req.stored_fields.is_none() || !req.source.is_noop();
+    if source_wanted {
+        let src: Value = serde_json::from_slice(&doc.source).unwrap_or(Value::Null);
+        if let Some(s) = req.source.apply(&src) {
+            m.insert("_source".into(), s);
+        }
+    }
+    Ok((true, Value::Object(m)))
+}

@@ -1,0 +1,319 @@
+//! Index-level actions: create, delete, get, exists, open, close, refresh, flush, force merge,
+//! mappings and settings.
+
+use serde_json::{json, Map, Value};
+
+use super::templates;
+use crate::cluster::health::effective_replicas;
+use crate::cluster::metadata::{AliasMetadata, IndexMetadata};
+use crate::cluster::resolve::{resolve, IndicesOptions};
+use crate::cluster::settings::{self, flat_json, flatten_index_settings, nest, FlatSettings};
+use crate::cluster::{ClusterService, CreateIndex, IndexState};
+use crate::engine::schema::{Dynamic, Mapping};
+use crate::error::{OsError, OsResult};
+
+/// `PUT /{index}` with its body.
+pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> {
+    let mut req = CreateIndex { name: name.to_string(), ..Default::default() };
+    if let Some(m) = body.as_object() {
+        for (k, v) in m {
+            match k.as_str() {
+                "settings" => req.settings = flatten_index_settings(v)?,
+                "mappings" => req.mappings = Some(v.clone()),
+                "aliases" => {
+                    let Some(a) = v.as_object() else {
+                        return Err(OsError::new("parse_exception", "failed to parse aliases"));
+                    };
+                    for (alias, def) in a {
+                        req.aliases.push((alias.clone(), AliasMetadata::from_json(alias, def)?));
+                    }
+                }
+                other => return Err(OsError::new("parse_exception", format!("unknown key [{other}] for create index"))),
+            }
+        }
+    } else if !body.is_null() {
+        return Err(OsError::new("parse_exception", "request body must be an object"));
+    }
+    crate::cluster::indices::validate_index_name(name)?;
+    let md = cs.metadata();
+    if let Some(m) = md.indices.get(name) {
+        return Err(OsError::index_exists(name, &m.uuid));
+    }
+    let req = templates::apply(&md, req)?;
+    cs.create_index(req)?;
+    Ok(json!({"acknowledged": true, "shards_acknowledged": true, "index": name}))
+}
+
+/// Resolves targets for an index API.
+pub fn targets(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Vec<String>> {
+    resolve(&cs.metadata(), expr, opts)
+}
+
+/// `DELETE /{targets}`.
+pub fn delete(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
+    let md = cs.metadata();
+    // Deleting through an alias is not allowed.
+    for part in expr.split(',') {
+        if !md.indices.contains_key(part) && md.is_alias(part) {
+            return Err(OsError::illegal(format!(
+                "The provided expression [{part}] matches an alias, specify the corresponding concrete indices instead."
+            )));
+        }
+    }
+    let names = resolve(&md, expr, opts)?;
+    cs.delete_indices(&names)?;
+    Ok(json!({"acknowledged": true}))
+}
+
+/// The `settings` object of an index as GET prints it.
+pub fn settings_json(m: &IndexMetadata, flat: bool, filter: Option<&[String]>) -> Value {
+    let mut s: FlatSettings = m.settings.clone();
+    if let Some(f) = filter {
+        s.retain(|k, _| f.iter().any(|p| crate::cluster::resolve::glob(p, k) || crate::cluster::resolve::glob(&format!("index.{p}"), k)));
+    }
+    if flat {
+        flat_json(&s)
+    } else {
+        nest(&s)
+    }
+}
+
+/// Defaults shown by `include_defaults=true` (the ones Fathom applies).
+fn defaults() -> FlatSettings {
+    let mut d = FlatSettings::new();
+    for (k, v) in [
+        ("index.refresh_interval", "1s"),
+        ("index.translog.durability", "REQUEST"),
+        ("index.translog.sync_interval", "5s"),
+        ("index.max_result_window", "10000"),
+        ("index.analyze.max_token_count", "10000"),
+        ("index.hidden", "false"),
+        ("index.gc_deletes", "60s"),
+        ("index.mapping.total_fields.limit", "1000"),
+    ] {
+        d.insert(k.into(), json!(v));
+    }
+    d
+}
+
+/// `GET /{targets}`.
+pub fn get(cs: &ClusterService, expr: &str, opts: IndicesOptions, flat: bool, include_defaults: bool) -> OsResult<Value> {
+    let md = cs.metadata();
+    let names = resolve(&md, expr, opts)?;
+    let mut out = Map::new();
+    for n in names {
+        let Some(m) = md.indices.get(&n) else { continue };
+        let aliases: Map<String, Value> = m.aliases.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
+        let mut v = json!({
+            "aliases": aliases,
+            "mappings": m.mapping_json(),
+            "settings": settings_json(m, flat, None),
+        });
+        if include_defaults {
+            let mut d = defaults();
+            d.retain(|k, _| !m.settings.contains_key(k));
+            v["defaults"] = if flat { flat_json(&d) } else { nest(&d) };
+        }
+        out.insert(n, v);
+    }
+    Ok(Value::Object(out))
+}
+
+/// `HEAD /{targets}`: whether every named index exists.
+pub fn exists(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> bool {
+    resolve(&cs.metadata(), expr, IndicesOptions { allow_no_indices: false, ..opts }).is_ok()
+}
+
+/// `POST /{targets}/_close`.
+pub fn close(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
+    let names = resolve(&cs.metadata(), expr, opts)?;
+    cs.close_indices(&names)?;
+    let indices: Map<String, Value> = names.iter().map(|n| (n.clone(), json!({"closed": true}))).collect();
+    Ok(json!({"acknowledged": true, "shards_acknowledged": true, "indices": indices}))
+}
+
+/// `POST /{targets}/_open`.
+pub fn open(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
+    let names = resolve(&cs.metadata(), expr, opts)?;
+    cs.open_indices_by_name(&names)?;
+    Ok(json!({"acknowledged": true, "shards_acknowledged": true}))
+}
+
+/// What a broadcast operation does to each shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Broadcast {
+    Refresh,
+    Flush,
+    ForceMerge { max_num_segments: usize },
+}
+
+/// `_refresh`, `_flush`, `_forcemerge`: `{"_shards": {...}}`.
+pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broadcast) -> OsResult<Value> {
+    let names = resolve(&cs.metadata(), expr, opts)?;
+    let (mut total, mut ok, mut failures) = (0u32, 0u32, Vec::new());
+    for n in names {
+        let svc = match cs.index(&n) {
+            Ok(s) => s,
+            Err(e) if e.kind == "index_closed_exception" => continue,
+            Err(e) => return Err(e),
+        };
+        let replicas = effective_replicas(&svc.metadata(), 1);
+        for s in &svc.shards {
+            total += 1 + replicas;
+            let r = match op {
+                Broadcast::Refresh => s.refresh().map(|_| ()),
+                Broadcast::Flush => s.engine.flush().map_err(OsError::from),
+                Broadcast::ForceMerge { max_num_segments } => {
+                    s.refresh().and_then(|_| s.engine.force_merge(max_num_segments).map_err(OsError::from)).and_then(|_| s.refresh().map(|_| ()))
+                }
+            };
+            match r {
+                Ok(()) => ok += 1,
+                Err(e) => failures.push(json!({"shard": s.id, "index": n, "status": "INTERNAL_SERVER_ERROR", "reason": e.to_json()})),
+            }
+        }
+    }
+    let mut shards = json!({"total": total, "successful": ok, "failed": failures.len()});
+    if !failures.is_empty() {
+        shards["failures"] = Value::Array(failures);
+    }
+    Ok(json!({"_shards": shards}))
+}
+
+/// `GET [/{targets}]/_mapping`.
+pub fn get_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
+    let md = cs.metadata();
+    let names = resolve(&md, expr, opts)?;
+    let mut out = Map::new();
+    for n in names {
+        if let Some(m) = md.indices.get(&n) {
+            out.insert(n.clone(), json!({"mappings": m.mapping_json()}));
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// `PUT /{targets}/_mapping`.
+pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_index_only: bool, body: &Value) -> OsResult<Value> {
+    if !body.is_object() {
+        return Err(OsError::new("parse_exception", "request body is required"));
+    }
+    let update = Mapping::from_json(body)?;
+    let md = cs.metadata();
+    let mut names = resolve(&md, expr, opts)?;
+    if write_index_only {
+        // Through an alias, only its write index.
+        let mut keep = Vec::new();
+        for part in expr.split(',') {
+            for m in md.alias_indices(part) {
+                if m.aliases.get(part).and_then(|a| a.is_write_index) == Some(true) {
+                    keep.push(m.name.clone());
+                }
+            }
+            if md.indices.contains_key(part) {
+                keep.push(part.to_string());
+            }
+        }
+        if !keep.is_empty() {
+            names = keep;
+        }
+    }
+    // Validate against every target first, so a conflict changes nothing.
+    for n in &names {
+        if let Some(m) = md.indices.get(n) {
+            m.mapping.merge(&update)?;
+        }
+    }
+    for n in &names {
+        cs.update_index(n, |m| {
+            let merged = m.mapping.merge(&update)?;
+            if merged == *m.mapping {
+                return Ok(false);
+            }
+            m.mapping = std::sync::Arc::new(merged);
+            m.mapping_version += 1;
+            Ok(true)
+        })?;
+    }
+    Ok(json!({"acknowledged": true}))
+}
+
+/// `GET [/{targets}]/_settings[/{names}]`.
+pub fn get_settings(cs: &ClusterService, expr: &str, opts: IndicesOptions, filter: Option<&[String]>, flat: bool, include_defaults: bool) -> OsResult<Value> {
+    let md = cs.metadata();
+    let names = resolve(&md, expr, opts)?;
+    let mut out = Map::new();
+    for n in names {
+        if let Some(m) = md.indices.get(&n) {
+            let mut v = json!({"settings": settings_json(m, flat, filter)});
+            if include_defaults {
+                let mut d = defaults();
+                d.retain(|k, _| !m.settings.contains_key(k));
+                v["defaults"] = if flat { flat_json(&d) } else { nest(&d) };
+            }
+            out.insert(n, v);
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// `PUT [/{targets}]/_settings`.
+pub fn put_settings(cs: &ClusterService, expr: &str, opts: IndicesOptions, body: &Value, preserve_existing: bool) -> OsResult<Value> {
+    let body = match body.get("settings") {
+        Some(s) if body.as_object().is_some_and(|m| m.len() == 1) => s,
+        _ => body,
+    };
+    let update = flatten_index_settings(body)?;
+    if update.is_empty() {
+        return Err(OsError::validation(&["no settings to update".into()]));
+    }
+    for k in update.keys() {
+        if settings::PRIVATE.contains(&k.as_str()) {
+            return Err(OsError::illegal(format!("private index setting [{k}] can not be set explicitly")));
+        }
+        if !settings::is_known(k) {
+            return Err(settings::unknown_setting(k));
+        }
+    }
+    let md = cs.metadata();
+    let names = resolve(&md, expr, opts)?;
+    for n in &names {
+        let Some(m) = md.indices.get(n) else { continue };
+        let static_keys: Vec<&String> = update.keys().filter(|k| !settings::is_dynamic(k)).collect();
+        if !static_keys.is_empty() && m.state == IndexState::Open {
+            let list = static_keys.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+            return Err(OsError::illegal(format!(
+                "Can't update non dynamic settings [[{list}]] for open indices [[{}/{}]]",
+                m.name, m.uuid
+            )));
+        }
+    }
+    for n in &names {
+        cs.update_index(n, |m| {
+            let mut s = m.settings.clone();
+            for (k, v) in &update {
+                if preserve_existing && s.contains_key(k) {
+                    continue;
+                }
+                if v.is_null() {
+                    s.remove(k);
+                } else {
+                    s.insert(k.clone(), v.clone());
+                }
+            }
+            settings::validate_values(&s)?;
+            if s == m.settings {
+                return Ok(false);
+            }
+            m.settings = s;
+            m.settings_version += 1;
+            Ok(true)
+        })?;
+    }
+    Ok(json!({"acknowledged": true}))
+}
+
+/// Whether `dynamic: strict` or similar is set at the root (for tests and the field caps).
+pub fn root_dynamic(m: &Mapping) -> Dynamic {
+    m.root.dynamic.unwrap_or(Dynamic::True)
+}

@@ -1,0 +1,259 @@
+//! `POST {index}/_update/{id}`: partial documents (`doc`, merged), scripts, upserts, noop
+//! detection and retries on version conflicts, as OpenSearch's `UpdateHelper` does it.
+
+use serde_json::{json, Map, Value};
+
+use super::documents::{delete_in, doc_error, index_into, shards_total, sync_and_refresh, write_target, Refresh, WriteOutcome};
+use super::source_filter::SourceFilter;
+use crate::error::{OsError, OsResult};
+use super::script_glue::{Script, UpdateContext};
+use crate::shard::versioning::Constraints;
+use crate::cluster::ClusterService;
+
+/// An update request.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateRequest {
+    pub index: String,
+    pub id: String,
+    pub routing: Option<String>,
+    pub doc: Option<Value>,
+    pub script: Option<Value>,
+    pub upsert: Option<Value>,
+    pub doc_as_upsert: bool,
+    pub scripted_upsert: bool,
+    pub detect_noop: bool,
+    pub retry_on_conflict: u32,
+    pub if_seq_no: Option<i64>,
+    pub if_primary_term: Option<u64>,
+    pub refresh: Refresh,
+    pub source: Option<SourceFilter>,
+    pub require_alias: bool,
+}
+
+impl UpdateRequest {
+    /// Reads the body keys (`doc`, `script`, `upsert`, `doc_as_upsert`, `scripted_upsert`,
+    /// `detect_noop`, `_source`).
+    pub fn apply_body(&mut self, body: &Value) -> OsResult<()> {
+        let Some(m) = body.as_object() else {
+            return Err(OsError::parsing("request body is required"));
+        };
+        self.detect_noop = true;
+        for (k, v) in m {
+            match k.as_str() {
+                "doc" => self.doc = Some(v.clone()),
+                "script" => self.script = Some(v.clone()),
+                "upsert" => self.upsert = Some(v.clone()),
+                "doc_as_upsert" => self.doc_as_upsert = v.as_bool().unwrap_or(false),
+                "scripted_upsert" => self.scripted_upsert = v.as_bool().unwrap_or(false),
+                "detect_noop" => self.detect_noop = v.as_bool().unwrap_or(true),
+                "_source" => self.source = Some(SourceFilter::from_json(v).map_err(OsError::parsing)?),
+                "if_seq_no" => self.if_seq_no = v.as_i64(),
+                "if_primary_term" => self.if_primary_term = v.as_u64(),
+                other => return Err(OsError::parsing(format!("[UpdateRequest] unknown field [{other}]"))),
+            }
+        }
+        let mut errors = Vec::new();
+        if self.doc.is_none() && self.script.is_none() {
+            errors.push("script or doc is missing".to_string());
+        }
+        if self.doc.is_some() && self.script.is_some() {
+            errors.push("can't provide both script and doc".to_string());
+        }
+        if self.doc_as_upsert && self.upsert.is_some() {
+            errors.push("doc must not be specified if doc_as_upsert is enabled".to_string());
+        }
+        if !errors.is_empty() {
+            return Err(OsError::validation(&errors));
+        }
+        Ok(())
+    }
+}
+
+/// Deep-merges `changes` into `source` (objects merge, anything else replaces); returns whether
+/// anything changed.
+pub fn merge_doc(source: &mut Map<String, Value>, changes: &Map<String, Value>) -> bool {
+    let mut changed = false;
+    for (k, v) in changes {
+        match (source.get_mut(k), v) {
+            (Some(Value::Object(old)), Value::Object(new)) => changed |= merge_doc(old, new),
+            (Some(old), new) => {
+                if old != new {
+                    *old = new.clone();
+                    changed = true;
+                }
+            }
+            (None, new) => {
+                source.insert(k.clone(), new.clone());
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// The result of an update: the outcome and, for `_source` in the request, the `get` object.
+pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcome, Option<Value>)> {
+    let script = match &req.script {
+        Some(s) => Some(Script::from_request(s).map_err(|e| e.to_os_error())?),
+        None => None,
+    };
+    let mut attempt = 0;
+    loop {
+        match update_once(cs, req, script.as_ref()) {
+            Err(e) if e.kind == "version_conflict_engine_exception" && attempt < req.retry_on_conflict && req.if_seq_no.is_none() => {
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>) -> OsResult<(WriteOutcome, Option<Value>)> {
+    let svc = write_target(cs, &req.index, req.require_alias)?;
+    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+    let current = shard.engine.get(&req.id)?;
+    let base_constraints = Constraints { if_seq_no: req.if_seq_no, if_primary_term: req.if_primary_term, ..Default::default() };
+    let Some(doc) = current else {
+        if req.if_seq_no.is_some() {
+            return Err(doc_error(OsError::new("document_missing_exception", format!("[{}]: document missing", req.id)), &svc, &shard));
+        }
+        // Upsert paths.
+        let mut upsert = match (&req.upsert, req.doc_as_upsert, &req.doc) {
+            (Some(u), _, _) => u.clone(),
+            (None, true, Some(d)) => d.clone(),
+            _ => return Err(doc_error(OsError::new("document_missing_exception", format!("[{}]: document missing", req.id)), &svc, &shard)),
+        };
+        if let (Some(s), true) = (script, req.scripted_upsert) {
+            let mut ctx = UpdateContext {
+                source: upsert.as_object().cloned().unwrap_or_default(),
+                op: "create".into(),
+                id: req.id.clone(),
+                index: svc.name.clone(),
+                version: -1,
+                routing: req.routing.clone(),
+                now_millis: now_millis(),
+            };
+            s.execute_update(&mut ctx).map_err(|e| e.to_os_error())?;
+            match ctx.op.as_str() {
+                "none" | "noop" => return Ok((noop(&svc.name, &req.id, None, shards_total(&svc)), None)),
+                "create" | "index" => {}
+                other => return Err(OsError::illegal(format!("Invalid upsert operation [{other}] for script [{}], doing nothing...", s.source()))),
+            }
+            upsert = Value::Object(ctx.source);
+        }
+        let body = serde_json::to_vec(&upsert)?;
+        let constraints = Constraints { create: true, ..Default::default() };
+        let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), req.routing.clone(), body, constraints)?;
+        let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+        let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &upsert, f));
+        return Ok((
+            WriteOutcome { index: svc.name.clone(), id, result: "created", write: Some(w), shards_total: shards_total(&svc), forced_refresh: forced, status: 201 },
+            get,
+        ));
+    };
+    let mut source: Map<String, Value> = serde_json::from_slice::<Value>(&doc.source).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
+    let mut op = "index".to_string();
+    if let Some(changes) = &req.doc {
+        let Some(changes) = changes.as_object() else {
+            return Err(OsError::new("mapper_parsing_exception", "failed to parse the [doc] of the update request"));
+        };
+        let changed = merge_doc(&mut source, changes);
+        if !changed && req.detect_noop {
+            op = "noop".into();
+        }
+    } else if let Some(s) = script {
+        let mut ctx = UpdateContext {
+            source,
+            op: "index".into(),
+            id: req.id.clone(),
+            index: svc.name.clone(),
+            version: doc.version,
+            routing: doc.routing.clone(),
+            now_millis: now_millis(),
+        };
+        s.execute_update(&mut ctx).map_err(|e| e.to_os_error())?;
+        source = ctx.source;
+        op = ctx.op;
+    }
+    let total = shards_total(&svc);
+    match op.as_str() {
+        "none" | "noop" => {
+            let get = req.source.as_ref().map(|f| get_field(&doc.seq_no, doc.primary_term, &Value::Object(source.clone()), f));
+            let mut o = noop(&svc.name, &req.id, None, total);
+            o.write = Some(crate::shard::engine::WriteResult {
+                seq_no: doc.seq_no,
+                primary_term: doc.primary_term,
+                version: doc.version,
+                created_or_found: false,
+                location: crate::engine::translog::Location { generation: 0, offset: 0, size: 0 },
+            });
+            Ok((o, get))
+        }
+        "delete" => {
+            let c = Constraints { if_seq_no: Some(doc.seq_no), if_primary_term: Some(doc.primary_term), ..Default::default() };
+            let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), c)?;
+            let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+            Ok((WriteOutcome { index: svc.name.clone(), id: req.id.clone(), result: "deleted", write: Some(w), shards_total: total, forced_refresh: forced, status: 200 }, None))
+        }
+        "index" => {
+            let c = if base_constraints.if_seq_no.is_some() {
+                base_constraints
+            } else {
+                Constraints { if_seq_no: Some(doc.seq_no), if_primary_term: Some(doc.primary_term), ..Default::default() }
+            };
+            let new_source = Value::Object(source);
+            let body = serde_json::to_vec(&new_source)?;
+            let routing = req.routing.clone().or(doc.routing.clone());
+            let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), routing, body, c)?;
+            let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+            let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &new_source, f));
+            Ok((WriteOutcome { index: svc.name.clone(), id, result: "updated", write: Some(w), shards_total: total, forced_refresh: forced, status: 200 }, get))
+        }
+        other => Err(OsError::illegal(format!(
+            "Operation type [{other}] not allowed, only [index, delete, noop, none] are allowed"
+        ))),
+    }
+}
+
+fn noop(index: &str, id: &str, _w: Option<()>, _total: u32) -> WriteOutcome {
+    // A noop writes nothing: no shard copies took part.
+    WriteOutcome { index: index.to_string(), id: id.to_string(), result: "noop", write: None, shards_total: 0, forced_refresh: false, status: 200 }
+}
+
+fn get_field(seq_no: &i64, primary_term: u64, source: &Value, f: &SourceFilter) -> Value {
+    let mut g = json!({"_seq_no": seq_no, "_primary_term": primary_term, "found": true});
+    if let Some(s) = f.apply(source) {
+        g["_source"] = s;
+    }
+    g
+}
+
+/// The update response body.
+pub fn response(o: &WriteOutcome, get: Option<Value>) -> Value {
+    let mut v = super::documents::write_response(o);
+    if o.result == "noop" {
+        v["_shards"] = json!({"total": 0, "successful": 0, "failed": 0});
+    }
+    if let Some(g) = get {
+        v["get"] = g;
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_detects_changes() {
+        let mut s = json!({"a": 1, "b": {"c": 1}}).as_object().cloned().unwrap();
+        assert!(!merge_doc(&mut s, json!({"a": 1}).as_object().unwrap()));
+        assert!(!merge_doc(&mut s, json!({"b": {"c": 1}}).as_object().unwrap()));
+        assert!(merge_doc(&mut s, json!({"b": {"d": 2}}).as_object().unwrap()));
+        assert_eq!(Value::Object(s), json!({"a": 1, "b": {"c": 1, "d": 2}}));
+    }
+}

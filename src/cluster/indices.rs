@@ -1,0 +1,500 @@
+//! The node's indices: each open index's shards (shard engines on disk), its live mapping, and
+//! the operations that change metadata (create, delete, open, close, mapping and settings
+//! updates). Metadata changes are serialised by one lock (OpenSearch's cluster-state update
+//! thread) and persisted before they take effect.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use super::metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata, VERSION_CREATED};
+use super::routing::{default_routing_shards, shard_id};
+use super::settings::{self, FlatSettings};
+use super::state_file;
+use crate::engine::index::writer::default_analyzers;
+use crate::engine::schema::{Mapping, ParsedDocument};
+use crate::engine::store::{Directory, FsDirectory};
+use crate::engine::translog::Durability;
+use crate::error::{OsError, OsResult};
+use crate::shard::engine::{default_config, DocumentParser, ShardEngine};
+
+/// One shard of an open index on this node.
+#[derive(Debug)]
+pub struct IndexShard {
+    pub id: u32,
+    pub engine: ShardEngine,
+    last_refresh: Mutex<Instant>,
+}
+
+impl IndexShard {
+    /// Refreshes and records the time.
+    pub fn refresh(&self) -> OsResult<bool> {
+        let r = self.engine.refresh()?;
+        *self.last_refresh.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Ok(r)
+    }
+}
+
+/// An open index: its metadata, live mapping and shards.
+#[derive(Debug)]
+pub struct IndexService {
+    pub name: String,
+    pub uuid: String,
+    meta: RwLock<Arc<IndexMetadata>>,
+    mapping: Arc<RwLock<Arc<Mapping>>>,
+    pub shards: Vec<Arc<IndexShard>>,
+}
+
+impl IndexService {
+    /// The current metadata.
+    pub fn metadata(&self) -> Arc<IndexMetadata> {
+        self.meta.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    /// The current mapping.
+    pub fn mapping(&self) -> Arc<Mapping> {
+        self.mapping.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    /// The shard a routing value (or id) maps to.
+    pub fn route(&self, routing: &str) -> &Arc<IndexShard> {
+        let meta = self.metadata();
+        let n = self.shards.len() as u32;
+        let i = shard_id(routing, n, meta.routing_num_shards) as usize;
+        &self.shards[i.min(self.shards.len().saturating_sub(1))]
+    }
+    /// Parses a document with the current mapping.
+    pub fn parse(&self, id: &str, source: &[u8]) -> OsResult<ParsedDocument> {
+        Ok(self.mapping().parse(id, source)?)
+    }
+    fn set_metadata(&self, m: Arc<IndexMetadata>) {
+        *self.mapping.write().unwrap_or_else(|e| e.into_inner()) = m.mapping.clone();
+        *self.meta.write().unwrap_or_else(|e| e.into_inner()) = m;
+    }
+    /// `index.translog.durability`.
+    pub fn durability(&self) -> Durability {
+        match self.metadata().setting("index.translog.durability") {
+            Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
+            _ => Durability::Request,
+        }
+    }
+    fn refresh_interval(&self) -> Option<Duration> {
+        let m = self.metadata();
+        match m.setting("index.refresh_interval") {
+            Some(s) => settings::parse_time(s, "index.refresh_interval").ok().flatten(),
+            None => Some(Duration::from_secs(1)),
+        }
+    }
+    /// Closes every shard (flushes first).
+    fn close(&self) {
+        for s in &self.shards {
+            if let Err(e) = s.engine.flush() {
+                tracing::warn!(index = %self.name, shard = s.id, error = %e, "flush before close failed");
+            }
+            if let Err(e) = s.engine.close() {
+                tracing::warn!(index = %self.name, shard = s.id, error = %e, "close failed");
+            }
+        }
+    }
+}
+
+/// Node identity shown by the APIs.
+#[derive(Debug, Clone)]
+pub struct NodeIdentity {
+    pub cluster_name: String,
+    pub node_name: String,
+    pub node_id: String,
+    pub roles: Vec<String>,
+    pub attributes: Vec<(String, String)>,
+    pub host: String,
+    pub http_address: String,
+}
+
+/// The node's view of the cluster: metadata and open indices.
+#[derive(Debug)]
+pub struct ClusterService {
+    pub node: NodeIdentity,
+    data: PathBuf,
+    state_dir: Arc<dyn Directory>,
+    metadata: RwLock<Arc<Metadata>>,
+    update_lock: Mutex<u64>,
+    services: RwLock<HashMap<String, Arc<IndexService>>>,
+    pub started: Instant,
+}
+
+fn now_millis() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// A random 22-character URL-safe id (index and cluster uuids).
+pub fn new_uuid() -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(crate::engine::segment::random_id())
+}
+
+/// Checks an index name as OpenSearch's `MetadataCreateIndexService.validateIndexOrAliasName` does.
+pub fn validate_index_name(name: &str) -> OsResult<()> {
+    let invalid = |why: &str| {
+        OsError::new("invalid_index_name_exception", format!("Invalid index name [{name}], {why}"))
+            .with("index", name)
+            .with("index_uuid", "_na_")
+    };
+    if name.is_empty() {
+        return Err(invalid("must not be empty"));
+    }
+    if name.contains(['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',']) {
+        return Err(invalid("must not contain the following characters [ , \", *, \\, <, |, ,, >, /, ?]"));
+    }
+    if name.contains('#') {
+        return Err(invalid("must not contain '#'"));
+    }
+    if name.contains(':') {
+        return Err(invalid("must not contain ':'"));
+    }
+    if name.starts_with(['_', '-', '+']) {
+        return Err(invalid("must not start with '_', '-', or '+'"));
+    }
+    if name != name.to_lowercase() {
+        return Err(invalid("must be lowercase"));
+    }
+    if name == "." || name == ".." {
+        return Err(invalid("must not be '.' or '..'"));
+    }
+    if name.len() > 255 {
+        return Err(invalid(&format!("index name is too long, ({} > 255)", name.len())));
+    }
+    Ok(())
+}
+
+/// What a create-index request asks for (after templates were applied).
+#[derive(Debug, Clone, Default)]
+pub struct CreateIndex {
+    pub name: String,
+    pub settings: FlatSettings,
+    pub mappings: Option<Value>,
+    pub aliases: Vec<(String, AliasMetadata)>,
+}
+
+impl ClusterService {
+    /// Opens the node's data: loads the metadata and opens (recovers) every open index.
+    pub fn open(path_data: &Path, node: NodeIdentity) -> OsResult<ClusterService> {
+        let data = path_data.join("nodes").join("0");
+        let state_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(data.join("_state"))?);
+        let (gen, metadata) = match state_file::load(&state_dir)? {
+            Some((g, v)) => (g, Metadata::from_state_json(&v)?),
+            None => (0, Metadata { cluster_uuid: new_uuid(), ..Default::default() }),
+        };
+        let cs = ClusterService {
+            node,
+            data,
+            state_dir,
+            metadata: RwLock::new(Arc::new(metadata.clone())),
+            update_lock: Mutex::new(gen),
+            services: RwLock::new(HashMap::new()),
+            started: Instant::now(),
+        };
+        if gen == 0 {
+            let mut g = cs.update_lock.lock().unwrap_or_else(|e| e.into_inner());
+            *g = 1;
+            state_file::store(&cs.state_dir, 1, &metadata.to_state_json())?;
+        }
+        for m in metadata.indices.values() {
+            if m.state == IndexState::Open {
+                let svc = cs.open_service(m.clone())?;
+                cs.services_mut().insert(m.name.clone(), svc);
+            }
+        }
+        cs.delete_dangling_dirs(&metadata);
+        Ok(cs)
+    }
+
+    fn delete_dangling_dirs(&self, md: &Metadata) {
+        let Ok(entries) = std::fs::read_dir(self.data.join("indices")) else { return };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if !md.indices.values().any(|m| m.uuid == name) {
+                tracing::info!(dir = %name, "deleting index directory not in the metadata");
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+
+    fn services_mut(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<IndexService>>> {
+        self.services.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The current metadata.
+    pub fn metadata(&self) -> Arc<Metadata> {
+        self.metadata.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Applies `f` to a copy of the metadata, persists the result and publishes it. Updates are
+    /// serialised. `f` returns whether it changed anything.
+    pub fn update<R>(&self, f: impl FnOnce(&mut Metadata) -> OsResult<(bool, R)>) -> OsResult<R> {
+        let mut gen = self.update_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut md = (*self.metadata()).clone();
+        let (changed, r) = f(&mut md)?;
+        if changed {
+            md.version += 1;
+            state_file::store(&self.state_dir, *gen + 1, &md.to_state_json())?;
+            *gen += 1;
+            *self.metadata.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(md);
+        }
+        Ok(r)
+    }
+
+    /// The service of an open index, or `index_not_found` / `index_closed`.
+    pub fn index(&self, name: &str) -> OsResult<Arc<IndexService>> {
+        if let Some(s) = self.services.read().unwrap_or_else(|e| e.into_inner()).get(name) {
+            return Ok(s.clone());
+        }
+        match self.metadata().indices.get(name) {
+            Some(m) if m.state == IndexState::Close => Err(OsError::index_closed(name, &m.uuid)),
+            _ => Err(OsError::index_not_found(name)),
+        }
+    }
+
+    /// Every open index service.
+    pub fn open_indices(&self) -> Vec<Arc<IndexService>> {
+        let mut v: Vec<_> = self.services.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    fn index_dir(&self, uuid: &str) -> PathBuf {
+        self.data.join("indices").join(uuid)
+    }
+
+    fn open_service(&self, meta: Arc<IndexMetadata>) -> OsResult<Arc<IndexService>> {
+        let mapping = Arc::new(RwLock::new(meta.mapping.clone()));
+        let parser_mapping = mapping.clone();
+        let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
+            let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
+            m.parse(id, source).map(|p| p.fields).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))
+        });
+        let mut config = default_config(parser);
+        config.writer.analyzers = Arc::new(default_analyzers());
+        config.primary_term = meta.primary_term;
+        config.translog.durability = match meta.setting("index.translog.durability") {
+            Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
+            _ => Durability::Request,
+        };
+        if let Some(Some(d)) = meta.setting("index.translog.sync_interval").map(|s| settings::parse_time(s, "sync_interval").ok().flatten()) {
+            config.translog.sync_interval = d;
+        }
+        let mut shards = Vec::new();
+        for i in 0..meta.number_of_shards() {
+            let base = self.index_dir(&meta.uuid).join(i.to_string());
+            let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("index"))?);
+            let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
+            let engine = ShardEngine::open(index_dir, translog_dir, config.clone()).map_err(|e| {
+                OsError::new("index_shard_recovery_exception", format!("failed to recover from gateway: {e}"))
+                    .status(500)
+                    .with_index(&meta.name, &meta.uuid)
+                    .with("shard", i.to_string())
+            })?;
+            shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()) }));
+        }
+        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, shards }))
+    }
+
+    /// Creates an index (templates already applied by the caller).
+    pub fn create_index(&self, req: CreateIndex) -> OsResult<Arc<IndexMetadata>> {
+        validate_index_name(&req.name)?;
+        settings::validate_new(&req.settings)?;
+        let mapping = match &req.mappings {
+            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => Mapping::from_json(m).map_err(|e| {
+                OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: {}", e.reason))
+                    .caused_by(OsError::from(e))
+            })?,
+            _ => Mapping::new_dynamic(),
+        };
+        let name = req.name.clone();
+        let node = self.update(|md| {
+            if let Some(m) = md.indices.get(&name) {
+                return Err(OsError::index_exists(&name, &m.uuid));
+            }
+            if md.is_alias(&name) {
+                return Err(OsError::new("invalid_index_name_exception", format!("Invalid index name [{name}], already exists as alias"))
+                    .with("index", name.as_str())
+                    .with("index_uuid", "_na_"));
+            }
+            for (alias, _) in &req.aliases {
+                if md.indices.contains_key(alias) || *alias == name {
+                    return Err(OsError::new("invalid_alias_name_exception", format!("Invalid alias name [{alias}]: an index or data stream exists with the same name as the alias")).with("index", alias.as_str()));
+                }
+            }
+            let uuid = new_uuid();
+            let mut s = req.settings.clone();
+            s.entry("index.number_of_shards".into()).or_insert(json!("1"));
+            s.entry("index.number_of_replicas".into()).or_insert(json!("1"));
+            s.insert("index.uuid".into(), json!(uuid));
+            s.insert("index.creation_date".into(), json!(now_millis().to_string()));
+            s.insert("index.version.created".into(), json!(VERSION_CREATED));
+            s.insert("index.provided_name".into(), json!(name));
+            s.entry("index.replication.type".into()).or_insert(json!("DOCUMENT"));
+            let shards = settings::get_int(&s, "index.number_of_shards", 1, 1, 1024)? as u32;
+            let routing_shards = match settings::get_str(&s, "index.number_of_routing_shards") {
+                Some(v) => v.parse::<u32>().map_err(|_| OsError::illegal(format!("Failed to parse value [{v}] for setting [index.number_of_routing_shards]")))?,
+                None => default_routing_shards(shards),
+            };
+            let meta = Arc::new(IndexMetadata {
+                name: name.clone(),
+                uuid,
+                state: IndexState::Open,
+                settings: s,
+                mapping: Arc::new(mapping),
+                aliases: req.aliases.iter().cloned().collect(),
+                routing_num_shards: routing_shards,
+                primary_term: 1,
+                version: 1,
+                mapping_version: 1,
+                settings_version: 1,
+                aliases_version: 1,
+            });
+            let svc = self.open_service(meta.clone())?;
+            self.services_mut().insert(name.clone(), svc);
+            md.indices.insert(name.clone(), meta.clone());
+            Ok((true, meta))
+        });
+        if node.is_err() {
+            // A failed create must not leave a service or files behind.
+            if let Some(svc) = self.services_mut().remove(&name).filter(|s| !self.metadata().indices.contains_key(&s.name)) {
+                svc.close();
+                let _ = std::fs::remove_dir_all(self.index_dir(&svc.uuid));
+            }
+        }
+        node
+    }
+
+    /// Deletes indices by exact name.
+    pub fn delete_indices(&self, names: &[String]) -> OsResult<()> {
+        let removed = self.update(|md| {
+            let mut removed = Vec::new();
+            for n in names {
+                match md.indices.remove(n) {
+                    Some(m) => removed.push(m),
+                    None => return Err(OsError::index_not_found(n)),
+                }
+            }
+            Ok((!removed.is_empty(), removed))
+        })?;
+        for m in removed {
+            if let Some(svc) = self.services_mut().remove(&m.name) {
+                for s in &svc.shards {
+                    let _ = s.engine.close();
+                }
+            }
+            if let Err(e) = std::fs::remove_dir_all(self.index_dir(&m.uuid)) {
+                tracing::warn!(index = %m.name, error = %e, "could not delete index files");
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes indices.
+    pub fn close_indices(&self, names: &[String]) -> OsResult<()> {
+        self.update(|md| {
+            let mut changed = false;
+            for n in names {
+                let m = md.indices.get(n).ok_or_else(|| OsError::index_not_found(n))?;
+                if m.state == IndexState::Close {
+                    continue;
+                }
+                let mut nm = (**m).clone();
+                nm.state = IndexState::Close;
+                nm.version += 1;
+                md.indices.insert(n.clone(), Arc::new(nm));
+                changed = true;
+            }
+            Ok((changed, ()))
+        })?;
+        for n in names {
+            if let Some(svc) = self.services_mut().remove(n) {
+                svc.close();
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens closed indices (recovering their shards).
+    pub fn open_indices_by_name(&self, names: &[String]) -> OsResult<()> {
+        self.update(|md| {
+            let mut changed = false;
+            for n in names {
+                let m = md.indices.get(n).ok_or_else(|| OsError::index_not_found(n))?;
+                if m.state == IndexState::Open {
+                    continue;
+                }
+                let mut nm = (**m).clone();
+                nm.state = IndexState::Open;
+                nm.version += 1;
+                let nm = Arc::new(nm);
+                let svc = self.open_service(nm.clone())?;
+                self.services_mut().insert(n.clone(), svc);
+                md.indices.insert(n.clone(), nm);
+                changed = true;
+            }
+            Ok((changed, ()))
+        })
+    }
+
+    /// Replaces an index's metadata through `f` (mapping, settings, aliases updates) and
+    /// publishes it to the open service.
+    pub fn update_index(&self, name: &str, f: impl FnOnce(&mut IndexMetadata) -> OsResult<bool>) -> OsResult<Arc<IndexMetadata>> {
+        let meta = self.update(|md| {
+            let m = md.indices.get(name).ok_or_else(|| OsError::index_not_found(name))?;
+            let mut nm = (**m).clone();
+            if !f(&mut nm)? {
+                return Ok((false, m.clone()));
+            }
+            nm.version += 1;
+            let nm = Arc::new(nm);
+            md.indices.insert(name.to_string(), nm.clone());
+            Ok((true, nm))
+        })?;
+        if let Some(svc) = self.services.read().unwrap_or_else(|e| e.into_inner()).get(name) {
+            svc.set_metadata(meta.clone());
+        }
+        Ok(meta)
+    }
+
+    /// Merges a dynamic mapping update from a document into the index mapping (persisted before
+    /// the document is indexed, so translog replay parses it with the same mapping).
+    pub fn apply_mapping_update(&self, name: &str, update: &Mapping) -> OsResult<()> {
+        self.update_index(name, |m| {
+            let merged = m.mapping.merge(update)?;
+            if merged == *m.mapping {
+                return Ok(false);
+            }
+            m.mapping = Arc::new(merged);
+            m.mapping_version += 1;
+            Ok(true)
+        })
+        .map(|_| ())
+    }
+
+    /// Refreshes shards whose `refresh_interval` elapsed (called by the scheduler thread).
+    pub fn scheduled_refresh(&self) {
+        for svc in self.open_indices() {
+            let Some(interval) = svc.refresh_interval() else { continue };
+            for s in &svc.shards {
+                let due = s.last_refresh.lock().unwrap_or_else(|e| e.into_inner()).elapsed() >= interval;
+                if due {
+                    if let Err(e) = s.refresh() {
+                        tracing::warn!(index = %svc.name, shard = s.id, error = %e, "scheduled refresh failed");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Flushes and closes every shard (node shutdown).
+    pub fn shutdown(&self) {
+        let services: Vec<_> = self.services_mut().drain().map(|(_, s)| s).collect();
+        for s in services {
+            s.close();
+        }
+    }
+}

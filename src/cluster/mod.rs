@@ -1,0 +1,25 @@
+//! cluster/: what the cluster knows and where documents live.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `metadata.rs` | index metadata (settings, mapping, aliases, state), templates, cluster settings |
+//! | `settings.rs` | index settings: flattening, validation, printing |
+//! | `state_file.rs` | the metadata state file on disk (`format/metadata-state.md`) |
+//! | `indices.rs` | the node's open indices and the metadata updates |
+//! | `resolve.rs` | index expressions → concrete indices |
+//! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
+//! | `health.rs` | cluster health from allocation |
+//!
+//! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
+//! replicas, so an index with replicas is yellow.
+
+pub mod health;
+pub mod indices;
+pub mod metadata;
+pub mod resolve;
+pub mod routing;
+pub mod settings;
+pub mod state_file;
+
+pub use indices::{ClusterService, CreateIndex, IndexService, IndexShard, NodeIdentity};
+pub use metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata};

@@ -1,0 +1,212 @@
+//! OpenSearch's exceptions as values: one type, one table of status codes.
+//!
+//! Every layer above the engine (cluster, action, http) reports failures as an [`OsError`]; the
+//! HTTP layer renders it as OpenSearch's body:
+//! `{"error": {"root_cause": [...], "type", "reason", <metadata>, "caused_by"}, "status": N}`.
+
+use serde_json::{json, Map, Value};
+use std::fmt;
+
+use crate::engine::schema::MappingError;
+use crate::engine::Error as EngineError;
+
+/// An OpenSearch exception: its type name (`index_not_found_exception`), reason, HTTP status,
+/// metadata fields (`index`, `index_uuid`, `shard`, `resource.id`, ...) and cause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OsError {
+    pub status: u16,
+    pub kind: String,
+    pub reason: String,
+    /// Extra fields printed beside `type` and `reason`.
+    pub meta: Map<String, Value>,
+    pub caused_by: Option<Box<OsError>>,
+}
+
+/// Result with an [`OsError`].
+pub type OsResult<T> = Result<T, OsError>;
+
+/// The HTTP status OpenSearch gives each exception type (its `RestStatus`).
+pub fn status_of(kind: &str) -> u16 {
+    match kind {
+        "index_not_found_exception"
+        | "document_missing_exception"
+        | "resource_not_found_exception"
+        | "alias_missing_exception"
+        | "index_template_missing_exception"
+        | "search_context_missing_exception" => 404,
+        "version_conflict_engine_exception" | "resource_already_exists_exception" => 409,
+        "index_closed_exception" => 400,
+        "process_cluster_event_timeout_exception" | "receive_timeout_transport_exception" => 503,
+        "unavailable_shards_exception" | "no_shard_available_action_exception" => 503,
+        "status_exception" => 500,
+        "circuit_breaking_exception" => 429,
+        "rejected_execution_exception" | "opensearch_rejected_execution_exception" => 429,
+        "security_exception" => 403,
+        "cluster_block_exception" => 403,
+        "engine_exception" | "translog_corrupted_exception" | "corrupt_index_exception" | "exception"
+        | "io_exception" | "opensearch_exception" | "shard_not_found_exception" => 500,
+        _ => 400,
+    }
+}
+
+impl OsError {
+    /// An exception of type `kind` with its usual status.
+    pub fn new(kind: &str, reason: impl Into<String>) -> OsError {
+        OsError { status: status_of(kind), kind: kind.to_string(), reason: reason.into(), meta: Map::new(), caused_by: None }
+    }
+    /// `illegal_argument_exception` (400).
+    pub fn illegal(reason: impl Into<String>) -> OsError {
+        OsError::new("illegal_argument_exception", reason)
+    }
+    /// `parsing_exception` (400).
+    pub fn parsing(reason: impl Into<String>) -> OsError {
+        OsError::new("parsing_exception", reason)
+    }
+    /// `action_request_validation_exception`: "Validation Failed: 1: a;2: b;".
+    pub fn validation(errors: &[String]) -> OsError {
+        let mut reason = String::from("Validation Failed: ");
+        for (i, e) in errors.iter().enumerate() {
+            reason.push_str(&format!("{}: {};", i + 1, e));
+        }
+        OsError::new("action_request_validation_exception", reason)
+    }
+    /// `index_not_found_exception` for `index`.
+    pub fn index_not_found(index: &str) -> OsError {
+        OsError::new("index_not_found_exception", format!("no such index [{index}]"))
+            .with("index", index)
+            .with("resource.id", index)
+            .with("resource.type", "index_or_alias")
+            .with("index_uuid", "_na_")
+    }
+    /// `resource_already_exists_exception` for an index.
+    pub fn index_exists(index: &str, uuid: &str) -> OsError {
+        OsError::new("resource_already_exists_exception", format!("index [{index}/{uuid}] already exists"))
+            .with("index", index)
+            .with("index_uuid", uuid)
+    }
+    /// `index_closed_exception`.
+    pub fn index_closed(index: &str, uuid: &str) -> OsError {
+        OsError::new("index_closed_exception", "closed").with("index", index).with("index_uuid", uuid)
+    }
+    /// A server-side failure (500).
+    pub fn internal(reason: impl Into<String>) -> OsError {
+        OsError::new("exception", reason)
+    }
+    /// Adds a metadata field.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> OsError {
+        self.meta.insert(key.to_string(), value.into());
+        self
+    }
+    /// Sets the index metadata (`index`, `index_uuid`), as exceptions about one index carry.
+    pub fn with_index(self, index: &str, uuid: &str) -> OsError {
+        self.with("index", index).with("index_uuid", uuid)
+    }
+    /// Adds a cause.
+    pub fn caused_by(mut self, cause: OsError) -> OsError {
+        self.caused_by = Some(Box::new(cause));
+        self
+    }
+    /// Overrides the status.
+    pub fn status(mut self, status: u16) -> OsError {
+        self.status = status;
+        self
+    }
+
+    /// The error object (`type`, `reason`, metadata, `caused_by`), as in `root_cause` entries and
+    /// bulk item errors.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("type".into(), json!(self.kind));
+        m.insert("reason".into(), json!(self.reason));
+        for (k, v) in &self.meta {
+            m.insert(k.clone(), v.clone());
+        }
+        if let Some(c) = &self.caused_by {
+            m.insert("caused_by".into(), c.to_json());
+        }
+        Value::Object(m)
+    }
+
+    fn shallow_json(&self) -> Value {
+        let mut v = self.to_json();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("caused_by");
+        }
+        v
+    }
+
+    /// The whole REST error body.
+    pub fn to_body(&self) -> Value {
+        let mut err = self.to_json();
+        if let Some(o) = err.as_object_mut() {
+            o.insert("root_cause".into(), json!([self.shallow_json()]));
+        }
+        json!({"error": err, "status": self.status})
+    }
+}
+
+impl fmt::Display for OsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.kind, self.reason)
+    }
+}
+
+impl std::error::Error for OsError {}
+
+impl From<MappingError> for OsError {
+    fn from(e: MappingError) -> OsError {
+        let mut out = OsError::new(e.kind, e.reason);
+        if let Some(c) = e.caused_by {
+            out = out.caused_by(OsError::from(*c));
+        }
+        out
+    }
+}
+
+impl From<EngineError> for OsError {
+    fn from(e: EngineError) -> OsError {
+        match &e {
+            EngineError::VersionConflict { .. } => OsError::new("version_conflict_engine_exception", e.to_string()),
+            EngineError::InvalidArgument(m) => OsError::illegal(m.clone()),
+            EngineError::Closed(_) => OsError::new("engine_exception", e.to_string()).status(500),
+            EngineError::TranslogCorrupted { .. } => OsError::new("translog_corrupted_exception", e.to_string()),
+            _ if e.is_corruption() => OsError::new("corrupt_index_exception", e.to_string()),
+            _ => OsError::new("io_exception", e.to_string()).status(500),
+        }
+    }
+}
+
+impl From<serde_json::Error> for OsError {
+    fn from(e: serde_json::Error) -> OsError {
+        OsError::new("parse_exception", format!("Failed to parse content to map: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_not_found_body() {
+        let b = OsError::index_not_found("foo").to_body();
+        assert_eq!(b["status"], 404);
+        assert_eq!(b["error"]["type"], "index_not_found_exception");
+        assert_eq!(b["error"]["root_cause"][0]["resource.id"], "foo");
+        assert_eq!(b["error"]["reason"], "no such index [foo]");
+    }
+
+    #[test]
+    fn root_cause_has_no_cause() {
+        let e = OsError::new("mapper_parsing_exception", "failed").caused_by(OsError::illegal("x"));
+        let b = e.to_body();
+        assert!(b["error"]["root_cause"][0].get("caused_by").is_none());
+        assert_eq!(b["error"]["caused_by"]["type"], "illegal_argument_exception");
+        assert_eq!(b["status"], 400);
+    }
+
+    #[test]
+    fn validation_message() {
+        let e = OsError::validation(&["a".into(), "b".into()]);
+        assert_eq!(e.reason, "Validation Failed: 1: a;2: b;");
+    }
+}

@@ -1,0 +1,239 @@
+//! Document APIs: `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget`.
+
+use serde_json::{json, Value};
+
+use crate::action::bulk::{self, BulkDefaults};
+use crate::action::documents::{self, parse_version_type, DeleteRequest, GetRequest, IndexRequest, Refresh};
+use crate::action::source_filter::SourceFilter;
+use crate::action::update::{self, UpdateRequest};
+use crate::error::{OsError, OsResult};
+use crate::http::render::RestResponse;
+use crate::http::request::{Method, RestRequest};
+use crate::http::router::{Pool, Router};
+use crate::node::Node;
+use crate::shard::versioning::{Constraints, VersionType};
+
+fn constraints(req: &RestRequest) -> OsResult<Constraints> {
+    let c = Constraints {
+        if_seq_no: req.int_param("if_seq_no")?,
+        if_primary_term: req.int_param("if_primary_term")?.map(|v| v.max(0) as u64),
+        version: req.int_param("version")?,
+        version_type: parse_version_type(req.param("version_type"))?,
+        create: false,
+    };
+    if c.version.is_some() && c.version_type == VersionType::Internal {
+        return Err(OsError::validation(&[
+            "internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead".into(),
+        ]));
+    }
+    if c.if_seq_no.is_some() && c.version_type != VersionType::Internal {
+        return Err(OsError::validation(&["compare and write operations can not be used with version type [external]".into()]));
+    }
+    Ok(c)
+}
+
+fn index_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let mut c = constraints(req)?;
+    let create_path = req.path.contains("/_create/");
+    match req.param("op_type") {
+        None | Some("index") => {}
+        Some("create") => c.create = true,
+        Some(other) => return Err(OsError::illegal(format!("opType must be 'create' or 'index', found: [{other}]"))),
+    }
+    if create_path {
+        c.create = true;
+    }
+    if !req.has_body() {
+        return Err(OsError::validation(&["source is missing".into(), "content type is missing".into()]));
+    }
+    let id = req.path_param("id").map(str::to_string);
+    if id.is_none() && c.create && req.param("op_type") == Some("create") && !create_path {
+        // POST with op_type=create and no id: an auto-generated id is always a create.
+    }
+    let r = IndexRequest {
+        index: req.path_param("index").unwrap_or_default().to_string(),
+        id,
+        routing: req.param("routing").map(str::to_string),
+        source: req.body.to_vec(),
+        constraints: c,
+        refresh: Refresh::parse(req.param("refresh"))?,
+        require_alias: req.bool_param("require_alias", false)?,
+        pipeline: req.param("pipeline").map(str::to_string),
+    };
+    let o = documents::index(&node.cluster, r)?;
+    Ok(RestResponse::json(o.status, documents::write_response(&o)))
+}
+
+fn source_filter(req: &RestRequest) -> SourceFilter {
+    SourceFilter::from_params(req.param("_source"), req.param("_source_includes"), req.param("_source_excludes"))
+}
+
+fn get_request(req: &RestRequest) -> OsResult<GetRequest> {
+    let vt = parse_version_type(req.param("version_type"))?;
+    Ok(GetRequest {
+        index: req.path_param("index").unwrap_or_default().to_string(),
+        id: req.path_param("id").unwrap_or_default().to_string(),
+        routing: req.param("routing").map(str::to_string),
+        source: source_filter(req),
+        stored_fields: req.list_param("stored_fields"),
+        version: req.int_param("version")?,
+        version_type: vt,
+        refresh: req.bool_param("refresh", false)?,
+    })
+}
+
+fn get_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let g = get_request(req)?;
+    let (found, body) = documents::get(&node.cluster, &g)?;
+    if req.method == Method::Head {
+        return Ok(RestResponse::status(if found { 200 } else { 404 }));
+    }
+    Ok(RestResponse::json(if found { 200 } else { 404 }, body))
+}
+
+fn get_source(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let g = get_request(req)?;
+    let (found, body) = documents::get(&node.cluster, &g)?;
+    let missing = || {
+        OsError::new("resource_not_found_exception", format!("Document not found [{}]/[_doc]/[{}]", g.index, g.id))
+    };
+    if !found {
+        if req.method == Method::Head {
+            return Ok(RestResponse::status(404));
+        }
+        return Err(missing());
+    }
+    match body.get("_source") {
+        Some(s) => {
+            if req.method == Method::Head {
+                return Ok(RestResponse::status(200));
+            }
+            Ok(RestResponse::ok(s.clone()))
+        }
+        None => {
+            if req.method == Method::Head {
+                return Ok(RestResponse::status(404));
+            }
+            Err(OsError::new("resource_not_found_exception", format!("Source not found [{}]/[_doc]/[{}]", g.index, g.id)))
+        }
+    }
+}
+
+fn delete_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let r = DeleteRequest {
+        index: req.path_param("index").unwrap_or_default().to_string(),
+        id: req.path_param("id").unwrap_or_default().to_string(),
+        routing: req.param("routing").map(str::to_string),
+        constraints: constraints(req)?,
+        refresh: Refresh::parse(req.param("refresh"))?,
+    };
+    let o = documents::delete(&node.cluster, r)?;
+    Ok(RestResponse::json(o.status, documents::write_response(&o)))
+}
+
+fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let mut u = UpdateRequest {
+        index: req.path_param("index").unwrap_or_default().to_string(),
+        id: req.path_param("id").unwrap_or_default().to_string(),
+        routing: req.param("routing").map(str::to_string),
+        retry_on_conflict: req.int_param("retry_on_conflict")?.unwrap_or(0).max(0) as u32,
+        if_seq_no: req.int_param("if_seq_no")?,
+        if_primary_term: req.int_param("if_primary_term")?.map(|v| v.max(0) as u64),
+        refresh: Refresh::parse(req.param("refresh"))?,
+        require_alias: req.bool_param("require_alias", false)?,
+        ..Default::default()
+    };
+    let body = req.required_json()?;
+    u.apply_body(&body)?;
+    if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") {
+        u.source = Some(source_filter(req));
+    }
+    let (o, get) = update::update(&node.cluster, &u)?;
+    Ok(RestResponse::json(o.status, update::response(&o, get)))
+}
+
+fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let d = BulkDefaults {
+        index: req.path_param("index").map(str::to_string),
+        routing: req.param("routing").map(str::to_string),
+        pipeline: req.param("pipeline").map(str::to_string),
+        require_alias: req.bool_param("require_alias", false)?,
+        refresh: Refresh::parse(req.param("refresh"))?,
+        source: if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") { Some(source_filter(req)) } else { None },
+    };
+    Ok(RestResponse::ok(bulk::bulk(&node.cluster, &req.body, &d)?))
+}
+
+fn mget(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let body = req.required_json()?;
+    let default_index = req.path_param("index").map(str::to_string);
+    let default_filter = source_filter(req);
+    let mut specs: Vec<(Option<String>, String, Option<String>, SourceFilter, Option<Vec<String>>)> = Vec::new();
+    let id_str = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    if let Some(docs) = body.get("docs").and_then(Value::as_array) {
+        for d in docs {
+            let Some(id) = d.get("_id").and_then(id_str) else {
+                return Err(OsError::validation(&[format!("id is missing for doc {}", specs.len())]));
+            };
+            let index = d.get("_index").and_then(Value::as_str).map(str::to_string).or(default_index.clone());
+            let routing = d.get("routing").or(d.get("_routing")).and_then(id_str).or(req.param("routing").map(str::to_string));
+            let filter = match d.get("_source") {
+                Some(s) => SourceFilter::from_json(s).map_err(OsError::parsing)?,
+                None => default_filter.clone(),
+            };
+            let stored = d.get("stored_fields").and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect());
+            specs.push((index, id, routing, filter, stored));
+        }
+    } else if let Some(ids) = body.get("ids").and_then(Value::as_array) {
+        for id in ids {
+            let Some(id) = id_str(id) else { return Err(OsError::illegal("ids must be strings")) };
+            specs.push((default_index.clone(), id, req.param("routing").map(str::to_string), default_filter.clone(), None));
+        }
+    } else {
+        return Err(OsError::parsing("unexpected token, expected [docs] or [ids]").status(400));
+    }
+    if specs.is_empty() {
+        return Err(OsError::validation(&["no documents to get".into()]));
+    }
+    let mut out = Vec::new();
+    for (i, (index, id, routing, filter, stored)) in specs.into_iter().enumerate() {
+        let Some(index) = index else {
+            return Err(OsError::validation(&[format!("index is missing for doc {i}")]));
+        };
+        let g = GetRequest { index: index.clone(), id: id.clone(), routing, source: filter, stored_fields: stored, refresh: req.bool_param("refresh", false)?, ..Default::default() };
+        match documents::get(&node.cluster, &g) {
+            Ok((_, body)) => out.push(body),
+            Err(e) => out.push(json!({"_index": index, "_id": id, "error": e.to_body()["error"].clone()})),
+        }
+    }
+    Ok(RestResponse::ok(json!({"docs": out})))
+}
+
+const INDEX_P: &[&str] = &["if_seq_no", "if_primary_term", "op_type", "pipeline", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards", "require_alias"];
+const GET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
+const DELETE_P: &[&str] = &["if_seq_no", "if_primary_term", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards"];
+const UPDATE_P: &[&str] = &["if_seq_no", "if_primary_term", "lang", "refresh", "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes"];
+const BULK_P: &[&str] = &["pipeline", "refresh", "require_alias", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "type", "batch_size"];
+const MGET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes"];
+
+/// Registers the routes.
+pub fn register(r: &mut Router) {
+    use Method::*;
+    r.add(&[Put, Post], "/{index}/_doc/{id}", "indices:data/write/index", Pool::Write, INDEX_P, index_doc);
+    r.add(&[Post], "/{index}/_doc", "indices:data/write/index", Pool::Write, INDEX_P, index_doc);
+    r.add(&[Put, Post], "/{index}/_create/{id}", "indices:data/write/index", Pool::Write, INDEX_P, index_doc);
+    r.add(&[Get, Head], "/{index}/_doc/{id}", "indices:data/read/get", Pool::Get, GET_P, get_doc);
+    r.add(&[Get, Head], "/{index}/_source/{id}", "indices:data/read/get", Pool::Get, GET_P, get_source);
+    r.add(&[Delete], "/{index}/_doc/{id}", "indices:data/write/delete", Pool::Write, DELETE_P, delete_doc);
+    r.add(&[Post], "/{index}/_update/{id}", "indices:data/write/update", Pool::Write, UPDATE_P, update_doc);
+    for p in ["/_bulk", "/{index}/_bulk"] {
+        r.add(&[Post, Put], p, "indices:data/write/bulk", Pool::Write, BULK_P, bulk_docs);
+    }
+    for p in ["/_mget", "/{index}/_mget"] {
+        r.add(&[Get, Post], p, "indices:data/read/mget", Pool::Get, MGET_P, mget);
+    }
+}

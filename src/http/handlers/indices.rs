@@ -1,0 +1,145 @@
+//! Index APIs.
+
+use super::{index_expr, indices_options};
+use crate::action::indices::{self, Broadcast};
+use crate::cluster::resolve::{ExpandWildcards, IndicesOptions};
+use crate::error::{OsError, OsResult};
+use crate::http::render::RestResponse;
+use crate::http::request::{Method, RestRequest};
+use crate::http::router::{Pool, Router};
+use crate::node::Node;
+
+const fn opts(ignore_unavailable: bool, allow_no_indices: bool, open: bool, closed: bool, forbid_closed: bool) -> IndicesOptions {
+    IndicesOptions { ignore_unavailable, allow_no_indices, expand: ExpandWildcards { open, closed, hidden: false }, forbid_closed }
+}
+
+const MASTER: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"];
+
+fn create(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let name = req.path_param("index").unwrap_or_default();
+    let body = req.json()?;
+    Ok(RestResponse::ok(indices::create(&node.cluster, name, &body)?))
+}
+
+fn delete(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, true, false))?;
+    Ok(RestResponse::ok(indices::delete(&node.cluster, &index_expr(req), o)?))
+}
+
+fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, false))?;
+    let expr = index_expr(req);
+    if req.method == Method::Head {
+        let o = IndicesOptions { allow_no_indices: req.bool_param("allow_no_indices", false)?, ..o };
+        return Ok(RestResponse::status(if indices::exists(&node.cluster, &expr, o) { 200 } else { 404 }));
+    }
+    let flat = req.bool_param("flat_settings", false)?;
+    let defaults = req.bool_param("include_defaults", false)?;
+    Ok(RestResponse::ok(indices::get(&node.cluster, &expr, o, flat, defaults)?))
+}
+
+fn open(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, false, true, false))?;
+    Ok(RestResponse::ok(indices::open(&node.cluster, &index_expr(req), o)?))
+}
+
+fn close(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, false))?;
+    Ok(RestResponse::ok(indices::close(&node.cluster, &index_expr(req), o)?))
+}
+
+fn refresh(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, true))?;
+    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::Refresh)?))
+}
+
+fn flush(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, true))?;
+    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::Flush)?))
+}
+
+fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, true))?;
+    let max = req.int_param("max_num_segments")?.unwrap_or(1);
+    if max < 1 && max != -1 {
+        return Err(OsError::validation(&[format!("max_num_segments must be >= 1 or -1, got {max}")]));
+    }
+    let only_expunge = req.bool_param("only_expunge_deletes", false)?;
+    if only_expunge && req.has("max_num_segments") {
+        return Err(OsError::validation(&["cannot set only_expunge_deletes and max_num_segments at the same time, those two parameters are mutually exclusive".into()]));
+    }
+    let max = if max == -1 { 1 } else { max as usize };
+    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?))
+}
+
+fn get_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, false))?;
+    Ok(RestResponse::ok(indices::get_mapping(&node.cluster, &index_expr(req), o)?))
+}
+
+fn put_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, false, true, true, false))?;
+    let body = req.required_json()?;
+    let write_only = req.bool_param("write_index_only", false)?;
+    Ok(RestResponse::ok(indices::put_mapping(&node.cluster, &index_expr(req), o, write_only, &body)?))
+}
+
+fn get_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, true, false))?;
+    let names: Option<Vec<String>> = req.path_param("name").map(|n| n.split(',').map(str::to_string).collect());
+    let flat = req.bool_param("flat_settings", false)?;
+    let defaults = req.bool_param("include_defaults", false)?;
+    Ok(RestResponse::ok(indices::get_settings(&node.cluster, &index_expr(req), o, names.as_deref(), flat, defaults)?))
+}
+
+fn put_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, false, true, true, false))?;
+    let body = req.required_json()?;
+    let preserve = req.bool_param("preserve_existing", false)?;
+    Ok(RestResponse::ok(indices::put_settings(&node.cluster, &index_expr(req), o, &body, preserve)?))
+}
+
+const OPTS: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+
+// Parameter lists are spelled out per route (OpenSearch's rest-api-spec).
+const CREATE_P: &[&str] = &["wait_for_active_shards", "timeout", "master_timeout", "cluster_manager_timeout"];
+const DELETE_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const GET_P: &[&str] = &["local", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "flat_settings", "include_defaults", "master_timeout", "cluster_manager_timeout"];
+const OPEN_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "wait_for_active_shards", "wait_for_completion", "task_execution_timeout"];
+const REFRESH_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const FLUSH_P: &[&str] = &["force", "wait_if_ongoing", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const FM_P: &[&str] = &["flush", "max_num_segments", "only_expunge_deletes", "wait_for_completion", "primary_only", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const GET_MAPPING_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards", "master_timeout", "cluster_manager_timeout", "local"];
+const PUT_MAPPING_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "write_index_only"];
+const GET_SETTINGS_P: &[&str] = &["flat_settings", "include_defaults", "local", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const PUT_SETTINGS_P: &[&str] = &["preserve_existing", "flat_settings", "timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+
+/// Registers the routes.
+pub fn register(r: &mut Router) {
+    let _ = (OPTS, MASTER);
+    use Method::*;
+    r.add(&[Put], "/{index}", "indices:admin/create", Pool::Management, CREATE_P, create);
+    r.add(&[Delete], "/{index}", "indices:admin/delete", Pool::Management, DELETE_P, delete);
+    r.add(&[Get, Head], "/{index}", "indices:admin/get", Pool::Management, GET_P, get);
+    r.add(&[Post], "/{index}/_open", "indices:admin/open", Pool::Management, OPEN_P, open);
+    r.add(&[Post], "/{index}/_close", "indices:admin/close", Pool::Management, OPEN_P, close);
+    for p in ["/_refresh", "/{index}/_refresh"] {
+        r.add(&[Get, Post], p, "indices:admin/refresh", Pool::Management, REFRESH_P, refresh);
+    }
+    for p in ["/_flush", "/{index}/_flush"] {
+        r.add(&[Get, Post], p, "indices:admin/flush", Pool::Management, FLUSH_P, flush);
+    }
+    for p in ["/_forcemerge", "/{index}/_forcemerge"] {
+        r.add(&[Post], p, "indices:admin/forcemerge", Pool::Management, FM_P, forcemerge);
+    }
+    for p in ["/_mapping", "/{index}/_mapping"] {
+        r.add(&[Get], p, "indices:admin/mappings/get", Pool::Management, GET_MAPPING_P, get_mapping);
+    }
+    r.add(&[Put, Post], "/{index}/_mapping", "indices:admin/mapping/put", Pool::Management, PUT_MAPPING_P, put_mapping);
+    for p in ["/_settings", "/{index}/_settings", "/{index}/_settings/{name}", "/_settings/{name}"] {
+        r.add(&[Get], p, "indices:monitor/settings/get", Pool::Management, GET_SETTINGS_P, get_settings);
+    }
+    for p in ["/_settings", "/{index}/_settings"] {
+        r.add(&[Put], p, "indices:admin/settings/update", Pool::Management, PUT_SETTINGS_P, put_settings);
+    }
+}

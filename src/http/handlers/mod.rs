@@ -1,0 +1,45 @@
+//! Handlers: parse the request into typed arguments, call `action::`, render.
+//!
+//! | file | endpoints |
+//! |---|---|
+//! | `root.rs` | `GET/HEAD /` |
+//! | `indices.rs` | index create/delete/get/exists/open/close, refresh/flush/forcemerge, `_mapping`, `_settings` |
+//! | `documents.rs` | `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget` |
+//! | `cluster.rs` | `_cluster/health`, `_cluster/state` |
+
+pub mod cluster;
+pub mod documents;
+pub mod indices;
+pub mod root;
+
+use super::request::RestRequest;
+use super::router::Router;
+use crate::cluster::resolve::{ExpandWildcards, IndicesOptions};
+use crate::error::OsResult;
+
+/// Every route of the server.
+pub fn router() -> Router {
+    let mut r = Router::default();
+    root::register(&mut r);
+    indices::register(&mut r);
+    documents::register(&mut r);
+    cluster::register(&mut r);
+    r
+}
+
+/// The indices options of a request (`ignore_unavailable`, `allow_no_indices`,
+/// `expand_wildcards`) over the endpoint's defaults.
+pub fn indices_options(req: &RestRequest, default: IndicesOptions) -> OsResult<IndicesOptions> {
+    let mut o = default;
+    o.ignore_unavailable = req.bool_param("ignore_unavailable", o.ignore_unavailable)?;
+    o.allow_no_indices = req.bool_param("allow_no_indices", o.allow_no_indices)?;
+    if let Some(e) = req.param("expand_wildcards") {
+        o.expand = ExpandWildcards::parse(e)?;
+    }
+    Ok(o)
+}
+
+/// The index expression of the path (`{index}`), `_all` when absent.
+pub fn index_expr(req: &RestRequest) -> String {
+    req.path_param("index").unwrap_or("_all").to_string()
+}

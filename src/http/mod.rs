@@ -1,0 +1,99 @@
+//! http/: the REST layer (feature `server`): a hyper 1.x server, the route table, request
+//! parsing, rendering and OpenSearch's error bodies.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `server.rs` | accept loop, body limits, gzip, dispatch to thread pools, response rendering |
+//! | `router.rs` | the route table, 405s, unknown-parameter rejection |
+//! | `request.rs` | the request handlers see, typed parameter accessors |
+//! | `render.rs` | JSON/YAML rendering, `filter_path` |
+//! | `handlers/` | one file per API group |
+
+pub mod handlers;
+pub mod render;
+pub mod request;
+pub mod router;
+pub mod server;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use crate::node::{is_loopback, Node, NodeSettings};
+
+/// Binds the HTTP port: `http.port` (a number or a range `9200-9299`), first free port.
+pub async fn bind(settings: &NodeSettings) -> Result<tokio::net::TcpListener, String> {
+    let host = settings.get_or("network.host", "127.0.0.1");
+    let host = if host == "localhost" || host == "_local_" { "127.0.0.1" } else { host };
+    let spec = settings.get_or("http.port", "9200-9299");
+    let (lo, hi) = match spec.split_once('-') {
+        Some((a, b)) => (a.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?, b.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?),
+        None => {
+            let p = spec.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?;
+            (p, p)
+        }
+    };
+    let mut last = String::new();
+    for port in lo..=hi.max(lo) {
+        let addr: SocketAddr = format!("{}:{port}", if host.contains(':') { format!("[{host}]") } else { host.to_string() })
+            .parse()
+            .map_err(|e| format!("invalid network.host [{host}]: {e}"))?;
+        match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => return Ok(l),
+            Err(e) => last = format!("{addr}: {e}"),
+        }
+    }
+    Err(format!("failed to bind the HTTP port in range [{spec}]: {last}"))
+}
+
+/// Refuses to start on a non-loopback address without security (which is not built yet).
+pub fn check_bind_address(settings: &NodeSettings) -> Result<(), String> {
+    let host = settings.get_or("network.host", "127.0.0.1");
+    if !is_loopback(host) {
+        return Err(format!(
+            "refusing to bind to [{host}]: security is not enabled, so Fathom serves only on loopback (127.0.0.1). Remove network.host or set it to 127.0.0.1."
+        ));
+    }
+    Ok(())
+}
+
+/// A started server: the node, its address, and a handle to stop it.
+#[derive(Debug)]
+pub struct Running {
+    pub node: Arc<Node>,
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops accepting connections, then shuts the node down (flushes every shard).
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
+        let node = self.node.clone();
+        let _ = tokio::task::spawn_blocking(move || node.shutdown()).await;
+    }
+}
+
+/// Starts a node and its HTTP server on the current tokio runtime.
+pub async fn start(settings: NodeSettings) -> Result<Running, String> {
+    check_bind_address(&settings)?;
+    let listener = bind(&settings).await?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let s2 = settings.clone();
+    let node = tokio::task::spawn_blocking(move || Node::start(s2, addr.to_string()))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let server = Arc::new(server::Server { node: node.clone(), router: handlers::router() });
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(server::serve(server, listener, async move {
+        let _ = rx.await;
+    }));
+    tracing::info!(address = %addr, "started");
+    Ok(Running { node, addr, stop: Some(tx), task: Some(task) })
+}

@@ -1,0 +1,241 @@
+//! The route table: method, path pattern, action name, thread pool, accepted parameters and
+//! handler. Matching prefers literal segments over `{params}` at each position, as OpenSearch's
+//! path trie does; a path that matches with another method is a 405.
+
+use std::collections::HashMap;
+
+use super::render::RestResponse;
+use super::request::{percent_decode, Method, RestRequest};
+use crate::error::{OsError, OsResult};
+use crate::node::Node;
+
+/// A handler: runs on the route's thread pool.
+pub type Handler = fn(&Node, &RestRequest) -> OsResult<RestResponse>;
+
+/// Which named pool runs a route's handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    Write,
+    Search,
+    Get,
+    Management,
+    Generic,
+}
+
+#[derive(Debug, Clone)]
+enum Seg {
+    Lit(&'static str),
+    Param(&'static str),
+}
+
+/// One route.
+#[derive(Debug, Clone)]
+pub struct Route {
+    pub method: Method,
+    pub pattern: &'static str,
+    segs: Vec<Seg>,
+    pub action: &'static str,
+    pub pool: Pool,
+    pub params: &'static [&'static str],
+    pub handler: Handler,
+}
+
+/// Parameters every endpoint accepts.
+pub const COMMON_PARAMS: &[&str] = &["pretty", "human", "error_trace", "filter_path", "format", "source", "source_content_type"];
+
+/// The table.
+#[derive(Debug, Default)]
+pub struct Router {
+    routes: Vec<Route>,
+}
+
+/// The outcome of matching a path.
+#[derive(Debug)]
+pub enum Match<'a> {
+    Found(&'a Route, HashMap<String, String>),
+    /// The path exists with other methods.
+    WrongMethod(Vec<Method>),
+    NotFound,
+}
+
+fn split(path: &str) -> Vec<&str> {
+    path.split('/').filter(|s| !s.is_empty()).collect()
+}
+
+impl Router {
+    /// Adds a route for each method.
+    pub fn add(&mut self, methods: &[Method], pattern: &'static str, action: &'static str, pool: Pool, params: &'static [&'static str], handler: Handler) {
+        let segs: Vec<Seg> = split(pattern)
+            .into_iter()
+            .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                Some(p) => Seg::Param(p),
+                None => Seg::Lit(s),
+            })
+            .collect();
+        for m in methods {
+            self.routes.push(Route { method: *m, pattern, segs: segs.clone(), action, pool, params, handler });
+        }
+    }
+
+    /// Finds the route for a method and path.
+    pub fn find(&self, method: Method, path: &str) -> Match<'_> {
+        let parts = split(path);
+        // Score: literal matches first at each position (a bit vector compared lexicographically).
+        let mut best: Option<(Vec<bool>, &Route)> = None;
+        let mut methods = Vec::new();
+        let mut best_any: Option<Vec<bool>> = None;
+        for r in &self.routes {
+            if r.segs.len() != parts.len() {
+                continue;
+            }
+            let mut score = Vec::with_capacity(parts.len());
+            let mut ok = true;
+            for (s, p) in r.segs.iter().zip(&parts) {
+                match s {
+                    Seg::Lit(l) => {
+                        if l != p {
+                            ok = false;
+                            break;
+                        }
+                        score.push(true);
+                    }
+                    Seg::Param(_) => {
+                        // Parameters never match a segment starting with `_` that is a literal elsewhere?
+                        // OpenSearch lets them; the literal-first scoring picks the right route.
+                        score.push(false);
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            if best_any.as_ref().is_none_or(|b| score > *b) {
+                best_any = Some(score.clone());
+                methods.clear();
+            }
+            if best_any.as_ref() == Some(&score) && !methods.contains(&r.method) {
+                methods.push(r.method);
+            }
+            let method_ok = r.method == method || (method == Method::Head && r.method == Method::Get && !self.has_explicit_head(r.pattern));
+            if method_ok && best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, r));
+            }
+        }
+        match best {
+            Some((score, r)) if Some(&score) == best_any.as_ref() || best_any.is_none() => {
+                let mut params = HashMap::new();
+                for (s, p) in r.segs.iter().zip(&parts) {
+                    if let Seg::Param(name) = s {
+                        params.insert((*name).to_string(), percent_decode(p, false));
+                    }
+                }
+                Match::Found(r, params)
+            }
+            Some((_, r)) => {
+                // A less specific route matched the method; OpenSearch's trie would have walked into the
+                // more specific branch and answered 405. Keep OpenSearch's behaviour.
+                let _ = r;
+                Match::WrongMethod(methods)
+            }
+            None if !methods.is_empty() => Match::WrongMethod(methods),
+            None => Match::NotFound,
+        }
+    }
+
+    fn has_explicit_head(&self, pattern: &str) -> bool {
+        self.routes.iter().any(|r| r.pattern == pattern && r.method == Method::Head)
+    }
+
+    /// Every route (for `_nodes/usage`-like listings and tests).
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+}
+
+/// Rejects parameters the route does not accept, with OpenSearch's message.
+pub fn check_params(route: &Route, req: &RestRequest) -> OsResult<()> {
+    let mut unknown: Vec<&str> = req
+        .params
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !COMMON_PARAMS.contains(k) && !route.params.contains(k) && !route.params.contains(&"*"))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort_unstable();
+    let mut msg = format!(
+        "request [{}] contains unrecognized parameter{}: ",
+        req.path,
+        if unknown.len() > 1 { "s" } else { "" }
+    );
+    let parts: Vec<String> = unknown
+        .iter()
+        .map(|u| {
+            let similar: Vec<&str> = route.params.iter().copied().filter(|p| similar(u, p)).collect();
+            if similar.is_empty() {
+                format!("[{u}]")
+            } else {
+                format!("[{u}] -> did you mean [{}]?", similar.join(", "))
+            }
+        })
+        .collect();
+    msg.push_str(&parts.join(", "));
+    Err(OsError::illegal(msg))
+}
+
+/// Levenshtein-like closeness as OpenSearch's suggestion uses (distance ≥ 0.7 similarity).
+fn similar(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    let d = prev[b.len()] as f64;
+    let max = a.len().max(b.len()).max(1) as f64;
+    1.0 - d / max >= 0.7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::render::RestResponse;
+
+    fn h(_: &Node, _: &RestRequest) -> OsResult<RestResponse> {
+        Ok(RestResponse::status(200))
+    }
+
+    #[test]
+    fn literal_beats_param() {
+        let mut r = Router::default();
+        r.add(&[Method::Get], "/{index}", "get_index", Pool::Management, &[], h);
+        r.add(&[Method::Get], "/_cat", "cat", Pool::Management, &[], h);
+        r.add(&[Method::Get, Method::Put], "/{index}/_doc/{id}", "doc", Pool::Write, &[], h);
+        match r.find(Method::Get, "/_cat") {
+            Match::Found(rt, _) => assert_eq!(rt.action, "cat"),
+            other => panic!("{other:?}"),
+        }
+        match r.find(Method::Get, "/idx/_doc/a%2Fb") {
+            Match::Found(rt, p) => {
+                assert_eq!(rt.action, "doc");
+                assert_eq!(p["id"], "a/b");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(r.find(Method::Delete, "/idx/_doc/1"), Match::WrongMethod(_)));
+        assert!(matches!(r.find(Method::Get, "/a/b/c/d"), Match::NotFound));
+        // HEAD falls back to GET.
+        assert!(matches!(r.find(Method::Head, "/idx"), Match::Found(..)));
+    }
+
+    #[test]
+    fn similar_names() {
+        assert!(similar("pretyy", "pretty"));
+        assert!(!similar("foo", "refresh"));
+    }
+}

@@ -1,0 +1,207 @@
+//! The hyper server: accepts connections (HTTP/1.1 keep-alive), reads bodies within
+//! `http.max_content_length` (413 beyond), decodes gzip bodies, routes, checks parameters, runs
+//! the handler on its thread pool (never on a tokio worker), and renders the response (pretty,
+//! filter_path, YAML, gzip when the client accepts it).
+
+use std::convert::Infallible;
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::{Request, Response, StatusCode};
+use serde_json::json;
+
+use super::render::{filter_path, to_yaml, Body, RestResponse};
+use super::request::{parse_query, percent_decode, Method, RestRequest};
+use super::router::{check_params, Match, Pool, Router};
+use crate::error::OsError;
+use crate::node::Node;
+
+/// Shared state of the server.
+#[derive(Debug)]
+pub struct Server {
+    pub node: Arc<Node>,
+    pub router: Router,
+}
+
+/// Serves connections from `listener` until `shutdown` resolves.
+pub async fn serve(server: Arc<Server>, listener: tokio::net::TcpListener, shutdown: impl std::future::Future<Output = ()>) {
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let server = server.clone();
+                tokio::spawn(async move {
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let svc = hyper::service::service_fn(move |req| {
+                        let server = server.clone();
+                        async move { Ok::<_, Infallible>(handle(server, req).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(io, svc).await;
+                });
+            }
+        }
+    }
+}
+
+fn error_response(e: &OsError, head: bool) -> RestResponse {
+    if head {
+        RestResponse::status(e.status)
+    } else {
+        RestResponse::json(e.status, e.to_body())
+    }
+}
+
+async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let (parts, body) = req.into_parts();
+    let path = parts.uri.path().to_string();
+    let params = parse_query(parts.uri.query().unwrap_or(""));
+    let accept_gzip = parts.headers.get("accept-encoding").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("gzip"));
+    let pretty = params.get("pretty").is_some_and(|v| v != "false");
+    let filter = params.get("filter_path").cloned();
+    let yaml = params.get("format").is_some_and(|f| f == "yaml");
+    let Some(method) = Method::parse(parts.method.as_str()) else {
+        return finish(RestResponse::json(405, json!({"error": format!("Incorrect HTTP method for uri [{path}] and method [{}]", parts.method), "status": 405})), false, pretty, None, false, false);
+    };
+    let head = method == Method::Head;
+    let max = server.node.max_content_length;
+    if let Some(len) = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok()) {
+        if len > max {
+            return finish(RestResponse::status(413), head, pretty, None, false, false);
+        }
+    }
+    let bytes = match Limited::new(body, max).collect().await {
+        Ok(c) => c.to_bytes(),
+        Err(e) => {
+            if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+                return finish(RestResponse::status(413), head, pretty, None, false, false);
+            }
+            return finish(error_response(&OsError::new("io_exception", format!("failed to read the request body: {e}")), head), head, pretty, None, false, false);
+        }
+    };
+    let gzipped = parts.headers.get(CONTENT_ENCODING).and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
+    let bytes = if gzipped {
+        let mut out = Vec::new();
+        let mut dec = flate2::read::GzDecoder::new(&bytes[..]).take(max as u64 + 1);
+        if let Err(e) = dec.read_to_end(&mut out) {
+            let err = OsError::new("parse_exception", format!("failed to decompress the gzip request body: {e}"));
+            return finish(error_response(&err, head), head, pretty, None, false, false);
+        }
+        if out.len() > max {
+            return finish(RestResponse::status(413), head, pretty, None, false, false);
+        }
+        Bytes::from(out)
+    } else {
+        bytes
+    };
+    // `source` parameter: the body passed in the URL (GET with a body for clients that can't).
+    let bytes = match params.get("source") {
+        Some(s) if bytes.is_empty() => Bytes::from(s.clone().into_bytes()),
+        _ => bytes,
+    };
+    let content_type = parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (route, path_params) = match server.router.find(method, &path) {
+        Match::Found(r, p) => (r.clone(), p),
+        Match::WrongMethod(mut allowed) => {
+            allowed.sort_by_key(|m| m.name());
+            let list = allowed.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
+            let body = json!({"error": format!("Incorrect HTTP method for uri [{}] and method [{}], allowed: [{list}]", percent_decode(&path, false), method.name()), "status": 405});
+            return finish(RestResponse::json(405, body), head, pretty, None, false, false);
+        }
+        Match::NotFound => {
+            let body = json!({"error": format!("no handler found for uri [{path}] and method [{}]", method.name())});
+            return finish(RestResponse::json(400, body), head, pretty, None, false, false);
+        }
+    };
+    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, content_type };
+    if let Err(e) = check_params(&route, &rest) {
+        return finish(error_response(&e, head), head, pretty, filter.as_deref(), yaml, false);
+    }
+    tracing::debug!(method = method.name(), path = %path, action = route.action, "request");
+    let node = server.node.clone();
+    let pool = match route.pool {
+        Pool::Write => &node.pools.write,
+        Pool::Search => &node.pools.search,
+        Pool::Get => &node.pools.get,
+        Pool::Management => &node.pools.management,
+        Pool::Generic => &node.pools.generic,
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let handler = route.handler;
+    let node2 = node.clone();
+    let submitted = pool.execute(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
+        let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
+        let _ = tx.send(r);
+    });
+    let result = match submitted {
+        Err(e) => Err(e),
+        Ok(()) => rx.await.unwrap_or_else(|_| Err(OsError::internal("the handler was dropped"))),
+    };
+    let resp = match result {
+        Ok(r) => r,
+        Err(e) => error_response(&e, head),
+    };
+    finish(resp, head, pretty, filter.as_deref(), yaml, accept_gzip)
+}
+
+fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, yaml: bool, gzip: bool) -> Response<Full<Bytes>> {
+    let (bytes, ctype) = match &resp.body {
+        Body::Empty => (Vec::new(), "application/json; charset=UTF-8"),
+        Body::Text(t) => (t.clone().into_bytes(), "text/plain; charset=UTF-8"),
+        Body::Json(v) => {
+            let v = match filter {
+                Some(f) if !f.is_empty() => filter_path(v, f),
+                _ => v.clone(),
+            };
+            if yaml {
+                (to_yaml(&v).into_bytes(), "application/yaml")
+            } else if pretty {
+                let mut s = serde_json::to_vec_pretty(&v).unwrap_or_default();
+                s.push(b'\n');
+                (s, "application/json; charset=UTF-8")
+            } else {
+                (serde_json::to_vec(&v).unwrap_or_default(), "application/json; charset=UTF-8")
+            }
+        }
+    };
+    let mut builder = Response::builder().status(StatusCode::from_u16(resp.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+    builder = builder.header(CONTENT_TYPE, HeaderValue::from_static(ctype));
+    for (k, v) in &resp.headers {
+        builder = builder.header(k.as_str(), v.as_str());
+    }
+    let (body, len) = if gzip && bytes.len() > 256 {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let compressed = enc.write_all(&bytes).and_then(|_| enc.finish());
+        match compressed {
+            Ok(c) => {
+                builder = builder.header(CONTENT_ENCODING, "gzip");
+                let n = c.len();
+                (c, n)
+            }
+            Err(_) => {
+                let n = bytes.len();
+                (bytes, n)
+            }
+        }
+    } else {
+        let n = bytes.len();
+        (bytes, n)
+    };
+    builder = builder.header(CONTENT_LENGTH, len);
+    let body = if head { Full::new(Bytes::new()) } else { Full::new(Bytes::from(body)) };
+    builder.body(body).unwrap_or_else(|_| Response::new(Full::new(Bytes::new())))
+}

@@ -1,0 +1,135 @@
+//! node/: one Fathom process: its settings, cluster service, thread pools and schedulers.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `settings.rs` | `config/fathom.yml` and `-E` overrides |
+
+pub mod settings;
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::cluster::indices::new_uuid;
+use crate::cluster::{ClusterService, NodeIdentity};
+use crate::error::{OsError, OsResult};
+use crate::threadpool::Pools;
+pub use settings::NodeSettings;
+
+/// A running node (without its HTTP server).
+#[derive(Debug)]
+pub struct Node {
+    pub settings: NodeSettings,
+    pub cluster: Arc<ClusterService>,
+    pub pools: Pools,
+    pub data_path: PathBuf,
+    /// Bytes of the largest accepted request body (`http.max_content_length`).
+    pub max_content_length: usize,
+    stop: Arc<AtomicBool>,
+    scheduler: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Parses a byte size (`100mb`, `1gb`, `512kb`, `1024b`, `1024`).
+pub fn parse_bytes(s: &str) -> Option<usize> {
+    let t = s.trim().to_ascii_lowercase();
+    let units: [(&str, usize); 6] = [("kb", 1 << 10), ("mb", 1 << 20), ("gb", 1 << 30), ("tb", 1 << 40), ("pb", 1 << 50), ("b", 1)];
+    for (u, m) in units {
+        if let Some(n) = t.strip_suffix(u) {
+            return n.trim().parse::<f64>().ok().filter(|v| *v >= 0.0).map(|v| (v * m as f64) as usize);
+        }
+    }
+    t.parse().ok()
+}
+
+impl Node {
+    /// Starts a node from settings: opens the data path, recovers indices, starts the pools and
+    /// the refresh scheduler. `http_address` is what the APIs report.
+    pub fn start(settings: NodeSettings, http_address: String) -> OsResult<Arc<Node>> {
+        let data_path = PathBuf::from(settings.get_or("path.data", "data"));
+        let host = settings.get_or("network.host", "127.0.0.1").to_string();
+        let node_name = settings.get("node.name").map(str::to_string).unwrap_or_else(|| hostname_or("fathom-node"));
+        let roles: Vec<String> = settings
+            .get("node.roles")
+            .map(|r| r.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
+            .unwrap_or_else(|| vec!["cluster_manager".into(), "data".into(), "ingest".into(), "remote_cluster_client".into()]);
+        let identity = NodeIdentity {
+            cluster_name: settings.get_or("cluster.name", "fathom").to_string(),
+            node_name,
+            node_id: new_uuid(),
+            roles,
+            attributes: settings.with_prefix("node.attr."),
+            host,
+            http_address,
+        };
+        let max_content_length = match settings.get("http.max_content_length") {
+            Some(v) => parse_bytes(v).ok_or_else(|| OsError::illegal(format!("failed to parse [http.max_content_length] with value [{v}]")))?,
+            None => 100 << 20,
+        };
+        let cluster = Arc::new(ClusterService::open(&data_path, identity.clone())?);
+        let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let pools = Pools::new(&identity.node_name, processors);
+        let stop = Arc::new(AtomicBool::new(false));
+        let node = Arc::new(Node { settings, cluster: cluster.clone(), pools, data_path, max_content_length, stop: stop.clone(), scheduler: Mutex::new(None) });
+        let c = cluster.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("fathom[{}][scheduler][T#1]", identity.node_name))
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    c.scheduled_refresh();
+                }
+            })
+            .map_err(|e| OsError::internal(format!("cannot start the scheduler thread: {e}")))?;
+        *node.scheduler.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+        Ok(node)
+    }
+
+    /// Stops the scheduler and pools, then flushes and closes every shard.
+    pub fn shutdown(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.scheduler.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = h.join();
+        }
+        for p in self.pools.all() {
+            p.shutdown();
+        }
+        self.cluster.shutdown();
+    }
+}
+
+fn hostname_or(default: &str) -> String {
+    std::fs::read_to_string("/etc/hostname").ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| default.to_string())
+}
+
+/// Whether an address is loopback (binding elsewhere needs security, which is not enabled).
+pub fn is_loopback(host: &str) -> bool {
+    match host {
+        "localhost" | "_local_" | "_local:ipv4_" | "_local:ipv6_" => true,
+        h => h.trim_matches(['[', ']']).parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(parse_bytes("100mb"), Some(100 << 20));
+        assert_eq!(parse_bytes("1kb"), Some(1024));
+        assert_eq!(parse_bytes("12"), Some(12));
+        assert_eq!(parse_bytes("x"), None);
+    }
+
+    #[test]
+    fn loopback() {
+        assert!(is_loopback("127.0.0.1"));
+        assert!(is_loopback("::1"));
+        assert!(is_loopback("localhost"));
+        assert!(!is_loopback("0.0.0.0"));
+        assert!(!is_loopback("10.1.2.3"));
+    }
+}

@@ -1,0 +1,238 @@
+//! Named, fixed-size thread pools with bounded queues, as OpenSearch runs engine work
+//! (`write`, `search`, `get`, `management`, ...). Threads are named
+//! `fathom[{node}][{pool}][T#{n}]`. A full queue rejects the task
+//! (`rejected_execution_exception`, 429) instead of growing without bound.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use crate::error::OsError;
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    shutdown: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    capacity: usize,
+    completed: AtomicU64,
+    rejected: AtomicU64,
+    active: AtomicU64,
+}
+
+/// One named pool.
+pub struct ThreadPool {
+    name: String,
+    size: usize,
+    shared: Arc<Shared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool").field("name", &self.name).field("size", &self.size).finish()
+    }
+}
+
+/// Counters of a pool (`_cat/thread_pool`, `_nodes/stats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    pub threads: usize,
+    pub queue: usize,
+    pub active: u64,
+    pub completed: u64,
+    pub rejected: u64,
+}
+
+impl ThreadPool {
+    /// Starts `size` threads with a queue of `capacity` waiting tasks.
+    pub fn new(node: &str, name: &str, size: usize, capacity: usize) -> ThreadPool {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue { jobs: VecDeque::new(), shutdown: false }),
+            ready: Condvar::new(),
+            capacity,
+            completed: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            active: AtomicU64::new(0),
+        });
+        let mut threads = Vec::new();
+        for i in 0..size.max(1) {
+            let s = shared.clone();
+            let spawned = std::thread::Builder::new().name(format!("fathom[{node}][{name}][T#{}]", i + 1)).spawn(move || worker(s));
+            match spawned {
+                Ok(h) => threads.push(h),
+                Err(e) => tracing::error!(pool = name, error = %e, "could not start a pool thread"),
+            }
+        }
+        ThreadPool { name: name.to_string(), size: size.max(1), shared, threads: Mutex::new(threads) }
+    }
+
+    /// The pool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Queues a task, or rejects it when the queue is full or the pool is shut down.
+    pub fn execute(&self, job: impl FnOnce() + Send + 'static) -> Result<(), OsError> {
+        let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        if q.shutdown || q.jobs.len() >= self.shared.capacity {
+            self.shared.rejected.fetch_add(1, Ordering::Relaxed);
+            return Err(OsError::new(
+                "rejected_execution_exception",
+                format!(
+                    "rejected execution of task on pool [{}] (queue capacity = {}, shutdown = {})",
+                    self.name, self.shared.capacity, q.shutdown
+                ),
+            ));
+        }
+        q.jobs.push_back(Box::new(job));
+        drop(q);
+        self.shared.ready.notify_one();
+        Ok(())
+    }
+
+    /// Current counters.
+    pub fn stats(&self) -> PoolStats {
+        let queue = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner()).jobs.len();
+        PoolStats {
+            threads: self.size,
+            queue,
+            active: self.shared.active.load(Ordering::Relaxed),
+            completed: self.shared.completed.load(Ordering::Relaxed),
+            rejected: self.shared.rejected.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Stops accepting tasks, runs the queued ones, and joins the threads.
+    pub fn shutdown(&self) {
+        self.shared.queue.lock().unwrap_or_else(|e| e.into_inner()).shutdown = true;
+        self.shared.ready.notify_all();
+        let threads: Vec<_> = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn worker(s: Arc<Shared>) {
+    loop {
+        let job = {
+            let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(j) = q.jobs.pop_front() {
+                    break Some(j);
+                }
+                if q.shutdown {
+                    break None;
+                }
+                q = s.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let Some(job) = job else { return };
+        s.active.fetch_add(1, Ordering::Relaxed);
+        // A panicking task must not take the worker down with it.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+        s.active.fetch_sub(1, Ordering::Relaxed);
+        s.completed.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The node's pools, sized from the processor count as OpenSearch sizes them.
+#[derive(Debug)]
+pub struct Pools {
+    pub write: ThreadPool,
+    pub search: ThreadPool,
+    pub get: ThreadPool,
+    pub management: ThreadPool,
+    pub refresh: ThreadPool,
+    pub flush: ThreadPool,
+    pub generic: ThreadPool,
+}
+
+impl Pools {
+    /// Starts every pool for a node with `processors` cores.
+    pub fn new(node: &str, processors: usize) -> Pools {
+        let p = processors.max(1);
+        Pools {
+            write: ThreadPool::new(node, "write", p, 10_000),
+            search: ThreadPool::new(node, "search", p * 3 / 2 + 1, 1000),
+            get: ThreadPool::new(node, "get", p, 1000),
+            management: ThreadPool::new(node, "management", p.min(5), 10_000),
+            refresh: ThreadPool::new(node, "refresh", (p / 2).clamp(1, 10), 10_000),
+            flush: ThreadPool::new(node, "flush", (p / 2).clamp(1, 5), 10_000),
+            generic: ThreadPool::new(node, "generic", p.max(4), 10_000),
+        }
+    }
+
+    /// Every pool with its name.
+    pub fn all(&self) -> [&ThreadPool; 7] {
+        [&self.write, &self.search, &self.get, &self.management, &self.refresh, &self.flush, &self.generic]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn runs_tasks_on_named_threads() {
+        let pool = ThreadPool::new("n1", "write", 2, 10);
+        let (tx, rx) = mpsc::channel();
+        for _ in 0..4 {
+            let tx = tx.clone();
+            pool.execute(move || {
+                let _ = tx.send(std::thread::current().name().unwrap_or_default().to_string());
+            })
+            .unwrap();
+        }
+        for _ in 0..4 {
+            let name = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            assert!(name.starts_with("fathom[n1][write][T#"), "{name}");
+        }
+    }
+
+    #[test]
+    fn full_queue_rejects() {
+        let pool = ThreadPool::new("n", "get", 1, 1);
+        let (block_tx, block_rx) = mpsc::channel::<()>();
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        pool.execute(move || {
+            let _ = started_tx.send(());
+            let _ = block_rx.recv_timeout(Duration::from_secs(5));
+        })
+        .unwrap();
+        started_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        pool.execute(|| {}).unwrap();
+        let e = pool.execute(|| {}).unwrap_err();
+        assert_eq!(e.status, 429);
+        drop(block_tx);
+        assert_eq!(pool.stats().rejected, 1);
+    }
+
+    #[test]
+    fn a_panicking_task_does_not_kill_the_worker() {
+        let pool = ThreadPool::new("n", "generic", 1, 10);
+        pool.execute(|| panic!("boom")).unwrap();
+        let (tx, rx) = mpsc::channel();
+        pool.execute(move || {
+            let _ = tx.send(1);
+        })
+        .unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), 1);
+    }
+}
