@@ -145,6 +145,48 @@ impl OsError {
     }
 }
 
+thread_local! {
+    static WARNINGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records a deprecation warning for the current request (OpenSearch's `Warning` response
+/// header); the HTTP layer collects them after the handler ran on this thread.
+pub fn deprecation_warning(msg: impl Into<String>) {
+    WARNINGS.with(|w| w.borrow_mut().push(msg.into()));
+}
+
+/// Takes the warnings recorded on this thread.
+pub fn take_warnings() -> Vec<String> {
+    WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
+}
+
+/// OpenSearch's suggestion suffix for an unknown name: ` did you mean [a]?` or
+/// ` did you mean any of [a, b]?`, empty when nothing is close.
+pub fn did_you_mean(name: &str, candidates: &[&str]) -> String {
+    let close: Vec<&str> = candidates.iter().copied().filter(|c| similarity(name, c) >= 0.7).collect();
+    match close.len() {
+        0 => String::new(),
+        1 => format!(" did you mean [{}]?", close[0]),
+        _ => format!(" did you mean any of [{}]?", close.join(", ")),
+    }
+}
+
+/// Lucene's LevenshteinDistance similarity: 1 - distance / max length.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    let max = a.len().max(b.len()).max(1) as f64;
+    1.0 - prev[b.len()] as f64 / max
+}
+
 impl fmt::Display for OsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}] {}", self.kind, self.reason)

@@ -77,6 +77,9 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Valu
         let Some(obj) = action.as_object() else {
             return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]")));
         };
+        if obj.is_empty() {
+            return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected FIELD_NAME but found [END_OBJECT]")));
+        }
         if obj.len() != 1 {
             return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected a simple value for field [{}] but found [START_OBJECT]", obj.keys().nth(1).map(String::as_str).unwrap_or(""))));
         }

@@ -102,7 +102,7 @@ pub fn generate_id() -> String {
 /// Validates an id as OpenSearch does.
 pub fn validate_id(id: &str) -> OsResult<()> {
     if id.is_empty() {
-        return Err(OsError::validation(&["if _id is specified it must not be empty".into()]));
+        return Err(OsError::illegal("if _id is specified it must not be empty"));
     }
     if id.len() > 512 {
         return Err(OsError::validation(&[format!(
@@ -332,6 +332,34 @@ pub fn read_target(cs: &ClusterService, name: &str) -> OsResult<Arc<IndexService
     }
 }
 
+/// The values at a dotted path of a source (arrays flattened), as stored fields return them.
+pub fn extract_values(source: &Value, path: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    fn walk(v: &Value, parts: &[&str], out: &mut Vec<Value>) {
+        match v {
+            Value::Array(items) => {
+                for i in items {
+                    walk(i, parts, out);
+                }
+            }
+            Value::Object(m) if !parts.is_empty() => {
+                // A key may itself contain dots: try the longest matching prefix first.
+                for n in (1..=parts.len()).rev() {
+                    if let Some(child) = m.get(&parts[..n].join(".")) {
+                        walk(child, &parts[n..], out);
+                    }
+                }
+            }
+            Value::Null => {}
+            leaf if parts.is_empty() => out.push(leaf.clone()),
+            _ => {}
+        }
+    }
+    let parts: Vec<&str> = path.split('.').collect();
+    walk(source, &parts, &mut out);
+    out
+}
+
 /// `GET {index}/_doc/{id}`: `(found, body)`.
 pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     let svc = read_target(cs, &req.index)?;
@@ -370,9 +398,24 @@ pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     if let Some(r) = &doc.routing {
         m.insert("_routing".into(), json!(r));
     }
+    let src: Value = serde_json::from_slice(&doc.source).unwrap_or(Value::Null);
+    if let Some(fields) = &req.stored_fields {
+        let mapping = svc.mapping();
+        let mut out = Map::new();
+        for f in fields {
+            if mapping.field_type(f).is_some_and(|t| t.store == Some(true)) {
+                let vals = extract_values(&src, f);
+                if !vals.is_empty() {
+                    out.insert(f.clone(), Value::Array(vals));
+                }
+            }
+        }
+        if !out.is_empty() {
+            m.insert("fields".into(), Value::Object(out));
+        }
+    }
     let source_wanted = req.stored_fields.is_none() || !req.source.is_noop();
     if source_wanted {
-        let src: Value = serde_json::from_slice(&doc.source).unwrap_or(Value::Null);
         if let Some(s) = req.source.apply(&src) {
             m.insert("_source".into(), s);
         }

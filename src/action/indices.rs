@@ -19,7 +19,10 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
         for (k, v) in m {
             match k.as_str() {
                 "settings" => req.settings = flatten_index_settings(v)?,
-                "mappings" => req.mappings = Some(v.clone()),
+                "mappings" => {
+                    reject_type_nesting(v)?;
+                    req.mappings = Some(v.clone());
+                }
                 "aliases" => {
                     let Some(a) = v.as_object() else {
                         return Err(OsError::new("parse_exception", "failed to parse aliases"));
@@ -35,6 +38,11 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
         return Err(OsError::new("parse_exception", "request body must be an object"));
     }
     crate::cluster::indices::validate_index_name(name)?;
+    if req.settings.contains_key("index.soft_deletes.enabled") {
+        crate::error::deprecation_warning(format!(
+            "Creating indices with soft-deletes disabled is deprecated and will be removed in future OpenSearch versions. Please do not specify value for setting [index.soft_deletes.enabled] of index [{name}]."
+        ));
+    }
     let md = cs.metadata();
     if let Some(m) = md.indices.get(name) {
         return Err(OsError::index_exists(name, &m.uuid));
@@ -42,6 +50,18 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
     let req = templates::apply(&md, req)?;
     cs.create_index(req)?;
     Ok(json!({"acknowledged": true, "shards_acknowledged": true, "index": name}))
+}
+
+/// Mappings nested under a type name are refused (types are gone since 7.0).
+fn reject_type_nesting(m: &Value) -> OsResult<()> {
+    if let Some(o) = m.as_object() {
+        if o.len() == 1 && o.get("_doc").is_some_and(Value::is_object) {
+            return Err(OsError::illegal(
+                "The mapping definition cannot be nested under a type [_doc] unless include_type_name is set to true.",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Resolves targets for an index API.
@@ -198,6 +218,7 @@ pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_
     if !body.is_object() {
         return Err(OsError::new("parse_exception", "request body is required"));
     }
+    reject_type_nesting(body)?;
     let update = Mapping::from_json(body)?;
     let md = cs.metadata();
     let mut names = resolve(&md, expr, opts)?;

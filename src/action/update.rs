@@ -49,7 +49,10 @@ impl UpdateRequest {
                 "_source" => self.source = Some(SourceFilter::from_json(v).map_err(OsError::parsing)?),
                 "if_seq_no" => self.if_seq_no = v.as_i64(),
                 "if_primary_term" => self.if_primary_term = v.as_u64(),
-                other => return Err(OsError::parsing(format!("[UpdateRequest] unknown field [{other}]"))),
+                other => {
+                    let known = ["doc", "script", "upsert", "doc_as_upsert", "scripted_upsert", "detect_noop", "_source", "if_seq_no", "if_primary_term"];
+                    return Err(OsError::new("x_content_parse_exception", format!("[1:2] [UpdateRequest] unknown field [{other}]{}", crate::error::did_you_mean(other, &known))));
+                }
             }
         }
         let mut errors = Vec::new();

@@ -172,7 +172,7 @@ pub fn check_params(route: &Route, req: &RestRequest) -> OsResult<()> {
     let parts: Vec<String> = unknown
         .iter()
         .map(|u| {
-            let similar: Vec<&str> = route.params.iter().copied().filter(|p| similar(u, p)).collect();
+            let similar: Vec<&str> = route.params.iter().copied().filter(|p| crate::error::similarity(u, p) >= 0.7).collect();
             if similar.is_empty() {
                 format!("[{u}]")
             } else {
@@ -182,23 +182,6 @@ pub fn check_params(route: &Route, req: &RestRequest) -> OsResult<()> {
         .collect();
     msg.push_str(&parts.join(", "));
     Err(OsError::illegal(msg))
-}
-
-/// Levenshtein-like closeness as OpenSearch's suggestion uses (distance ≥ 0.7 similarity).
-fn similar(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        prev = cur;
-    }
-    let d = prev[b.len()] as f64;
-    let max = a.len().max(b.len()).max(1) as f64;
-    1.0 - d / max >= 0.7
 }
 
 #[cfg(test)]
@@ -235,7 +218,7 @@ mod tests {
 
     #[test]
     fn similar_names() {
-        assert!(similar("pretyy", "pretty"));
-        assert!(!similar("foo", "refresh"));
+        assert!(crate::error::similarity("pretyy", "pretty") >= 0.7);
+        assert!(crate::error::similarity("foo", "refresh") < 0.7);
     }
 }

@@ -143,18 +143,23 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let handler = route.handler;
     let node2 = node.clone();
     let submitted = pool.execute(move || {
+        crate::error::take_warnings();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
-        let _ = tx.send(r);
+        let _ = tx.send((r, crate::error::take_warnings()));
     });
-    let result = match submitted {
-        Err(e) => Err(e),
-        Ok(()) => rx.await.unwrap_or_else(|_| Err(OsError::internal("the handler was dropped"))),
+    let (result, warnings) = match submitted {
+        Err(e) => (Err(e), Vec::new()),
+        Ok(()) => rx.await.unwrap_or_else(|_| (Err(OsError::internal("the handler was dropped")), Vec::new())),
     };
-    let resp = match result {
+    let mut resp = match result {
         Ok(r) => r,
         Err(e) => error_response(&e, head),
     };
+    for w in warnings {
+        let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
+        resp.headers.push(("Warning".into(), format!("299 OpenSearch-3.3.0-{} \"{escaped}\"", crate::action::cluster_info::BUILD_HASH)));
+    }
     finish(resp, head, pretty, filter.as_deref(), yaml, accept_gzip)
 }
 
