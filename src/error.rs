@@ -160,10 +160,11 @@ pub fn take_warnings() -> Vec<String> {
     WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
 }
 
-/// OpenSearch's suggestion suffix for an unknown name: ` did you mean [a]?` or
+/// OpenSearch's suggestion suffix for an unknown name (its parsers suggest candidates whose
+/// Levenshtein similarity exceeds 0.5): ` did you mean [a]?` or
 /// ` did you mean any of [a, b]?`, empty when nothing is close.
-pub fn did_you_mean(name: &str, candidates: &[&str]) -> String {
-    let close: Vec<&str> = candidates.iter().copied().filter(|c| similarity(name, c) >= 0.7).collect();
+pub fn did_you_mean(name: &str, candidates: &[&str], threshold: f64) -> String {
+    let close: Vec<&str> = candidates.iter().copied().filter(|c| similarity(name, c) > threshold).collect();
     match close.len() {
         0 => String::new(),
         1 => format!(" did you mean [{}]?", close[0]),

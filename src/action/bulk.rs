@@ -107,6 +107,13 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Valu
                 return Err(OsError::illegal(format!("Action/metadata line [{line_no}] contains an unknown parameter [{k}]")));
             }
         }
+        let op = match (op, meta.get("op_type").and_then(Value::as_str)) {
+            (OpType::Index, Some("create")) => OpType::Create,
+            (OpType::Index, Some(other)) if other != "index" => {
+                return Err(OsError::illegal(format!("opType must be 'create' or 'index', found: [{other}]")));
+            }
+            (op, _) => op,
+        };
         let source_line = if op == OpType::Delete {
             None
         } else {

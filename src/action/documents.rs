@@ -414,7 +414,7 @@ pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
             m.insert("fields".into(), Value::Object(out));
         }
     }
-    let source_wanted = req.stored_fields.is_none() || !req.source.is_noop();
+    let source_wanted = req.stored_fields.as_ref().is_none_or(|f| f.iter().any(|x| x == "_source")) || !req.source.is_noop();
     if source_wanted {
         if let Some(s) = req.source.apply(&src) {
             m.insert("_source".into(), s);

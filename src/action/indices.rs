@@ -165,6 +165,9 @@ pub enum Broadcast {
     Refresh,
     Flush,
     ForceMerge { max_num_segments: usize },
+    /// `_cache/clear`: Fathom keeps no query, request or fielddata caches yet, so each shard has
+    /// nothing to clear and succeeds.
+    ClearCache,
 }
 
 /// `_refresh`, `_flush`, `_forcemerge`: `{"_shards": {...}}`.
@@ -182,6 +185,7 @@ pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broa
             total += 1 + replicas;
             let r = match op {
                 Broadcast::Refresh => s.refresh().map(|_| ()),
+                Broadcast::ClearCache => Ok(()),
                 Broadcast::Flush => s.engine.flush().map_err(OsError::from),
                 Broadcast::ForceMerge { max_num_segments } => {
                     s.refresh().and_then(|_| s.engine.force_merge(max_num_segments).map_err(OsError::from)).and_then(|_| s.refresh().map(|_| ()))
@@ -218,7 +222,9 @@ pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_
     if !body.is_object() {
         return Err(OsError::new("parse_exception", "request body is required"));
     }
-    reject_type_nesting(body)?;
+    if body.as_object().is_some_and(|o| o.len() == 1 && o.get("_doc").is_some_and(Value::is_object)) {
+        return Err(OsError::illegal("Types cannot be provided in put mapping requests"));
+    }
     let update = Mapping::from_json(body)?;
     let md = cs.metadata();
     let mut names = resolve(&md, expr, opts)?;

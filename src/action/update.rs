@@ -51,7 +51,7 @@ impl UpdateRequest {
                 "if_primary_term" => self.if_primary_term = v.as_u64(),
                 other => {
                     let known = ["doc", "script", "upsert", "doc_as_upsert", "scripted_upsert", "detect_noop", "_source", "if_seq_no", "if_primary_term"];
-                    return Err(OsError::new("x_content_parse_exception", format!("[1:2] [UpdateRequest] unknown field [{other}]{}", crate::error::did_you_mean(other, &known))));
+                    return Err(OsError::new("x_content_parse_exception", format!("[1:2] [UpdateRequest] unknown field [{other}]{}", crate::error::did_you_mean(other, &known, 0.5))));
                 }
             }
         }

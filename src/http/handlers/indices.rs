@@ -72,6 +72,12 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?))
 }
 
+fn clear_cache(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, true))?;
+    let expr = req.param("index").map(str::to_string).unwrap_or_else(|| index_expr(req));
+    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &expr, o, Broadcast::ClearCache)?))
+}
+
 fn get_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, false))?;
     Ok(RestResponse::ok(indices::get_mapping(&node.cluster, &index_expr(req), o)?))
@@ -109,6 +115,7 @@ const OPEN_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"
 const REFRESH_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 const FLUSH_P: &[&str] = &["force", "wait_if_ongoing", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 const FM_P: &[&str] = &["flush", "max_num_segments", "only_expunge_deletes", "wait_for_completion", "primary_only", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const CACHE_P: &[&str] = &["fielddata", "fields", "query", "request", "file", "index", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 const GET_MAPPING_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards", "master_timeout", "cluster_manager_timeout", "local"];
 const PUT_MAPPING_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "write_index_only"];
 const GET_SETTINGS_P: &[&str] = &["flat_settings", "include_defaults", "local", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
@@ -131,6 +138,9 @@ pub fn register(r: &mut Router) {
     }
     for p in ["/_forcemerge", "/{index}/_forcemerge"] {
         r.add(&[Post], p, "indices:admin/forcemerge", Pool::Management, FM_P, forcemerge);
+    }
+    for p in ["/_cache/clear", "/{index}/_cache/clear"] {
+        r.add(&[Post], p, "indices:admin/cache/clear", Pool::Management, CACHE_P, clear_cache);
     }
     for p in ["/_mapping", "/{index}/_mapping"] {
         r.add(&[Get], p, "indices:admin/mappings/get", Pool::Management, GET_MAPPING_P, get_mapping);
