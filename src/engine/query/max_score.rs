@@ -12,6 +12,7 @@
 //! (the running sums used for pruning are only compared with margins, see [`below`]).
 
 use super::scorer::{below, Scorer, TermScorer};
+use super::term_cursor::TermCursor;
 use super::view::SegmentView;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
@@ -30,25 +31,34 @@ pub trait Sink {
 
 /// Runs the disjunction of `clauses` over `seg`, passing every competitive live doc to `sink`.
 pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
+    if let [one] = clauses.as_mut_slice() {
+        one.collect_top(if seg.has_deletions() { Some(seg) } else { None }, sink);
+        return match one.take_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+    }
+    let n = clauses.len();
+    let mut cs: Vec<TermCursor<'_>> = clauses.into_iter().map(TermCursor::new).collect();
     BUFFERS.with(|b| {
         let mut b = b.borrow_mut();
         let b = &mut *b;
         let w = WINDOW as usize;
-        if !b.clean || b.acc.len() != w || b.scores.len() < w * clauses.len() {
+        if !b.clean || b.acc.len() != w || b.scores.len() < w * n {
             b.acc.clear();
             b.acc.resize(w, 0.0);
             b.bits.clear();
             b.bits.resize(w / 64, 0);
             b.scores.clear();
-            b.scores.resize(w * clauses.len(), f32::NAN);
+            b.scores.resize(w * n, f32::NAN);
         }
         b.clean = false;
-        let r = run(&mut clauses, seg, sink, &mut b.acc, &mut b.bits, &mut b.scores);
+        let r = run(&mut cs, seg, sink, &mut b.acc, &mut b.bits, &mut b.scores);
         // Every window takes back what it set, so the buffers are clean again.
         b.clean = true;
         r
     })?;
-    for c in clauses.iter_mut() {
+    for c in cs.iter_mut() {
         if let Some(e) = c.take_error() {
             return Err(e);
         }
@@ -72,7 +82,7 @@ thread_local! {
     static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), scores: Vec::new(), clean: false }) };
 }
 
-fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
+fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
     let n = clauses.len();
     let w = WINDOW as usize;
     let mut essential = vec![true; n];
@@ -192,7 +202,7 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
 
 /// The best score `c` can give a doc of `[lo, hi)`: the max of its block bounds over the blocks
 /// overlapping the window (0 when it has no doc left).
-fn window_bound(c: &mut TermScorer<'_>, lo: DocId, hi: DocId) -> f32 {
+fn window_bound(c: &mut TermCursor<'_>, lo: DocId, hi: DocId) -> f32 {
     let mut t = lo.max(c.doc());
     let mut bound = 0f32;
     while t < hi {

@@ -50,6 +50,19 @@ pub fn below(bound: f64, min: f32) -> bool {
     ((bound * (1.0 + 1e-9)) as f32) < min
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Term scores computed on this thread (tests measure how much pruning saves with it).
+    pub(crate) static SCORED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` computed term scores (tests only).
+#[inline(always)]
+fn count_scored(_n: usize) {
+    #[cfg(test)]
+    SCORED.with(|c| c.set(c.get() + _n as u64));
+}
+
 /// The BM25 scorer of one term's postings, skipping blocks whose block-max bound is below the
 /// minimum competitive score (Lucene's `ImpactsDISI`).
 pub struct TermScorer<'a> {
@@ -85,6 +98,22 @@ impl<'a> TermScorer<'a> {
         end
     }
 
+    /// [`Postings::read_block`] of the term's postings (for [`super::term_cursor`]).
+    #[inline]
+    pub(crate) fn read_block(&mut self, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> usize {
+        self.postings.read_block(docs, freqs)
+    }
+
+    /// The score of `doc` with `freq` occurrences (what [`Scorer::score`] gives on that doc).
+    #[inline]
+    pub(crate) fn score_of(&self, doc: DocId, freq: u32) -> f32 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        count_scored(1);
+        self.sim.score(freq as f32, self.norm(doc))
+    }
+
     /// The postings' current freq (for phrase scoring and explanations).
     pub fn freq(&self) -> u32 {
         self.postings.freq()
@@ -94,6 +123,63 @@ impl<'a> TermScorer<'a> {
         match self.norms {
             Some(n) => n.get(doc as usize).copied().unwrap_or(1),
             None => 1,
+        }
+    }
+
+    /// Top-k of this term alone (Lucene's `BlockMaxConjunction` of one clause, tantivy's
+    /// `block_wand_single_scorer`): once `sink` wants a minimum score, every block whose impact
+    /// bound is below it is skipped without decoding; the other blocks are copied out whole
+    /// ([`Postings::read_block`]) and scored in a tight loop over arrays, and only docs reaching
+    /// the minimum are passed to `sink`. `live` filters deleted docs (`None`: none deleted).
+    pub fn collect_top(&mut self, live: Option<&dyn super::view::SegmentView>, sink: &mut dyn super::max_score::Sink) {
+        const N: usize = crate::engine::codec::bitpack::BLOCK;
+        let mut docs = [0 as DocId; N];
+        let mut freqs = [0u32; N];
+        let mut scores = [0f32; N];
+        let mut min = sink.min_competitive();
+        let mut d = self.postings.doc();
+        let (sim, norms) = (self.sim.clone(), self.norms);
+        while d != NO_MORE_DOCS {
+            if min > 0.0 {
+                if self.block_end.is_none_or(|e| d > e) {
+                    self.load_block(d);
+                }
+                if self.block_bound < min {
+                    match self.block_end {
+                        Some(e) if e != NO_MORE_DOCS => {
+                            d = self.postings.advance(e + 1);
+                            continue;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            let n = self.postings.read_block(&mut docs, &mut freqs);
+            if n == 0 {
+                break;
+            }
+            let (docs, freqs, scores) = (&docs[..n], &freqs[..n], &mut scores[..n]);
+            count_scored(n);
+            match (self.constant, norms) {
+                (Some(c), _) => scores.fill(c),
+                (None, Some(norms)) => {
+                    for ((s, &doc), &f) in scores.iter_mut().zip(docs).zip(freqs) {
+                        *s = sim.score(f as f32, norms.get(doc as usize).copied().unwrap_or(1));
+                    }
+                }
+                (None, None) => {
+                    for (s, &f) in scores.iter_mut().zip(freqs) {
+                        *s = sim.score(f as f32, 1);
+                    }
+                }
+            }
+            for (&doc, &s) in docs.iter().zip(scores.iter()) {
+                if s >= min && live.is_none_or(|seg| seg.is_live(doc)) {
+                    sink.collect(doc, s);
+                    min = sink.min_competitive();
+                }
+            }
+            d = self.postings.next();
         }
     }
 
@@ -140,6 +226,7 @@ impl Scorer for TermScorer<'_> {
             return c;
         }
         let doc = self.postings.doc();
+        count_scored(1);
         self.sim.score(self.postings.freq() as f32, self.norm(doc))
     }
     fn cost(&self) -> u64 {
