@@ -29,18 +29,18 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let mut min = sink.min_competitive();
     let mut target = cs[lead].doc();
     'outer: loop {
-        let d = cs[lead].advance(target);
-        if d >= max_doc {
+        if target >= max_doc {
             break;
         }
+        // Windows are checked before the lead moves, so skipped blocks are never decoded.
         if min > 0.0 {
-            if window_end.is_none_or(|e| d > e) {
-                // Clauses already beyond `d` need bounds only from their own doc on.
+            if window_end.is_none_or(|e| target > e) {
+                // Clauses already beyond `target` need bounds only from their own doc on.
                 let mut end = NO_MORE_DOCS;
                 for c in cs.iter_mut() {
-                    end = end.min(c.shallow_advance(d.max(c.doc())));
+                    end = end.min(c.shallow_advance(target.max(c.doc())));
                 }
-                let end = end.max(d);
+                let end = end.max(target);
                 window_bound = cs.iter_mut().map(|c| c.max_score(end) as f64).sum();
                 window_end = Some(end);
             }
@@ -53,6 +53,15 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                     _ => break,
                 }
             }
+        }
+        let d = cs[lead].advance(target);
+        if d >= max_doc {
+            break;
+        }
+        if min > 0.0 && window_end.is_some_and(|e| d > e) {
+            // Past the window: check the bounds of the one holding `d` first.
+            target = d;
+            continue 'outer;
         }
         for &i in &by_cost[1..] {
             let o = cs[i].advance(d);

@@ -137,27 +137,32 @@ impl<'a> TermScorer<'a> {
         let mut freqs = [0u32; N];
         let mut scores = [0f32; N];
         let mut min = sink.min_competitive();
-        let mut d = self.postings.doc();
+        // The next doc wanted; blocks are skipped on their bound before the postings decode them.
+        let mut target = self.postings.doc();
         let (sim, norms) = (self.sim.clone(), self.norms);
-        while d != NO_MORE_DOCS {
+        while target != NO_MORE_DOCS {
             if min > 0.0 {
-                if self.block_end.is_none_or(|e| d > e) {
-                    self.load_block(d);
+                if self.block_end.is_none_or(|e| target > e) {
+                    self.load_block(target);
                 }
                 if self.block_bound < min {
                     match self.block_end {
                         Some(e) if e != NO_MORE_DOCS => {
-                            d = self.postings.advance(e + 1);
+                            target = e + 1;
                             continue;
                         }
                         _ => break,
                     }
                 }
             }
+            if self.postings.doc() < target {
+                self.postings.advance(target);
+            }
             let n = self.postings.read_block(&mut docs, &mut freqs);
             if n == 0 {
                 break;
             }
+            target = docs[n - 1].saturating_add(1);
             let (docs, freqs, scores) = (&docs[..n], &freqs[..n], &mut scores[..n]);
             count_scored(n);
             match (self.constant, norms) {
@@ -179,7 +184,6 @@ impl<'a> TermScorer<'a> {
                     min = sink.min_competitive();
                 }
             }
-            d = self.postings.next();
         }
     }
 
@@ -188,18 +192,28 @@ impl<'a> TermScorer<'a> {
         if self.min_competitive <= 0.0 || self.constant.is_some() {
             return doc;
         }
+        // `target` runs ahead of `doc` over skipped blocks, which are never decoded.
+        let mut target = doc;
         while doc != NO_MORE_DOCS {
-            if self.block_end.is_none_or(|e| doc > e) {
-                self.load_block(doc);
-            }
-            if self.block_bound >= self.min_competitive {
-                return doc;
+            if self.block_end.is_none_or(|e| target > e) {
+                self.load_block(target);
             }
             let end = self.block_end.expect("set just above");
+            if self.block_bound >= self.min_competitive {
+                if doc < target {
+                    doc = self.postings.advance(target);
+                }
+                if doc <= end {
+                    return doc;
+                }
+                // The block held nothing from `target` on: go on from the doc reached.
+                target = doc;
+                continue;
+            }
             if end == NO_MORE_DOCS {
                 return self.postings.advance(NO_MORE_DOCS);
             }
-            doc = self.postings.advance(end + 1);
+            target = end + 1;
         }
         doc
     }
