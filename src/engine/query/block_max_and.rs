@@ -71,7 +71,7 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
             }
         }
         if !deletions || seg.is_live(d) {
-            let score = cs.iter().map(|c| c.score() as f64).sum::<f64>() as f32;
+            let score = cs.iter_mut().map(|c| c.score() as f64).sum::<f64>() as f32;
             // Below `min` the sink would drop the doc (and counting is over once min > 0).
             if score >= min {
                 sink.collect(d, score);

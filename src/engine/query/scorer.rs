@@ -77,13 +77,31 @@ pub struct TermScorer<'a> {
     constant: Option<f32>,
     /// Scratch for the block's competitive impacts.
     impacts: Vec<(u32, u8)>,
+    /// `sim.score(1, norm)` by norm byte, filled on first use (NaN: not computed yet). Most
+    /// postings have freq 1, so most scores are a table lookup instead of a division.
+    one: [f32; 256],
+}
+
+/// `sim.score(freq, norm)` through the freq-1 table `one` (bit for bit the same value).
+#[inline(always)]
+fn score_with(one: &mut [f32; 256], sim: &Bm25, freq: u32, norm: u8) -> f32 {
+    if freq != 1 {
+        return sim.score(freq as f32, norm);
+    }
+    let s = one[norm as usize];
+    if !s.is_nan() {
+        return s;
+    }
+    let s = sim.score(1.0, norm);
+    one[norm as usize] = s;
+    s
 }
 
 impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
     pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new() }
+        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256] }
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
@@ -106,12 +124,13 @@ impl<'a> TermScorer<'a> {
 
     /// The score of `doc` with `freq` occurrences (what [`Scorer::score`] gives on that doc).
     #[inline]
-    pub(crate) fn score_of(&self, doc: DocId, freq: u32) -> f32 {
+    pub(crate) fn score_of(&mut self, doc: DocId, freq: u32) -> f32 {
         if let Some(c) = self.constant {
             return c;
         }
         count_scored(1);
-        self.sim.score(freq as f32, self.norm(doc))
+        let norm = self.norm(doc);
+        score_with(&mut self.one, &self.sim, freq, norm)
     }
 
     /// The postings' current freq (for phrase scoring and explanations).
@@ -168,13 +187,15 @@ impl<'a> TermScorer<'a> {
             match (self.constant, norms) {
                 (Some(c), _) => scores.fill(c),
                 (None, Some(norms)) => {
+                    let one = &mut self.one;
                     for ((s, &doc), &f) in scores.iter_mut().zip(docs).zip(freqs) {
-                        *s = sim.score(f as f32, norms.get(doc as usize).copied().unwrap_or(1));
+                        *s = score_with(one, &sim, f, norms.get(doc as usize).copied().unwrap_or(1));
                     }
                 }
                 (None, None) => {
+                    let one = &mut self.one;
                     for (s, &f) in scores.iter_mut().zip(freqs) {
-                        *s = sim.score(f as f32, 1);
+                        *s = score_with(one, &sim, f, 1);
                     }
                 }
             }
@@ -241,7 +262,8 @@ impl Scorer for TermScorer<'_> {
         }
         let doc = self.postings.doc();
         count_scored(1);
-        self.sim.score(self.postings.freq() as f32, self.norm(doc))
+        let (freq, norm) = (self.postings.freq(), self.norm(doc));
+        score_with(&mut self.one, &self.sim, freq, norm)
     }
     fn cost(&self) -> u64 {
         self.postings.cost()

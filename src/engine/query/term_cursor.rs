@@ -84,7 +84,7 @@ impl<'a> TermCursor<'a> {
 
     /// The score of the current doc.
     #[inline]
-    pub fn score(&self) -> f32 {
+    pub fn score(&mut self) -> f32 {
         let i = self.i & (BLOCK - 1);
         self.sc.score_of(self.docs[i], self.freqs[i])
     }
