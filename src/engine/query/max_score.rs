@@ -93,6 +93,13 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
     let mut order: Vec<usize> = (0..n).collect();
     let mut lo: DocId = 0;
     while lo < max_doc {
+        // No clause has a doc in [lo, first): start the window there (clauses behind `lo` count
+        // as at `lo`).
+        let first = clauses.iter().map(|c| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
+        if first >= max_doc {
+            break;
+        }
+        lo = first;
         let mut hi = lo.saturating_add(WINDOW).min(max_doc);
         let min = sink.min_competitive();
         // Partition: order[..ne] are non-essential in this window.
@@ -190,8 +197,11 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                         }
                     }
                     // The disjunction's score: the matching clauses summed in clause order.
-                    let score: f64 = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum();
-                    sink.collect(doc, score as f32);
+                    let score = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum::<f64>() as f32;
+                    // Below the minimum the sink would drop it (and counting is over once min > 0).
+                    if score >= sink.min_competitive() {
+                        sink.collect(doc, score);
+                    }
                 }
             }
         }
