@@ -91,28 +91,48 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
     let deletions = seg.has_deletions();
     let mut bounds = vec![0f32; n];
     let mut order: Vec<usize> = (0..n).collect();
+    // Whole-segment bounds, and the clauses whose summed whole-segment bounds stay below the
+    // minimum (globally non-essential: a doc they alone match never competes).
+    let global: Vec<f32> = clauses.iter().map(|c| c.global_bound()).collect();
+    let mut by_global: Vec<usize> = (0..n).collect();
+    by_global.sort_by(|&a, &b| global[a].total_cmp(&global[b]));
+    let mut gne = vec![false; n];
+    let mut gne_min = 0f32;
     let mut lo: DocId = 0;
     while lo < max_doc {
-        // No clause has a doc in [lo, first): start the window there (clauses behind `lo` count
-        // as at `lo`).
-        let first = clauses.iter().map(|c| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
+        let min = sink.min_competitive();
+        if min > gne_min {
+            gne_min = min;
+            let mut sum = 0f64;
+            for &i in &by_global {
+                sum += global[i] as f64;
+                if !below(sum, min) {
+                    break;
+                }
+                gne[i] = true;
+            }
+        }
+        // No clause that could make a doc compete has a doc in [lo, first): start the window
+        // there (clauses behind `lo` count as at `lo`).
+        let first = clauses.iter().zip(&gne).filter(|(_, g)| !**g).map(|(c, _)| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
         if first >= max_doc {
             break;
         }
         lo = first;
         let mut hi = lo.saturating_add(WINDOW).min(max_doc);
-        let min = sink.min_competitive();
         // Partition: order[..ne] are non-essential in this window.
         let mut ne = 0;
-        // The window ends with the first block end, so bounds are per block and pruning starts
-        // at most one block after the threshold is known.
-        for c in clauses.iter_mut() {
+        // The window ends with the first block end of a clause that may be essential, so bounds
+        // are per block and pruning starts at most one block after the threshold is known.
+        for (c, _) in clauses.iter_mut().zip(&gne).filter(|(_, g)| !**g) {
             let t = lo.max(c.doc());
             if t < hi {
                 hi = hi.min(c.shallow_advance(t).saturating_add(1));
             }
         }
         if min > 0.0 {
+            // Tight bounds for every clause (globally non-essential ones too: with their
+            // whole-segment bound the essential ones would rarely become non-essential).
             for (c, b) in clauses.iter_mut().zip(bounds.iter_mut()) {
                 *b = window_bound(c, lo, hi);
             }

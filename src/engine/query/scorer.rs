@@ -133,6 +133,12 @@ impl<'a> TermScorer<'a> {
         score_with(&mut self.one, &self.sim, freq, norm)
     }
 
+    /// An upper bound of every score of the term: the constant, or BM25's `boost * idf` (the
+    /// limit of the score as the freq grows).
+    pub(crate) fn global_bound(&self) -> f32 {
+        self.constant.unwrap_or(self.sim.weight)
+    }
+
     /// The postings' current freq (for phrase scoring and explanations).
     pub fn freq(&self) -> u32 {
         self.postings.freq()

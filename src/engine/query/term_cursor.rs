@@ -100,6 +100,11 @@ impl<'a> TermCursor<'a> {
         self.sc.shallow_advance(target.max(real))
     }
 
+    /// An upper bound of every score of the clause in the segment.
+    pub fn global_bound(&self) -> f32 {
+        self.sc.global_bound()
+    }
+
     /// [`Scorer::max_score`] up to `up_to`.
     pub fn max_score(&mut self, up_to: DocId) -> f32 {
         self.sc.max_score(up_to)
