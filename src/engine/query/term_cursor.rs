@@ -43,6 +43,7 @@ impl<'a> TermCursor<'a> {
 
     /// The next doc.
     #[inline]
+    #[allow(clippy::should_implement_trait, reason = "a cursor like Scorer::next, not an Iterator: NO_MORE_DOCS ends it")]
     pub fn next(&mut self) -> DocId {
         self.i += 1;
         if self.i < self.n {
