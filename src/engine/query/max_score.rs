@@ -12,6 +12,7 @@
 //! (the running sums used for pruning are only compared with margins, see [`below`]).
 
 use super::scorer::{below, Scorer, TermScorer};
+use super::term_cursor::TermCursor;
 use super::view::SegmentView;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
@@ -30,25 +31,34 @@ pub trait Sink {
 
 /// Runs the disjunction of `clauses` over `seg`, passing every competitive live doc to `sink`.
 pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
+    if let [one] = clauses.as_mut_slice() {
+        one.collect_top(if seg.has_deletions() { Some(seg) } else { None }, sink);
+        return match one.take_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        };
+    }
+    let n = clauses.len();
+    let mut cs: Vec<TermCursor<'_>> = clauses.into_iter().map(TermCursor::new).collect();
     BUFFERS.with(|b| {
         let mut b = b.borrow_mut();
         let b = &mut *b;
         let w = WINDOW as usize;
-        if !b.clean || b.acc.len() != w || b.scores.len() < w * clauses.len() {
+        if !b.clean || b.acc.len() != w || b.scores.len() < w * n {
             b.acc.clear();
             b.acc.resize(w, 0.0);
             b.bits.clear();
             b.bits.resize(w / 64, 0);
             b.scores.clear();
-            b.scores.resize(w * clauses.len(), f32::NAN);
+            b.scores.resize(w * n, f32::NAN);
         }
         b.clean = false;
-        let r = run(&mut clauses, seg, sink, &mut b.acc, &mut b.bits, &mut b.scores);
+        let r = run(&mut cs, seg, sink, &mut b.acc, &mut b.bits, &mut b.scores);
         // Every window takes back what it set, so the buffers are clean again.
         b.clean = true;
         r
     })?;
-    for c in clauses.iter_mut() {
+    for c in cs.iter_mut() {
         if let Some(e) = c.take_error() {
             return Err(e);
         }
@@ -72,7 +82,7 @@ thread_local! {
     static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), scores: Vec::new(), clean: false }) };
 }
 
-fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
+fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
     let n = clauses.len();
     let w = WINDOW as usize;
     let mut essential = vec![true; n];
@@ -81,21 +91,48 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
     let deletions = seg.has_deletions();
     let mut bounds = vec![0f32; n];
     let mut order: Vec<usize> = (0..n).collect();
+    // Whole-segment bounds, and the clauses whose summed whole-segment bounds stay below the
+    // minimum (globally non-essential: a doc they alone match never competes).
+    let global: Vec<f32> = clauses.iter().map(|c| c.global_bound()).collect();
+    let mut by_global: Vec<usize> = (0..n).collect();
+    by_global.sort_by(|&a, &b| global[a].total_cmp(&global[b]));
+    let mut gne = vec![false; n];
+    let mut gne_min = 0f32;
     let mut lo: DocId = 0;
     while lo < max_doc {
-        let mut hi = lo.saturating_add(WINDOW).min(max_doc);
         let min = sink.min_competitive();
+        if min > gne_min {
+            gne_min = min;
+            let mut sum = 0f64;
+            for &i in &by_global {
+                sum += global[i] as f64;
+                if !below(sum, min) {
+                    break;
+                }
+                gne[i] = true;
+            }
+        }
+        // No clause that could make a doc compete has a doc in [lo, first): start the window
+        // there (clauses behind `lo` count as at `lo`).
+        let first = clauses.iter().zip(&gne).filter(|(_, g)| !**g).map(|(c, _)| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
+        if first >= max_doc {
+            break;
+        }
+        lo = first;
+        let mut hi = lo.saturating_add(WINDOW).min(max_doc);
         // Partition: order[..ne] are non-essential in this window.
         let mut ne = 0;
-        // The window ends with the first block end, so bounds are per block and pruning starts
-        // at most one block after the threshold is known.
-        for c in clauses.iter_mut() {
+        // The window ends with the first block end of a clause that may be essential, so bounds
+        // are per block and pruning starts at most one block after the threshold is known.
+        for (c, _) in clauses.iter_mut().zip(&gne).filter(|(_, g)| !**g) {
             let t = lo.max(c.doc());
             if t < hi {
                 hi = hi.min(c.shallow_advance(t).saturating_add(1));
             }
         }
         if min > 0.0 {
+            // Tight bounds for every clause (globally non-essential ones too: with their
+            // whole-segment bound the essential ones would rarely become non-essential).
             for (c, b) in clauses.iter_mut().zip(bounds.iter_mut()) {
                 *b = window_bound(c, lo, hi);
             }
@@ -180,8 +217,11 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                         }
                     }
                     // The disjunction's score: the matching clauses summed in clause order.
-                    let score: f64 = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum();
-                    sink.collect(doc, score as f32);
+                    let score = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum::<f64>() as f32;
+                    // Below the minimum the sink would drop it (and counting is over once min > 0).
+                    if score >= sink.min_competitive() {
+                        sink.collect(doc, score);
+                    }
                 }
             }
         }
@@ -192,7 +232,7 @@ fn run(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
 
 /// The best score `c` can give a doc of `[lo, hi)`: the max of its block bounds over the blocks
 /// overlapping the window (0 when it has no doc left).
-fn window_bound(c: &mut TermScorer<'_>, lo: DocId, hi: DocId) -> f32 {
+fn window_bound(c: &mut TermCursor<'_>, lo: DocId, hi: DocId) -> f32 {
     let mut t = lo.max(c.doc());
     let mut bound = 0f32;
     while t < hi {

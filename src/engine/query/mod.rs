@@ -32,6 +32,7 @@
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
+//! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 
 pub mod block_max_and;
@@ -46,6 +47,7 @@ pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
+pub mod term_cursor;
 pub mod tree;
 pub mod view;
 pub mod weight;

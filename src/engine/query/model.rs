@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::view::{FieldStats, SegmentView, TermStats};
+use crate::engine::codec::bitpack::BLOCK;
 use crate::engine::segment::smallfloat::length_to_norm;
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use crate::engine::{Error, Result};
@@ -175,6 +176,24 @@ impl Postings for MemPostings<'_> {
     fn freq(&self) -> u32 {
         self.freq_calls.fetch_add(1, Ordering::Relaxed);
         self.list.get(self.i).map_or(1, |p| p.1)
+    }
+    fn read_block(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
+        // Up to the end of the model's block (and never past an injected failure).
+        let i = self.i;
+        if i >= self.list.len() {
+            return 0;
+        }
+        let mut end = ((i / self.block + 1) * self.block).min(self.list.len()).min(i + BLOCK);
+        if let Some(n) = self.fail_after {
+            end = end.min(n.max(i + 1));
+        }
+        for (k, p) in self.list[i..end].iter().enumerate() {
+            docs[k] = p.0;
+            freqs[k] = p.1;
+        }
+        self.freq_calls.fetch_add((end - i) as u64, Ordering::Relaxed);
+        self.i = end - 1;
+        end - i
     }
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();

@@ -10,6 +10,9 @@ use super::scorer::Scorer;
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use crate::engine::Error;
 
+/// Phrases of up to this many terms after the first match positions by a merge walk.
+const MERGE_TERMS: usize = 8;
+
 /// One term of a phrase: its postings (with positions) and its position in the phrase.
 pub struct PhraseTerm<'a> {
     /// Postings with positions.
@@ -85,6 +88,32 @@ impl<'a> PhraseScorer<'a> {
         let (first, rest) = self.positions.split_first().expect("a phrase has at least one term");
         let off0 = self.terms[0].offset as i64;
         let mut freq = 0f32;
+        if rest.len() <= MERGE_TERMS {
+            // Starts increase, so each term's wanted position does too: one forward walk per
+            // term instead of a binary search per start.
+            let mut at = [0usize; MERGE_TERMS];
+            'merge: for &p in first {
+                let start = p as i64 - off0;
+                for (k, pos) in rest.iter().enumerate() {
+                    let want = start + self.terms[k + 1].offset as i64;
+                    if want < 0 {
+                        continue 'merge;
+                    }
+                    let j = &mut at[k];
+                    while *j < pos.len() && (pos[*j] as i64) < want {
+                        *j += 1;
+                    }
+                    match pos.get(*j) {
+                        // Later starts want later positions: none left.
+                        None => break 'merge,
+                        Some(&q) if q as i64 != want => continue 'merge,
+                        Some(_) => {}
+                    }
+                }
+                freq += 1.0;
+            }
+            return freq;
+        }
         'starts: for &p in first {
             let start = p as i64 - off0;
             for (k, pos) in rest.iter().enumerate() {

@@ -50,6 +50,19 @@ pub fn below(bound: f64, min: f32) -> bool {
     ((bound * (1.0 + 1e-9)) as f32) < min
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Term scores computed on this thread (tests measure how much pruning saves with it).
+    pub(crate) static SCORED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` computed term scores (tests only).
+#[inline(always)]
+fn count_scored(_n: usize) {
+    #[cfg(test)]
+    SCORED.with(|c| c.set(c.get() + _n as u64));
+}
+
 /// The BM25 scorer of one term's postings, skipping blocks whose block-max bound is below the
 /// minimum competitive score (Lucene's `ImpactsDISI`).
 pub struct TermScorer<'a> {
@@ -64,13 +77,31 @@ pub struct TermScorer<'a> {
     constant: Option<f32>,
     /// Scratch for the block's competitive impacts.
     impacts: Vec<(u32, u8)>,
+    /// `sim.score(1, norm)` by norm byte, filled on first use (NaN: not computed yet). Most
+    /// postings have freq 1, so most scores are a table lookup instead of a division.
+    one: [f32; 256],
+}
+
+/// `sim.score(freq, norm)` through the freq-1 table `one` (bit for bit the same value).
+#[inline(always)]
+fn score_with(one: &mut [f32; 256], sim: &Bm25, freq: u32, norm: u8) -> f32 {
+    if freq != 1 {
+        return sim.score(freq as f32, norm);
+    }
+    let s = one[norm as usize];
+    if !s.is_nan() {
+        return s;
+    }
+    let s = sim.score(1.0, norm);
+    one[norm as usize] = s;
+    s
 }
 
 impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
     pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new() }
+        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256] }
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
@@ -85,6 +116,29 @@ impl<'a> TermScorer<'a> {
         end
     }
 
+    /// [`Postings::read_block`] of the term's postings (for [`super::term_cursor`]).
+    #[inline]
+    pub(crate) fn read_block(&mut self, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> usize {
+        self.postings.read_block(docs, freqs)
+    }
+
+    /// The score of `doc` with `freq` occurrences (what [`Scorer::score`] gives on that doc).
+    #[inline]
+    pub(crate) fn score_of(&mut self, doc: DocId, freq: u32) -> f32 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        count_scored(1);
+        let norm = self.norm(doc);
+        score_with(&mut self.one, &self.sim, freq, norm)
+    }
+
+    /// An upper bound of every score of the term: the constant, or BM25's `boost * idf` (the
+    /// limit of the score as the freq grows).
+    pub(crate) fn global_bound(&self) -> f32 {
+        self.constant.unwrap_or(self.sim.weight)
+    }
+
     /// The postings' current freq (for phrase scoring and explanations).
     pub fn freq(&self) -> u32 {
         self.postings.freq()
@@ -97,23 +151,96 @@ impl<'a> TermScorer<'a> {
         }
     }
 
+    /// Top-k of this term alone (Lucene's `BlockMaxConjunction` of one clause, tantivy's
+    /// `block_wand_single_scorer`): once `sink` wants a minimum score, every block whose impact
+    /// bound is below it is skipped without decoding; the other blocks are copied out whole
+    /// ([`Postings::read_block`]) and scored in a tight loop over arrays, and only docs reaching
+    /// the minimum are passed to `sink`. `live` filters deleted docs (`None`: none deleted).
+    pub fn collect_top(&mut self, live: Option<&dyn super::view::SegmentView>, sink: &mut dyn super::max_score::Sink) {
+        const N: usize = crate::engine::codec::bitpack::BLOCK;
+        let mut docs = [0 as DocId; N];
+        let mut freqs = [0u32; N];
+        let mut scores = [0f32; N];
+        let mut min = sink.min_competitive();
+        // The next doc wanted; blocks are skipped on their bound before the postings decode them.
+        let mut target = self.postings.doc();
+        let (sim, norms) = (self.sim.clone(), self.norms);
+        while target != NO_MORE_DOCS {
+            if min > 0.0 {
+                if self.block_end.is_none_or(|e| target > e) {
+                    self.load_block(target);
+                }
+                if self.block_bound < min {
+                    match self.block_end {
+                        Some(e) if e != NO_MORE_DOCS => {
+                            target = e + 1;
+                            continue;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            if self.postings.doc() < target {
+                self.postings.advance(target);
+            }
+            let n = self.postings.read_block(&mut docs, &mut freqs);
+            if n == 0 {
+                break;
+            }
+            target = docs[n - 1].saturating_add(1);
+            let (docs, freqs, scores) = (&docs[..n], &freqs[..n], &mut scores[..n]);
+            count_scored(n);
+            match (self.constant, norms) {
+                (Some(c), _) => scores.fill(c),
+                (None, Some(norms)) => {
+                    let one = &mut self.one;
+                    for ((s, &doc), &f) in scores.iter_mut().zip(docs).zip(freqs) {
+                        *s = score_with(one, &sim, f, norms.get(doc as usize).copied().unwrap_or(1));
+                    }
+                }
+                (None, None) => {
+                    let one = &mut self.one;
+                    for (s, &f) in scores.iter_mut().zip(freqs) {
+                        *s = score_with(one, &sim, f, 1);
+                    }
+                }
+            }
+            for (&doc, &s) in docs.iter().zip(scores.iter()) {
+                if s >= min && live.is_none_or(|seg| seg.is_live(doc)) {
+                    sink.collect(doc, s);
+                    min = sink.min_competitive();
+                }
+            }
+        }
+    }
+
     /// Skips whole blocks that cannot reach the minimum competitive score.
     fn skip_blocks(&mut self, mut doc: DocId) -> DocId {
         if self.min_competitive <= 0.0 || self.constant.is_some() {
             return doc;
         }
+        // `target` runs ahead of `doc` over skipped blocks, which are never decoded.
+        let mut target = doc;
         while doc != NO_MORE_DOCS {
-            if self.block_end.is_none_or(|e| doc > e) {
-                self.load_block(doc);
-            }
-            if self.block_bound >= self.min_competitive {
-                return doc;
+            if self.block_end.is_none_or(|e| target > e) {
+                self.load_block(target);
             }
             let end = self.block_end.expect("set just above");
+            if self.block_bound >= self.min_competitive {
+                if doc < target {
+                    doc = self.postings.advance(target);
+                }
+                if doc <= end {
+                    return doc;
+                }
+                // The block held nothing from `target` on: go on from the doc reached.
+                target = doc;
+                continue;
+            }
             if end == NO_MORE_DOCS {
                 return self.postings.advance(NO_MORE_DOCS);
             }
-            doc = self.postings.advance(end + 1);
+            target = end + 1;
         }
         doc
     }
@@ -140,7 +267,9 @@ impl Scorer for TermScorer<'_> {
             return c;
         }
         let doc = self.postings.doc();
-        self.sim.score(self.postings.freq() as f32, self.norm(doc))
+        count_scored(1);
+        let (freq, norm) = (self.postings.freq(), self.norm(doc));
+        score_with(&mut self.one, &self.sim, freq, norm)
     }
     fn cost(&self) -> u64 {
         self.postings.cost()

@@ -104,35 +104,35 @@ pub fn next_up(x: f32) -> f32 {
     }
 }
 
-/// A heap entry ordered worst-first: lower score, then later (segment, doc).
-#[derive(Debug, Clone, Copy)]
-struct Scored {
-    score: f32,
-    seg: usize,
-    doc: DocId,
-}
+/// A hit packed into one integer ordered like the ranking: higher score first, then earlier
+/// (segment, doc). The heap compares plain integers instead of (float, segment, doc) triples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Scored(u128);
 
-impl PartialEq for Scored {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
+impl Scored {
+    fn new(score: f32, seg: usize, doc: DocId) -> Scored {
+        // `f32::total_cmp` order as unsigned bits: flip all bits of negatives, the sign of the rest.
+        let b = score.to_bits();
+        let key = if b >> 31 == 1 { !b } else { b | 1 << 31 };
+        let seg = u32::try_from(seg).unwrap_or(u32::MAX);
+        Scored((key as u128) << 64 | ((u32::MAX - seg) as u128) << 32 | (u32::MAX - doc) as u128)
     }
-}
-impl Eq for Scored {}
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+    fn score(self) -> f32 {
+        let key = (self.0 >> 64) as u32;
+        f32::from_bits(if key >> 31 == 1 { key & !(1 << 31) } else { !key })
     }
-}
-impl Ord for Scored {
-    /// `Greater` = worse, so a max-heap keeps the worst on top.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.score.total_cmp(&self.score).then(self.seg.cmp(&o.seg)).then(self.doc.cmp(&o.doc))
+    fn seg(self) -> usize {
+        (u32::MAX - (self.0 >> 32) as u32) as usize
+    }
+    fn doc(self) -> DocId {
+        u32::MAX - self.0 as u32
     }
 }
 
 /// The top-k by score of the live docs it is given, in (segment, doc) order.
 struct TopCollector {
-    heap: BinaryHeap<Scored>,
+    /// Min-heap: the worst kept hit on top.
+    heap: BinaryHeap<std::cmp::Reverse<Scored>>,
     k: usize,
     /// Live docs collected (all of them until `count > threshold`, when pruning may start).
     count: u64,
@@ -159,15 +159,15 @@ impl super::max_score::Sink for TopCollector {
             return;
         }
         if self.heap.len() < self.k {
-            self.heap.push(Scored { score, seg: self.seg, doc });
+            self.heap.push(std::cmp::Reverse(Scored::new(score, self.seg, doc)));
             if self.heap.len() == self.k {
-                self.worst = self.heap.peek().expect("heap is full").score;
+                self.worst = self.heap.peek().expect("heap is full").0.score();
             }
         } else if score > self.worst {
             let mut top = self.heap.peek_mut().expect("heap is full (k > 0)");
-            *top = Scored { score, seg: self.seg, doc };
+            *top = std::cmp::Reverse(Scored::new(score, self.seg, doc));
             drop(top);
-            self.worst = self.heap.peek().expect("heap is full (k > 0)").score;
+            self.worst = self.heap.peek().expect("heap is full (k > 0)").0.score();
         }
     }
 
@@ -277,13 +277,14 @@ impl Searcher {
             }
         }
         let (heap, count) = (top.heap, top.count);
+        // Ascending `Reverse`: best first.
         let sorted = heap.into_sorted_vec();
-        let max_score = sorted.first().map(|e| e.score);
+        let max_score = sorted.first().map(|e| e.0.score());
         let with_values = !spec.sort.is_empty();
         let hits = sorted
             .into_iter()
             .skip(spec.from)
-            .map(|e| Hit { segment: e.seg, doc: e.doc, score: e.score, sort_values: if with_values { vec![SortValue::Float(e.score)] } else { vec![] } })
+            .map(|std::cmp::Reverse(e)| Hit { segment: e.seg(), doc: e.doc(), score: e.score(), sort_values: if with_values { vec![SortValue::Float(e.score())] } else { vec![] } })
             .collect();
         Ok(TopDocs { total: total(count, threshold), hits, max_score })
     }
@@ -405,5 +406,27 @@ fn after_cmp(
 impl std::fmt::Debug for Searcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Searcher").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod scored_tests {
+    use super::Scored;
+    use proptest::prelude::*;
+
+    fn score() -> impl Strategy<Value = f32> {
+        prop_oneof![any::<f32>(), Just(0.0), Just(-0.0), Just(f32::INFINITY), -10f32..10.0]
+    }
+
+    proptest! {
+        /// The packed key round-trips and orders like the ranking: score by `total_cmp`, then
+        /// earlier (segment, doc) first.
+        #[test]
+        fn packed_hits_order_like_the_ranking(a in (score(), 0usize..5, any::<u32>()), b in (score(), 0usize..5, any::<u32>())) {
+            let (ka, kb) = (Scored::new(a.0, a.1, a.2), Scored::new(b.0, b.1, b.2));
+            prop_assert_eq!((ka.score().to_bits(), ka.seg(), ka.doc()), (a.0.to_bits(), a.1, a.2));
+            let ranking = a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)).then(b.2.cmp(&a.2));
+            prop_assert_eq!(ka.cmp(&kb), ranking);
+        }
     }
 }

@@ -718,11 +718,11 @@ fn block_max_pruning_scores_fewer_documents() {
             doc(body, &[], &[])
         })
         .collect();
-    let (s, arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
+    let (s, _arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
     let calls = |q: &Query, t| {
-        arcs[0].freq_calls.store(0, std::sync::atomic::Ordering::Relaxed);
+        super::scorer::SCORED.with(|c| c.set(0));
         let top = s.search(q, &TopSpec { size: 10, track_total_hits: t, ..TopSpec::default() }).unwrap();
-        (arcs[0].freq_calls.load(std::sync::atomic::Ordering::Relaxed), hits_of(&top))
+        (super::scorer::SCORED.with(|c| c.get()), hits_of(&top))
     };
     for q in [
         Query::term("body", "a"),
@@ -755,11 +755,11 @@ fn competitive_impacts_prune_where_block_max_cannot() {
             doc(body, &[], &[])
         })
         .collect();
-    let (s, arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
+    let (s, _arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
     let calls = |q: &Query, t| {
-        arcs[0].freq_calls.store(0, std::sync::atomic::Ordering::Relaxed);
+        super::scorer::SCORED.with(|c| c.set(0));
         let top = s.search(q, &TopSpec { size: 10, track_total_hits: t, ..TopSpec::default() }).unwrap();
-        (arcs[0].freq_calls.load(std::sync::atomic::Ordering::Relaxed), hits_of(&top))
+        (super::scorer::SCORED.with(|c| c.get()), hits_of(&top))
     };
     for q in [
         Query::term("body", "a"),
@@ -780,11 +780,11 @@ fn competitive_impacts_prune_where_block_max_cannot() {
 #[test]
 fn max_score_scores_only_essential_docs() {
     let docs: Vec<MDoc> = (0..20_000).map(|i| doc(if i % 1000 == 0 { "z b c" } else { "a b c" }, &[], &[])).collect();
-    let (s, arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
+    let (s, _arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
     let q = Query::or(vec![Query::term("body", "a"), Query::term("body", "z")]);
-    arcs[0].freq_calls.store(0, std::sync::atomic::Ordering::Relaxed);
+    super::scorer::SCORED.with(|c| c.set(0));
     let pruned = s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(10), ..TopSpec::default() }).unwrap();
-    let pruned_calls = arcs[0].freq_calls.load(std::sync::atomic::Ordering::Relaxed);
+    let pruned_calls = super::scorer::SCORED.with(|c| c.get());
     let all = s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
     assert_eq!(hits_of(&pruned), hits_of(&all));
     assert!(pruned_calls < 200, "scored {pruned_calls}");

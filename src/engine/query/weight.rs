@@ -250,14 +250,8 @@ impl Weight {
     /// query.
     pub fn term_disjunction<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<Vec<TermScorer<'a>>>> {
         if let Weight::Term { field, term, sim, constant: None, states, .. } = self {
-            // Rare terms are cheaper doc at a time (no window set-up).
-            if states.get(seg).is_some_and(|st| st.is_none_or(|st| st.stats.doc_freq < 512)) {
-                return Ok(None);
-            }
+            // One clause: `max_score::search` runs the term's block-at-a-time top-k.
             let Some(p) = states.postings(seg, field, term, false)? else { return Ok(Some(vec![])) };
-            if p.cost() < 512 {
-                return Ok(None);
-            }
             return Ok(Some(vec![TermScorer::new(p, seg.norms(field), sim.clone(), None)]));
         }
         let Weight::Bool { must, should, must_not, filter, msm, scoring: true, .. } = self else { return Ok(None) };

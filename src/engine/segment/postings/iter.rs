@@ -568,6 +568,19 @@ impl Postings for SegmentPostings<'_> {
         }
     }
 
+    fn read_block(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
+        let (i, n) = (self.idx, self.n);
+        if i >= n {
+            return 0;
+        }
+        let k = n - i;
+        docs[..k].copy_from_slice(&self.docs[i..n]);
+        freqs[..k].copy_from_slice(&self.freqs[i..n]);
+        self.idx = n - 1;
+        self.doc = self.docs[n - 1];
+        k
+    }
+
     fn take_error(&mut self) -> Option<Error> {
         self.error.take()
     }

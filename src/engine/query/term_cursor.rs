@@ -1,0 +1,124 @@
+//! A term scorer read a block at a time: [`TermCursor`] copies the docs and freqs of the current
+//! postings block into arrays ([`crate::engine::segment::Postings::read_block`]), so that the
+//! conjunction and MaxScore loops step, advance and score with array operations and call the
+//! postings (dynamically) only once per block.
+//!
+//! Invariant: `docs[i..n]` are the term's docs not yet passed, all in one postings block, and the
+//! underlying postings sit on `docs[n - 1]`; `n == 0` means exhausted. Block-max bounds asked for
+//! from the cursor's doc on are asked of the postings from its real doc on, which lies in the
+//! same block, so they cover the buffered docs.
+
+use super::scorer::{Scorer, TermScorer};
+use crate::engine::codec::bitpack::BLOCK;
+use crate::engine::segment::{DocId, NO_MORE_DOCS};
+use crate::engine::Error;
+
+/// A [`TermScorer`] with its current block buffered.
+pub struct TermCursor<'a> {
+    sc: TermScorer<'a>,
+    docs: [DocId; BLOCK],
+    freqs: [u32; BLOCK],
+    i: usize,
+    n: usize,
+}
+
+impl<'a> TermCursor<'a> {
+    /// A cursor on the first doc of `sc` (a freshly built term scorer).
+    pub fn new(mut sc: TermScorer<'a>) -> Self {
+        let mut docs = [0; BLOCK];
+        let mut freqs = [0; BLOCK];
+        let n = sc.read_block(&mut docs, &mut freqs);
+        TermCursor { sc, docs, freqs, i: 0, n }
+    }
+
+    /// The current doc, [`NO_MORE_DOCS`] when exhausted.
+    #[inline]
+    pub fn doc(&self) -> DocId {
+        if self.i < self.n {
+            self.docs[self.i]
+        } else {
+            NO_MORE_DOCS
+        }
+    }
+
+    /// The next doc.
+    #[inline]
+    #[allow(clippy::should_implement_trait, reason = "a cursor like Scorer::next, not an Iterator: NO_MORE_DOCS ends it")]
+    pub fn next(&mut self) -> DocId {
+        self.i += 1;
+        if self.i < self.n {
+            return self.docs[self.i];
+        }
+        self.refill(None)
+    }
+
+    /// The first doc `>= target` (no move when `target <= doc()`).
+    #[inline]
+    pub fn advance(&mut self, target: DocId) -> DocId {
+        if self.i < self.n && self.docs[self.n - 1] >= target {
+            // Stops at n - 1 at the latest, since docs[n - 1] >= target.
+            while self.docs[self.i] < target {
+                self.i += 1;
+            }
+            return self.docs[self.i];
+        }
+        self.refill(Some(target))
+    }
+
+    /// Moves the postings past the buffered block (to `target`, or to the next doc) and buffers
+    /// the block it lands in.
+    #[cold]
+    fn refill(&mut self, target: Option<DocId>) -> DocId {
+        if self.n == 0 {
+            self.i = 0;
+            return NO_MORE_DOCS;
+        }
+        // The postings sit on docs[n - 1], below `target`: a forward move.
+        match target {
+            Some(t) => self.sc.advance(t),
+            None => self.sc.next(),
+        };
+        self.i = 0;
+        self.n = self.sc.read_block(&mut self.docs, &mut self.freqs);
+        self.doc()
+    }
+
+    /// The score of the current doc.
+    #[inline]
+    pub fn score(&mut self) -> f32 {
+        let i = self.i & (BLOCK - 1);
+        self.sc.score_of(self.docs[i], self.freqs[i])
+    }
+
+    /// The clause's cost (its doc freq).
+    pub fn cost(&self) -> u64 {
+        self.sc.cost()
+    }
+
+    /// [`Scorer::shallow_advance`] for docs from `target` on (`target >= doc()`).
+    pub fn shallow_advance(&mut self, target: DocId) -> DocId {
+        let real = self.sc.doc();
+        self.sc.shallow_advance(target.max(real))
+    }
+
+    /// An upper bound of every score of the clause in the segment.
+    pub fn global_bound(&self) -> f32 {
+        self.sc.global_bound()
+    }
+
+    /// [`Scorer::max_score`] up to `up_to`.
+    pub fn max_score(&mut self, up_to: DocId) -> f32 {
+        self.sc.max_score(up_to)
+    }
+
+    /// The error that ended iteration early, if any.
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.sc.take_error()
+    }
+}
+
+impl std::fmt::Debug for TermCursor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TermCursor").field("doc", &self.doc()).finish_non_exhaustive()
+    }
+}
