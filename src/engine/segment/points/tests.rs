@@ -148,8 +148,8 @@ fn misuse_is_an_invalid_argument() {
     assert!(buf.mem_bytes() > 0);
 }
 
-/// 380k docs with one timestamp each (a day of events, ~4 per second): a one-minute range must
-/// touch only the blocks around it.
+/// 380k docs with one timestamp each (a day of events, ~4 per second): narrow and wide ranges
+/// return exactly the matching docs (timings printed for information).
 #[test]
 fn narrow_date_range_on_380k_docs() {
     let dir = RamDirectory::new();
@@ -184,9 +184,8 @@ fn narrow_date_range_on_380k_docs() {
     let wide_t = start.elapsed();
     assert_eq!(wide.len(), (0..max_doc).filter(|&d| (lo2..=hi2).contains(&ts(d))).count());
     eprintln!("one-hour range: {} docs in {wide_t:?}", wide.len());
-    // Unoptimised test build; the release figure is far lower. Still well under tantivy's
-    // ~500 µs column scan.
-    assert!(per < std::time::Duration::from_micros(500), "{per:?}");
+    // Speed is measured by the `queries` bench (date ranges vs tantivy), not asserted here: a
+    // timed assertion fails on a loaded machine without saying anything about the code.
 }
 
 fn golden_docs() -> Vec<Doc> {
