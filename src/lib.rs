@@ -15,3 +15,4 @@
 pub mod engine;
 pub mod shard;
 pub mod inspect;
+pub mod script;
