@@ -2,7 +2,7 @@
 //! wrapping `int`/`long` overflow, integer division truncating toward zero, `/ by zero` only for
 //! integers, `%` with the dividend's sign, shifts masked to 5 or 6 bits, `+` concatenating strings.
 
-use super::value::Value;
+use super::value::{Value, MAX_STRING_BYTES};
 
 /// An arithmetic failure, turned into a runtime `script_exception` by the interpreter.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,12 +105,20 @@ fn bad_operands(op: &str, a: &Value, b: &Value) -> ArithError {
     )
 }
 
+/// A string result, refused past [`MAX_STRING_BYTES`] (where Java would exhaust its heap).
+pub(crate) fn checked_string(s: String) -> Result<Value, ArithError> {
+    if s.len() > MAX_STRING_BYTES {
+        return Err(err("illegal_argument_exception", format!("string longer than [{MAX_STRING_BYTES}] bytes")));
+    }
+    Ok(Value::str(&s))
+}
+
 /// `a op b` with Java semantics.
 pub(crate) fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, ArithError> {
     if op == BinOp::Add && (matches!(a, Value::Str(_)) || matches!(b, Value::Str(_))) {
         let mut s = a.java_string();
         s.push_str(&b.java_string());
-        return Ok(Value::str(&s));
+        return checked_string(s);
     }
     if matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) {
         if let (Value::Bool(x), Value::Bool(y)) = (a, b) {

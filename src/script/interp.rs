@@ -13,6 +13,9 @@ use super::value::Value;
 
 /// Painless's default `max_loop_counter`.
 pub(crate) const MAX_LOOP_COUNTER: u64 = 1_000_000;
+/// Most elements one execution may visit in comparisons, copies and conversions (not a Painless
+/// limit: it bounds the time of loops over big values, which the loop counter alone does not).
+pub(crate) const MAX_WORK: u64 = 200_000_000;
 
 /// A runtime failure at a byte offset, with OpenSearch's name for the Java exception.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +64,15 @@ impl Exec<'_> {
         Ok(Flow::Normal)
     }
 
+    fn check_work(at: usize) -> Result<(), RuntimeError> {
+        if super::value::work_done() > MAX_WORK {
+            return fail(at, "painless_error", format!("The script visited more than {MAX_WORK} values in comparisons, copies and conversions."));
+        }
+        Ok(())
+    }
+
     fn tick(&mut self, cost: u64, at: usize) -> Result<(), RuntimeError> {
+        Self::check_work(at)?;
         self.budget = self.budget.saturating_sub(cost);
         if self.budget == 0 {
             return fail(at, "painless_error", "The maximum number of statements that can be executed in a loop has been reached.".into());
@@ -153,7 +164,10 @@ impl Exec<'_> {
             Stmt::ForEach { slot, ty, iterable, body, cost, pos } => {
                 let items = match self.eval(iterable)? {
                     // Java iterates a live list; a snapshot avoids holding a borrow across the body.
-                    Value::List(l) => l.borrow().clone(),
+                    Value::List(l) => {
+                        super::value::add_work(l.borrow().len());
+                        l.borrow().clone()
+                    }
                     Value::Map(_) => {
                         return fail(iterable.pos, "illegal_argument_exception", "Cannot iterate over [java.util.HashMap]".into())
                     }
@@ -251,7 +265,9 @@ impl Exec<'_> {
                 for a in args {
                     vals.push(self.eval(a)?);
                 }
-                methods::call(&t, name, vals).or_else(|(kind, reason)| fail(at, kind, reason))
+                let r = methods::call(&t, name, vals).or_else(|(kind, reason)| fail(at, kind, reason));
+                Self::check_work(at)?;
+                r
             }
             ExprKind::StaticCall { class, name, args } => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -273,7 +289,9 @@ impl Exec<'_> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.eval(a)?;
                 let y = self.eval(b)?;
-                lift(arith::binary(*op, &x, &y))
+                let r = lift(arith::binary(*op, &x, &y));
+                Self::check_work(at)?;
+                r
             }
             ExprKind::Compare(op, a, b) => {
                 let x = self.eval(a)?;
@@ -300,6 +318,7 @@ impl Exec<'_> {
                         }
                     }
                 };
+                Self::check_work(at)?;
                 Ok(Value::Bool(r))
             }
             ExprKind::And(a, b) => Ok(Value::Bool(self.condition(a)? && self.condition(b)?)),

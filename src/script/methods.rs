@@ -8,9 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use super::arith::as_f64;
+use super::arith::{as_f64, checked_string};
 use super::ast::StaticClass;
-use super::value::Value;
+use super::value::{Value, MAX_LIST_LEN};
 
 /// A Java exception: OpenSearch's type name and the message.
 pub(crate) type JavaError = (&'static str, String);
@@ -43,6 +43,18 @@ fn str_arg(v: &Value) -> Result<&str, JavaError> {
         Value::Null => Err(("null_pointer_exception", "Cannot invoke \"String.length()\" because \"str\" is null".into())),
         other => cast_error(other, "java.lang.String"),
     }
+}
+
+/// A string result, refused past the string size limit.
+fn string_result(s: String) -> Result<Value, JavaError> {
+    checked_string(s).map_err(|e| (e.kind, e.reason))
+}
+
+fn check_list_room(len: usize, adding: usize) -> Result<(), JavaError> {
+    if len.saturating_add(adding) > MAX_LIST_LEN {
+        return Err(("illegal_argument_exception", format!("list longer than [{MAX_LIST_LEN}] elements")));
+    }
+    Ok(())
 }
 
 fn out_of_bounds<T>(index: i64, len: usize) -> Result<T, JavaError> {
@@ -113,7 +125,7 @@ pub(crate) fn call(target: &Value, name: &str, args: Vec<Value>) -> Result<Value
     // Object's methods, on everything but null.
     match (name, arity, target) {
         (_, _, Value::Null) => return npe(name),
-        ("toString", 0, _) => return Ok(Value::str(&target.java_string())),
+        ("toString", 0, _) => return string_result(target.java_string()),
         ("equals", 1, _) => return Ok(Value::Bool(target.java_equals(&args[0]))),
         _ => {}
     }
@@ -134,12 +146,14 @@ fn call_list(target: &Value, name: &str, args: Vec<Value>) -> Result<Value, Java
     let mut arg = || args.next().unwrap_or(Value::Null);
     match (name, arity) {
         ("add", 1) => {
+            check_list_room(l.borrow().len(), 1)?;
             l.borrow_mut().push(arg());
             Ok(Value::Bool(true))
         }
         ("add", 2) => {
             let i = int_arg(&arg())?;
             let v = arg();
+            check_list_room(l.borrow().len(), 1)?;
             let mut list = l.borrow_mut();
             if i < 0 || i > list.len() as i64 {
                 return out_of_bounds(i, list.len());
@@ -149,7 +163,9 @@ fn call_list(target: &Value, name: &str, args: Vec<Value>) -> Result<Value, Java
         }
         ("addAll", 1) => match arg() {
             Value::List(other) => {
+                check_list_room(l.borrow().len(), other.borrow().len())?;
                 let items = other.borrow().clone();
+                super::value::add_work(items.len());
                 let changed = !items.is_empty();
                 l.borrow_mut().extend(items);
                 Ok(Value::Bool(changed))
@@ -196,12 +212,26 @@ fn call_list(target: &Value, name: &str, args: Vec<Value>) -> Result<Value, Java
         ("join", 1) => {
             let sep = arg();
             let sep = str_arg(&sep)?.to_string();
-            let parts: Vec<String> = l.borrow().iter().map(Value::java_string).collect();
-            Ok(Value::str(&parts.join(&sep)))
+            join(&l.borrow(), &sep)
         }
         ("sum", 0) => Ok(Value::Double(l.borrow().iter().map(as_f64).sum())),
         _ => no_method(target, name, arity),
     }
+}
+
+/// `String.join`: stops building once the result is over the string size limit.
+fn join(items: &[Value], sep: &str) -> Result<Value, JavaError> {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(&item.java_string());
+        if out.len() > super::value::MAX_STRING_BYTES {
+            break;
+        }
+    }
+    string_result(out)
 }
 
 fn call_map(target: &Value, name: &str, args: Vec<Value>) -> Result<Value, JavaError> {
@@ -272,6 +302,8 @@ fn find_utf16(hay: &[u16], needle: &[u16], from: usize) -> Option<usize> {
 
 fn call_string(target: &Value, s: &str, name: &str, args: Vec<Value>) -> Result<Value, JavaError> {
     let arity = args.len();
+    // String methods are linear in the string: count it towards the execution's work.
+    super::value::add_work(s.len() / 8 + 1);
     let a = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);
     match (name, arity) {
         ("length", 0) => Ok(Value::Int(s.encode_utf16().count().min(i32::MAX as usize) as i32)),
@@ -319,11 +351,18 @@ fn call_string(target: &Value, s: &str, name: &str, args: Vec<Value>) -> Result<
         ("toLowerCase", 0) => Ok(Value::str(&s.to_lowercase())),
         ("toUpperCase", 0) => Ok(Value::str(&s.to_uppercase())),
         ("trim", 0) => Ok(Value::str(s.trim_matches(|c: char| c <= ' '))),
-        ("concat", 1) => Ok(Value::str(&format!("{s}{}", str_arg(&a(0))?))),
+        ("concat", 1) => string_result(format!("{s}{}", str_arg(&a(0))?)),
         ("replace", 2) => {
             let from = a(0);
             let to = a(1);
-            Ok(Value::str(&s.replace(str_arg(&from)?, str_arg(&to)?)))
+            let (from, to) = (str_arg(&from)?, str_arg(&to)?);
+            // Size the result before building it: each match grows it by `to.len() - from.len()`.
+            let matches = if from.is_empty() { s.chars().count() + 1 } else { s.matches(from).count() };
+            let size = (s.len() - matches.saturating_mul(from.len()).min(s.len())).saturating_add(matches.saturating_mul(to.len()));
+            if size > super::value::MAX_STRING_BYTES {
+                return Err(("illegal_argument_exception", format!("string longer than [{}] bytes", super::value::MAX_STRING_BYTES)));
+            }
+            string_result(s.replace(from, to))
         }
         ("compareTo", 1) => {
             let o = a(0);
@@ -428,17 +467,14 @@ pub(crate) fn call_static(class: StaticClass, name: &str, args: Vec<Value>) -> R
         (StaticClass::Integer | StaticClass::Long | StaticClass::Double | StaticClass::String, "toString" | "valueOf", 1)
             if class == StaticClass::String || name == "toString" =>
         {
-            Ok(Value::str(&a(0).java_string()))
+            string_result(a(0).java_string())
         }
         (StaticClass::Boolean, "parseBoolean", 1) => Ok(Value::Bool(matches!(a(0), Value::Str(s) if s.eq_ignore_ascii_case("true")))),
         (StaticClass::String, "join", 2) => {
             let sep = a(0);
             let sep = str_arg(&sep)?.to_string();
             match a(1) {
-                Value::List(l) => {
-                    let parts: Vec<String> = l.borrow().iter().map(Value::java_string).collect();
-                    Ok(Value::str(&parts.join(&sep)))
-                }
+                Value::List(l) => join(&l.borrow(), &sep),
                 other => cast_error(&other, "java.lang.Iterable"),
             }
         }

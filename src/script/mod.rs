@@ -166,6 +166,7 @@ impl Script {
 
     fn run(&self, ctx: Value, params: &Map<String, Json>) -> Result<(Json, Value), ScriptError> {
         let program = &self.inner.program;
+        value::reset_work();
         let mut exec = interp::Exec {
             locals: program.slot_types.iter().map(|t| interp::default_value(*t)).collect(),
             slot_types: &program.slot_types,

@@ -11,6 +11,22 @@ use super::lexer::{Tok, Token};
 /// Deepest nesting of expressions and statements (each chained binary operator counts as one).
 pub(crate) const MAX_DEPTH: usize = 128;
 
+/// Binary operators by precedence, loosest first.
+const LEVELS: &[&[&str]] = &[
+    &["||"],
+    &["&&"],
+    &["|"],
+    &["^"],
+    &["&"],
+    &["==", "!=", "===", "!=="],
+    &["<", "<=", ">", ">="],
+    &["<<", ">>", ">>>"],
+    &["+", "-"],
+    &["*", "/", "%"],
+];
+/// `instanceof` binds like the relational operators.
+const INSTANCEOF_LEVEL: usize = 6;
+
 /// A parsed script: its statements, slot count and statement starts (for runtime errors).
 #[derive(Debug)]
 pub(crate) struct Program {
@@ -404,24 +420,11 @@ impl Parser<'_> {
         Ok(cond)
     }
 
-    /// Left-associative binary levels, loosest first.
-    fn binary(&mut self, level: usize) -> Result<Expr, CompileError> {
-        const LEVELS: &[&[&str]] = &[
-            &["||"],
-            &["&&"],
-            &["|"],
-            &["^"],
-            &["&"],
-            &["==", "!=", "===", "!=="],
-            &["<", "<=", ">", ">=", "instanceof"],
-            &["<<", ">>", ">>>"],
-            &["+", "-"],
-            &["*", "/", "%"],
-        ];
-        if level >= LEVELS.len() {
-            return self.unary();
-        }
-        let mut lhs = self.binary(level + 1)?;
+    /// Left-associative binary operators by precedence climbing: `min` is the loosest level
+    /// (index into [`LEVELS`]) this call may consume. One frame per precedence step keeps the
+    /// stack shallow.
+    fn binary(&mut self, min: usize) -> Result<Expr, CompileError> {
+        let mut lhs = self.unary()?;
         let entered = self.depth;
         let result = loop {
             if self.is("=~") || self.is("==~") {
@@ -432,9 +435,12 @@ impl Parser<'_> {
                         .into(),
                 ));
             }
-            let op = match self.peek() {
-                Tok::Punct(p) if LEVELS[level].contains(p) => *p,
-                Tok::Ident(w) if w == "instanceof" && LEVELS[level].contains(&"instanceof") => "instanceof",
+            let (op, level) = match self.peek() {
+                Tok::Punct(p) => match LEVELS.iter().position(|l| l.contains(p)) {
+                    Some(level) if level >= min => (*p, level),
+                    _ => break Ok(lhs),
+                },
+                Tok::Ident(w) if w == "instanceof" && INSTANCEOF_LEVEL >= min => ("instanceof", INSTANCEOF_LEVEL),
                 _ => break Ok(lhs),
             };
             let pos = self.pos();

@@ -17,6 +17,34 @@ pub(crate) type MapRef = Rc<RefCell<BTreeMap<String, Value>>>;
 
 /// Deepest nesting converted, compared or printed before giving up (also stops reference cycles).
 pub(crate) const MAX_VALUE_DEPTH: usize = 512;
+/// Most values visited converting one result to JSON (lists can share sublists, so a small
+/// script can build a value whose tree is exponentially large).
+pub(crate) const MAX_JSON_NODES: usize = 10_000_000;
+/// Longest string a script may build (Java would run out of heap instead).
+pub(crate) const MAX_STRING_BYTES: usize = 32 * 1024 * 1024;
+/// Most elements a list may hold.
+pub(crate) const MAX_LIST_LEN: usize = 10_000_000;
+/// Most element comparisons one `==` may make.
+const MAX_EQUALS_STEPS: usize = 10_000_000;
+
+thread_local! {
+    /// Elements visited by the running script's comparisons, copies and conversions: the
+    /// interpreter bounds it (see `interp::MAX_WORK`) so a loop of cheap-looking statements over
+    /// big values cannot run for hours. Reset at the start of each execution.
+    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+pub(crate) fn add_work(n: usize) {
+    WORK.with(|w| w.set(w.get().saturating_add(n as u64)));
+}
+
+pub(crate) fn work_done() -> u64 {
+    WORK.with(std::cell::Cell::get)
+}
+
+pub(crate) fn reset_work() {
+    WORK.with(|w| w.set(0));
+}
 
 #[derive(Debug, Clone)]
 pub(crate) enum Value {
@@ -37,10 +65,12 @@ impl Value {
     }
 
     pub(crate) fn new_list(items: Vec<Value>) -> Value {
+        add_work(items.len());
         Value::List(Rc::new(RefCell::new(items)))
     }
 
     pub(crate) fn new_map(map: BTreeMap<String, Value>) -> Value {
+        add_work(map.len());
         Value::Map(Rc::new(RefCell::new(map)))
     }
 
@@ -88,12 +118,18 @@ impl Value {
     /// Back to JSON. Fails (with the Java-ish reason) only on nesting deeper than
     /// [`MAX_VALUE_DEPTH`], which includes a list or map that contains itself.
     pub(crate) fn to_json(&self) -> Result<Json, String> {
-        self.to_json_at(0)
+        let mut nodes = 0;
+        self.to_json_at(0, &mut nodes)
     }
 
-    fn to_json_at(&self, depth: usize) -> Result<Json, String> {
+    fn to_json_at(&self, depth: usize, nodes: &mut usize) -> Result<Json, String> {
         if depth > MAX_VALUE_DEPTH {
             return Err(format!("value nested deeper than {MAX_VALUE_DEPTH} levels (a list or map containing itself?)"));
+        }
+        *nodes += 1;
+        add_work(1);
+        if *nodes > MAX_JSON_NODES {
+            return Err(format!("value has more than {MAX_JSON_NODES} elements"));
         }
         Ok(match self {
             Value::Null => Json::Null,
@@ -108,7 +144,7 @@ impl Value {
                 let list = list.try_borrow().map_err(|_| "list is being modified".to_string())?;
                 let mut out = Vec::with_capacity(list.len());
                 for item in list.iter() {
-                    out.push(item.to_json_at(depth + 1)?);
+                    out.push(item.to_json_at(depth + 1, nodes)?);
                 }
                 Json::Array(out)
             }
@@ -116,7 +152,7 @@ impl Value {
                 let map = map.try_borrow().map_err(|_| "map is being modified".to_string())?;
                 let mut out = serde_json::Map::new();
                 for (k, v) in map.iter() {
-                    out.insert(k.clone(), v.to_json_at(depth + 1)?);
+                    out.insert(k.clone(), v.to_json_at(depth + 1, nodes)?);
                 }
                 Json::Object(out)
             }
@@ -130,11 +166,13 @@ impl Value {
         out
     }
 
+    /// Stops (with `...`) past [`MAX_STRING_BYTES`]; callers that keep the string check its length.
     fn write_java_string(&self, out: &mut String, depth: usize) {
-        if depth > MAX_VALUE_DEPTH {
+        if depth > MAX_VALUE_DEPTH || out.len() > MAX_STRING_BYTES {
             out.push_str("...");
             return;
         }
+        add_work(1);
         match self {
             Value::Null => out.push_str("null"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -176,11 +214,15 @@ impl Value {
 
     /// `def ==`: numbers compare by value after promotion, everything else by `equals`.
     pub(crate) fn java_equals(&self, other: &Value) -> bool {
-        self.equals_at(other, 0)
+        let mut steps = 0;
+        self.equals_at(other, 0, &mut steps)
     }
 
-    fn equals_at(&self, other: &Value, depth: usize) -> bool {
-        if depth > MAX_VALUE_DEPTH {
+    /// Gives up (unequal) past [`MAX_VALUE_DEPTH`] or [`MAX_EQUALS_STEPS`].
+    fn equals_at(&self, other: &Value, depth: usize, steps: &mut usize) -> bool {
+        *steps += 1;
+        add_work(1);
+        if depth > MAX_VALUE_DEPTH || *steps > MAX_EQUALS_STEPS {
             return false;
         }
         match (self, other) {
@@ -193,7 +235,7 @@ impl Value {
                     return true;
                 }
                 let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return false };
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals_at(y, depth + 1))
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals_at(y, depth + 1, steps))
             }
             (Value::Map(a), Value::Map(b)) => {
                 if Rc::ptr_eq(a, b) {
@@ -201,7 +243,7 @@ impl Value {
                 }
                 let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return false };
                 a.len() == b.len()
-                    && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v.equals_at(w, depth + 1)))
+                    && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v.equals_at(w, depth + 1, steps)))
             }
             _ => false,
         }
