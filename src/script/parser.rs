@@ -9,7 +9,7 @@ use super::error::CompileError;
 use super::lexer::{Tok, Token};
 
 /// Deepest nesting of expressions and statements (each chained binary operator counts as one).
-pub(crate) const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Binary operators by precedence, loosest first.
 const LEVELS: &[&[&str]] = &[

@@ -161,3 +161,45 @@ fn self_containing_lists_fail_cleanly() {
     let e = error("def l = []; l.add(l); ctx._source.l = l");
     assert_eq!(e.reason, "runtime error");
 }
+
+#[test]
+fn nesting_limit_leaves_stack_headroom() {
+    // Half the default thread stack: the nesting limit must trip long before the stack does.
+    let handle = std::thread::Builder::new()
+        .stack_size(1024 * 1024)
+        .spawn(|| {
+            for src in [
+                format!("return {}1{}", "(".repeat(10_000), ")".repeat(10_000)),
+                format!("return {}1", "!-~".repeat(5_000)),
+                format!("return {}", "[".repeat(10_000)),
+                format!("{}{}", "{".repeat(10_000), "}".repeat(10_000)),
+                format!("return 1{}", " ?: 1".repeat(10_000)),
+                format!("return {}1", "true ? 1 : ".repeat(10_000)),
+                format!("def x = 1; x{}", " = x".repeat(10_000)),
+            ] {
+                assert!(Script::compile(&src, None).is_err());
+            }
+            // Just inside the limit compiles and runs.
+            let mut depth = 1;
+            while Script::compile(&format!("return {}1{}", "(".repeat(depth), ")".repeat(depth)), None).is_ok() {
+                depth += 1;
+            }
+            let ok = format!("return {}1{}", "(".repeat(depth - 1), ")".repeat(depth - 1));
+            eval_with(&ok, json!({})).unwrap()
+        })
+        .unwrap();
+    assert_eq!(handle.join().unwrap(), json!(1));
+}
+
+#[test]
+fn runaway_sizes_fail_instead_of_exhausting_memory() {
+    let e = eval_with("String s = 'ab'; for (int i = 0; i < 40; i++) { s = s + s } return s.length()", json!({})).unwrap_err();
+    assert_eq!(e.reason, "runtime error");
+    let e = eval_with("def l = [1]; for (int i = 0; i < 40; i++) { l.addAll(l) } return l.size()", json!({})).unwrap_err();
+    assert_eq!(e.reason, "runtime error");
+    // Shared sublists: a tiny script describing a 2^60-node tree.
+    let e = eval_with("def x = [0]; for (int i = 0; i < 60; i++) { x = [x, x] } return x", json!({})).unwrap_err();
+    assert_eq!(e.reason, "runtime error");
+    let e = eval_with("def x = [0]; def y = [0]; for (int i = 0; i < 60; i++) { x = [x, x]; y = [y, y] } return x == y", json!({}));
+    assert!(e.is_err() || e == Ok(json!(false)) || e == Ok(json!(true)));
+}
