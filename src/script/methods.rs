@@ -417,7 +417,7 @@ fn num_arg(v: &Value) -> Result<f64, JavaError> {
 
 fn parse_number<T: std::str::FromStr>(v: &Value) -> Result<T, JavaError> {
     let s = str_arg(v)?;
-    s.parse::<T>().or_else(|_| Err(("number_format_exception", format!("For input string: \"{s}\""))))
+    s.parse::<T>().map_err(|_| ("number_format_exception", format!("For input string: \"{s}\"")))
 }
 
 /// `Math.max(a, b)`, `Integer.parseInt(s)`, `String.valueOf(x)`, ...
