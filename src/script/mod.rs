@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! lexer.rs    source → tokens (byte offsets)
-//! parser.rs   tokens → ast.rs (locals resolved to slots, compile errors with positions)
+//! parser/     tokens → ast.rs (locals resolved to slots, compile errors with positions)
 //! interp.rs   statements, expressions, assignment, loop budget
 //! methods.rs  List / Map / String / Number methods, Math & co., constructors
 //! arith.rs    Java numeric promotion, overflow, division
