@@ -41,7 +41,7 @@ pub(crate) fn parse(source: &str, tokens: Vec<Token>) -> Result<Program, Compile
     let mut p = Parser { source, tokens, at: 0, scopes: vec![Vec::new()], slot_types: Vec::new(), loops: 0, depth: 0, starts: Vec::new() };
     let mut stmts = Vec::new();
     while p.peek() != &Tok::Eof {
-        stmts.push(p.statement(true)?);
+        stmts.push(p.statement()?);
     }
     Ok(Program { stmts, slot_types: p.slot_types, statement_starts: p.starts })
 }
@@ -158,8 +158,7 @@ impl Parser<'_> {
         }
     }
 
-    fn statement(&mut self, top: bool) -> Result<Stmt, CompileError> {
-        let _ = top;
+    fn statement(&mut self) -> Result<Stmt, CompileError> {
         self.enter()?;
         let start = self.pos();
         self.starts.push(start);
@@ -251,7 +250,7 @@ impl Parser<'_> {
     /// The body of `if`/`else`/loops: a statement in its own scope.
     fn sub_statement(&mut self) -> Result<Stmt, CompileError> {
         self.scopes.push(Vec::new());
-        let s = self.statement(false);
+        let s = self.statement();
         self.scopes.pop();
         s
     }
@@ -272,7 +271,7 @@ impl Parser<'_> {
                 self.scopes.pop();
                 return Err(self.expected("'}'"));
             }
-            match self.statement(false) {
+            match self.statement() {
                 Ok(s) => stmts.push(s),
                 Err(e) => {
                     self.scopes.pop();
