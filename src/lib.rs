@@ -23,5 +23,6 @@ pub mod error;
 pub mod http;
 pub mod inspect;
 pub mod node;
+pub mod script;
 pub mod shard;
 pub mod threadpool;

@@ -1,10 +1,12 @@
-//! The update action's view of scripts: a compiled script with its params, run against an
-//! update context. Backed by `crate::script` (the Painless subset) once it is merged; until
-//! then every script is rejected with OpenSearch's error for an unsupported language feature.
+//! The update action's view of scripts: the request's `script` compiled by the Painless subset
+//! (`crate::script`) with its params, run against an update context; failures become the
+//! `OsError` OpenSearch answers with (`illegal_argument_exception` "failed to execute script"
+//! caused by the `script_exception`).
 
 use serde_json::{Map, Value};
 
 use crate::error::OsError;
+use crate::script::{self, ScriptError};
 
 /// What an update script sees and changes.
 #[derive(Debug, Clone)]
@@ -18,10 +20,11 @@ pub struct UpdateContext {
     pub now_millis: i64,
 }
 
-/// A script of a request, ready to run.
+/// A script of a request, compiled, with its params.
 #[derive(Debug, Clone)]
 pub struct Script {
-    source: String,
+    script: script::Script,
+    params: Map<String, Value>,
 }
 
 /// A script failure.
@@ -35,22 +38,52 @@ impl ScriptFailure {
     }
 }
 
+/// Builds an `OsError` from an error object (`type`, `reason`, metadata, `caused_by`).
+fn os_error_from_json(v: &Value, status: u16) -> OsError {
+    let kind = v["type"].as_str().unwrap_or("exception");
+    let mut e = OsError::new(kind, v["reason"].as_str().unwrap_or_default()).status(status);
+    if let Some(m) = v.as_object() {
+        for (k, val) in m {
+            if !matches!(k.as_str(), "type" | "reason" | "caused_by") {
+                e.meta.insert(k.clone(), val.clone());
+            }
+        }
+    }
+    if let Some(c) = v.get("caused_by").filter(|c| c.is_object()) {
+        e = e.caused_by(os_error_from_json(c, status));
+    }
+    e
+}
+
+fn failure(e: &ScriptError) -> ScriptFailure {
+    ScriptFailure(os_error_from_json(&e.to_update_failure_json(), e.status()))
+}
+
 impl Script {
     /// Parses the request's `script` (string or object) and compiles it.
     pub fn from_request(v: &Value) -> Result<Script, ScriptFailure> {
-        let source = match v {
-            Value::String(s) => s.clone(),
-            Value::Object(m) => m.get("source").and_then(Value::as_str).unwrap_or_default().to_string(),
-            _ => String::new(),
-        };
-        Err(ScriptFailure(OsError::illegal(format!("script [{source}] cannot run: the painless interpreter is not available in this build"))))
+        let req = script::parse_script_request(v).map_err(|e| failure(&e))?;
+        let compiled = req.compile().map_err(|e| failure(&e))?;
+        Ok(Script { script: compiled, params: req.params })
     }
     /// The script's source text.
     pub fn source(&self) -> &str {
-        &self.source
+        self.script.source()
     }
-    /// Runs the script.
-    pub fn execute_update(&self, _ctx: &mut UpdateContext) -> Result<(), ScriptFailure> {
-        Err(ScriptFailure(OsError::illegal("scripts are not available")))
+    /// Runs the script on `ctx` (source and op change in place; unchanged on failure).
+    pub fn execute_update(&self, ctx: &mut UpdateContext) -> Result<(), ScriptFailure> {
+        let mut u = script::UpdateContext {
+            source: std::mem::take(&mut ctx.source),
+            op: ctx.op.clone(),
+            id: ctx.id.clone(),
+            index: ctx.index.clone(),
+            version: ctx.version,
+            routing: ctx.routing.clone(),
+            now_millis: ctx.now_millis,
+        };
+        let r = self.script.execute_update(&mut u, &self.params);
+        ctx.source = u.source;
+        ctx.op = u.op;
+        r.map_err(|e| failure(&e))
     }
 }
