@@ -255,23 +255,37 @@ const HALFWIDTH_KANA: [u32; 59] = [
     0x30f3, 0x3099, 0x309a,
 ];
 
-/// `cjk_width`: fullwidth ASCII to ASCII, halfwidth katakana to fullwidth.
+/// `cjk_width`: fullwidth ASCII to ASCII, halfwidth katakana to fullwidth (a halfwidth voiced
+/// or semi-voiced mark composes with the kana before it: `ﾄﾞ` → `ド`).
 pub fn cjk_width() -> TokenOp {
     TokenOp::new("cjk_width", true, |token: &mut TokenState| {
-        rewrite(token, |t| {
-            (!t.is_ascii()).then(|| {
-                t.chars()
-                    .map(|c| match c as u32 {
-                        code @ 0xFF01..=0xFF5E => char::from_u32(code - 0xFEE0).unwrap_or(c),
-                        code @ 0xFF65..=0xFF9F => HALFWIDTH_KANA
-                            .get((code - 0xFF65) as usize)
-                            .and_then(|&k| char::from_u32(k))
-                            .unwrap_or(c),
-                        _ => c,
-                    })
-                    .collect()
-            })
-        });
+        if token.term.is_ascii() {
+            return true;
+        }
+        let mut out: Vec<char> = Vec::with_capacity(token.term.len());
+        for c in token.term.chars() {
+            let code = c as u32;
+            if let (0xFF9E | 0xFF9F, Some(last)) = (code, out.last_mut()) {
+                let base = *last as u32;
+                let voiced = code == 0xFF9E;
+                let composed = match base {
+                    0x30A6 if voiced => Some(0x30F4),
+                    0x30AB..=0x30C2 | 0x30C4..=0x30C8 if voiced && (base % 2 == 1) == (base < 0x30C3) => Some(base + 1),
+                    0x30CF..=0x30DD if (base - 0x30CF) % 3 == 0 => Some(base + if voiced { 1 } else { 2 }),
+                    _ => None,
+                };
+                if let Some(composed) = composed.and_then(char::from_u32) {
+                    *last = composed;
+                    continue;
+                }
+            }
+            out.push(match code {
+                0xFF01..=0xFF5E => char::from_u32(code - 0xFEE0).unwrap_or(c),
+                0xFF65..=0xFF9F => HALFWIDTH_KANA.get((code - 0xFF65) as usize).and_then(|&k| char::from_u32(k)).unwrap_or(c),
+                _ => c,
+            });
+        }
+        token.term = out.into_iter().collect();
         true
     })
 }

@@ -134,6 +134,16 @@ impl WordDelimiter {
         if let Some((start, last)) = current {
             parts.push(Part { from: start, to: end, number: last == DIGIT });
         }
+        if self.stem_english_possessive {
+            // A `'s` inside the term (`Neil's-Super`) is dropped like a trailing one.
+            let bytes = term.as_bytes();
+            parts.retain(|p| {
+                let is_s = &term[p.from..p.to] == "s" || &term[p.from..p.to] == "S";
+                let after_apostrophe = p.from >= 2 && bytes.get(p.from - 1) == Some(&b'\'') && bytes.get(p.from - 2).is_some_and(u8::is_ascii_alphabetic);
+                let at_boundary = p.to == end || term[p.to..].chars().next().is_some_and(|c| class(c) == 0);
+                !(is_s && after_apostrophe && at_boundary)
+            });
+        }
         parts
     }
 }
