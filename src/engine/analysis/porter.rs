@@ -28,12 +28,20 @@ struct Porter {
 }
 
 impl Porter {
+    /// Whether `b[i]` is a consonant: not a vowel, and `y` only after a vowel (or first).
+    /// Iterative over runs of `y` (`y` after a consonant `y` is a vowel, and so on).
     fn cons(&self, i: usize) -> bool {
-        match self.b.get(i) {
-            Some('a' | 'e' | 'i' | 'o' | 'u') => false,
-            Some('y') => i == 0 || !self.cons(i - 1),
-            _ => true,
+        let plain = |c: Option<&char>| !matches!(c, Some('a' | 'e' | 'i' | 'o' | 'u'));
+        if self.b.get(i) != Some(&'y') {
+            return plain(self.b.get(i));
         }
+        let mut first = i;
+        while first > 0 && self.b.get(first - 1) == Some(&'y') {
+            first -= 1;
+        }
+        // The first `y` of the run is a consonant at the start or after a vowel.
+        let first_is_consonant = first == 0 || !plain(self.b.get(first - 1));
+        if (i - first) % 2 == 0 { first_is_consonant } else { !first_is_consonant }
     }
 
     /// The number of consonant sequences between 0 and j.

@@ -53,7 +53,7 @@ impl TokenFilter for Shingle {
                 first = false;
             }
             for size in min..=max {
-                let Some(window) = slots.get(i..i + size) else { break };
+                let Some(window) = i.checked_add(size).and_then(|end| slots.get(i..end)) else { break };
                 let mut term = String::new();
                 for (k, part) in window.iter().enumerate() {
                     if k > 0 {
