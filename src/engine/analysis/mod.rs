@@ -16,25 +16,59 @@
 //! Offsets are bytes of the Rust `str`; OpenSearch's API reports UTF-16 code units (Java chars),
 //! converted with [`Utf16Offsets`]. Limits count UTF-16 units too, as Lucene does.
 //!
-//! Not here (yet): analyzers, tokenizers, filters and char filters built from index settings,
-//! normalizers, `_analyze` (issue 5).
+//! Everything else is assembled from parts ([`chain::CustomAnalyzer`]): char filters
+//! ([`char_filters`], [`html_strip`]), tokenizers ([`tokenizers`], [`ngram`],
+//! [`uax_url_email`]) and token filters ([`token_filters`], [`stemming`], [`synonyms`],
+//! [`shingle`], [`word_delimiter`]), built by type and settings in [`components`], by index
+//! settings in [`index_analysis::IndexAnalysis`] (custom analyzers, normalizers, `default`),
+//! and used by the `_analyze` API logic in [`analyze_api::analyze`]. The language and other
+//! typed analyzers are in [`builtin_analyzers`].
 
+pub mod analyze_api;
 pub mod analyzers;
+pub mod ascii_folding;
+pub mod builtin_analyzers;
+pub mod chain;
+pub mod char_filters;
 pub mod char_tokenizers;
+pub mod components;
+pub mod error;
 pub mod filters;
+pub mod html_strip;
+pub mod index_analysis;
+pub mod java_regex;
+pub mod ngram;
 pub mod offsets;
+pub mod params;
+pub mod porter;
+pub mod shingle;
 pub mod standard_tokenizer;
+pub mod stemming;
+pub mod synonyms;
+pub mod token_filters;
+pub mod token_op;
 pub mod token_stream;
+pub mod tokenizers;
+pub mod uax_url_email;
+pub mod word_delimiter;
 
 mod char_classes;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod golden_tests;
+#[cfg(test)]
+mod component_tests;
 
 pub use analyzers::{
     AnalyzerRegistry, KeywordAnalyzer, LetterAnalyzer, StandardAnalyzer, WhitespaceAnalyzer,
     DEFAULT_POSITION_INCREMENT_GAP,
 };
+pub use analyze_api::{analyze, FieldAnalysis};
+pub use chain::CustomAnalyzer;
+pub use error::AnalysisError;
+pub use index_analysis::IndexAnalysis;
 pub use filters::{LowerCaseFilter, StopFilter, StopWords, ENGLISH_STOP_WORDS};
 pub use offsets::{utf16_len, utf16_offset, Utf16Offsets};
 pub use standard_tokenizer::{StandardTokenizer, TokenType, DEFAULT_MAX_TOKEN_LENGTH, MAX_TOKEN_LENGTH_LIMIT};
@@ -77,4 +111,8 @@ pub trait Analyzer: Send + Sync + std::fmt::Debug {
     fn analyze(&self, text: &str, first_position: u32, sink: &mut dyn FnMut(&Token<'_>)) -> AnalyzeEnd;
     /// Positions left between two values of a multi-valued field (default 100 for text fields).
     fn position_increment_gap(&self) -> u32;
+    /// The chain behind an analyzer assembled from parts (for `_analyze`'s `explain`).
+    fn as_chain(&self) -> Option<&CustomAnalyzer> {
+        None
+    }
 }

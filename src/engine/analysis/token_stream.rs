@@ -26,6 +26,9 @@ pub struct TokenState {
     pub position_length: u32,
     /// Lucene's token type, such as `<ALPHANUM>` or `word`.
     pub token_type: &'static str,
+    /// Lucene's `KeywordAttribute`: set by `keyword_marker` (and `stemmer_override`) so that
+    /// stemmers leave the token alone.
+    pub keyword: bool,
 }
 
 impl TokenState {
@@ -38,6 +41,20 @@ impl TokenState {
         self.position_increment = 1;
         self.position_length = 1;
         self.token_type = token_type;
+        self.keyword = false;
+    }
+
+    /// A new token (increment 1, length 1, not a keyword).
+    pub fn new(term: &str, start: usize, end: usize, token_type: &'static str) -> Self {
+        TokenState {
+            term: term.to_owned(),
+            start,
+            end,
+            position_increment: 1,
+            position_length: 1,
+            token_type,
+            keyword: false,
+        }
     }
 }
 

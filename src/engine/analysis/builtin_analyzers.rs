@@ -1,0 +1,147 @@
+//! Analyzers by type (`standard`, `simple`, `stop`, `whitespace`, `keyword`, `pattern`,
+//! `fingerprint`, `snowball`, the language analyzers) with their settings.
+//!
+//! `english` is Lucene's `EnglishAnalyzer`: standard tokenizer, possessive `'s` removal,
+//! lowercase, `_english_` stop words, `stem_exclusion` keywords, Porter stemmer. Known
+//! divergence: the other language analyzers are standard → (elision) → lowercase → stop
+//! (`stopwords`, none by default, since only the English list is built in) → Snowball stemmer,
+//! where Lucene uses language stop lists, normalizers and some light stemmers.
+
+use std::sync::Arc;
+
+use super::analyzers::{KeywordAnalyzer, LetterAnalyzer, StandardAnalyzer, WhitespaceAnalyzer};
+use super::chain::{CustomAnalyzer, Named, TokenFilter, Tokenizer};
+use super::components::stop_words;
+use super::error::AnalysisError;
+use super::java_regex::java_regex;
+use super::params::Params;
+use super::shingle::CjkBigram;
+use super::stemming::{keyword_marker, stem_filter, StemAlgorithm};
+use super::token_filters as tf;
+use super::tokenizers::{BasicTokenizer, PatternTokenizer};
+use super::{Analyzer, DEFAULT_MAX_TOKEN_LENGTH};
+
+/// Names of the built-in analyzers (also usable without settings).
+pub const BUILTIN_ANALYZERS: [&str; 27] = [
+    "standard", "simple", "stop", "whitespace", "keyword", "pattern", "fingerprint", "snowball", "english", "french",
+    "german", "spanish", "italian", "portuguese", "dutch", "russian", "danish", "finnish", "hungarian", "norwegian",
+    "romanian", "swedish", "turkish", "arabic", "greek", "tamil", "cjk",
+];
+
+fn named_filter(name: &str, filter: impl TokenFilter + 'static) -> Named<dyn TokenFilter> {
+    Named::new(name, Arc::new(filter) as Arc<dyn TokenFilter>)
+}
+
+fn chain(name: &str, tokenizer: Arc<dyn Tokenizer>, filters: Vec<Named<dyn TokenFilter>>, gap: u32) -> Arc<dyn Analyzer> {
+    let mut analyzer = CustomAnalyzer::new(Vec::new(), Named::new("standard", tokenizer), filters);
+    analyzer.position_increment_gap = gap;
+    analyzer.builtin = Some(name.to_owned());
+    Arc::new(analyzer)
+}
+
+/// The analyzer of type `kind` with `params` and `gap`; None when `kind` is not an analyzer type.
+pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Option<Arc<dyn Analyzer>>, AnalysisError> {
+    let p = &params;
+    let gap = u32::try_from(p.usize("position_increment_gap", gap as usize)?).unwrap_or(gap);
+    let standard = || -> Result<Arc<dyn Tokenizer>, AnalysisError> {
+        let max = p.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?;
+        Ok(Arc::new(BasicTokenizer::Standard(max.clamp(1, 1024 * 1024))))
+    };
+    let stop = |default: &str| -> Result<Named<dyn TokenFilter>, AnalysisError> {
+        Ok(Named::new("stop", tf::stop(Arc::new(stop_words(p, "stopwords", default, false)?), true)))
+    };
+    let exclusions = || -> Option<Named<dyn TokenFilter>> {
+        let words = p.list("stem_exclusion").filter(|w| !w.is_empty())?;
+        Some(named_filter("keyword_marker", keyword_marker(words, None, false)))
+    };
+    let analyzer: Arc<dyn Analyzer> = match kind {
+        "standard" => {
+            let words = stop_words(p, "stopwords", "_none_", false)?;
+            Arc::new(StandardAnalyzer {
+                max_token_length: p.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?.clamp(1, 1024 * 1024),
+                stop_words: (!words.is_empty()).then(|| Arc::new(words)),
+                position_increment_gap: gap,
+            })
+        }
+        "simple" => Arc::new(LetterAnalyzer { position_increment_gap: gap, ..LetterAnalyzer::simple() }),
+        "stop" => Arc::new(LetterAnalyzer {
+            stop_words: Some(Arc::new(stop_words(p, "stopwords", "_english_", false)?)),
+            position_increment_gap: gap,
+        }),
+        "whitespace" => Arc::new(WhitespaceAnalyzer { position_increment_gap: gap }),
+        "keyword" => Arc::new(KeywordAnalyzer { position_increment_gap: gap }),
+        "pattern" => {
+            let pattern = java_regex(&p.string("pattern").unwrap_or_else(|| "\\W+".to_owned()), &p.string("flags").unwrap_or_default())?;
+            let mut filters = Vec::new();
+            if p.bool("lowercase", true)? {
+                filters.push(named_filter("lowercase", tf::lowercase(None)));
+            }
+            filters.push(stop("_none_")?);
+            chain("pattern", Arc::new(PatternTokenizer { pattern, group: -1 }), filters, gap)
+        }
+        "fingerprint" => chain(
+            "fingerprint",
+            standard()?,
+            vec![
+                named_filter("lowercase", tf::lowercase(None)),
+                named_filter("asciifolding", tf::AsciiFolding { preserve_original: false }),
+                stop("_none_")?,
+                named_filter("fingerprint", tf::Fingerprint {
+                    separator: p.string("separator").unwrap_or_else(|| " ".to_owned()),
+                    max_output_size: p.usize("max_output_size", 255)?,
+                }),
+            ],
+            gap,
+        ),
+        "english" => {
+            let mut filters = vec![
+                named_filter("possessive_english", stem_filter(StemAlgorithm::PossessiveEnglish)),
+                named_filter("lowercase", tf::lowercase(None)),
+                stop("_english_")?,
+            ];
+            filters.extend(exclusions());
+            filters.push(named_filter("porter_stem", stem_filter(StemAlgorithm::Porter)));
+            chain("english", standard()?, filters, gap)
+        }
+        "cjk" => chain(
+            "cjk",
+            standard()?,
+            vec![
+                named_filter("cjk_width", tf::cjk_width()),
+                named_filter("lowercase", tf::lowercase(None)),
+                named_filter("cjk_bigram", CjkBigram { output_unigrams: false }),
+                stop("_english_")?,
+            ],
+            gap,
+        ),
+        "snowball" | "french" | "german" | "spanish" | "italian" | "portuguese" | "dutch" | "russian" | "danish"
+        | "finnish" | "hungarian" | "norwegian" | "romanian" | "swedish" | "turkish" | "arabic" | "greek" | "tamil" => {
+            let algorithm = if kind == "snowball" {
+                let language = p.string("language").unwrap_or_else(|| "English".to_owned());
+                StemAlgorithm::for_snowball(&language)
+            } else {
+                StemAlgorithm::for_stemmer(kind)
+            };
+            let Some(algorithm) = algorithm else {
+                return Err(AnalysisError::illegal_argument(format!("Unknown snowball language for [{kind}]")));
+            };
+            let mut filters = Vec::new();
+            if matches!(kind, "french" | "italian") {
+                let articles = tf::DEFAULT_ARTICLES.iter().map(|s| (*s).to_owned()).collect();
+                filters.push(named_filter("elision", tf::elision(articles, true)));
+            }
+            filters.push(named_filter("lowercase", tf::lowercase(if kind == "turkish" { Some("turkish") } else { None })));
+            filters.push(stop(if kind == "snowball" { "_english_" } else { "_none_" })?);
+            filters.extend(exclusions());
+            filters.push(named_filter("stemmer", stem_filter(algorithm)));
+            chain(kind, standard()?, filters, gap)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(analyzer))
+}
+
+/// The built-in analyzer `name` with default settings.
+pub fn builtin_analyzer(name: &str, gap: u32) -> Option<Arc<dyn Analyzer>> {
+    analyzer_of_type(name, Params::empty(), gap).ok().flatten()
+}

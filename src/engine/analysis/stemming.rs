@@ -1,0 +1,188 @@
+//! Stemmers (`stemmer`, `snowball`, `porter_stem`, `kstem`) and the filters that protect words
+//! from them (`keyword_marker`, `stemmer_override`).
+//!
+//! `english`/`porter`/`porter_stem` are Porter's original algorithm ([`super::porter`]), the
+//! Snowball languages come from `rust-stemmers`. Known divergence: `light_english`/`kstem` (Krovetz,
+//! dictionary-based) is approximated by the minimal English plural stemmer, and the Lucene
+//! `light_*`/`minimal_*` stemmers of other languages by their Snowball stemmer.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use regex::Regex;
+use rust_stemmers::{Algorithm, Stemmer};
+
+use super::chain::TokenFilter;
+use super::error::AnalysisError;
+use super::filters::lowercase_into;
+use super::porter::porter_stem;
+use super::token_op::TokenOp;
+use super::token_stream::TokenState;
+
+/// A stemming algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StemAlgorithm {
+    /// Porter (1980).
+    Porter,
+    /// Strips plural `s` (Lucene's `EnglishMinimalStemmer`).
+    MinimalEnglish,
+    /// Strips `'s` (Lucene's `EnglishPossessiveFilter`).
+    PossessiveEnglish,
+    /// A Snowball stemmer.
+    Snowball(Algorithm),
+}
+
+impl StemAlgorithm {
+    /// The algorithm of the `stemmer` filter's `language` (or `name`).
+    pub fn for_stemmer(language: &str) -> Option<Self> {
+        use Algorithm::*;
+        Some(match language {
+            "english" | "porter" => StemAlgorithm::Porter,
+            "light_english" | "kstem" | "minimal_english" => StemAlgorithm::MinimalEnglish,
+            "possessive_english" => StemAlgorithm::PossessiveEnglish,
+            "porter2" => StemAlgorithm::Snowball(English),
+            "arabic" => StemAlgorithm::Snowball(Arabic),
+            "danish" => StemAlgorithm::Snowball(Danish),
+            "dutch" | "dutch_kp" => StemAlgorithm::Snowball(Dutch),
+            "finnish" | "light_finnish" => StemAlgorithm::Snowball(Finnish),
+            "french" | "light_french" | "minimal_french" => StemAlgorithm::Snowball(French),
+            "german" | "german2" | "light_german" | "minimal_german" => StemAlgorithm::Snowball(German),
+            "greek" => StemAlgorithm::Snowball(Greek),
+            "hungarian" | "light_hungarian" => StemAlgorithm::Snowball(Hungarian),
+            "italian" | "light_italian" => StemAlgorithm::Snowball(Italian),
+            "norwegian" | "light_norwegian" | "minimal_norwegian" => StemAlgorithm::Snowball(Norwegian),
+            "portuguese" | "light_portuguese" | "minimal_portuguese" | "portuguese_rslp" => {
+                StemAlgorithm::Snowball(Portuguese)
+            }
+            "romanian" => StemAlgorithm::Snowball(Romanian),
+            "russian" | "light_russian" => StemAlgorithm::Snowball(Russian),
+            "spanish" | "light_spanish" => StemAlgorithm::Snowball(Spanish),
+            "swedish" | "light_swedish" => StemAlgorithm::Snowball(Swedish),
+            "tamil" => StemAlgorithm::Snowball(Tamil),
+            "turkish" => StemAlgorithm::Snowball(Turkish),
+            _ => return None,
+        })
+    }
+
+    /// The algorithm of the `snowball` filter's `language` (Snowball's capitalized names).
+    pub fn for_snowball(language: &str) -> Option<Self> {
+        match language {
+            "Porter" => Some(StemAlgorithm::Porter),
+            "English" => Some(StemAlgorithm::Snowball(Algorithm::English)),
+            other => Self::for_stemmer(&other.to_lowercase()),
+        }
+    }
+
+    /// The stem of `term`.
+    pub fn stem(self, term: &str, snowball: Option<&Stemmer>) -> String {
+        match self {
+            StemAlgorithm::Porter => porter_stem(term),
+            StemAlgorithm::MinimalEnglish => minimal_english(term),
+            StemAlgorithm::PossessiveEnglish => possessive_english(term).to_owned(),
+            StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
+        }
+    }
+}
+
+/// Lucene's `EnglishMinimalStemmer`.
+pub fn minimal_english(term: &str) -> String {
+    let s: Vec<char> = term.chars().collect();
+    let len = s.len();
+    if len < 3 || s[len - 1] != 's' {
+        return term.to_owned();
+    }
+    let keep = |n: usize| s.iter().take(n).collect::<String>();
+    match s[len - 2] {
+        'u' | 's' => term.to_owned(),
+        'e' => {
+            if len > 3 && s[len - 3] == 'i' && s[len - 4] != 'a' && s[len - 4] != 'e' {
+                return format!("{}y", keep(len - 3));
+            }
+            if matches!(s[len - 3], 'i' | 'a' | 'o' | 'e') {
+                return term.to_owned();
+            }
+            keep(len - 1)
+        }
+        _ => keep(len - 1),
+    }
+}
+
+/// Lucene's `EnglishPossessiveFilter`: drops a trailing `'s`, `’s` or `＇s`.
+pub fn possessive_english(term: &str) -> &str {
+    for suffix in ["'s", "'S", "\u{2019}s", "\u{2019}S", "\u{FF07}s", "\u{FF07}S"] {
+        if let Some(stripped) = term.strip_suffix(suffix) {
+            return stripped;
+        }
+    }
+    term
+}
+
+/// A stemming filter; keyword-marked tokens are left alone.
+pub fn stem_filter(algorithm: StemAlgorithm) -> TokenOp {
+    let snowball = match algorithm {
+        StemAlgorithm::Snowball(a) => Some(Stemmer::create(a)),
+        _ => None,
+    };
+    let op = TokenOp::new("stemmer", false, move |token: &mut TokenState| {
+        if !token.keyword {
+            token.term = algorithm.stem(&token.term, snowball.as_ref());
+        }
+        true
+    });
+    if algorithm == StemAlgorithm::PossessiveEnglish {
+        op
+    } else {
+        op.with_keyword_attribute()
+    }
+}
+
+/// `keyword_marker`: marks the given words (or those matching `keywords_pattern`) as keywords.
+pub fn keyword_marker(words: Vec<String>, pattern: Option<Regex>, ignore_case: bool) -> TokenOp {
+    let words: std::collections::HashSet<String> =
+        words.into_iter().map(|w| if ignore_case { w.to_lowercase() } else { w }).collect();
+    TokenOp::new("keyword_marker", false, move |token: &mut TokenState| {
+        let hit = match &pattern {
+            Some(p) => p.find(&token.term).is_some_and(|m| m.start() == 0 && m.end() == token.term.len()),
+            None if ignore_case => {
+                let mut lowered = String::new();
+                lowercase_into(&token.term, &mut lowered);
+                words.contains(&lowered)
+            }
+            None => words.contains(&token.term),
+        };
+        if hit {
+            token.keyword = true;
+        }
+        true
+    })
+    .with_keyword_attribute()
+}
+
+/// `stemmer_override`: rules `word, word => stem` replace the term and mark it a keyword.
+pub fn stemmer_override(rules: &[String]) -> Result<Arc<dyn TokenFilter>, AnalysisError> {
+    let mut map = HashMap::new();
+    for rule in rules {
+        let Some((left, right)) = rule.split_once("=>") else {
+            return Err(AnalysisError::illegal_argument(format!("Invalid Keyword override Rule:{rule}")));
+        };
+        let right = right.trim();
+        if right.is_empty() || left.trim().is_empty() {
+            return Err(AnalysisError::illegal_argument(format!("Invalid Keyword override Rule:{rule}")));
+        }
+        for word in left.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            map.entry(word.to_owned()).or_insert_with(|| right.to_owned());
+        }
+    }
+    Ok(Arc::new(
+        TokenOp::new("stemmer_override", false, move |token: &mut TokenState| {
+            if !token.keyword {
+                if let Some(stem) = map.get(&token.term) {
+                    token.term = stem.clone();
+                    token.keyword = true;
+                }
+            }
+            true
+        })
+        .with_keyword_attribute(),
+    ))
+}
