@@ -248,7 +248,9 @@ pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_
     // Validate against every target first, so a conflict changes nothing.
     for n in &names {
         if let Some(m) = md.indices.get(n) {
-            m.mapping.merge(&update)?;
+            let merged = m.mapping.merge(&update)?;
+            let analysis = crate::cluster::indices::build_analysis(&m.settings)?;
+            crate::cluster::indices::check_mapping_analyzers(&merged, &analysis)?;
         }
     }
     for n in &names {

@@ -7,11 +7,13 @@
 //! | `update.rs` | `_update`: doc merge, scripts, upserts, noop detection, retries |
 //! | `script_glue.rs` | the update action's view of scripts |
 //! | `bulk.rs` | `_bulk` |
+//! | `analyze.rs` | `_analyze` with the index's analyzers and the field's analyzer |
 //! | `indices.rs` | create/delete/get/open/close, refresh/flush/forcemerge, mappings, settings |
 //! | `templates.rs` | applying templates at index creation |
 //! | `cluster_info.rs` | `GET /`, `_cluster/health`, `_cluster/state` |
 //! | `source_filter.rs` | `_source` includes/excludes |
 
+pub mod analyze;
 pub mod bulk;
 pub mod cluster_info;
 pub mod documents;

@@ -14,7 +14,7 @@ use super::metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata, VERSIO
 use super::routing::{default_routing_shards, shard_id};
 use super::settings::{self, FlatSettings};
 use super::state_file;
-use crate::engine::index::writer::default_analyzers;
+use crate::engine::analysis::{AnalysisError, IndexAnalysis};
 use crate::engine::schema::{Mapping, ParsedDocument};
 use crate::engine::store::{Directory, FsDirectory};
 use crate::engine::translog::Durability;
@@ -45,6 +45,7 @@ pub struct IndexService {
     pub uuid: String,
     meta: RwLock<Arc<IndexMetadata>>,
     mapping: Arc<RwLock<Arc<Mapping>>>,
+    analysis: Arc<IndexAnalysis>,
     pub shards: Vec<Arc<IndexShard>>,
 }
 
@@ -52,6 +53,10 @@ impl IndexService {
     /// The current metadata.
     pub fn metadata(&self) -> Arc<IndexMetadata> {
         self.meta.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    /// The index's analysis chains (built-ins plus `index.analysis.*`).
+    pub fn analysis(&self) -> &Arc<IndexAnalysis> {
+        &self.analysis
     }
     /// The current mapping.
     pub fn mapping(&self) -> Arc<Mapping> {
@@ -167,6 +172,51 @@ pub fn validate_index_name(name: &str) -> OsResult<()> {
     Ok(())
 }
 
+fn analysis_error(e: AnalysisError) -> OsError {
+    OsError::new(e.kind, e.reason)
+}
+
+/// Builds an index's analysis from its flat settings.
+pub fn build_analysis(flat: &FlatSettings) -> OsResult<IndexAnalysis> {
+    IndexAnalysis::from_settings(&settings::nest(flat)).map_err(analysis_error)
+}
+
+/// Every analyzer and normalizer a mapping names must exist (OpenSearch's messages).
+pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> OsResult<()> {
+    use crate::engine::schema::FieldKind;
+    fn check(path: &str, ft: &crate::engine::schema::FieldType, a: &IndexAnalysis) -> OsResult<()> {
+        match &ft.kind {
+            FieldKind::Text(p) => {
+                for (what, name) in [("analyzer", &p.analyzer), ("search_analyzer", &p.search_analyzer)] {
+                    if let Some(n) = name {
+                        if a.analyzer(n).is_none() {
+                            return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"))
+                                .caused_by(OsError::new("mapper_parsing_exception", format!("{what} [{n}] has not been configured in mappings"))));
+                        }
+                    }
+                }
+            }
+            FieldKind::Keyword(k) => {
+                if let Some(n) = &k.normalizer {
+                    if a.normalizer(n).is_none() {
+                        return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: normalizer [{n}] not found for field [{path}]"))
+                            .caused_by(OsError::new("mapper_parsing_exception", format!("normalizer [{n}] not found for field [{path}]"))));
+                    }
+                }
+            }
+            _ => {}
+        }
+        for (sub, st) in &ft.fields {
+            check(&format!("{path}.{sub}"), st, a)?;
+        }
+        Ok(())
+    }
+    for (path, ft) in mapping.leaf_fields() {
+        check(&path, ft, analysis)?;
+    }
+    Ok(())
+}
+
 /// What a create-index request asks for (after templates were applied).
 #[derive(Debug, Clone, Default)]
 pub struct CreateIndex {
@@ -273,8 +323,9 @@ impl ClusterService {
             let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
             m.parse(id, source).map(|p| p.fields).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))
         });
+        let analysis = Arc::new(build_analysis(&meta.settings)?);
         let mut config = default_config(parser);
-        config.writer.analyzers = Arc::new(default_analyzers());
+        config.writer.analyzers = Arc::new(analysis.registry());
         config.primary_term = meta.primary_term;
         config.translog.durability = match meta.setting("index.translog.durability") {
             Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
@@ -296,7 +347,7 @@ impl ClusterService {
             })?;
             shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()) }));
         }
-        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, shards }))
+        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, shards }))
     }
 
     /// Creates an index (templates already applied by the caller).
@@ -310,6 +361,8 @@ impl ClusterService {
             })?,
             _ => Mapping::new_dynamic(),
         };
+        let analysis = build_analysis(&req.settings)?;
+        check_mapping_analyzers(&mapping, &analysis)?;
         let name = req.name.clone();
         let node = self.update(|md| {
             if let Some(m) = md.indices.get(&name) {

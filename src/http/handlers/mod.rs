@@ -5,8 +5,10 @@
 //! | `root.rs` | `GET/HEAD /` |
 //! | `indices.rs` | index create/delete/get/exists/open/close, refresh/flush/forcemerge, `_mapping`, `_settings` |
 //! | `documents.rs` | `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget` |
+//! | `analyze.rs` | `_analyze` |
 //! | `cluster.rs` | `_cluster/health`, `_cluster/state` |
 
+pub mod analyze;
 pub mod cluster;
 pub mod documents;
 pub mod indices;
@@ -21,6 +23,7 @@ use crate::error::OsResult;
 pub fn router() -> Router {
     let mut r = Router::default();
     root::register(&mut r);
+    analyze::register(&mut r);
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
