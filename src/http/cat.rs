@@ -185,7 +185,7 @@ impl Table {
         let pri = req.bool_param("pri", false).unwrap_or(false);
         let mut out: Vec<(usize, String)> = Vec::new();
         let mut push = |out: &mut Vec<(usize, String)>, i: usize, d: String| {
-            if !out.iter().any(|(j, _)| *j == i) {
+            if !out.iter().any(|(_, e)| *e == d) {
                 out.push((i, d));
             }
         };
