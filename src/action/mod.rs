@@ -12,13 +12,21 @@
 //! | `templates.rs` | applying templates at index creation |
 //! | `cluster_info.rs` | `GET /`, `_cluster/health`, `_cluster/state` |
 //! | `source_filter.rs` | `_source` includes/excludes |
+//! | `aliases.rs` | `_alias`, `_aliases` actions |
+//! | `template_api.rs` | `_template`, `_index_template`, `_component_template`, simulate |
+//! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
+//! | `cat_indices.rs` | the rows of `_cat/indices` |
 
+pub mod aliases;
 pub mod analyze;
 pub mod bulk;
+pub mod cat_indices;
 pub mod cluster_info;
 pub mod documents;
+pub mod field_caps;
 pub mod indices;
 pub mod script_glue;
 pub mod source_filter;
+pub mod template_api;
 pub mod templates;
 pub mod update;

@@ -7,8 +7,10 @@
 //! | `router.rs` | the route table, 405s, unknown-parameter rejection |
 //! | `request.rs` | the request handlers see, typed parameter accessors |
 //! | `render.rs` | JSON/YAML rendering, `filter_path` |
+//! | `cat.rs` | the CAT table renderer |
 //! | `handlers/` | one file per API group |
 
+pub mod cat;
 pub mod handlers;
 pub mod render;
 pub mod request;

@@ -7,12 +7,20 @@
 //! | `documents.rs` | `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget` |
 //! | `analyze.rs` | `_analyze` |
 //! | `cluster.rs` | `_cluster/health`, `_cluster/state` |
+//! | `aliases.rs` | `_alias`, `_aliases` |
+//! | `templates.rs` | `_template`, `_index_template`, `_component_template` |
+//! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
+//! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
 
+pub mod aliases;
 pub mod analyze;
+pub mod cat;
 pub mod cluster;
 pub mod documents;
+pub mod field_caps;
 pub mod indices;
 pub mod root;
+pub mod templates;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -27,6 +35,10 @@ pub fn router() -> Router {
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
+    aliases::register(&mut r);
+    templates::register(&mut r);
+    field_caps::register(&mut r);
+    cat::register(&mut r);
     r
 }
 

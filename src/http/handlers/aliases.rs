@@ -1,0 +1,77 @@
+//! Alias APIs: `_alias`, `_aliases`.
+
+use super::indices_options;
+use crate::action::aliases::{self, AliasAction};
+use crate::cluster::metadata::AliasMetadata;
+use crate::cluster::resolve::{ExpandWildcards, IndicesOptions};
+use crate::error::{OsError, OsResult};
+use crate::http::render::RestResponse;
+use crate::http::request::{Method, RestRequest};
+use crate::http::router::{Pool, Router};
+use crate::node::Node;
+
+fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let default = IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false };
+    let o = indices_options(req, default)?;
+    let md = node.cluster.metadata();
+    let (status, body) = aliases::get(&md, req.path_param("index"), req.path_param("name"), o)?;
+    if req.method == Method::Head {
+        let found = body.as_object().is_some_and(|m| m.iter().any(|(k, v)| k != "error" && k != "status" && v["aliases"].as_object().is_some_and(|a| !a.is_empty() || req.path_param("name").is_none())));
+        return Ok(RestResponse::status(if status == 200 && found { 200 } else { 404 }));
+    }
+    Ok(RestResponse::json(status, body))
+}
+
+fn put(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let body = req.json()?;
+    let index = req.path_param("index").unwrap_or_default().to_string();
+    let mut fields = serde_json::Map::new();
+    let mut name = req.path_param("name").map(str::to_string);
+    if let Some(m) = body.as_object() {
+        for (k, v) in m {
+            match k.as_str() {
+                "alias" | "name" if name.is_none() => name = v.as_str().map(str::to_string),
+                "alias" | "name" | "index" => {}
+                _ => {
+                    fields.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    let Some(name) = name else {
+        return Err(OsError::validation(&["[alias] is missing".into()]));
+    };
+    let def = AliasMetadata::from_json(&name, &serde_json::Value::Object(fields))?;
+    let aliases = name.split(',').map(str::to_string).collect();
+    Ok(RestResponse::ok(aliases::apply(&node.cluster, &[AliasAction::Add { indices: vec![index], aliases, def }])?))
+}
+
+fn delete(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let index = req.path_param("index").unwrap_or_default();
+    let name = req.path_param("name").unwrap_or_default();
+    Ok(RestResponse::ok(aliases::delete(&node.cluster, index, name)?))
+}
+
+fn update(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let body = req.required_json()?;
+    let actions = aliases::parse_actions(&body)?;
+    Ok(RestResponse::ok(aliases::apply(&node.cluster, &actions)?))
+}
+
+const GET_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards", "local"];
+const PUT_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"];
+
+/// Registers the routes.
+pub fn register(r: &mut Router) {
+    use Method::*;
+    for p in ["/_alias", "/_aliases", "/_alias/{name}", "/{index}/_alias", "/{index}/_aliases", "/{index}/_alias/{name}"] {
+        r.add(&[Get, Head], p, "indices:admin/aliases/get", Pool::Management, GET_P, get);
+    }
+    for p in ["/{index}/_alias/{name}", "/{index}/_aliases/{name}", "/{index}/_alias", "/{index}/_aliases"] {
+        r.add(&[Put, Post], p, "indices:admin/aliases", Pool::Management, PUT_P, put);
+    }
+    for p in ["/{index}/_alias/{name}", "/{index}/_aliases/{name}"] {
+        r.add(&[Delete], p, "indices:admin/aliases", Pool::Management, PUT_P, delete);
+    }
+    r.add(&[Post], "/_aliases", "indices:admin/aliases", Pool::Management, PUT_P, update);
+}
