@@ -6,7 +6,7 @@
 //! - `s`: sort keys (names or aliases) with `:asc`/`:desc`; typed comparison (numbers as numbers,
 //!   sizes as bytes), empty cells first; an unknown key is `unsupported_operation_exception`.
 //! - `v`: a header line; `help`: the `name | aliases | description` listing.
-//! - `format=json|yaml`: an array of objects keyed by the requested names, every value a string
+//! - `format=json|yaml|cbor|smile`: an array of objects keyed by the requested names, every value a string
 //!   (or null); otherwise text: cells padded to the column width, one space between columns,
 //!   right-aligned columns padded on the left, the last left-aligned cell not padded.
 //! - `bytes` (`b`,`kb`,`mb`,`gb`,`tb`,`pb`) and `time` (`nanos`,`micros`,`ms`,`s`,`m`,`h`,`d`)
@@ -261,7 +261,7 @@ impl Table {
         self.sort(req)?;
         let display = self.display(req);
         match req.param("format") {
-            Some("json") | Some("yaml") => {
+            Some("json") | Some("yaml") | Some("cbor") | Some("smile") => {
                 let rows: Vec<Value> = self
                     .rows
                     .iter()

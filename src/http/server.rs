@@ -57,6 +57,15 @@ pub async fn serve(server: Arc<Server>, listener: tokio::net::TcpListener, shutd
     }
 }
 
+/// The response format (`format=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Yaml,
+    Cbor,
+    Smile,
+}
+
 fn error_response(e: &OsError, head: bool) -> RestResponse {
     if head {
         RestResponse::status(e.status)
@@ -72,24 +81,29 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let accept_gzip = parts.headers.get("accept-encoding").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("gzip"));
     let pretty = params.get("pretty").is_some_and(|v| v != "false");
     let filter = params.get("filter_path").cloned();
-    let yaml = params.get("format").is_some_and(|f| f == "yaml");
+    let format = match params.get("format").map(String::as_str) {
+        Some("yaml") => Format::Yaml,
+        Some("cbor") => Format::Cbor,
+        Some("smile") => Format::Smile,
+        _ => Format::Json,
+    };
     let Some(method) = Method::parse(parts.method.as_str()) else {
-        return finish(RestResponse::json(405, json!({"error": format!("Incorrect HTTP method for uri [{path}] and method [{}]", parts.method), "status": 405})), false, pretty, None, false, false);
+        return finish(RestResponse::json(405, json!({"error": format!("Incorrect HTTP method for uri [{path}] and method [{}]", parts.method), "status": 405})), false, pretty, None, Format::Json, false);
     };
     let head = method == Method::Head;
     let max = server.node.max_content_length;
     if let Some(len) = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok()) {
         if len > max {
-            return finish(RestResponse::status(413), head, pretty, None, false, false);
+            return finish(RestResponse::status(413), head, pretty, None, Format::Json, false);
         }
     }
     let bytes = match Limited::new(body, max).collect().await {
         Ok(c) => c.to_bytes(),
         Err(e) => {
             if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-                return finish(RestResponse::status(413), head, pretty, None, false, false);
+                return finish(RestResponse::status(413), head, pretty, None, Format::Json, false);
             }
-            return finish(error_response(&OsError::new("io_exception", format!("failed to read the request body: {e}")), head), head, pretty, None, false, false);
+            return finish(error_response(&OsError::new("io_exception", format!("failed to read the request body: {e}")), head), head, pretty, None, Format::Json, false);
         }
     };
     let gzipped = parts.headers.get(CONTENT_ENCODING).and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
@@ -98,10 +112,10 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         let mut dec = flate2::read::GzDecoder::new(&bytes[..]).take(max as u64 + 1);
         if let Err(e) = dec.read_to_end(&mut out) {
             let err = OsError::new("parse_exception", format!("failed to decompress the gzip request body: {e}"));
-            return finish(error_response(&err, head), head, pretty, None, false, false);
+            return finish(error_response(&err, head), head, pretty, None, Format::Json, false);
         }
         if out.len() > max {
-            return finish(RestResponse::status(413), head, pretty, None, false, false);
+            return finish(RestResponse::status(413), head, pretty, None, Format::Json, false);
         }
         Bytes::from(out)
     } else {
@@ -119,16 +133,16 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
             allowed.sort_by_key(|m| m.name());
             let list = allowed.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ");
             let body = json!({"error": format!("Incorrect HTTP method for uri [{}] and method [{}], allowed: [{list}]", percent_decode(&path, false), method.name()), "status": 405});
-            return finish(RestResponse::json(405, body), head, pretty, None, false, false);
+            return finish(RestResponse::json(405, body), head, pretty, None, Format::Json, false);
         }
         Match::NotFound => {
             let body = json!({"error": format!("no handler found for uri [{path}] and method [{}]", method.name())});
-            return finish(RestResponse::json(400, body), head, pretty, None, false, false);
+            return finish(RestResponse::json(400, body), head, pretty, None, Format::Json, false);
         }
     };
     let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, content_type };
     if let Err(e) = check_params(&route, &rest) {
-        return finish(error_response(&e, head), head, pretty, filter.as_deref(), yaml, false);
+        return finish(error_response(&e, head), head, pretty, filter.as_deref(), format, false);
     }
     tracing::debug!(method = method.name(), path = %path, action = route.action, "request");
     let node = server.node.clone();
@@ -160,10 +174,10 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
         resp.headers.push(("Warning".into(), format!("299 OpenSearch-3.3.0-{} \"{escaped}\"", crate::action::cluster_info::BUILD_HASH)));
     }
-    finish(resp, head, pretty, filter.as_deref(), yaml, accept_gzip)
+    finish(resp, head, pretty, filter.as_deref(), format, accept_gzip)
 }
 
-fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, yaml: bool, gzip: bool) -> Response<Full<Bytes>> {
+fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, format: Format, gzip: bool) -> Response<Full<Bytes>> {
     let (bytes, ctype) = match &resp.body {
         Body::Empty => (Vec::new(), "application/json; charset=UTF-8"),
         Body::Text(t) => (t.clone().into_bytes(), "text/plain; charset=UTF-8"),
@@ -172,8 +186,12 @@ fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, ya
                 Some(f) if !f.is_empty() => filter_path(v, f),
                 _ => v.clone(),
             };
-            if yaml {
+            if format == Format::Yaml {
                 (to_yaml(&v).into_bytes(), "application/yaml")
+            } else if format == Format::Cbor {
+                (super::binary_formats::to_cbor(&v), "application/cbor")
+            } else if format == Format::Smile {
+                (super::binary_formats::to_smile(&v), "application/smile")
             } else if pretty {
                 let mut s = serde_json::to_vec_pretty(&v).unwrap_or_default();
                 s.push(b'\n');
