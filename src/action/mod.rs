@@ -11,12 +11,14 @@
 //! | `templates.rs` | applying templates at index creation |
 //! | `cluster_info.rs` | `GET /`, `_cluster/health`, `_cluster/state` |
 //! | `source_filter.rs` | `_source` includes/excludes |
+//! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod bulk;
 pub mod cluster_info;
 pub mod documents;
 pub mod indices;
 pub mod script_glue;
+pub mod search;
 pub mod source_filter;
 pub mod templates;
 pub mod update;

@@ -6,11 +6,13 @@
 //! | `indices.rs` | index create/delete/get/exists/open/close, refresh/flush/forcemerge, `_mapping`, `_settings` |
 //! | `documents.rs` | `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget` |
 //! | `cluster.rs` | `_cluster/health`, `_cluster/state` |
+//! | `search.rs` | `_search`, `_count`, `_msearch` |
 
 pub mod cluster;
 pub mod documents;
 pub mod indices;
 pub mod root;
+pub mod search;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -24,6 +26,7 @@ pub fn router() -> Router {
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
+    search::register(&mut r);
     r
 }
 

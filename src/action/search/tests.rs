@@ -1,0 +1,1 @@
+//! Tests of the search action over a real shard (see the functions).
