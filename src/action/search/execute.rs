@@ -288,7 +288,7 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
             hm.insert("total".into(), json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }}));
         }
     }
-    hm.insert("max_score".into(), max_score.map_or(Value::Null, |m| json!(m)));
+    hm.insert("max_score".into(), max_score.map_or(Value::Null, fetch::f32_json));
     hm.insert("hits".into(), Value::Array(hits));
     body.insert("hits".into(), Value::Object(hm));
     Ok(Value::Object(body))

@@ -12,10 +12,19 @@ use crate::engine::query::{ExplValue, Explanation, Query};
 use crate::engine::segment::DocId;
 use crate::error::OsResult;
 
+/// A float as OpenSearch prints it: the shortest decimal that reads back as the same `f32`
+/// (`0.2876821`, not the widened double `0.28768208622932434`).
+pub fn f32_json(x: f32) -> Value {
+    if !x.is_finite() {
+        return Value::Null;
+    }
+    format!("{x}").parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+}
+
 /// Renders an explanation as OpenSearch does.
 pub fn explanation_json(e: &Explanation) -> Value {
     json!({
-        "value": match e.value { ExplValue::Int(i) => json!(i), ExplValue::Float(f) => json!(f) },
+        "value": match e.value { ExplValue::Int(i) => json!(i), ExplValue::Float(f) => f32_json(f) },
         "description": e.description,
         "details": e.details.iter().map(explanation_json).collect::<Vec<_>>(),
     })
@@ -106,7 +115,7 @@ pub fn hit(
     m.insert("_index".into(), json!(ctx.index));
     let none = req.stored_fields.as_ref().is_some_and(|s| s.len() == 1 && s[0] == "_none_");
     if none {
-        m.insert("_score".into(), score.map_or(Value::Null, |s| json!(s)));
+        m.insert("_score".into(), score.map_or(Value::Null, f32_json));
         if let Some(s) = sort {
             m.insert("sort".into(), Value::Array(s));
         }
@@ -121,7 +130,7 @@ pub fn hit(
         m.insert("_seq_no".into(), json!(d.seq_no));
         m.insert("_primary_term".into(), json!(d.primary_term));
     }
-    m.insert("_score".into(), score.map_or(Value::Null, |s| json!(s)));
+    m.insert("_score".into(), score.map_or(Value::Null, f32_json));
     if let Some(r) = &d.routing {
         m.insert("_routing".into(), json!(r));
     }

@@ -161,7 +161,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
 /// (`Long.MAX_VALUE` when sorting last ascending, ...); missing keywords as `null`.
 pub fn render(v: &SortValue, f: &SortField, fmt: ValueFormat) -> Value {
     match v {
-        SortValue::Float(x) => json!(x),
+        SortValue::Float(x) => super::fetch::f32_json(*x),
         SortValue::Long(x) if fmt == ValueFormat::Bool => json!(x),
         SortValue::Long(x) => json!(x),
         SortValue::Double(x) if x.is_finite() => json!(x),
