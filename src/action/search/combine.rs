@@ -1,10 +1,9 @@
 //! Queries whose score combines sub-queries' scores: `dis_max`, `boosting`, `function_score`.
 //!
-//! The engine has no max-combining scorer yet, so these are expressed with the engine's
-//! operators: `dis_max` matches the union of its clauses and scores their sum (exact for
-//! `tie_breaker: 1`, a different ranking otherwise); `boosting` matches `positive` and scores it
-//! (the demotion of `negative` matches is not applied); `function_score` supports `weight`
-//! (a constant factor with `boost_mode: multiply/replace`), and parses the other functions.
+//! `dis_max` is the engine's [`Query::DisMax`]. The others are expressed with the engine's
+//! operators: `boosting` matches `positive` and scores it (the demotion of `negative` matches is
+//! not applied yet); `function_score` supports `weight` (a constant factor with
+//! `boost_mode: multiply/replace`) and parses the other functions without applying them.
 
 use serde_json::Value;
 
@@ -13,8 +12,8 @@ use crate::engine::query::Query;
 use crate::error::OsResult;
 
 /// `dis_max` of at least two clauses.
-pub fn dis_max(queries: Vec<Query>, _tie: f32) -> Query {
-    Query::or(queries)
+pub fn dis_max(queries: Vec<Query>, tie: f32) -> Query {
+    Query::DisMax { queries, tie_breaker: tie, boost: 1.0 }
 }
 
 /// `boosting`.

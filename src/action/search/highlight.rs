@@ -32,6 +32,11 @@ fn terms(q: &Query, out: &mut Vec<(String, Vec<u8>, bool)>, depth: usize) {
             }
         }
         Query::ConstantScore { query, .. } => terms(query, out, depth + 1),
+        Query::DisMax { queries, .. } => {
+            for c in queries {
+                terms(c, out, depth + 1);
+            }
+        }
         _ => {}
     }
 }
