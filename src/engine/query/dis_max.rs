@@ -85,16 +85,9 @@ impl Scorer for DisMaxScorer<'_> {
         self.subs.iter().map(|s| s.cost()).sum()
     }
 
-    fn shallow_advance(&mut self, target: DocId) -> DocId {
-        self.subs.iter_mut().map(|s| s.shallow_advance(target)).min().unwrap_or(NO_MORE_DOCS)
-    }
-
-    fn max_score(&mut self, up_to: DocId) -> f32 {
-        // max + tie * others <= sum of the clauses' bounds (tie <= 1), and >= max when tie > 1.
-        let bounds: Vec<f32> = self.subs.iter_mut().map(|s| s.max_score(up_to)).collect();
-        let sum: f64 = bounds.iter().map(|&b| b as f64).sum();
-        let scale = (self.tie as f64).max(1.0);
-        (sum * scale * (1.0 + 1e-6)) as f32
+    fn max_score(&mut self, _up_to: DocId) -> f32 {
+        // No block bounds: a dis_max is never pruned (its clauses may sit past the target).
+        f32::INFINITY
     }
 
     fn take_error(&mut self) -> Option<Error> {
