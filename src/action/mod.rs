@@ -16,6 +16,7 @@
 //! | `template_api.rs` | `_template`, `_index_template`, `_component_template`, simulate |
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
+//! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod aliases;
 pub mod analyze;
@@ -26,6 +27,7 @@ pub mod documents;
 pub mod field_caps;
 pub mod indices;
 pub mod script_glue;
+pub mod search;
 pub mod source_filter;
 pub mod template_api;
 pub mod templates;

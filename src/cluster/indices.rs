@@ -46,6 +46,7 @@ pub struct IndexService {
     meta: RwLock<Arc<IndexMetadata>>,
     mapping: Arc<RwLock<Arc<Mapping>>>,
     analysis: Arc<IndexAnalysis>,
+    analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
     pub shards: Vec<Arc<IndexShard>>,
 }
 
@@ -57,6 +58,10 @@ impl IndexService {
     /// The index's analysis chains (built-ins plus `index.analysis.*`).
     pub fn analysis(&self) -> &Arc<IndexAnalysis> {
         &self.analysis
+    }
+    /// The analyzers by name (built-ins, the index's custom ones, `default`, `default_search`).
+    pub fn analyzers(&self) -> &Arc<crate::engine::analysis::AnalyzerRegistry> {
+        &self.analyzers
     }
     /// The current mapping.
     pub fn mapping(&self) -> Arc<Mapping> {
@@ -324,8 +329,9 @@ impl ClusterService {
             m.parse(id, source).map(|p| p.fields).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))
         });
         let analysis = Arc::new(build_analysis(&meta.settings)?);
+        let analyzers = Arc::new(analysis.registry());
         let mut config = default_config(parser);
-        config.writer.analyzers = Arc::new(analysis.registry());
+        config.writer.analyzers = analyzers.clone();
         config.primary_term = meta.primary_term;
         config.translog.durability = match meta.setting("index.translog.durability") {
             Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
@@ -347,7 +353,7 @@ impl ClusterService {
             })?;
             shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()) }));
         }
-        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, shards }))
+        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, analyzers, shards }))
     }
 
     /// Creates an index (templates already applied by the caller).

@@ -67,7 +67,8 @@ impl Weight {
             | Weight::Phrase { display, .. }
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
-            | Weight::DocSet { display, .. } => display.clone(),
+            | Weight::DocSet { display, .. }
+            | Weight::DisMax { display, .. } => display.clone(),
             Weight::MatchAll { .. } => "*:*".into(),
             Weight::MatchNone => "MatchNoDocsQuery".into(),
         }
@@ -193,6 +194,7 @@ impl Weight {
                     Explanation::no_match(format!("*:* doesn't match id {doc}"), vec![])
                 }
             }
+            Weight::DisMax { subs, tie, .. } => super::dis_max::explain(subs, *tie, seg, doc)?,
             Weight::MatchNone => Explanation::no_match("MatchNoDocsQuery", vec![]),
         })
     }

@@ -27,6 +27,7 @@
 //! | [`count`] | counting without scoring (statistics, bitset unions) |
 //! | [`block_max_and`] | block-max top-k of term conjunctions |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
+//! | [`dis_max`] | dis_max: best clause plus tie-breaker times the others |
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
@@ -39,6 +40,7 @@ pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
 pub mod count;
+pub mod dis_max;
 pub mod disjunction;
 pub mod explain;
 pub mod max_score;

@@ -343,6 +343,10 @@ impl Oracle<'_> {
             Query::ConstantScore { query, boost: b } => self.score(query, d, 1.0).map(|_| boost * b),
             Query::MatchAll { boost: b } => Some(boost * b),
             Query::MatchNone => None,
+            Query::DisMax { queries, tie_breaker, boost: b } => {
+                let scores: Vec<f32> = queries.iter().filter_map(|c| self.score(c, d, boost * b)).collect();
+                (!scores.is_empty()).then(|| super::dis_max::combine(scores.into_iter(), *tie_breaker))
+            }
             Query::Terms { boost: b, .. }
             | Query::Prefix { boost: b, .. }
             | Query::Wildcard { boost: b, .. }
@@ -455,7 +459,9 @@ fn query() -> impl Strategy<Value = Query> {
                     minimum_should_match,
                     boost
                 }),
-            1 => (inner, boost()).prop_map(|(q, boost)| Query::ConstantScore { query: Box::new(q), boost }),
+            1 => (inner.clone(), boost()).prop_map(|(q, boost)| Query::ConstantScore { query: Box::new(q), boost }),
+            1 => (prop::collection::vec(inner, 1..4), prop::sample::select(vec![0.0f32, 0.3, 1.0]), boost())
+                .prop_map(|(queries, tie_breaker, boost)| Query::DisMax { queries, tie_breaker, boost }),
         ]
     })
 }

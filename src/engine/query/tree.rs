@@ -28,6 +28,9 @@ pub enum Query {
     MatchAll { boost: f32 },
     /// The documents of `query`, all scored `boost`.
     ConstantScore { query: Box<Query>, boost: f32 },
+    /// Lucene's `DisjunctionMaxQuery`: any clause matches; the score is the best clause's plus
+    /// `tie_breaker` times the others' (see [`super::dis_max`]).
+    DisMax { queries: Vec<Query>, tie_breaker: f32, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -108,6 +111,17 @@ impl fmt::Display for Query {
             Query::MatchAll { .. } => write!(f, "*:*"),
             Query::ConstantScore { query, .. } => write!(f, "ConstantScore({query})"),
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
+            Query::DisMax { queries, tie_breaker, .. } => {
+                write!(f, "(")?;
+                for (i, q) in queries.iter().enumerate() {
+                    write!(f, "{}{q}", if i > 0 { " | " } else { "" })?;
+                }
+                write!(f, ")")?;
+                if *tie_breaker != 0.0 {
+                    write!(f, "~{}", super::bm25::java_float(*tie_breaker))?;
+                }
+                Ok(())
+            }
             Query::Bool { must, should, must_not, filter, minimum_should_match, .. } => {
                 // OpenSearch adds clauses in this order; nested booleans are parenthesized.
                 let msm = *minimum_should_match;
@@ -147,7 +161,8 @@ impl Query {
             | Query::Range { boost, .. }
             | Query::Exists { boost, .. }
             | Query::MatchAll { boost }
-            | Query::ConstantScore { boost, .. } => *boost,
+            | Query::ConstantScore { boost, .. }
+            | Query::DisMax { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -165,7 +180,8 @@ impl Query {
             | Query::Range { boost, .. }
             | Query::Exists { boost, .. }
             | Query::MatchAll { boost }
-            | Query::ConstantScore { boost, .. } => *boost = b,
+            | Query::ConstantScore { boost, .. }
+            | Query::DisMax { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

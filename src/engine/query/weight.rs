@@ -59,6 +59,8 @@ pub enum Weight {
     DocSet { query: DocSetQuery, score: f32, display: String },
     /// Every document.
     MatchAll { score: f32 },
+    /// A dis_max of at least one clause (see [`super::dis_max`]).
+    DisMax { subs: Vec<Weight>, tie: f32, display: String },
     /// No document.
     MatchNone,
 }
@@ -158,6 +160,19 @@ impl Weight {
             }
             Query::MatchAll { boost: b } => Weight::MatchAll { score: constant(*b) },
             Query::MatchNone => Weight::MatchNone,
+            Query::DisMax { queries, tie_breaker, boost: b } => {
+                let mut subs = Vec::with_capacity(queries.len());
+                for q in queries {
+                    let w = Weight::compile(q, segments, boost * b, scoring)?;
+                    if !matches!(w, Weight::MatchNone) {
+                        subs.push(w);
+                    }
+                }
+                if subs.is_empty() {
+                    return Ok(Weight::MatchNone);
+                }
+                Weight::DisMax { subs, tie: *tie_breaker, display }
+            }
             Query::Terms { boost: b, .. }
             | Query::Prefix { boost: b, .. }
             | Query::Wildcard { boost: b, .. }
@@ -209,6 +224,7 @@ impl Weight {
                 }
             }
             Weight::MatchAll { score } => Some(Box::new(AllScorer::new(seg.max_doc(), *score))),
+            Weight::DisMax { subs, tie, .. } => return super::dis_max::scorer(seg, subs, *tie),
             Weight::MatchNone => None,
         })
     }

@@ -11,6 +11,7 @@
 //! | `templates.rs` | `_template`, `_index_template`, `_component_template` |
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
+//! | `search.rs` | `_search`, `_count`, `_msearch` |
 
 pub mod aliases;
 pub mod analyze;
@@ -20,6 +21,7 @@ pub mod documents;
 pub mod field_caps;
 pub mod indices;
 pub mod root;
+pub mod search;
 pub mod templates;
 
 use super::request::RestRequest;
@@ -39,6 +41,7 @@ pub fn router() -> Router {
     templates::register(&mut r);
     field_caps::register(&mut r);
     cat::register(&mut r);
+    search::register(&mut r);
     r
 }
 

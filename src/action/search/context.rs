@@ -1,0 +1,69 @@
+//! The shards a search runs on: each a pinned engine searcher with the index's mapping and
+//! settings as of acquisition. A search (and later a PIT or scroll) runs against an explicit list
+//! of [`ShardContext`]s, so a PIT only has to keep the list alive to see a frozen view.
+
+use std::sync::Arc;
+
+use crate::cluster::resolve::{self, IndicesOptions};
+use crate::cluster::ClusterService;
+use crate::engine::index::Searcher;
+use crate::engine::schema::Mapping;
+use crate::error::{OsError, OsResult};
+
+/// OpenSearch's default `index.max_result_window`.
+pub const DEFAULT_MAX_RESULT_WINDOW: usize = 10_000;
+
+/// One shard pinned for searching.
+#[derive(Clone, Debug)]
+pub struct ShardContext {
+    /// The concrete index name.
+    pub index: String,
+    /// The index's uuid.
+    pub index_uuid: String,
+    /// The shard number.
+    pub shard: u32,
+    /// The index mapping when the context was acquired.
+    pub mapping: Arc<Mapping>,
+    /// `index.max_result_window` (default 10 000).
+    pub max_result_window: usize,
+    /// The index's analyzers (query text is analyzed with the field's search analyzer).
+    pub analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
+    /// The pinned segments (files stay alive while this exists).
+    pub searcher: Searcher,
+}
+
+/// Resolves `expr` and pins a searcher on every shard of every resolved index, in index then
+/// shard order.
+pub fn acquire(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Vec<ShardContext>> {
+    let md = cs.metadata();
+    let names = resolve::resolve(&md, expr, opts)?;
+    let mut out = Vec::new();
+    for name in names {
+        let svc = match cs.index(&name) {
+            Ok(s) => s,
+            Err(e) if opts.ignore_unavailable => {
+                tracing::debug!(index = %name, error = %e.reason, "skipping unavailable index");
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let meta = svc.metadata();
+        let max_result_window = match meta.setting("index.max_result_window") {
+            Some(s) => s.parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_result_window]")))?,
+            None => DEFAULT_MAX_RESULT_WINDOW,
+        };
+        let mapping = svc.mapping();
+        for shard in &svc.shards {
+            out.push(ShardContext {
+                index: svc.name.clone(),
+                index_uuid: svc.uuid.clone(),
+                shard: shard.id,
+                mapping: mapping.clone(),
+                max_result_window,
+                analyzers: svc.analyzers().clone(),
+                searcher: shard.engine.searcher()?,
+            });
+        }
+    }
+    Ok(out)
+}

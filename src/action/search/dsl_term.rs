@@ -1,0 +1,576 @@
+//! Term-level queries: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `regexp`,
+//! `fuzzy`, `ids`, and the encoding of a user value for one mapped field (keywords as bytes,
+//! numbers, dates and ips as points, booleans as `T`/`F`).
+
+use serde_json::Value;
+
+use super::date_math;
+use super::dsl::{body, bool_of, f32_of, i64_of, perr, single_field, str_of, QueryContext};
+use crate::engine::query::{Query, RangeKind};
+use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
+use crate::engine::segment::points::sortable;
+use crate::error::OsResult;
+
+/// Most terms a `fuzzy` or `regexp` query visits per segment before giving up with an error.
+pub const MAX_TERMS_VISITED: usize = 1_000_000;
+/// Default `max_expansions` of fuzzy queries.
+pub const FUZZY_MAX_EXPANSIONS: usize = 50;
+/// Most terms a `regexp` expands to (`index.max_terms_count`-like bound).
+pub const MAX_REGEXP_TERMS: usize = 65_536;
+
+/// Parses one term-level query.
+pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
+    let m = body(name, v)?;
+    match name {
+        "exists" => {
+            let mut field = None;
+            let mut boost = 1.0;
+            for (k, v) in m {
+                match k.as_str() {
+                    "field" => field = Some(str_of(name, k, v)?),
+                    "boost" => boost = f32_of(name, k, v)?,
+                    "_name" => {}
+                    other => return Err(perr(format!("[exists] query does not support [{other}]"))),
+                }
+            }
+            let f = field.ok_or_else(|| perr("[exists] must be provided with a [field]"))?;
+            Ok(exists(ctx, &f, boost))
+        }
+        "terms" => {
+            let (field, vals, boost) = single_field(name, m)?;
+            let Value::Array(vals) = vals else {
+                return Err(perr(format!("[terms] query does not support [{field}]")));
+            };
+            terms(ctx, field, vals, boost)
+        }
+        _ => {
+            let (field, spec, boost) = single_field(name, m)?;
+            match name {
+                "term" => {
+                    let (value, b) = value_and_boost(name, spec, "value")?;
+                    term(ctx, field, &value, boost * b)
+                }
+                "range" => range(ctx, field, spec, boost),
+                "prefix" => {
+                    let (value, b) = value_and_boost(name, spec, "value")?;
+                    let s = str_of(name, "value", &value)?;
+                    Ok(on_terms_field(ctx, field, |f| Query::Prefix { field: f.into(), prefix: s.as_bytes().to_vec(), boost: boost * b }))
+                }
+                "wildcard" => {
+                    let key = if spec.get("wildcard").is_some() { "wildcard" } else { "value" };
+                    let (value, b) = value_and_boost(name, spec, key)?;
+                    let s = str_of(name, "value", &value)?;
+                    Ok(on_terms_field(ctx, field, |f| Query::Wildcard { field: f.into(), pattern: s.clone(), boost: boost * b }))
+                }
+                "regexp" => {
+                    let (value, b) = value_and_boost(name, spec, "value")?;
+                    regexp(ctx, field, &str_of(name, "value", &value)?, boost * b)
+                }
+                "fuzzy" => {
+                    let (value, b) = value_and_boost(name, spec, "value")?;
+                    let s = str_of(name, "value", &value)?;
+                    let fz = spec.get("fuzziness").map(|f| str_of(name, "fuzziness", f)).transpose()?.unwrap_or_else(|| "AUTO".into());
+                    let prefix = spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0) as usize;
+                    let max = spec.get("max_expansions").map(|v| i64_of(name, "max_expansions", v)).transpose()?.unwrap_or(50).max(1) as usize;
+                    let tr = spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
+                    fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b)
+                }
+                _ => Err(perr(format!("unknown query [{name}]"))),
+            }
+        }
+    }
+}
+
+/// `{"field": value}` or `{"field": {"value": v, "boost": b, ...}}`.
+fn value_and_boost(name: &str, spec: &Value, key: &str) -> OsResult<(Value, f32)> {
+    match spec {
+        Value::Object(m) => {
+            let mut value = None;
+            let mut boost = 1.0;
+            for (k, v) in m {
+                match k.as_str() {
+                    "boost" => boost = f32_of(name, k, v)?,
+                    k2 if k2 == key || k2 == "value" || (name == "term" && k2 == "term") => value = Some(v.clone()),
+                    "_name" | "case_insensitive" | "rewrite" | "flags" | "max_determinized_states" | "fuzziness" | "prefix_length" | "max_expansions" | "transpositions" | "flags_value" => {}
+                    other => return Err(perr(format!("[{name}] query does not support [{other}]"))),
+                }
+            }
+            let v = value.ok_or_else(|| perr(format!("[{name}] query requires a value")))?;
+            Ok((v, boost))
+        }
+        Value::Array(_) => Err(perr(format!("[{name}] query does not support array of values"))),
+        other => Ok((other.clone(), 1.0)),
+    }
+}
+
+/// Whether a field is one of the metadata fields queries understand.
+fn is_meta(field: &str) -> bool {
+    matches!(field, "_id" | "_index" | "_routing")
+}
+
+/// A query over a field's indexed terms (keyword, text, `_id`), `match_none` otherwise.
+fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query) -> Query {
+    match ctx.mapping.field_type(field) {
+        Some(ft) if matches!(ft.kind, FieldKind::Keyword(_) | FieldKind::Text(_)) => f(field),
+        None if field == "_id" || field == "_routing" => f(field),
+        _ => Query::MatchNone,
+    }
+}
+
+/// `exists`: documents with a value (an object path means any of its leaf fields).
+pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
+    if ctx.mapping.field_type(field).is_some() || is_meta(field) {
+        return Query::Exists { field: field.into(), boost };
+    }
+    if let Some(obj) = ctx.mapping.object(field) {
+        let _ = obj;
+        let prefix = format!("{field}.");
+        let subs: Vec<Query> =
+            ctx.mapping.leaf_fields().into_iter().filter(|(p, _)| p.starts_with(&prefix)).map(|(p, _)| Query::Exists { field: p, boost: 1.0 }).collect();
+        if subs.is_empty() {
+            return Query::MatchNone;
+        }
+        return Query::ConstantScore { query: Box::new(Query::or(subs)), boost };
+    }
+    Query::MatchNone
+}
+
+/// The text form of a JSON scalar.
+fn text(v: &Value) -> OsResult<String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        other => Err(perr(format!("[term] query does not support value {other}"))),
+    }
+}
+
+/// A point key for an exact value of a numeric, date, boolean or ip field: `Ok(None)` when the
+/// value cannot occur (a fraction on an integer field).
+fn point_key(field: &str, ft: &FieldType, v: &Value) -> OsResult<Option<Vec<u8>>> {
+    let (lo, hi) = point_bounds(field, ft, Some(v), Some(v), true, true, None)?;
+    match (lo, hi) {
+        (Some(l), Some(h)) if l == h => Ok(Some(l)),
+        (Some(l), Some(h)) if l > h => Ok(None),
+        _ => Ok(None),
+    }
+}
+
+fn num_of(field: &str, v: &Value) -> OsResult<f64> {
+    match v {
+        Value::Number(n) => n.as_f64().ok_or_else(|| perr(format!("failed to parse number for [{field}]"))),
+        Value::String(s) => s.trim().parse::<f64>().map_err(|_| perr(format!("For input string: \"{s}\"")).status(400)),
+        Value::Bool(_) | Value::Null | Value::Array(_) | Value::Object(_) => Err(perr(format!("failed to parse number [{v}] for [{field}]"))),
+    }
+}
+
+/// Inclusive point bounds (`None` = open) of a range over a numeric/date/ip field.
+fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, dm: Option<(&str, i64, i64)>) -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+    let int_bounds = |lo: Option<f64>, hi: Option<f64>, min: f64, max: f64| -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        let l = lo.map(|v| {
+            let b = if inc_lo { v.ceil() } else { v.floor() + 1.0 };
+            sortable::encode_i64(b.clamp(min, max) as i64).to_vec()
+        });
+        let h = hi.map(|v| {
+            let b = if inc_hi { v.floor() } else { v.ceil() - 1.0 };
+            sortable::encode_i64(b.clamp(min, max) as i64).to_vec()
+        });
+        (l, h)
+    };
+    Ok(match &ft.kind {
+        FieldKind::Number(n) => {
+            let lo = lo.map(|v| num_of(field, v)).transpose()?;
+            let hi = hi.map(|v| num_of(field, v)).transpose()?;
+            match n {
+                NumberType::Long => int_bounds(lo, hi, i64::MIN as f64, i64::MAX as f64),
+                NumberType::Integer => int_bounds(lo, hi, i32::MIN as f64, i32::MAX as f64),
+                NumberType::Short => int_bounds(lo, hi, i16::MIN as f64, i16::MAX as f64),
+                NumberType::Byte => int_bounds(lo, hi, i8::MIN as f64, i8::MAX as f64),
+                NumberType::UnsignedLong => {
+                    let l = lo.map(|v| sortable::encode_u64((if inc_lo { v.ceil() } else { v.floor() + 1.0 }).max(0.0) as u64).to_vec());
+                    let h = hi.map(|v| sortable::encode_u64((if inc_hi { v.floor() } else { v.ceil() - 1.0 }).max(0.0) as u64).to_vec());
+                    (l, h)
+                }
+                NumberType::Double | NumberType::Float | NumberType::HalfFloat => {
+                    let round = |v: f64| if *n == NumberType::Double { v } else { v as f32 as f64 };
+                    let l = lo.map(|v| {
+                        let k = sortable::encode_f64(round(v)).to_vec();
+                        if inc_lo { k } else { crate::engine::query::multi_term::key_successor(&k).unwrap_or(k) }
+                    });
+                    let h = hi.map(|v| {
+                        let k = sortable::encode_f64(round(v)).to_vec();
+                        if inc_hi { k } else { crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k) }
+                    });
+                    (l, h)
+                }
+            }
+        }
+        FieldKind::ScaledFloat { scaling_factor } => {
+            let lo = lo.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
+            let hi = hi.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
+            int_bounds(lo, hi, i64::MIN as f64, i64::MAX as f64)
+        }
+        FieldKind::Date { nanos, .. } => {
+            let (fmt, offset, now) = dm.unwrap_or((ft.date_format(), 0, 0));
+            let conv = |v: &Value, up: bool| -> OsResult<i64> {
+                let s = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    other => return Err(perr(format!("failed to parse date field [{other}] with format [{fmt}]"))),
+                };
+                let ms = date_math::eval(&s, fmt, offset, now, up)
+                    .map_err(|e| perr(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")).status(400))?;
+                Ok(if *nanos { ms.saturating_mul(1_000_000) } else { ms })
+            };
+            // gt and lte round up; gte and lt round down.
+            let l = lo.map(|v| conv(v, !inc_lo)).transpose()?;
+            let h = hi.map(|v| conv(v, inc_hi)).transpose()?;
+            let l = l.map(|x| sortable::encode_i64(if inc_lo { x } else { x.saturating_add(1) }).to_vec());
+            let h = h.map(|x| sortable::encode_i64(if inc_hi { x } else { x.saturating_sub(1) }).to_vec());
+            (l, h)
+        }
+        FieldKind::Ip => {
+            let conv = |v: &Value| -> OsResult<u128> {
+                let s = text(v)?;
+                ip::parse_ip(&s).ok_or_else(|| perr(format!("'{s}' is not an IP string literal.")))
+            };
+            let l = lo.map(conv).transpose()?.map(|x| if inc_lo { x } else { x.saturating_add(1) });
+            let h = hi.map(conv).transpose()?.map(|x| if inc_hi { x } else { x.saturating_sub(1) });
+            (l.map(|x| sortable::encode_u128(x).to_vec()), h.map(|x| sortable::encode_u128(x).to_vec()))
+        }
+        _ => (None, None),
+    })
+}
+
+/// A `term` query for one value of `field`, encoded for its type.
+pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsResult<Query> {
+    if field == "_id" || field == "_routing" {
+        return Ok(Query::Terms { field: field.into(), terms: vec![text(v)?.into_bytes()], boost });
+    }
+    if field == "_index" {
+        let name = text(v)?;
+        return Ok(if crate::cluster::resolve::glob(&name, ctx.index) { Query::MatchAll { boost } } else { Query::MatchNone });
+    }
+    let Some(ft) = ctx.mapping.field_type(field) else { return Ok(Query::MatchNone) };
+    Ok(match &ft.kind {
+        FieldKind::Text(_) | FieldKind::Keyword(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
+        FieldKind::Boolean => {
+            let b = match v {
+                Value::Bool(b) => *b,
+                Value::String(s) if s == "true" => true,
+                Value::String(s) if s == "false" || s.is_empty() => false,
+                other => return Err(perr(format!("Can't parse boolean value [{}], expected [true] or [false]", text(other)?))),
+            };
+            Query::ConstantScore { query: Box::new(Query::Term { field: field.into(), term: if b { b"T".to_vec() } else { b"F".to_vec() }, boost: 1.0 }), boost }
+        }
+        FieldKind::Ip if matches!(v, Value::String(s) if s.contains('/')) => {
+            let s = text(v)?;
+            let (addr, bits) = s.split_once('/').unwrap_or((&s, "128"));
+            let a = ip::parse_ip(addr).ok_or_else(|| perr(format!("'{addr}' is not an IP string literal.")))?;
+            let mut bits: u32 = bits.parse().map_err(|_| perr(format!("Expected [ip/prefix] but was [{s}]")))?;
+            if !addr.contains(':') {
+                bits += 96;
+            }
+            let bits = bits.min(128);
+            let mask = if bits == 0 { 0 } else { u128::MAX << (128 - bits) };
+            let lo = a & mask;
+            let hi = lo | !mask;
+            Query::Range { field: field.into(), lo: Some(sortable::encode_u128(lo).to_vec()), hi: Some(sortable::encode_u128(hi).to_vec()), include_lo: true, include_hi: true, kind: RangeKind::Points, boost }
+        }
+        FieldKind::Binary => return Err(perr(format!("Binary fields do not support searching"))),
+        _ => match point_key(field, ft, v)? {
+            Some(k) => Query::Range { field: field.into(), lo: Some(k.clone()), hi: Some(k), include_lo: true, include_hi: true, kind: RangeKind::Points, boost },
+            None => Query::MatchNone,
+        },
+    })
+}
+
+fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
+    let keyword_like = field == "_id" || field == "_routing" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
+    if keyword_like {
+        let ts = vals.iter().map(|v| text(v).map(String::into_bytes)).collect::<OsResult<Vec<_>>>()?;
+        if ts.is_empty() {
+            return Ok(Query::MatchNone);
+        }
+        return Ok(Query::Terms { field: field.into(), terms: ts, boost });
+    }
+    let mut subs = Vec::new();
+    for v in vals {
+        let q = term(ctx, field, v, 1.0)?;
+        if q != Query::MatchNone {
+            subs.push(q);
+        }
+    }
+    if subs.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    Ok(Query::ConstantScore { query: Box::new(Query::or(subs)), boost })
+}
+
+fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsResult<Query> {
+    let m = body("range", spec)?;
+    let (mut lo, mut hi, mut inc_lo, mut inc_hi) = (None, None, true, true);
+    let (mut format, mut tz, mut b) = (None, None, 1.0);
+    for (k, v) in m {
+        let v = if v.is_null() { None } else { Some(v.clone()) };
+        match k.as_str() {
+            "gte" => (lo, inc_lo) = (v, true),
+            "gt" => (lo, inc_lo) = (v, false),
+            "lte" => (hi, inc_hi) = (v, true),
+            "lt" => (hi, inc_hi) = (v, false),
+            "from" => lo = v,
+            "to" => hi = v,
+            "include_lower" => inc_lo = v.map(|x| bool_of("range", k, &x)).transpose()?.unwrap_or(true),
+            "include_upper" => inc_hi = v.map(|x| bool_of("range", k, &x)).transpose()?.unwrap_or(true),
+            "format" => format = v.map(|x| str_of("range", k, &x)).transpose()?,
+            "time_zone" => tz = v.map(|x| str_of("range", k, &x)).transpose()?,
+            "boost" => b = v.map(|x| f32_of("range", k, &x)).transpose()?.unwrap_or(1.0),
+            "relation" | "_name" => {}
+            other => return Err(perr(format!("[range] query does not support [{other}]"))),
+        }
+    }
+    let boost = boost * b;
+    let Some(ft) = ctx.mapping.field_type(field) else {
+        return Ok(Query::MatchNone);
+    };
+    match &ft.kind {
+        FieldKind::Keyword(_) | FieldKind::Text(_) => {
+            let lo = lo.as_ref().map(text).transpose()?.map(String::into_bytes);
+            let hi = hi.as_ref().map(text).transpose()?.map(String::into_bytes);
+            Ok(Query::Range { field: field.into(), lo, hi, include_lo: inc_lo, include_hi: inc_hi, kind: RangeKind::Terms, boost })
+        }
+        FieldKind::Boolean | FieldKind::Binary => Err(perr(format!("[range] queries on [{}] fields are not supported", ft.type_name()))),
+        _ => {
+            if let Some(f) = &format {
+                date::validate_format(f).map_err(|e| perr(e).status(400))?;
+            }
+            let offset = tz.as_deref().map(date_math::parse_time_zone).transpose().map_err(|e| crate::error::OsError::illegal(e))?.unwrap_or(0);
+            let fmt = format.as_deref().unwrap_or(ft.date_format());
+            let (l, h) = point_bounds(field, ft, lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, Some((fmt, offset, ctx.now_millis)))?;
+            if let (Some(a), Some(b)) = (&l, &h) {
+                if a > b {
+                    return Ok(Query::MatchNone);
+                }
+            }
+            if l.is_none() && h.is_none() {
+                return Ok(Query::Exists { field: field.into(), boost });
+            }
+            Ok(Query::Range { field: field.into(), lo: l, hi: h, include_lo: true, include_hi: true, kind: RangeKind::Points, boost })
+        }
+    }
+}
+
+/// `ids`: documents with these `_id`s.
+pub fn ids(v: &Value) -> OsResult<Query> {
+    let m = body("ids", v)?;
+    let mut values = Vec::new();
+    let mut boost = 1.0;
+    for (k, v) in m {
+        match k.as_str() {
+            "values" => {
+                let a = v.as_array().ok_or_else(|| perr("[ids] values must be an array"))?;
+                for x in a {
+                    values.push(text(x)?.into_bytes());
+                }
+            }
+            "boost" => boost = f32_of("ids", k, v)?,
+            "type" | "types" | "_name" => {}
+            other => return Err(perr(format!("[ids] query does not support [{other}]"))),
+        }
+    }
+    if values.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    Ok(Query::Terms { field: "_id".into(), terms: values, boost })
+}
+
+/// Visits every term of `field` over the shard's segments (bounded).
+fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> OsResult<()> {
+    for seg in ctx.segments {
+        let mut n = 0usize;
+        let mut over = false;
+        seg.visit_terms(field, from, &mut |t| {
+            n += 1;
+            if n > MAX_TERMS_VISITED {
+                over = true;
+                return false;
+            }
+            f(t)
+        })?;
+        if over {
+            return Err(crate::error::OsError::illegal(format!("query on [{field}] visits more than {MAX_TERMS_VISITED} terms")));
+        }
+    }
+    Ok(())
+}
+
+/// `regexp`: Lucene's regular expressions (anchored) over the field's terms; constant score.
+pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, boost: f32) -> OsResult<Query> {
+    if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) && field != "_id" {
+        return Ok(Query::MatchNone);
+    }
+    let re = regex::bytes::RegexBuilder::new(&format!("^(?:{pattern})$"))
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| crate::error::OsError::illegal(format!("failed to parse regexp [{pattern}]: {e}")))?;
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    let mut too_many = false;
+    visit_all(ctx, field, b"", &mut |t| {
+        if re.is_match(t) {
+            if out.len() >= MAX_REGEXP_TERMS {
+                too_many = true;
+                return false;
+            }
+            out.push(t.to_vec());
+        }
+        true
+    })?;
+    if too_many {
+        return Err(crate::error::OsError::illegal(format!("regexp [{pattern}] matches more than {MAX_REGEXP_TERMS} terms")));
+    }
+    if out.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    Ok(Query::Terms { field: field.into(), terms: out, boost })
+}
+
+/// Edits allowed by `fuzziness` for a term of `len` characters (`AUTO` = `AUTO:3,6`).
+pub fn fuzzy_edits(fz: &str, len: usize) -> OsResult<u32> {
+    let f = fz.trim();
+    if let Some(rest) = f.strip_prefix("AUTO").or_else(|| f.strip_prefix("auto")) {
+        let (lo, hi) = match rest.strip_prefix(':') {
+            Some(r) => {
+                let (a, b) = r.split_once(',').ok_or_else(|| perr(format!("failed to find low and high distance values")))?;
+                (a.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?, b.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?)
+            }
+            None => (3, 6),
+        };
+        return Ok(if len < lo { 0 } else if len < hi { 1 } else { 2 });
+    }
+    let n: f64 = f.parse().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?;
+    Ok((n as u32).min(2))
+}
+
+/// Damerau–Levenshtein (optimal string alignment when `transpositions`) distance, capped at
+/// `max + 1`.
+pub fn edit_distance(a: &[char], b: &[char], max: u32, transpositions: bool) -> u32 {
+    let (n, m) = (a.len(), b.len());
+    if n.abs_diff(m) as u32 > max {
+        return max + 1;
+    }
+    let mut prev2 = vec![0u32; m + 1];
+    let mut prev: Vec<u32> = (0..=m as u32).collect();
+    let mut cur = vec![0u32; m + 1];
+    for i in 1..=n {
+        cur[0] = i as u32;
+        let mut row_min = cur[0];
+        for j in 1..=m {
+            let cost = u32::from(a[i - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if transpositions && i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(prev2[j - 2] + 1);
+            }
+            cur[j] = v;
+            row_min = row_min.min(v);
+        }
+        if row_min > max {
+            return max + 1;
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[m]
+}
+
+/// `fuzzy`: the field's terms within the allowed edits, best `max_expansions` of them (fewest
+/// edits, then term order), OR-ed and scored by BM25 (Lucene blends their statistics; Fathom
+/// scores each expansion by its own statistics, boosted by `1 - edits / min(len)`).
+#[allow(clippy::too_many_arguments)]
+pub fn fuzzy(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, max_exp: usize, transpositions: bool, boost: f32) -> OsResult<Query> {
+    if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) {
+        return term(ctx, field, &Value::String(value.into()), boost);
+    }
+    let chars: Vec<char> = value.chars().collect();
+    let edits = fuzzy_edits(fz, chars.len())?;
+    if edits == 0 {
+        return Ok(Query::Term { field: field.into(), term: value.as_bytes().to_vec(), boost });
+    }
+    let prefix: String = chars.iter().take(prefix_len).collect();
+    let mut found: Vec<(u32, Vec<u8>)> = Vec::new();
+    visit_all(ctx, field, prefix.as_bytes(), &mut |t| {
+        if !t.starts_with(prefix.as_bytes()) {
+            return false;
+        }
+        if let Ok(s) = std::str::from_utf8(t) {
+            let tc: Vec<char> = s.chars().collect();
+            let d = edit_distance(&chars, &tc, edits, transpositions);
+            if d <= edits && !found.iter().any(|(_, x)| x == t) {
+                found.push((d, t.to_vec()));
+            }
+        }
+        true
+    })?;
+    found.sort();
+    found.truncate(max_exp.min(FUZZY_MAX_EXPANSIONS * 20));
+    if found.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    let subs: Vec<Query> = found
+        .into_iter()
+        .map(|(d, t)| {
+            let len = chars.len().min(String::from_utf8_lossy(&t).chars().count()).max(1) as f32;
+            let sim = (1.0 - d as f32 / len).max(0.0);
+            Query::Term { field: field.into(), term: t, boost: if d == 0 { 1.0 } else { sim } }
+        })
+        .collect();
+    if subs.len() == 1 {
+        return Ok(super::dsl::boosted(subs.into_iter().next().unwrap_or(Query::MatchNone), boost));
+    }
+    Ok(Query::Bool { must: vec![], should: subs, must_not: vec![], filter: vec![], minimum_should_match: 0, boost })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &str, b: &str) -> u32 {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let mut d = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+        for i in 0..=a.len() {
+            d[i][0] = i as u32;
+        }
+        for j in 0..=b.len() {
+            d[0][j] = j as u32;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let c = u32::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + c);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        d[a.len()][b.len()]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn edit_distance_matches_full_table(a in "[abc]{0,7}", b in "[abc]{0,7}") {
+            let want = naive(&a, &b);
+            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let got = edit_distance(&ac, &bc, 2, true);
+            proptest::prop_assert_eq!(got.min(3), want.min(3));
+        }
+    }
+
+    #[test]
+    fn auto_fuzziness() {
+        assert_eq!(fuzzy_edits("AUTO", 2).unwrap(), 0);
+        assert_eq!(fuzzy_edits("AUTO", 4).unwrap(), 1);
+        assert_eq!(fuzzy_edits("AUTO", 6).unwrap(), 2);
+        assert_eq!(fuzzy_edits("AUTO:1,2", 1).unwrap(), 1);
+        assert_eq!(fuzzy_edits("1", 9).unwrap(), 1);
+        assert!(fuzzy_edits("x", 9).is_err());
+    }
+}

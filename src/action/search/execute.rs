@@ -1,0 +1,346 @@
+//! Query-then-fetch over pinned shards: each search unit (one shard, or with
+//! `dfs_query_then_fetch` all shards of an index, so term statistics are global) runs the query
+//! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
+//! order, then segment and doc), and the page `from..from + size` is fetched.
+
+use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::context::ShardContext;
+use super::dsl::{self, QueryContext};
+use super::fetch;
+use super::query_string::{self, QsOptions};
+use super::request::SearchRequest;
+use super::sort::{self, ValueFormat};
+use crate::engine::analysis::AnalyzerRegistry;
+use crate::engine::index::writer::default_analyzers;
+use crate::engine::query::{self, Hit, Query, Relation, SegmentView, SortField, SortValue, TopSpec, TrackTotalHits};
+use crate::error::{OsError, OsResult};
+
+/// Most hits a `min_score` search collects per unit before filtering.
+pub const MIN_SCORE_COLLECT_LIMIT: usize = 100_000;
+
+/// The built-in analyzers (tests, and contexts without an index). Searches use the index's own
+/// registry from its [`ShardContext`].
+pub fn analyzers() -> &'static AnalyzerRegistry {
+    static R: OnceLock<AnalyzerRegistry> = OnceLock::new();
+    R.get_or_init(default_analyzers)
+}
+
+/// Epoch millis now.
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// A set of segments searched together, and where each came from.
+struct Unit {
+    searcher: query::Searcher,
+    /// Per unit segment: (context index, leaf index in that context).
+    origin: Vec<(usize, usize)>,
+    /// The first context (mapping, index name).
+    ctx: usize,
+}
+
+fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
+    let mut out: Vec<Unit> = Vec::new();
+    for (ci, c) in ctxs.iter().enumerate() {
+        let segs = &c.searcher.query().segments;
+        let joins = dfs && out.last().is_some_and(|u| ctxs[u.ctx].index == c.index);
+        match out.last_mut() {
+            Some(u) if joins => {
+                let mut s = u.searcher.segments.clone();
+                s.extend(segs.iter().cloned());
+                u.searcher = query::Searcher::new(s);
+                u.origin.extend((0..segs.len()).map(|li| (ci, li)));
+            }
+            _ => out.push(Unit { searcher: query::Searcher::new(segs.clone()), origin: (0..segs.len()).map(|li| (ci, li)).collect(), ctx: ci }),
+        }
+    }
+    out
+}
+
+/// Builds the engine query of a request for one unit.
+pub fn build_query(req: &SearchRequest, qc: &QueryContext<'_>) -> OsResult<Query> {
+    let mut q = match (&req.query, &req.q) {
+        (Some(v), _) => dsl::parse(v, qc)?,
+        (None, Some(p)) => {
+            let fields = match &p.df {
+                Some(f) => vec![(f.clone(), 1.0)],
+                None => vec![("*".into(), 1.0)],
+            };
+            let o = QsOptions {
+                fields,
+                and: p.default_operator.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("and")),
+                analyzer: p.analyzer.clone(),
+                lenient: p.lenient || p.df.is_none(),
+                analyze_wildcard: p.analyze_wildcard,
+                ..QsOptions::default()
+            };
+            query_string::parse_query_string(&p.q, qc, &o)?
+        }
+        (None, None) => Query::MatchAll { boost: 1.0 },
+    };
+    if let Some(pf) = &req.post_filter {
+        let f = dsl::parse(pf, qc)?;
+        q = Query::Bool { must: vec![q], should: vec![], must_not: vec![], filter: vec![f], minimum_should_match: 0, boost: 1.0 };
+    }
+    Ok(q)
+}
+
+/// One unit's outcome.
+struct UnitResult {
+    hits: Vec<Hit>,
+    total: (u64, Relation),
+    max_score: Option<f32>,
+    query: Query,
+    fields: Vec<(SortField, ValueFormat)>,
+}
+
+fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> OsResult<UnitResult> {
+    let c = &ctxs[u.ctx];
+    let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now };
+    let query = build_query(req, &qc)?;
+    let fields = sort::resolve(&req.sort, &c.mapping)?;
+    let engine_sort: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
+    let after = match &req.search_after {
+        None => None,
+        Some(vals) => {
+            if req.sort.is_empty() {
+                if vals.len() != 1 {
+                    return Err(OsError::illegal(format!("Sort must contain at least one field.")));
+                }
+                Some(vec![SortValue::Float(vals[0].as_f64().ok_or_else(|| OsError::illegal("search_after value must be a number when sorting by score"))? as f32)])
+            } else {
+                if vals.len() != fields.len() {
+                    return Err(OsError::illegal(format!("search_after has {} value(s) but sort has {}.", vals.len(), fields.len())));
+                }
+                Some(vals.iter().zip(&fields).map(|(v, (f, fmt))| sort::after_value(v, f, *fmt)).collect::<OsResult<Vec<_>>>()?)
+            }
+        }
+    };
+    let k = req.from.saturating_add(req.size);
+    let mut spec = TopSpec { size: k, from: 0, sort: engine_sort, track_total_hits: req.track_total_hits, after };
+    if let Some(min) = req.min_score {
+        spec.track_total_hits = TrackTotalHits::Accurate;
+        let n = u.searcher.count(&query)? as usize;
+        spec.size = n.min(MIN_SCORE_COLLECT_LIMIT).max(k);
+        let mut top = u.searcher.search(&query, &spec)?;
+        top.hits.retain(|h| h.score >= min);
+        let total = top.hits.len() as u64;
+        top.max_score = top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
+        top.hits.truncate(k);
+        return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, fields });
+    }
+    let top = u.searcher.search(&query, &spec)?;
+    Ok(UnitResult { hits: top.hits, total: top.total, max_score: top.max_score, query, fields })
+}
+
+/// The body of an all-shards-failed error, with the shard failures as `root_cause`.
+pub fn all_failed(failures: Vec<(usize, OsError)>, ctxs: &[ShardContext]) -> OsError {
+    let first = failures.first().map(|f| f.1.clone()).unwrap_or_else(|| OsError::internal("no shards"));
+    let mut e = OsError::new("search_phase_execution_exception", "all shards failed").status(first.status);
+    e = e.with("phase", "query").with("grouped", true).with("failed_shards", shard_failures(&failures, ctxs));
+    e.caused_by(first)
+}
+
+fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    for (ci, e) in failures {
+        let c = &ctxs[*ci];
+        // Grouped like OpenSearch: one entry per index and reason.
+        let key = (c.index.clone(), e.reason.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let mut reason = e.to_json();
+        if let Some(o) = reason.as_object_mut() {
+            o.entry("index_uuid").or_insert(json!(c.index_uuid));
+            o.entry("index").or_insert(json!(c.index));
+        }
+        out.push(json!({"shard": c.shard, "index": c.index, "node": "fathom", "reason": reason}));
+    }
+    Value::Array(out)
+}
+
+/// Runs a search over pinned shards and renders OpenSearch's response body.
+pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
+    let start = Instant::now();
+    let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
+    let k = req.from.saturating_add(req.size);
+    if k > window && !ctxs.is_empty() {
+        let e = OsError::illegal(format!(
+            "Result window is too large, from + size must be less than or equal to: [{window}] but was [{k}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting."
+        ));
+        return Err(all_failed(ctxs.iter().enumerate().map(|(i, _)| (i, e.clone())).collect(), ctxs));
+    }
+    let now = now_millis();
+    let units = units(ctxs, req.dfs);
+    let mut results: Vec<Option<UnitResult>> = Vec::with_capacity(units.len());
+    let mut failures: Vec<(usize, OsError)> = Vec::new();
+    for u in &units {
+        match run_unit(u, ctxs, req, now) {
+            Ok(r) => results.push(Some(r)),
+            Err(e) if e.kind == "parsing_exception" || e.kind == "action_request_validation_exception" => return Err(e),
+            Err(e) => {
+                for ci in u.origin.iter().map(|o| o.0).chain(std::iter::once(u.ctx)) {
+                    if !failures.iter().any(|f| f.0 == ci) {
+                        failures.push((ci, e.clone()));
+                    }
+                }
+                results.push(None);
+            }
+        }
+    }
+    let failed_shards = failures.len();
+    if !ctxs.is_empty() && failed_shards == ctxs.len() {
+        return Err(all_failed(failures, ctxs));
+    }
+    // Merge.
+    let mut total = 0u64;
+    let mut relation = Relation::Eq;
+    let mut max_score: Option<f32> = None;
+    let mut merged: Vec<(usize, Hit)> = Vec::new();
+    let mut sort_fields: Option<Vec<(SortField, ValueFormat)>> = None;
+    for (ui, r) in results.iter().enumerate() {
+        let Some(r) = r else { continue };
+        total += r.total.0;
+        if r.total.1 == Relation::Gte {
+            relation = Relation::Gte;
+        }
+        if let Some(m) = r.max_score {
+            if !m.is_nan() {
+                max_score = Some(max_score.map_or(m, |x: f32| x.max(m)));
+            }
+        }
+        if sort_fields.is_none() {
+            sort_fields = Some(r.fields.clone());
+        }
+        merged.extend(r.hits.iter().cloned().map(|h| (ui, h)));
+    }
+    if let TrackTotalHits::UpTo(n) = req.track_total_hits {
+        if total > n {
+            total = n;
+            relation = Relation::Gte;
+        }
+    }
+    let fields = sort_fields.unwrap_or_default();
+    let engine_fields: Vec<SortField> = fields.iter().map(|f| f.0.clone()).collect();
+    if engine_fields.is_empty() {
+        merged.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)).then(a.1.segment.cmp(&b.1.segment)).then(a.1.doc.cmp(&b.1.doc)));
+    } else {
+        merged.sort_by(|a, b| {
+            query::sort::cmp_values(&a.1.sort_values, &b.1.sort_values, &engine_fields).then(a.0.cmp(&b.0)).then(a.1.segment.cmp(&b.1.segment)).then(a.1.doc.cmp(&b.1.doc))
+        });
+    }
+    let mut terminated_early = None;
+    if let Some(t) = req.terminate_after {
+        if t > 0 && total > t {
+            total = t;
+            relation = Relation::Eq;
+            terminated_early = Some(true);
+            merged.truncate(t as usize);
+        } else if t > 0 {
+            terminated_early = Some(false);
+        }
+    }
+    let page: Vec<(usize, Hit)> = merged.into_iter().skip(req.from).take(req.size).collect();
+    let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
+    let mut hits = Vec::with_capacity(page.len());
+    for (ui, h) in &page {
+        let u = &units[*ui];
+        let Some((ci, li)) = u.origin.get(h.segment).copied() else { continue };
+        let r = results[*ui].as_ref();
+        let score = if sorted_by_fields && !req.track_scores || h.score.is_nan() { None } else { Some(h.score) };
+        let sort_vals: Option<Vec<Value>> = if engine_fields.is_empty() {
+            None
+        } else {
+            Some(h.sort_values.iter().zip(&fields).map(|(v, (f, fmt))| sort::render(v, f, *fmt)).collect())
+        };
+        let explanation = match (req.explain, r) {
+            (true, Some(r)) => Some(u.searcher.explain(&r.query, h.segment, h.doc)?),
+            _ => None,
+        };
+        let q = r.map(|r| &r.query);
+        hits.push(fetch::hit(&ctxs[ci], li, h.doc, score, sort_vals, explanation, q, req)?);
+    }
+    let max_score = if sorted_by_fields && !req.track_scores { None } else { max_score };
+    let mut body = Map::new();
+    body.insert("took".into(), json!(start.elapsed().as_millis() as u64));
+    body.insert("timed_out".into(), json!(false));
+    if let Some(t) = terminated_early {
+        body.insert("terminated_early".into(), json!(t));
+    }
+    let mut shards = json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
+    if failed_shards > 0 {
+        shards["failures"] = shard_failures(&failures, ctxs);
+    }
+    body.insert("_shards".into(), shards);
+    let mut hm = Map::new();
+    if req.track_total_hits != TrackTotalHits::Disabled || req.rest_total_hits_as_int {
+        if req.rest_total_hits_as_int {
+            hm.insert("total".into(), if req.track_total_hits == TrackTotalHits::Disabled { json!(-1) } else { json!(total) });
+        } else {
+            hm.insert("total".into(), json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }}));
+        }
+    }
+    hm.insert("max_score".into(), max_score.map_or(Value::Null, fetch::f32_json));
+    hm.insert("hits".into(), Value::Array(hits));
+    body.insert("hits".into(), Value::Object(hm));
+    Ok(Value::Object(body))
+}
+
+/// `_count` over pinned shards: `{"count", "_shards"}`.
+pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
+    let now = now_millis();
+    let mut n = 0u64;
+    let mut failures = Vec::new();
+    for (ci, c) in ctxs.iter().enumerate() {
+        let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
+        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now };
+        let r = build_query(req, &qc).and_then(|q| {
+            if let Some(min) = req.min_score {
+                let spec = TopSpec { size: MIN_SCORE_COLLECT_LIMIT, from: 0, sort: vec![], track_total_hits: TrackTotalHits::Accurate, after: None };
+                let top = c.searcher.query().search(&q, &spec)?;
+                Ok(top.hits.iter().filter(|h| h.score >= min).count() as u64)
+            } else {
+                Ok(c.searcher.query().count(&q)?)
+            }
+        });
+        match r {
+            Ok(x) => n += match req.terminate_after {
+                Some(t) if t > 0 => x.min(t),
+                _ => x,
+            },
+            Err(e) if e.kind == "parsing_exception" => return Err(e),
+            Err(e) => failures.push((ci, e)),
+        }
+    }
+    if !ctxs.is_empty() && failures.len() == ctxs.len() {
+        return Err(all_failed(failures, ctxs));
+    }
+    let mut shards = json!({"total": ctxs.len(), "successful": ctxs.len() - failures.len(), "skipped": 0, "failed": failures.len()});
+    if !failures.is_empty() {
+        shards["failures"] = shard_failures(&failures, ctxs);
+    }
+    let mut body = json!({"count": n, "_shards": shards});
+    if let Some(t) = req.terminate_after {
+        if t > 0 {
+            body["terminated_early"] = json!(n >= t);
+        }
+    }
+    Ok(body)
+}
+
+/// Orders two hits of the same sort (for tests and callers merging pages).
+pub fn cmp_hits(a: &Hit, b: &Hit, fields: &[SortField]) -> Ordering {
+    if fields.is_empty() {
+        b.score.total_cmp(&a.score)
+    } else {
+        query::sort::cmp_values(&a.sort_values, &b.sort_values, fields)
+    }
+}

@@ -1,0 +1,167 @@
+//! The fetch phase: one hit's JSON (`_index`, `_id`, `_version`, `_seq_no`, `_primary_term`,
+//! `_score`, `_routing`, `_source`, `fields`, `highlight`, `sort`, `_explanation`) in
+//! OpenSearch's key order.
+
+use serde_json::{json, Map, Value};
+
+use super::context::ShardContext;
+use super::highlight;
+use super::request::SearchRequest;
+use crate::engine::index::writer::read_document;
+use crate::engine::query::{ExplValue, Explanation, Query};
+use crate::engine::segment::DocId;
+use crate::error::OsResult;
+
+/// A float as OpenSearch prints it: the shortest decimal that reads back as the same `f32`
+/// (`0.2876821`, not the widened double `0.28768208622932434`).
+pub fn f32_json(x: f32) -> Value {
+    if !x.is_finite() {
+        return Value::Null;
+    }
+    format!("{x}").parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+}
+
+/// Renders an explanation as OpenSearch does.
+pub fn explanation_json(e: &Explanation) -> Value {
+    json!({
+        "value": match e.value { ExplValue::Int(i) => json!(i), ExplValue::Float(f) => f32_json(f) },
+        "description": e.description,
+        "details": e.details.iter().map(explanation_json).collect::<Vec<_>>(),
+    })
+}
+
+/// The values at a dotted path of a source document (arrays flattened).
+pub fn values_at(src: &Value, path: &str, out: &mut Vec<Value>) {
+    fn walk(v: &Value, parts: &[&str], out: &mut Vec<Value>, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        match (v, parts.split_first()) {
+            (Value::Array(a), _) => {
+                for x in a {
+                    walk(x, parts, out, depth + 1);
+                }
+            }
+            (Value::Null, None) => {}
+            (_, None) => out.push(v.clone()),
+            (Value::Object(m), Some((first, rest))) => {
+                if let Some(x) = m.get(*first) {
+                    walk(x, rest, out, depth + 1);
+                }
+                // Dotted keys in the source (`{"a.b": 1}`).
+                for i in 1..=rest.len() {
+                    let key = std::iter::once(*first).chain(rest[..i].iter().copied()).collect::<Vec<_>>().join(".");
+                    if let Some(x) = m.get(&key) {
+                        walk(x, &rest[i..], out, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let parts: Vec<&str> = path.split('.').collect();
+    walk(src, &parts, out, 0);
+}
+
+fn fields_of(ctx: &ShardContext, src: &Value, patterns: &[String]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for pat in patterns {
+        let paths: Vec<String> = if pat.contains('*') {
+            ctx.mapping.leaf_fields().into_iter().map(|(p, _)| p).filter(|p| crate::cluster::resolve::glob(pat, p)).collect()
+        } else {
+            vec![pat.clone()]
+        };
+        for p in paths {
+            let mut vals = Vec::new();
+            // Multi-fields (`title.keyword`) read their parent's value.
+            values_at(src, &p, &mut vals);
+            if vals.is_empty() {
+                if let Some((parent, _)) = p.rsplit_once('.') {
+                    if ctx.mapping.field_type(parent).is_some_and(|f| !f.fields.is_empty()) {
+                        values_at(src, parent, &mut vals);
+                    }
+                }
+            }
+            if !vals.is_empty() {
+                out.insert(p, Value::Array(vals));
+            }
+        }
+    }
+    out
+}
+
+/// One hit.
+#[allow(clippy::too_many_arguments)]
+pub fn hit(
+    ctx: &ShardContext,
+    leaf: usize,
+    doc: DocId,
+    score: Option<f32>,
+    sort: Option<Vec<Value>>,
+    explanation: Option<Explanation>,
+    query: Option<&Query>,
+    req: &SearchRequest,
+) -> OsResult<Value> {
+    let leaves = ctx.searcher.leaves();
+    let Some(l) = leaves.get(leaf) else {
+        return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
+    };
+    let d = read_document(&l.reader, doc)?;
+    let mut m = Map::new();
+    if req.explain {
+        m.insert("_shard".into(), json!(format!("[{}][{}]", ctx.index, ctx.shard)));
+        m.insert("_node".into(), json!("fathom"));
+    }
+    m.insert("_index".into(), json!(ctx.index));
+    let none = req.stored_fields.as_ref().is_some_and(|s| s.len() == 1 && s[0] == "_none_");
+    if none {
+        m.insert("_score".into(), score.map_or(Value::Null, f32_json));
+        if let Some(s) = sort {
+            m.insert("sort".into(), Value::Array(s));
+        }
+        m.remove("_index");
+        return Ok(Value::Object(m));
+    }
+    m.insert("_id".into(), json!(d.id));
+    if req.version {
+        m.insert("_version".into(), json!(d.version));
+    }
+    if req.seq_no_primary_term {
+        m.insert("_seq_no".into(), json!(d.seq_no));
+        m.insert("_primary_term".into(), json!(d.primary_term));
+    }
+    m.insert("_score".into(), score.map_or(Value::Null, f32_json));
+    if let Some(r) = &d.routing {
+        m.insert("_routing".into(), json!(r));
+    }
+    let src: Value = serde_json::from_slice(&d.source).unwrap_or(Value::Null);
+    let source_wanted = req.stored_fields.is_none() || req.source_set;
+    if source_wanted {
+        if let Some(s) = req.source.apply(&src) {
+            m.insert("_source".into(), s);
+        }
+    }
+    let mut fields = fields_of(ctx, &src, &req.fields);
+    for (k, v) in fields_of(ctx, &src, &req.docvalue_fields) {
+        fields.insert(k, v);
+    }
+    if let Some(sf) = &req.stored_fields {
+        let stored: Vec<String> = sf.iter().filter(|f| *f != "_source" && *f != "_none_" && *f != "*").cloned().collect();
+        let _ = stored;
+    }
+    if !fields.is_empty() {
+        m.insert("fields".into(), Value::Object(fields));
+    }
+    if let (Some(h), Some(q)) = (&req.highlight, query) {
+        if let Some(hl) = highlight::highlight(h, q, &src, ctx)? {
+            m.insert("highlight".into(), hl);
+        }
+    }
+    if let Some(s) = sort {
+        m.insert("sort".into(), Value::Array(s));
+    }
+    if let Some(e) = explanation {
+        m.insert("_explanation".into(), explanation_json(&e));
+    }
+    Ok(Value::Object(m))
+}

@@ -1,0 +1,126 @@
+//! action/search/: `_search`, `_count` and `_msearch`.
+//!
+//! A search resolves its targets to [`ShardContext`]s (each a pinned engine searcher with the
+//! index mapping), parses the query DSL per index into an engine [`crate::engine::query::Query`],
+//! runs query-then-fetch over the contexts and renders OpenSearch's body. A point in time or a
+//! scroll keeps the contexts and calls [`execute::search_contexts`] again.
+//!
+//! | file | holds |
+//! |---|---|
+//! | [`context`] | pinned shards: [`ShardContext`], [`context::acquire`] |
+//! | [`request`] | the request body and URL parameters |
+//! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
+//! | [`dsl_term`] | term-level queries and value encoding per field type |
+//! | [`dsl_text`] | match family and multi_match |
+//! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
+//! | [`combine`] | dis_max, boosting, function_score |
+//! | [`date_math`] | `now-1d/d`, time zones |
+//! | [`sort`] | sort specs, resolution against the mapping, sort values |
+//! | [`execute`] | query-then-fetch, merging, the response |
+//! | [`fetch`] | one hit's JSON |
+//! | [`highlight`] | plain highlighting |
+
+pub mod combine;
+pub mod context;
+pub mod date_math;
+pub mod dsl;
+pub mod dsl_term;
+pub mod dsl_text;
+pub mod execute;
+pub mod fetch;
+pub mod highlight;
+pub mod query_string;
+pub mod request;
+pub mod sort;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::{json, Value};
+
+pub use context::{acquire, ShardContext};
+pub use request::SearchRequest;
+
+use crate::cluster::resolve::IndicesOptions;
+use crate::cluster::ClusterService;
+use crate::error::{OsError, OsResult};
+
+/// `_search` over an index expression.
+pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
+    let ctxs = acquire(cs, expr, opts)?;
+    execute::search_contexts(&ctxs, req)
+}
+
+/// `_count` over an index expression.
+pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
+    let ctxs = acquire(cs, expr, opts)?;
+    execute::count_contexts(&ctxs, req)
+}
+
+/// The REST error body of a search error: for `search_phase_execution_exception`, the shard
+/// failures' causes are the `root_cause`, as OpenSearch prints them.
+pub fn error_body(e: &OsError) -> Value {
+    let mut body = e.to_body();
+    if e.kind == "search_phase_execution_exception" {
+        if let Some(fs) = e.meta.get("failed_shards").and_then(Value::as_array) {
+            let roots: Vec<Value> = fs
+                .iter()
+                .filter_map(|f| f.get("reason").cloned())
+                .map(|mut r| {
+                    if let Some(o) = r.as_object_mut() {
+                        o.remove("caused_by");
+                    }
+                    r
+                })
+                .collect();
+            if !roots.is_empty() {
+                body["error"]["root_cause"] = json!(roots);
+            }
+        }
+    }
+    body
+}
+
+/// One `_msearch` item: `(header, body)`, run with `defaults` for what the header leaves out.
+pub fn msearch(cs: &ClusterService, items: Vec<(Value, Value)>, default_index: Option<&str>, opts: IndicesOptions, apply: &dyn Fn(&mut SearchRequest) -> OsResult<()>) -> OsResult<Value> {
+    let start = std::time::Instant::now();
+    let mut responses = Vec::with_capacity(items.len());
+    for (header, body) in items {
+        let r = (|| -> OsResult<Value> {
+            let index = match header.get("index") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","),
+                _ => default_index.unwrap_or("_all").to_string(),
+            };
+            let mut o = opts;
+            if let Some(b) = header.get("ignore_unavailable").and_then(Value::as_bool) {
+                o.ignore_unavailable = b;
+            }
+            if let Some(b) = header.get("allow_no_indices").and_then(Value::as_bool) {
+                o.allow_no_indices = b;
+            }
+            if let Some(e) = header.get("expand_wildcards").and_then(Value::as_str) {
+                o.expand = crate::cluster::resolve::ExpandWildcards::parse(e)?;
+            }
+            let mut req = SearchRequest::from_body(&body)?;
+            apply(&mut req)?;
+            if header.get("search_type").and_then(Value::as_str) == Some("dfs_query_then_fetch") {
+                req.dfs = true;
+            }
+            req.finish()?;
+            search(cs, &index, o, &req)
+        })();
+        responses.push(match r {
+            Ok(mut v) => {
+                v["status"] = json!(200);
+                v
+            }
+            Err(e) => {
+                let mut b = error_body(&e);
+                b["status"] = json!(e.status);
+                b
+            }
+        });
+    }
+    Ok(json!({"took": start.elapsed().as_millis() as u64, "responses": responses}))
+}

@@ -1,0 +1,286 @@
+//! The search request: the body (`query`, `from`, `size`, `sort`, ...) and URL parameters (which
+//! win over the body, as in OpenSearch's `RestSearchAction`), parsed without the mapping.
+
+use serde_json::{Map, Value};
+
+use super::dsl::perr;
+use super::sort::{parse_sort, SortSpec};
+use crate::action::source_filter::SourceFilter;
+use crate::engine::query::TrackTotalHits;
+use crate::error::{OsError, OsResult};
+
+/// Default `track_total_hits` threshold.
+pub const DEFAULT_TRACK_TOTAL_HITS: u64 = 10_000;
+
+/// A parsed `_search` request.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The query (`None`: match_all).
+    pub query: Option<Value>,
+    /// A Lucene query string from `q=` with its options.
+    pub q: Option<QueryStringParams>,
+    pub post_filter: Option<Value>,
+    pub from: usize,
+    pub size: usize,
+    pub sort: Vec<SortSpec>,
+    pub search_after: Option<Vec<Value>>,
+    pub track_total_hits: TrackTotalHits,
+    /// Whether `track_total_hits` was given explicitly.
+    pub track_total_hits_set: bool,
+    pub rest_total_hits_as_int: bool,
+    pub source: SourceFilter,
+    /// Whether `_source` was given explicitly.
+    pub source_set: bool,
+    /// `stored_fields` (`_none_` disables metadata and source).
+    pub stored_fields: Option<Vec<String>>,
+    pub docvalue_fields: Vec<String>,
+    pub fields: Vec<String>,
+    pub version: bool,
+    pub seq_no_primary_term: bool,
+    pub explain: bool,
+    pub track_scores: bool,
+    pub min_score: Option<f32>,
+    pub terminate_after: Option<u64>,
+    pub highlight: Option<Value>,
+    /// `search_type=dfs_query_then_fetch`.
+    pub dfs: bool,
+}
+
+/// `q=` and its companions.
+#[derive(Debug, Clone, Default)]
+pub struct QueryStringParams {
+    pub q: String,
+    pub df: Option<String>,
+    pub default_operator: Option<String>,
+    pub analyzer: Option<String>,
+    pub lenient: bool,
+    pub analyze_wildcard: bool,
+}
+
+impl Default for SearchRequest {
+    fn default() -> Self {
+        SearchRequest {
+            query: None,
+            q: None,
+            post_filter: None,
+            from: 0,
+            size: 10,
+            sort: vec![],
+            search_after: None,
+            track_total_hits: TrackTotalHits::UpTo(DEFAULT_TRACK_TOTAL_HITS),
+            track_total_hits_set: false,
+            rest_total_hits_as_int: false,
+            source: SourceFilter::default(),
+            source_set: false,
+            stored_fields: None,
+            docvalue_fields: vec![],
+            fields: vec![],
+            version: false,
+            seq_no_primary_term: false,
+            explain: false,
+            track_scores: false,
+            min_score: None,
+            terminate_after: None,
+            highlight: None,
+            dfs: false,
+        }
+    }
+}
+
+fn int(key: &str, v: &Value) -> OsResult<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().ok_or_else(|| perr(format!("[{key}] must be an integer"))),
+        Value::String(s) => s.parse::<i64>().map_err(|_| perr(format!("[{key}] failed to parse field [{key}]"))),
+        _ => Err(perr(format!("[{key}] must be an integer"))),
+    }
+}
+
+fn flag(key: &str, v: &Value) -> OsResult<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "true" => Ok(true),
+        Value::String(s) if s == "false" => Ok(false),
+        _ => Err(perr(format!("[{key}] must be a boolean"))),
+    }
+}
+
+fn names(key: &str, v: &Value) -> OsResult<Vec<String>> {
+    match v {
+        Value::String(s) => Ok(vec![s.clone()]),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| match x {
+                Value::String(s) => Ok(s.clone()),
+                Value::Object(m) => m.get("field").and_then(Value::as_str).map(str::to_string).ok_or_else(|| perr(format!("[{key}] entries need a [field]"))),
+                _ => Err(perr(format!("[{key}] must be a list of strings"))),
+            })
+            .collect(),
+        _ => Err(perr(format!("[{key}] must be a list of strings"))),
+    }
+}
+
+/// Parses `track_total_hits` (`true`, `false`, a number).
+pub fn parse_track_total_hits(v: &Value) -> OsResult<TrackTotalHits> {
+    match v {
+        Value::Bool(true) => Ok(TrackTotalHits::Accurate),
+        Value::Bool(false) => Ok(TrackTotalHits::Disabled),
+        Value::String(s) if s == "true" => Ok(TrackTotalHits::Accurate),
+        Value::String(s) if s == "false" => Ok(TrackTotalHits::Disabled),
+        other => {
+            let n = int("track_total_hits", other)?;
+            if n < -1 {
+                return Err(OsError::validation(&["[track_total_hits] parameter must be positive or equals to -1, got ".to_string() + &n.to_string()]));
+            }
+            Ok(if n == -1 { TrackTotalHits::Accurate } else { TrackTotalHits::UpTo(n as u64) })
+        }
+    }
+}
+
+impl SearchRequest {
+    /// Parses a request body (`Value::Null` for none).
+    pub fn from_body(body: &Value) -> OsResult<SearchRequest> {
+        let mut r = SearchRequest::default();
+        let m: Map<String, Value> = match body {
+            Value::Null => return Ok(r),
+            Value::Object(m) => m.clone(),
+            _ => return Err(perr("Unexpected token in search body, expected START_OBJECT")),
+        };
+        for (k, v) in &m {
+            match k.as_str() {
+                "query" => r.query = Some(v.clone()),
+                "post_filter" => r.post_filter = Some(v.clone()),
+                "from" => r.from = usize_from("from", int(k, v)?)?,
+                "size" => r.size = usize_from("size", int(k, v)?)?,
+                "sort" => r.sort = parse_sort(v)?,
+                "search_after" => r.search_after = Some(v.as_array().cloned().ok_or_else(|| perr("[search_after] must be an array"))?),
+                "track_total_hits" => {
+                    r.track_total_hits = parse_track_total_hits(v)?;
+                    r.track_total_hits_set = true;
+                }
+                "_source" => {
+                    r.source = SourceFilter::from_json(v).map_err(perr)?;
+                    r.source_set = true;
+                }
+                "stored_fields" => r.stored_fields = Some(names(k, v)?),
+                "docvalue_fields" => r.docvalue_fields = names(k, v)?,
+                "fields" => r.fields = names(k, v)?,
+                "version" => r.version = flag(k, v)?,
+                "seq_no_primary_term" => r.seq_no_primary_term = flag(k, v)?,
+                "explain" => r.explain = flag(k, v)?,
+                "track_scores" => r.track_scores = flag(k, v)?,
+                "min_score" => r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32),
+                "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
+                "timeout" | "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "pit" | "include_named_queries_score" => {
+                    if k == "highlight" {
+                        r.highlight = Some(v.clone());
+                    }
+                }
+                "highlight" => r.highlight = Some(v.clone()),
+                other => {
+                    let tok = match v {
+                        Value::Object(_) => "START_OBJECT",
+                        Value::Array(_) => "START_ARRAY",
+                        _ => "VALUE",
+                    };
+                    return Err(perr(format!("Unknown key for a {tok} in [{other}].")));
+                }
+            }
+        }
+        Ok(r)
+    }
+
+    /// Applies URL parameters (`get` returns a parameter's value).
+    pub fn apply_params(&mut self, get: &dyn Fn(&str) -> Option<String>) -> OsResult<()> {
+        let num = |k: &str| -> OsResult<Option<i64>> {
+            get(k).map(|s| s.parse::<i64>().map_err(|_| OsError::illegal(format!("Failed to parse int parameter [{k}] with value [{s}]")))).transpose()
+        };
+        let boolp = |k: &str| -> OsResult<Option<bool>> {
+            get(k)
+                .map(|s| match s.as_str() {
+                    "" | "true" => Ok(true),
+                    "false" => Ok(false),
+                    _ => Err(OsError::illegal(format!("Failed to parse value [{s}] as only [true] or [false] are allowed."))),
+                })
+                .transpose()
+        };
+        if let Some(q) = get("q") {
+            self.q = Some(QueryStringParams {
+                q,
+                df: get("df"),
+                default_operator: get("default_operator"),
+                analyzer: get("analyzer"),
+                lenient: boolp("lenient")?.unwrap_or(false),
+                analyze_wildcard: boolp("analyze_wildcard")?.unwrap_or(false),
+            });
+        }
+        if let Some(n) = num("from")? {
+            self.from = usize_from("from", n)?;
+        }
+        if let Some(n) = num("size")? {
+            self.size = usize_from("size", n)?;
+        }
+        if let Some(s) = get("sort") {
+            self.sort = super::sort::parse_sort_param(&s)?;
+        }
+        if let Some(v) = get("track_total_hits") {
+            let val = match v.as_str() {
+                "" | "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                s => Value::String(s.to_string()),
+            };
+            self.track_total_hits = parse_track_total_hits(&val)?;
+            self.track_total_hits_set = true;
+        }
+        if get("_source").is_some() || get("_source_includes").is_some() || get("_source_excludes").is_some() {
+            self.source = SourceFilter::from_params(get("_source").as_deref(), get("_source_includes").as_deref(), get("_source_excludes").as_deref());
+            self.source_set = true;
+        }
+        if let Some(s) = get("stored_fields") {
+            self.stored_fields = Some(s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect());
+        }
+        if let Some(s) = get("docvalue_fields") {
+            self.docvalue_fields = s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect();
+        }
+        for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores)] {
+            if let Some(b) = boolp(k)? {
+                *slot = b;
+            }
+        }
+        if let Some(n) = num("terminate_after")? {
+            self.terminate_after = Some(n.max(0) as u64);
+        }
+        if let Some(b) = boolp("rest_total_hits_as_int")? {
+            self.rest_total_hits_as_int = b;
+        }
+        if let Some(t) = get("search_type") {
+            match t.as_str() {
+                "query_then_fetch" => self.dfs = false,
+                "dfs_query_then_fetch" => self.dfs = true,
+                other => return Err(OsError::illegal(format!("No search type for [{other}]"))),
+            }
+        }
+        self.finish()
+    }
+
+    /// Cross-field checks after body and parameters are read.
+    pub fn finish(&mut self) -> OsResult<()> {
+        if self.rest_total_hits_as_int {
+            match self.track_total_hits {
+                TrackTotalHits::Accurate => {}
+                _ if !self.track_total_hits_set => self.track_total_hits = TrackTotalHits::Accurate,
+                TrackTotalHits::UpTo(n) => {
+                    return Err(OsError::illegal(format!("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got {n}")))
+                }
+                TrackTotalHits::Disabled => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+fn usize_from(key: &str, n: i64) -> OsResult<usize> {
+    if n < 0 {
+        return Err(OsError::illegal(format!("[{key}] parameter cannot be negative, found [{n}]")));
+    }
+    Ok(n as usize)
+}

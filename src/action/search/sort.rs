@@ -1,0 +1,207 @@
+//! `sort`: parsing the body and `sort=` parameter forms, resolving each field against an index's
+//! mapping into an engine [`SortField`], and rendering sort values as OpenSearch prints them.
+
+use serde_json::{json, Value};
+
+use super::dsl::perr;
+use crate::engine::query::{Missing, SortBy, SortField, SortOrder, SortValue};
+use crate::engine::schema::{ip, FieldKind, Mapping, NumberType};
+use crate::error::{OsError, OsResult};
+
+/// One requested sort, before the mapping is known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortSpec {
+    pub field: String,
+    pub order: Option<SortOrder>,
+    /// `_first`, `_last` (a custom value is taken as `_last`).
+    pub missing: Option<Missing>,
+    pub unmapped_type: Option<String>,
+    /// `min`, `max`, `sum`, `avg`, `median` (min/max honoured; others sort by min/max).
+    pub mode: Option<String>,
+}
+
+fn order_of(s: &str) -> OsResult<SortOrder> {
+    match s.to_ascii_lowercase().as_str() {
+        "asc" => Ok(SortOrder::Asc),
+        "desc" => Ok(SortOrder::Desc),
+        other => Err(OsError::illegal(format!("Unknown SortOrder [{other}]"))),
+    }
+}
+
+fn spec(field: &str) -> SortSpec {
+    SortSpec { field: field.to_string(), order: None, missing: None, unmapped_type: None, mode: None }
+}
+
+fn one(v: &Value) -> OsResult<SortSpec> {
+    match v {
+        Value::String(s) => Ok(spec(s)),
+        Value::Object(m) => {
+            let mut it = m.iter();
+            let Some((field, opts)) = it.next() else { return Err(perr("[sort] empty sort object")) };
+            if it.next().is_some() {
+                return Err(perr(format!("[sort] expected a single field name, but found multiple")));
+            }
+            let mut s = spec(field);
+            match opts {
+                Value::String(o) => s.order = Some(order_of(o)?),
+                Value::Object(om) => {
+                    for (k, v) in om {
+                        let text = || v.as_str().map(str::to_string).ok_or_else(|| perr(format!("[{k}] must be a string")));
+                        match k.as_str() {
+                            "order" => s.order = Some(order_of(&text()?)?),
+                            "missing" => {
+                                s.missing = Some(match v.as_str() {
+                                    Some("_first") => Missing::First,
+                                    _ => Missing::Last,
+                                })
+                            }
+                            "unmapped_type" => s.unmapped_type = Some(text()?),
+                            "mode" => {
+                                let m = text()?;
+                                if !matches!(m.as_str(), "min" | "max" | "sum" | "avg" | "median") {
+                                    return Err(OsError::illegal(format!("Unknown SortMode [{m}]")));
+                                }
+                                s.mode = Some(m);
+                            }
+                            "numeric_type" | "format" | "nested" | "nested_path" | "nested_filter" => {}
+                            other => return Err(perr(format!("[field_sort] unknown field [{other}]"))),
+                        }
+                    }
+                }
+                _ => return Err(perr(format!("[sort] malformed sort for [{field}]"))),
+            }
+            Ok(s)
+        }
+        _ => Err(perr("[sort] must be a string, object or array")),
+    }
+}
+
+/// Parses the body's `sort`.
+pub fn parse_sort(v: &Value) -> OsResult<Vec<SortSpec>> {
+    match v {
+        Value::Array(a) => a.iter().map(one).collect(),
+        other => Ok(vec![one(other)?]),
+    }
+}
+
+/// Parses `sort=title:desc,year`.
+pub fn parse_sort_param(s: &str) -> OsResult<Vec<SortSpec>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.rsplit_once(':') {
+            Some((f, o)) => out.push(SortSpec { order: Some(order_of(o)?), ..spec(f) }),
+            None => out.push(spec(part)),
+        }
+    }
+    Ok(out)
+}
+
+/// How a sort value prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFormat {
+    Plain,
+    Ip,
+    Bool,
+}
+
+/// Resolves specs against a mapping.
+pub fn resolve(specs: &[SortSpec], mapping: &Mapping) -> OsResult<Vec<(SortField, ValueFormat)>> {
+    specs.iter().map(|s| resolve_one(s, mapping)).collect()
+}
+
+fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFormat)> {
+    let order = |default: SortOrder| match (&s.mode, s.order) {
+        (_, Some(o)) => o,
+        _ => default,
+    };
+    let missing = s.missing.unwrap_or(Missing::Last);
+    match s.field.as_str() {
+        "_score" => return Ok((SortField { by: SortBy::Score, order: order(SortOrder::Desc), missing }, ValueFormat::Plain)),
+        "_doc" | "_shard_doc" => return Ok((SortField { by: SortBy::Doc, order: order(SortOrder::Asc), missing }, ValueFormat::Plain)),
+        _ => {}
+    }
+    let by_kind = |kind: &FieldKind, name: &str| -> OsResult<(SortBy, ValueFormat)> {
+        Ok(match kind {
+            FieldKind::Keyword(_) => (SortBy::Keyword(name.into()), ValueFormat::Plain),
+            FieldKind::Ip => (SortBy::Keyword(name.into()), ValueFormat::Ip),
+            FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat) => (SortBy::Double(name.into()), ValueFormat::Plain),
+            FieldKind::Boolean => (SortBy::Long(name.into()), ValueFormat::Bool),
+            FieldKind::Number(_) | FieldKind::Date { .. } | FieldKind::ScaledFloat { .. } => (SortBy::Long(name.into()), ValueFormat::Plain),
+            FieldKind::Text(_) => {
+                return Err(OsError::illegal(format!("Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.")))
+            }
+            FieldKind::Binary => return Err(OsError::illegal(format!("Field [{name}] of type [binary] does not support sorting"))),
+        })
+    };
+    let (by, fmt) = match mapping.field_type(&s.field) {
+        Some(ft) => {
+            if !ft.effective_doc_values() && !matches!(ft.kind, FieldKind::Text(_)) {
+                return Err(OsError::illegal(format!("Can't load fielddata on [{}] because fielddata is unsupported on fields of type [{}]. Use doc values instead.", s.field, ft.type_name())));
+            }
+            by_kind(&ft.kind, &s.field)?
+        }
+        None => match &s.unmapped_type {
+            Some(t) => {
+                let kind = match t.as_str() {
+                    "keyword" | "string" => FieldKind::Keyword(Default::default()),
+                    "double" | "float" | "half_float" => FieldKind::Number(NumberType::Double),
+                    "boolean" => FieldKind::Boolean,
+                    "ip" => FieldKind::Ip,
+                    _ => FieldKind::Number(NumberType::Long),
+                };
+                by_kind(&kind, &s.field)?
+            }
+            None => return Err(OsError::new("query_shard_exception", format!("No mapping found for [{}] in order to sort on", s.field)).status(400)),
+        },
+    };
+    Ok((SortField { by, order: order(SortOrder::Asc), missing }, fmt))
+}
+
+/// A sort value as JSON. Missing numeric values print as OpenSearch's substitutes
+/// (`Long.MAX_VALUE` when sorting last ascending, ...); missing keywords as `null`.
+pub fn render(v: &SortValue, f: &SortField, fmt: ValueFormat) -> Value {
+    match v {
+        SortValue::Float(x) => super::fetch::f32_json(*x),
+        SortValue::Long(x) if fmt == ValueFormat::Bool => json!(x),
+        SortValue::Long(x) => json!(x),
+        SortValue::Double(x) if x.is_finite() => json!(x),
+        SortValue::Double(_) => Value::Null,
+        SortValue::Bytes(b) if fmt == ValueFormat::Ip => {
+            let mut a = [0u8; 16];
+            if b.len() == 16 {
+                a.copy_from_slice(b);
+                json!(ip::format_ip(u128::from_be_bytes(a)))
+            } else {
+                json!(String::from_utf8_lossy(b))
+            }
+        }
+        SortValue::Bytes(b) => json!(String::from_utf8_lossy(b)),
+        SortValue::Null => match &f.by {
+            SortBy::Long(_) => {
+                let high = (f.order == SortOrder::Asc) == (f.missing == Missing::Last);
+                json!(if high { i64::MAX } else { i64::MIN })
+            }
+            _ => Value::Null,
+        },
+    }
+}
+
+/// A `search_after` value converted to the engine's sort value for `f`.
+pub fn after_value(v: &Value, f: &SortField, fmt: ValueFormat) -> OsResult<SortValue> {
+    let bad = || OsError::illegal(format!("Failed to parse search_after value [{v}] for sort field"));
+    Ok(match (&f.by, v) {
+        (_, Value::Null) => SortValue::Null,
+        (SortBy::Score, _) => SortValue::Float(v.as_f64().ok_or_else(bad)? as f32),
+        (SortBy::Doc | SortBy::Long(_), Value::Number(n)) => SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?),
+        (SortBy::Doc | SortBy::Long(_), Value::String(s)) => SortValue::Long(s.parse().map_err(|_| bad())?),
+        (SortBy::Long(_), Value::Bool(b)) => SortValue::Long(*b as i64),
+        (SortBy::Double(_), Value::Number(n)) => SortValue::Double(n.as_f64().ok_or_else(bad)?),
+        (SortBy::Double(_), Value::String(s)) => SortValue::Double(s.parse().map_err(|_| bad())?),
+        (SortBy::Keyword(_), Value::String(s)) if fmt == ValueFormat::Ip => {
+            SortValue::Bytes(ip::parse_ip(s).ok_or_else(bad)?.to_be_bytes().to_vec())
+        }
+        (SortBy::Keyword(_), Value::String(s)) => SortValue::Bytes(s.as_bytes().to_vec()),
+        (SortBy::Keyword(_), other) => SortValue::Bytes(other.to_string().into_bytes()),
+        _ => return Err(bad()),
+    })
+}

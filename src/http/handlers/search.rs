@@ -1,0 +1,124 @@
+//! Search APIs: `_search`, `_count`, `_msearch`.
+
+use serde_json::Value;
+
+use super::{index_expr, indices_options};
+use crate::action::search::{self, SearchRequest};
+use crate::cluster::resolve::IndicesOptions;
+use crate::error::{OsError, OsResult};
+use crate::http::render::RestResponse;
+use crate::http::request::{parse_json, Method, RestRequest};
+use crate::http::router::{Pool, Router};
+use crate::node::Node;
+
+fn params(req: &RestRequest) -> impl Fn(&str) -> Option<String> + '_ {
+    move |k: &str| req.param(k).map(str::to_string)
+}
+
+/// Renders an action error: search failures print their shard causes as `root_cause`.
+fn err(e: OsError) -> OsResult<RestResponse> {
+    if e.kind == "search_phase_execution_exception" {
+        return Ok(RestResponse::json(e.status, search::error_body(&e)));
+    }
+    Err(e)
+}
+
+fn request(req: &RestRequest) -> OsResult<SearchRequest> {
+    let body = req.json()?;
+    let mut r = SearchRequest::from_body(&body)?;
+    r.apply_params(&params(req))?;
+    Ok(r)
+}
+
+fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
+    let r = request(req)?;
+    match search::search(&node.cluster, &index_expr(req), o, &r) {
+        Ok(v) => Ok(RestResponse::ok(v)),
+        Err(e) => err(e),
+    }
+}
+
+fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
+    let body = req.json()?;
+    if let Value::Object(m) = &body {
+        if let Some(k) = m.keys().find(|k| *k != "query") {
+            return Err(OsError::parsing(format!("request does not support [{k}]")));
+        }
+    }
+    let mut r = SearchRequest::from_body(&body)?;
+    r.apply_params(&params(req))?;
+    if let Some(m) = req.param("min_score") {
+        r.min_score = Some(m.parse::<f32>().map_err(|_| OsError::illegal(format!("Failed to parse float parameter [min_score] with value [{m}]")))?);
+    }
+    match search::count(&node.cluster, &index_expr(req), o, &r) {
+        Ok(v) => Ok(RestResponse::ok(v)),
+        Err(e) => err(e),
+    }
+}
+
+fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
+    let mut items = Vec::new();
+    let mut lines = req.body.split(|b| *b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+    while let Some(h) = lines.next() {
+        let header = parse_json(h)?;
+        if !header.is_object() {
+            return Err(OsError::illegal("msearch header must be an object"));
+        }
+        let body = match lines.next() {
+            Some(b) => parse_json(b)?,
+            None => return Err(OsError::illegal("The msearch request must be terminated by a newline [\n]")),
+        };
+        items.push((header, body));
+        if items.len() > 10_000 {
+            return Err(OsError::illegal("too many searches in one msearch request"));
+        }
+    }
+    if items.is_empty() {
+        return Err(OsError::validation(&["no requests added".into()]));
+    }
+    let rest_int = req.bool_param("rest_total_hits_as_int", false)?;
+    let search_type = req.param("search_type").map(str::to_string);
+    let apply = move |r: &mut SearchRequest| -> OsResult<()> {
+        r.rest_total_hits_as_int = rest_int;
+        if search_type.as_deref() == Some("dfs_query_then_fetch") {
+            r.dfs = true;
+        }
+        Ok(())
+    };
+    let default_index = req.path_param("index");
+    Ok(RestResponse::ok(search::msearch(&node.cluster, items, default_index, o, &apply)?))
+}
+
+const SEARCH_P: &[&str] = &[
+    "allow_no_indices", "allow_partial_search_results", "analyze_wildcard", "analyzer", "batched_reduce_size", "cancel_after_time_interval",
+    "ccs_minimize_roundtrips", "default_operator", "df", "docvalue_fields", "expand_wildcards", "explain", "from", "ignore_throttled",
+    "ignore_unavailable", "include_named_queries_score", "lenient", "max_concurrent_shard_requests", "phase_took", "pre_filter_shard_size",
+    "preference", "q", "request_cache", "rest_total_hits_as_int", "routing", "scroll", "search_pipeline", "search_type", "seq_no_primary_term",
+    "size", "sort", "_source", "_source_excludes", "_source_includes", "stats", "stored_fields", "suggest_field", "suggest_mode", "suggest_size",
+    "suggest_text", "terminate_after", "timeout", "track_scores", "track_total_hits", "typed_keys", "version", "verbose_pipeline",
+];
+const COUNT_P: &[&str] = &[
+    "allow_no_indices", "analyze_wildcard", "analyzer", "default_operator", "df", "expand_wildcards", "ignore_throttled", "ignore_unavailable",
+    "lenient", "min_score", "preference", "q", "routing", "terminate_after",
+];
+const MSEARCH_P: &[&str] = &[
+    "ccs_minimize_roundtrips", "max_concurrent_searches", "max_concurrent_shard_requests", "pre_filter_shard_size", "rest_total_hits_as_int",
+    "search_type", "typed_keys",
+];
+
+/// Registers the routes.
+pub fn register(r: &mut Router) {
+    use Method::*;
+    for p in ["/_search", "/{index}/_search"] {
+        r.add(&[Get, Post], p, "indices:data/read/search", Pool::Search, SEARCH_P, do_search);
+    }
+    for p in ["/_count", "/{index}/_count"] {
+        r.add(&[Get, Post], p, "indices:data/read/search", Pool::Search, COUNT_P, do_count);
+    }
+    for p in ["/_msearch", "/{index}/_msearch"] {
+        r.add(&[Get, Post], p, "indices:data/read/msearch", Pool::Search, MSEARCH_P, do_msearch);
+    }
+}
