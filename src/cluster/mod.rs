@@ -9,6 +9,7 @@
 //! | `resolve.rs` | index expressions → concrete indices |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
+//! | `system_indices.rs` | which indices are system indices |
 //!
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
@@ -20,6 +21,7 @@ pub mod resolve;
 pub mod routing;
 pub mod settings;
 pub mod state_file;
+pub mod system_indices;
 
 pub use indices::{ClusterService, CreateIndex, IndexService, IndexShard, NodeIdentity};
 pub use metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata};

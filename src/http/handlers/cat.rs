@@ -170,6 +170,8 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
         cols.push((format!("pri.{name}"), format!("default:false;text-align:right;desc:{desc}")));
     }
     cols.push(("search.throttled".into(), "alias:sth;default:false;desc:indicates if the index is search throttled".into()));
+    cols.push(("system".into(), "default:false;desc:indicates if the index is a system index".into()));
+    cols.push(("system.description".into(), "default:false;desc:description of the system index".into()));
     let refs: Vec<(&str, &str)> = cols.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let mut t = Table::with_columns(&refs);
     for r in rows {
@@ -202,6 +204,9 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
             row.push(c);
         }
         row.push("false".into());
+        let system = crate::cluster::system_indices::description(&r.name);
+        row.push(system.is_some().to_string().into());
+        row.push(system.map_or(Cell::Null, |d| d.to_string().into()));
         t.rows.push(row);
     }
     t
@@ -209,8 +214,15 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
 
 fn cat_indices(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let default = IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false };
+    let system = req.bool_param("system", false)?;
+    // `system=true` lists system indices, which are hidden: wildcards then expand to all
+    // states unless `expand_wildcards` says otherwise.
+    let default = if system { IndicesOptions { expand: ExpandWildcards { open: true, closed: true, hidden: true }, ..default } } else { default };
     let o = indices_options(req, default)?;
-    let rows = cat_indices::rows(&node.cluster, &index_expr(req), o, req.param("health"))?;
+    let mut rows = cat_indices::rows(&node.cluster, &index_expr(req), o, req.param("health"))?;
+    if system {
+        rows.retain(|r| crate::cluster::system_indices::description(&r.name).is_some());
+    }
     indices_table(rows).respond(req)
 }
 
@@ -236,7 +248,7 @@ fn cat_templates(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 const INDICES_P: &[&str] = &[
-    "format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout", "bytes", "time", "health", "pri", "expand_wildcards", "include_unloaded_segments",
+    "format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout", "bytes", "time", "health", "pri", "expand_wildcards", "include_unloaded_segments", "system",
 ];
 const TEMPLATES_P: &[&str] = &["format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout"];
 
