@@ -26,6 +26,7 @@ pub mod cluster_info;
 pub mod documents;
 pub mod field_caps;
 pub mod indices;
+pub mod nodes_info;
 pub mod script_glue;
 pub mod search;
 pub mod source_filter;

@@ -20,6 +20,7 @@ pub mod cluster;
 pub mod documents;
 pub mod field_caps;
 pub mod indices;
+pub mod nodes;
 pub mod root;
 pub mod search;
 pub mod templates;
@@ -37,6 +38,7 @@ pub fn router() -> Router {
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
+    nodes::register(&mut r);
     aliases::register(&mut r);
     templates::register(&mut r);
     field_caps::register(&mut r);
