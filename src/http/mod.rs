@@ -101,3 +101,31 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
     tracing::info!(address = %addr, "started");
     Ok(Running { node, addr, stop: Some(tx), task: Some(task) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_loopback_bind_is_refused() {
+        let s = NodeSettings::from_pairs(&[("network.host", "0.0.0.0")]);
+        let e = check_bind_address(&s).unwrap_err();
+        assert!(e.contains("security is not enabled"), "{e}");
+        assert!(check_bind_address(&NodeSettings::from_pairs(&[("network.host", "127.0.0.1")])).is_ok());
+        assert!(check_bind_address(&NodeSettings::from_pairs(&[])).is_ok());
+    }
+
+    #[test]
+    fn ports_bind_in_range() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let a = bind(&NodeSettings::from_pairs(&[("http.port", "0")])).await.unwrap();
+            let port = a.local_addr().unwrap().port();
+            // The taken port is skipped: a range starting at it binds the next free one.
+            let spec = format!("{port}-{}", port.saturating_add(20));
+            let b = bind(&NodeSettings::from_pairs(&[("http.port", spec.as_str())])).await.unwrap();
+            assert_ne!(b.local_addr().unwrap().port(), port);
+            assert!(bind(&NodeSettings::from_pairs(&[("http.port", "x")])).await.is_err());
+        });
+    }
+}
