@@ -74,9 +74,12 @@ impl IndexService {
         let i = shard_id(routing, n, meta.routing_num_shards) as usize;
         &self.shards[i.min(self.shards.len().saturating_sub(1))]
     }
-    /// Parses a document with the current mapping.
+    /// Parses a document with the current mapping (keyword normalizers applied).
     pub fn parse(&self, id: &str, source: &[u8]) -> OsResult<ParsedDocument> {
-        Ok(self.mapping().parse(id, source)?)
+        let mapping = self.mapping();
+        let mut parsed = mapping.parse(id, source)?;
+        normalize_keywords(&mapping, &self.analysis, &mut parsed.fields);
+        Ok(parsed)
     }
     fn set_metadata(&self, m: Arc<IndexMetadata>) {
         *self.mapping.write().unwrap_or_else(|e| e.into_inner()) = m.mapping.clone();
@@ -106,6 +109,21 @@ impl IndexService {
                 tracing::warn!(index = %self.name, shard = s.id, error = %e, "close failed");
             }
         }
+    }
+}
+
+/// Applies keyword fields' `normalizer` to their values, as OpenSearch indexes them: the
+/// normalizer's tokens (one, for a normalizer) joined.
+pub fn normalize_keywords(mapping: &Mapping, analysis: &IndexAnalysis, fields: &mut [crate::engine::schema::IndexableField]) {
+    use crate::engine::schema::{FieldKind, FieldValue};
+    for f in fields.iter_mut() {
+        let FieldValue::Keyword(value) = &mut f.value else { continue };
+        let Some(ft) = mapping.field_type(&f.name) else { continue };
+        let FieldKind::Keyword(k) = &ft.kind else { continue };
+        let Some(norm) = k.normalizer.as_deref().and_then(|n| analysis.normalizer(n)) else { continue };
+        let mut out = String::new();
+        norm.analyze(value, 0, &mut |t| out.push_str(t.term));
+        *value = out;
     }
 }
 
@@ -323,12 +341,15 @@ impl ClusterService {
 
     fn open_service(&self, meta: Arc<IndexMetadata>) -> OsResult<Arc<IndexService>> {
         let mapping = Arc::new(RwLock::new(meta.mapping.clone()));
+        let analysis = Arc::new(build_analysis(&meta.settings)?);
         let parser_mapping = mapping.clone();
+        let parser_analysis = analysis.clone();
         let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
             let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
-            m.parse(id, source).map(|p| p.fields).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))
+            let mut fields = m.parse(id, source).map(|p| p.fields).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
+            normalize_keywords(&m, &parser_analysis, &mut fields);
+            Ok(fields)
         });
-        let analysis = Arc::new(build_analysis(&meta.settings)?);
         let analyzers = Arc::new(analysis.registry());
         let mut config = default_config(parser);
         config.writer.analyzers = analyzers.clone();
