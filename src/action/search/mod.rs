@@ -19,6 +19,8 @@
 //! | [`execute`] | query-then-fetch, merging, the response |
 //! | [`fetch`] | one hit's JSON |
 //! | [`highlight`] | plain highlighting |
+//! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
+//! | [`scroll`] | scroll over the reader contexts |
 
 pub mod combine;
 pub mod context;
@@ -29,8 +31,10 @@ pub mod dsl_text;
 pub mod execute;
 pub mod fetch;
 pub mod highlight;
+pub mod pit;
 pub mod query_string;
 pub mod request;
+pub mod scroll;
 pub mod sort;
 
 #[cfg(test)]
