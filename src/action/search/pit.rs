@@ -295,8 +295,8 @@ impl ReaderContexts {
         Ok(id)
     }
 
-    /// Looks up the contexts of a decoded id, marks them used and, with `keep_alive`, sets their
-    /// new keep alive.
+    /// Looks up the contexts of a decoded id, marks them used and, with `keep_alive`, extends
+    /// their keep alive to it.
     pub fn find(&self, id: &ContextId, keep_alive: Option<Duration>) -> Found {
         let mut map = self.lock();
         let mut found = Found { contexts: Vec::new(), missing: Vec::new(), cursor: None };
@@ -306,7 +306,8 @@ impl ReaderContexts {
                 Some(c) => {
                     c.last_access = Instant::now();
                     if let Some(k) = keep_alive {
-                        c.keep_alive = k;
+                        // As OpenSearch's `ReaderContext.keepAlive`: a use never shortens it.
+                        c.keep_alive = c.keep_alive.max(k);
                     }
                     if found.cursor.is_none() {
                         found.cursor = c.cursor.clone();
