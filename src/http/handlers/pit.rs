@@ -11,7 +11,7 @@ use crate::action::search::pit::{self, CreatePit};
 use crate::action::search::{scroll, SearchRequest, ShardContext};
 use crate::cluster::resolve::IndicesOptions;
 use crate::error::{OsError, OsResult};
-use crate::http::cat::{Cell, Table, CAT_PARAMS};
+use crate::http::cat::{Cell, Table};
 use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};
 use crate::http::router::{Pool, Router};
@@ -199,7 +199,6 @@ const CAT_P: &[&str] = &["format", "h", "help", "s", "v", "bytes", "local", "mas
 /// Registers the routes.
 pub fn register(r: &mut Router) {
     use Method::*;
-    let _ = CAT_PARAMS;
     r.add(&[Post], "/{index}/_search/point_in_time", "indices:data/read/point_in_time/create", Pool::Search, CREATE_P, create_pit);
     r.add(&[Get], "/_search/point_in_time/_all", "indices:data/read/point_in_time/readall", Pool::Search, &[], all_pits);
     r.add(&[Delete], "/_search/point_in_time", "indices:data/read/point_in_time/delete", Pool::Search, &[], delete_pits);
