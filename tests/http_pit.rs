@@ -235,4 +235,15 @@ fn scroll_pages_over_every_document() {
     let (st, v) = call(&s, "POST", "/_search/scroll", json!({"scroll_id": "garbage"}));
     assert_eq!((st, v["error"]["reason"].as_str()), (400, Some("Cannot parse scroll id")));
     let _ = get(s.addr, "/");
+
+    // Deleting an index frees the contexts on it.
+    let pit = create_pit(&s, "sc", "10m");
+    ok(&s, "DELETE", "/sc", Value::Null);
+    let start = Instant::now();
+    while ok(&s, "GET", "/_search/point_in_time/_all", Value::Null)["pits"].as_array().is_some_and(|a| !a.is_empty()) {
+        assert!(start.elapsed() < Duration::from_secs(10), "contexts of a deleted index are freed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (st, _) = call(&s, "POST", "/_search", json!({"pit": {"id": pit}}));
+    assert_eq!(st, 404);
 }

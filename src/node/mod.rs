@@ -97,7 +97,7 @@ impl Node {
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(100));
                     c.scheduled_refresh();
-                    reader_contexts.reap();
+                    reader_contexts.reap_in(&c);
                 }
             })
             .map_err(|e| OsError::internal(format!("cannot start the scheduler thread: {e}")))?;

@@ -1,31 +1,21 @@
 //! Point in time: a node-level registry of reader contexts ([`ReaderContexts`]), each one shard's
 //! pinned [`ShardContext`] kept alive for a point in time or a scroll, and the PIT APIs over it.
-//!
-//! A PIT id is opaque to clients but decodable here: URL-safe base64 (with padding, as
-//! OpenSearch's `SearchContextId`) of
-//!
-//! ```text
-//! ContextId --> Version(u8 = 1), Kind(u8: 0 pit, 1 scroll), Session, Count(vint), <Shard>^Count
-//! Shard     --> Index, IndexUuid, ShardNumber(vint), ContextNumber(vint)
-//! Session, Index, IndexUuid --> Len(vint), UTF-8 bytes
-//! ```
-//!
-//! `Session` is the registry's random id: an id from an earlier process names no live context.
+//! PIT and scroll ids are [`ContextId`]s (`context_id.rs`).
 //!
 //! Lifetime: a context expires when `last_access + keep_alive` passes; [`ReaderContexts::reap`]
-//! (run by the node's scheduler) drops expired contexts, and with the last clone of their
-//! searchers the segment files they pinned become deletable. A search clones the contexts it
-//! needs out of the registry under the lock and runs without it, so a reap during a search only
-//! delays the release to the end of that search.
+//! (run by the node's scheduler) drops expired contexts and those of indices no longer open, and
+//! with the last clone of their searchers the segment files they pinned become deletable. A
+//! search clones the contexts it needs out of the registry under the lock and runs without it,
+//! so a reap during a search only delays the release to the end of that search.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
+pub use super::context_id::{decode_pit_id, ContextId, ContextKind, ShardRef};
 use super::context::{acquire, ShardContext};
 use super::execute::{now_millis, search_contexts};
 use super::request::SearchRequest;
@@ -37,145 +27,6 @@ use crate::error::{OsError, OsResult};
 pub const DEFAULT_MAX_OPEN_PIT_CONTEXT: usize = 300;
 /// `point_in_time.max_keep_alive` and `search.max_keep_alive` (24 h).
 pub const MAX_KEEP_ALIVE: Duration = Duration::from_secs(24 * 3600);
-/// Most shard entries a decoded id may hold.
-const MAX_ID_SHARDS: usize = 100_000;
-
-/// What a reader context serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContextKind {
-    Pit,
-    Scroll,
-}
-
-/// One shard of a decoded PIT or scroll id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShardRef {
-    pub index: String,
-    pub index_uuid: String,
-    pub shard: u32,
-    pub context: u64,
-}
-
-/// A decoded PIT or scroll id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextId {
-    pub kind: ContextKind,
-    pub session: String,
-    pub shards: Vec<ShardRef>,
-}
-
-fn put_vint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_vint(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn get_vint(b: &mut &[u8]) -> Option<u64> {
-    let mut v = 0u64;
-    for i in 0..10 {
-        let (&x, rest) = b.split_first()?;
-        *b = rest;
-        v |= u64::from(x & 0x7f) << (7 * i);
-        if x & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
-
-fn get_str(b: &mut &[u8]) -> Option<String> {
-    let n = usize::try_from(get_vint(b)?).ok()?;
-    if n > b.len() {
-        return None;
-    }
-    let (s, rest) = b.split_at(n);
-    *b = rest;
-    String::from_utf8(s.to_vec()).ok()
-}
-
-impl ContextId {
-    /// The id's bytes (see the module doc).
-    pub fn encode_bytes(&self) -> Vec<u8> {
-        let mut out = vec![1u8, if self.kind == ContextKind::Pit { 0 } else { 1 }];
-        put_str(&mut out, &self.session);
-        put_vint(&mut out, self.shards.len() as u64);
-        for s in &self.shards {
-            put_str(&mut out, &s.index);
-            put_str(&mut out, &s.index_uuid);
-            put_vint(&mut out, u64::from(s.shard));
-            put_vint(&mut out, s.context);
-        }
-        out
-    }
-
-    /// Decodes [`ContextId::encode_bytes`]; `None` for anything else.
-    pub fn decode_bytes(mut b: &[u8]) -> Option<ContextId> {
-        let b = &mut b;
-        let (&version, rest) = b.split_first()?;
-        let (&kind, rest) = rest.split_first()?;
-        *b = rest;
-        if version != 1 {
-            return None;
-        }
-        let kind = match kind {
-            0 => ContextKind::Pit,
-            1 => ContextKind::Scroll,
-            _ => return None,
-        };
-        let session = get_str(b)?;
-        let n = usize::try_from(get_vint(b)?).ok()?;
-        if n > MAX_ID_SHARDS || n > b.len() {
-            return None;
-        }
-        let mut shards = Vec::with_capacity(n);
-        for _ in 0..n {
-            let index = get_str(b)?;
-            let index_uuid = get_str(b)?;
-            let shard = u32::try_from(get_vint(b)?).ok()?;
-            let context = get_vint(b)?;
-            shards.push(ShardRef { index, index_uuid, shard, context });
-        }
-        if !b.is_empty() {
-            return None;
-        }
-        Some(ContextId { kind, session, shards })
-    }
-
-    /// URL-safe base64 of the bytes.
-    pub fn encode(&self) -> String {
-        base64::engine::general_purpose::URL_SAFE.encode(self.encode_bytes())
-    }
-
-    /// Decodes an id string of the given kind; `None` when malformed.
-    pub fn decode(s: &str, kind: ContextKind) -> Option<ContextId> {
-        let bytes = base64::engine::general_purpose::URL_SAFE.decode(s.trim().as_bytes()).ok()?;
-        ContextId::decode_bytes(&bytes).filter(|c| c.kind == kind)
-    }
-
-    /// The resolved indices, in first-seen order.
-    pub fn indices(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for s in &self.shards {
-            if !out.contains(&s.index) {
-                out.push(s.index.clone());
-            }
-        }
-        out
-    }
-}
-
-/// Decodes a PIT id: a malformed one is OpenSearch's `invalid id` error.
-pub fn decode_pit_id(id: &str) -> OsResult<ContextId> {
-    ContextId::decode(id, ContextKind::Pit).ok_or_else(|| OsError::illegal(format!("invalid id: [{id}]")))
-}
-
 /// The shared cursor of one scroll (see `scroll.rs`).
 #[derive(Debug)]
 pub struct ScrollCursor {
@@ -346,13 +197,22 @@ impl ReaderContexts {
         out
     }
 
-    /// Drops expired contexts; returns how many.
-    pub fn reap(&self) -> usize {
+    /// Drops expired contexts, and those of indices no longer open (`is_open(index_uuid)`; an
+    /// index deleted or closed frees its contexts, as in OpenSearch); returns how many.
+    pub fn reap(&self, is_open: &dyn Fn(&str) -> bool) -> usize {
         let now = Instant::now();
         let mut map = self.lock();
         let before = map.len();
-        map.retain(|_, c| now.saturating_duration_since(c.last_access) <= c.keep_alive);
+        map.retain(|_, c| now.saturating_duration_since(c.last_access) <= c.keep_alive && is_open(&c.ctx.index_uuid));
         before - map.len()
+    }
+
+    /// [`ReaderContexts::reap`] against the cluster's current metadata.
+    pub fn reap_in(&self, cs: &ClusterService) -> usize {
+        let md = cs.metadata();
+        let open: std::collections::HashSet<&str> =
+            md.indices.values().filter(|m| m.state == crate::cluster::metadata::IndexState::Open).map(|m| m.uuid.as_str()).collect();
+        self.reap(&|u| open.contains(u))
     }
 
     /// Every live PIT: `(pit_id, creation_time ms, keep_alive ms)` in creation order.
@@ -553,78 +413,5 @@ pub fn pit_contexts(reg: &ReaderContexts, ids: &[String]) -> OsResult<Vec<ShardC
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn id(n: usize) -> ContextId {
-        ContextId {
-            kind: ContextKind::Pit,
-            session: "sess".into(),
-            shards: (0..n).map(|i| ShardRef { index: format!("ix{i}"), index_uuid: format!("u{i}"), shard: i as u32, context: 1000 + i as u64 }).collect(),
-        }
-    }
-
-    #[test]
-    fn id_round_trips() {
-        let c = id(3);
-        let s = c.encode();
-        assert_eq!(ContextId::decode(&s, ContextKind::Pit), Some(c.clone()));
-        assert_eq!(ContextId::decode(&s, ContextKind::Scroll), None);
-        assert_eq!(c.indices(), vec!["ix0", "ix1", "ix2"]);
-    }
-
-    #[test]
-    fn malformed_ids_are_errors() {
-        let e = decode_pit_id("not-an-id!").unwrap_err();
-        assert_eq!(e.kind, "illegal_argument_exception");
-        assert_eq!(e.reason, "invalid id: [not-an-id!]");
-        assert!(decode_pit_id("").is_err());
-        let mut b = id(2).encode_bytes();
-        b.push(0);
-        assert_eq!(ContextId::decode_bytes(&b), None);
-    }
-
-    proptest! {
-        #[test]
-        fn decoding_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-            let _ = ContextId::decode_bytes(&bytes);
-        }
-
-        #[test]
-        fn truncations_are_rejected(n in 0usize..4, cut in 1usize..40) {
-            let b = id(n).encode_bytes();
-            let cut = cut.min(b.len());
-            prop_assert_eq!(ContextId::decode_bytes(&b[..b.len() - cut]), None);
-        }
-    }
-
-    #[test]
-    fn time_values_print_as_opensearch() {
-        assert_eq!(time_value(86_400_000), "1d");
-        assert_eq!(time_value(90 * 60_000), "1.5h");
-        assert_eq!(time_value(999), "999ms");
-    }
-
-    #[test]
-    fn keep_alive_limit() {
-        assert!(check_keep_alive(Duration::from_secs(3600), "x").is_ok());
-        let e = check_keep_alive(Duration::from_secs(2 * 86400), "point_in_time.max_keep_alive").unwrap_err();
-        assert_eq!(
-            e.reason,
-            "Keep alive for request (2d) is too large. It must be less than (1d). This limit can be set by changing the [point_in_time.max_keep_alive] cluster level setting."
-        );
-    }
-
-    #[test]
-    fn empty_registry() {
-        let r = ReaderContexts::new(2);
-        assert_eq!(r.register(vec![], ContextKind::Pit, Duration::from_secs(1), Some(2), None).map(|s| !s.is_empty()).ok(), Some(true));
-        assert_eq!(r.reap(), 0);
-        assert!(r.list_pits().is_empty());
-        let f = r.find(&id(1), None);
-        assert!(f.contexts.is_empty());
-        assert_eq!(f.missing.len(), 1);
-        assert_eq!(all_missing(&f.missing).status, 404);
-    }
-}
+#[path = "pit_tests.rs"]
+mod tests;
