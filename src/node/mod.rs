@@ -16,6 +16,7 @@ use std::time::Duration;
 use crate::cluster::indices::new_uuid;
 use crate::cluster::{ClusterService, NodeIdentity};
 use crate::error::{OsError, OsResult};
+use crate::action::search::pit::{ReaderContexts, DEFAULT_MAX_OPEN_PIT_CONTEXT};
 use crate::threadpool::Pools;
 pub use settings::NodeSettings;
 
@@ -28,6 +29,8 @@ pub struct Node {
     pub data_path: PathBuf,
     /// Bytes of the largest accepted request body (`http.max_content_length`).
     pub max_content_length: usize,
+    /// Point-in-time and scroll reader contexts (reaped by the scheduler when they expire).
+    pub reader_contexts: Arc<ReaderContexts>,
     stop: Arc<AtomicBool>,
     scheduler: Mutex<Option<JoinHandle<()>>>,
 }
@@ -71,8 +74,22 @@ impl Node {
         let cluster = Arc::new(ClusterService::open(&data_path, identity.clone())?);
         let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let pools = Pools::new(&identity.node_name, processors);
+        let max_open_pit = match settings.get("search.max_open_pit_context") {
+            Some(v) => v.parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{v}] for setting [search.max_open_pit_context]")))?,
+            None => DEFAULT_MAX_OPEN_PIT_CONTEXT,
+        };
+        let reader_contexts = Arc::new(ReaderContexts::new(max_open_pit));
         let stop = Arc::new(AtomicBool::new(false));
-        let node = Arc::new(Node { settings, cluster: cluster.clone(), pools, data_path, max_content_length, stop: stop.clone(), scheduler: Mutex::new(None) });
+        let node = Arc::new(Node {
+            settings,
+            cluster: cluster.clone(),
+            pools,
+            data_path,
+            max_content_length,
+            reader_contexts: reader_contexts.clone(),
+            stop: stop.clone(),
+            scheduler: Mutex::new(None),
+        });
         let c = cluster.clone();
         let handle = std::thread::Builder::new()
             .name(format!("fathom[{}][scheduler][T#1]", identity.node_name))
@@ -80,6 +97,7 @@ impl Node {
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(100));
                     c.scheduled_refresh();
+                    reader_contexts.reap_in(&c);
                 }
             })
             .map_err(|e| OsError::internal(format!("cannot start the scheduler thread: {e}")))?;

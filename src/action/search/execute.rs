@@ -172,7 +172,7 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
     let start = Instant::now();
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     let k = req.from.saturating_add(req.size);
-    if k > window && !ctxs.is_empty() {
+    if k > window && !ctxs.is_empty() && req.scroll.is_none() {
         let e = OsError::illegal(format!(
             "Result window is too large, from + size must be less than or equal to: [{window}] but was [{k}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting."
         ));

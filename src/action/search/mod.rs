@@ -19,9 +19,13 @@
 //! | [`execute`] | query-then-fetch, merging, the response |
 //! | [`fetch`] | one hit's JSON |
 //! | [`highlight`] | plain highlighting |
+//! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
+//! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
+//! | [`scroll`] | scroll over the reader contexts |
 
 pub mod combine;
 pub mod context;
+pub mod context_id;
 pub mod date_math;
 pub mod dsl;
 pub mod dsl_term;
@@ -29,8 +33,10 @@ pub mod dsl_text;
 pub mod execute;
 pub mod fetch;
 pub mod highlight;
+pub mod pit;
 pub mod query_string;
 pub mod request;
+pub mod scroll;
 pub mod sort;
 
 #[cfg(test)]

@@ -44,6 +44,10 @@ pub struct SearchRequest {
     pub highlight: Option<Value>,
     /// `search_type=dfs_query_then_fetch`.
     pub dfs: bool,
+    /// `"pit": {"id", "keep_alive"}` (searched by `pit::search`).
+    pub pit: Option<Value>,
+    /// `scroll=` keep alive: the search opens a scroll (no result-window check on later pages).
+    pub scroll: Option<std::time::Duration>,
 }
 
 /// `q=` and its companions.
@@ -83,6 +87,8 @@ impl Default for SearchRequest {
             terminate_after: None,
             highlight: None,
             dfs: false,
+            pit: None,
+            scroll: None,
         }
     }
 }
@@ -170,12 +176,18 @@ impl SearchRequest {
                 "track_scores" => r.track_scores = flag(k, v)?,
                 "min_score" => r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32),
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
-                "timeout" | "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "pit" | "include_named_queries_score" => {
+                "timeout" | "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "include_named_queries_score" => {
                     if k == "highlight" {
                         r.highlight = Some(v.clone());
                     }
                 }
                 "highlight" => r.highlight = Some(v.clone()),
+                "pit" => {
+                    if !v.is_object() {
+                        return Err(perr("[point_in_time] must be an object"));
+                    }
+                    r.pit = Some(v.clone());
+                }
                 other => {
                     let tok = match v {
                         Value::Object(_) => "START_OBJECT",
@@ -251,6 +263,12 @@ impl SearchRequest {
         }
         if let Some(b) = boolp("rest_total_hits_as_int")? {
             self.rest_total_hits_as_int = b;
+        }
+        if let Some(s) = get("scroll") {
+            let d = crate::cluster::settings::parse_time(&s, "scroll").map_err(|_| {
+                OsError::new("parse_exception", format!("failed to parse setting [scroll] with value [{s}] as a time value: unit is missing or unrecognized"))
+            })?;
+            self.scroll = Some(d.unwrap_or(std::time::Duration::ZERO));
         }
         if let Some(t) = get("search_type") {
             match t.as_str() {

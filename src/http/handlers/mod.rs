@@ -12,6 +12,7 @@
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
+//! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
 
 pub mod aliases;
 pub mod analyze;
@@ -21,6 +22,7 @@ pub mod documents;
 pub mod field_caps;
 pub mod indices;
 pub mod nodes;
+pub mod pit;
 pub mod root;
 pub mod search;
 pub mod templates;
@@ -44,6 +46,7 @@ pub fn router() -> Router {
     field_caps::register(&mut r);
     cat::register(&mut r);
     search::register(&mut r);
+    pit::register(&mut r);
     r
 }
 

@@ -1,4 +1,4 @@
-//! Search APIs: `_search`, `_count`, `_msearch`.
+//! Search APIs: `_search`, `_count`, `_msearch` (a `_search` with a PIT or `scroll=` goes to `pit.rs`).
 
 use serde_json::Value;
 
@@ -33,6 +33,12 @@ fn request(req: &RestRequest) -> OsResult<SearchRequest> {
 fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
     let r = request(req)?;
+    if let Some(res) = super::pit::search_pit_or_scroll(node, req, &r, o) {
+        return match res {
+            Ok(v) => Ok(RestResponse::ok(v)),
+            Err(e) => err(e),
+        };
+    }
     match search::search(&node.cluster, &index_expr(req), o, &r) {
         Ok(v) => Ok(RestResponse::ok(v)),
         Err(e) => err(e),
