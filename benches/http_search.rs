@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use common::{build_pair, queries, queries_of, read_docs, terms_of, Corpus};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use fathom::engine::index::writer::read_document;
 use fathom::engine::query::{Query as FQuery, RangeKind, TopSpec, TrackTotalHits};
 use fathom::engine::segment::points::sortable;
 use fathom_server::{bulk_bodies, bulk_load, Conn, Server};
@@ -259,6 +260,20 @@ fn http_search_bench(c: &mut Criterion) {
         }
     };
 
+    // The engine's top-10 plus what the fetch phase reads per hit (`read_document`: the stored
+    // `_id`, `_source` and version of each hit), to split the HTTP overhead.
+    let engine_fetch = |q: &Q| -> Duration {
+        let t = Instant::now();
+        let r = fq.search(&q.fathom, &top).expect("fathom search");
+        for h in &r.hits {
+            let leaf = fs.leaves().get(h.segment).expect("hits name a leaf of the searcher");
+            black_box(read_document(&leaf.reader, h.doc).expect("stored document of a hit"));
+        }
+        let el = t.elapsed();
+        assert_eq!(r.hits.len() as u64, q.count.min(10), "engine top-10 of {}", q.id);
+        el
+    };
+
     for (si, (kind, qs)) in sets.iter().enumerate() {
         let mut g = c.benchmark_group(format!("http_query_top10/{kind}"));
         g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
@@ -302,6 +317,15 @@ fn http_search_bench(c: &mut Criterion) {
                 median(&mut diff)
             );
         }
+    }
+    eprintln!("\n== engine top-10 + read_document of each hit (what the fetch phase reads), us, median / p99 across queries ==");
+    for (kind, qs) in &sets {
+        let mut v: Vec<f64> = qs.iter().map(|q| {
+            engine_fetch(q);
+            latency(rounds, || engine_fetch(q))
+        }).collect();
+        let hits: u64 = qs.iter().map(|q| q.count.min(10)).sum();
+        eprintln!("{kind:<11} {:>18}   ({:.1} hits per query)", format!("{:.1} / {:.0}", median(&mut v), p99(&mut v)), hits as f64 / qs.len() as f64);
     }
     eprintln!("\n== largest HTTP − engine difference per kind (top10+src) ==");
     for l in worst {
