@@ -144,7 +144,7 @@ pub fn parse_field_value(
             }
             _ => items.iter().map(|item| process(parse_point(item, ignore_z)?)).collect(),
         },
-        other => Ok(vec![process(parse_point(other, ignore_z)?)]),
+        other => Ok(vec![process(parse_point(other, ignore_z)?)?]),
     }
 }
 

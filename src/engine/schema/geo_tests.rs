@@ -111,7 +111,9 @@ fn malformed_values_have_opensearch_messages() {
         (json!("1,2,3,4"), "failed to parse [4], expected 2 or 3 coordinates but found: [{}]"),
         (json!("DRM3"), "unsupported symbol [D] in geohash [DRM3]"),
         (json!(""), "empty geohash"),
-        (json!("LINESTRING (1 2, 3 4)"), "[geo_point] supports only POINT among WKT primitives, but found LINESTRING"),
+        (json!("MULTIPOINT (1 2, 3 4)"), "[geo_point] supports only POINT among WKT primitives, but found MULTIPOINT"),
+        // Without "point" in it, a string is coordinates or a geohash (as in OpenSearch).
+        (json!("LINESTRING (1 2, 3 4)"), "latitude must be a number"),
         (json!("POINT (1)"), "Invalid WKT format"),
         (json!("POINT (1 2) x"), "Invalid WKT format"),
     ];
