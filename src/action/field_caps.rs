@@ -59,7 +59,7 @@ pub fn index_fields(m: &Mapping) -> BTreeMap<String, FieldCap> {
             let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
             match mapper {
                 Mapper::Object(inner) => {
-                    out.insert(path.clone(), FieldCap { type_name: "object".into(), searchable: false, aggregatable: false, meta: BTreeMap::new() });
+                    out.insert(path.clone(), FieldCap { type_name: inner.type_name().into(), searchable: false, aggregatable: false, meta: BTreeMap::new() });
                     walk(&path, inner, out);
                 }
                 Mapper::Field(f) => {

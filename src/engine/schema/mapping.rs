@@ -53,12 +53,47 @@ impl Dynamic {
 
 /// An object: named children, `dynamic` (inherited from the parent when unset) and `enabled`
 /// (false: the object's content is kept in `_source` but not parsed or indexed).
+///
+/// `nested` objects (`"type": "nested"`) are kept, printed and merged as OpenSearch does, but
+/// Fathom has no block-join yet: their values are indexed flattened into the parent document as
+/// for plain objects (so `a.b` term queries work, while `nested` queries, `inner_hits` and
+/// nested aggregations are not supported).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ObjectMapping {
     pub dynamic: Option<Dynamic>,
     /// Default: true.
     pub enabled: Option<bool>,
+    /// `"type": "nested"`.
+    pub nested: bool,
+    /// Nested only: also index the values in the parent document. Default: false.
+    pub include_in_parent: Option<bool>,
+    /// Nested only: also index the values in the root document. Default: false.
+    pub include_in_root: Option<bool>,
     pub properties: BTreeMap<String, Mapper>,
+}
+
+impl ObjectMapping {
+    /// The same kind of object (`dynamic`, `enabled`, nested flags) without its properties: the
+    /// parent of a mapping update must restate them.
+    pub fn empty_like(&self) -> ObjectMapping {
+        ObjectMapping {
+            dynamic: self.dynamic,
+            enabled: self.enabled,
+            nested: self.nested,
+            include_in_parent: self.include_in_parent,
+            include_in_root: self.include_in_root,
+            properties: BTreeMap::new(),
+        }
+    }
+
+    /// The type name: `nested` or `object`.
+    pub fn type_name(&self) -> &'static str {
+        if self.nested {
+            "nested"
+        } else {
+            "object"
+        }
+    }
 }
 
 /// A child of an object.
@@ -276,7 +311,15 @@ fn mapper_json(mapper: &Mapper) -> Value {
         Mapper::Field(f) => f.to_json(),
         Mapper::Object(o) => {
             let mut m = Map::new();
-            if o.properties.is_empty() {
+            if o.nested {
+                m.insert("type".into(), json!("nested"));
+                if let Some(true) = o.include_in_parent {
+                    m.insert("include_in_parent".into(), json!(true));
+                }
+                if let Some(true) = o.include_in_root {
+                    m.insert("include_in_root".into(), json!(true));
+                }
+            } else if o.properties.is_empty() {
                 // OpenSearch prints the type of an object only when it has no properties.
                 m.insert("type".into(), json!("object"));
             }
@@ -298,9 +341,13 @@ fn mapper_json(mapper: &Mapper) -> Value {
 fn parse_object(name: &str, def: &Map<String, Value>, root: bool) -> Result<ObjectMapping, MappingError> {
     let mut o = ObjectMapping::default();
     let mut unknown = Vec::new();
+    let (mut in_parent, mut in_root) = (None, None);
     for (k, v) in def {
         match k.as_str() {
             "dynamic" => o.dynamic = Some(Dynamic::parse(v)?),
+            // Accepted on any object, kept only on nested ones (as OpenSearch).
+            "include_in_parent" if !root => in_parent = Some(bool_param(name, k, v)?),
+            "include_in_root" if !root => in_root = Some(bool_param(name, k, v)?),
             "enabled" => o.enabled = Some(bool_param(name, k, v)?),
             "properties" => {
                 let Value::Object(props) = v else {
@@ -313,6 +360,7 @@ fn parse_object(name: &str, def: &Map<String, Value>, root: bool) -> Result<Obje
                 }
             }
             "type" if !root && v == "object" => {}
+            "type" if !root && v == "nested" => o.nested = true,
             _ if root => unknown.push(format!("{k} : {v}")),
             _ => {
                 return Err(MappingError::parsing(format!(
@@ -326,6 +374,10 @@ fn parse_object(name: &str, def: &Map<String, Value>, root: bool) -> Result<Obje
             "Root mapping definition has unsupported parameters:  [{}]",
             unknown.join("] [")
         )));
+    }
+    if o.nested {
+        o.include_in_parent = in_parent;
+        o.include_in_root = in_root;
     }
     Ok(o)
 }
@@ -354,7 +406,7 @@ fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(),
     }
     let is_object = match d.get("type") {
         None => true,
-        Some(t) => t == "object",
+        Some(t) => t == "object" || t == "nested",
     };
     let mapper = if is_object {
         if d.get("type").is_none()
@@ -371,6 +423,9 @@ fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(),
         (Some(Mapper::Object(existing)), Mapper::Object(new)) => {
             existing.dynamic = new.dynamic.or(existing.dynamic);
             existing.enabled = new.enabled.or(existing.enabled);
+            existing.nested |= new.nested;
+            existing.include_in_parent = new.include_in_parent.or(existing.include_in_parent);
+            existing.include_in_root = new.include_in_root.or(existing.include_in_root);
             existing.properties.extend(new.properties);
         }
         (Some(_), _) => return Err(MappingError::illegal(format!("Field [{name}] is defined more than once"))),

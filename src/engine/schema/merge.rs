@@ -6,7 +6,12 @@
 //! - the update's definition of a field replaces the old one, but only updateable parameters may
 //!   differ (`ignore_above`, `ignore_malformed`, `coerce`, `search_analyzer`, `norms` true→false);
 //!   others fail with "Mapper for [f] conflicts with existing mapper:\n\tCannot update parameter
-//!   [p] from [a] to [b]" (values compared after defaults, so restating a default is no change).
+//!   [p] from [a] to [b]" (values compared after defaults, so restating a default is no change);
+//! - an object never becomes nested or back ("cannot change object mapping from nested to
+//!   non-nested"), and a nested object's `include_in_parent`/`include_in_root` never change
+//!   (`mapper_exception`);
+//! - geo_point takes the update's `ignore_malformed`, `ignore_z_value` and `null_value` only when
+//!   given (OpenSearch's geometry `mergeOptions`).
 
 use serde_json::Value;
 
@@ -46,6 +51,22 @@ pub(super) fn merge_mappings(base: &Mapping, update: &Mapping) -> Result<Mapping
 
 fn merge_objects(path: &str, base: &ObjectMapping, update: &ObjectMapping) -> Result<ObjectMapping, MappingError> {
     let mut out = base.clone();
+    match (base.nested, update.nested) {
+        (true, false) => return Err(MappingError::illegal("cannot change object mapping from nested to non-nested")),
+        (false, true) => return Err(MappingError::illegal("cannot change object mapping from non-nested to nested")),
+        _ => {}
+    }
+    for (param, a, b) in [
+        ("include_in_parent", base.include_in_parent, update.include_in_parent),
+        ("include_in_root", base.include_in_root, update.include_in_root),
+    ] {
+        if a.unwrap_or(false) != b.unwrap_or(false) {
+            return Err(MappingError::new(
+                "mapper_exception",
+                format!("the [{param}] parameter can't be updated on a nested object mapping"),
+            ));
+        }
+    }
     if update.dynamic.is_some() {
         out.dynamic = update.dynamic;
     }
@@ -99,7 +120,11 @@ pub(super) fn merge_fields(path: &str, old: &FieldType, new: &FieldType) -> Resu
     check("index", old.effective_index().to_string(), new.effective_index().to_string());
     check("doc_values", old.effective_doc_values().to_string(), new.effective_doc_values().to_string());
     check("store", old.store.unwrap_or(false).to_string(), new.store.unwrap_or(false).to_string());
-    check("null_value", show(&old.null_value), show(&new.null_value));
+    let geo = matches!(old.kind, FieldKind::GeoPoint { .. });
+    if !geo {
+        // geo_point's null_value is updateable (OpenSearch: "TODO make this un-updateable").
+        check("null_value", show(&old.null_value), show(&new.null_value));
+    }
     match (&old.kind, &new.kind) {
         (FieldKind::Text(a), FieldKind::Text(b)) => {
             let an = |p: &Option<String>| p.clone().unwrap_or_else(|| "default".into());
@@ -132,6 +157,14 @@ pub(super) fn merge_fields(path: &str, old: &FieldType, new: &FieldType) -> Resu
         )));
     }
     let mut out = new.clone();
+    if let (FieldKind::GeoPoint { ignore_z_value: a }, FieldKind::GeoPoint { ignore_z_value: b }) =
+        (&old.kind, &mut out.kind)
+    {
+        // Geometry mappers take only the options the update states (`mergeOptions`).
+        *b = b.or(*a);
+        out.ignore_malformed = new.ignore_malformed.or(old.ignore_malformed);
+        out.null_value = new.null_value.clone().or_else(|| old.null_value.clone());
+    }
     let mut fields = old.fields.clone();
     for (sub, nf) in &new.fields {
         let merged = match old.fields.get(sub) {

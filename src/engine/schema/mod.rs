@@ -20,9 +20,15 @@
 //! | `parse.rs` | walking a document and building its fields |
 //! | `dynamic.rs` | the type a new field gets from its first value |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
+//! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
+//!
+//! `nested` objects are mapped as OpenSearch does but indexed flattened (no block-join yet:
+//! nested queries are not supported); geo_point values get doc values only (no points index yet:
+//! geo queries are not supported).
 
 pub mod date;
 mod dynamic;
+pub mod geo;
 pub mod ip;
 mod mapping;
 mod merge;
@@ -30,6 +36,8 @@ mod parse;
 mod types;
 mod values;
 
+#[cfg(test)]
+mod nested_tests;
 #[cfg(test)]
 mod tests;
 

@@ -5,12 +5,16 @@
 //! the same field; an unmapped key is handled by the enclosing object's effective `dynamic`
 //! (`true`: the type comes from `dynamic.rs` and is recorded in the mapping update, so later values
 //! in the same document use it; `false`: ignored; `strict`: the document is rejected).
+//!
+//! Exceptions: a geo_point field takes its whole array value (`[lon, lat]` is one point, see
+//! `geo.rs`); `nested` objects are walked as plain objects, their values indexed flattened into
+//! the one document (no block-join: nested queries are not supported).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::dynamic;
+use super::{dynamic, geo};
 use super::mapping::{Dynamic, Mapper, Mapping, ObjectMapping, METADATA_FIELDS};
 use super::types::{FieldKind, FieldType};
 use super::values::{convert, Converted};
@@ -153,10 +157,17 @@ impl<'a> DocParser<'a> {
             };
         }
         if let Value::Array(items) = v {
-            for item in items {
-                self.parse_path(parent, dynamic, key, parts, item)?;
+            // A geo_point reads the whole array itself: `[lon, lat]` is one point.
+            let geo = match self.lookup(full) {
+                Some(m) => matches!(m.as_ref(), Mapper::Field(f) if matches!(f.kind, FieldKind::GeoPoint { .. })),
+                None => false,
+            };
+            if !geo {
+                for item in items {
+                    self.parse_path(parent, dynamic, key, parts, item)?;
+                }
+                return Ok(());
             }
-            return Ok(());
         }
         let mapper = match self.lookup(full) {
             Some(m) => m,
@@ -188,27 +199,85 @@ impl<'a> DocParser<'a> {
                     "object mapping for [{full}] tried to parse field [{name}] as object, but found a concrete value"
                 ))),
             },
+            Mapper::Field(f) if matches!(f.kind, FieldKind::GeoPoint { .. }) => {
+                self.emit_geo(full, name, f, v)?;
+                self.copy_to(f, v)
+            }
             Mapper::Field(f) => {
                 self.emit(full, f, v)?;
                 for (sub, sf) in &f.fields {
                     self.emit(&format!("{full}.{sub}"), sf, v)?;
                 }
-                if !self.copying && !v.is_null() {
-                    self.copying = true;
-                    let root_dynamic = self.base.root.dynamic.unwrap_or(Dynamic::True);
-                    for target in &f.copy_to {
-                        let parts: Vec<&str> = target.split('.').collect();
-                        let r = self.parse_path("", root_dynamic, target, &parts, v);
-                        if r.is_err() {
-                            self.copying = false;
-                            return r;
-                        }
-                    }
-                    self.copying = false;
-                }
-                Ok(())
+                self.copy_to(f, v)
             }
         }
+    }
+
+    /// Follows `copy_to` of field `f` with value `v` (not from inside another `copy_to`).
+    fn copy_to(&mut self, f: &FieldType, v: &Value) -> Result<(), MappingError> {
+        if self.copying || v.is_null() {
+            return Ok(());
+        }
+        self.copying = true;
+        let root_dynamic = self.base.root.dynamic.unwrap_or(Dynamic::True);
+        for target in &f.copy_to {
+            let parts: Vec<&str> = target.split('.').collect();
+            let r = self.parse_path("", root_dynamic, target, &parts, v);
+            if r.is_err() {
+                self.copying = false;
+                return r;
+            }
+        }
+        self.copying = false;
+        Ok(())
+    }
+
+    /// Indexes a geo_point field value (one point, or an array of points) and its multi-fields
+    /// (which receive the geohash, or `[h1,h2,...]` for several points). A malformed value drops
+    /// the whole field value when `ignore_malformed` is set. `simple` is the field's own name.
+    fn emit_geo(&mut self, name: &str, simple: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
+        let FieldKind::GeoPoint { ignore_z_value } = ft.kind else { return Ok(()) };
+        let ignore_z = ignore_z_value.unwrap_or(true);
+        let ignore_malformed = ft.effective_ignore_malformed();
+        let v = match (v, &ft.null_value) {
+            (Value::Null, None) => return Ok(()),
+            (Value::Null, Some(nv)) => nv,
+            (v, _) => v,
+        };
+        let parsed = geo::parse_field_value(v, simple, ignore_z, ignore_malformed)
+            .and_then(|points| points.into_iter().map(|p| geo::doc_value(p).map(|dv| (p, dv))).collect());
+        let points: Vec<(geo::GeoPoint, i64)> = match parsed {
+            Ok(p) => p,
+            Err(_) if ignore_malformed => {
+                if !self.ignored.iter().any(|n| n == name) {
+                    self.ignored.push(name.to_string());
+                }
+                return Ok(());
+            }
+            Err(cause) => {
+                return Err(MappingError::parsing(format!("failed to parse field [{name}] of type [geo_point]"))
+                    .caused_by(cause))
+            }
+        };
+        if ft.effective_doc_values() {
+            for (_, dv) in &points {
+                self.fields.push(IndexableField {
+                    name: name.to_string(),
+                    value: FieldValue::Long(*dv),
+                    index: false,
+                    doc_values: true,
+                });
+            }
+        }
+        if !ft.fields.is_empty() && !points.is_empty() {
+            let hashes: Vec<String> = points.iter().map(|(p, _)| geo::geohash_encode(*p)).collect();
+            let joined = if hashes.len() == 1 { hashes.join(",") } else { format!("[{}]", hashes.join(",")) };
+            let value = Value::String(joined);
+            for (sub, sf) in &ft.fields {
+                self.emit(&format!("{name}.{sub}"), sf, &value)?;
+            }
+        }
+        Ok(())
     }
 
     fn parse_object(&mut self, path: &str, dynamic: Dynamic, map: &Map<String, Value>) -> Result<(), MappingError> {
@@ -234,7 +303,11 @@ impl<'a> DocParser<'a> {
             Err(cause) => {
                 let may_ignore = matches!(
                     ft.kind,
-                    FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::Date { .. } | FieldKind::Ip
+                    FieldKind::Number(_)
+                        | FieldKind::ScaledFloat { .. }
+                        | FieldKind::Date { .. }
+                        | FieldKind::Ip
+                        | FieldKind::GeoPoint { .. }
                 );
                 if may_ignore && ft.effective_ignore_malformed() && !v.is_object() {
                     if !self.ignored.iter().any(|n| n == name) {
@@ -274,7 +347,7 @@ impl<'a> DocParser<'a> {
         for p in parents {
             prefix = join(&prefix, p);
             let template = match self.base.object(&prefix) {
-                Some(o) => ObjectMapping { dynamic: o.dynamic, enabled: o.enabled, properties: Default::default() },
+                Some(o) => o.empty_like(),
                 None => ObjectMapping::default(),
             };
             let entry = obj.properties.entry((*p).to_string()).or_insert(Mapper::Object(template));

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::date;
+use super::{date, geo};
 use super::MappingError;
 
 /// The numeric field types.
@@ -113,6 +113,10 @@ pub enum FieldKind {
     Boolean,
     Ip,
     Binary,
+    /// A latitude/longitude point (see `geo.rs`). `ignore_z_value` default: true.
+    GeoPoint {
+        ignore_z_value: Option<bool>,
+    },
 }
 
 /// A leaf field of a mapping: its kind, common parameters and multi-fields.
@@ -189,6 +193,7 @@ impl FieldType {
             FieldKind::Boolean => "boolean",
             FieldKind::Ip => "ip",
             FieldKind::Binary => "binary",
+            FieldKind::GeoPoint { .. } => "geo_point",
         }
     }
 
@@ -244,6 +249,7 @@ impl FieldType {
             "boolean" => FieldKind::Boolean,
             "ip" => FieldKind::Ip,
             "binary" => FieldKind::Binary,
+            "geo_point" => FieldKind::GeoPoint { ignore_z_value: None },
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
             }
@@ -307,6 +313,11 @@ impl FieldType {
                 _ => parse_kind_param(&mut ft.kind, name, key, v)?,
             }
         }
+        if let (FieldKind::GeoPoint { ignore_z_value }, Some(nv)) = (&ft.kind, &ft.null_value) {
+            // Stored as OpenSearch prints it back: the parsed (and normalized) point.
+            let p = geo::parse_null_value(nv, ignore_z_value.unwrap_or(true), ft.effective_ignore_malformed())?;
+            ft.null_value = Some(p.to_json());
+        }
         if matches!(ft.kind, FieldKind::ScaledFloat { .. }) && !scaling_factor_seen {
             return Err(MappingError::parsing(format!("Field [{name}] misses required parameter [scaling_factor]")));
         }
@@ -338,6 +349,11 @@ impl FieldType {
             }
             FieldKind::Date { format, .. } => {
                 put(&mut m, "format", format.as_ref().filter(|f| *f != date::DEFAULT_FORMAT).map(|f| json!(f)));
+            }
+            FieldKind::GeoPoint { ignore_z_value } => {
+                // Geometry mappers print these whenever they were given, defaults included.
+                put(&mut m, "ignore_malformed", self.ignore_malformed.map(Value::from));
+                put(&mut m, "ignore_z_value", ignore_z_value.map(Value::from));
             }
             _ => {}
         }
@@ -394,6 +410,7 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::Boolean => common.contains(&key),
         FieldKind::Ip => common.contains(&key) || key == "ignore_malformed",
         FieldKind::Binary => ["doc_values", "store"].contains(&key),
+        FieldKind::GeoPoint { .. } => common.contains(&key) || ["ignore_malformed", "ignore_z_value"].contains(&key),
     }
 }
 
@@ -430,6 +447,11 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
             "normalizer" => p.normalizer = Some(str_param(name, key, v)?),
             _ => {}
         },
+        FieldKind::GeoPoint { ignore_z_value } => {
+            if key == "ignore_z_value" {
+                *ignore_z_value = Some(bool_param(name, key, v)?);
+            }
+        }
         _ => {}
     }
     Ok(())

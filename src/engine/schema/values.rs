@@ -5,7 +5,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::types::{FieldKind, FieldType, NumberType, TextIndexOptions};
-use super::{date, ip, FieldValue, MappingError};
+use super::{date, geo, ip, FieldValue, MappingError};
 
 /// What one value becomes.
 #[derive(Debug)]
@@ -91,6 +91,13 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             };
             ip::parse_ip(s).map(|a| Converted::Value(FieldValue::Ip(a))).ok_or_else(|| illegal(ip::not_an_ip(s)))
         }
+        FieldKind::GeoPoint { ignore_z_value } => {
+            // One point in a single-point form; the document walker passes whole field values
+            // (arrays included) to `geo::parse_field_value` instead.
+            let p = geo::parse_point(v, ignore_z_value.unwrap_or(true))?;
+            let p = if ft.effective_ignore_malformed() { geo::normalize(p)? } else { p };
+            geo::doc_value(p).map(|l| Converted::Value(FieldValue::Long(l)))
+        }
         FieldKind::Binary => {
             let s = match v {
                 Value::String(s) => s,
@@ -156,7 +163,7 @@ fn float_input(v: &Value, coerce: bool, class: &str) -> Result<Option<f64>, Mapp
 }
 
 /// Java's `Double.parseDouble`: surrounding whitespace allowed, `NaN`, `Infinity`, `d`/`f` suffix.
-fn parse_java_double(s: &str) -> Option<f64> {
+pub(super) fn parse_java_double(s: &str) -> Option<f64> {
     let t = s.trim();
     let t = t.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(t);
     match t {
