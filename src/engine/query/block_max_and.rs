@@ -9,6 +9,7 @@ use super::max_score::Sink;
 use super::scorer::{below, TermScorer};
 use super::term_cursor::TermCursor;
 use super::view::SegmentView;
+use crate::engine::codec::bitpack::BLOCK;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
 
@@ -28,6 +29,7 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let mut window_bound = 0f64;
     let mut min = sink.min_competitive();
     let mut target = cs[lead].doc();
+    let mut b = Batch::new(cs.len());
     'outer: loop {
         if target >= max_doc {
             break;
@@ -70,15 +72,34 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                 continue 'outer;
             }
         }
-        if !deletions || seg.is_live(d) {
-            let score = cs.iter_mut().map(|c| c.score() as f64).sum::<f64>() as f32;
+        // Every clause is on `d`: intersect the buffered blocks up to the first buffered end
+        // (and the bounds window's end once pruning), then score the matches clause by clause.
+        let mut upto = cs.iter().map(|c| c.buffered().last().copied().unwrap_or(d)).min().unwrap_or(d);
+        if min > 0.0 {
+            if let Some(e) = window_end {
+                upto = upto.min(e);
+            }
+        }
+        let nm = intersect(&cs, &by_cost, upto, &mut b);
+        let nm = if deletions { b.keep_live(nm, seg) } else { nm };
+        let acc = &mut b.acc[..nm];
+        acc.fill(0.0);
+        // Summed in double in clause (query) order, as `Conjunction` does.
+        for (ci, c) in cs.iter_mut().enumerate() {
+            c.add_scores(&b.idx[ci][..nm], acc);
+        }
+        for (&doc, &s) in b.docs[..nm].iter().zip(acc.iter()) {
+            let score = s as f32;
             // Below `min` the sink would drop the doc (and counting is over once min > 0).
             if score >= min {
-                sink.collect(d, score);
+                sink.collect(doc, score);
                 min = sink.min_competitive();
             }
         }
-        target = d + 1;
+        for (ci, c) in cs.iter_mut().enumerate() {
+            c.jump_past(upto, b.end[ci]);
+        }
+        target = upto.saturating_add(1);
     }
     for c in cs.iter_mut() {
         if let Some(e) = c.take_error() {
@@ -86,4 +107,71 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
         }
     }
     Ok(())
+}
+
+/// The matches of one batch: docs, and per clause (in query order) their buffer indices.
+struct Batch {
+    docs: [DocId; BLOCK],
+    idx: Vec<[u8; BLOCK]>,
+    /// Per clause: a buffer index at or before its first doc past the batch.
+    end: Vec<usize>,
+    acc: [f64; BLOCK],
+}
+
+impl Batch {
+    fn new(n: usize) -> Batch {
+        Batch { docs: [0; BLOCK], idx: vec![[0; BLOCK]; n], end: vec![0; n], acc: [0.0; BLOCK] }
+    }
+
+    /// Drops the deleted docs among the first `nm` matches; returns how many remain.
+    fn keep_live(&mut self, nm: usize, seg: &dyn SegmentView) -> usize {
+        let mut k = 0;
+        for m in 0..nm {
+            if seg.is_live(self.docs[m]) {
+                self.docs[k] = self.docs[m];
+                for row in self.idx.iter_mut() {
+                    row[k] = row[m];
+                }
+                k += 1;
+            }
+        }
+        k
+    }
+}
+
+/// Intersects the buffered docs `<= upto` of every clause (all on the same current doc, and
+/// each holding a buffered doc `>= upto`) by branch-free merges, the cheapest clause first;
+/// fills `b` and returns the number of matches.
+fn intersect(cs: &[TermCursor<'_>], by_cost: &[usize], upto: DocId, b: &mut Batch) -> usize {
+    let lead = by_cost[0];
+    let ld = cs[lead].buffered();
+    let l0 = cs[lead].buffer_start();
+    // Candidates: the lead's docs up to `upto`.
+    let nl = ld.partition_point(|&d| d <= upto);
+    b.docs[..nl].copy_from_slice(&ld[..nl]);
+    for (k, x) in b.idx[lead][..nl].iter_mut().enumerate() {
+        *x = (l0 + k) as u8;
+    }
+    b.end[lead] = l0 + nl;
+    let mut nc = nl;
+    for (p, &ci) in by_cost.iter().enumerate().skip(1) {
+        let od = cs[ci].buffered();
+        let o0 = cs[ci].buffer_start();
+        let (mut i, mut j, mut m) = (0usize, 0usize, 0usize);
+        while i < nc && j < od.len() {
+            let (a, c) = (b.docs[i], od[j]);
+            // Written unconditionally, kept when equal (m <= i, so nothing unread is overwritten).
+            b.docs[m] = a;
+            for &q in &by_cost[..p] {
+                b.idx[q][m] = b.idx[q][i];
+            }
+            b.idx[ci][m] = (o0 + j) as u8;
+            m += (a == c) as usize;
+            i += (a <= c) as usize;
+            j += (c <= a) as usize;
+        }
+        b.end[ci] = o0 + j;
+        nc = m;
+    }
+    nc
 }
