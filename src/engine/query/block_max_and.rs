@@ -153,6 +153,28 @@ fn intersect(cs: &[TermCursor<'_>], by_cost: &[usize], upto: DocId, b: &mut Batc
         *x = (l0 + k) as u8;
     }
     b.end[lead] = l0 + nl;
+    if let [_, other] = by_cost {
+        // Two clauses (the common case): one merge, no candidate rows to carry along.
+        let od = cs[*other].buffered();
+        let o0 = cs[*other].buffer_start();
+        let docs = &mut b.docs;
+        let (mut lrow, mut orow) = ([0u8; BLOCK], [0u8; BLOCK]);
+        let (mut i, mut j, mut m) = (0usize, 0usize, 0usize);
+        // i < nl <= BLOCK and m <= i, j < od.len() <= BLOCK: the indices stay in bounds.
+        while i < nl && j < od.len() {
+            let (a, c) = (docs[i], od[j]);
+            docs[m] = a;
+            lrow[m] = (l0 + i) as u8;
+            orow[m] = (o0 + j) as u8;
+            m += (a == c) as usize;
+            i += (a <= c) as usize;
+            j += (c <= a) as usize;
+        }
+        b.idx[lead] = lrow;
+        b.idx[*other] = orow;
+        b.end[*other] = o0 + j;
+        return m;
+    }
     let mut nc = nl;
     for (p, &ci) in by_cost.iter().enumerate().skip(1) {
         let od = cs[ci].buffered();

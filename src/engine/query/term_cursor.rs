@@ -130,6 +130,36 @@ impl<'a> TermCursor<'a> {
         }
     }
 
+    /// MaxScore's essential-clause pass: from the current doc (`>= lo`) up to `hi` (exclusive,
+    /// `hi - lo <= acc.len()`), adds each doc's score to `acc[doc - lo]`, stores it in
+    /// `row[doc - lo]` when given, and sets bit `doc - lo` of `bits`, a buffered block at a
+    /// time; leaves the cursor on its first doc `>= hi`. Returns whether any doc was seen.
+    pub fn accumulate(&mut self, lo: DocId, hi: DocId, acc: &mut [f64], mut row: Option<&mut [f32]>, bits: &mut [u64]) -> bool {
+        let mut any = false;
+        while self.i < self.n {
+            let (i, n) = (self.i, self.n);
+            let k = i + self.docs[i..n].partition_point(|&d| d < hi);
+            for j in i..k {
+                let d = self.docs[j];
+                let off = d.wrapping_sub(lo) as usize;
+                let sc = self.sc.score_of(d, self.freqs[j]);
+                acc[off] += sc as f64;
+                if let Some(r) = row.as_deref_mut() {
+                    r[off] = sc;
+                }
+                bits[off >> 6] |= 1u64 << (off & 63);
+            }
+            any |= k > i;
+            if k < n {
+                self.i = k;
+                break;
+            }
+            self.i = n - 1;
+            self.next();
+        }
+        any
+    }
+
     /// The clause's cost (its doc freq).
     pub fn cost(&self) -> u64 {
         self.sc.cost()
