@@ -27,6 +27,8 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let deletions = seg.has_deletions();
     let mut window_end: Option<DocId> = None;
     let mut window_bound = 0f64;
+    // The summed window bounds of every clause but the lead.
+    let mut rest_bound = 0f64;
     let mut min = sink.min_competitive();
     let mut target = cs[lead].doc();
     let mut b = Batch::new(cs.len());
@@ -43,7 +45,15 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                     end = end.min(c.shallow_advance(target.max(c.doc())));
                 }
                 let end = end.max(target);
-                window_bound = cs.iter_mut().map(|c| c.max_score(end) as f64).sum();
+                window_bound = 0.0;
+                rest_bound = 0.0;
+                for (i, c) in cs.iter_mut().enumerate() {
+                    let m = c.max_score(end) as f64;
+                    window_bound += m;
+                    if i != lead {
+                        rest_bound += m;
+                    }
+                }
                 window_end = Some(end);
             }
             if below(window_bound, min) {
@@ -80,13 +90,22 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                 upto = upto.min(e);
             }
         }
-        let nm = intersect(&cs, &by_cost, upto, &mut b);
+        // Once pruning, the lead's docs are scored first and only those that may compete with
+        // the other clauses' bounds are intersected (Lucene's per-doc early exit, by batch).
+        let prune = if min > 0.0 { Some((rest_bound, min)) } else { None };
+        let nm = intersect(&mut cs, &by_cost, upto, prune, &mut b);
         let nm = if deletions { b.keep_live(nm, seg) } else { nm };
         let acc = &mut b.acc[..nm];
         acc.fill(0.0);
         // Summed in double in clause (query) order, as `Conjunction` does.
         for (ci, c) in cs.iter_mut().enumerate() {
-            c.add_scores(&b.idx[ci][..nm], acc);
+            if ci == lead && prune.is_some() {
+                for (a, &s) in acc.iter_mut().zip(&b.lead_scores[..nm]) {
+                    *a += s as f64;
+                }
+            } else {
+                c.add_scores(&b.idx[ci][..nm], acc);
+            }
         }
         for (&doc, &s) in b.docs[..nm].iter().zip(acc.iter()) {
             let score = s as f32;
@@ -116,11 +135,13 @@ struct Batch {
     /// Per clause: a buffer index at or before its first doc past the batch.
     end: Vec<usize>,
     acc: [f64; BLOCK],
+    /// When pruning: the lead clause's score of each match.
+    lead_scores: [f32; BLOCK],
 }
 
 impl Batch {
     fn new(n: usize) -> Batch {
-        Batch { docs: [0; BLOCK], idx: vec![[0; BLOCK]; n], end: vec![0; n], acc: [0.0; BLOCK] }
+        Batch { docs: [0; BLOCK], idx: vec![[0; BLOCK]; n], end: vec![0; n], acc: [0.0; BLOCK], lead_scores: [0.0; BLOCK] }
     }
 
     /// Drops the deleted docs among the first `nm` matches; returns how many remain.
@@ -129,6 +150,7 @@ impl Batch {
         for m in 0..nm {
             if seg.is_live(self.docs[m]) {
                 self.docs[k] = self.docs[m];
+                self.lead_scores[k] = self.lead_scores[m];
                 for row in self.idx.iter_mut() {
                     row[k] = row[m];
                 }
@@ -142,7 +164,7 @@ impl Batch {
 /// Intersects the buffered docs `<= upto` of every clause (all on the same current doc, and
 /// each holding a buffered doc `>= upto`) by branch-free merges, the cheapest clause first;
 /// fills `b` and returns the number of matches.
-fn intersect(cs: &[TermCursor<'_>], by_cost: &[usize], upto: DocId, b: &mut Batch) -> usize {
+fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: Option<(f64, f32)>, b: &mut Batch) -> usize {
     let lead = by_cost[0];
     let ld = cs[lead].buffered();
     let l0 = cs[lead].buffer_start();
@@ -153,18 +175,39 @@ fn intersect(cs: &[TermCursor<'_>], by_cost: &[usize], upto: DocId, b: &mut Batc
         *x = (l0 + k) as u8;
     }
     b.end[lead] = l0 + nl;
+    let nl = match prune {
+        None => nl,
+        Some((rest, min)) => {
+            // Score the lead's candidates; keep those whose score plus the others' bounds may
+            // reach `min` (with their scores, in `lead_scores`).
+            let mut acc = [0f64; BLOCK];
+            cs[lead].add_scores(&b.idx[lead][..nl], &mut acc[..nl]);
+            let mut m = 0;
+            for k in 0..nl {
+                let s = acc[k] as f32;
+                b.docs[m] = b.docs[k];
+                b.idx[lead][m] = b.idx[lead][k];
+                b.lead_scores[m] = s;
+                m += !below(s as f64 + rest, min) as usize;
+            }
+            m
+        }
+    };
     if let [_, other] = by_cost {
         // Two clauses (the common case): one merge, no candidate rows to carry along.
         let od = cs[*other].buffered();
         let o0 = cs[*other].buffer_start();
         let docs = &mut b.docs;
+        let lead_row = b.idx[lead];
         let (mut lrow, mut orow) = ([0u8; BLOCK], [0u8; BLOCK]);
+        let mut lscores = [0f32; BLOCK];
         let (mut i, mut j, mut m) = (0usize, 0usize, 0usize);
         // i < nl <= BLOCK and m <= i, j < od.len() <= BLOCK: the indices stay in bounds.
         while i < nl && j < od.len() {
             let (a, c) = (docs[i], od[j]);
             docs[m] = a;
-            lrow[m] = (l0 + i) as u8;
+            lrow[m] = lead_row[i];
+            lscores[m] = b.lead_scores[i];
             orow[m] = (o0 + j) as u8;
             m += (a == c) as usize;
             i += (a <= c) as usize;
@@ -172,6 +215,7 @@ fn intersect(cs: &[TermCursor<'_>], by_cost: &[usize], upto: DocId, b: &mut Batc
         }
         b.idx[lead] = lrow;
         b.idx[*other] = orow;
+        b.lead_scores = lscores;
         b.end[*other] = o0 + j;
         return m;
     }
@@ -188,6 +232,7 @@ fn intersect(cs: &[TermCursor<'_>], by_cost: &[usize], upto: DocId, b: &mut Batc
                 b.idx[q][m] = b.idx[q][i];
             }
             b.idx[ci][m] = (o0 + j) as u8;
+            b.lead_scores[m] = b.lead_scores[i];
             m += (a == c) as usize;
             i += (a <= c) as usize;
             j += (c <= a) as usize;
