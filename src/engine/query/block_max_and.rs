@@ -180,11 +180,12 @@ fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: O
         Some((rest, min)) => {
             // Score the lead's candidates; keep those whose score plus the others' bounds may
             // reach `min` (with their scores, in `lead_scores`).
-            let mut acc = [0f64; BLOCK];
-            cs[lead].add_scores(&b.idx[lead][..nl], &mut acc[..nl]);
+            let acc = &mut b.acc[..nl];
+            acc.fill(0.0);
+            cs[lead].add_scores(&b.idx[lead][..nl], acc);
             let mut m = 0;
             for k in 0..nl {
-                let s = acc[k] as f32;
+                let s = b.acc[k] as f32;
                 b.docs[m] = b.docs[k];
                 b.idx[lead][m] = b.idx[lead][k];
                 b.lead_scores[m] = s;
@@ -197,25 +198,21 @@ fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: O
         // Two clauses (the common case): one merge, no candidate rows to carry along.
         let od = cs[*other].buffered();
         let o0 = cs[*other].buffer_start();
-        let docs = &mut b.docs;
-        let lead_row = b.idx[lead];
-        let (mut lrow, mut orow) = ([0u8; BLOCK], [0u8; BLOCK]);
-        let mut lscores = [0f32; BLOCK];
+        // Compacted in place (m <= i): no copies of the rows per batch.
+        let (lrow, orow) = two_rows(&mut b.idx, lead, *other);
+        let (docs, ls) = (&mut b.docs, &mut b.lead_scores);
         let (mut i, mut j, mut m) = (0usize, 0usize, 0usize);
         // i < nl <= BLOCK and m <= i, j < od.len() <= BLOCK: the indices stay in bounds.
         while i < nl && j < od.len() {
             let (a, c) = (docs[i], od[j]);
             docs[m] = a;
-            lrow[m] = lead_row[i];
-            lscores[m] = b.lead_scores[i];
+            lrow[m] = lrow[i];
+            ls[m] = ls[i];
             orow[m] = (o0 + j) as u8;
             m += (a == c) as usize;
             i += (a <= c) as usize;
             j += (c <= a) as usize;
         }
-        b.idx[lead] = lrow;
-        b.idx[*other] = orow;
-        b.lead_scores = lscores;
         b.end[*other] = o0 + j;
         return m;
     }
@@ -241,4 +238,15 @@ fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: O
         nc = m;
     }
     nc
+}
+
+/// Rows `a` and `b` (distinct) of `rows`, both mutable.
+fn two_rows(rows: &mut [[u8; BLOCK]], a: usize, b: usize) -> (&mut [u8; BLOCK], &mut [u8; BLOCK]) {
+    if a < b {
+        let (x, y) = rows.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = rows.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
 }
