@@ -32,6 +32,9 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let mut min = sink.min_competitive();
     let mut target = cs[lead].doc();
     let mut b = Batch::new(cs.len());
+    // Batches pay off when the lead is dense (many matches per block); a sparse lead matches
+    // about once per batch, where the doc-at-a-time step is cheaper.
+    let batch = cs[lead].cost().saturating_mul(32) >= max_doc as u64;
     'outer: loop {
         if target >= max_doc {
             break;
@@ -81,6 +84,18 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                 target = o;
                 continue 'outer;
             }
+        }
+        if !batch {
+            if !deletions || seg.is_live(d) {
+                let score = cs.iter_mut().map(|c| c.score() as f64).sum::<f64>() as f32;
+                // Below `min` the sink would drop the doc (and counting is over once min > 0).
+                if score >= min {
+                    sink.collect(d, score);
+                    min = sink.min_competitive();
+                }
+            }
+            target = d + 1;
+            continue;
         }
         // Every clause is on `d`: intersect the buffered blocks up to the first buffered end
         // (and the bounds window's end once pruning), then score the matches clause by clause.
