@@ -43,7 +43,7 @@ pub fn status_of(kind: &str) -> u16 {
         "rejected_execution_exception" | "opensearch_rejected_execution_exception" => 429,
         "security_exception" => 403,
         "cluster_block_exception" => 403,
-        "engine_exception" | "translog_corrupted_exception" | "corrupt_index_exception" | "exception"
+        "engine_exception" | "mapper_exception" | "translog_corrupted_exception" | "corrupt_index_exception" | "exception"
         | "io_exception" | "opensearch_exception" | "shard_not_found_exception" => 500,
         _ => 400,
     }

@@ -9,6 +9,7 @@ use super::max_score::Sink;
 use super::scorer::{below, TermScorer};
 use super::term_cursor::TermCursor;
 use super::view::SegmentView;
+use crate::engine::codec::bitpack::BLOCK;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
 
@@ -26,8 +27,14 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let deletions = seg.has_deletions();
     let mut window_end: Option<DocId> = None;
     let mut window_bound = 0f64;
+    // The summed window bounds of every clause but the lead.
+    let mut rest_bound = 0f64;
     let mut min = sink.min_competitive();
     let mut target = cs[lead].doc();
+    let mut b = Batch::new(cs.len());
+    // Batches pay off when the lead is dense (many matches per block); a sparse lead matches
+    // about once per batch, where the doc-at-a-time step is cheaper.
+    let batch = cs[lead].cost().saturating_mul(32) >= max_doc as u64;
     'outer: loop {
         if target >= max_doc {
             break;
@@ -41,7 +48,15 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                     end = end.min(c.shallow_advance(target.max(c.doc())));
                 }
                 let end = end.max(target);
-                window_bound = cs.iter_mut().map(|c| c.max_score(end) as f64).sum();
+                window_bound = 0.0;
+                rest_bound = 0.0;
+                for (i, c) in cs.iter_mut().enumerate() {
+                    let m = c.max_score(end) as f64;
+                    window_bound += m;
+                    if i != lead {
+                        rest_bound += m;
+                    }
+                }
                 window_end = Some(end);
             }
             if below(window_bound, min) {
@@ -70,15 +85,55 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                 continue 'outer;
             }
         }
-        if !deletions || seg.is_live(d) {
-            let score = cs.iter_mut().map(|c| c.score() as f64).sum::<f64>() as f32;
+        if !batch {
+            if !deletions || seg.is_live(d) {
+                let score = cs.iter_mut().map(|c| c.score() as f64).sum::<f64>() as f32;
+                // Below `min` the sink would drop the doc (and counting is over once min > 0).
+                if score >= min {
+                    sink.collect(d, score);
+                    min = sink.min_competitive();
+                }
+            }
+            target = d + 1;
+            continue;
+        }
+        // Every clause is on `d`: intersect the buffered blocks up to the first buffered end
+        // (and the bounds window's end once pruning), then score the matches clause by clause.
+        let mut upto = cs.iter().map(|c| c.buffered().last().copied().unwrap_or(d)).min().unwrap_or(d);
+        if min > 0.0 {
+            if let Some(e) = window_end {
+                upto = upto.min(e);
+            }
+        }
+        // Once pruning, the lead's docs are scored first and only those that may compete with
+        // the other clauses' bounds are intersected (Lucene's per-doc early exit, by batch).
+        let prune = if min > 0.0 { Some((rest_bound, min)) } else { None };
+        let nm = intersect(&mut cs, &by_cost, upto, prune, &mut b);
+        let nm = if deletions { b.keep_live(nm, seg) } else { nm };
+        let acc = &mut b.acc[..nm];
+        acc.fill(0.0);
+        // Summed in double in clause (query) order, as `Conjunction` does.
+        for (ci, c) in cs.iter_mut().enumerate() {
+            if ci == lead && prune.is_some() {
+                for (a, &s) in acc.iter_mut().zip(&b.lead_scores[..nm]) {
+                    *a += s as f64;
+                }
+            } else {
+                c.add_scores(&b.idx[ci][..nm], acc);
+            }
+        }
+        for (&doc, &s) in b.docs[..nm].iter().zip(acc.iter()) {
+            let score = s as f32;
             // Below `min` the sink would drop the doc (and counting is over once min > 0).
             if score >= min {
-                sink.collect(d, score);
+                sink.collect(doc, score);
                 min = sink.min_competitive();
             }
         }
-        target = d + 1;
+        for (ci, c) in cs.iter_mut().enumerate() {
+            c.jump_past(upto, b.end[ci]);
+        }
+        target = upto.saturating_add(1);
     }
     for c in cs.iter_mut() {
         if let Some(e) = c.take_error() {
@@ -86,4 +141,127 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
         }
     }
     Ok(())
+}
+
+/// The matches of one batch: docs, and per clause (in query order) their buffer indices.
+struct Batch {
+    docs: [DocId; BLOCK],
+    idx: Vec<[u8; BLOCK]>,
+    /// Per clause: a buffer index at or before its first doc past the batch.
+    end: Vec<usize>,
+    acc: [f64; BLOCK],
+    /// When pruning: the lead clause's score of each match.
+    lead_scores: [f32; BLOCK],
+}
+
+impl Batch {
+    fn new(n: usize) -> Batch {
+        Batch { docs: [0; BLOCK], idx: vec![[0; BLOCK]; n], end: vec![0; n], acc: [0.0; BLOCK], lead_scores: [0.0; BLOCK] }
+    }
+
+    /// Drops the deleted docs among the first `nm` matches; returns how many remain.
+    fn keep_live(&mut self, nm: usize, seg: &dyn SegmentView) -> usize {
+        let mut k = 0;
+        for m in 0..nm {
+            if seg.is_live(self.docs[m]) {
+                self.docs[k] = self.docs[m];
+                self.lead_scores[k] = self.lead_scores[m];
+                for row in self.idx.iter_mut() {
+                    row[k] = row[m];
+                }
+                k += 1;
+            }
+        }
+        k
+    }
+}
+
+/// Intersects the buffered docs `<= upto` of every clause (all on the same current doc, and
+/// each holding a buffered doc `>= upto`) by branch-free merges, the cheapest clause first;
+/// fills `b` and returns the number of matches.
+fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: Option<(f64, f32)>, b: &mut Batch) -> usize {
+    let lead = by_cost[0];
+    let ld = cs[lead].buffered();
+    let l0 = cs[lead].buffer_start();
+    // Candidates: the lead's docs up to `upto`.
+    let nl = ld.partition_point(|&d| d <= upto);
+    b.docs[..nl].copy_from_slice(&ld[..nl]);
+    for (k, x) in b.idx[lead][..nl].iter_mut().enumerate() {
+        *x = (l0 + k) as u8;
+    }
+    b.end[lead] = l0 + nl;
+    let nl = match prune {
+        None => nl,
+        Some((rest, min)) => {
+            // Score the lead's candidates; keep those whose score plus the others' bounds may
+            // reach `min` (with their scores, in `lead_scores`).
+            let acc = &mut b.acc[..nl];
+            acc.fill(0.0);
+            cs[lead].add_scores(&b.idx[lead][..nl], acc);
+            let mut m = 0;
+            for k in 0..nl {
+                let s = b.acc[k] as f32;
+                b.docs[m] = b.docs[k];
+                b.idx[lead][m] = b.idx[lead][k];
+                b.lead_scores[m] = s;
+                m += !below(s as f64 + rest, min) as usize;
+            }
+            m
+        }
+    };
+    if let [_, other] = by_cost {
+        // Two clauses (the common case): one merge, no candidate rows to carry along.
+        let od = cs[*other].buffered();
+        let o0 = cs[*other].buffer_start();
+        // Compacted in place (m <= i): no copies of the rows per batch.
+        let (lrow, orow) = two_rows(&mut b.idx, lead, *other);
+        let (docs, ls) = (&mut b.docs, &mut b.lead_scores);
+        let (mut i, mut j, mut m) = (0usize, 0usize, 0usize);
+        // i < nl <= BLOCK and m <= i, j < od.len() <= BLOCK: the indices stay in bounds.
+        while i < nl && j < od.len() {
+            let (a, c) = (docs[i], od[j]);
+            docs[m] = a;
+            lrow[m] = lrow[i];
+            ls[m] = ls[i];
+            orow[m] = (o0 + j) as u8;
+            m += (a == c) as usize;
+            i += (a <= c) as usize;
+            j += (c <= a) as usize;
+        }
+        b.end[*other] = o0 + j;
+        return m;
+    }
+    let mut nc = nl;
+    for (p, &ci) in by_cost.iter().enumerate().skip(1) {
+        let od = cs[ci].buffered();
+        let o0 = cs[ci].buffer_start();
+        let (mut i, mut j, mut m) = (0usize, 0usize, 0usize);
+        while i < nc && j < od.len() {
+            let (a, c) = (b.docs[i], od[j]);
+            // Written unconditionally, kept when equal (m <= i, so nothing unread is overwritten).
+            b.docs[m] = a;
+            for &q in &by_cost[..p] {
+                b.idx[q][m] = b.idx[q][i];
+            }
+            b.idx[ci][m] = (o0 + j) as u8;
+            b.lead_scores[m] = b.lead_scores[i];
+            m += (a == c) as usize;
+            i += (a <= c) as usize;
+            j += (c <= a) as usize;
+        }
+        b.end[ci] = o0 + j;
+        nc = m;
+    }
+    nc
+}
+
+/// Rows `a` and `b` (distinct) of `rows`, both mutable.
+fn two_rows(rows: &mut [[u8; BLOCK]], a: usize, b: usize) -> (&mut [u8; BLOCK], &mut [u8; BLOCK]) {
+    if a < b {
+        let (x, y) = rows.split_at_mut(b);
+        (&mut x[a], &mut y[0])
+    } else {
+        let (x, y) = rows.split_at_mut(a);
+        (&mut y[0], &mut x[b])
+    }
 }

@@ -154,26 +154,39 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         for (k, &i) in order.iter().enumerate() {
             essential[i] = k >= ne;
         }
+        // With every clause essential, `acc` sums the scores in clause order: it is the score,
+        // and the per-clause rows are not needed.
+        let rows = ne > 0;
         let mut any = false;
         for (i, c) in clauses.iter_mut().enumerate() {
             if !essential[i] {
                 continue;
             }
-            let row = &mut scores[i * w..(i + 1) * w];
-            let mut d = c.doc();
-            if d < lo {
-                d = c.advance(lo);
+            if c.doc() < lo {
+                c.advance(lo);
             }
-            while d < hi {
-                let off = (d - lo) as usize;
-                // `off < WINDOW` because lo <= d < hi <= lo + WINDOW.
-                let sc = c.score();
-                acc[off] += sc as f64;
-                row[off] = sc;
-                bits[off >> 6] |= 1u64 << (off & 63);
-                any = true;
-                d = c.next();
+            // `off < WINDOW` because lo <= d < hi <= lo + WINDOW.
+            let row = if rows { Some(&mut scores[i * w..(i + 1) * w]) } else { None };
+            any |= c.accumulate(lo, hi, acc, row, bits);
+        }
+        if any && !rows {
+            let words = ((hi - lo) as usize).div_ceil(64);
+            let mut min = sink.min_competitive();
+            for (wi, slot) in bits.iter_mut().take(words).enumerate() {
+                let mut word = std::mem::take(slot);
+                while word != 0 {
+                    let off = (wi << 6) | word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    let score = std::mem::take(&mut acc[off]) as f32;
+                    let doc = lo + off as DocId;
+                    // Below the minimum the sink would drop it (and counting is over once min > 0).
+                    if score >= min && (!deletions || seg.is_live(doc)) {
+                        sink.collect(doc, score);
+                        min = sink.min_competitive();
+                    }
+                }
             }
+            any = false;
         }
         if any {
             let rest_all: f64 = order[..ne].iter().map(|&i| bounds[i] as f64).sum();

@@ -90,6 +90,76 @@ impl<'a> TermCursor<'a> {
         self.sc.score_of(self.docs[i], self.freqs[i])
     }
 
+    /// The buffered docs from the current one on (empty when exhausted); index `k` of this
+    /// slice is buffer index `buffer_start() + k`.
+    #[inline]
+    pub fn buffered(&self) -> &[DocId] {
+        &self.docs[self.i.min(self.n)..self.n]
+    }
+
+    /// The buffer index of the current doc.
+    #[inline]
+    pub fn buffer_start(&self) -> usize {
+        self.i
+    }
+
+    /// Adds to `acc[m]` the score of the buffered doc at buffer index `idx[m]` (batch scoring
+    /// of a conjunction's matches; indices come from [`Self::buffered`]).
+    #[inline]
+    pub fn add_scores(&mut self, idx: &[u8], acc: &mut [f64]) {
+        for (a, &k) in acc.iter_mut().zip(idx) {
+            let k = k as usize & (BLOCK - 1);
+            *a += self.sc.score_of(self.docs[k], self.freqs[k]) as f64;
+        }
+    }
+
+    /// Moves to the first doc after `upto`, which must not lie beyond the buffered block
+    /// (`upto <= docs[n - 1]`); `from` is a buffer index known to hold a doc `<= upto` or to
+    /// be the first beyond it (a hint; the current index is always safe).
+    #[inline]
+    pub fn jump_past(&mut self, upto: DocId, from: usize) {
+        let mut j = from.max(self.i);
+        while j < self.n && self.docs[j] <= upto {
+            j += 1;
+        }
+        if j < self.n {
+            self.i = j;
+        } else if self.n > 0 {
+            self.i = self.n - 1;
+            self.next();
+        }
+    }
+
+    /// MaxScore's essential-clause pass: from the current doc (`>= lo`) up to `hi` (exclusive,
+    /// `hi - lo <= acc.len()`), adds each doc's score to `acc[doc - lo]`, stores it in
+    /// `row[doc - lo]` when given, and sets bit `doc - lo` of `bits`, a buffered block at a
+    /// time; leaves the cursor on its first doc `>= hi`. Returns whether any doc was seen.
+    pub fn accumulate(&mut self, lo: DocId, hi: DocId, acc: &mut [f64], mut row: Option<&mut [f32]>, bits: &mut [u64]) -> bool {
+        let mut any = false;
+        while self.i < self.n {
+            let (i, n) = (self.i, self.n);
+            let k = i + self.docs[i..n].partition_point(|&d| d < hi);
+            for j in i..k {
+                let d = self.docs[j];
+                let off = d.wrapping_sub(lo) as usize;
+                let sc = self.sc.score_of(d, self.freqs[j]);
+                acc[off] += sc as f64;
+                if let Some(r) = row.as_deref_mut() {
+                    r[off] = sc;
+                }
+                bits[off >> 6] |= 1u64 << (off & 63);
+            }
+            any |= k > i;
+            if k < n {
+                self.i = k;
+                break;
+            }
+            self.i = n - 1;
+            self.next();
+        }
+        any
+    }
+
     /// The clause's cost (its doc freq).
     pub fn cost(&self) -> u64 {
         self.sc.cost()
