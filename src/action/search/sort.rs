@@ -131,6 +131,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
                 return Err(OsError::illegal(format!("Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.")))
             }
             FieldKind::Binary => return Err(OsError::illegal(format!("Field [{name}] of type [binary] does not support sorting"))),
+            FieldKind::GeoPoint { .. } => return Err(OsError::illegal("can't sort on geo_point field without using specific sorting feature, like geo_distance")),
         })
     };
     let (by, fmt) = match mapping.field_type(&s.field) {

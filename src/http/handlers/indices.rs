@@ -108,7 +108,7 @@ fn put_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 const OPTS: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 
 // Parameter lists are spelled out per route (OpenSearch's rest-api-spec).
-const CREATE_P: &[&str] = &["wait_for_active_shards", "timeout", "master_timeout", "cluster_manager_timeout"];
+const CREATE_P: &[&str] = &["wait_for_active_shards", "timeout", "master_timeout", "cluster_manager_timeout", "include_type_name"];
 const DELETE_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 const GET_P: &[&str] = &["local", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "flat_settings", "include_defaults", "master_timeout", "cluster_manager_timeout"];
 const OPEN_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "wait_for_active_shards", "wait_for_completion", "task_execution_timeout"];
