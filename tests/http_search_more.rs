@@ -98,3 +98,28 @@ fn boosting_and_function_score_over_http() {
     assert!(v.to_string().contains("already found function [weight]"), "{v}");
     s.stop();
 }
+
+fn sorted(s: &TestServer, sort: Value) -> Vec<(String, Value)> {
+    let r = post(s.addr, "/t/_search", &json!({"sort": sort, "size": 20, "_source": false}).to_string());
+    let v = r.json();
+    assert_eq!(r.status, 200, "{v}");
+    v["hits"]["hits"].as_array().unwrap().iter().map(|h| (h["_id"].as_str().unwrap().to_string(), h["sort"][0].clone())).collect()
+}
+
+#[test]
+fn sort_modes_missing_and_numeric_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    setup(&s);
+    // likes: 0 -> 3, 1 -> [10, 1], 2 -> none, 3 -> 7, 4 -> 0.
+    let got = sorted(&s, json!([{"likes": {"order": "desc", "mode": "sum", "missing": 5}}, {"_id": "asc"}]));
+    assert_eq!(got, vec![("1".into(), json!(11)), ("3".into(), json!(7)), ("2".into(), json!(5)), ("0".into(), json!(3)), ("4".into(), json!(0))]);
+    let got = sorted(&s, json!([{"likes": {"order": "asc", "mode": "avg", "missing": "_first"}}]));
+    assert_eq!(got.first().map(|g| g.0.as_str()), Some("2"));
+    assert_eq!(got.iter().find(|g| g.0 == "1").map(|g| g.1.clone()), Some(json!(6)));
+    let got = sorted(&s, json!([{"likes": {"order": "desc", "mode": "min", "numeric_type": "double", "missing": 2}}]));
+    assert_eq!(got, vec![("3".into(), json!(7.0)), ("0".into(), json!(3.0)), ("2".into(), json!(2.0)), ("1".into(), json!(1.0)), ("4".into(), json!(0.0))]);
+    let got = sorted(&s, json!([{"rank": {"order": "asc", "missing": 1.5}}]));
+    assert_eq!(got.iter().map(|g| g.1.clone()).collect::<Vec<_>>(), vec![json!(0.5), json!(1.0), json!(1.5), json!(2.25), json!(4.0)]);
+    s.stop();
+}

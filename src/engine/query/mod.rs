@@ -64,7 +64,7 @@ mod tests;
 pub use explain::{ExplValue, Explanation};
 pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
-pub use sort::{Missing, SortBy, SortField, SortOrder, SortValue};
+pub use sort::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
 pub use tree::{Query, RangeKind};
 pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;
