@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::dsl::perr;
-use crate::engine::query::{Missing, SortBy, SortField, SortOrder, SortValue};
+use crate::engine::query::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
 use crate::engine::schema::{ip, FieldKind, Mapping, NumberType};
 use crate::error::{OsError, OsResult};
 
@@ -16,8 +16,12 @@ pub struct SortSpec {
     /// `_first`, `_last` (a custom value is taken as `_last`).
     pub missing: Option<Missing>,
     pub unmapped_type: Option<String>,
-    /// `min`, `max`, `sum`, `avg`, `median` (min/max honoured; others sort by min/max).
+    /// `min`, `max`, `sum`, `avg`, `median` (numeric fields).
     pub mode: Option<String>,
+    /// A custom `missing` value (numeric fields).
+    pub missing_value: Option<Value>,
+    /// `numeric_type`: `long`, `double`, `date`, `date_nanos`.
+    pub numeric_type: Option<String>,
 }
 
 fn order_of(s: &str) -> OsResult<SortOrder> {
@@ -29,7 +33,7 @@ fn order_of(s: &str) -> OsResult<SortOrder> {
 }
 
 fn spec(field: &str) -> SortSpec {
-    SortSpec { field: field.to_string(), order: None, missing: None, unmapped_type: None, mode: None }
+    SortSpec { field: field.to_string(), order: None, missing: None, unmapped_type: None, mode: None, missing_value: None, numeric_type: None }
 }
 
 fn one(v: &Value) -> OsResult<SortSpec> {
@@ -52,7 +56,11 @@ fn one(v: &Value) -> OsResult<SortSpec> {
                             "missing" => {
                                 s.missing = Some(match v.as_str() {
                                     Some("_first") => Missing::First,
-                                    _ => Missing::Last,
+                                    Some("_last") => Missing::Last,
+                                    _ => {
+                                        s.missing_value = Some(v.clone());
+                                        Missing::Last
+                                    }
                                 })
                             }
                             "unmapped_type" => s.unmapped_type = Some(text()?),
@@ -63,7 +71,14 @@ fn one(v: &Value) -> OsResult<SortSpec> {
                                 }
                                 s.mode = Some(m);
                             }
-                            "numeric_type" | "format" | "nested" | "nested_path" | "nested_filter" => {}
+                            "numeric_type" => {
+                                let t = text()?;
+                                if !matches!(t.as_str(), "long" | "double" | "date" | "date_nanos") {
+                                    return Err(OsError::illegal(format!("Unsupported numeric type: {t}")));
+                                }
+                                s.numeric_type = Some(t);
+                            }
+                            "format" | "nested" | "nested_path" | "nested_filter" => {}
                             other => return Err(perr(format!("[field_sort] unknown field [{other}]"))),
                         }
                     }
@@ -155,7 +170,49 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             None => return Err(OsError::new("query_shard_exception", format!("No mapping found for [{}] in order to sort on", s.field)).status(400)),
         },
     };
+    let by = numeric(s, by)?;
     Ok((SortField { by, order: order(SortOrder::Asc), missing }, fmt))
+}
+
+/// A numeric sort with a `mode`, custom `missing` or `numeric_type` becomes [`SortBy::Numeric`].
+fn numeric(s: &SortSpec, by: SortBy) -> OsResult<SortBy> {
+    let (field, stored_double) = match &by {
+        SortBy::Long(f) => (f.clone(), false),
+        SortBy::Double(f) => (f.clone(), true),
+        SortBy::Keyword(_) if matches!(s.mode.as_deref(), Some("sum" | "avg" | "median")) => {
+            return Err(OsError::illegal(format!("only sorting on numeric fields supports [{}] mode", s.mode.as_deref().unwrap_or(""))));
+        }
+        _ => return Ok(by),
+    };
+    if s.mode.is_none() && s.missing_value.is_none() && s.numeric_type.is_none() {
+        return Ok(by);
+    }
+    let mode = match s.mode.as_deref() {
+        Some("min") => NumMode::Min,
+        Some("max") => NumMode::Max,
+        Some("sum") => NumMode::Sum,
+        Some("avg") => NumMode::Avg,
+        Some("median") => NumMode::Median,
+        _ => NumMode::Auto,
+    };
+    let missing = match &s.missing_value {
+        None => None,
+        Some(v) => {
+            let bad = || OsError::new("number_format_exception", format!("For input string: \"{}\"", v.as_str().map_or_else(|| v.to_string(), str::to_string))).status(400);
+            let d = match v {
+                Value::Number(n) => n.as_f64().ok_or_else(bad)?,
+                Value::String(t) => t.trim().parse::<f64>().map_err(|_| bad())?,
+                _ => return Err(bad()),
+            };
+            Some(if stored_double { crate::engine::query::sort::double_to_sortable_long(d) } else { d as i64 })
+        }
+    };
+    let out_double = match s.numeric_type.as_deref() {
+        Some("double") => true,
+        Some(_) => false,
+        None => stored_double,
+    };
+    Ok(SortBy::Numeric(NumericSort { field, stored_double, out_double, mode, missing }))
 }
 
 /// A sort value as JSON. Missing numeric values print as OpenSearch's substitutes
@@ -178,7 +235,7 @@ pub fn render(v: &SortValue, f: &SortField, fmt: ValueFormat) -> Value {
         }
         SortValue::Bytes(b) => json!(String::from_utf8_lossy(b)),
         SortValue::Null => match &f.by {
-            SortBy::Long(_) => {
+            SortBy::Long(_) | SortBy::Numeric(NumericSort { out_double: false, .. }) => {
                 let high = (f.order == SortOrder::Asc) == (f.missing == Missing::Last);
                 json!(if high { i64::MAX } else { i64::MIN })
             }
@@ -198,6 +255,10 @@ pub fn after_value(v: &Value, f: &SortField, fmt: ValueFormat) -> OsResult<SortV
         (SortBy::Long(_), Value::Bool(b)) => SortValue::Long(*b as i64),
         (SortBy::Double(_), Value::Number(n)) => SortValue::Double(n.as_f64().ok_or_else(bad)?),
         (SortBy::Double(_), Value::String(s)) => SortValue::Double(s.parse().map_err(|_| bad())?),
+        (SortBy::Numeric(ns), Value::Number(n)) if !ns.out_double => SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?),
+        (SortBy::Numeric(ns), Value::String(s)) if !ns.out_double => SortValue::Long(s.parse().map_err(|_| bad())?),
+        (SortBy::Numeric(_), Value::Number(n)) => SortValue::Double(n.as_f64().ok_or_else(bad)?),
+        (SortBy::Numeric(_), Value::String(s)) => SortValue::Double(s.parse().map_err(|_| bad())?),
         (SortBy::Keyword(_), Value::String(s)) if fmt == ValueFormat::Ip => {
             SortValue::Bytes(ip::parse_ip(s).ok_or_else(bad)?.to_be_bytes().to_vec())
         }

@@ -68,7 +68,9 @@ impl Weight {
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
             | Weight::DocSet { display, .. }
-            | Weight::DisMax { display, .. } => display.clone(),
+            | Weight::DisMax { display, .. }
+            | Weight::Boosting { display, .. }
+            | Weight::FunctionScore { display, .. } => display.clone(),
             Weight::MatchAll { .. } => "*:*".into(),
             Weight::MatchNone => "MatchNoDocsQuery".into(),
         }
@@ -195,6 +197,18 @@ impl Weight {
                 }
             }
             Weight::DisMax { subs, tie, .. } => super::dis_max::explain(subs, *tie, seg, doc)?,
+            Weight::Boosting { .. } | Weight::FunctionScore { .. } => {
+                let pos = match self {
+                    Weight::Boosting { pos, .. } => &**pos,
+                    Weight::FunctionScore { inner, .. } => &inner.sub,
+                    _ => return Ok(Explanation::no_match("MatchNoDocsQuery", vec![])),
+                };
+                let sub = pos.explain(seg, doc)?;
+                match self.scored(seg, doc)? {
+                    Some(s) if sub.matched => Explanation::float(s, format!("weight({}), result of:", self.display()), vec![sub]),
+                    _ => sub,
+                }
+            }
             Weight::MatchNone => Explanation::no_match("MatchNoDocsQuery", vec![]),
         })
     }

@@ -28,6 +28,7 @@
 //! | [`block_max_and`] | block-max top-k of term conjunctions |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
 //! | [`dis_max`] | dis_max: best clause plus tie-breaker times the others |
+//! | [`function_score`] | boosting and function_score: rescaled scores |
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
@@ -43,6 +44,7 @@ pub mod count;
 pub mod dis_max;
 pub mod disjunction;
 pub mod explain;
+pub mod function_score;
 pub mod max_score;
 pub mod multi_term;
 pub mod phrase;
@@ -62,7 +64,7 @@ mod tests;
 pub use explain::{ExplValue, Explanation};
 pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
-pub use sort::{Missing, SortBy, SortField, SortOrder, SortValue};
+pub use sort::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
 pub use tree::{Query, RangeKind};
 pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;

@@ -38,6 +38,67 @@ pub enum SortBy {
     Double(String),
     /// A sorted-set doc-values column (keywords), compared by term bytes.
     Keyword(String),
+    /// A numeric column with a `mode` over multiple values, a custom `missing` value or a
+    /// `numeric_type` other than the field's.
+    Numeric(NumericSort),
+}
+
+/// OpenSearch's `MultiValueMode` for numeric sorts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumMode {
+    /// The smallest ascending, the largest descending (the default).
+    Auto,
+    Min,
+    Max,
+    Sum,
+    Avg,
+    Median,
+}
+
+/// A numeric sort beyond the defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumericSort {
+    pub field: String,
+    /// The column holds doubles as sortable longs.
+    pub stored_double: bool,
+    /// Sort values print as doubles (`numeric_type: double`), else as longs.
+    pub out_double: bool,
+    pub mode: NumMode,
+    /// The value of documents without one, in the column's encoding.
+    pub missing: Option<i64>,
+}
+
+impl NumericSort {
+    /// The key of a doc with `vals` (sorted ascending) sorted in `order`.
+    pub fn pick(&self, vals: &[i64], order: SortOrder) -> Option<i64> {
+        let (first, last) = (vals.first().copied(), vals.last().copied());
+        let Some(lo) = first else { return self.missing };
+        let n = vals.len();
+        let as_f = |v: i64| if self.stored_double { sortable_long_to_double(v) } else { v as f64 };
+        let back = |d: f64| if self.stored_double { double_to_sortable_long(d) } else { d as i64 };
+        let round = |d: f64| (d + 0.5).floor();
+        Some(match self.mode {
+            NumMode::Auto => if order == SortOrder::Asc { lo } else { last.unwrap_or(lo) },
+            NumMode::Min => lo,
+            NumMode::Max => last.unwrap_or(lo),
+            NumMode::Sum if self.stored_double => back(vals.iter().map(|v| as_f(*v)).sum()),
+            NumMode::Sum => vals.iter().fold(0i64, |a, v| a.wrapping_add(*v)),
+            NumMode::Avg if self.stored_double => back(vals.iter().map(|v| as_f(*v)).sum::<f64>() / n as f64),
+            NumMode::Avg => {
+                let t = vals.iter().fold(0i64, |a, v| a.wrapping_add(*v));
+                if n > 1 { round(t as f64 / n as f64) as i64 } else { t }
+            }
+            NumMode::Median => {
+                let mid = n / 2;
+                if n % 2 == 1 {
+                    vals[mid]
+                } else {
+                    let m = (as_f(vals[mid - 1]) + as_f(vals[mid])) / 2.0;
+                    if self.stored_double { back(m) } else { round(m) as i64 }
+                }
+            }
+        })
+    }
 }
 
 /// One sort criterion. Multi-valued fields sort by their minimum ascending and their maximum
@@ -178,6 +239,12 @@ impl<'a> KeyReader<'a> {
                 }
                 SegKey::Num(self.nums.get(pick(self.nums.len())).copied())
             }
+            SortBy::Numeric(ns) => {
+                if !self.seg.numeric_values(&ns.field, doc, &mut self.nums) {
+                    self.nums.clear();
+                }
+                SegKey::Num(ns.pick(&self.nums, f.order))
+            }
             SortBy::Keyword(field) => {
                 if !self.seg.sorted_set_ords(field, doc, &mut self.ords) {
                     self.ords.clear();
@@ -193,6 +260,14 @@ impl<'a> KeyReader<'a> {
             (SegKey::Score(s), _) => SortValue::Float(*s),
             (SegKey::Doc(d), _) => SortValue::Long(*d),
             (SegKey::Num(Some(v)), SortBy::Double(_)) => SortValue::Double(sortable_long_to_double(*v)),
+            (SegKey::Num(Some(v)), SortBy::Numeric(ns)) => {
+                let d = if ns.stored_double { sortable_long_to_double(*v) } else { *v as f64 };
+                match (ns.out_double, ns.stored_double) {
+                    (true, _) => SortValue::Double(d),
+                    (false, true) => SortValue::Long(d as i64),
+                    (false, false) => SortValue::Long(*v),
+                }
+            }
             (SegKey::Num(Some(v)), _) => SortValue::Long(*v),
             (SegKey::Ord(Some(o)), SortBy::Keyword(field)) => SortValue::Bytes(self.seg.sorted_set_term(field, *o)?),
             _ => SortValue::Null,
@@ -205,3 +280,7 @@ impl std::fmt::Debug for KeyReader<'_> {
         f.debug_struct("KeyReader").finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+#[path = "sort_mode_tests.rs"]
+mod mode_tests;

@@ -343,6 +343,12 @@ impl Oracle<'_> {
             Query::ConstantScore { query, boost: b } => self.score(query, d, 1.0).map(|_| boost * b),
             Query::MatchAll { boost: b } => Some(boost * b),
             Query::MatchNone => None,
+            Query::Boosting { positive, negative, negative_boost, boost: b } => {
+                let p = self.score(positive, d, 1.0)? as f64;
+                let f = if self.score(negative, d, 1.0).is_some() { p * *negative_boost as f64 } else { p };
+                Some((f * (boost * b) as f64) as f32)
+            }
+            Query::FunctionScore { .. } => unreachable!("function_score is tested in function_score/tests.rs"),
             Query::DisMax { queries, tie_breaker, boost: b } => {
                 let scores: Vec<f32> = queries.iter().filter_map(|c| self.score(c, d, boost * b)).collect();
                 (!scores.is_empty()).then(|| super::dis_max::combine(scores.into_iter(), *tie_breaker))

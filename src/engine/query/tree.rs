@@ -31,6 +31,12 @@ pub enum Query {
     /// Lucene's `DisjunctionMaxQuery`: any clause matches; the score is the best clause's plus
     /// `tie_breaker` times the others' (see [`super::dis_max`]).
     DisMax { queries: Vec<Query>, tie_breaker: f32, boost: f32 },
+    /// Lucene's `FunctionScoreQuery.boostByQuery`: the matches of `positive`, their scores
+    /// multiplied by `negative_boost` where `negative` matches too (OpenSearch's `boosting`).
+    Boosting { positive: Box<Query>, negative: Box<Query>, negative_boost: f32, boost: f32 },
+    /// OpenSearch's `function_score` (see [`super::function_score`]); `boost` scales the query's
+    /// score before the functions combine with it.
+    FunctionScore { spec: Box<super::function_score::FunctionScore>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -111,6 +117,10 @@ impl fmt::Display for Query {
             Query::MatchAll { .. } => write!(f, "*:*"),
             Query::ConstantScore { query, .. } => write!(f, "ConstantScore({query})"),
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
+            Query::Boosting { positive, negative, negative_boost, .. } => {
+                write!(f, "FunctionScoreQuery({positive}, scored by boost(queryboost({negative})^{}))", super::bm25::java_float(*negative_boost))
+            }
+            Query::FunctionScore { spec, .. } => write!(f, "function score ({}, functions: [...])", spec.query),
             Query::DisMax { queries, tie_breaker, .. } => {
                 write!(f, "(")?;
                 for (i, q) in queries.iter().enumerate() {
@@ -162,7 +172,9 @@ impl Query {
             | Query::Exists { boost, .. }
             | Query::MatchAll { boost }
             | Query::ConstantScore { boost, .. }
-            | Query::DisMax { boost, .. } => *boost,
+            | Query::DisMax { boost, .. }
+            | Query::Boosting { boost, .. }
+            | Query::FunctionScore { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -181,7 +193,9 @@ impl Query {
             | Query::Exists { boost, .. }
             | Query::MatchAll { boost }
             | Query::ConstantScore { boost, .. }
-            | Query::DisMax { boost, .. } => *boost = b,
+            | Query::DisMax { boost, .. }
+            | Query::Boosting { boost, .. }
+            | Query::FunctionScore { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

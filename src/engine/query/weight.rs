@@ -61,6 +61,10 @@ pub enum Weight {
     MatchAll { score: f32 },
     /// A dis_max of at least one clause (see [`super::dis_max`]).
     DisMax { subs: Vec<Weight>, tie: f32, display: String },
+    /// `boosting`: `pos` scored, times `negative_boost` where `neg` matches, times `boost`.
+    Boosting { pos: Box<Weight>, neg: Box<Weight>, negative_boost: f32, boost: f32, display: String },
+    /// `function_score` with at least one function or a `min_score`.
+    FunctionScore { inner: Arc<super::function_score::FunctionScoreWeight>, display: String },
     /// No document.
     MatchNone,
 }
@@ -173,6 +177,34 @@ impl Weight {
                 }
                 Weight::DisMax { subs, tie: *tie_breaker, display }
             }
+            Query::Boosting { positive, negative, negative_boost, boost: b } => {
+                let pos = Weight::compile(positive, segments, 1.0, scoring)?;
+                if !scoring || matches!(pos, Weight::MatchNone) {
+                    return Ok(pos);
+                }
+                let neg = Weight::compile(negative, segments, 1.0, false)?;
+                Weight::Boosting { pos: Box::new(pos), neg: Box::new(neg), negative_boost: *negative_boost, boost: boost * b, display }
+            }
+            Query::FunctionScore { spec, boost: b } => {
+                if !scoring && spec.min_score.is_none() {
+                    return Weight::compile(&spec.query, segments, boost * b, false);
+                }
+                let sub_scoring = spec.boost_mode != super::function_score::CombineMode::Replace;
+                let sub = Weight::compile(&spec.query, segments, boost * b, sub_scoring)?;
+                if matches!(sub, Weight::MatchNone) {
+                    return Ok(sub);
+                }
+                let mut filters = Vec::with_capacity(spec.functions.len());
+                for f in &spec.functions {
+                    filters.push(match &f.filter {
+                        Some(q) => Some(Weight::compile(q, segments, 1.0, false)?),
+                        None => None,
+                    });
+                }
+                let bases = super::function_score::doc_bases(segments);
+                let inner = super::function_score::FunctionScoreWeight { sub, filters, spec: (**spec).clone(), bases };
+                Weight::FunctionScore { inner: Arc::new(inner), display }
+            }
             Query::Terms { boost: b, .. }
             | Query::Prefix { boost: b, .. }
             | Query::Wildcard { boost: b, .. }
@@ -225,6 +257,14 @@ impl Weight {
             }
             Weight::MatchAll { score } => Some(Box::new(AllScorer::new(seg.max_doc(), *score))),
             Weight::DisMax { subs, tie, .. } => return super::dis_max::scorer(seg, subs, *tie),
+            Weight::Boosting { pos, neg, negative_boost, boost, .. } => match pos.scorer(seg)? {
+                Some(p) => Some(Box::new(super::function_score::BoostingScorer { pos: p, neg: neg.scorer(seg)?, negative_boost: *negative_boost, boost: *boost })),
+                None => None,
+            },
+            Weight::FunctionScore { inner, .. } => match super::function_score::FunctionScorer::build(inner, seg)? {
+                Some(s) => Some(Box::new(s)),
+                None => None,
+            },
             Weight::MatchNone => None,
         })
     }
