@@ -334,3 +334,7 @@ fn french_norm(s: &mut Vec<char>, mut len: usize) -> usize {
     }
     len
 }
+
+#[cfg(test)]
+#[path = "light_stemmers_tests.rs"]
+mod tests;
