@@ -279,6 +279,7 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "cjk_bigram" => Arc::new(CjkBigram { output_unigrams: p.bool("output_unigrams", false)? }),
         "arabic_normalization" => Arc::new(tf::arabic_normalization()),
         "persian_normalization" => Arc::new(tf::persian_normalization()),
+        "persian_stem" => Arc::new(stem_filter(StemAlgorithm::Persian)),
         "german_normalization" => Arc::new(german_normalization()),
         "porter" => Arc::new(stem_filter(StemAlgorithm::Porter)),
         "flatten_graph" => Arc::new(tf::Limit { max_token_count: usize::MAX }),

@@ -1,5 +1,5 @@
 //! Jacques Savoy's light stemmers as Lucene implements them (`light_german`, `light_french`,
-//! `light_spanish`, `light_italian`) and `german_normalization`.
+//! `light_spanish`, `light_italian`), `german_normalization` and `persian_stem`.
 //!
 //! Each works on the term's characters (Lucene works on UTF-16 units: they differ only for
 //! characters outside the BMP, which none of the rules match) and only shortens the term or
@@ -333,6 +333,30 @@ fn french_norm(s: &mut Vec<char>, mut len: usize) -> usize {
         }
     }
     len
+}
+
+/// Lucene's `PersianStemmer`: strips the suffixes ات, ان, ترین, تر, يي, ي, ها and a zero-width
+/// non-joiner, each in turn when at least two characters remain.
+pub fn persian_stem(term: &str) -> String {
+    const SUFFIXES: [&str; 8] = [
+        "\u{0627}\u{062A}",
+        "\u{0627}\u{0646}",
+        "\u{062A}\u{0631}\u{064A}\u{0646}",
+        "\u{062A}\u{0631}",
+        "\u{064A}\u{064A}",
+        "\u{064A}",
+        "\u{0647}\u{0627}",
+        "\u{200C}",
+    ];
+    run(term, |s, mut len| {
+        for suffix in SUFFIXES {
+            let n = suffix.chars().count();
+            if len >= n + 2 && ends_with(s, len, suffix) {
+                len -= n;
+            }
+        }
+        len
+    })
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use super::chain::TokenFilter;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
-use super::light_stemmers::{light_french, light_german, light_italian, light_spanish};
+use super::light_stemmers::{light_french, light_german, light_italian, light_spanish, persian_stem};
 use super::porter::porter_stem;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -39,6 +39,8 @@ pub enum StemAlgorithm {
     LightSpanish,
     /// Savoy's light Italian stemmer (Lucene's `ItalianLightStemmer`).
     LightItalian,
+    /// Lucene's `PersianStemmer` (the `persian_stem` filter).
+    Persian,
     /// A Snowball stemmer.
     Snowball(Algorithm),
 }
@@ -98,6 +100,7 @@ impl StemAlgorithm {
             StemAlgorithm::LightFrench => light_french(term),
             StemAlgorithm::LightSpanish => light_spanish(term),
             StemAlgorithm::LightItalian => light_italian(term),
+            StemAlgorithm::Persian => persian_stem(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }

@@ -149,6 +149,7 @@ FR1="le la chien les aux chat du des à cheval"
 FR2="lances chismes habitable chiste éléments captifs"
 FR3="finissions souffrirent rugissante"
 FR4="C3PO aujourd'hui oeuf ïâöûàä anticonstitutionnellement Java++"
+PS="دوستان کتابها جامدات عليرضايي شادماني باحالتر خوبترين کباب English"
 languages=[
  {"name":"french stop words","request":{"analyzer":"french","text":FR1},"tokens":plain(FR1,["chien","chat","cheval"],["chien","chat","cheval"],[2,5,9])},
  {"name":"french nouns and adjectives","request":{"analyzer":"french","text":FR2},
@@ -183,6 +184,8 @@ languages=[
   "request":{"analyzer":"my","text":"de kat en de hond"},"tokens":plain("de kat en de hond",["kat","hond"],["kat","hond"],[1,4])},
  {"name":"german light_german stemmer filter","request":{"tokenizer":"standard","filter":["lowercase",{"type":"stemmer","language":"light_german"}],"text":"Häusern"},
   "tokens":[["haus",0,7,A,0]]},
+ {"name":"persian_stem (Lucene's TestPersianStemFilter)","request":{"tokenizer":"whitespace","filter":["persian_stem"],"text":PS},
+  "tokens":toks(PS,["دوست","کتاب","جامد","عليرضا","شادمان","باحال","خوب","کباب","English"],spans=PS.split())},
 ]
 for name,data in [("analyzers",analyzers),("tokenizers",tokenizers),("token_filters",filters),("char_filters",chars),("unicode",uni),("languages",languages)]:
     with open(name+".json","w") as f:
