@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::chain::{TokenFilter, Tokenizer};
 use super::char_filters::{CharFilter, MappingCharFilter, PatternReplaceCharFilter};
+use super::classic_tokenizer::ClassicTokenizer;
 use super::error::AnalysisError;
 use super::filters::StopWords;
 use super::html_strip::HtmlStripCharFilter;
@@ -91,7 +92,8 @@ fn check_ngram_diff(min: usize, max: usize, limits: Limits, what: &str) -> Resul
 pub fn tokenizer(kind: &str, params: Params<'_>, limits: Limits) -> Result<Option<Arc<dyn Tokenizer>>, AnalysisError> {
     let max_token_length = params.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?;
     let built: Arc<dyn Tokenizer> = match kind {
-        "standard" | "classic" => Arc::new(BasicTokenizer::Standard(max_token_length.clamp(1, 1024 * 1024))),
+        "standard" => Arc::new(BasicTokenizer::Standard(max_token_length.clamp(1, 1024 * 1024))),
+        "classic" => Arc::new(ClassicTokenizer { max_token_length: max_token_length.clamp(1, 1024 * 1024) }),
         "letter" => Arc::new(BasicTokenizer::Letter),
         "lowercase" => Arc::new(BasicTokenizer::Lowercase),
         "whitespace" => Arc::new(BasicTokenizer::Whitespace(max_token_length.max(1))),

@@ -31,6 +31,7 @@ pub mod builtin_analyzers;
 pub mod chain;
 pub mod char_filters;
 pub mod char_tokenizers;
+pub mod classic_tokenizer;
 pub mod components;
 pub mod error;
 pub mod filters;

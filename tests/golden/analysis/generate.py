@@ -149,6 +149,7 @@ FR1="le la chien les aux chat du des à cheval"
 FR2="lances chismes habitable chiste éléments captifs"
 FR3="finissions souffrirent rugissante"
 FR4="C3PO aujourd'hui oeuf ïâöûàä anticonstitutionnellement Java++"
+CL="test@example.com U.S.A. AT&T www.nutch.org 216.239.63.104 R2D2 1-2-3 wi-fi"
 PS="دوستان کتابها جامدات عليرضايي شادماني باحالتر خوبترين کباب English"
 languages=[
  {"name":"french stop words","request":{"analyzer":"french","text":FR1},"tokens":plain(FR1,["chien","chat","cheval"],["chien","chat","cheval"],[2,5,9])},
@@ -186,6 +187,12 @@ languages=[
   "tokens":[["haus",0,7,A,0]]},
  {"name":"persian_stem (Lucene's TestPersianStemFilter)","request":{"tokenizer":"whitespace","filter":["persian_stem"],"text":PS},
   "tokens":toks(PS,["دوست","کتاب","جامد","عليرضا","شادمان","باحال","خوب","کباب","English"],spans=PS.split())},
+ {"name":"classic (OpenSearch docs sentence)","request":{"tokenizer":"classic","text":Q},
+  "tokens":toks(Q,["The","2","QUICK","Brown","Foxes","jumped","over","the","lazy","dog's","bone"],[A,A,A,A,A,A,A,A,A,"<APOSTROPHE>",A])},
+ {"name":"classic email, acronym, company, host, number (Lucene's TestClassicAnalyzer)","request":{"tokenizer":"classic","text":CL},
+  "tokens":toks(CL,["test@example.com","U.S.A.","AT&T","www.nutch.org","216.239.63.104","R2D2","1-2-3","wi","fi"],
+                ["<EMAIL>","<ACRONYM>","<COMPANY>","<HOST>","<HOST>",A,"<NUM>",A,A])},
+ {"name":"classic CJK one character each","request":{"tokenizer":"classic","text":"中文 x"},"tokens":[["中",0,1,"<CJ>",0],["文",1,2,"<CJ>",1],["x",3,4,A,2]]},
 ]
 for name,data in [("analyzers",analyzers),("tokenizers",tokenizers),("token_filters",filters),("char_filters",chars),("unicode",uni),("languages",languages)]:
     with open(name+".json","w") as f:
