@@ -5,12 +5,11 @@
 //! lowercase, `_english_` stop words, `stem_exclusion` keywords, Porter stemmer. The other
 //! language analyzers follow [`LanguageRecipe`]: `french` (elision, `_french_`, light French),
 //! `italian` (elision, `_italian_`, light Italian), `german` (`_german_`, German normalization,
-//! light German), `spanish` (light Spanish), `dutch` (stem overrides, Snowball), and `portuguese`,
-//! `russian`, `danish`, `finnish`, `hungarian`, `norwegian`, `swedish` with their Snowball list
-//! and stemmer. Known divergences: `portuguese` uses Snowball where Lucene uses its light
-//! Portuguese stemmer; `romanian`, `turkish`, `arabic`, `greek`, `tamil` have no default stop
-//! words (their lists are not built) and a Snowball stemmer, and `arabic`/`greek` lack Lucene's
-//! normalization filters.
+//! light German), `spanish` (light Spanish), `portuguese` (light Portuguese), `dutch` (stem
+//! overrides, Snowball), and `russian`, `danish`, `finnish`, `hungarian`, `norwegian`,
+//! `swedish` with their Snowball list and stemmer. Known divergences: `romanian`, `turkish`,
+//! `arabic`, `greek`, `tamil` have no default stop words (their lists are not built) and a
+//! Snowball stemmer, and `arabic`/`greek` lack Lucene's normalization filters.
 
 use std::sync::Arc;
 
@@ -190,7 +189,7 @@ impl LanguageRecipe {
             "italian" => (Some(&ITALIAN_ARTICLES), "_italian_", "light_italian"),
             "german" => (None, "_german_", "light_german"),
             "spanish" => (None, "_spanish_", "light_spanish"),
-            "portuguese" => (None, "_portuguese_", "portuguese"),
+            "portuguese" => (None, "_portuguese_", "light_portuguese"),
             "dutch" => (None, "_dutch_", "dutch"),
             "russian" => (None, "_russian_", "russian"),
             "danish" => (None, "_danish_", "danish"),

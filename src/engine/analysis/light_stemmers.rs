@@ -1,5 +1,5 @@
 //! Jacques Savoy's light stemmers as Lucene implements them (`light_german`, `light_french`,
-//! `light_spanish`, `light_italian`), `german_normalization` and `persian_stem`.
+//! `light_spanish`, `light_italian`, `light_portuguese`), `german_normalization` and `persian_stem`.
 //!
 //! Each works on the term's characters (Lucene works on UTF-16 units: they differ only for
 //! characters outside the BMP, which none of the rules match) and only shortens the term or
@@ -330,6 +330,101 @@ fn french_norm(s: &mut Vec<char>, mut len: usize) -> usize {
         }
         if s[len - 1] == s[len - 2] && s[len - 1].is_alphabetic() {
             len -= 1;
+        }
+    }
+    len
+}
+
+/// Lucene's `PortugueseLightStemmer` ("UniNE"): plural and feminine endings, a final vowel,
+/// then accents.
+pub fn light_portuguese(term: &str) -> String {
+    run(term, |s, len| {
+        if len < 4 {
+            return len;
+        }
+        let mut len = portuguese_suffix(s, len);
+        if len > 3 && s[len - 1] == 'a' {
+            len = portuguese_feminine(s, len);
+        }
+        if len > 4 && matches!(s[len - 1], 'e' | 'a' | 'o') {
+            len -= 1;
+        }
+        for c in s[..len].iter_mut() {
+            *c = match *c {
+                'à' | 'á' | 'â' | 'ä' | 'ã' => 'a',
+                'ò' | 'ó' | 'ô' | 'ö' | 'õ' => 'o',
+                'è' | 'é' | 'ê' | 'ë' => 'e',
+                'ù' | 'ú' | 'û' | 'ü' => 'u',
+                'ì' | 'í' | 'î' | 'ï' => 'i',
+                'ç' => 'c',
+                other => other,
+            };
+        }
+        len
+    })
+}
+
+fn portuguese_suffix(s: &mut [char], len: usize) -> usize {
+    if len > 4 && ends_with(s, len, "es") && matches!(s[len - 3], 'r' | 's' | 'l' | 'z') {
+        return len - 2;
+    }
+    if len > 3 && ends_with(s, len, "ns") {
+        s[len - 2] = 'm';
+        return len - 1;
+    }
+    if len > 4 && (ends_with(s, len, "eis") || ends_with(s, len, "éis")) {
+        set_tail(s, len - 1, "el");
+        return len - 1;
+    }
+    if len > 4 && ends_with(s, len, "ais") {
+        s[len - 2] = 'l';
+        return len - 1;
+    }
+    if len > 4 && ends_with(s, len, "óis") {
+        set_tail(s, len - 1, "ol");
+        return len - 1;
+    }
+    if len > 4 && ends_with(s, len, "is") {
+        s[len - 1] = 'l';
+        return len;
+    }
+    if len > 3 && (ends_with(s, len, "ões") || ends_with(s, len, "ães")) {
+        set_tail(s, len - 1, "ão");
+        return len - 1;
+    }
+    if len > 6 && ends_with(s, len, "mente") {
+        return len - 5;
+    }
+    if len > 3 && s[len - 1] == 's' {
+        return len - 1;
+    }
+    len
+}
+
+fn portuguese_feminine(s: &mut [char], len: usize) -> usize {
+    if len > 7 && (ends_with(s, len, "inha") || ends_with(s, len, "iaca") || ends_with(s, len, "eira")) {
+        s[len - 1] = 'o';
+        return len;
+    }
+    if len > 6 {
+        if ["osa", "ica", "ida", "ada", "iva", "ama"].iter().any(|suffix| ends_with(s, len, suffix)) {
+            s[len - 1] = 'o';
+            return len;
+        }
+        if ends_with(s, len, "ona") {
+            set_tail(s, len - 1, "ão");
+            return len - 1;
+        }
+        if ends_with(s, len, "ora") {
+            return len - 1;
+        }
+        if ends_with(s, len, "esa") {
+            s[len - 3] = 'ê';
+            return len - 1;
+        }
+        if ends_with(s, len, "na") {
+            s[len - 1] = 'o';
+            return len;
         }
     }
     len

@@ -34,13 +34,15 @@ fn french() {
 }
 
 #[test]
-fn spanish_and_italian() {
+fn spanish_italian_portuguese() {
     assert_eq!(light_spanish("chicana"), "chican");
     assert_eq!(light_spanish("luces"), "luz");
     assert_eq!(light_spanish("los"), "los", "shorter than 5 stays");
     assert_eq!(light_italian("abbandonati"), "abbandonat");
     assert_eq!(light_italian("italiano"), "italian");
     assert_eq!(light_italian("ragazzi"), "ragazz");
+    assert_eq!(light_portuguese("quilométricas"), "quilometric");
+    assert_eq!(light_portuguese("canções"), "canca", "ões to ão, then the final vowel goes");
 }
 
 #[test]
@@ -59,7 +61,7 @@ fn stop_lists() {
 proptest! {
     #[test]
     fn never_panic(term in "[a-zàâäçéèêëîïôöùûüßxs]{0,14}") {
-        for stem in [light_german(&term), light_french(&term), light_spanish(&term), light_italian(&term)] {
+        for stem in [light_german(&term), light_french(&term), light_spanish(&term), light_italian(&term), light_portuguese(&term), persian_stem(&term)] {
             prop_assert!(stem.chars().count() <= term.chars().count() + 1);
         }
         prop_assert!(german_normalize(&term).len() <= term.len() * 2);

@@ -2,11 +2,11 @@
 //! from them (`keyword_marker`, `stemmer_override`).
 //!
 //! `english`/`porter`/`porter_stem` are Porter's original algorithm ([`super::porter`]), the
-//! Snowball languages come from `rust-stemmers`, `light_german`, `light_french`, `light_spanish`
-//! and `light_italian` from [`super::light_stemmers`]. Known divergence: `light_english`/`kstem`
-//! (Krovetz, dictionary-based) is approximated by the minimal English plural stemmer, and the
-//! other Lucene `light_*`/`minimal_*` stemmers (Portuguese, Finnish, Hungarian, Norwegian,
-//! Russian, Swedish, minimal French and German) by their Snowball stemmer.
+//! Snowball languages come from `rust-stemmers`, `light_german`, `light_french`, `light_spanish`,
+//! `light_italian` and `light_portuguese` from [`super::light_stemmers`]. Known divergence:
+//! `light_english`/`kstem` (Krovetz, dictionary-based) is approximated by the minimal English
+//! plural stemmer, and the other Lucene `light_*`/`minimal_*` stemmers (Finnish, Hungarian,
+//! Norwegian, Russian, Swedish, minimal French, German and Portuguese) by their Snowball stemmer.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use super::chain::TokenFilter;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
-use super::light_stemmers::{light_french, light_german, light_italian, light_spanish, persian_stem};
+use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
 use super::porter::porter_stem;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -39,6 +39,8 @@ pub enum StemAlgorithm {
     LightSpanish,
     /// Savoy's light Italian stemmer (Lucene's `ItalianLightStemmer`).
     LightItalian,
+    /// Savoy's light Portuguese stemmer (Lucene's `PortugueseLightStemmer`).
+    LightPortuguese,
     /// Lucene's `PersianStemmer` (the `persian_stem` filter).
     Persian,
     /// A Snowball stemmer.
@@ -67,7 +69,8 @@ impl StemAlgorithm {
             "light_italian" => StemAlgorithm::LightItalian,
             "italian" => StemAlgorithm::Snowball(Italian),
             "norwegian" | "light_norwegian" | "minimal_norwegian" => StemAlgorithm::Snowball(Norwegian),
-            "portuguese" | "light_portuguese" | "minimal_portuguese" | "portuguese_rslp" => {
+            "light_portuguese" => StemAlgorithm::LightPortuguese,
+            "portuguese" | "minimal_portuguese" | "portuguese_rslp" => {
                 StemAlgorithm::Snowball(Portuguese)
             }
             "romanian" => StemAlgorithm::Snowball(Romanian),
@@ -101,6 +104,7 @@ impl StemAlgorithm {
             StemAlgorithm::LightSpanish => light_spanish(term),
             StemAlgorithm::LightItalian => light_italian(term),
             StemAlgorithm::Persian => persian_stem(term),
+            StemAlgorithm::LightPortuguese => light_portuguese(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }

@@ -193,6 +193,10 @@ languages=[
   "tokens":toks(CL,["test@example.com","U.S.A.","AT&T","www.nutch.org","216.239.63.104","R2D2","1-2-3","wi","fi"],
                 ["<EMAIL>","<ACRONYM>","<COMPANY>","<HOST>","<HOST>",A,"<NUM>",A,A])},
  {"name":"classic CJK one character each","request":{"tokenizer":"classic","text":"中文 x"},"tokens":[["中",0,1,"<CJ>",0],["文",1,2,"<CJ>",1],["x",3,4,A,2]]},
+ {"name":"portuguese light stemmer (Lucene's TestPortugueseAnalyzer)","request":{"analyzer":"portuguese","text":"quilométricas quilométricos não"},
+  "tokens":plain("quilométricas quilométricos não",["quilometric"]*2,["quilométricas","quilométricos"])},
+ {"name":"portuguese stem_exclusion","settings":excl("portuguese",["quilométricas"]),"request":{"analyzer":"my","text":"quilométricas quilométricos"},
+  "tokens":plain("quilométricas quilométricos",["quilométricas","quilometric"],["quilométricas","quilométricos"])},
 ]
 for name,data in [("analyzers",analyzers),("tokenizers",tokenizers),("token_filters",filters),("char_filters",chars),("unicode",uni),("languages",languages)]:
     with open(name+".json","w") as f:
