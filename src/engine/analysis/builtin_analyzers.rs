@@ -2,10 +2,14 @@
 //! `fingerprint`, `snowball`, the language analyzers) with their settings.
 //!
 //! `english` is Lucene's `EnglishAnalyzer`: standard tokenizer, possessive `'s` removal,
-//! lowercase, `_english_` stop words, `stem_exclusion` keywords, Porter stemmer. Known
-//! divergence: the other language analyzers are standard → (elision) → lowercase → stop
-//! (`stopwords`, none by default, since only the English list is built in) → Snowball stemmer,
-//! where Lucene uses language stop lists, normalizers and some light stemmers.
+//! lowercase, `_english_` stop words, `stem_exclusion` keywords, Porter stemmer. The other
+//! language analyzers follow [`LanguageRecipe`]: `french` (elision, `_french_`, light French),
+//! `italian` (elision, `_italian_`, light Italian), `german` (`_german_`, German normalization,
+//! light German), `spanish` (light Spanish), `portuguese` (light Portuguese), `dutch` (stem
+//! overrides, Snowball), and `russian`, `danish`, `finnish`, `hungarian`, `norwegian`,
+//! `swedish` with their Snowball list and stemmer. Known divergences: `romanian`, `turkish`,
+//! `arabic`, `greek`, `tamil` have no default stop words (their lists are not built) and a
+//! Snowball stemmer, and `arabic`/`greek` lack Lucene's normalization filters.
 
 use std::sync::Arc;
 
@@ -16,7 +20,8 @@ use super::error::AnalysisError;
 use super::java_regex::java_regex;
 use super::params::Params;
 use super::shingle::CjkBigram;
-use super::stemming::{keyword_marker, stem_filter, StemAlgorithm};
+use super::light_stemmers::german_normalization;
+use super::stemming::{keyword_marker, stem_filter, stemmer_override, StemAlgorithm};
 use super::token_filters as tf;
 use super::tokenizers::{BasicTokenizer, PatternTokenizer};
 use super::{Analyzer, DEFAULT_MAX_TOKEN_LENGTH};
@@ -114,31 +119,89 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
             ],
             gap,
         ),
-        "snowball" | "french" | "german" | "spanish" | "italian" | "portuguese" | "dutch" | "russian" | "danish"
-        | "finnish" | "hungarian" | "norwegian" | "romanian" | "swedish" | "turkish" | "arabic" | "greek" | "tamil" => {
-            let algorithm = if kind == "snowball" {
-                let language = p.string("language").unwrap_or_else(|| "English".to_owned());
-                StemAlgorithm::for_snowball(&language)
-            } else {
-                StemAlgorithm::for_stemmer(kind)
+        "snowball" => {
+            let language = p.string("language").unwrap_or_else(|| "English".to_owned());
+            let Some(algorithm) = StemAlgorithm::for_snowball(&language) else {
+                return Err(AnalysisError::illegal_argument(format!("Unknown snowball language [{language}]")));
             };
-            let Some(algorithm) = algorithm else {
-                return Err(AnalysisError::illegal_argument(format!("Unknown snowball language for [{kind}]")));
-            };
+            // Lucene's SnowballAnalyzer: possessive removal for the English stemmers, Turkish lowercasing
             let mut filters = Vec::new();
-            if matches!(kind, "french" | "italian") {
-                let articles = tf::DEFAULT_ARTICLES.iter().map(|s| (*s).to_owned()).collect();
-                filters.push(named_filter("elision", tf::elision(articles, true)));
+            if matches!(language.as_str(), "English" | "Porter" | "Lovins") {
+                filters.push(named_filter("possessive_english", stem_filter(StemAlgorithm::PossessiveEnglish)));
             }
-            filters.push(named_filter("lowercase", tf::lowercase(if kind == "turkish" { Some("turkish") } else { None })));
-            filters.push(stop(if kind == "snowball" { "_english_" } else { "_none_" })?);
-            filters.extend(exclusions());
+            let turkish = (language == "Turkish").then_some("turkish");
+            filters.push(named_filter("lowercase", tf::lowercase(turkish)));
+            filters.push(stop("_english_")?);
             filters.push(named_filter("stemmer", stem_filter(algorithm)));
             chain(kind, standard()?, filters, gap)
         }
-        _ => return Ok(None),
+        language => {
+            let Some(recipe) = LanguageRecipe::of(language) else {
+                return Ok(None);
+            };
+            let mut filters = Vec::new();
+            if let Some(articles) = recipe.elision {
+                let articles = articles.iter().map(|s| (*s).to_owned()).collect();
+                filters.push(named_filter("elision", tf::elision(articles, true)));
+            }
+            if language == "turkish" {
+                filters.push(named_filter("apostrophe", tf::apostrophe()));
+            }
+            filters.push(named_filter("lowercase", tf::lowercase((language == "turkish").then_some("turkish"))));
+            filters.push(stop(recipe.stop_words)?);
+            filters.extend(exclusions());
+            if language == "german" {
+                filters.push(named_filter("german_normalization", german_normalization()));
+            }
+            if language == "dutch" {
+                let overrides = DUTCH_STEM_OVERRIDES.map(str::to_owned);
+                filters.push(Named::new("stemmer_override", stemmer_override(&overrides)?));
+            }
+            filters.push(named_filter("stemmer", stem_filter(recipe.stemmer)));
+            chain(language, standard()?, filters, gap)
+        }
     };
     Ok(Some(analyzer))
+}
+
+/// Lucene's `ItalianAnalyzer.DEFAULT_ARTICLES`, removed by elision before lowercasing.
+pub const ITALIAN_ARTICLES: [&str; 21] = [
+    "c", "l", "all", "dall", "dell", "nell", "sull", "coll", "pell", "gl", "agl", "dagl", "degl", "negl", "sugl", "un",
+    "m", "t", "s", "v", "d",
+];
+
+/// Lucene's `DutchAnalyzer` default stem dictionary (applied before the Snowball stemmer).
+const DUTCH_STEM_OVERRIDES: [&str; 4] = ["fiets => fiets", "bromfiets => bromfiets", "ei => eier", "kind => kinder"];
+
+/// How Lucene builds a language analyzer: standard tokenizer → elision (French, Italian) →
+/// lowercase → stop → `stem_exclusion` keyword marker → (German normalization, Dutch stem
+/// overrides) → stemmer.
+struct LanguageRecipe {
+    elision: Option<&'static [&'static str]>,
+    stop_words: &'static str,
+    stemmer: StemAlgorithm,
+}
+
+impl LanguageRecipe {
+    fn of(language: &str) -> Option<Self> {
+        let (elision, stop_words, stemmer): (Option<&'static [&'static str]>, &str, &str) = match language {
+            "french" => (Some(&tf::DEFAULT_ARTICLES), "_french_", "light_french"),
+            "italian" => (Some(&ITALIAN_ARTICLES), "_italian_", "light_italian"),
+            "german" => (None, "_german_", "light_german"),
+            "spanish" => (None, "_spanish_", "light_spanish"),
+            "portuguese" => (None, "_portuguese_", "light_portuguese"),
+            "dutch" => (None, "_dutch_", "dutch"),
+            "russian" => (None, "_russian_", "russian"),
+            "danish" => (None, "_danish_", "danish"),
+            "finnish" => (None, "_finnish_", "finnish"),
+            "hungarian" => (None, "_hungarian_", "hungarian"),
+            "norwegian" => (None, "_norwegian_", "norwegian"),
+            "swedish" => (None, "_swedish_", "swedish"),
+            "romanian" | "turkish" | "arabic" | "greek" | "tamil" => (None, "_none_", language),
+            _ => return None,
+        };
+        Some(LanguageRecipe { elision, stop_words, stemmer: StemAlgorithm::for_stemmer(stemmer)? })
+    }
 }
 
 /// The built-in analyzer `name` with default settings.

@@ -7,14 +7,17 @@ use std::sync::Arc;
 
 use super::chain::{TokenFilter, Tokenizer};
 use super::char_filters::{CharFilter, MappingCharFilter, PatternReplaceCharFilter};
+use super::classic_tokenizer::ClassicTokenizer;
 use super::error::AnalysisError;
 use super::filters::StopWords;
 use super::html_strip::HtmlStripCharFilter;
 use super::java_regex::java_regex;
+use super::light_stemmers::german_normalization;
 use super::ngram::{NGramFilter, NGramTokenizer};
 use super::params::Params;
 use super::shingle::{CjkBigram, Shingle};
 use super::stemming::{keyword_marker, stem_filter, stemmer_override, StemAlgorithm};
+use super::stop_lists::Predefined;
 use super::synonyms::SynonymFilter;
 use super::token_filters as tf;
 use super::tokenizers::{BasicTokenizer, CharGroupTokenizer, CharSet, PathHierarchyTokenizer, PatternTokenizer, SimplePatternTokenizer};
@@ -37,21 +40,27 @@ impl Default for Limits {
     }
 }
 
-/// Stop words from a `stopwords` setting: a predefined list name or a list of words.
+/// Stop words from a `stopwords` setting, as OpenSearch's `Analysis.parseWords`: `_none_` is
+/// empty, otherwise each entry of the list is a predefined list name (`_english_`,
+/// `_french_`...) standing for its words, or a literal word.
 pub fn stop_words(params: &Params<'_>, key: &str, default: &str, ignore_case: bool) -> Result<StopWords, AnalysisError> {
-    let words = match params.get(key) {
+    let entries = match params.get(key) {
         None => vec![default.to_owned()],
         Some(_) => params.list(key).unwrap_or_default(),
     };
-    if let [single] = words.as_slice() {
-        if single.starts_with('_') && single.ends_with('_') {
-            return match single.as_str() {
-                "_english_" => Ok(StopWords::new(super::ENGLISH_STOP_WORDS, ignore_case)),
-                "_none_" => Ok(StopWords::default()),
-                other => Err(AnalysisError::illegal_argument(format!(
-                    "predefined stop word list [{other}] is not supported yet (only _english_ and _none_)"
-                ))),
-            };
+    if matches!(entries.as_slice(), [single] if single == "_none_") {
+        return Ok(StopWords::default());
+    }
+    let mut words: Vec<String> = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match Predefined::named(&entry) {
+            Some(Predefined::NotBuilt) => {
+                return Err(AnalysisError::illegal_argument(format!(
+                    "predefined stop word list [{entry}] is not supported yet"
+                )))
+            }
+            Some(list) => words.extend(list.words().map(str::to_owned)),
+            None => words.push(entry),
         }
     }
     Ok(StopWords::new(words, ignore_case))
@@ -83,7 +92,8 @@ fn check_ngram_diff(min: usize, max: usize, limits: Limits, what: &str) -> Resul
 pub fn tokenizer(kind: &str, params: Params<'_>, limits: Limits) -> Result<Option<Arc<dyn Tokenizer>>, AnalysisError> {
     let max_token_length = params.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?;
     let built: Arc<dyn Tokenizer> = match kind {
-        "standard" | "classic" => Arc::new(BasicTokenizer::Standard(max_token_length.clamp(1, 1024 * 1024))),
+        "standard" => Arc::new(BasicTokenizer::Standard(max_token_length.clamp(1, 1024 * 1024))),
+        "classic" => Arc::new(ClassicTokenizer { max_token_length: max_token_length.clamp(1, 1024 * 1024) }),
         "letter" => Arc::new(BasicTokenizer::Letter),
         "lowercase" => Arc::new(BasicTokenizer::Lowercase),
         "whitespace" => Arc::new(BasicTokenizer::Whitespace(max_token_length.max(1))),
@@ -271,6 +281,8 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "cjk_bigram" => Arc::new(CjkBigram { output_unigrams: p.bool("output_unigrams", false)? }),
         "arabic_normalization" => Arc::new(tf::arabic_normalization()),
         "persian_normalization" => Arc::new(tf::persian_normalization()),
+        "persian_stem" => Arc::new(stem_filter(StemAlgorithm::Persian)),
+        "german_normalization" => Arc::new(german_normalization()),
         "porter" => Arc::new(stem_filter(StemAlgorithm::Porter)),
         "flatten_graph" => Arc::new(tf::Limit { max_token_count: usize::MAX }),
         _ => return Ok(None),

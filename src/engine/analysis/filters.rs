@@ -98,13 +98,9 @@ impl StopWords {
         Self::new(ENGLISH_STOP_WORDS, false)
     }
 
-    /// A predefined list by its OpenSearch name: `_english_` or `_none_`.
+    /// A predefined list by its OpenSearch name (`_english_`, `_french_`..., `_none_`), case-sensitive.
     pub fn predefined(name: &str) -> Option<Self> {
-        match name {
-            "_english_" => Some(Self::english()),
-            "_none_" => Some(Self::default()),
-            _ => None,
-        }
+        super::stop_lists::predefined_words(name).map(|words| Self::new(words, false))
     }
 
     /// Whether the set is empty.

@@ -87,3 +87,8 @@ fn golden_char_filters() {
 fn golden_unicode() {
     check_table("unicode.json");
 }
+
+#[test]
+fn golden_languages() {
+    check_table("languages.json");
+}

@@ -18,8 +18,8 @@
 //!
 //! Everything else is assembled from parts ([`chain::CustomAnalyzer`]): char filters
 //! ([`char_filters`], [`html_strip`]), tokenizers ([`tokenizers`], [`ngram`],
-//! [`uax_url_email`]) and token filters ([`token_filters`], [`stemming`], [`synonyms`],
-//! [`shingle`], [`word_delimiter`]), built by type and settings in [`components`], by index
+//! [`uax_url_email`]) and token filters ([`token_filters`], [`stemming`], [`light_stemmers`],
+//! [`synonyms`], [`shingle`], [`word_delimiter`]; predefined stop lists in [`stop_lists`]), built by type and settings in [`components`], by index
 //! settings in [`index_analysis::IndexAnalysis`] (custom analyzers, normalizers, `default`),
 //! and used by the `_analyze` API logic in [`analyze_api::analyze`]. The language and other
 //! typed analyzers are in [`builtin_analyzers`].
@@ -31,12 +31,14 @@ pub mod builtin_analyzers;
 pub mod chain;
 pub mod char_filters;
 pub mod char_tokenizers;
+pub mod classic_tokenizer;
 pub mod components;
 pub mod error;
 pub mod filters;
 pub mod html_strip;
 pub mod index_analysis;
 pub mod java_regex;
+pub mod light_stemmers;
 pub mod ngram;
 pub mod offsets;
 pub mod params;
@@ -44,6 +46,7 @@ pub mod porter;
 pub mod shingle;
 pub mod standard_tokenizer;
 pub mod stemming;
+pub mod stop_lists;
 pub mod synonyms;
 pub mod token_filters;
 pub mod token_op;

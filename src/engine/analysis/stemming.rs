@@ -2,9 +2,11 @@
 //! from them (`keyword_marker`, `stemmer_override`).
 //!
 //! `english`/`porter`/`porter_stem` are Porter's original algorithm ([`super::porter`]), the
-//! Snowball languages come from `rust-stemmers`. Known divergence: `light_english`/`kstem` (Krovetz,
-//! dictionary-based) is approximated by the minimal English plural stemmer, and the Lucene
-//! `light_*`/`minimal_*` stemmers of other languages by their Snowball stemmer.
+//! Snowball languages come from `rust-stemmers`, `light_german`, `light_french`, `light_spanish`,
+//! `light_italian` and `light_portuguese` from [`super::light_stemmers`]. Known divergence:
+//! `light_english`/`kstem` (Krovetz, dictionary-based) is approximated by the minimal English
+//! plural stemmer, and the other Lucene `light_*`/`minimal_*` stemmers (Finnish, Hungarian,
+//! Norwegian, Russian, Swedish, minimal French, German and Portuguese) by their Snowball stemmer.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,6 +17,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use super::chain::TokenFilter;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
+use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
 use super::porter::porter_stem;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -28,6 +31,18 @@ pub enum StemAlgorithm {
     MinimalEnglish,
     /// Strips `'s` (Lucene's `EnglishPossessiveFilter`).
     PossessiveEnglish,
+    /// Savoy's light German stemmer (Lucene's `GermanLightStemmer`).
+    LightGerman,
+    /// Savoy's light French stemmer (Lucene's `FrenchLightStemmer`).
+    LightFrench,
+    /// Savoy's light Spanish stemmer (Lucene's `SpanishLightStemmer`).
+    LightSpanish,
+    /// Savoy's light Italian stemmer (Lucene's `ItalianLightStemmer`).
+    LightItalian,
+    /// Savoy's light Portuguese stemmer (Lucene's `PortugueseLightStemmer`).
+    LightPortuguese,
+    /// Lucene's `PersianStemmer` (the `persian_stem` filter).
+    Persian,
     /// A Snowball stemmer.
     Snowball(Algorithm),
 }
@@ -45,18 +60,23 @@ impl StemAlgorithm {
             "danish" => StemAlgorithm::Snowball(Danish),
             "dutch" | "dutch_kp" => StemAlgorithm::Snowball(Dutch),
             "finnish" | "light_finnish" => StemAlgorithm::Snowball(Finnish),
-            "french" | "light_french" | "minimal_french" => StemAlgorithm::Snowball(French),
-            "german" | "german2" | "light_german" | "minimal_german" => StemAlgorithm::Snowball(German),
+            "light_french" => StemAlgorithm::LightFrench,
+            "french" | "minimal_french" => StemAlgorithm::Snowball(French),
+            "light_german" => StemAlgorithm::LightGerman,
+            "german" | "german2" | "minimal_german" => StemAlgorithm::Snowball(German),
             "greek" => StemAlgorithm::Snowball(Greek),
             "hungarian" | "light_hungarian" => StemAlgorithm::Snowball(Hungarian),
-            "italian" | "light_italian" => StemAlgorithm::Snowball(Italian),
+            "light_italian" => StemAlgorithm::LightItalian,
+            "italian" => StemAlgorithm::Snowball(Italian),
             "norwegian" | "light_norwegian" | "minimal_norwegian" => StemAlgorithm::Snowball(Norwegian),
-            "portuguese" | "light_portuguese" | "minimal_portuguese" | "portuguese_rslp" => {
+            "light_portuguese" => StemAlgorithm::LightPortuguese,
+            "portuguese" | "minimal_portuguese" | "portuguese_rslp" => {
                 StemAlgorithm::Snowball(Portuguese)
             }
             "romanian" => StemAlgorithm::Snowball(Romanian),
             "russian" | "light_russian" => StemAlgorithm::Snowball(Russian),
-            "spanish" | "light_spanish" => StemAlgorithm::Snowball(Spanish),
+            "light_spanish" => StemAlgorithm::LightSpanish,
+            "spanish" => StemAlgorithm::Snowball(Spanish),
             "swedish" | "light_swedish" => StemAlgorithm::Snowball(Swedish),
             "tamil" => StemAlgorithm::Snowball(Tamil),
             "turkish" => StemAlgorithm::Snowball(Turkish),
@@ -79,6 +99,12 @@ impl StemAlgorithm {
             StemAlgorithm::Porter => porter_stem(term),
             StemAlgorithm::MinimalEnglish => minimal_english(term),
             StemAlgorithm::PossessiveEnglish => possessive_english(term).to_owned(),
+            StemAlgorithm::LightGerman => light_german(term),
+            StemAlgorithm::LightFrench => light_french(term),
+            StemAlgorithm::LightSpanish => light_spanish(term),
+            StemAlgorithm::LightItalian => light_italian(term),
+            StemAlgorithm::Persian => persian_stem(term),
+            StemAlgorithm::LightPortuguese => light_portuguese(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }

@@ -140,7 +140,65 @@ uni=[
  {"name":"lowercase Greek and Cyrillic","request":{"tokenizer":"standard","filter":["lowercase"],"text":"ΑΘΗΝΑ Москва"},"tokens":[["αθηνα",0,5,A,0],["москва",6,12,A,1]]},
  {"name":"german snowball","request":{"analyzer":"german","text":"Häuser"},"tokens":[["haus",0,6,A,0]]},
 ]
-for name,data in [("analyzers",analyzers),("tokenizers",tokenizers),("token_filters",filters),("char_filters",chars),("unicode",uni)]:
+def plain(text, terms, spans, positions=None):
+    return toks(text, terms, A, positions=positions, spans=spans)
+def excl(kind, words): return {"index":{"analysis":{"analyzer":{"my":{"type":kind,"stem_exclusion":words}}}}}
+# The language analyzers: Lucene's TestFrenchAnalyzer, TestGermanAnalyzer, TestSpanishAnalyzer,
+# TestItalianAnalyzer (assertAnalyzesTo / checkOneTerm cases) with offsets and positions added.
+FR1="le la chien les aux chat du des à cheval"
+FR2="lances chismes habitable chiste éléments captifs"
+FR3="finissions souffrirent rugissante"
+FR4="C3PO aujourd'hui oeuf ïâöûàä anticonstitutionnellement Java++"
+CL="test@example.com U.S.A. AT&T www.nutch.org 216.239.63.104 R2D2 1-2-3 wi-fi"
+PS="دوستان کتابها جامدات عليرضايي شادماني باحالتر خوبترين کباب English"
+languages=[
+ {"name":"french stop words","request":{"analyzer":"french","text":FR1},"tokens":plain(FR1,["chien","chat","cheval"],["chien","chat","cheval"],[2,5,9])},
+ {"name":"french nouns and adjectives","request":{"analyzer":"french","text":FR2},
+  "tokens":plain(FR2,["lanc","chism","habitabl","chist","element","captif"],FR2.split())},
+ {"name":"french verbs","request":{"analyzer":"french","text":FR3},"tokens":plain(FR3,["finision","soufrirent","rugisant"],FR3.split())},
+ {"name":"french everything else","request":{"analyzer":"french","text":FR4},
+  "tokens":plain(FR4,["c3po","aujourd'hui","oeuf","ïaöuaä","anticonstitutionel","java"],["C3PO","aujourd'hui","oeuf","ïâöûàä","anticonstitutionnellement","Java"])},
+ {"name":"french hyphen","request":{"analyzer":"french","text":"Jean-François"},"tokens":plain("Jean-François",["jean","francoi"],["Jean","François"])},
+ {"name":"french elision","request":{"analyzer":"french","text":"voir l'embrouille"},"tokens":plain("voir l'embrouille",["voir","embrouil"],["voir","l'embrouille"])},
+ {"name":"french stop words ignore case","request":{"analyzer":"french","text":"Votre"},"tokens":[]},
+ {"name":"french accents","request":{"analyzer":"french","text":"sécuritaires securitaires"},"tokens":plain("sécuritaires securitaires",["securitair"]*2,["sécuritaires","securitaires"])},
+ {"name":"french stem_exclusion","settings":excl("french",["habitable"]),"request":{"analyzer":"my","text":"habitable chiste"},
+  "tokens":plain("habitable chiste",["habitable","chist"],["habitable","chiste"])},
+ {"name":"german light stemmer","request":{"analyzer":"german","text":"Tisch Tische Tischen"},"tokens":plain("Tisch Tische Tischen",["tisch"]*3,["Tisch","Tische","Tischen"])},
+ {"name":"german normalization","request":{"analyzer":"german","text":"Schaltflächen Schaltflaechen"},
+  "tokens":plain("Schaltflächen Schaltflaechen",["schaltflach"]*2,["Schaltflächen","Schaltflaechen"])},
+ {"name":"german stop words","request":{"analyzer":"german","text":"der Tisch und die Tische"},"tokens":plain("der Tisch und die Tische",["tisch","tisch"],["Tisch","Tische"],[1,4])},
+ {"name":"german stem_exclusion","settings":excl("german",["tischen"]),"request":{"analyzer":"my","text":"tischen"},"tokens":[["tischen",0,7,A,0]]},
+ {"name":"spanish","request":{"analyzer":"spanish","text":"chicana chicano los"},"tokens":plain("chicana chicano los",["chican","chican"],["chicana","chicano"])},
+ {"name":"spanish stem_exclusion","settings":excl("spanish",["chicano"]),"request":{"analyzer":"my","text":"chicana chicano"},
+  "tokens":plain("chicana chicano",["chican","chicano"],["chicana","chicano"])},
+ {"name":"italian","request":{"analyzer":"italian","text":"abbandonata abbandonati dallo"},
+  "tokens":plain("abbandonata abbandonati dallo",["abbandonat"]*2,["abbandonata","abbandonati"])},
+ {"name":"italian elision","request":{"analyzer":"italian","text":"dell'Italia l'Italiano"},"tokens":plain("dell'Italia l'Italiano",["ital","italian"],["dell'Italia","l'Italiano"])},
+ {"name":"italian stem_exclusion","settings":excl("italian",["abbandonata"]),"request":{"analyzer":"my","text":"abbandonata abbandonati"},
+  "tokens":plain("abbandonata abbandonati",["abbandonata","abbandonat"],["abbandonata","abbandonati"])},
+ {"name":"stop filter _french_","request":{"tokenizer":"standard","filter":[{"type":"stop","stopwords":"_french_"}],"text":"le chien et le chat"},
+  "tokens":plain("le chien et le chat",["chien","chat"],["chien","chat"],[1,4])},
+ {"name":"stop filter _german_ and _russian_","request":{"tokenizer":"standard","filter":[{"type":"stop","stopwords":["_german_","_russian_"]}],"text":"und Katze и кот"},
+  "tokens":plain("und Katze и кот",["Katze","кот"],["Katze","кот"],[1,3])},
+ {"name":"stop filter custom _dutch_ standard analyzer","settings":{"index":{"analysis":{"analyzer":{"my":{"type":"standard","stopwords":"_dutch_"}}}}},
+  "request":{"analyzer":"my","text":"de kat en de hond"},"tokens":plain("de kat en de hond",["kat","hond"],["kat","hond"],[1,4])},
+ {"name":"german light_german stemmer filter","request":{"tokenizer":"standard","filter":["lowercase",{"type":"stemmer","language":"light_german"}],"text":"Häusern"},
+  "tokens":[["haus",0,7,A,0]]},
+ {"name":"persian_stem (Lucene's TestPersianStemFilter)","request":{"tokenizer":"whitespace","filter":["persian_stem"],"text":PS},
+  "tokens":toks(PS,["دوست","کتاب","جامد","عليرضا","شادمان","باحال","خوب","کباب","English"],spans=PS.split())},
+ {"name":"classic (OpenSearch docs sentence)","request":{"tokenizer":"classic","text":Q},
+  "tokens":toks(Q,["The","2","QUICK","Brown","Foxes","jumped","over","the","lazy","dog's","bone"],[A,A,A,A,A,A,A,A,A,"<APOSTROPHE>",A])},
+ {"name":"classic email, acronym, company, host, number (Lucene's TestClassicAnalyzer)","request":{"tokenizer":"classic","text":CL},
+  "tokens":toks(CL,["test@example.com","U.S.A.","AT&T","www.nutch.org","216.239.63.104","R2D2","1-2-3","wi","fi"],
+                ["<EMAIL>","<ACRONYM>","<COMPANY>","<HOST>","<HOST>",A,"<NUM>",A,A])},
+ {"name":"classic CJK one character each","request":{"tokenizer":"classic","text":"中文 x"},"tokens":[["中",0,1,"<CJ>",0],["文",1,2,"<CJ>",1],["x",3,4,A,2]]},
+ {"name":"portuguese light stemmer (Lucene's TestPortugueseAnalyzer)","request":{"analyzer":"portuguese","text":"quilométricas quilométricos não"},
+  "tokens":plain("quilométricas quilométricos não",["quilometric"]*2,["quilométricas","quilométricos"])},
+ {"name":"portuguese stem_exclusion","settings":excl("portuguese",["quilométricas"]),"request":{"analyzer":"my","text":"quilométricas quilométricos"},
+  "tokens":plain("quilométricas quilométricos",["quilométricas","quilometric"],["quilométricas","quilométricos"])},
+]
+for name,data in [("analyzers",analyzers),("tokenizers",tokenizers),("token_filters",filters),("char_filters",chars),("unicode",uni),("languages",languages)]:
     with open(name+".json","w") as f:
         json.dump(data,f,ensure_ascii=False,indent=1)
 print("ok")
