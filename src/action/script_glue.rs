@@ -8,17 +8,8 @@ use serde_json::{Map, Value};
 use crate::error::OsError;
 use crate::script::{self, ScriptError};
 
-/// What an update script sees and changes.
-#[derive(Debug, Clone)]
-pub struct UpdateContext {
-    pub source: Map<String, Value>,
-    pub op: String,
-    pub id: String,
-    pub index: String,
-    pub version: i64,
-    pub routing: Option<String>,
-    pub now_millis: i64,
-}
+/// What an update script sees and changes (the interpreter's own context).
+pub use crate::script::UpdateContext;
 
 /// A script of a request, compiled, with its params.
 #[derive(Debug, Clone)]
@@ -72,18 +63,6 @@ impl Script {
     }
     /// Runs the script on `ctx` (source and op change in place; unchanged on failure).
     pub fn execute_update(&self, ctx: &mut UpdateContext) -> Result<(), ScriptFailure> {
-        let mut u = script::UpdateContext {
-            source: std::mem::take(&mut ctx.source),
-            op: ctx.op.clone(),
-            id: ctx.id.clone(),
-            index: ctx.index.clone(),
-            version: ctx.version,
-            routing: ctx.routing.clone(),
-            now_millis: ctx.now_millis,
-        };
-        let r = self.script.execute_update(&mut u, &self.params);
-        ctx.source = u.source;
-        ctx.op = u.op;
-        r.map_err(|e| failure(&e))
+        self.script.execute_update(ctx, &self.params).map_err(|e| failure(&e))
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod bitpack;
 pub mod header;
+pub mod murmur3;
 mod output;
 mod reader;
 

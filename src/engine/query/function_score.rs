@@ -199,34 +199,9 @@ pub fn mix32(k: i32) -> i32 {
     (k ^ (k >> 16)) as i32
 }
 
-/// Lucene's `StringHelper.murmurhash3_x86_32`.
+/// Lucene's `StringHelper.murmurhash3_x86_32` (signed seed and result, as Java has them).
 pub fn murmurhash3_x86_32(data: &[u8], seed: i32) -> i32 {
-    const C1: u32 = 0xcc9e_2d51;
-    const C2: u32 = 0x1b87_3593;
-    let mut h1 = seed as u32;
-    let mut chunks = data.chunks_exact(4);
-    for c in &mut chunks {
-        let mut k1 = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        k1 = k1.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-        h1 ^= k1;
-        h1 = h1.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
-    }
-    let tail = chunks.remainder();
-    let mut k1 = 0u32;
-    for (i, b) in tail.iter().enumerate() {
-        k1 |= (*b as u32) << (8 * i);
-    }
-    if !tail.is_empty() {
-        k1 = k1.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-        h1 ^= k1;
-    }
-    h1 ^= data.len() as u32;
-    h1 ^= h1 >> 16;
-    h1 = h1.wrapping_mul(0x85eb_ca6b);
-    h1 ^= h1 >> 13;
-    h1 = h1.wrapping_mul(0xc2b2_ae35);
-    h1 ^= h1 >> 16;
-    h1 as i32
+    crate::engine::codec::murmur3::murmur3_x86_32(data, seed as u32) as i32
 }
 
 /// Java's `String.hashCode` (over UTF-16 code units).
