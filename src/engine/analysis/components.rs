@@ -54,11 +54,6 @@ pub fn stop_words(params: &Params<'_>, key: &str, default: &str, ignore_case: bo
     let mut words: Vec<String> = Vec::with_capacity(entries.len());
     for entry in entries {
         match Predefined::named(&entry) {
-            Some(Predefined::NotBuilt) => {
-                return Err(AnalysisError::illegal_argument(format!(
-                    "predefined stop word list [{entry}] is not supported yet"
-                )))
-            }
             Some(list) => words.extend(list.words().map(str::to_owned)),
             None => words.push(entry),
         }
