@@ -6,6 +6,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::chain::{TokenFilter, Tokenizer};
+use super::arabic::{arabic_stem_filter, sorani_normalization};
+use super::indic::{bengali_normalization, hindi_normalization, indic_normalization};
+use super::language_normalizers::{
+    greek_lowercase_filter, irish_lowercase_filter, scandinavian_folding, scandinavian_normalization, serbian_normalization,
+};
 use super::char_filters::{CharFilter, MappingCharFilter, PatternReplaceCharFilter};
 use super::classic_tokenizer::ClassicTokenizer;
 use super::error::AnalysisError;
@@ -146,7 +151,11 @@ pub fn char_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn Char
 pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
     let p = &params;
     let built: Arc<dyn TokenFilter> = match kind {
-        "lowercase" => Arc::new(tf::lowercase(p.string("language").as_deref())),
+        "lowercase" => match p.string("language").as_deref() {
+            Some("greek") => Arc::new(greek_lowercase_filter()),
+            Some("irish") => Arc::new(irish_lowercase_filter()),
+            language => Arc::new(tf::lowercase(language)),
+        },
         "uppercase" => Arc::new(tf::uppercase()),
         "asciifolding" => Arc::new(tf::AsciiFolding { preserve_original: p.bool("preserve_original", false)? }),
         "stop" => {
@@ -276,6 +285,14 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "cjk_bigram" => Arc::new(CjkBigram { output_unigrams: p.bool("output_unigrams", false)? }),
         "arabic_normalization" => Arc::new(tf::arabic_normalization()),
         "persian_normalization" => Arc::new(tf::persian_normalization()),
+        "arabic_stem" => Arc::new(arabic_stem_filter()),
+        "sorani_normalization" => Arc::new(sorani_normalization()),
+        "hindi_normalization" => Arc::new(hindi_normalization()),
+        "indic_normalization" => Arc::new(indic_normalization()),
+        "bengali_normalization" => Arc::new(bengali_normalization()),
+        "scandinavian_normalization" => Arc::new(scandinavian_normalization()),
+        "scandinavian_folding" => Arc::new(scandinavian_folding()),
+        "serbian_normalization" => Arc::new(serbian_normalization()),
         "persian_stem" => Arc::new(stem_filter(StemAlgorithm::Persian)),
         "german_normalization" => Arc::new(german_normalization()),
         "porter" => Arc::new(stem_filter(StemAlgorithm::Porter)),

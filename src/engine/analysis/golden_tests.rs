@@ -92,3 +92,8 @@ fn golden_unicode() {
 fn golden_languages() {
     check_table("languages.json");
 }
+
+#[test]
+fn golden_language_filters() {
+    check_table("language_filters.json");
+}

@@ -26,6 +26,7 @@
 
 pub mod analyze_api;
 pub mod analyzers;
+pub mod arabic;
 pub mod ascii_folding;
 pub mod builtin_analyzers;
 pub mod chain;
@@ -36,8 +37,10 @@ pub mod components;
 pub mod error;
 pub mod filters;
 pub mod html_strip;
+pub mod indic;
 pub mod index_analysis;
 pub mod java_regex;
+pub mod language_normalizers;
 pub mod light_stemmers;
 pub mod ngram;
 pub mod offsets;
