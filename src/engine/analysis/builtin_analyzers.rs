@@ -7,9 +7,8 @@
 //! `italian` (elision, `_italian_`, light Italian), `german` (`_german_`, German normalization,
 //! light German), `spanish` (light Spanish), `portuguese` (light Portuguese), `dutch` (stem
 //! overrides, Snowball), and `russian`, `danish`, `finnish`, `hungarian`, `norwegian`,
-//! `swedish` with their Snowball list and stemmer. Known divergences: `romanian`, `turkish`,
-//! `arabic`, `greek`, `tamil` have no default stop words (their lists are not built) and a
-//! Snowball stemmer, and `arabic`/`greek` lack Lucene's normalization filters.
+//! `swedish` with their Snowball list and stemmer. The other language analyzers (`arabic` …
+//! `turkish`) are in [`super::language_analyzers`].
 
 use std::sync::Arc;
 
@@ -18,6 +17,7 @@ use super::chain::{CustomAnalyzer, Named, TokenFilter, Tokenizer};
 use super::components::stop_words;
 use super::error::AnalysisError;
 use super::java_regex::java_regex;
+use super::language_analyzers::language_chain;
 use super::params::Params;
 use super::shingle::CjkBigram;
 use super::light_stemmers::german_normalization;
@@ -27,10 +27,12 @@ use super::tokenizers::{BasicTokenizer, PatternTokenizer};
 use super::{Analyzer, DEFAULT_MAX_TOKEN_LENGTH};
 
 /// Names of the built-in analyzers (also usable without settings).
-pub const BUILTIN_ANALYZERS: [&str; 27] = [
+pub const BUILTIN_ANALYZERS: [&str; 44] = [
     "standard", "simple", "stop", "whitespace", "keyword", "pattern", "fingerprint", "snowball", "english", "french",
     "german", "spanish", "italian", "portuguese", "dutch", "russian", "danish", "finnish", "hungarian", "norwegian",
-    "romanian", "swedish", "turkish", "arabic", "greek", "tamil", "cjk",
+    "swedish", "cjk", "arabic", "armenian", "basque", "bengali", "brazilian", "bulgarian", "catalan", "czech",
+    "estonian", "galician", "greek", "hindi", "indonesian", "irish", "latvian", "lithuanian", "persian", "romanian",
+    "sorani", "turkish", "thai", "tamil",
 ];
 
 fn named_filter(name: &str, filter: impl TokenFilter + 'static) -> Named<dyn TokenFilter> {
@@ -48,10 +50,8 @@ fn chain(name: &str, tokenizer: Arc<dyn Tokenizer>, filters: Vec<Named<dyn Token
 pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Option<Arc<dyn Analyzer>>, AnalysisError> {
     let p = &params;
     let gap = u32::try_from(p.usize("position_increment_gap", gap as usize)?).unwrap_or(gap);
-    let standard = || -> Result<Arc<dyn Tokenizer>, AnalysisError> {
-        let max = p.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?;
-        Ok(Arc::new(BasicTokenizer::Standard(max.clamp(1, 1024 * 1024))))
-    };
+    let max_token_length = p.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?.clamp(1, 1024 * 1024);
+    let standard = || -> Result<Arc<dyn Tokenizer>, AnalysisError> { Ok(Arc::new(BasicTokenizer::Standard(max_token_length))) };
     let stop = |default: &str| -> Result<Named<dyn TokenFilter>, AnalysisError> {
         Ok(Named::new("stop", tf::stop(Arc::new(stop_words(p, "stopwords", default, false)?), true)))
     };
@@ -136,6 +136,9 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
             chain(kind, standard()?, filters, gap)
         }
         language => {
+            if let Some((tokenizer, filters)) = language_chain(language, p, standard()?, max_token_length)? {
+                return Ok(Some(chain(language, tokenizer, filters, gap)));
+            }
             let Some(recipe) = LanguageRecipe::of(language) else {
                 return Ok(None);
             };
@@ -144,10 +147,7 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
                 let articles = articles.iter().map(|s| (*s).to_owned()).collect();
                 filters.push(named_filter("elision", tf::elision(articles, true)));
             }
-            if language == "turkish" {
-                filters.push(named_filter("apostrophe", tf::apostrophe()));
-            }
-            filters.push(named_filter("lowercase", tf::lowercase((language == "turkish").then_some("turkish"))));
+            filters.push(named_filter("lowercase", tf::lowercase(None)));
             filters.push(stop(recipe.stop_words)?);
             filters.extend(exclusions());
             if language == "german" {
@@ -197,7 +197,6 @@ impl LanguageRecipe {
             "hungarian" => (None, "_hungarian_", "hungarian"),
             "norwegian" => (None, "_norwegian_", "norwegian"),
             "swedish" => (None, "_swedish_", "swedish"),
-            "romanian" | "turkish" | "arabic" | "greek" | "tamil" => (None, "_none_", language),
             _ => return None,
         };
         Some(LanguageRecipe { elision, stop_words, stemmer: StemAlgorithm::for_stemmer(stemmer)? })

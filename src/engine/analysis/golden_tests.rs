@@ -97,3 +97,8 @@ fn golden_languages() {
 fn golden_language_filters() {
     check_table("language_filters.json");
 }
+
+#[test]
+fn golden_language_analyzers() {
+    check_table("language_analyzers.json");
+}

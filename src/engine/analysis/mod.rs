@@ -40,6 +40,7 @@ pub mod html_strip;
 pub mod indic;
 pub mod index_analysis;
 pub mod java_regex;
+pub mod language_analyzers;
 pub mod language_normalizers;
 pub mod light_stemmers;
 pub mod ngram;

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use regex::Regex;
 use rust_stemmers::{Algorithm, Stemmer};
 
+use super::arabic::arabic_stem;
 use super::chain::TokenFilter;
+use super::indic::bengali_stem;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
 use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
@@ -43,6 +45,10 @@ pub enum StemAlgorithm {
     LightPortuguese,
     /// Lucene's `PersianStemmer` (the `persian_stem` filter).
     Persian,
+    /// Lucene's `ArabicStemmer` (light10; the `arabic_stem` filter).
+    Arabic,
+    /// Lucene's `BengaliStemmer`.
+    Bengali,
     /// A Snowball stemmer.
     Snowball(Algorithm),
 }
@@ -56,7 +62,8 @@ impl StemAlgorithm {
             "light_english" | "kstem" | "minimal_english" => StemAlgorithm::MinimalEnglish,
             "possessive_english" => StemAlgorithm::PossessiveEnglish,
             "porter2" => StemAlgorithm::Snowball(English),
-            "arabic" => StemAlgorithm::Snowball(Arabic),
+            "arabic" => StemAlgorithm::Arabic,
+            "bengali" => StemAlgorithm::Bengali,
             "danish" => StemAlgorithm::Snowball(Danish),
             "dutch" | "dutch_kp" => StemAlgorithm::Snowball(Dutch),
             "finnish" | "light_finnish" => StemAlgorithm::Snowball(Finnish),
@@ -104,6 +111,8 @@ impl StemAlgorithm {
             StemAlgorithm::LightSpanish => light_spanish(term),
             StemAlgorithm::LightItalian => light_italian(term),
             StemAlgorithm::Persian => persian_stem(term),
+            StemAlgorithm::Arabic => arabic_stem(term),
+            StemAlgorithm::Bengali => bengali_stem(term),
             StemAlgorithm::LightPortuguese => light_portuguese(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }

@@ -1,0 +1,56 @@
+//! The language analyzers by settings; their token goldens (generated with Lucene) are in
+//! `tests/golden/analysis/language_analyzers.json`.
+
+use serde_json::json;
+
+use super::super::builtin_analyzers::{analyzer_of_type, BUILTIN_ANALYZERS};
+use super::super::params::Params;
+use super::super::Analyzer;
+
+fn terms(analyzer: &dyn Analyzer, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    analyzer.analyze(text, 0, &mut |t| out.push(t.term.to_owned()));
+    out
+}
+
+fn build(kind: &str, settings: serde_json::Value) -> Result<Option<std::sync::Arc<dyn Analyzer>>, String> {
+    analyzer_of_type(kind, Params::new(&settings), 100).map_err(|e| e.to_string())
+}
+
+#[test]
+fn stopwords_and_stem_exclusion_settings() {
+    let arabic = build("arabic", json!({"stem_exclusion": ["الكتاب"], "stopwords": ["كبير"]})).ok().flatten();
+    let arabic = arabic.unwrap_or_else(|| panic!("arabic builds"));
+    assert_eq!(terms(&*arabic, "كبير الكتاب والحسن ما"), ["الكتاب", "حسن", "ما"]);
+    let default = build("arabic", json!({})).ok().flatten().unwrap_or_else(|| panic!("arabic builds"));
+    assert_eq!(terms(&*default, "ما الكتاب"), ["كتاب"], "ما is an _arabic_ stop word");
+}
+
+#[test]
+fn persian_reads_zwnj_as_a_space() {
+    let persian = build("persian", json!({})).ok().flatten().unwrap_or_else(|| panic!("persian builds"));
+    let mut tokens = Vec::new();
+    persian.analyze("کتاب\u{200C}خانه", 0, &mut |t| tokens.push((t.start, t.end, t.position)));
+    assert_eq!(tokens, [(0, 8, 0), (11, 19, 1)], "two words, byte offsets of the original text");
+}
+
+#[test]
+fn missing_parts_are_errors_not_other_analyzers() {
+    let thai = build("thai", json!({}));
+    assert!(thai.as_ref().is_err_and(|e| e.contains("thai")), "{thai:?}");
+    for name in BUILTIN_ANALYZERS {
+        match build(name, json!({})) {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("{name} is a built-in analyzer"),
+            Err(e) => assert!(e.contains("is not supported yet"), "{name}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn irish_hyphenation_elision_and_lowercase() {
+    // built only once the Irish stemmer exists; the chain before it is checked through `lowercase`
+    if let Ok(Some(irish)) = build("irish", json!({})) {
+        assert!(!terms(&*irish, "n-Athair").is_empty());
+    }
+}
