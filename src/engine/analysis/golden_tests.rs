@@ -102,3 +102,8 @@ fn golden_language_filters() {
 fn golden_language_analyzers() {
     check_table("language_analyzers.json");
 }
+
+#[test]
+fn golden_language_stemmers() {
+    check_table("language_stemmers.json");
+}

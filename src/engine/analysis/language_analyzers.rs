@@ -10,7 +10,6 @@
 //! `rust-stemmers`) and the Lucene stemmers `brazilian`, `bulgarian`, `czech`, `galician`,
 //! `hindi`, `indonesian`, `latvian`, `sorani` (ported separately). `thai` is an error too: its
 //! tokenizer is the JDK's dictionary-based `BreakIterator`, which is not reproduced here.
-//! Known divergence: `greek` uses the Snowball Greek stemmer instead of Lucene's `GreekStemmer`.
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -36,6 +36,7 @@ pub mod classic_tokenizer;
 pub mod components;
 pub mod error;
 pub mod filters;
+pub mod greek;
 pub mod html_strip;
 pub mod indic;
 pub mod index_analysis;

@@ -16,6 +16,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 
 use super::arabic::arabic_stem;
 use super::chain::TokenFilter;
+use super::greek::greek_stem;
 use super::indic::bengali_stem;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
@@ -49,6 +50,8 @@ pub enum StemAlgorithm {
     Arabic,
     /// Lucene's `BengaliStemmer`.
     Bengali,
+    /// Lucene's `GreekStemmer`.
+    Greek,
     /// A Snowball stemmer.
     Snowball(Algorithm),
 }
@@ -71,7 +74,7 @@ impl StemAlgorithm {
             "french" | "minimal_french" => StemAlgorithm::Snowball(French),
             "light_german" => StemAlgorithm::LightGerman,
             "german" | "german2" | "minimal_german" => StemAlgorithm::Snowball(German),
-            "greek" => StemAlgorithm::Snowball(Greek),
+            "greek" => StemAlgorithm::Greek,
             "hungarian" | "light_hungarian" => StemAlgorithm::Snowball(Hungarian),
             "light_italian" => StemAlgorithm::LightItalian,
             "italian" => StemAlgorithm::Snowball(Italian),
@@ -113,6 +116,7 @@ impl StemAlgorithm {
             StemAlgorithm::Persian => persian_stem(term),
             StemAlgorithm::Arabic => arabic_stem(term),
             StemAlgorithm::Bengali => bengali_stem(term),
+            StemAlgorithm::Greek => greek_stem(term),
             StemAlgorithm::LightPortuguese => light_portuguese(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
