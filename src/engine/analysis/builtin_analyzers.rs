@@ -18,6 +18,7 @@ use super::components::stop_words;
 use super::error::AnalysisError;
 use super::java_regex::java_regex;
 use super::language_analyzers::language_chain;
+use super::language_normalizers::turkish_lowercase_filter;
 use super::params::Params;
 use super::shingle::CjkBigram;
 use super::light_stemmers::german_normalization;
@@ -129,8 +130,11 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
             if matches!(language.as_str(), "English" | "Porter" | "Lovins") {
                 filters.push(named_filter("possessive_english", stem_filter(StemAlgorithm::PossessiveEnglish)));
             }
-            let turkish = (language == "Turkish").then_some("turkish");
-            filters.push(named_filter("lowercase", tf::lowercase(turkish)));
+            if language == "Turkish" {
+                filters.push(named_filter("lowercase", turkish_lowercase_filter()));
+            } else {
+                filters.push(named_filter("lowercase", tf::lowercase(None)));
+            }
             filters.push(stop("_english_")?);
             filters.push(named_filter("stemmer", stem_filter(algorithm)));
             chain(kind, standard()?, filters, gap)

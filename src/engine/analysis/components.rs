@@ -10,6 +10,7 @@ use super::arabic::{arabic_stem_filter, sorani_normalization};
 use super::indic::{bengali_normalization, hindi_normalization, indic_normalization};
 use super::language_normalizers::{
     greek_lowercase_filter, irish_lowercase_filter, scandinavian_folding, scandinavian_normalization, serbian_normalization,
+    turkish_lowercase_filter,
 };
 use super::char_filters::{CharFilter, MappingCharFilter, PatternReplaceCharFilter};
 use super::classic_tokenizer::ClassicTokenizer;
@@ -154,6 +155,7 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "lowercase" => match p.string("language").as_deref() {
             Some("greek") => Arc::new(greek_lowercase_filter()),
             Some("irish") => Arc::new(irish_lowercase_filter()),
+            Some("turkish") => Arc::new(turkish_lowercase_filter()),
             language => Arc::new(tf::lowercase(language)),
         },
         "uppercase" => Arc::new(tf::uppercase()),

@@ -20,7 +20,7 @@ use super::components::stop_words;
 use super::error::AnalysisError;
 use super::filters::StopWords;
 use super::indic::{bengali_normalization, hindi_normalization, indic_normalization};
-use super::language_normalizers::{greek_lowercase_filter, irish_lowercase_filter};
+use super::language_normalizers::{greek_lowercase_filter, irish_lowercase_filter, turkish_lowercase_filter};
 use super::params::Params;
 use super::stemming::{keyword_marker, stem_filter, StemAlgorithm};
 use super::token_filters as tf;
@@ -127,7 +127,7 @@ fn steps(language: &str) -> Option<&'static [Step]> {
         ],
         "turkish" => &[
             Filter("apostrophe", tf::apostrophe),
-            Filter("lowercase", || tf::lowercase(Some("turkish"))),
+            Filter("lowercase", turkish_lowercase_filter),
             Stop("_turkish_"),
             Exclusions,
             Stem("turkish"),

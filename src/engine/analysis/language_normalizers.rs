@@ -1,7 +1,8 @@
 //! Small per-language normalizers: Lucene's `ScandinavianNormalizer` (`scandinavian_normalization`,
 //! all foldings), `ScandinavianFoldingFilter` (`scandinavian_folding`),
-//! `SerbianNormalizationFilter` (`serbian_normalization`), `IrishLowerCaseFilter` (`lowercase`
-//! with `language: irish`) and `GreekLowerCaseFilter` (`lowercase` with `language: greek`).
+//! `SerbianNormalizationFilter` (`serbian_normalization`), and the `lowercase` filters of
+//! `language: irish`, `greek` and `turkish` (`IrishLowerCaseFilter`, `GreekLowerCaseFilter`,
+//! `TurkishLowerCaseFilter`).
 //!
 //! Lucene works on UTF-16 units; the rules match BMP characters only, so working on `char`s is
 //! the same, except that Lucene's char-wise lowercasing of the Irish filter leaves supplementary
@@ -160,6 +161,37 @@ pub fn greek_lowercase(term: &str) -> String {
         .collect()
 }
 
+/// Whether `c` is a non-spacing mark (Unicode `Mn`, Java's `NON_SPACING_MARK`).
+fn is_nonspacing_mark(c: char) -> bool {
+    static MN: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let mut buf = [0u8; 4];
+    MN.get_or_init(|| regex::Regex::new(r"^\p{Mn}$").ok()).as_ref().is_some_and(|mn| mn.is_match(c.encode_utf8(&mut buf)))
+}
+
+/// Lucene's `TurkishLowerCaseFilter`: `I` → `ı` unless a combining dot above (U+0307) follows
+/// it across non-spacing marks, in which case `I` → `i` and the dot goes; then lowercase.
+pub fn turkish_lowercase(term: &str) -> String {
+    let s: Vec<char> = term.chars().collect();
+    let mut out = String::with_capacity(term.len());
+    let mut i_or_after = false;
+    for (i, &c) in s.iter().enumerate() {
+        i_or_after = c == 'I' || (i_or_after && is_nonspacing_mark(c));
+        if i_or_after {
+            if c == '\u{0307}' {
+                continue;
+            }
+            if c == 'I' {
+                let before_dot = s[i + 1..].iter().take_while(|m| is_nonspacing_mark(**m)).any(|m| *m == '\u{0307}');
+                out.push(if before_dot { 'i' } else { 'ı' });
+                i_or_after = before_dot;
+                continue;
+            }
+        }
+        out.push(lowercase_char(c));
+    }
+    out
+}
+
 fn normalizing(name: &'static str, normalize: fn(&str) -> String) -> TokenOp {
     TokenOp::new(name, true, move |token: &mut TokenState| {
         token.term = normalize(&token.term);
@@ -185,6 +217,11 @@ pub fn serbian_normalization() -> TokenOp {
 /// `lowercase` with `language: irish`.
 pub fn irish_lowercase_filter() -> TokenOp {
     normalizing("lowercase", irish_lowercase)
+}
+
+/// `lowercase` with `language: turkish`.
+pub fn turkish_lowercase_filter() -> TokenOp {
+    normalizing("lowercase", turkish_lowercase)
 }
 
 /// `lowercase` with `language: greek`.
