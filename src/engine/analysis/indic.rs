@@ -219,16 +219,14 @@ pub fn bengali_normalize(term: &str) -> String {
             }
             '\u{09C0}' => s[u] = '\u{09BF}',
             '\u{09C2}' => s[u] = '\u{09C1}',
-            '\u{0995}' => {
-                if u + 2 < s.len() && s[u + 1] == HASANTA && s[u + 2] == '\u{09BF}' {
-                    if u == 0 {
-                        s[u] = '\u{0996}';
-                        s.remove(u + 2);
-                        s.remove(u + 1);
-                    } else {
-                        s[u + 1] = '\u{0996}';
-                        s.remove(u + 2);
-                    }
+            '\u{0995}' if u + 2 < s.len() && s[u + 1] == HASANTA && s[u + 2] == '\u{09BF}' => {
+                if u == 0 {
+                    s[u] = '\u{0996}';
+                    s.remove(u + 2);
+                    s.remove(u + 1);
+                } else {
+                    s[u + 1] = '\u{0996}';
+                    s.remove(u + 2);
                 }
             }
             '\u{0999}' => s[u] = '\u{0982}',
@@ -246,21 +244,15 @@ pub fn bengali_normalize(term: &str) -> String {
                     i -= 2;
                 }
             }
-            '\u{09AC}' => {
-                if u >= 1 && s[u - 1] == HASANTA {
-                    if u == 2 {
-                        s.remove(u);
-                        s.remove(u - 1);
-                        i -= 2;
-                    } else if u >= 5 && s[u - 3] == HASANTA {
-                        s.remove(u);
-                        s.remove(u - 1);
-                        i -= 2;
-                    } else if u >= 2 {
-                        s[u - 1] = s[u - 2];
-                        s.remove(u);
-                        i -= 1;
-                    }
+            '\u{09AC}' if u >= 1 && s[u - 1] == HASANTA => {
+                if u == 2 || (u >= 5 && s[u - 3] == HASANTA) {
+                    s.remove(u);
+                    s.remove(u - 1);
+                    i -= 2;
+                } else if u >= 2 {
+                    s[u - 1] = s[u - 2];
+                    s.remove(u);
+                    i -= 1;
                 }
             }
             '\u{0983}' => {

@@ -159,13 +159,16 @@ impl Tokenizer for ZwnjAsSpace {
     }
 }
 
+/// A language analyzer's tokenizer and filters.
+pub type LanguageChain = (Arc<dyn Tokenizer>, Vec<Named<dyn TokenFilter>>);
+
 /// The tokenizer and filters of the language analyzer `language`; Ok(None) when it is not one.
 pub fn language_chain(
     language: &str,
     p: &Params<'_>,
     standard: Arc<dyn Tokenizer>,
     max_token_length: usize,
-) -> Result<Option<(Arc<dyn Tokenizer>, Vec<Named<dyn TokenFilter>>)>, AnalysisError> {
+) -> Result<Option<LanguageChain>, AnalysisError> {
     if language == "thai" {
         return Err(AnalysisError::illegal_argument(
             "analyzer [thai] is not supported yet: its tokenizer is the JDK's dictionary-based word BreakIterator",

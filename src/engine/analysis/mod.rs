@@ -19,10 +19,12 @@
 //! Everything else is assembled from parts ([`chain::CustomAnalyzer`]): char filters
 //! ([`char_filters`], [`html_strip`]), tokenizers ([`tokenizers`], [`ngram`],
 //! [`uax_url_email`]) and token filters ([`token_filters`], [`stemming`], [`light_stemmers`],
-//! [`synonyms`], [`shingle`], [`word_delimiter`]; predefined stop lists in [`stop_lists`]), built by type and settings in [`components`], by index
+//! [`synonyms`], [`shingle`], [`word_delimiter`]; per-language normalizers and stemmers in
+//! [`arabic`], [`greek`], [`indic`], [`language_normalizers`]; predefined stop lists in
+//! [`stop_lists`]), built by type and settings in [`components`], by index
 //! settings in [`index_analysis::IndexAnalysis`] (custom analyzers, normalizers, `default`),
 //! and used by the `_analyze` API logic in [`analyze_api::analyze`]. The language and other
-//! typed analyzers are in [`builtin_analyzers`].
+//! typed analyzers are in [`builtin_analyzers`] and [`language_analyzers`].
 
 pub mod analyze_api;
 pub mod analyzers;
