@@ -92,3 +92,8 @@ fn golden_unicode() {
 fn golden_languages() {
     check_table("languages.json");
 }
+
+#[test]
+fn golden_lucene_asciifolding() {
+    check_table("lucene_asciifolding.json");
+}
