@@ -97,3 +97,8 @@ fn golden_languages() {
 fn golden_lucene_asciifolding() {
     check_table("lucene_asciifolding.json");
 }
+
+#[test]
+fn golden_lucene_classic() {
+    check_table("lucene_classic.json");
+}

@@ -31,7 +31,52 @@ asciifolding=[
   "tokens":[["Des",0,3,"word",0],["mot",4,7,"word",1],["cles",8,12,"word",2],["clés",8,12,"word",2],["A",13,14,"word",3],["À",13,14,"word",3]]},
 ]
 
-TABLES={"lucene_asciifolding":asciifolding}
+
+def classic(name, text, terms, types=None, spans=None, positions=None, stop=False, max_len=None):
+    """ClassicAnalyzer's chain: classic tokenizer, classic filter, lowercase (and stop)."""
+    tok = "classic" if max_len is None else {"type":"classic","max_token_length":max_len}
+    filters = ["classic","lowercase"] + (["stop"] if stop else [])
+    return {"name":"Lucene TestClassicAnalyzer."+name,"request":{"tokenizer":tok,"filter":filters,"text":text},
+            "tokens":toks(text,terms,types or A,positions=positions,spans=spans or [t for t in terms])}
+def cspans(text, terms): return [text[text.lower().index(t):text.lower().index(t)+len(t)] for t in terms]
+LONG="a"*255
+classic_cases=[
+ classic("testMaxTermLength","ab cd toolong xy z",["ab","cd","xy","z"],positions=[0,1,3,4],max_len=5),
+ classic("testMaxTermLength3","ab cd "+LONG+" xy z",["ab","cd",LONG,"xy","z"]),
+ classic("testMaxTermLength3 (256 skipped)","ab cd "+LONG+"a xy z",["ab","cd","xy","z"],positions=[0,1,3,4]),
+ classic("testAlphanumeric","B2B 2B",["b2b","2b"],spans=["B2B","2B"]),
+ classic("testUnderscores","word_having_underscore",["word","having","underscore"]),
+ classic("testUnderscores (stop)","word_with_underscore_and_stopwords",["word","underscore","stopwords"],positions=[0,2,4],stop=True),
+ classic("testDelimiters","some-dashed-phrase dogs,chase,cats ac/dc",["some","dashed","phrase","dogs","chase","cats","ac","dc"]),
+ classic("testApostrophes","O'Reilly you're she's Jim's don't O'Reilly's",["o'reilly","you're","she","jim","don't","o'reilly"],["<APOSTROPHE>"]*6,
+         spans=["O'Reilly","you're","she's","Jim's","don't","O'Reilly's"]),
+ classic("testTSADash","s-class t-com a-class",["s","class","t","com","class"],positions=[0,1,2,3,5],stop=True),
+ classic("testCompanyNames","AT&T Excite@Home",["at&t","excite@home"],"<COMPANY>",spans=["AT&T","Excite@Home"]),
+ classic("testLucene1140","www.nutch.org.",["www.nutch.org"],"<HOST>"),
+ classic("testDomainNames","www.nutch.org",["www.nutch.org"],"<HOST>"),
+ classic("testEMailAddresses","test@example.com first.lastname@example.com first_lastname@example.com",
+         ["test@example.com","first.lastname@example.com","first_lastname@example.com"],"<EMAIL>"),
+ classic("testNumeric","21.35 R2D2 C3PO 216.239.63.104 1-2-3 a1-b2-c3 a1-b-c3",["21.35","r2d2","c3po","216.239.63.104","1-2-3","a1-b2-c3","a1-b-c3"],
+         ["<HOST>",A,A,"<HOST>","<NUM>","<NUM>","<NUM>"],spans=["21.35","R2D2","C3PO","216.239.63.104","1-2-3","a1-b2-c3","a1-b-c3"]),
+ classic("testTextWithNumbers","David has 5000 bones",["david","has","5000","bones"],spans=["David","has","5000","bones"]),
+ classic("testVariousText","foo      bar .  FOO <> BAR \"QUOTED\" word",["foo","bar","foo","bar","quoted","word"],
+         spans=["foo","bar","FOO","BAR","QUOTED","word"]),
+ classic("testAcronyms","U.S.A.",["usa"],"<ACRONYM>",spans=["U.S.A."]),
+ classic("testCPlusPlusHash","C++ C#",["c","c"],spans=["C","C"]),
+ classic("testKorean","안녕하세요 한글입니다",["안녕하세요","한글입니다"]),
+ classic("testComplianceFileName","2004.jpg",["2004.jpg"],"<HOST>"),
+ classic("testComplianceNumericIncorrect","62.46",["62.46"],"<HOST>"),
+ classic("testComplianceNumericLong","978-0-94045043-1",["978-0-94045043-1"],"<NUM>"),
+ classic("testComplianceNumericFile","78academyawards/rules/rule02.html",["78academyawards/rules/rule02.html"],"<NUM>"),
+ classic("testComplianceNumericWithUnderscores","2006-03-11t082958z_01_ban130523_rtridst_0_ozabs",["2006-03-11t082958z_01_ban130523_rtridst_0_ozabs"],"<NUM>"),
+ classic("testComplianceNumericWithDash","mid-20th",["mid-20th"],"<NUM>"),
+ classic("testComplianceManyTokens","/money.cnn.com/magazines/fortune/fortune_archive/2007/03/19/8402357/index.htm safari-0-sheikh-zayed-grand-mosque.jpg",
+         ["money.cnn.com","magazines","fortune","fortune","archive/2007/03/19/8402357","index.htm","safari-0-sheikh","zayed","grand","mosque.jpg"],
+         ["<HOST>",A,A,A,"<NUM>","<HOST>","<NUM>",A,A,"<HOST>"]),
+ classic("testJava14BWCompatibility","test\u02C6test",["test","test"]),
+]
+
+TABLES={"lucene_asciifolding":asciifolding,"lucene_classic":classic_cases}
 if __name__=="__main__":
     for name,data in TABLES.items():
         with open(name+".json","w") as f:
