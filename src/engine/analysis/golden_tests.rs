@@ -102,3 +102,8 @@ fn golden_lucene_asciifolding() {
 fn golden_lucene_classic() {
     check_table("lucene_classic.json");
 }
+
+#[test]
+fn golden_lucene_html_strip() {
+    check_table("lucene_html_strip.json");
+}

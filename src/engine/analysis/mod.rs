@@ -37,6 +37,7 @@ pub mod components;
 pub mod error;
 pub mod filters;
 pub mod html_strip;
+mod html_entities;
 pub mod index_analysis;
 pub mod java_regex;
 pub mod light_stemmers;

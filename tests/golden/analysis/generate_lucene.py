@@ -76,7 +76,36 @@ classic_cases=[
  classic("testJava14BWCompatibility","test\u02C6test",["test","test"]),
 ]
 
-TABLES={"lucene_asciifolding":asciifolding,"lucene_classic":classic_cases}
+
+def strip(name, html, gold, start=0, escaped=None):
+    """The filtered text as one keyword token: Lucene's gold string, from correctOffset(0) to the end."""
+    cf = "html_strip" if escaped is None else {"type":"html_strip","escaped_tags":escaped}
+    return {"name":"Lucene TestHTMLStripCharFilter."+name,"request":{"tokenizer":"keyword","char_filter":[cf],"text":html},
+            "tokens":[[gold,start,u16(html),"word",0]]}
+html_strip_cases=[
+ strip("test",'<div class="foo">this is some text</div> here is a <a href="#bar">link</a> and '
+       'another <a href="http://lucene.apache.org/">link</a>. This is an entity: &amp; plus a &lt;.  Here is an &. <!-- is a comment -->',
+       "\nthis is some text\n here is a link and another link. This is an entity: & plus a <.  Here is an &. "),
+ strip("testGamma","&Gamma;","\u0393",escaped=["reserved"]),
+ strip("testEntities","&nbsp; &lt;foo&gt; &Uuml;bermensch &#61; &Gamma; bar &#x393;","\u00a0 <foo> \u00dcbermensch = \u0393 bar \u0393",escaped=["reserved"]),
+ strip("testMoreEntities","&nbsp; &lt;junk/&gt; &nbsp; &#33; &#64; and &#8217;","\u00a0 <junk/> \u00a0 ! @ and \u2019",escaped=["reserved"]),
+ strip("testMalformedHTML 1","a <a hr<ef=aa<a>> </close</a>","a <a hr<ef=aa> </close"),
+ strip("testMalformedHTML 2",'<a href=http://dmoz.org/cgi-bin/add.cgi?where=/arts/" class=lu style="font-size: 9px" target=dmoz>Submit a Site</a>',
+       "Submit a Site",start=len('<a href=http://dmoz.org/cgi-bin/add.cgi?where=/arts/" class=lu style="font-size: 9px" target=dmoz>')),
+ strip("testMalformedHTML <link> with a stray quote",'<link rel="alternate" type="application/rss+xml" title="San Francisco " 2008 RSS Feed" href="http://2008.sf.wordcamp.org/feed/" />',"\n"),
+ strip("testMalformedHTML advancedmd",'The <a href=<a href="http://www.advancedmd.com>medical">http://www.advancedmd.com>medical</a> practice software</a>',
+       "The <a href=http://www.advancedmd.com>medical practice software"),
+ strip("testMalformedHTML Hubert",'<li><a href="#28" title="Hubert "Geese" Ausby">Hubert "Geese" Ausby</a></li>','\nHubert "Geese" Ausby\n'),
+ strip("testMalformedHTML unclosed quote",'<a href="','<a href="'),
+ strip("testMalformedHTML <ahref=http:..","<ahref=http:..","<ahref=http:.."),
+ strip("testMalformedHTML Lamborghini",'<a class="at" name="Lamborghini  href="http://lamborghini.coolbegin.com">Lamborghini /a>',"Lamborghini /a>",
+       start=len('<a class="at" name="Lamborghini  href="http://lamborghini.coolbegin.com">')),
+ strip("testMalformedHTML <![if ! IE]>",'<![if ! IE]>\n<link href="http://i.deviantart.com/icons/favicon.png" rel="shortcut icon"/>\n<![endif]>',"\n\n\n",start=12),
+ strip("testMalformedHTML BHAA",'<a href="http://bhaa.ie/calendar/event.php?eid=20081203150127531"">BHAA Eircom 2 &amp; 5 miles CC combined start</a>',
+       "BHAA Eircom 2 & 5 miles CC combined start",start=len('<a href="http://bhaa.ie/calendar/event.php?eid=20081203150127531"">')),
+]
+
+TABLES={"lucene_asciifolding":asciifolding,"lucene_classic":classic_cases,"lucene_html_strip":html_strip_cases}
 if __name__=="__main__":
     for name,data in TABLES.items():
         with open(name+".json","w") as f:
