@@ -55,6 +55,7 @@ pub mod token_op;
 pub mod token_stream;
 pub mod tokenizers;
 pub mod uax_url_email;
+mod uax_tlds;
 pub mod word_delimiter;
 
 mod char_classes;
