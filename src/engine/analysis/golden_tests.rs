@@ -107,3 +107,8 @@ fn golden_lucene_classic() {
 fn golden_lucene_html_strip() {
     check_table("lucene_html_strip.json");
 }
+
+#[test]
+fn golden_lucene_uax_url_email() {
+    check_table("lucene_uax_url_email.json");
+}

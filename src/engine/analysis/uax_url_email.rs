@@ -276,15 +276,16 @@ fn email(s: &[u8], i: usize) -> Option<usize> {
     strict_host_ends(s, domain, true).into_iter().filter(|&e| ipv4(s, domain) != Some(e) && bracketed_ipv6(s, domain) != Some(e)).max()
 }
 
-/// The URL or e-mail at `i` (a URL on a tie), limited to `window` bytes.
-fn url_or_email(text: &str, i: usize, window: usize) -> Option<(usize, &'static str)> {
+/// The URL or e-mail at `i` (a URL on a tie), limited to `window` bytes; `next_at` is the
+/// offset of the first `@` at or after `i` (no e-mail can end before it).
+fn url_or_email(text: &str, i: usize, window: usize, next_at: usize) -> Option<(usize, &'static str)> {
     let s = &text.as_bytes()[..window.min(text.len())];
     let first = *s.get(i)?;
     if !(first.is_ascii_graphic()) {
         return None;
     }
     let url = url(s, i);
-    let email = email(s, i);
+    let email = if next_at < s.len() { email(s, i) } else { None };
     match (url, email) {
         (Some(u), Some(e)) if e > u => Some((e, "<EMAIL>")),
         (Some(u), _) => Some((u, "<URL>")),
@@ -320,6 +321,7 @@ impl Tokenizer for UaxUrlEmailTokenizer {
         let mut base = 0;
         let mut words = StandardTokenizer::new(text, max);
         let mut next_word = words.next_token();
+        let mut next_at = text.find('@').unwrap_or(text.len());
         while pos < text.len() {
             let word = next_word.map(|(s, e, k)| (base + s, base + e, k));
             let word_start = word.map_or(text.len(), |w| w.0);
@@ -327,15 +329,18 @@ impl Tokenizer for UaxUrlEmailTokenizer {
             let mut found = None;
             let mut p = pos;
             while p <= word_start && p < text.len() {
+                if next_at < p {
+                    next_at = text[p..].find('@').map_or(text.len(), |i| p + i);
+                }
                 // LUCENE-3880: "mailto" before ":address" is a word of its own
                 let mailto = starts_with_ignore_case(text.as_bytes(), p, "mailto")
                     && text.as_bytes().get(p + 6) == Some(&b':')
-                    && url_or_email(text, p + 7, window_end(text, p + 7, max)).is_some_and(|f| f.1 == "<EMAIL>");
+                    && url_or_email(text, p + 7, window_end(text, p + 7, max), next_at).is_some_and(|f| f.1 == "<EMAIL>");
                 if mailto {
                     found = Some((p, p + 6, "<ALPHANUM>"));
                     break;
                 }
-                if let Some((end, kind)) = url_or_email(text, p, window_end(text, p, max)) {
+                if let Some((end, kind)) = url_or_email(text, p, window_end(text, p, max), next_at) {
                     if p < word_start || word.is_some_and(|w| end >= w.1) {
                         found = Some((p, end, kind));
                         break;

@@ -105,7 +105,25 @@ html_strip_cases=[
        "BHAA Eircom 2 & 5 miles CC combined start",start=len('<a href="http://bhaa.ie/calendar/event.php?eid=20081203150127531"">')),
 ]
 
-TABLES={"lucene_asciifolding":asciifolding,"lucene_classic":classic_cases,"lucene_html_strip":html_strip_cases}
+
+def uax(name, text, terms, types):
+    return {"name":"Lucene TestUAX29URLEmailTokenizer."+name,"request":{"tokenizer":"uax_url_email","text":text},"tokens":toks(text,terms,types)}
+MAILTO=("mailto:personA@example.com,personB@example.com?cc=personC@example.com"
+        "&subject=Subjectivity&body=Corpusivity%20or%20something%20like%20that")
+uax_cases=[
+ uax("testMailtoSchemeEmails","mailto:test@example.org",["mailto","test@example.org"],[A,"<EMAIL>"]),
+ uax("testMailtoSchemeEmails (TODO cases as asserted)",MAILTO,
+     ["mailto","personA@example.com",",personB@example.com","?cc=personC@example.com","subject","Subjectivity","body","Corpusivity","20or","20something","20like","20that"],
+     [A,"<EMAIL>","<EMAIL>","<EMAIL>"]+[A]*8),
+ uax("testOffsets/testTypes","David has 5000 bones",["David","has","5000","bones"],[A,A,"<NUM>",A]),
+ uax("testVariousTextSA",'foo      bar .  FOO <> BAR "QUOTED" word',["foo","bar","FOO","BAR","QUOTED","word"],A),
+ uax("testApostrophesSA","O'Reilly you're she's Jim's don't O'Reilly's",["O'Reilly","you're","she's","Jim's","don't","O'Reilly's"],A),
+ uax("URLs with and without a scheme (grammar)","see https://opensearch.org/docs?q=1#top or www.example.com/path and example.com.",
+     ["see","https://opensearch.org/docs?q=1#top","or","www.example.com/path","and","example.com"],[A,"<URL>",A,"<URL>",A,"<URL>"]),
+ uax("LUCENE-5391: a host followed by a word character is a word","example.comx",["example.comx"],A),
+]
+
+TABLES={"lucene_asciifolding":asciifolding,"lucene_classic":classic_cases,"lucene_html_strip":html_strip_cases,"lucene_uax_url_email":uax_cases}
 if __name__=="__main__":
     for name,data in TABLES.items():
         with open(name+".json","w") as f:
