@@ -107,3 +107,23 @@ fn golden_language_analyzers() {
 fn golden_language_stemmers() {
     check_table("language_stemmers.json");
 }
+
+#[test]
+fn golden_lucene_asciifolding() {
+    check_table("lucene_asciifolding.json");
+}
+
+#[test]
+fn golden_lucene_classic() {
+    check_table("lucene_classic.json");
+}
+
+#[test]
+fn golden_lucene_html_strip() {
+    check_table("lucene_html_strip.json");
+}
+
+#[test]
+fn golden_lucene_uax_url_email() {
+    check_table("lucene_uax_url_email.json");
+}
