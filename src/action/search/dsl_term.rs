@@ -6,6 +6,9 @@ use serde_json::Value;
 
 use super::date_math;
 use super::dsl::{body, bool_of, f32_of, i64_of, perr, single_field, str_of, QueryContext};
+use super::dsl_keyword::{self, CaseInsensitive};
+use crate::engine::query::blended::{Blend, BlendedTerm};
+use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
 use crate::engine::segment::points::sortable;
@@ -15,6 +18,8 @@ use crate::error::OsResult;
 pub const MAX_TERMS_VISITED: usize = 1_000_000;
 /// Default `max_expansions` of fuzzy queries.
 pub const FUZZY_MAX_EXPANSIONS: usize = 50;
+/// Most terms a top-terms rewrite keeps (OpenSearch's `indices.query.bool.max_clause_count`).
+pub const MAX_CLAUSE_COUNT: usize = 1024;
 /// Most terms a `regexp` expands to (`index.max_terms_count`-like bound).
 pub const MAX_REGEXP_TERMS: usize = 65_536;
 
@@ -48,18 +53,28 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             match name {
                 "term" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
+                    if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
+                        let v = dsl_keyword::normalize(ctx, field, &text(&value)?);
+                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Term(v.chars().collect()), boost * b);
+                    }
                     term(ctx, field, &value, boost * b)
                 }
                 "range" => range(ctx, field, spec, boost),
                 "prefix" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
-                    let s = str_of(name, "value", &value)?;
+                    let s = dsl_keyword::normalize(ctx, field, &str_of(name, "value", &value)?);
+                    if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
+                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Prefix(s.chars().collect()), boost * b);
+                    }
                     Ok(on_terms_field(ctx, field, |f| Query::Prefix { field: f.into(), prefix: s.as_bytes().to_vec(), boost: boost * b }))
                 }
                 "wildcard" => {
                     let key = if spec.get("wildcard").is_some() { "wildcard" } else { "value" };
                     let (value, b) = value_and_boost(name, spec, key)?;
-                    let s = str_of(name, "value", &value)?;
+                    let s = dsl_keyword::normalize_wildcard(ctx, field, &str_of(name, "value", &value)?);
+                    if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
+                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Wildcard(parse_wildcard(&s)), boost * b);
+                    }
                     Ok(on_terms_field(ctx, field, |f| Query::Wildcard { field: f.into(), pattern: s.clone(), boost: boost * b }))
                 }
                 "regexp" => {
@@ -101,6 +116,19 @@ fn value_and_boost(name: &str, spec: &Value, key: &str) -> OsResult<(Value, f32)
         Value::Array(_) => Err(perr(format!("[{name}] query does not support array of values"))),
         other => Ok((other.clone(), 1.0)),
     }
+}
+
+/// The `case_insensitive` flag of a term-level query's object form (default false).
+fn case_insensitive_of(name: &str, spec: &Value) -> OsResult<bool> {
+    match spec.get("case_insensitive") {
+        Some(v) => bool_of(name, "case_insensitive", v),
+        None => Ok(false),
+    }
+}
+
+/// Whether `field` is searched by its indexed terms (keyword, text, `_id`).
+fn terms_field(ctx: &QueryContext<'_>, field: &str) -> bool {
+    field == "_id" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
 }
 
 /// Whether a field is one of the metadata fields queries understand.
@@ -253,7 +281,8 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
     }
     let Some(ft) = ctx.mapping.field_type(field) else { return Ok(Query::MatchNone) };
     Ok(match &ft.kind {
-        FieldKind::Text(_) | FieldKind::Keyword(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
+        FieldKind::Text(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
+        FieldKind::Keyword(_) => Query::Term { field: field.into(), term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(), boost },
         FieldKind::Boolean => {
             let b = match v {
                 Value::Bool(b) => *b,
@@ -288,7 +317,7 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
 fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
     let keyword_like = field == "_id" || field == "_routing" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
     if keyword_like {
-        let ts = vals.iter().map(|v| text(v).map(String::into_bytes)).collect::<OsResult<Vec<_>>>()?;
+        let ts = vals.iter().map(|v| text(v).map(|s| dsl_keyword::normalize(ctx, field, &s).into_bytes())).collect::<OsResult<Vec<_>>>()?;
         if ts.is_empty() {
             return Ok(Query::MatchNone);
         }
@@ -482,51 +511,67 @@ pub fn edit_distance(a: &[char], b: &[char], max: u32, transpositions: bool) -> 
     prev[m]
 }
 
-/// `fuzzy`: the field's terms within the allowed edits, best `max_expansions` of them (fewest
-/// edits, then term order), OR-ed and scored by BM25 (Lucene blends their statistics; Fathom
-/// scores each expansion by its own statistics, boosted by `1 - edits / min(len)`).
+/// `fuzzy`: Lucene's `FuzzyQuery` with its default `TopTermsBlendedFreqScoringRewrite`. The
+/// field's terms within the allowed edits (Damerau–Levenshtein with `transpositions`, the first
+/// `prefix_length` characters exact; only the term itself when the prefix covers it) are
+/// boosted by their similarity `1 - edits / min(len(term), len(value))` in code points (1 for
+/// the value itself, `FuzzyTermsEnum`); the best `max_expansions` by (boost desc, term asc) are
+/// kept (`TopTermsRewrite`), and scored as a disjunction whose terms all take the largest doc
+/// freq among them (Lucene's `BlendedTermQuery`). Keyword values are normalized first.
 #[allow(clippy::too_many_arguments)]
 pub fn fuzzy(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, max_exp: usize, transpositions: bool, boost: f32) -> OsResult<Query> {
     if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) {
         return term(ctx, field, &Value::String(value.into()), boost);
     }
+    let value = dsl_keyword::normalize(ctx, field, value);
     let chars: Vec<char> = value.chars().collect();
     let edits = fuzzy_edits(fz, chars.len())?;
-    if edits == 0 {
-        return Ok(Query::Term { field: field.into(), term: value.as_bytes().to_vec(), boost });
+    let candidates = fuzzy_terms(ctx, field, &chars, edits, prefix_len, transpositions)?;
+    let kept = top_terms(candidates, max_exp);
+    if kept.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    let terms = kept.into_iter().map(|(sim, t)| BlendedTerm { field: field.into(), term: t, boost: sim }).collect();
+    Ok(Query::Blended { terms, blend: Blend::MaxDocFreq, boost })
+}
+
+/// The field's terms within `edits` of `chars` with their similarity boosts (`FuzzyTermsEnum`).
+fn fuzzy_terms(ctx: &QueryContext<'_>, field: &str, chars: &[char], edits: u32, prefix_len: usize, transpositions: bool) -> OsResult<Vec<(f32, Vec<u8>)>> {
+    let value: String = chars.iter().collect();
+    if edits == 0 || prefix_len >= chars.len() {
+        // Lucene's `SingleTermsEnum`: only the term itself.
+        let mut found = false;
+        visit_all(ctx, field, value.as_bytes(), &mut |t| {
+            found |= t == value.as_bytes();
+            false
+        })?;
+        return Ok(if found { vec![(1.0, value.into_bytes())] } else { vec![] });
     }
     let prefix: String = chars.iter().take(prefix_len).collect();
-    let mut found: Vec<(u32, Vec<u8>)> = Vec::new();
+    let mut found: std::collections::BTreeMap<Vec<u8>, f32> = std::collections::BTreeMap::new();
     visit_all(ctx, field, prefix.as_bytes(), &mut |t| {
         if !t.starts_with(prefix.as_bytes()) {
             return false;
         }
         if let Ok(s) = std::str::from_utf8(t) {
             let tc: Vec<char> = s.chars().collect();
-            let d = edit_distance(&chars, &tc, edits, transpositions);
-            if d <= edits && !found.iter().any(|(_, x)| x == t) {
-                found.push((d, t.to_vec()));
+            let d = edit_distance(chars, &tc, edits, transpositions);
+            if d <= edits && !found.contains_key(t) {
+                let sim = if d == 0 { 1.0 } else { 1.0 - d as f32 / tc.len().min(chars.len()).max(1) as f32 };
+                found.insert(t.to_vec(), sim);
             }
         }
         true
     })?;
-    found.sort();
-    found.truncate(max_exp.min(FUZZY_MAX_EXPANSIONS * 20));
-    if found.is_empty() {
-        return Ok(Query::MatchNone);
-    }
-    let subs: Vec<Query> = found
-        .into_iter()
-        .map(|(d, t)| {
-            let len = chars.len().min(String::from_utf8_lossy(&t).chars().count()).max(1) as f32;
-            let sim = (1.0 - d as f32 / len).max(0.0);
-            Query::Term { field: field.into(), term: t, boost: if d == 0 { 1.0 } else { sim } }
-        })
-        .collect();
-    if subs.len() == 1 {
-        return Ok(super::dsl::boosted(subs.into_iter().next().unwrap_or(Query::MatchNone), boost));
-    }
-    Ok(Query::Bool { must: vec![], should: subs, must_not: vec![], filter: vec![], minimum_should_match: 0, boost })
+    Ok(found.into_iter().map(|(t, s)| (s, t)).collect())
+}
+
+/// `TopTermsRewrite`: the `max` best terms by (boost desc, term asc), returned in term order.
+fn top_terms(mut terms: Vec<(f32, Vec<u8>)>, max: usize) -> Vec<(f32, Vec<u8>)> {
+    terms.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    terms.truncate(max.min(MAX_CLAUSE_COUNT));
+    terms.sort_by(|a, b| a.1.cmp(&b.1));
+    terms
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@ pub mod context;
 pub mod context_id;
 pub mod date_math;
 pub mod dsl;
+pub mod dsl_cross_fields;
+pub mod dsl_keyword;
 pub mod dsl_term;
 pub mod dsl_text;
 pub mod execute;
