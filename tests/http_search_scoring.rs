@@ -379,3 +379,21 @@ fn random_score_hashes_seq_no_and_id_like_opensearch() {
     assert_scores("random_score seed only (_id)", &run(None), &by_id);
     assert_scores("random_score _id", &run(Some("_id")), &by_id);
 }
+
+#[test]
+fn fuzzy_rewrite_methods() {
+    let s = Server::new();
+    let body = [Some("brown fox"), Some("bran muffin"), Some("brown brown bread"), Some("nothing")];
+    let docs: Vec<Value> = body.iter().map(|b| json!({"body": b})).collect();
+    index(&s, "fr", json!({"properties": {"body": {"type": "text"}}}), &docs);
+    let f = Field::new(&body);
+    let q = |rewrite: &str| scores(&s.ok("POST", "/fr/_search?size=20", json!({"query": {"fuzzy": {"body": {"value": "brwn", "rewrite": rewrite, "boost": 2.0}}}})));
+    assert_scores("constant_score", &q("constant_score"), &[(0, 2.0), (1, 2.0), (2, 2.0)]);
+    // Each term with its own statistics, boosted by its similarity 0.75.
+    let own = |d: usize, t: &str| 2.0 * 0.75 * bm25_idf(idf(f.df(t), f.doc_count()), f.freq(d, t), f.dl(d), f.avgdl());
+    assert_scores("scoring_boolean", &q("scoring_boolean"), &[(0, own(0, "brown")), (1, own(1, "bran")), (2, own(2, "brown"))]);
+    assert_scores("top_terms_1", &q("top_terms_1"), &[(1, own(1, "bran"))]);
+    assert_scores("top_terms_boost_5", &q("top_terms_boost_5"), &[(0, 1.5), (1, 1.5), (2, 1.5)]);
+    let (st, _) = s.call("POST", "/fr/_search", Some(&json!({"query": {"fuzzy": {"body": {"value": "brwn", "rewrite": "nope"}}}}).to_string()));
+    assert_eq!(st, 400);
+}

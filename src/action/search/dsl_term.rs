@@ -88,7 +88,10 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                     let prefix = spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0) as usize;
                     let max = spec.get("max_expansions").map(|v| i64_of(name, "max_expansions", v)).transpose()?.unwrap_or(50).max(1) as usize;
                     let tr = spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
-                    fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b)
+                    match spec.get("rewrite").map(|v| str_of(name, "rewrite", v)).transpose()? {
+                        Some(r) => fuzzy_rewritten(ctx, field, &s, &fz, prefix, tr, &Rewrite::parse(&r, max)?, boost * b),
+                        None => fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b),
+                    }
                 }
                 _ => Err(perr(format!("unknown query [{name}]"))),
             }
@@ -533,6 +536,80 @@ pub fn fuzzy(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_
     }
     let terms = kept.into_iter().map(|(sim, t)| BlendedTerm { field: field.into(), term: t, boost: sim }).collect();
     Ok(Query::Blended { terms, blend: Blend::MaxDocFreq, boost })
+}
+
+/// A multi-term query's `rewrite` method (OpenSearch's `QueryParsers.parseRewriteMethod`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rewrite {
+    /// `constant_score`, `constant_score_boolean`: every term, one constant score.
+    ConstantScore,
+    /// `scoring_boolean`: every term, each scored with its own statistics and boost.
+    ScoringBoolean,
+    /// `top_terms_N`: the best N terms, each scored with its own statistics and boost.
+    TopTerms(usize),
+    /// `top_terms_boost_N`: the best N terms, each scoring its boost.
+    TopTermsBoost(usize),
+    /// `top_terms_blended_freqs_N` (the fuzzy default with `max_expansions`).
+    TopTermsBlended(usize),
+}
+
+impl Rewrite {
+    /// Parses a `rewrite` value; `max` is the query's `max_expansions` (for the default).
+    pub fn parse(s: &str, max: usize) -> OsResult<Rewrite> {
+        let n = |rest: &str| rest.parse::<usize>().map_err(|_| crate::error::OsError::illegal(format!("Failed to parse rewrite_method [{s}]")));
+        Ok(match s {
+            "constant_score" | "constant_score_boolean" | "constant_score_blended" => Rewrite::ConstantScore,
+            "scoring_boolean" => Rewrite::ScoringBoolean,
+            _ => {
+                if let Some(r) = s.strip_prefix("top_terms_blended_freqs_") {
+                    Rewrite::TopTermsBlended(n(r)?)
+                } else if let Some(r) = s.strip_prefix("top_terms_boost_") {
+                    Rewrite::TopTermsBoost(n(r)?)
+                } else if let Some(r) = s.strip_prefix("top_terms_") {
+                    Rewrite::TopTerms(n(r)?)
+                } else if s.is_empty() {
+                    Rewrite::TopTermsBlended(max)
+                } else {
+                    return Err(crate::error::OsError::illegal(format!("Failed to parse rewrite_method [{s}]")));
+                }
+            }
+        })
+    }
+}
+
+/// `fuzzy` with an explicit `rewrite` method.
+#[allow(clippy::too_many_arguments)]
+pub fn fuzzy_rewritten(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, transpositions: bool, rewrite: &Rewrite, boost: f32) -> OsResult<Query> {
+    if let Rewrite::TopTermsBlended(n) = rewrite {
+        return fuzzy(ctx, field, value, fz, prefix_len, (*n).max(1), transpositions, boost);
+    }
+    if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) {
+        return term(ctx, field, &Value::String(value.into()), boost);
+    }
+    let value = dsl_keyword::normalize(ctx, field, value);
+    let chars: Vec<char> = value.chars().collect();
+    let edits = fuzzy_edits(fz, chars.len())?;
+    let all = fuzzy_terms(ctx, field, &chars, edits, prefix_len, transpositions)?;
+    if all.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    let term_q = |sim: f32, t: Vec<u8>| Query::Term { field: field.into(), term: t, boost: sim };
+    let should: Vec<Query> = match rewrite {
+        Rewrite::ConstantScore => return Ok(Query::Terms { field: field.into(), terms: all.into_iter().map(|x| x.1).collect(), boost }),
+        Rewrite::ScoringBoolean => {
+            if all.len() > MAX_CLAUSE_COUNT {
+                return Err(crate::error::OsError::illegal(format!("maxClauseCount is set to {MAX_CLAUSE_COUNT}")));
+            }
+            all.into_iter().map(|(s, t)| term_q(s, t)).collect()
+        }
+        Rewrite::TopTerms(n) => top_terms(all, *n).into_iter().map(|(s, t)| term_q(s, t)).collect(),
+        Rewrite::TopTermsBoost(n) => top_terms(all, *n)
+            .into_iter()
+            .map(|(s, t)| Query::ConstantScore { query: Box::new(Query::Term { field: field.into(), term: t, boost: 1.0 }), boost: s })
+            .collect(),
+        Rewrite::TopTermsBlended(_) => vec![],
+    };
+    Ok(Query::Bool { must: vec![], should, must_not: vec![], filter: vec![], minimum_should_match: 0, boost })
 }
 
 /// The field's terms within `edits` of `chars` with their similarity boosts (`FuzzyTermsEnum`).
