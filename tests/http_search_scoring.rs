@@ -70,8 +70,6 @@ impl Drop for Server {
     }
 }
 
-/// Lucene's BM25 (k1 1.2, b 0.75) for one term, computed from scratch: exact lengths (short
-
 /// Lucene's BM25 idf.
 fn idf(doc_freq: f64, docs: f64) -> f64 {
     (1.0 + (docs - doc_freq + 0.5) / (doc_freq + 0.5)).ln()

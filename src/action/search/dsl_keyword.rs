@@ -58,18 +58,11 @@ pub fn normalize_wildcard(ctx: &QueryContext<'_>, field: &str, pattern: &str) ->
 /// Whether `t` is `q`, or its lower or upper case (single-character mappings, as Java's
 /// `Character.toLowerCase`/`toUpperCase` on code points).
 fn char_ci(q: char, t: char) -> bool {
-    if q == t {
-        return true;
-    }
-    let one = |mut it: std::iter::Peekable<std::vec::IntoIter<char>>| -> Option<char> {
+    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
         let c = it.next()?;
-        if it.peek().is_some() {
-            None
-        } else {
-            Some(c)
-        }
-    };
-    one(q.to_lowercase().collect::<Vec<_>>().into_iter().peekable()) == Some(t) || one(q.to_uppercase().collect::<Vec<_>>().into_iter().peekable()) == Some(t)
+        it.next().is_none().then_some(c)
+    }
+    q == t || single(q.to_lowercase()) == Some(t) || single(q.to_uppercase()) == Some(t)
 }
 
 /// How a case-insensitive query compares a term.

@@ -165,7 +165,7 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
         if matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_))) && o.fuzziness.is_some() {
             let s = str_of("match", "query", text)?;
             let fz = o.fuzziness.as_deref().unwrap_or("AUTO");
-            return Ok(boosted(dsl_term::fuzzy(ctx, field, &s, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?, o.boost));
+            return Ok(boosted(super::dsl_fuzzy::fuzzy(ctx, field, &s, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?, o.boost));
         }
         if matches!(kind, MatchKind::PhrasePrefix | MatchKind::BoolPrefix) && matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_))) {
             let s = super::dsl_keyword::normalize(ctx, field, &str_of("match", "query", text)?);
@@ -194,7 +194,7 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
                 let c = if kind == MatchKind::BoolPrefix && i == last {
                     Query::Prefix { field: field.into(), prefix: t.as_bytes().to_vec(), boost: 1.0 }
                 } else if let Some(fz) = &o.fuzziness {
-                    dsl_term::fuzzy(ctx, field, t, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?
+                    super::dsl_fuzzy::fuzzy(ctx, field, t, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?
                 } else {
                     term(t)
                 };
