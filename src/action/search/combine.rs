@@ -202,7 +202,7 @@ fn random_score(v: &Value, ctx: &QueryContext<'_>) -> OsResult<ScoreFunction> {
                 })
             }
             "field" => field = Some(str_of("random_score", k, val)?),
-            "weight" => {}
+            "weight" | "_name" => {}
             other => return Err(perr(format!("random_score query does not support [{other}]"))),
         }
     }
@@ -215,7 +215,8 @@ fn random_score(v: &Value, ctx: &QueryContext<'_>) -> OsResult<ScoreFunction> {
     };
     let salted_seed = mix32(seed ^ salt);
     let source = match field.as_deref() {
-        None | Some("_id") => RandomSource::DocId,
+        // OpenSearch 3 reads `_id` field data when only a seed is given (with a deprecation).
+        None | Some("_id") => RandomSource::Id,
         Some("_seq_no") => RandomSource::Long("_seq_no".into()),
         Some(f) => match ctx.mapping.field_type(f).map(|ft| &ft.kind) {
             Some(FieldKind::Keyword(_)) => RandomSource::Keyword(f.into()),

@@ -28,6 +28,8 @@ pub struct ShardContext {
     pub max_result_window: usize,
     /// The index's analyzers (query text is analyzed with the field's search analyzer).
     pub analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
+    /// The index's analysis chains (keyword normalizers for term-level queries).
+    pub analysis: Option<Arc<crate::engine::analysis::IndexAnalysis>>,
     /// The pinned segments (files stay alive while this exists).
     pub searcher: Searcher,
 }
@@ -61,6 +63,7 @@ pub fn acquire(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResul
                 mapping: mapping.clone(),
                 max_result_window,
                 analyzers: svc.analyzers().clone(),
+                analysis: Some(svc.analysis().clone()),
                 searcher: shard.engine.searcher()?,
             });
         }

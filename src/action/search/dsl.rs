@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::{dsl_term, dsl_text, query_string};
-use crate::engine::analysis::AnalyzerRegistry;
+use crate::engine::analysis::{AnalyzerRegistry, IndexAnalysis};
 use crate::engine::query::{Query, SegmentView};
 use crate::engine::schema::Mapping;
 use crate::error::{OsError, OsResult};
@@ -26,6 +26,8 @@ pub struct QueryContext<'a> {
     pub index: &'a str,
     /// `now` for date math, epoch millis.
     pub now_millis: i64,
+    /// The index's analysis chains, for keyword `normalizer`s (`None`: no normalizer applies).
+    pub analysis: Option<&'a IndexAnalysis>,
 }
 
 impl std::fmt::Debug for QueryContext<'_> {

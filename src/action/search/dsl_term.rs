@@ -1,11 +1,17 @@
 //! Term-level queries: `term`, `terms`, `range`, `exists`, `prefix`, `wildcard`, `regexp`,
 //! `fuzzy`, `ids`, and the encoding of a user value for one mapped field (keywords as bytes,
-//! numbers, dates and ips as points, booleans as `T`/`F`).
+//! numbers, dates and ips as points, booleans as `T`/`F`). Fuzzy matching is in
+//! [`super::dsl_fuzzy`].
+
+pub use super::dsl_fuzzy::{edit_distance, fuzzy_edits};
 
 use serde_json::Value;
 
 use super::date_math;
 use super::dsl::{body, bool_of, f32_of, i64_of, perr, single_field, str_of, QueryContext};
+use super::dsl_fuzzy::{fuzzy, fuzzy_rewritten, Rewrite};
+use super::dsl_keyword::{self, CaseInsensitive};
+use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
 use crate::engine::segment::points::sortable;
@@ -15,6 +21,8 @@ use crate::error::OsResult;
 pub const MAX_TERMS_VISITED: usize = 1_000_000;
 /// Default `max_expansions` of fuzzy queries.
 pub const FUZZY_MAX_EXPANSIONS: usize = 50;
+/// Most terms a top-terms rewrite keeps (OpenSearch's `indices.query.bool.max_clause_count`).
+pub const MAX_CLAUSE_COUNT: usize = 1024;
 /// Most terms a `regexp` expands to (`index.max_terms_count`-like bound).
 pub const MAX_REGEXP_TERMS: usize = 65_536;
 
@@ -48,18 +56,28 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             match name {
                 "term" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
+                    if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
+                        let v = dsl_keyword::normalize(ctx, field, &text(&value)?);
+                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Term(v.chars().collect()), boost * b);
+                    }
                     term(ctx, field, &value, boost * b)
                 }
                 "range" => range(ctx, field, spec, boost),
                 "prefix" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
-                    let s = str_of(name, "value", &value)?;
+                    let s = dsl_keyword::normalize(ctx, field, &str_of(name, "value", &value)?);
+                    if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
+                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Prefix(s.chars().collect()), boost * b);
+                    }
                     Ok(on_terms_field(ctx, field, |f| Query::Prefix { field: f.into(), prefix: s.as_bytes().to_vec(), boost: boost * b }))
                 }
                 "wildcard" => {
                     let key = if spec.get("wildcard").is_some() { "wildcard" } else { "value" };
                     let (value, b) = value_and_boost(name, spec, key)?;
-                    let s = str_of(name, "value", &value)?;
+                    let s = dsl_keyword::normalize_wildcard(ctx, field, &str_of(name, "value", &value)?);
+                    if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
+                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Wildcard(parse_wildcard(&s)), boost * b);
+                    }
                     Ok(on_terms_field(ctx, field, |f| Query::Wildcard { field: f.into(), pattern: s.clone(), boost: boost * b }))
                 }
                 "regexp" => {
@@ -73,7 +91,10 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                     let prefix = spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0) as usize;
                     let max = spec.get("max_expansions").map(|v| i64_of(name, "max_expansions", v)).transpose()?.unwrap_or(50).max(1) as usize;
                     let tr = spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
-                    fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b)
+                    match spec.get("rewrite").map(|v| str_of(name, "rewrite", v)).transpose()? {
+                        Some(r) => fuzzy_rewritten(ctx, field, &s, &fz, prefix, tr, &Rewrite::parse(&r, max)?, boost * b),
+                        None => fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b),
+                    }
                 }
                 _ => Err(perr(format!("unknown query [{name}]"))),
             }
@@ -101,6 +122,19 @@ fn value_and_boost(name: &str, spec: &Value, key: &str) -> OsResult<(Value, f32)
         Value::Array(_) => Err(perr(format!("[{name}] query does not support array of values"))),
         other => Ok((other.clone(), 1.0)),
     }
+}
+
+/// The `case_insensitive` flag of a term-level query's object form (default false).
+fn case_insensitive_of(name: &str, spec: &Value) -> OsResult<bool> {
+    match spec.get("case_insensitive") {
+        Some(v) => bool_of(name, "case_insensitive", v),
+        None => Ok(false),
+    }
+}
+
+/// Whether `field` is searched by its indexed terms (keyword, text, `_id`).
+fn terms_field(ctx: &QueryContext<'_>, field: &str) -> bool {
+    field == "_id" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
 }
 
 /// Whether a field is one of the metadata fields queries understand.
@@ -253,7 +287,8 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
     }
     let Some(ft) = ctx.mapping.field_type(field) else { return Ok(Query::MatchNone) };
     Ok(match &ft.kind {
-        FieldKind::Text(_) | FieldKind::Keyword(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
+        FieldKind::Text(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
+        FieldKind::Keyword(_) => Query::Term { field: field.into(), term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(), boost },
         FieldKind::Boolean => {
             let b = match v {
                 Value::Bool(b) => *b,
@@ -288,7 +323,7 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
 fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
     let keyword_like = field == "_id" || field == "_routing" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
     if keyword_like {
-        let ts = vals.iter().map(|v| text(v).map(String::into_bytes)).collect::<OsResult<Vec<_>>>()?;
+        let ts = vals.iter().map(|v| text(v).map(|s| dsl_keyword::normalize(ctx, field, &s).into_bytes())).collect::<OsResult<Vec<_>>>()?;
         if ts.is_empty() {
             return Ok(Query::MatchNone);
         }
@@ -385,7 +420,7 @@ pub fn ids(v: &Value) -> OsResult<Query> {
 }
 
 /// Visits every term of `field` over the shard's segments (bounded).
-fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> OsResult<()> {
+pub(super) fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> OsResult<()> {
     for seg in ctx.segments {
         let mut n = 0usize;
         let mut over = false;
@@ -432,145 +467,4 @@ pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, boost: f32) ->
         return Ok(Query::MatchNone);
     }
     Ok(Query::Terms { field: field.into(), terms: out, boost })
-}
-
-/// Edits allowed by `fuzziness` for a term of `len` characters (`AUTO` = `AUTO:3,6`).
-pub fn fuzzy_edits(fz: &str, len: usize) -> OsResult<u32> {
-    let f = fz.trim();
-    if let Some(rest) = f.strip_prefix("AUTO").or_else(|| f.strip_prefix("auto")) {
-        let (lo, hi) = match rest.strip_prefix(':') {
-            Some(r) => {
-                let (a, b) = r.split_once(',').ok_or_else(|| perr(format!("failed to find low and high distance values")))?;
-                (a.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?, b.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?)
-            }
-            None => (3, 6),
-        };
-        return Ok(if len < lo { 0 } else if len < hi { 1 } else { 2 });
-    }
-    let n: f64 = f.parse().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?;
-    Ok((n as u32).min(2))
-}
-
-/// Damerau–Levenshtein (optimal string alignment when `transpositions`) distance, capped at
-/// `max + 1`.
-pub fn edit_distance(a: &[char], b: &[char], max: u32, transpositions: bool) -> u32 {
-    let (n, m) = (a.len(), b.len());
-    if n.abs_diff(m) as u32 > max {
-        return max + 1;
-    }
-    let mut prev2 = vec![0u32; m + 1];
-    let mut prev: Vec<u32> = (0..=m as u32).collect();
-    let mut cur = vec![0u32; m + 1];
-    for i in 1..=n {
-        cur[0] = i as u32;
-        let mut row_min = cur[0];
-        for j in 1..=m {
-            let cost = u32::from(a[i - 1] != b[j - 1]);
-            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if transpositions && i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(prev2[j - 2] + 1);
-            }
-            cur[j] = v;
-            row_min = row_min.min(v);
-        }
-        if row_min > max {
-            return max + 1;
-        }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[m]
-}
-
-/// `fuzzy`: the field's terms within the allowed edits, best `max_expansions` of them (fewest
-/// edits, then term order), OR-ed and scored by BM25 (Lucene blends their statistics; Fathom
-/// scores each expansion by its own statistics, boosted by `1 - edits / min(len)`).
-#[allow(clippy::too_many_arguments)]
-pub fn fuzzy(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, max_exp: usize, transpositions: bool, boost: f32) -> OsResult<Query> {
-    if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) {
-        return term(ctx, field, &Value::String(value.into()), boost);
-    }
-    let chars: Vec<char> = value.chars().collect();
-    let edits = fuzzy_edits(fz, chars.len())?;
-    if edits == 0 {
-        return Ok(Query::Term { field: field.into(), term: value.as_bytes().to_vec(), boost });
-    }
-    let prefix: String = chars.iter().take(prefix_len).collect();
-    let mut found: Vec<(u32, Vec<u8>)> = Vec::new();
-    visit_all(ctx, field, prefix.as_bytes(), &mut |t| {
-        if !t.starts_with(prefix.as_bytes()) {
-            return false;
-        }
-        if let Ok(s) = std::str::from_utf8(t) {
-            let tc: Vec<char> = s.chars().collect();
-            let d = edit_distance(&chars, &tc, edits, transpositions);
-            if d <= edits && !found.iter().any(|(_, x)| x == t) {
-                found.push((d, t.to_vec()));
-            }
-        }
-        true
-    })?;
-    found.sort();
-    found.truncate(max_exp.min(FUZZY_MAX_EXPANSIONS * 20));
-    if found.is_empty() {
-        return Ok(Query::MatchNone);
-    }
-    let subs: Vec<Query> = found
-        .into_iter()
-        .map(|(d, t)| {
-            let len = chars.len().min(String::from_utf8_lossy(&t).chars().count()).max(1) as f32;
-            let sim = (1.0 - d as f32 / len).max(0.0);
-            Query::Term { field: field.into(), term: t, boost: if d == 0 { 1.0 } else { sim } }
-        })
-        .collect();
-    if subs.len() == 1 {
-        return Ok(super::dsl::boosted(subs.into_iter().next().unwrap_or(Query::MatchNone), boost));
-    }
-    Ok(Query::Bool { must: vec![], should: subs, must_not: vec![], filter: vec![], minimum_should_match: 0, boost })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn naive(a: &str, b: &str) -> u32 {
-        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-        let mut d = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-        for i in 0..=a.len() {
-            d[i][0] = i as u32;
-        }
-        for j in 0..=b.len() {
-            d[0][j] = j as u32;
-        }
-        for i in 1..=a.len() {
-            for j in 1..=b.len() {
-                let c = u32::from(a[i - 1] != b[j - 1]);
-                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + c);
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        d[a.len()][b.len()]
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn edit_distance_matches_full_table(a in "[abc]{0,7}", b in "[abc]{0,7}") {
-            let want = naive(&a, &b);
-            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-            let got = edit_distance(&ac, &bc, 2, true);
-            proptest::prop_assert_eq!(got.min(3), want.min(3));
-        }
-    }
-
-    #[test]
-    fn auto_fuzziness() {
-        assert_eq!(fuzzy_edits("AUTO", 2).unwrap(), 0);
-        assert_eq!(fuzzy_edits("AUTO", 4).unwrap(), 1);
-        assert_eq!(fuzzy_edits("AUTO", 6).unwrap(), 2);
-        assert_eq!(fuzzy_edits("AUTO:1,2", 1).unwrap(), 1);
-        assert_eq!(fuzzy_edits("1", 9).unwrap(), 1);
-        assert!(fuzzy_edits("x", 9).is_err());
-    }
 }

@@ -165,10 +165,13 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
         if matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_))) && o.fuzziness.is_some() {
             let s = str_of("match", "query", text)?;
             let fz = o.fuzziness.as_deref().unwrap_or("AUTO");
-            return Ok(boosted(dsl_term::fuzzy(ctx, field, &s, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?, o.boost));
+            return Ok(boosted(super::dsl_fuzzy::fuzzy(ctx, field, &s, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?, o.boost));
         }
         if matches!(kind, MatchKind::PhrasePrefix | MatchKind::BoolPrefix) && matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_))) {
-            let s = str_of("match", "query", text)?;
+            let s = super::dsl_keyword::normalize(ctx, field, &str_of("match", "query", text)?);
+            if kind == MatchKind::PhrasePrefix {
+                return Ok(boosted(phrase_prefix(ctx, field, &[(s, 0)], o)?, o.boost));
+            }
             return Ok(Query::Prefix { field: field.into(), prefix: s.into_bytes(), boost: o.boost });
         }
         return match dsl_term::term(ctx, field, text, o.boost) {
@@ -191,7 +194,7 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
                 let c = if kind == MatchKind::BoolPrefix && i == last {
                     Query::Prefix { field: field.into(), prefix: t.as_bytes().to_vec(), boost: 1.0 }
                 } else if let Some(fz) = &o.fuzziness {
-                    dsl_term::fuzzy(ctx, field, t, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?
+                    super::dsl_fuzzy::fuzzy(ctx, field, t, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?
                 } else {
                     term(t)
                 };
@@ -225,42 +228,44 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
     Ok(boosted(q, o.boost))
 }
 
-/// `match_phrase_prefix`: the phrase with its last term expanded to the field's terms starting
-/// with it (at most `max_expansions`), one phrase per expansion OR-ed together.
-fn phrase_prefix(ctx: &QueryContext<'_>, field: &str, tokens: &[(String, u32)], o: &MatchOptions) -> OsResult<Query> {
+/// `match_phrase_prefix`: OpenSearch's `MultiPhrasePrefixQuery`. The last term expands to the
+/// field's terms starting with it, collected segment by segment in term order until
+/// `max_expansions` are found (`getPrefixTerms`), and the phrase becomes Lucene's
+/// `MultiPhraseQuery` with those alternatives at the last position (one position: a disjunction
+/// of the expansions' term queries). No expansion: nothing matches.
+pub fn phrase_prefix(ctx: &QueryContext<'_>, field: &str, tokens: &[(String, u32)], o: &MatchOptions) -> OsResult<Query> {
     let Some(((last, last_pos), head)) = tokens.split_last() else { return Ok(Query::MatchNone) };
-    if head.is_empty() {
-        return Ok(Query::Prefix { field: field.into(), prefix: last.as_bytes().to_vec(), boost: 1.0 });
+    let expansions = prefix_expansions(ctx, field, last.as_bytes(), o.max_expansions)?;
+    if expansions.is_empty() {
+        return Ok(Query::MatchNone);
     }
-    let mut expansions: Vec<Vec<u8>> = Vec::new();
+    let mut positions: Vec<(Vec<Vec<u8>>, u32)> = head.iter().map(|(t, p)| (vec![t.as_bytes().to_vec()], *p)).collect();
+    positions.push((expansions, *last_pos));
+    Ok(Query::MultiPhrase { field: field.into(), positions, slop: o.slop, boost: 1.0 })
+}
+
+/// `MultiPhrasePrefixQuery.getPrefixTerms`: terms starting with `prefix`, leaf by leaf, until
+/// `max` distinct ones are found.
+fn prefix_expansions(ctx: &QueryContext<'_>, field: &str, prefix: &[u8], max: usize) -> OsResult<Vec<Vec<u8>>> {
+    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    let mut out: Vec<Vec<u8>> = Vec::new();
     for seg in ctx.segments {
+        if out.len() >= max.max(1) {
+            break;
+        }
         let mut n = 0usize;
-        seg.visit_terms(field, last.as_bytes(), &mut |t| {
+        seg.visit_terms(field, prefix, &mut |t| {
             n += 1;
-            if !t.starts_with(last.as_bytes()) || n > dsl_term::MAX_TERMS_VISITED {
+            if !t.starts_with(prefix) || n > dsl_term::MAX_TERMS_VISITED {
                 return false;
             }
-            if !expansions.iter().any(|e| e == t) {
-                expansions.push(t.to_vec());
+            if seen.insert(t.to_vec()) {
+                out.push(t.to_vec());
             }
-            true
+            out.len() < max.max(1)
         })?;
     }
-    expansions.sort();
-    expansions.truncate(o.max_expansions);
-    let phrases: Vec<Query> = expansions
-        .into_iter()
-        .map(|e| {
-            let mut terms: Vec<(Vec<u8>, u32)> = head.iter().map(|(t, p)| (t.as_bytes().to_vec(), *p)).collect();
-            terms.push((e, *last_pos));
-            Query::Phrase { field: field.into(), terms, slop: o.slop, boost: 1.0 }
-        })
-        .collect();
-    Ok(match phrases.len() {
-        0 => Query::MatchNone,
-        1 => phrases.into_iter().next().unwrap_or(Query::MatchNone),
-        _ => Query::or(phrases),
-    })
+    Ok(out)
 }
 
 /// `title^2` → (`title`, 2).
@@ -332,7 +337,7 @@ fn multi_match(m: &Map<String, Value>, ctx: &QueryContext<'_>) -> OsResult<Query
         other => return Err(perr(format!("[multi_match] query does not support type {other}"))),
     };
     if typ == "cross_fields" {
-        return Ok(boosted(cross_fields(ctx, &fields, text, &o, tie.unwrap_or(0.0))?, outer));
+        return Ok(boosted(super::dsl_cross_fields::cross_fields(ctx, &fields, text, &o, tie.unwrap_or(0.0))?, outer));
     }
     let mut per_field = Vec::new();
     for (f, b) in &fields {
@@ -351,46 +356,4 @@ fn multi_match(m: &Map<String, Value>, ctx: &QueryContext<'_>) -> OsResult<Query
         dis_max(per_field, tie.unwrap_or(0.0))
     };
     Ok(boosted(q, outer))
-}
-
-/// `cross_fields`: each term may match in any field (a dis_max of the term over the fields),
-/// and the operator / minimum_should_match apply across terms.
-fn cross_fields(ctx: &QueryContext<'_>, fields: &[(String, f32)], text: &Value, o: &MatchOptions, tie: f32) -> OsResult<Query> {
-    let s = str_of("multi_match", "query", text)?;
-    let first_text = fields.iter().find(|(f, _)| matches!(ctx.mapping.field_type(f).map(|t| &t.kind), Some(FieldKind::Text(_))));
-    let tokens = match first_text {
-        Some((f, _)) => analyze(ctx, f, o.analyzer.as_deref(), &s)?,
-        None => vec![(s.clone(), 0)],
-    };
-    if tokens.is_empty() {
-        return Ok(if o.zero_terms_all { Query::MatchAll { boost: 1.0 } } else { Query::MatchNone });
-    }
-    let mut clauses = Vec::new();
-    for (t, _) in &tokens {
-        let mut per = Vec::new();
-        for (f, b) in fields {
-            let q = match ctx.mapping.field_type(f).map(|t| &t.kind) {
-                Some(FieldKind::Text(_)) | Some(FieldKind::Keyword(_)) => Query::Term { field: f.clone(), term: t.as_bytes().to_vec(), boost: *b },
-                _ => match dsl_term::term(ctx, f, &Value::String(t.clone()), *b) {
-                    Ok(q) => q,
-                    Err(_) => Query::MatchNone,
-                },
-            };
-            if q != Query::MatchNone {
-                per.push(q);
-            }
-        }
-        clauses.push(dis_max(per, tie));
-    }
-    if clauses.len() == 1 {
-        return Ok(clauses.pop().unwrap_or(Query::MatchNone));
-    }
-    if o.and {
-        return Ok(if clauses.contains(&Query::MatchNone) { Query::MatchNone } else { Query::and(clauses) });
-    }
-    let msm = match &o.minimum_should_match {
-        Some(m) => min_should_match(m, clauses.len())?,
-        None => 0,
-    };
-    Ok(Query::Bool { must: vec![], should: clauses, must_not: vec![], filter: vec![], minimum_should_match: msm as u32, boost: 1.0 })
 }

@@ -101,7 +101,7 @@ struct UnitResult {
 
 fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
-    let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now };
+    let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
     let query = build_query(req, &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     let engine_sort: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
@@ -301,7 +301,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     let mut failures = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {
         let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
-        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now };
+        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
         let r = build_query(req, &qc).and_then(|q| {
             if let Some(min) = req.min_score {
                 let spec = TopSpec { size: MIN_SCORE_COLLECT_LIMIT, from: 0, sort: vec![], track_total_hits: TrackTotalHits::Accurate, after: None };

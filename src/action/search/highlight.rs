@@ -25,6 +25,8 @@ fn terms(q: &Query, out: &mut Vec<(String, Vec<u8>, bool)>, depth: usize) {
         Query::Terms { field, terms, .. } => out.extend(terms.iter().map(|t| (field.clone(), t.clone(), false))),
         Query::Phrase { field, terms, .. } => out.extend(terms.iter().map(|t| (field.clone(), t.0.clone(), false))),
         Query::Prefix { field, prefix, .. } => out.push((field.clone(), prefix.clone(), true)),
+        Query::Blended { terms, .. } => out.extend(terms.iter().map(|t| (t.field.clone(), t.term.clone(), false))),
+        Query::MultiPhrase { field, positions, .. } => out.extend(positions.iter().flat_map(|p| p.0.iter()).map(|t| (field.clone(), t.clone(), false))),
         Query::Bool { must, should, filter, .. } => {
             for c in must.iter().chain(should).chain(filter) {
                 terms(c, out, depth + 1);

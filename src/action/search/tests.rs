@@ -25,7 +25,7 @@ fn mapping() -> Mapping {
 
 fn q(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let m = mapping();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 86_400_000 * 10 };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 86_400_000 * 10, analysis: None };
     parse(&v, &ctx)
 }
 
@@ -109,7 +109,7 @@ fn parsing_errors_use_opensearch_messages() {
 #[test]
 fn query_string_syntax() {
     let m = mapping();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0 };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
     let o = QsOptions { fields: vec![("title".into(), 1.0)], ..QsOptions::default() };
     assert_eq!(parse_query_string("fox", &ctx, &o).unwrap(), term("title", "fox"));
     match parse_query_string("fox AND tag:a -tag:b", &ctx, &o).unwrap() {

@@ -65,6 +65,7 @@ impl Weight {
         match self {
             Weight::Term { display, .. }
             | Weight::Phrase { display, .. }
+            | Weight::MultiPhrase { display, .. }
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
             | Weight::DocSet { display, .. }
@@ -120,6 +121,23 @@ impl Weight {
                     }
                 }
                 let mut ps = PhraseScorer::new(pts, *slop, seg.norms(field), sim.clone(), None);
+                let found = ps.advance(doc) == doc && doc != NO_MORE_DOCS;
+                if let Some(e) = ps.take_error() {
+                    return Err(e);
+                }
+                if !found {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                }
+                let freq = ps.freq();
+                let norm = seg.norms(field).and_then(|n| n.get(doc as usize).copied()).unwrap_or(1);
+                let f = Explanation::float(freq, format!("phraseFreq={}", java_float(freq)), vec![]);
+                let e = sim.explain(f, norm);
+                Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
+            }
+            Weight::MultiPhrase { field, positions, slop, sim, display, .. } => {
+                let Some(mut ps) = super::multi_phrase::scorer(seg, field, positions, *slop, sim, None)? else {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                };
                 let found = ps.advance(doc) == doc && doc != NO_MORE_DOCS;
                 if let Some(e) = ps.take_error() {
                     return Err(e);

@@ -88,6 +88,9 @@ pub enum RandomSource {
     Keyword(String),
     /// The first value of a numeric column of longs, hashed as its decimal text.
     Long(String),
+    /// The document's `_id` (OpenSearch's default field when only a `seed` is given), read
+    /// from the `_id` terms' postings once per segment.
+    Id,
 }
 
 /// One score function.
@@ -199,6 +202,34 @@ pub fn mix32(k: i32) -> i32 {
     (k ^ (k >> 16)) as i32
 }
 
+/// Every document's `_id` in `seg`: per doc the index of its id in the returned terms
+/// (`u32::MAX`: none), from the `_id` postings (bounded by the segment's size).
+fn doc_ids(seg: &dyn SegmentView) -> Result<(Vec<u32>, Vec<Vec<u8>>)> {
+    let max_doc = seg.max_doc() as usize;
+    let mut by_doc = vec![u32::MAX; max_doc];
+    let mut terms: Vec<Vec<u8>> = Vec::new();
+    seg.visit_terms(crate::engine::index::builder::meta::ID, b"", &mut |t| {
+        terms.push(t.to_vec());
+        terms.len() <= max_doc
+    })?;
+    for (i, t) in terms.iter().enumerate() {
+        let Some(mut p) = seg.postings(crate::engine::index::builder::meta::ID, t, false)? else { continue };
+        let mut d = p.next();
+        let mut n = 0usize;
+        while d != crate::engine::segment::NO_MORE_DOCS && n <= max_doc {
+            if let Some(slot) = by_doc.get_mut(d as usize) {
+                *slot = i as u32;
+            }
+            d = p.next();
+            n += 1;
+        }
+        if let Some(e) = p.take_error() {
+            return Err(e);
+        }
+    }
+    Ok((by_doc, terms))
+}
+
 /// Lucene's `StringHelper.murmurhash3_x86_32` (signed seed and result, as Java has them).
 pub fn murmurhash3_x86_32(data: &[u8], seed: i32) -> i32 {
     crate::engine::codec::murmur3::murmur3_x86_32(data, seed as u32) as i32
@@ -266,6 +297,8 @@ pub struct FunctionScorer<'a> {
     current: Option<f32>,
     nums: Vec<i64>,
     ords: Vec<u64>,
+    /// Per doc of the segment, the index of its `_id` in `id_terms` (built on first use).
+    ids: Option<(Vec<u32>, Vec<Vec<u8>>)>,
 }
 
 impl<'a> FunctionScorer<'a> {
@@ -281,7 +314,7 @@ impl<'a> FunctionScorer<'a> {
         }
         let base = w.bases.iter().find(|(k, _)| *k == seg_key(seg)).map_or(0, |b| b.1);
         let needs_scores = w.spec.boost_mode != CombineMode::Replace;
-        let mut s = FunctionScorer { inner, filters, w: w.clone(), seg, base, needs_scores, error: None, current: None, nums: Vec::new(), ords: Vec::new() };
+        let mut s = FunctionScorer { inner, filters, w: w.clone(), seg, base, needs_scores, error: None, current: None, nums: Vec::new(), ords: Vec::new(), ids: None };
         s.settle();
         Ok(Some(s))
     }
@@ -362,14 +395,31 @@ impl<'a> FunctionScorer<'a> {
                                 }
                             }
                         } else {
-                            0
+                            // A document without a value hashes to the salted seed itself.
+                            *salted_seed
                         }
                     }
                     RandomSource::Long(f) => {
                         if self.seg.numeric_values(f, doc, &mut self.nums) && !self.nums.is_empty() {
                             murmurhash3_x86_32(self.nums[0].to_string().as_bytes(), *salted_seed)
                         } else {
-                            0
+                            *salted_seed
+                        }
+                    }
+                    RandomSource::Id => {
+                        if self.ids.is_none() {
+                            match doc_ids(self.seg) {
+                                Ok(m) => self.ids = Some(m),
+                                Err(e) => {
+                                    self.error = Some(e);
+                                    self.ids = Some((vec![], vec![]));
+                                }
+                            }
+                        }
+                        let (by_doc, terms) = self.ids.as_ref().expect("built above");
+                        match by_doc.get(doc as usize).and_then(|&i| terms.get(i as usize)) {
+                            Some(id) => murmurhash3_x86_32(id, *salted_seed),
+                            None => *salted_seed,
                         }
                     }
                 };

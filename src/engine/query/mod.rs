@@ -32,11 +32,14 @@
 //! | [`disjunction`] | disjunction with minimum_should_match and MaxScore pruning |
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
+//! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
+//! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 
+pub mod blended;
 pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
@@ -46,6 +49,7 @@ pub mod disjunction;
 pub mod explain;
 pub mod function_score;
 pub mod max_score;
+pub mod multi_phrase;
 pub mod multi_term;
 pub mod phrase;
 pub mod scorer;

@@ -37,6 +37,12 @@ pub enum Query {
     /// OpenSearch's `function_score` (see [`super::function_score`]); `boost` scales the query's
     /// score before the functions combine with it.
     FunctionScore { spec: Box<super::function_score::FunctionScore>, boost: f32 },
+    /// Terms scored with statistics shared among them (see [`super::blended`]): OpenSearch's
+    /// `BlendedTermQuery` for `multi_match` `cross_fields`, Lucene's for fuzzy expansions.
+    Blended { terms: Vec<super::blended::BlendedTerm>, blend: super::blended::Blend, boost: f32 },
+    /// Lucene's `MultiPhraseQuery`: at each relative position any of its terms (`(terms,
+    /// position)`), at most `slop` moves apart; scored as one phrase over the idfs of every term.
+    MultiPhrase { field: String, positions: Vec<(Vec<Vec<u8>>, u32)>, slop: u32, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -117,6 +123,8 @@ impl fmt::Display for Query {
             Query::MatchAll { .. } => write!(f, "*:*"),
             Query::ConstantScore { query, .. } => write!(f, "ConstantScore({query})"),
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
+            Query::Blended { terms, .. } => super::blended::fmt_blended(terms, f),
+            Query::MultiPhrase { field, positions, slop, .. } => super::multi_phrase::fmt_multi_phrase(field, positions, *slop, f),
             Query::Boosting { positive, negative, negative_boost, .. } => {
                 write!(f, "FunctionScoreQuery({positive}, scored by boost(queryboost({negative})^{}))", super::bm25::java_float(*negative_boost))
             }
@@ -174,7 +182,9 @@ impl Query {
             | Query::ConstantScore { boost, .. }
             | Query::DisMax { boost, .. }
             | Query::Boosting { boost, .. }
-            | Query::FunctionScore { boost, .. } => *boost,
+            | Query::FunctionScore { boost, .. }
+            | Query::Blended { boost, .. }
+            | Query::MultiPhrase { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -195,7 +205,9 @@ impl Query {
             | Query::ConstantScore { boost, .. }
             | Query::DisMax { boost, .. }
             | Query::Boosting { boost, .. }
-            | Query::FunctionScore { boost, .. } => *boost = b,
+            | Query::FunctionScore { boost, .. }
+            | Query::Blended { boost, .. }
+            | Query::MultiPhrase { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

@@ -51,6 +51,8 @@ pub enum Weight {
     Term { field: String, term: Vec<u8>, sim: Arc<Bm25>, constant: Option<f32>, display: String, states: Arc<TermStates> },
     /// A phrase of at least two terms.
     Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String, states: Arc<Vec<TermStates>> },
+    /// A phrase with alternatives at some position (see [`super::multi_phrase`]).
+    MultiPhrase { field: String, positions: Vec<(Vec<Vec<u8>>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String },
     /// A boolean combination; `msm` is the minimum number of `should` clauses that must match.
     Bool { must: Vec<Weight>, should: Vec<Weight>, must_not: Vec<Weight>, filter: Vec<Weight>, msm: usize, scoring: bool, display: String },
     /// The documents of `inner`, all scoring `score`.
@@ -71,7 +73,7 @@ pub enum Weight {
 
 /// Global statistics of a term: doc freq and the field's doc count and summed length, and its
 /// per-segment states.
-fn term_stats(segments: &[&dyn SegmentView], field: &str, term: &[u8]) -> Result<(u64, u64, u64, TermStates)> {
+pub(super) fn term_stats(segments: &[&dyn SegmentView], field: &str, term: &[u8]) -> Result<(u64, u64, u64, TermStates)> {
     let (mut df, mut doc_count, mut sum_ttf) = (0u64, 0u64, 0u64);
     let mut states = Vec::with_capacity(segments.len());
     for s in segments {
@@ -127,6 +129,10 @@ impl Weight {
                 let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
                 let constant = if scoring { None } else { Some(0.0) };
                 Weight::Phrase { field: field.clone(), terms: terms.clone(), slop: *slop, sim, constant, display, states: Arc::new(states) }
+            }
+            Query::Blended { terms, blend, boost: b } => return super::blended::compile(terms, *blend, segments, boost * b, scoring),
+            Query::MultiPhrase { field, positions, slop, boost: b } => {
+                return super::multi_phrase::compile(field, positions, *slop, *b, segments, boost, scoring);
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
@@ -239,6 +245,9 @@ impl Weight {
                     }
                 }
                 Some(Box::new(PhraseScorer::new(pts, *slop, seg.norms(field), sim.clone(), *constant)))
+            }
+            Weight::MultiPhrase { field, positions, slop, sim, constant, .. } => {
+                return super::multi_phrase::box_scorer(seg, field, positions, *slop, sim, *constant);
             }
             Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
                 return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
