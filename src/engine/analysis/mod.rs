@@ -46,6 +46,7 @@ pub mod ngram;
 pub mod offsets;
 pub mod params;
 pub mod porter;
+pub mod rslp;
 pub mod shingle;
 pub mod standard_tokenizer;
 pub mod stemming;

@@ -9,13 +9,13 @@
 //! Portuguese ([`super::light_stemmers`]) and for Finnish, Hungarian, Norwegian/Nynorsk, Swedish
 //! and Russian, `minimal_french`, `minimal_german`, `minimal_norwegian`/`minimal_nynorsk`
 //! ([`super::light_stemmers2`]), `czech`, `bulgarian`, `latvian`, `indonesian`, `hindi`,
-//! `bengali` and `sorani` ([`super::light_stemmers_more`]). The Snowball languages come from
-//! `rust-stemmers`; `german2` is its German after Snowball German2's ae/oe/ue rewriting.
-//! Known divergences: `dutch_kp` (Snowball's Kraaij-Pohlmann, not in rust-stemmers) is
-//! approximated by Snowball Dutch; `minimal_portuguese`, `portuguese_rslp`, `galician`,
-//! `minimal_galician` and `brazilian` are not ported yet (the Portuguese ones fall back to Snowball
-//! Portuguese, the others are refused); `lovins` and the Snowball languages rust-stemmers lacks
-//! (armenian, basque, catalan, estonian, irish, lithuanian) are refused as unknown.
+//! `bengali` and `sorani` ([`super::light_stemmers_more`]), `portuguese_rslp`,
+//! `minimal_portuguese` and `minimal_galician` (RSLP with Lucene's rule files, [`super::rslp`]).
+//! The Snowball languages come from `rust-stemmers`; `german2` is its German after Snowball
+//! German2's ae/oe/ue rewriting. Known divergences: `dutch_kp` (Snowball's Kraaij-Pohlmann, not
+//! in rust-stemmers) is approximated by Snowball Dutch; `galician` (the full Galician RSLP) and
+//! `brazilian` are not ported and are refused, as are `lovins` and the Snowball languages
+//! rust-stemmers lacks (armenian, basque, catalan, estonian, irish, lithuanian).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,6 +33,7 @@ use super::light_stemmers2::{
     minimal_german, minimal_norwegian, Norwegian,
 };
 use super::light_stemmers_more::{bengali, bulgarian, czech, hindi, indonesian, latvian, sorani};
+use super::rslp::{minimal_galician, minimal_portuguese, portuguese_rslp};
 use super::porter::porter_stem;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -92,6 +93,12 @@ pub enum StemAlgorithm {
     Bengali,
     /// Lucene's `SoraniStemmer`.
     Sorani,
+    /// Lucene's `PortugueseStemmer` (RSLP).
+    PortugueseRslp,
+    /// Lucene's `PortugueseMinimalStemmer` (RSLP's plural step).
+    MinimalPortuguese,
+    /// Lucene's `GalicianMinimalStemmer` (the Galician RSLP plural step).
+    MinimalGalician,
     /// A Snowball stemmer.
     Snowball(Algorithm),
 }
@@ -140,9 +147,10 @@ impl StemAlgorithm {
             "light_nynorsk" | "lightnynorsk" => StemAlgorithm::LightNorwegian(Nynorsk),
             "minimal_nynorsk" | "minimalnynorsk" => StemAlgorithm::MinimalNorwegian(Nynorsk),
             "light_portuguese" | "lightportuguese" => StemAlgorithm::LightPortuguese,
-            "portuguese" | "minimal_portuguese" | "minimalportuguese" | "portuguese_rslp" => {
-                StemAlgorithm::Snowball(Portuguese)
-            }
+            "portuguese" => StemAlgorithm::Snowball(Portuguese),
+            "minimal_portuguese" | "minimalportuguese" => StemAlgorithm::MinimalPortuguese,
+            "portuguese_rslp" => StemAlgorithm::PortugueseRslp,
+            "minimal_galician" => StemAlgorithm::MinimalGalician,
             "romanian" => StemAlgorithm::Snowball(Romanian),
             "russian" => StemAlgorithm::Snowball(Russian),
             "light_russian" | "lightrussian" => StemAlgorithm::LightRussian,
@@ -198,6 +206,9 @@ impl StemAlgorithm {
             StemAlgorithm::Hindi => hindi(term),
             StemAlgorithm::Bengali => bengali(term),
             StemAlgorithm::Sorani => sorani(term),
+            StemAlgorithm::PortugueseRslp => portuguese_rslp(term),
+            StemAlgorithm::MinimalPortuguese => minimal_portuguese(term),
+            StemAlgorithm::MinimalGalician => minimal_galician(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }
