@@ -1,8 +1,8 @@
 //! Lucene's RSLP stemmers (`RSLPStemmerBase`): `portuguese_rslp` (`PortugueseStemmer`, all
 //! seven steps of `rslp/portuguese.rslp`), `minimal_portuguese` (`PortugueseMinimalStemmer`, its
-//! "Plural" step) and `minimal_galician` (`GalicianMinimalStemmer`, the "Plural" step of
-//! Lucene's `galician.rslp`, in `rslp/galician_plural.rslp`). The rule files are Lucene's,
-//! parsed here as Lucene parses them.
+//! "Plural" step), `galician` (`GalicianStemmer`, `rslp/galician.rslp`) and `minimal_galician`
+//! (`GalicianMinimalStemmer`, its "Plural" step). The rule files are Lucene's, parsed here as
+//! Lucene parses them.
 //!
 //! A step applies its first matching rule: the word ends with the suffix, the stem left is at
 //! least the rule's minimum, and the word is not one of the rule's exceptions (whole words, or
@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use super::light_stemmers2::{ends_with, run_chars};
 
 const PORTUGUESE: &str = include_str!("rslp/portuguese.rslp");
-const GALICIAN_PLURAL: &str = include_str!("rslp/galician_plural.rslp");
+const GALICIAN: &str = include_str!("rslp/galician.rslp");
 
 struct Rule {
     suffix: Vec<char>,
@@ -174,7 +174,7 @@ fn portuguese_steps() -> Option<&'static HashMap<String, Step>> {
 
 fn galician_steps() -> Option<&'static HashMap<String, Step>> {
     static STEPS: OnceLock<Option<HashMap<String, Step>>> = OnceLock::new();
-    STEPS.get_or_init(|| parse(GALICIAN_PLURAL)).as_ref()
+    STEPS.get_or_init(|| parse(GALICIAN)).as_ref()
 }
 
 fn apply(steps: Option<&HashMap<String, Step>>, name: &str, s: &mut Vec<char>, len: usize) -> usize {
@@ -222,6 +222,41 @@ pub fn portuguese_rslp(term: &str) -> String {
 pub fn minimal_portuguese(term: &str) -> String {
     let steps = portuguese_steps();
     run_chars(term, |s, len| apply(steps, "Plural", s, len))
+}
+
+/// Lucene's `GalicianStemmer` ("Regras do lematizador para o galego"; the `galician` stemmer).
+pub fn galician(term: &str) -> String {
+    let steps = galician_steps();
+    run_chars(term, |s, len| {
+        let mut len = apply(steps, "Plural", s, len);
+        len = apply(steps, "Unification", s, len);
+        len = apply(steps, "Adverb", s, len);
+        // Lucene repeats the augmentative step while it shortens the word; bounded by its length.
+        for _ in 0..=len {
+            let old = len;
+            len = apply(steps, "Augmentative", s, len);
+            if len == old {
+                break;
+            }
+        }
+        let old = len;
+        len = apply(steps, "Noun", s, len);
+        if len == old {
+            len = apply(steps, "Verb", s, len);
+        }
+        len = apply(steps, "Vowel", s, len);
+        for c in s.iter_mut().take(len) {
+            *c = match *c {
+                'á' => 'a',
+                'é' | 'ê' => 'e',
+                'í' => 'i',
+                'ó' => 'o',
+                'ú' => 'u',
+                other => other,
+            };
+        }
+        len
+    })
 }
 
 /// Lucene's `GalicianMinimalStemmer` (the Galician plural step).

@@ -19,8 +19,12 @@ fn rule_files_parse_into_lucenes_steps() {
     // Step minimums computed as Lucene does when the header says 0.
     assert_eq!(steps.get("Adverb").map(|s| s.min), Some(9));
     assert_eq!(steps.get("Plural").map(|s| s.min), Some(3));
-    let galician = galician_steps().expect("galician_plural.rslp parses");
-    assert_eq!(galician.get("Plural").map(|s| s.rules.len()), Some(20));
+    let galician = galician_steps().expect("galician.rslp parses");
+    let count = |name: &str| galician.get(name).map_or(0, |s| s.rules.len());
+    assert_eq!(
+        [count("Plural"), count("Unification"), count("Adverb"), count("Augmentative"), count("Noun"), count("Verb"), count("Vowel")],
+        [20, 27, 1, 46, 59, 164, 13]
+    );
 }
 
 #[test]
@@ -55,10 +59,17 @@ fn minimal_galician_reduces_plurals() {
     }
 }
 
+#[test]
+fn galician_runs_all_steps() {
+    for (word, stem) in [("felizmente", "feliz"), ("cantando", "cant"), ("casas", "cas"), ("luces", "luz"), ("grandito", "grand")] {
+        assert_eq!(galician(word), stem, "{word}");
+    }
+}
+
 proptest! {
     #[test]
     fn never_panics(s in "\\PC{0,16}|[a-zãõáéíóúâêôçà]{0,14}") {
-        for stem in [portuguese_rslp, minimal_portuguese, minimal_galician] {
+        for stem in [portuguese_rslp, minimal_portuguese, galician, minimal_galician] {
             let out = stem(&s);
             prop_assert!(out.chars().count() <= s.chars().count() + 1);
         }

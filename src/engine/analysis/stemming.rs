@@ -10,12 +10,13 @@
 //! and Russian, `minimal_french`, `minimal_german`, `minimal_norwegian`/`minimal_nynorsk`
 //! ([`super::light_stemmers2`]), `czech`, `bulgarian`, `latvian`, `indonesian`, `hindi`,
 //! `bengali` and `sorani` ([`super::light_stemmers_more`]), `portuguese_rslp`,
-//! `minimal_portuguese` and `minimal_galician` (RSLP with Lucene's rule files, [`super::rslp`]).
+//! `minimal_portuguese`, `galician` and `minimal_galician` (RSLP with Lucene's rule files,
+//! [`super::rslp`]).
 //! The Snowball languages come from `rust-stemmers`; `german2` is its German after Snowball
 //! German2's ae/oe/ue rewriting. Known divergences: `dutch_kp` (Snowball's Kraaij-Pohlmann, not
-//! in rust-stemmers) is approximated by Snowball Dutch; `galician` (the full Galician RSLP) and
-//! `brazilian` are not ported and are refused, as are `lovins` and the Snowball languages
-//! rust-stemmers lacks (armenian, basque, catalan, estonian, irish, lithuanian).
+//! in rust-stemmers) is approximated by Snowball Dutch; `brazilian` is not ported and is refused,
+//! as are `lovins` and the Snowball languages rust-stemmers lacks (armenian, basque, catalan,
+//! estonian, irish, lithuanian).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,7 +34,7 @@ use super::light_stemmers2::{
     minimal_german, minimal_norwegian, Norwegian,
 };
 use super::light_stemmers_more::{bengali, bulgarian, czech, hindi, indonesian, latvian, sorani};
-use super::rslp::{minimal_galician, minimal_portuguese, portuguese_rslp};
+use super::rslp::{galician, minimal_galician, minimal_portuguese, portuguese_rslp};
 use super::porter::porter_stem;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -97,6 +98,8 @@ pub enum StemAlgorithm {
     PortugueseRslp,
     /// Lucene's `PortugueseMinimalStemmer` (RSLP's plural step).
     MinimalPortuguese,
+    /// Lucene's `GalicianStemmer` (the Galician RSLP).
+    Galician,
     /// Lucene's `GalicianMinimalStemmer` (the Galician RSLP plural step).
     MinimalGalician,
     /// A Snowball stemmer.
@@ -150,6 +153,7 @@ impl StemAlgorithm {
             "portuguese" => StemAlgorithm::Snowball(Portuguese),
             "minimal_portuguese" | "minimalportuguese" => StemAlgorithm::MinimalPortuguese,
             "portuguese_rslp" => StemAlgorithm::PortugueseRslp,
+            "galician" => StemAlgorithm::Galician,
             "minimal_galician" => StemAlgorithm::MinimalGalician,
             "romanian" => StemAlgorithm::Snowball(Romanian),
             "russian" => StemAlgorithm::Snowball(Russian),
@@ -208,6 +212,7 @@ impl StemAlgorithm {
             StemAlgorithm::Sorani => sorani(term),
             StemAlgorithm::PortugueseRslp => portuguese_rslp(term),
             StemAlgorithm::MinimalPortuguese => minimal_portuguese(term),
+            StemAlgorithm::Galician => galician(term),
             StemAlgorithm::MinimalGalician => minimal_galician(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
