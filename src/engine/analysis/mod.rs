@@ -27,6 +27,7 @@
 pub mod analyze_api;
 pub mod analyzers;
 pub mod ascii_folding;
+pub mod brazilian;
 pub mod builtin_analyzers;
 pub mod chain;
 pub mod char_filters;

@@ -11,12 +11,12 @@
 //! ([`super::light_stemmers2`]), `czech`, `bulgarian`, `latvian`, `indonesian`, `hindi`,
 //! `bengali` and `sorani` ([`super::light_stemmers_more`]), `portuguese_rslp`,
 //! `minimal_portuguese`, `galician` and `minimal_galician` (RSLP with Lucene's rule files,
-//! [`super::rslp`]).
+//! [`super::rslp`]) and `brazilian` ([`super::brazilian`]).
 //! The Snowball languages come from `rust-stemmers`; `german2` is its German after Snowball
 //! German2's ae/oe/ue rewriting. Known divergences: `dutch_kp` (Snowball's Kraaij-Pohlmann, not
-//! in rust-stemmers) is approximated by Snowball Dutch; `brazilian` is not ported and is refused,
-//! as are `lovins` and the Snowball languages rust-stemmers lacks (armenian, basque, catalan,
-//! estonian, irish, lithuanian).
+//! in rust-stemmers) is approximated by Snowball Dutch; `lovins` and the Snowball languages
+//! rust-stemmers lacks (armenian, basque, catalan, estonian, irish, lithuanian) are refused as
+//! unknown.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,6 +28,7 @@ use super::chain::TokenFilter;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
 use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
+use super::brazilian::brazilian;
 use super::kstem::kstem;
 use super::light_stemmers2::{
     german2_prelude, light_finnish, light_hungarian, light_norwegian, light_russian, light_swedish, minimal_french,
@@ -98,6 +99,8 @@ pub enum StemAlgorithm {
     PortugueseRslp,
     /// Lucene's `PortugueseMinimalStemmer` (RSLP's plural step).
     MinimalPortuguese,
+    /// Lucene's `BrazilianStemmer`.
+    Brazilian,
     /// Lucene's `GalicianStemmer` (the Galician RSLP).
     Galician,
     /// Lucene's `GalicianMinimalStemmer` (the Galician RSLP plural step).
@@ -120,6 +123,7 @@ impl StemAlgorithm {
             "porter2" => StemAlgorithm::Snowball(English),
             "arabic" => StemAlgorithm::Snowball(Arabic),
             "bengali" => StemAlgorithm::Bengali,
+            "brazilian" => StemAlgorithm::Brazilian,
             "bulgarian" => StemAlgorithm::Bulgarian,
             "czech" => StemAlgorithm::Czech,
             "danish" => StemAlgorithm::Snowball(Danish),
@@ -212,6 +216,7 @@ impl StemAlgorithm {
             StemAlgorithm::Sorani => sorani(term),
             StemAlgorithm::PortugueseRslp => portuguese_rslp(term),
             StemAlgorithm::MinimalPortuguese => minimal_portuguese(term),
+            StemAlgorithm::Brazilian => brazilian(term).into_owned(),
             StemAlgorithm::Galician => galician(term),
             StemAlgorithm::MinimalGalician => minimal_galician(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
