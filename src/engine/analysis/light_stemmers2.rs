@@ -311,7 +311,7 @@ pub fn light_norwegian(term: &str, variant: Norwegian) -> String {
         if len > 4 && s[len - 1] == 's' {
             len -= 1;
         }
-        if len > 7 && ((e(len, "heter") && bm) || (e(len, "heten") && bm) || (e(len, "heita") && nn)) {
+        if len > 7 && ((bm && (e(len, "heter") || e(len, "heten"))) || (nn && e(len, "heita"))) {
             return len - 5;
         }
         if len > 8 && nn && (e(len, "heiter") || e(len, "leiken") || e(len, "leikar")) {

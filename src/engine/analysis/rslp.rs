@@ -232,7 +232,8 @@ pub fn galician(term: &str) -> String {
         len = apply(steps, "Unification", s, len);
         len = apply(steps, "Adverb", s, len);
         // Lucene repeats the augmentative step while it shortens the word; bounded by its length.
-        for _ in 0..=len {
+        let bound = len;
+        for _ in 0..=bound {
             let old = len;
             len = apply(steps, "Augmentative", s, len);
             if len == old {
