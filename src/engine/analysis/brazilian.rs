@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use super::char_classes::is_letter;
+
 #[derive(Clone, Copy)]
 enum Region {
     R1,
@@ -199,7 +201,7 @@ pub fn brazilian(term: &str) -> Cow<'_, str> {
     if !(3..30).contains(&ct.len()) {
         return Cow::Borrowed(term);
     }
-    if !ct.iter().all(|c| c.is_alphabetic()) {
+    if !ct.iter().all(|&c| is_letter(c)) {
         return Cow::Owned(ct.into_iter().collect());
     }
     let original = ct.clone();

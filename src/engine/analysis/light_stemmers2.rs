@@ -7,6 +7,8 @@
 //! units: they differ only outside the BMP, which no rule matches) and only shortens the term or
 //! replaces characters in it; every index is guarded by a length check.
 
+use super::char_classes::is_letter;
+
 /// Whether `s[..len]` ends with `suffix` (Lucene's `StemmerUtil.endsWith`).
 pub(crate) fn ends_with(s: &[char], len: usize, suffix: &str) -> bool {
     let n = suffix.chars().count();
@@ -462,7 +464,7 @@ pub fn minimal_french(term: &str) -> String {
                 len -= 1;
             }
         }
-        if s[len - 1] == s[len - 2] && s[len - 1].is_alphabetic() {
+        if s[len - 1] == s[len - 2] && is_letter(s[len - 1]) {
             len -= 1;
         }
         len

@@ -100,3 +100,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn every_opensearch_stemmer_name_resolves_or_is_a_known_gap() {
+    use crate::engine::analysis::stemming::StemAlgorithm;
+    const SUPPORTED: &[&str] = &[
+        "arabic", "bengali", "brazilian", "bulgarian", "czech", "danish", "dutch", "dutch_kp", "dutchKp", "kp",
+        "english", "light_english", "lightEnglish", "kstem", "porter", "porter2", "minimal_english", "minimalEnglish",
+        "possessive_english", "possessiveEnglish", "finnish", "light_finish", "lightFinish", "light_finnish",
+        "lightFinnish", "french", "light_french", "lightFrench", "minimal_french", "minimalFrench", "galician",
+        "minimal_galician", "german", "german2", "light_german", "lightGerman", "minimal_german", "minimalGerman",
+        "greek", "hindi", "hungarian", "light_hungarian", "lightHungarian", "indonesian", "italian", "light_italian",
+        "lightItalian", "latvian", "norwegian", "light_norwegian", "lightNorwegian", "minimal_norwegian",
+        "light_nynorsk", "lightNynorsk", "minimal_nynorsk", "minimalNynorsk", "portuguese", "light_portuguese",
+        "lightPortuguese", "minimal_portuguese", "minimalPortuguese", "portuguese_rslp", "romanian", "russian",
+        "light_russian", "lightRussian", "spanish", "light_spanish", "lightSpanish", "sorani", "swedish",
+        "light_swedish", "lightSwedish", "turkish", "KStem", "LIGHT_ENGLISH",
+    ];
+    for name in SUPPORTED {
+        assert!(StemAlgorithm::for_stemmer(name).is_some(), "{name}");
+    }
+    // Snowball stemmers rust-stemmers lacks, and OpenSearch's case-sensitive "minimalNorwegian".
+    for name in ["armenian", "basque", "catalan", "estonian", "irish", "lithuanian", "lovins", "minimalNorwegian"] {
+        assert!(StemAlgorithm::for_stemmer(name).is_none(), "{name}");
+    }
+    assert_eq!(StemAlgorithm::for_stemmer("light_nynorsk"), Some(StemAlgorithm::LightNorwegian(Norwegian::Nynorsk)));
+    assert_eq!(StemAlgorithm::for_stemmer("lightEnglish"), Some(StemAlgorithm::KStem));
+}
