@@ -172,7 +172,7 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
             Arc::new(stem_filter(algorithm))
         }
         "porter_stem" => Arc::new(stem_filter(StemAlgorithm::Porter)),
-        "kstem" => Arc::new(stem_filter(StemAlgorithm::MinimalEnglish)),
+        "kstem" => Arc::new(stem_filter(StemAlgorithm::KStem)),
         "snowball" => {
             let language = p.string("language").unwrap_or_else(|| "English".to_owned());
             let Some(algorithm) = StemAlgorithm::for_snowball(&language) else {

@@ -1,12 +1,22 @@
 //! Stemmers (`stemmer`, `snowball`, `porter_stem`, `kstem`) and the filters that protect words
 //! from them (`keyword_marker`, `stemmer_override`).
 //!
-//! `english`/`porter`/`porter_stem` are Porter's original algorithm ([`super::porter`]), the
-//! Snowball languages come from `rust-stemmers`, `light_german`, `light_french`, `light_spanish`,
-//! `light_italian` and `light_portuguese` from [`super::light_stemmers`]. Known divergence:
-//! `light_english`/`kstem` (Krovetz, dictionary-based) is approximated by the minimal English
-//! plural stemmer, and the other Lucene `light_*`/`minimal_*` stemmers (Finnish, Hungarian,
-//! Norwegian, Russian, Swedish, minimal French, German and Portuguese) by their Snowball stemmer.
+//! The `stemmer` filter's languages follow OpenSearch's `StemmerTokenFilterFactory` (names
+//! matched without regard to case, with its camelCase aliases). Ported from Lucene rule for rule:
+//! `english`/`porter`/`porter_stem` (Porter's original, [`super::porter`]), `light_english`/
+//! `kstem` (Krovetz with Lucene's dictionary, [`super::kstem`]), `minimal_english`,
+//! `possessive_english`, the `light_*` stemmers for German, French, Spanish, Italian and
+//! Portuguese ([`super::light_stemmers`]) and for Finnish, Hungarian, Norwegian/Nynorsk, Swedish
+//! and Russian, `minimal_french`, `minimal_german`, `minimal_norwegian`/`minimal_nynorsk`
+//! ([`super::light_stemmers2`]), `czech`, `bulgarian`, `latvian`, `indonesian`, `hindi`,
+//! `sorani` ([`super::light_stemmers_more`]), `bengali` ([`super::indic`]), `portuguese_rslp`,
+//! `minimal_portuguese`, `galician` and `minimal_galician` (RSLP with Lucene's rule files,
+//! [`super::rslp`]) and `brazilian` ([`super::brazilian`]).
+//! The Snowball languages come from `rust-stemmers`; `german2` is its German after Snowball
+//! German2's ae/oe/ue rewriting. Known divergences: `dutch_kp` (Snowball's Kraaij-Pohlmann, not
+//! in rust-stemmers) is approximated by Snowball Dutch; `lovins` and the Snowball languages
+//! rust-stemmers lacks (armenian, basque, catalan, estonian, irish, lithuanian) are refused as
+//! unknown.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,6 +31,14 @@ use super::indic::bengali_stem;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
 use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
+use super::brazilian::brazilian;
+use super::kstem::kstem;
+use super::light_stemmers2::{
+    german2_prelude, light_finnish, light_hungarian, light_norwegian, light_russian, light_swedish, minimal_french,
+    minimal_german, minimal_norwegian, Norwegian,
+};
+use super::light_stemmers_more::{bulgarian, czech, hindi, indonesian, latvian, sorani};
+use super::rslp::{galician, minimal_galician, minimal_portuguese, portuguese_rslp};
 use super::porter::porter_stem;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -52,42 +70,110 @@ pub enum StemAlgorithm {
     Bengali,
     /// Lucene's `GreekStemmer`.
     Greek,
+    /// Krovetz's stemmer (Lucene's `KStemFilter`; `kstem`, `light_english`).
+    KStem,
+    /// Lucene's `FinnishLightStemmer`.
+    LightFinnish,
+    /// Lucene's `HungarianLightStemmer`.
+    LightHungarian,
+    /// Lucene's `NorwegianLightStemmer` (Bokmål or Nynorsk).
+    LightNorwegian(Norwegian),
+    /// Lucene's `NorwegianMinimalStemmer` (Bokmål or Nynorsk).
+    MinimalNorwegian(Norwegian),
+    /// Lucene's `SwedishLightStemmer`.
+    LightSwedish,
+    /// Lucene's `RussianLightStemmer`.
+    LightRussian,
+    /// Lucene's `FrenchMinimalStemmer`.
+    MinimalFrench,
+    /// Lucene's `GermanMinimalStemmer`.
+    MinimalGerman,
+    /// Snowball's German2 (German after rewriting ae/oe/ue to umlauts).
+    German2,
+    /// Lucene's `CzechStemmer`.
+    Czech,
+    /// Lucene's `BulgarianStemmer`.
+    Bulgarian,
+    /// Lucene's `LatvianStemmer`.
+    Latvian,
+    /// Lucene's `IndonesianStemmer` (derivational stemming on).
+    Indonesian,
+    /// Lucene's `HindiStemmer`.
+    Hindi,
+    /// Lucene's `SoraniStemmer`.
+    Sorani,
+    /// Lucene's `PortugueseStemmer` (RSLP).
+    PortugueseRslp,
+    /// Lucene's `PortugueseMinimalStemmer` (RSLP's plural step).
+    MinimalPortuguese,
+    /// Lucene's `BrazilianStemmer`.
+    Brazilian,
+    /// Lucene's `GalicianStemmer` (the Galician RSLP).
+    Galician,
+    /// Lucene's `GalicianMinimalStemmer` (the Galician RSLP plural step).
+    MinimalGalician,
     /// A Snowball stemmer.
     Snowball(Algorithm),
 }
 
 impl StemAlgorithm {
-    /// The algorithm of the `stemmer` filter's `language` (or `name`).
+    /// The algorithm of the `stemmer` filter's `language` (or `name`), matched without regard to
+    /// case with OpenSearch's camelCase aliases (`StemmerTokenFilterFactory`).
     pub fn for_stemmer(language: &str) -> Option<Self> {
         use Algorithm::*;
-        Some(match language {
+        use super::light_stemmers2::Norwegian::{Bokmaal, Nynorsk};
+        Some(match language.to_ascii_lowercase().as_str() {
             "english" | "porter" => StemAlgorithm::Porter,
-            "light_english" | "kstem" | "minimal_english" => StemAlgorithm::MinimalEnglish,
-            "possessive_english" => StemAlgorithm::PossessiveEnglish,
+            "light_english" | "lightenglish" | "kstem" => StemAlgorithm::KStem,
+            "minimal_english" | "minimalenglish" => StemAlgorithm::MinimalEnglish,
+            "possessive_english" | "possessiveenglish" => StemAlgorithm::PossessiveEnglish,
             "porter2" => StemAlgorithm::Snowball(English),
             "arabic" => StemAlgorithm::Arabic,
             "bengali" => StemAlgorithm::Bengali,
+            "brazilian" => StemAlgorithm::Brazilian,
+            "bulgarian" => StemAlgorithm::Bulgarian,
+            "czech" => StemAlgorithm::Czech,
             "danish" => StemAlgorithm::Snowball(Danish),
-            "dutch" | "dutch_kp" => StemAlgorithm::Snowball(Dutch),
-            "finnish" | "light_finnish" => StemAlgorithm::Snowball(Finnish),
-            "light_french" => StemAlgorithm::LightFrench,
-            "french" | "minimal_french" => StemAlgorithm::Snowball(French),
-            "light_german" => StemAlgorithm::LightGerman,
-            "german" | "german2" | "minimal_german" => StemAlgorithm::Snowball(German),
+            // Snowball's Kraaij-Pohlmann stemmer is not in rust-stemmers: approximated by Dutch.
+            "dutch" | "dutch_kp" | "dutchkp" | "kp" => StemAlgorithm::Snowball(Dutch),
+            "finnish" => StemAlgorithm::Snowball(Finnish),
+            "light_finnish" | "lightfinnish" | "light_finish" | "lightfinish" => StemAlgorithm::LightFinnish,
+            "light_french" | "lightfrench" => StemAlgorithm::LightFrench,
+            "minimal_french" | "minimalfrench" => StemAlgorithm::MinimalFrench,
+            "french" => StemAlgorithm::Snowball(French),
+            "light_german" | "lightgerman" => StemAlgorithm::LightGerman,
+            "minimal_german" | "minimalgerman" => StemAlgorithm::MinimalGerman,
+            "german" => StemAlgorithm::Snowball(German),
+            "german2" => StemAlgorithm::German2,
             "greek" => StemAlgorithm::Greek,
-            "hungarian" | "light_hungarian" => StemAlgorithm::Snowball(Hungarian),
-            "light_italian" => StemAlgorithm::LightItalian,
+            "hindi" => StemAlgorithm::Hindi,
+            "hungarian" => StemAlgorithm::Snowball(Hungarian),
+            "light_hungarian" | "lighthungarian" => StemAlgorithm::LightHungarian,
+            "indonesian" => StemAlgorithm::Indonesian,
+            "light_italian" | "lightitalian" => StemAlgorithm::LightItalian,
             "italian" => StemAlgorithm::Snowball(Italian),
-            "norwegian" | "light_norwegian" | "minimal_norwegian" => StemAlgorithm::Snowball(Norwegian),
-            "light_portuguese" => StemAlgorithm::LightPortuguese,
-            "portuguese" | "minimal_portuguese" | "portuguese_rslp" => {
-                StemAlgorithm::Snowball(Portuguese)
-            }
+            "latvian" => StemAlgorithm::Latvian,
+            "norwegian" => StemAlgorithm::Snowball(Norwegian),
+            "light_norwegian" | "lightnorwegian" => StemAlgorithm::LightNorwegian(Bokmaal),
+            // OpenSearch compares "minimalNorwegian" case-sensitively to the capitalized name, so
+            // that alias never matches.
+            "minimal_norwegian" => StemAlgorithm::MinimalNorwegian(Bokmaal),
+            "light_nynorsk" | "lightnynorsk" => StemAlgorithm::LightNorwegian(Nynorsk),
+            "minimal_nynorsk" | "minimalnynorsk" => StemAlgorithm::MinimalNorwegian(Nynorsk),
+            "light_portuguese" | "lightportuguese" => StemAlgorithm::LightPortuguese,
+            "portuguese" => StemAlgorithm::Snowball(Portuguese),
+            "minimal_portuguese" | "minimalportuguese" => StemAlgorithm::MinimalPortuguese,
+            "portuguese_rslp" => StemAlgorithm::PortugueseRslp,
+            "galician" => StemAlgorithm::Galician,
+            "minimal_galician" => StemAlgorithm::MinimalGalician,
             "romanian" => StemAlgorithm::Snowball(Romanian),
-            "russian" | "light_russian" => StemAlgorithm::Snowball(Russian),
-            "light_spanish" => StemAlgorithm::LightSpanish,
+            "russian" => StemAlgorithm::Snowball(Russian),
+            "light_russian" | "lightrussian" => StemAlgorithm::LightRussian,
+            "light_spanish" | "lightspanish" => StemAlgorithm::LightSpanish,
+            "sorani" => StemAlgorithm::Sorani,
             "spanish" => StemAlgorithm::Snowball(Spanish),
-            "swedish" | "light_swedish" => StemAlgorithm::Snowball(Swedish),
+            "swedish" => StemAlgorithm::Snowball(Swedish),
+            "light_swedish" | "lightswedish" => StemAlgorithm::LightSwedish,
             "tamil" => StemAlgorithm::Snowball(Tamil),
             "turkish" => StemAlgorithm::Snowball(Turkish),
             _ => return None,
@@ -118,6 +204,30 @@ impl StemAlgorithm {
             StemAlgorithm::Bengali => bengali_stem(term),
             StemAlgorithm::Greek => greek_stem(term),
             StemAlgorithm::LightPortuguese => light_portuguese(term),
+            StemAlgorithm::KStem => kstem(term),
+            StemAlgorithm::LightFinnish => light_finnish(term),
+            StemAlgorithm::LightHungarian => light_hungarian(term),
+            StemAlgorithm::LightNorwegian(variant) => light_norwegian(term, variant),
+            StemAlgorithm::MinimalNorwegian(variant) => minimal_norwegian(term, variant),
+            StemAlgorithm::LightSwedish => light_swedish(term),
+            StemAlgorithm::LightRussian => light_russian(term),
+            StemAlgorithm::MinimalFrench => minimal_french(term),
+            StemAlgorithm::MinimalGerman => minimal_german(term),
+            StemAlgorithm::German2 => {
+                let term = german2_prelude(term);
+                snowball.map_or_else(|| term.clone(), |s| s.stem(&term).into_owned())
+            }
+            StemAlgorithm::Czech => czech(term),
+            StemAlgorithm::Bulgarian => bulgarian(term),
+            StemAlgorithm::Latvian => latvian(term),
+            StemAlgorithm::Indonesian => indonesian(term),
+            StemAlgorithm::Hindi => hindi(term),
+            StemAlgorithm::Sorani => sorani(term),
+            StemAlgorithm::PortugueseRslp => portuguese_rslp(term),
+            StemAlgorithm::MinimalPortuguese => minimal_portuguese(term),
+            StemAlgorithm::Brazilian => brazilian(term).into_owned(),
+            StemAlgorithm::Galician => galician(term),
+            StemAlgorithm::MinimalGalician => minimal_galician(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }
@@ -160,6 +270,7 @@ pub fn possessive_english(term: &str) -> &str {
 pub fn stem_filter(algorithm: StemAlgorithm) -> TokenOp {
     let snowball = match algorithm {
         StemAlgorithm::Snowball(a) => Some(Stemmer::create(a)),
+        StemAlgorithm::German2 => Some(Stemmer::create(Algorithm::German)),
         _ => None,
     };
     let op = TokenOp::new("stemmer", false, move |token: &mut TokenState| {
