@@ -266,3 +266,75 @@ fn a_rejected_update_keeps_the_live_copy_and_its_doc_id() {
     assert_eq!(w.get("y").unwrap().unwrap().seq_no, 2);
     assert_eq!(w.searcher().unwrap().num_docs(), 2);
 }
+
+/// Refreshes write the buffer outside the writer's lock while two threads index, update and
+/// delete the same ids (many of them in the buffer being flushed) and a third commits: every
+/// realtime read sees the thread's last write, and at the end the segments hold exactly the
+/// model's documents with their last versions, before and after a restart.
+#[test]
+fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Arc::new(open(dir.path()));
+    let done = Arc::new(AtomicBool::new(false));
+    let refresher = {
+        let (engine, done) = (engine.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut rounds = 0u32;
+            while !done.load(Ordering::Acquire) && rounds < 100_000 {
+                engine.refresh().unwrap();
+                if rounds % 16 == 15 {
+                    engine.flush().unwrap();
+                }
+                rounds += 1;
+            }
+            rounds
+        })
+    };
+    let writers: Vec<_> = (0..2u64)
+        .map(|t| {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                let mut model: HashMap<String, Option<u64>> = HashMap::new();
+                let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ t;
+                for n in 0..1_500u64 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let id = format!("{t}-{}", x % 40);
+                    if x % 5 == 0 {
+                        let r = engine.delete(&id, Constraints::default()).unwrap();
+                        engine.ensure_synced(r.location, r.seq_no).unwrap();
+                        model.insert(id.clone(), None);
+                    } else {
+                        put(&engine, &id, serde_json::json!({"title": format!("write {n}"), "views": n}));
+                        model.insert(id.clone(), Some(n));
+                    }
+                    let got = engine.get(&id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap());
+                    assert_eq!(got, model[&id], "realtime get of {id} after write {n}");
+                }
+                model
+            })
+        })
+        .collect();
+    let mut model = HashMap::new();
+    for w in writers {
+        model.extend(w.join().unwrap());
+    }
+    done.store(true, Ordering::Release);
+    assert!(refresher.join().unwrap() > 0);
+    let check = |engine: &ShardEngine| {
+        engine.refresh().unwrap();
+        let live: Vec<_> = model.iter().filter_map(|(id, v)| v.map(|v| (id, v))).collect();
+        assert_eq!(engine.searcher().unwrap().num_docs() as usize, live.len());
+        for (id, v) in &model {
+            let got = engine.get(id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap());
+            assert_eq!(got, *v, "{id}");
+        }
+    };
+    check(&engine);
+    engine.flush().unwrap();
+    drop(Arc::try_unwrap(engine).ok().expect("the only reference"));
+    check(&open(dir.path()));
+}

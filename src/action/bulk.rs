@@ -160,7 +160,9 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Valu
                 v
             }
         };
-        items.push(json!({ op.name(): item }));
+        let mut wrapped = Map::with_capacity(1);
+        wrapped.insert(op.name().to_owned(), item);
+        items.push(Value::Object(wrapped));
     }
     for (_, (shard, w)) in to_sync {
         if shard.engine.durability() == Durability::Request {
@@ -207,8 +209,9 @@ fn run_item(
     match op {
         OpType::Index | OpType::Create => {
             let source = source.unwrap_or_default();
-            // The source must be a JSON object.
-            if serde_json::from_slice::<serde::de::IgnoredAny>(source).is_err() || source.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            // Content detection (OpenSearch's XContentFactory) needs an object's opening brace;
+            // malformed JSON after it is the document parser's `json_parse_exception`.
+            if source.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
                 return Err(OsError::new("mapper_parsing_exception", "failed to parse").caused_by(OsError::new("not_x_content_exception", "Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes")));
             }
             if op == OpType::Create && id.is_none() {

@@ -178,13 +178,14 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
 }
 
 fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, format: Format, gzip: bool) -> Response<Full<Bytes>> {
-    let (bytes, ctype) = match &resp.body {
+    let RestResponse { status, headers, body } = resp;
+    let (bytes, ctype) = match body {
         Body::Empty => (Vec::new(), "application/json; charset=UTF-8"),
-        Body::Text(t) => (t.clone().into_bytes(), "text/plain; charset=UTF-8"),
+        Body::Text(t) => (t.into_bytes(), "text/plain; charset=UTF-8"),
         Body::Json(v) => {
             let v = match filter {
-                Some(f) if !f.is_empty() => filter_path(v, f),
-                _ => v.clone(),
+                Some(f) if !f.is_empty() => filter_path(&v, f),
+                _ => v,
             };
             if format == Format::Yaml {
                 (to_yaml(&v).into_bytes(), "application/yaml")
@@ -201,9 +202,9 @@ fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, fo
             }
         }
     };
-    let mut builder = Response::builder().status(StatusCode::from_u16(resp.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+    let mut builder = Response::builder().status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
     builder = builder.header(CONTENT_TYPE, HeaderValue::from_static(ctype));
-    for (k, v) in &resp.headers {
+    for (k, v) in &headers {
         builder = builder.header(k.as_str(), v.as_str());
     }
     let (body, len) = if gzip && bytes.len() > 256 {

@@ -390,7 +390,7 @@ impl SegmentBuilder {
 
     /// Writes the buffer as segment `seg` (every component, then the `.si`), all fsynced. Returns
     /// the segment info and the buffer's deletions (doc ids), which the caller turns into live docs.
-    pub fn flush(self, dir: &dyn Directory, seg: &SegmentId) -> Result<(SegmentInfo, Vec<DocId>)> {
+    pub fn flush(&self, dir: &dyn Directory, seg: &SegmentId) -> Result<(SegmentInfo, Vec<DocId>)> {
         let max_doc = self.max_doc();
         let mut files = Vec::new();
         files.push(self.infos.write(dir, seg)?);

@@ -4,9 +4,14 @@
 //!
 //! Merges (picking, running, installing) are in `writer/merges.rs`.
 //!
-//! Concurrency: one mutex guards the state. Writers hold it while inverting a document, refresh
-//! holds it while writing the new segment, and a merge holds it only to pick its segments and to
-//! install its result: the merge itself reads immutable segment readers without the lock. Deletes
+//! Concurrency: one mutex guards the state. Writers hold it while inverting a document. A refresh
+//! holds it only to swap the buffer out (it becomes `flushing`, still the live copy of its
+//! documents for lookups and deletes) and to publish the new segment with the deletes that hit
+//! the flushing buffer meanwhile; the segment is written without the lock, so indexing goes on.
+//! Refreshes and commits are serialized by a second mutex (taken before the state lock), so
+//! segments are published in write order and a commit never misses a flushing buffer. A merge
+//! holds the state lock only to pick its segments and to install its result: the merge itself
+//! reads immutable segment readers without the lock. Deletes
 //! that hit a merging segment meanwhile are carried over to the merged segment at install
 //! (numbered steps in [`IndexWriter::run_merge`]).
 //!
@@ -26,6 +31,7 @@ use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
 use crate::engine::segment::live_docs::LiveDocs;
 use crate::engine::segment::reader::SegmentReader;
+use crate::engine::segment::info::SegmentInfo;
 use crate::engine::segment::{random_id, segment_name, DocId, SegmentId};
 use crate::engine::store::Directory;
 use crate::engine::sync::{lock, Arc, Condvar, Mutex};
@@ -104,6 +110,10 @@ struct Segment {
 struct State {
     segments: Vec<Segment>,
     buffer: SegmentBuilder,
+    /// The buffer a refresh is writing as a segment outside the lock (writers go on filling the
+    /// new `buffer` meanwhile); until it is published it still holds the live copy of its
+    /// documents for realtime get, version lookups and deletes.
+    flushing: Option<Flushing>,
     counter: u64,
     generation: u64,
     version: u64,
@@ -111,11 +121,27 @@ struct State {
     failure: Option<String>,
 }
 
+/// A buffer being flushed, and the documents deleted from it since the flush began (its own
+/// deleted bits are frozen in the flush).
+struct Flushing {
+    buffer: Arc<SegmentBuilder>,
+    deletes: ahash::AHashSet<DocId>,
+}
+
+impl Flushing {
+    fn find(&self, id: &str) -> Option<DocId> {
+        self.buffer.find(id).filter(|d| !self.deletes.contains(d))
+    }
+}
+
 /// The index writer (see the module docs).
 pub struct IndexWriter {
     dir: Arc<dyn Directory>,
     deleter: Arc<FileDeleter>,
     config: IndexWriterConfig,
+    /// Serializes refreshes and commits, so at most one buffer is flushing and segments are
+    /// published in the order their documents were written. Lock order: `refresh` → `state`.
+    refresh: Mutex<()>,
     state: Mutex<State>,
     /// Notified whenever a merge is installed or abandoned.
     merge_done: Condvar,
@@ -190,8 +216,8 @@ impl IndexWriter {
         if !removed.is_empty() {
             tracing::info!(files = ?removed, "deleted files not referenced by the last commit");
         }
-        let state = State { segments, buffer: SegmentBuilder::new(), counter, generation, version, commit_refs, failure: None };
-        Ok((IndexWriter { dir, deleter, config, state: Mutex::new(state), merge_done: Condvar::new() }, latest))
+        let state = State { segments, buffer: SegmentBuilder::new(), flushing: None, counter, generation, version, commit_refs, failure: None };
+        Ok((IndexWriter { dir, deleter, config, refresh: Mutex::new(()), state: Mutex::new(state), merge_done: Condvar::new() }, latest))
     }
 
     fn locked(&self) -> Result<crate::engine::sync::MutexGuard<'_, State>> {
@@ -261,6 +287,11 @@ impl IndexWriter {
             let b = s.buffer.doc(d).expect("find returns existing docs");
             return Ok(Some(DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version }));
         }
+        if let Some(f) = &s.flushing {
+            if let Some(b) = f.find(id).and_then(|d| f.buffer.doc(d)) {
+                return Ok(Some(DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version }));
+            }
+        }
         for seg in s.segments.iter().rev() {
             let live = &seg.live;
             if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
@@ -276,6 +307,11 @@ impl IndexWriter {
         if let Some(d) = s.buffer.find(id) {
             return Ok(s.buffer.doc(d).cloned());
         }
+        if let Some(f) = &s.flushing {
+            if let Some(d) = f.find(id) {
+                return Ok(f.buffer.doc(d).cloned());
+            }
+        }
         for seg in s.segments.iter().rev() {
             let live = &seg.live;
             if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
@@ -286,9 +322,65 @@ impl IndexWriter {
     }
 
     /// Turns the buffer into a searchable segment. Returns whether there was anything to refresh.
+    ///
+    /// The buffer is written outside the state lock: writers keep indexing into a fresh buffer
+    /// while the segment is built, and the old buffer stays the live copy of its documents
+    /// (realtime get, version checks, deletes) until the segment is published.
     pub fn refresh(&self) -> Result<bool> {
-        let mut s = self.locked()?;
-        self.refresh_locked(&mut s)
+        let _serial = lock(&self.refresh);
+        let (buffer, seg) = {
+            let mut s = self.locked()?;
+            if s.buffer.is_empty() {
+                return Ok(false);
+            }
+            let buffer = Arc::new(std::mem::take(&mut s.buffer));
+            let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
+            s.counter += 1;
+            s.flushing = Some(Flushing { buffer: buffer.clone(), deletes: Default::default() });
+            (buffer, seg)
+        };
+        let flushed = self.flush_buffer(&buffer, &seg);
+        let mut s = lock(&self.state);
+        let deletes = s.flushing.take().map(|f| f.deletes).unwrap_or_default();
+        if let Some(f) = &s.failure {
+            return Err(Error::Closed(f.clone()));
+        }
+        match flushed {
+            Ok((info, deleted, reader)) => {
+                self.publish(&mut s, info.max_doc, deleted.into_iter().chain(deletes), reader);
+                Ok(true)
+            }
+            Err(e) => Err(self.fail(&mut s, e)),
+        }
+    }
+
+    /// Writes a buffer as segment `seg` and opens it.
+    fn flush_buffer(&self, buffer: &SegmentBuilder, seg: &SegmentId) -> Result<(SegmentInfo, Vec<DocId>, SegmentReader)> {
+        let (info, deleted) = buffer.flush(self.dir.as_ref(), seg)?;
+        let reader = SegmentReader::open(self.dir.as_ref(), seg)?;
+        Ok((info, deleted, reader))
+    }
+
+    /// Appends a freshly flushed segment (the newest) with its deletions.
+    fn publish(&self, s: &mut State, max_doc: u32, deleted: impl Iterator<Item = DocId>, reader: SegmentReader) {
+        let mut live = LiveDocs::all_live(max_doc);
+        let mut any = false;
+        for d in deleted {
+            live.delete(d);
+            any = true;
+        }
+        let files = Arc::new(self.deleter.acquire(reader.files()));
+        s.segments.push(Segment {
+            reader: Arc::new(reader),
+            live: Arc::new(live),
+            del_gen: 0,
+            liv_dirty: any,
+            files,
+            liv_file: None,
+            merging: false,
+            committed: false,
+        });
+        s.version += 1;
     }
 
     fn refresh_locked(&self, s: &mut State) -> Result<bool> {
@@ -298,31 +390,13 @@ impl IndexWriter {
         let buffer = std::mem::take(&mut s.buffer);
         let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
         s.counter += 1;
-        let flushed = buffer.flush(self.dir.as_ref(), &seg).and_then(|(info, deleted)| {
-            let reader = SegmentReader::open(self.dir.as_ref(), &seg)?;
-            Ok((info, deleted, reader))
-        });
-        let (info, deleted, reader) = match flushed {
-            Ok(x) => x,
-            Err(e) => return Err(self.fail(s, e)),
-        };
-        let mut live = LiveDocs::all_live(info.max_doc);
-        for d in &deleted {
-            live.delete(*d);
+        match self.flush_buffer(&buffer, &seg) {
+            Ok((info, deleted, reader)) => {
+                self.publish(s, info.max_doc, deleted.into_iter(), reader);
+                Ok(true)
+            }
+            Err(e) => Err(self.fail(s, e)),
         }
-        let files = Arc::new(self.deleter.acquire(reader.files()));
-        s.segments.push(Segment {
-            reader: Arc::new(reader),
-            live: Arc::new(live),
-            del_gen: 0,
-            liv_dirty: !deleted.is_empty(),
-            files,
-            liv_file: None,
-            merging: false,
-            committed: false,
-        });
-        s.version += 1;
-        Ok(true)
     }
 
     /// A point-in-time view of the searchable segments; it keeps their files alive while it lives.
@@ -340,6 +414,9 @@ impl IndexWriter {
     /// Refreshes, writes live docs of segments with new deletes, and writes a new commit point with
     /// `user_data`. When this returns, everything in it is durable.
     pub fn commit(&self, user_data: BTreeMap<String, String>) -> Result<CommitPoint> {
+        // No refresh is in flight while the commit holds this: every acknowledged document is in
+        // `buffer` or a segment, none in a flushing buffer the commit point would miss.
+        let _serial = lock(&self.refresh);
         let mut s = self.locked()?;
         self.refresh_locked(&mut s)?;
         match self.commit_locked(&mut s, user_data) {
@@ -404,7 +481,8 @@ impl IndexWriter {
     /// Documents in the buffer (not yet searchable).
     pub fn buffered_docs(&self) -> u32 {
         let s = lock(&self.state);
-        s.buffer.max_doc() - s.buffer.num_deleted()
+        let flushing = s.flushing.as_ref().map_or(0, |f| f.buffer.max_doc() - f.buffer.num_deleted() - f.deletes.len() as u32);
+        s.buffer.max_doc() - s.buffer.num_deleted() + flushing
     }
 
     /// The file deleter (tests check reference counts).
@@ -423,6 +501,8 @@ impl Drop for IndexWriter {
 #[derive(Debug, Clone, Copy)]
 enum Location {
     Buffer(DocId),
+    /// A document of the buffer being flushed.
+    Flushing(DocId),
     /// Index into `State::segments` (valid while the lock is held) and doc.
     Segment(usize, DocId),
 }
@@ -430,6 +510,9 @@ enum Location {
 fn find_live(s: &State, id: &str) -> Result<Option<Location>> {
     if let Some(d) = s.buffer.find(id) {
         return Ok(Some(Location::Buffer(d)));
+    }
+    if let Some(d) = s.flushing.as_ref().and_then(|f| f.find(id)) {
+        return Ok(Some(Location::Flushing(d)));
     }
     for (i, seg) in s.segments.iter().enumerate().rev() {
         let live = &seg.live;
@@ -444,6 +527,11 @@ fn delete_at(s: &mut State, loc: Location) {
     match loc {
         Location::Buffer(d) => {
             s.buffer.delete(d);
+        }
+        Location::Flushing(d) => {
+            if let Some(f) = s.flushing.as_mut() {
+                f.deletes.insert(d);
+            }
         }
         Location::Segment(i, d) => {
             let seg = &mut s.segments[i];

@@ -73,7 +73,7 @@ fn failed(s: &str, format: &str) -> String {
 /// Parses into (epoch seconds, nanosecond of second).
 fn parse_instant(s: &str, format: &str) -> Result<(i64, u32), String> {
     for alt in format.split("||") {
-        let Ok(parser) = compile(alt) else { continue };
+        let Ok(parser) = compiled(alt) else { continue };
         if let Some(v) = parser.parse(s) {
             return Ok(v);
         }
@@ -83,17 +83,42 @@ fn parse_instant(s: &str, format: &str) -> Result<(i64, u32), String> {
 
 fn print_instant(secs: i64, nanos: u32, format: &str) -> String {
     let first = format.split("||").next().unwrap_or(format);
-    match compile(first) {
+    match compiled(first) {
         Ok(p) => p.print(secs, nanos),
         Err(_) => print_iso(secs, nanos),
     }
 }
 
 fn print_iso(secs: i64, nanos: u32) -> String {
-    match compile("strict_date_optional_time") {
+    match compiled("strict_date_optional_time") {
         Ok(p) => p.print(secs, nanos),
         Err(_) => secs.to_string(),
     }
+}
+
+/// Formats compiled on this thread, so parsing a date field per document does not rebuild its
+/// parser. Bounded: cleared when it holds [`CACHE_LIMIT`] formats.
+const CACHE_LIMIT: usize = 64;
+
+thread_local! {
+    static COMPILED: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<Parser>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// [`compile`] through the per-thread cache (only successes are cached).
+fn compiled(alt: &str) -> Result<std::rc::Rc<Parser>, String> {
+    if let Some(p) = COMPILED.with(|c| c.borrow().get(alt).cloned()) {
+        return Ok(p);
+    }
+    let parser = std::rc::Rc::new(compile(alt)?);
+    COMPILED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(alt.to_owned(), parser.clone());
+    });
+    Ok(parser)
 }
 
 /// One alternative of a format, ready to parse and print.
