@@ -367,3 +367,19 @@ fn version_2_damage_behind_valid_lengths_is_named() {
     // A well-formed empty version-2 file.
     assert_eq!(check_file(&craft_version(2, &[], &[0, 0]), 0).unwrap().version, 2);
 }
+
+/// Size of the first 50,000 docs of `$FATHOM_FDT_CORPUS` (an ndjson file, e.g. the bench's text
+/// corpus) in version 1 and version 2: `cargo test --lib stored::tests::corpus_sizes -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn corpus_sizes() {
+    let Some(path) = std::env::var_os("FATHOM_FDT_CORPUS") else { return };
+    let text = std::fs::read_to_string(path).unwrap();
+    let docs: Vec<Doc> = text.lines().take(50_000).enumerate().map(|(i, l)| vec![(KEY_ID, i.to_string().into_bytes()), (KEY_SOURCE, l.as_bytes().to_vec())]).collect();
+    let dir = RamDirectory::new();
+    let v1 = dir.open(&write_v1(&dir, &seg(1), &docs)).unwrap().len();
+    let v2 = dir.open(&write_model(&dir, &seg(2), &docs)).unwrap().len();
+    let raw: usize = docs.iter().map(|d| d.iter().map(|f| f.1.len()).sum::<usize>()).sum();
+    eprintln!("{} docs, {raw} raw bytes: v1 {v1} bytes ({:.2}x), v2 {v2} bytes ({:.2}x)", docs.len(), raw as f64 / v1 as f64, raw as f64 / v2 as f64);
+}
