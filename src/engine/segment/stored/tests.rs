@@ -359,7 +359,7 @@ fn version_2_damage_behind_valid_lengths_is_named() {
     let f = craft_version(2, &[light, comp.clone()], &[1, 1, 1, 1, comp.len() as u64 + 1, 2]);
     assert!(check_file(&f, 1).unwrap_err().to_string().contains("do not fit"));
     // Too few bytes for the index entry's light and compressed lengths.
-    let f = craft_version(2, &[comp.clone()], &[1, 1, 1, 2, u64::MAX, 2]);
+    let f = craft_version(2, std::slice::from_ref(&comp), &[1, 1, 1, 2, u64::MAX, 2]);
     assert!(check_file(&f, 1).unwrap_err().is_corruption());
     // A version this code does not know.
     let f = craft_version(3, &[], &[0, 0]);
