@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use common::{build_pair, queries, queries_of, read_docs, terms_of, Corpus};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use fathom::engine::index::writer::read_document;
+use fathom::engine::index::writer::read_document_with;
 use fathom::engine::query::{Query as FQuery, RangeKind, TopSpec, TrackTotalHits};
 use fathom::engine::segment::points::sortable;
 use fathom_server::{bulk_bodies, bulk_load, Conn, Server};
@@ -260,14 +260,15 @@ fn http_search_bench(c: &mut Criterion) {
         }
     };
 
-    // The engine's top-10 plus what the fetch phase reads per hit (`read_document`: the stored
-    // `_id`, `_source` and version of each hit), to split the HTTP overhead.
-    let engine_fetch = |q: &Q| -> Duration {
+    // The engine's top-10 plus what the fetch phase reads per hit (`read_document_with`: the
+    // stored `_id`, the version and, with `with_source`, the `_source` of each hit), to split
+    // the HTTP overhead.
+    let engine_fetch = |q: &Q, with_source: bool| -> Duration {
         let t = Instant::now();
         let r = fq.search(&q.fathom, &top).expect("fathom search");
         for h in &r.hits {
             let leaf = fs.leaves().get(h.segment).expect("hits name a leaf of the searcher");
-            black_box(read_document(&leaf.reader, h.doc).expect("stored document of a hit"));
+            black_box(read_document_with(&leaf.reader, h.doc, with_source).expect("stored document of a hit"));
         }
         let el = t.elapsed();
         assert_eq!(r.hits.len() as u64, q.count.min(10), "engine top-10 of {}", q.id);
@@ -318,14 +319,23 @@ fn http_search_bench(c: &mut Criterion) {
             );
         }
     }
-    eprintln!("\n== engine top-10 + read_document of each hit (what the fetch phase reads), us, median / p99 across queries ==");
+    eprintln!("\n== engine top-10 + read_document_with of each hit (what the fetch phase reads), us, median / p99 across queries ==");
+    eprintln!("{:<11} {:>18} {:>18}", "query", "_id only (top10)", "with _source");
     for (kind, qs) in &sets {
-        let mut v: Vec<f64> = qs.iter().map(|q| {
-            engine_fetch(q);
-            latency(rounds, || engine_fetch(q))
-        }).collect();
+        let mut per = [false, true].map(|with_source| -> Vec<f64> {
+            qs.iter().map(|q| {
+                engine_fetch(q, with_source);
+                latency(rounds, || engine_fetch(q, with_source))
+            }).collect()
+        });
         let hits: u64 = qs.iter().map(|q| q.count.min(10)).sum();
-        eprintln!("{kind:<11} {:>18}   ({:.1} hits per query)", format!("{:.1} / {:.0}", median(&mut v), p99(&mut v)), hits as f64 / qs.len() as f64);
+        let [a, b] = &mut per;
+        eprintln!(
+            "{kind:<11} {:>18} {:>18}   ({:.1} hits per query)",
+            format!("{:.1} / {:.0}", median(a), p99(a)),
+            format!("{:.1} / {:.0}", median(b), p99(b)),
+            hits as f64 / qs.len() as f64
+        );
     }
     eprintln!("\n== largest HTTP − engine difference per kind (top10+src) ==");
     for l in worst {

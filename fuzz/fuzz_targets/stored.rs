@@ -1,5 +1,6 @@
 //! `{segment}.fdt`: input = max_doc (u16 LE), then the file. `check_file` gives Ok or an error;
-//! when the reader opens, every document is read (and must read when `check_file` passed).
+//! when the reader opens, every document is read with and without its source (and must read
+//! when `check_file` passed). Covers format versions 1 and 2 (one seed each).
 #![no_main]
 
 use fathom::engine::segment::stored::{self, StoredReader};
@@ -18,7 +19,11 @@ fuzz_target!(|data: &[u8]| {
         let Ok(r) = StoredReader::open(&dir, &seg, max_doc) else { return };
         let _ = r.check_integrity();
         for d in 0..(max_doc as usize + 2).min(WALK_LIMIT) as u32 {
+            let light = r.document_fields(d, false);
             let doc = r.document(d);
+            if checked.is_ok() && d < max_doc {
+                light.expect("every document of a file that check_file accepts reads without its source");
+            }
             if checked.is_ok() && d < max_doc {
                 doc.expect("every document of a file that check_file accepts reads");
             }

@@ -40,6 +40,7 @@ put("doc_values", "golden_dvd", u16(4) + u16(kinds) + golden("columns", "doc_val
 # points golden: field 0 8-byte keys, field 1 16-byte keys, 4 docs.
 put("points", "golden_pts", u16(4) + bytes([8, 16, 0, 0]) + golden("columns", "points.pts"))
 put("stored", "golden_fdt", u16(3) + golden("columns", "stored.fdt"))
+put("stored", "golden_fdt_v2", u16(3) + golden("columns", "stored_v2.fdt"))
 put("live_docs", "golden_liv", u16(10) + golden("columns", "live_docs.liv"))
 put("live_docs", "golden_liv_any", u16(0xFFFF) + golden("columns", "live_docs.liv"))
 

@@ -69,7 +69,10 @@ fn column_seeds_decode_with_their_prefixes() {
     points::PointsReader::open(&dir, &seg, &fathom_fuzz::column_infos(&[], &s[2..6]), max_doc).expect("widths prefix matches");
 
     let s = seed("stored", "golden_fdt");
-    assert_eq!(stored::check_file(&s[2..], u16_at(&s, 0) as u32).expect("stored seed").docs, 3);
+    assert_eq!(stored::check_file(&s[2..], u16_at(&s, 0) as u32).expect("stored seed").version, 1);
+    let s = seed("stored", "golden_fdt_v2");
+    let summary = stored::check_file(&s[2..], u16_at(&s, 0) as u32).expect("stored v2 seed");
+    assert_eq!((summary.docs, summary.version), (3, 2));
 
     let s = seed("live_docs", "golden_liv");
     assert_eq!(live_docs::check_file(&s[2..], u16_at(&s, 0) as u32).expect("live docs seed").num_deleted, 2);

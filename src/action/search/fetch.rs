@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::context::ShardContext;
 use super::highlight;
 use super::request::SearchRequest;
-use crate::engine::index::writer::read_document;
+use crate::engine::index::writer::read_document_with;
 use crate::engine::query::{ExplValue, Explanation, Query};
 use crate::engine::segment::DocId;
 use crate::error::OsResult;
@@ -90,6 +90,13 @@ fn fields_of(ctx: &ShardContext, src: &Value, patterns: &[String]) -> Map<String
     out
 }
 
+/// Whether a hit needs its `_source` read: returned, or the source of `fields`,
+/// `docvalue_fields` or highlighting. Without it the fetch reads no compressed stored data.
+fn source_needed(req: &SearchRequest) -> bool {
+    let returned = (req.stored_fields.is_none() || req.source_set) && !req.source.disabled;
+    returned || !req.fields.is_empty() || !req.docvalue_fields.is_empty() || req.highlight.is_some()
+}
+
 /// One hit.
 #[allow(clippy::too_many_arguments)]
 pub fn hit(
@@ -106,7 +113,7 @@ pub fn hit(
     let Some(l) = leaves.get(leaf) else {
         return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
     };
-    let d = read_document(&l.reader, doc)?;
+    let d = read_document_with(&l.reader, doc, source_needed(req))?;
     let mut m = Map::new();
     if req.explain {
         m.insert("_shard".into(), json!(format!("[{}][{}]", ctx.index, ctx.shard)));
@@ -134,7 +141,7 @@ pub fn hit(
     if let Some(r) = &d.routing {
         m.insert("_routing".into(), json!(r));
     }
-    let src: Value = serde_json::from_slice(&d.source).unwrap_or(Value::Null);
+    let src: Value = if d.source.is_empty() { Value::Null } else { serde_json::from_slice(&d.source).unwrap_or(Value::Null) };
     let source_wanted = req.stored_fields.is_none() || req.source_set;
     if source_wanted {
         if let Some(s) = req.source.apply(&src) {

@@ -572,11 +572,17 @@ fn read_version(reader: &SegmentReader, doc: DocId) -> Result<DocVersion> {
 
 /// Reads a stored document with its version stamp.
 pub fn read_document(reader: &SegmentReader, doc: DocId) -> Result<StoredDocument> {
+    read_document_with(reader, doc, true)
+}
+
+/// As [`read_document`]; without `with_source` the `source` is left empty, which reads no
+/// compressed stored data (`_id` and `_routing` are stored uncompressed).
+pub fn read_document_with(reader: &SegmentReader, doc: DocId, with_source: bool) -> Result<StoredDocument> {
     let v = read_version(reader, doc)?;
     let mut id = String::new();
     let mut source = Vec::new();
     let mut routing = None;
-    for (k, bytes) in reader.stored.document(doc)? {
+    for (k, bytes) in reader.stored.document_fields(doc, with_source)? {
         match k {
             stored_keys::ID => id = String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _id is not UTF-8"))?,
             stored_keys::SOURCE => source = bytes,

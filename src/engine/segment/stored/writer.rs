@@ -1,25 +1,50 @@
-//! Writing a `.fdt` file, at flush or at merge.
+//! Writing a `.fdt` file (version 2), at flush or at merge.
 
-use super::{encode_doc, StoredReader, BLOCK_MAX_DOCS, BLOCK_TARGET, CODEC, EXT, VERSION, ZSTD_LEVEL};
+use super::{encode_split, StoredReader, BLOCK_MAX_DOCS, BLOCK_TARGET, CODEC, EXT, VERSION, ZSTD_LEVEL};
 use crate::engine::codec::{put_vu64, IndexOutput};
 use crate::engine::segment::{DocMap, SegmentId};
 use crate::engine::store::Directory;
 use crate::engine::{Error, Result};
 
-/// Streams docs into compressed blocks; keeps only the current block and the block index in
-/// memory.
+/// One half of the block being filled: the docs' encodings back to back and their lengths.
+#[derive(Default)]
+struct Part {
+    docs: Vec<u8>,
+    lens: Vec<u64>,
+}
+
+impl Part {
+    fn push(&mut self, doc: &[u8]) {
+        self.docs.extend_from_slice(doc);
+        self.lens.push(doc.len() as u64);
+    }
+
+    /// `DocLen vu64 ^ DocCount, Doc ^ DocCount` into `out` (cleared first); empties the part.
+    fn take_raw(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        for &l in &self.lens {
+            put_vu64(out, l);
+        }
+        out.extend_from_slice(&self.docs);
+        self.docs.clear();
+        self.lens.clear();
+    }
+}
+
+/// Streams docs into blocks; keeps only the current block and the block index in memory.
 pub struct StoredWriter {
     out: IndexOutput,
     name: String,
-    /// Raw docs of the block being filled, and each one's length.
-    pending: Vec<u8>,
-    lens: Vec<u64>,
-    /// Encoded block index entries: `DocCount vu64, CompLen vu64, RawLen vu64`.
+    /// Fields other than `_source` (stored uncompressed) and `_source` (compressed).
+    light: Part,
+    heavy: Part,
+    /// Encoded block index entries: `DocCount vu64, LightLen vu64, CompLen vu64, RawLen vu64`.
     index: Vec<u8>,
     blocks: u64,
     docs: u64,
-    scratch: Vec<u8>,
-    /// Raw bytes of the block being compressed (reused).
+    scratch_light: Vec<u8>,
+    scratch_heavy: Vec<u8>,
+    /// Raw bytes of the section being written (reused).
     raw: Vec<u8>,
     /// One zstd context for every block (creating one per block costs a large table reset).
     zstd: zstd::bulk::Compressor<'static>,
@@ -40,12 +65,13 @@ impl StoredWriter {
         Ok(StoredWriter {
             out,
             name,
-            pending: Vec::new(),
-            lens: Vec::new(),
+            light: Part::default(),
+            heavy: Part::default(),
             index: Vec::new(),
             blocks: 0,
             docs: 0,
-            scratch: Vec::new(),
+            scratch_light: Vec::new(),
+            scratch_heavy: Vec::new(),
             raw: Vec::new(),
             zstd,
         })
@@ -53,43 +79,44 @@ impl StoredWriter {
 
     /// Adds the next doc (doc ids are assigned in call order from 0).
     pub fn add(&mut self, fields: &[(u32, &[u8])]) -> Result<()> {
-        let mut doc = std::mem::take(&mut self.scratch);
-        doc.clear();
-        encode_doc(fields, &mut doc);
-        let r = self.add_raw(&doc);
-        self.scratch = doc;
+        let mut light = std::mem::take(&mut self.scratch_light);
+        let mut heavy = std::mem::take(&mut self.scratch_heavy);
+        light.clear();
+        heavy.clear();
+        encode_split(fields, &mut light, &mut heavy);
+        let r = self.add_parts(&light, &heavy);
+        self.scratch_light = light;
+        self.scratch_heavy = heavy;
         r
     }
 
-    /// Adds the next doc as its encoded bytes (merges copy docs this way).
-    pub(super) fn add_raw(&mut self, doc: &[u8]) -> Result<()> {
-        self.pending.extend_from_slice(doc);
-        self.lens.push(doc.len() as u64);
+    /// Adds the next doc as the encodings of its fields other than `_source` and of its
+    /// `_source` fields (merges copy docs this way).
+    pub(super) fn add_parts(&mut self, light: &[u8], heavy: &[u8]) -> Result<()> {
+        self.light.push(light);
+        self.heavy.push(heavy);
         self.docs += 1;
-        if self.pending.len() >= BLOCK_TARGET || self.lens.len() >= BLOCK_MAX_DOCS {
+        if self.heavy.docs.len() >= BLOCK_TARGET || self.light.docs.len() >= BLOCK_TARGET || self.light.lens.len() >= BLOCK_MAX_DOCS {
             self.flush_block()?;
         }
         Ok(())
     }
 
     fn flush_block(&mut self) -> Result<()> {
-        if self.lens.is_empty() {
+        let count = self.light.lens.len() as u64;
+        if count == 0 {
             return Ok(());
         }
-        let raw = &mut self.raw;
-        raw.clear();
-        for &l in &self.lens {
-            put_vu64(raw, l);
-        }
-        raw.extend_from_slice(&self.pending);
-        let comp = self.zstd.compress(raw).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
+        self.light.take_raw(&mut self.raw);
+        self.out.put(&self.raw)?;
+        let light_len = self.raw.len() as u64;
+        self.heavy.take_raw(&mut self.raw);
+        let comp = self.zstd.compress(&self.raw).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
         self.out.put(&comp)?;
-        put_vu64(&mut self.index, self.lens.len() as u64);
-        put_vu64(&mut self.index, comp.len() as u64);
-        put_vu64(&mut self.index, self.raw.len() as u64);
+        for v in [count, light_len, comp.len() as u64, self.raw.len() as u64] {
+            put_vu64(&mut self.index, v);
+        }
         self.blocks += 1;
-        self.pending.clear();
-        self.lens.clear();
         Ok(())
     }
 
@@ -98,7 +125,7 @@ impl StoredWriter {
         self.docs
     }
 
-    /// Compresses the last block, writes the block index and the footer; returns the file name.
+    /// Writes the last block, the block index and the footer; returns the file name.
     pub fn finish(mut self) -> Result<String> {
         self.flush_block()?;
         let index_start = self.out.len();
@@ -114,7 +141,8 @@ impl StoredWriter {
 }
 
 /// Writes the merged segment's `{segment}.fdt`: the live docs of every source in their new
-/// order, copied as encoded bytes. The new ids of all sources together must be `0..n`.
+/// order, copied as encoded bytes (version-1 sources are split into the two parts). The new ids
+/// of all sources together must be `0..n`.
 pub fn merge_stored(dir: &dyn Directory, seg: &SegmentId, sources: &[(&StoredReader, &DocMap)]) -> Result<String> {
     let mut order = Vec::new();
     for (s, &(r, map)) in sources.iter().enumerate() {
@@ -128,7 +156,7 @@ pub fn merge_stored(dir: &dyn Directory, seg: &SegmentId, sources: &[(&StoredRea
             return Err(Error::InvalidArgument(format!("merged doc ids are not dense: {new} at position {i}")));
         }
         let (r, _) = sources[s];
-        r.with_raw_document(old, |raw| w.add_raw(raw))?;
+        r.with_raw_parts(old, |light, heavy| w.add_parts(light, heavy))?;
     }
     w.finish()
 }
