@@ -126,7 +126,7 @@ fn stored_fields_return_stored_fields_only() {
     assert_eq!(h["_index"], "t");
     assert!(h.get("_id").is_none() && h.get("_source").is_none(), "{h}");
     let r = get(s.addr, "/t/_search?stored_fields=tag&q=_id:2");
-    assert_eq!(r.json()["hits"]["hits"][0]["fields"], json!({"tag": ["a", "c"]}));
+    assert_eq!(r.json()["hits"]["hits"][0]["fields"], json!({"tag": ["c", "a"]}), "stored values keep source order");
 }
 
 #[test]
@@ -134,11 +134,11 @@ fn track_scores_with_a_field_sort() {
     let (s, _d) = server();
     setup(&s);
     let q = json!({"match": {"title": "quick"}});
-    let (_, plain) = search(&s, json!({"query": q, "sort": ["_id"]}));
+    let (_, plain) = search(&s, json!({"query": q, "sort": ["n"]}));
     assert_eq!(plain["hits"]["max_score"], Value::Null);
     assert_eq!(plain["hits"]["hits"][0]["_score"], Value::Null);
     let (_, by_score) = search(&s, json!({"query": q}));
-    let (st, b) = search(&s, json!({"query": q, "sort": ["_id"], "track_scores": true}));
+    let (st, b) = search(&s, json!({"query": q, "sort": ["n"], "track_scores": true}));
     assert_eq!(st, 200, "{b}");
     assert_eq!(b["hits"]["max_score"], by_score["hits"]["max_score"]);
     for h in b["hits"]["hits"].as_array().unwrap() {
