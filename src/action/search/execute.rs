@@ -12,9 +12,11 @@ use serde_json::{json, Map, Value};
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
+use super::field_values;
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
 use super::sort::{self, ValueFormat};
+use super::sort_missing;
 use crate::engine::analysis::AnalyzerRegistry;
 use crate::engine::index::writer::default_analyzers;
 use crate::engine::query::{self, Hit, Query, Relation, SegmentView, SortField, SortValue, TopSpec, TrackTotalHits};
@@ -104,6 +106,8 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> O
     let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
     let query = build_query(req, &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
+    field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
+    field_values::check_fields(&c.mapping, &req.fields)?;
     let engine_sort: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
     let after = match &req.search_after {
         None => None,
@@ -134,8 +138,26 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> O
         top.hits.truncate(k);
         return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, fields });
     }
-    let top = u.searcher.search(&query, &spec)?;
-    Ok(UnitResult { hits: top.hits, total: top.total, max_score: top.max_score, query, fields })
+    let top = match sort_missing::keyword_missing(&req.sort, &fields) {
+        Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
+        None => u.searcher.search(&query, &spec)?,
+    };
+    let mut max_score = top.max_score;
+    if req.track_scores && max_score.is_none() && !spec.sort.is_empty() {
+        // A field sort does not score; `track_scores` wants the best score all the same.
+        let by_score = TopSpec { size: 1, from: 0, sort: vec![], track_total_hits: TrackTotalHits::Disabled, after: None };
+        max_score = u.searcher.search(&query, &by_score)?.max_score;
+    }
+    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, fields })
+}
+
+/// The score of one hit of a field-sorted search (`track_scores`), from its explanation.
+fn score_of(u: &Unit, query: &Query, h: &Hit) -> OsResult<Option<f32>> {
+    let e = u.searcher.explain(query, h.segment, h.doc)?;
+    Ok(match e.value {
+        query::ExplValue::Float(f) => Some(f),
+        query::ExplValue::Int(i) => Some(i as f32),
+    })
 }
 
 /// The body of an all-shards-failed error, with the shard failures as `root_cause`.
@@ -182,8 +204,22 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
     let units = units(ctxs, req.dfs);
     let mut results: Vec<Option<UnitResult>> = Vec::with_capacity(units.len());
     let mut failures: Vec<(usize, OsError)> = Vec::new();
+    // `timeout`: checked between units; a unit that starts past the deadline is not searched
+    // (its shards count as successful, with no hits: OpenSearch's partial results), and one that
+    // ends past it makes the response `timed_out`.
+    let deadline = req.timeout.map(|t| start + t);
+    let mut timed_out = false;
     for u in &units {
-        match run_unit(u, ctxs, req, now) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            timed_out = true;
+            results.push(None);
+            continue;
+        }
+        let r = run_unit(u, ctxs, req, now);
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            timed_out = true;
+        }
+        match r {
             Ok(r) => results.push(Some(r)),
             Err(e) if e.kind == "parsing_exception" || e.kind == "action_request_validation_exception" => return Err(e),
             Err(e) => {
@@ -255,7 +291,11 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
         let u = &units[*ui];
         let Some((ci, li)) = u.origin.get(h.segment).copied() else { continue };
         let r = results[*ui].as_ref();
-        let score = if sorted_by_fields && !req.track_scores || h.score.is_nan() { None } else { Some(h.score) };
+        let score = match r {
+            Some(r) if sorted_by_fields && req.track_scores && h.score.is_nan() => score_of(u, &r.query, h)?,
+            _ if sorted_by_fields && !req.track_scores || h.score.is_nan() => None,
+            _ => Some(h.score),
+        };
         let sort_vals: Option<Vec<Value>> = if engine_fields.is_empty() {
             None
         } else {
@@ -271,7 +311,7 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
     let max_score = if sorted_by_fields && !req.track_scores { None } else { max_score };
     let mut body = Map::new();
     body.insert("took".into(), json!(start.elapsed().as_millis() as u64));
-    body.insert("timed_out".into(), json!(false));
+    body.insert("timed_out".into(), json!(timed_out));
     if let Some(t) = terminated_early {
         body.insert("terminated_early".into(), json!(t));
     }

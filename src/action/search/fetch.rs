@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::context::ShardContext;
+use super::field_values::{self, ParsedSource};
 use super::highlight;
 use super::request::SearchRequest;
 use crate::engine::index::writer::read_document_with;
@@ -63,38 +64,16 @@ pub fn values_at(src: &Value, path: &str, out: &mut Vec<Value>) {
     walk(src, &parts, out, 0);
 }
 
-fn fields_of(ctx: &ShardContext, src: &Value, patterns: &[String]) -> Map<String, Value> {
-    let mut out = Map::new();
-    for pat in patterns {
-        let paths: Vec<String> = if pat.contains('*') {
-            ctx.mapping.leaf_fields().into_iter().map(|(p, _)| p).filter(|p| crate::cluster::resolve::glob(pat, p)).collect()
-        } else {
-            vec![pat.clone()]
-        };
-        for p in paths {
-            let mut vals = Vec::new();
-            // Multi-fields (`title.keyword`) read their parent's value.
-            values_at(src, &p, &mut vals);
-            if vals.is_empty() {
-                if let Some((parent, _)) = p.rsplit_once('.') {
-                    if ctx.mapping.field_type(parent).is_some_and(|f| !f.fields.is_empty()) {
-                        values_at(src, parent, &mut vals);
-                    }
-                }
-            }
-            if !vals.is_empty() {
-                out.insert(p, Value::Array(vals));
-            }
-        }
-    }
-    out
-}
-
-/// Whether a hit needs its `_source` read: returned, or the source of `fields`,
-/// `docvalue_fields` or highlighting. Without it the fetch reads no compressed stored data.
+/// Whether a hit needs its `_source` read: returned, or the source of `fields`, stored fields
+/// or highlighting (`docvalue_fields` read doc values). Without it the fetch reads no compressed
+/// stored data.
 fn source_needed(req: &SearchRequest) -> bool {
-    let returned = (req.stored_fields.is_none() || req.source_set) && !req.source.disabled;
-    returned || !req.fields.is_empty() || !req.docvalue_fields.is_empty() || req.highlight.is_some()
+    let returned = match &req.stored_fields {
+        None => true,
+        Some(sf) => req.source_set || sf.iter().any(|f| f == "_source"),
+    } && !req.source.disabled;
+    let stored = req.stored_fields.as_ref().is_some_and(|sf| sf.iter().any(|f| f != "_none_" && f != "_source"));
+    returned || stored || !req.fields.is_empty() || req.highlight.is_some()
 }
 
 /// One hit.
@@ -120,13 +99,13 @@ pub fn hit(
         m.insert("_node".into(), json!("fathom"));
     }
     m.insert("_index".into(), json!(ctx.index));
+    // `stored_fields: "_none_"`: no metadata, no source (OpenSearch's hit keeps `_index`).
     let none = req.stored_fields.as_ref().is_some_and(|s| s.len() == 1 && s[0] == "_none_");
     if none {
         m.insert("_score".into(), score.map_or(Value::Null, f32_json));
         if let Some(s) = sort {
             m.insert("sort".into(), Value::Array(s));
         }
-        m.remove("_index");
         return Ok(Value::Object(m));
     }
     m.insert("_id".into(), json!(d.id));
@@ -142,19 +121,34 @@ pub fn hit(
         m.insert("_routing".into(), json!(r));
     }
     let src: Value = if d.source.is_empty() { Value::Null } else { serde_json::from_slice(&d.source).unwrap_or(Value::Null) };
-    let source_wanted = req.stored_fields.is_none() || req.source_set;
+    // With `stored_fields`, `_source` comes only when asked for (`_source` in the list or the
+    // body's `_source`).
+    let source_wanted = match &req.stored_fields {
+        None => true,
+        Some(sf) => req.source_set || sf.iter().any(|f| f == "_source"),
+    };
     if source_wanted {
         if let Some(s) = req.source.apply(&src) {
             m.insert("_source".into(), s);
         }
     }
-    let mut fields = fields_of(ctx, &src, &req.fields);
-    for (k, v) in fields_of(ctx, &src, &req.docvalue_fields) {
-        fields.insert(k, v);
+    // OpenSearch's sub-phase order: stored fields, then doc values (appended to a field already
+    // there), then the fields API (replacing).
+    let mut fields = Map::new();
+    let stored: &[String] = req.stored_fields.as_deref().unwrap_or(&[]);
+    let parsed = (!req.fields.is_empty() || !stored.is_empty()).then(|| ParsedSource::new(&ctx.mapping, &d.id, &d.source));
+    if let Some(p) = &parsed {
+        field_values::stored_fields(&ctx.mapping, p, &src, stored, &mut fields);
     }
-    if let Some(sf) = &req.stored_fields {
-        let stored: Vec<String> = sf.iter().filter(|f| *f != "_source" && *f != "_none_" && *f != "*").cloned().collect();
-        let _ = stored;
+    if !req.docvalue_fields.is_empty() {
+        let segs = &ctx.searcher.query().segments;
+        let Some(seg) = segs.get(leaf) else {
+            return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
+        };
+        field_values::docvalue_fields(&ctx.mapping, seg.as_ref(), doc, &req.docvalue_fields, &mut fields)?;
+    }
+    if let Some(p) = &parsed {
+        field_values::fields_api(&ctx.mapping, p, &src, &req.fields, &mut fields);
     }
     if !fields.is_empty() {
         m.insert("fields".into(), Value::Object(fields));

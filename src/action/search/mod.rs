@@ -16,8 +16,10 @@
 //! | [`combine`] | dis_max, boosting, function_score |
 //! | [`date_math`] | `now-1d/d`, time zones |
 //! | [`sort`] | sort specs, resolution against the mapping, sort values |
+//! | [`sort_missing`] | keyword sorts with a custom `missing` value |
 //! | [`execute`] | query-then-fetch, merging, the response |
 //! | [`fetch`] | one hit's JSON |
+//! | [`field_values`] | `docvalue_fields`, the `fields` API, `stored_fields` |
 //! | [`highlight`] | plain highlighting |
 //! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
@@ -35,12 +37,14 @@ pub mod dsl_term;
 pub mod dsl_text;
 pub mod execute;
 pub mod fetch;
+pub mod field_values;
 pub mod highlight;
 pub mod pit;
 pub mod query_string;
 pub mod request;
 pub mod scroll;
 pub mod sort;
+pub mod sort_missing;
 
 #[cfg(test)]
 mod tests;
@@ -90,8 +94,17 @@ pub fn error_body(e: &OsError) -> Value {
     body
 }
 
-/// One `_msearch` item: `(header, body)`, run with `defaults` for what the header leaves out.
-pub fn msearch(cs: &ClusterService, items: Vec<(Value, Value)>, default_index: Option<&str>, opts: IndicesOptions, apply: &dyn Fn(&mut SearchRequest) -> OsResult<()>) -> OsResult<Value> {
+/// `_msearch`: each item `(header, body)` runs with `default_index`, `opts` and `apply` for what
+/// the header leaves out; a body with `pit` searches that point in time (`reg`), and then the
+/// header must name no index.
+pub fn msearch(
+    cs: &ClusterService,
+    reg: &pit::ReaderContexts,
+    items: Vec<(Value, Value)>,
+    default_index: Option<&str>,
+    opts: IndicesOptions,
+    apply: &dyn Fn(&mut SearchRequest) -> OsResult<()>,
+) -> OsResult<Value> {
     let start = std::time::Instant::now();
     let mut responses = Vec::with_capacity(items.len());
     for (header, body) in items {
@@ -117,6 +130,12 @@ pub fn msearch(cs: &ClusterService, items: Vec<(Value, Value)>, default_index: O
                 req.dfs = true;
             }
             req.finish()?;
+            if let Some(p) = &req.pit {
+                if header.get("index").is_some_and(|i| !i.is_null()) || default_index.is_some() {
+                    return Err(OsError::validation(&["[indices] cannot be used with point in time. Do not specify any index with point in time.".to_string()]));
+                }
+                return pit::search(reg, p, &req);
+            }
             search(cs, &index, o, &req)
         })();
         responses.push(match r {

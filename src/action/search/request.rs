@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::dsl::perr;
+use super::field_values::{self, FieldAndFormat};
 use super::sort::{parse_sort, SortSpec};
 use crate::action::source_filter::SourceFilter;
 use crate::engine::query::TrackTotalHits;
@@ -33,8 +34,11 @@ pub struct SearchRequest {
     pub source_set: bool,
     /// `stored_fields` (`_none_` disables metadata and source).
     pub stored_fields: Option<Vec<String>>,
-    pub docvalue_fields: Vec<String>,
-    pub fields: Vec<String>,
+    pub docvalue_fields: Vec<FieldAndFormat>,
+    /// The fields API (`fields`).
+    pub fields: Vec<FieldAndFormat>,
+    /// `timeout`: the query phase's time budget (partial results and `timed_out: true` past it).
+    pub timeout: Option<std::time::Duration>,
     pub version: bool,
     pub seq_no_primary_term: bool,
     pub explain: bool,
@@ -79,6 +83,7 @@ impl Default for SearchRequest {
             stored_fields: None,
             docvalue_fields: vec![],
             fields: vec![],
+            timeout: None,
             version: false,
             seq_no_primary_term: false,
             explain: false,
@@ -168,15 +173,23 @@ impl SearchRequest {
                     r.source_set = true;
                 }
                 "stored_fields" => r.stored_fields = Some(names(k, v)?),
-                "docvalue_fields" => r.docvalue_fields = names(k, v)?,
-                "fields" => r.fields = names(k, v)?,
+                "docvalue_fields" => r.docvalue_fields = field_values::parse_list(k, v)?,
+                "fields" => r.fields = field_values::parse_list(k, v)?,
+                "timeout" => {
+                    let s = match v {
+                        Value::String(s) => s.clone(),
+                        Value::Number(n) => n.to_string(),
+                        _ => return Err(perr("[timeout] must be a string")),
+                    };
+                    r.timeout = parse_timeout(&s)?;
+                }
                 "version" => r.version = flag(k, v)?,
                 "seq_no_primary_term" => r.seq_no_primary_term = flag(k, v)?,
                 "explain" => r.explain = flag(k, v)?,
                 "track_scores" => r.track_scores = flag(k, v)?,
                 "min_score" => r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32),
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
-                "timeout" | "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "include_named_queries_score" => {
+                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "include_named_queries_score" => {
                     if k == "highlight" {
                         r.highlight = Some(v.clone());
                     }
@@ -251,7 +264,10 @@ impl SearchRequest {
             self.stored_fields = Some(s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect());
         }
         if let Some(s) = get("docvalue_fields") {
-            self.docvalue_fields = s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect();
+            self.docvalue_fields = s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(|f| FieldAndFormat { field: f.to_string(), format: None }).collect();
+        }
+        if let Some(t) = get("timeout") {
+            self.timeout = parse_timeout(&t)?;
         }
         for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores)] {
             if let Some(b) = boolp(k)? {
@@ -294,6 +310,13 @@ impl SearchRequest {
         }
         Ok(())
     }
+}
+
+/// A `timeout` value (`10ms`, `1s`; `-1`: none), with OpenSearch's message for a bad one.
+pub fn parse_timeout(s: &str) -> OsResult<Option<std::time::Duration>> {
+    crate::cluster::settings::parse_time(s, "timeout").map_err(|_| {
+        OsError::new("parse_exception", format!("failed to parse setting [timeout] with value [{s}] as a time value: unit is missing or unrecognized")).status(400)
+    })
 }
 
 fn usize_from(key: &str, n: i64) -> OsResult<usize> {

@@ -95,7 +95,7 @@ fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         Ok(())
     };
     let default_index = req.path_param("index");
-    Ok(RestResponse::ok(search::msearch(&node.cluster, items, default_index, o, &apply)?))
+    Ok(RestResponse::ok(search::msearch(&node.cluster, &node.reader_contexts, items, default_index, o, &apply)?))
 }
 
 const SEARCH_P: &[&str] = &[
