@@ -96,7 +96,7 @@ fn parsing_errors_use_opensearch_messages() {
     let reason = |v| q(v).map(|_| ()).unwrap_err().reason;
     assert_eq!(reason(json!({"nope": {}})), "unknown query [nope]");
     assert_eq!(reason(json!({"match": "x"})), "[match] query malformed, no start_object after query name");
-    assert_eq!(reason(json!({"term": {"a": 1}, "match": {}})), "[match] malformed query, expected [END_OBJECT] but found [FIELD_NAME]");
+    assert_eq!(reason(json!({"term": {"a": 1}, "match": {}})), "[term] malformed query, expected [END_OBJECT] but found [FIELD_NAME]");
     assert_eq!(reason(json!({})), "query malformed, empty clause found");
     assert_eq!(reason(json!({"term": {"a": 1, "b": 2}})), "[term] query doesn't support multiple fields, found [a] and [b]");
     let mut deep = json!({"match_all": {}});
