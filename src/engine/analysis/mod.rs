@@ -51,6 +51,7 @@ pub mod offsets;
 pub mod params;
 pub mod porter;
 pub mod shingle;
+pub mod snowball;
 pub mod standard_tokenizer;
 pub mod stemming;
 pub mod stop_lists;
