@@ -2,8 +2,9 @@
 //! from them (`keyword_marker`, `stemmer_override`).
 //!
 //! `english`/`porter`/`porter_stem` are Porter's original algorithm ([`super::porter`]), the
-//! Snowball languages come from `rust-stemmers`, `light_german`, `light_french`, `light_spanish`,
-//! `light_italian` and `light_portuguese` from [`super::light_stemmers`]. Known divergence:
+//! Snowball languages come from `rust-stemmers` except `armenian`, `basque`, `catalan`,
+//! `estonian`, `irish` and `lithuanian` ([`super::snowball`]), `light_german`, `light_french`,
+//! `light_spanish`, `light_italian` and `light_portuguese` from [`super::light_stemmers`]. Known divergence:
 //! `light_english`/`kstem` (Krovetz, dictionary-based) is approximated by the minimal English
 //! plural stemmer, and the other Lucene `light_*`/`minimal_*` stemmers (Finnish, Hungarian,
 //! Norwegian, Russian, Swedish, minimal French, German and Portuguese) by their Snowball stemmer.
@@ -22,6 +23,7 @@ use super::error::AnalysisError;
 use super::filters::lowercase_into;
 use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
 use super::porter::porter_stem;
+use super::snowball::SnowballLanguage;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
 
@@ -54,6 +56,9 @@ pub enum StemAlgorithm {
     Greek,
     /// A Snowball stemmer.
     Snowball(Algorithm),
+    /// A Snowball stemmer `rust-stemmers` lacks, run by Fathom's own runtime
+    /// ([`super::snowball`]).
+    SnowballNative(SnowballLanguage),
 }
 
 impl StemAlgorithm {
@@ -66,6 +71,9 @@ impl StemAlgorithm {
             "possessive_english" => StemAlgorithm::PossessiveEnglish,
             "porter2" => StemAlgorithm::Snowball(English),
             "arabic" => StemAlgorithm::Arabic,
+            "armenian" | "basque" | "catalan" | "estonian" | "irish" | "lithuanian" => {
+                StemAlgorithm::SnowballNative(SnowballLanguage::from_name(language)?)
+            }
             "bengali" => StemAlgorithm::Bengali,
             "danish" => StemAlgorithm::Snowball(Danish),
             "dutch" | "dutch_kp" => StemAlgorithm::Snowball(Dutch),
@@ -118,6 +126,7 @@ impl StemAlgorithm {
             StemAlgorithm::Bengali => bengali_stem(term),
             StemAlgorithm::Greek => greek_stem(term),
             StemAlgorithm::LightPortuguese => light_portuguese(term),
+            StemAlgorithm::SnowballNative(language) => language.stem(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }

@@ -684,7 +684,7 @@ impl CatalanStemmer {
                         return false;
                     }
                 } else if among_var == 5 {
-                    if !self.slice_from("") {
+                    if !self.slice_from("u") {
                         return false;
                     }
                 } else if among_var == 6 {

@@ -45,7 +45,7 @@ def expr(e):
     e = re.sub(rf"\bself\.find_among(_b)?\({cls}\.(a_\d+)\)", lambda m: f"self.find_among{m.group(1) or ''}(&{m.group(2).upper()})", e)
     e = re.sub(rf"{cls}\.(g_\w+)", lambda m: m.group(1).upper(), e)
     e = e.replace("len(self.current)", "self.length()")
-    e = re.sub(r'\bu"', '"', e)
+    e = re.sub(r'(?<=[(\s,])u"', '"', e)
     e = re.sub(r"\bnot ", "!", e)
     e = e.replace(" and ", " && ").replace(" or ", " || ").replace("True", "true").replace("False", "false")
     return e
