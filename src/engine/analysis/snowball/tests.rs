@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::super::analyze;
 use super::env::{Among, Env};
@@ -81,6 +81,23 @@ fn language_analyzers_match_lucene() {
         }
     }
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn stemmer_and_snowball_filters_name_the_languages() {
+    let cases = [
+        (json!({"type": "snowball", "language": "Catalan"}), "gossos", "goss"),
+        (json!({"type": "snowball", "language": "Basque"}), "etxeak", "etxe"),
+        (json!({"type": "stemmer", "language": "lithuanian"}), "vaikai", "vaik"),
+        (json!({"type": "stemmer", "name": "irish"}), "bhfear", "fear"),
+        (json!({"type": "stemmer", "language": "estonian"}), "lapsed", "lapse"),
+        (json!({"type": "stemmer", "language": "armenian"}), "ազատություններ", "ազատ"),
+    ];
+    for (filter, word, stem) in cases {
+        let request = json!({"tokenizer": "keyword", "filter": [filter], "text": word});
+        let response = analyze(&request, None, &|_| None, 10_000).unwrap_or_else(|e| panic!("{request}: {e}"));
+        assert_eq!(response["tokens"][0]["token"], stem, "{request}");
+    }
 }
 
 #[test]
