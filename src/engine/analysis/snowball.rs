@@ -1,5 +1,6 @@
 //! The Snowball stemmers `rust-stemmers` lacks (Armenian, Basque, Catalan, Estonian, Irish,
-//! Lithuanian), as Lucene runs them: a small Snowball runtime ([`env`], the semantics of Lucene's
+//! Lithuanian, the `stemmer` languages; Nepali, Serbian, Yiddish, reached only through the
+//! `snowball` filter), as Lucene runs them: a small Snowball runtime ([`env`], the semantics of Lucene's
 //! `SnowballProgram` over UTF-16 units) and one program per language, transcribed mechanically
 //! from the code the Snowball compiler generates for the language's `.sbl` program
 //! (`tests/golden/analysis/snowball/py2rust.py`). Goldens from Lucene itself are in
@@ -13,6 +14,9 @@ mod catalan;
 mod estonian;
 mod irish;
 mod lithuanian;
+mod nepali;
+mod serbian;
+mod yiddish;
 
 use env::among;
 
@@ -31,20 +35,30 @@ pub enum SnowballLanguage {
     Irish,
     /// `lithuanian.sbl`.
     Lithuanian,
+    /// `nepali.sbl`.
+    Nepali,
+    /// `serbian.sbl`.
+    Serbian,
+    /// `yiddish.sbl`.
+    Yiddish,
 }
 
 impl SnowballLanguage {
     /// Every language, for tests.
-    pub const ALL: [SnowballLanguage; 6] = [
+    pub const ALL: [SnowballLanguage; 9] = [
         SnowballLanguage::Armenian,
         SnowballLanguage::Basque,
         SnowballLanguage::Catalan,
         SnowballLanguage::Estonian,
         SnowballLanguage::Irish,
         SnowballLanguage::Lithuanian,
+        SnowballLanguage::Nepali,
+        SnowballLanguage::Serbian,
+        SnowballLanguage::Yiddish,
     ];
 
-    /// The language of an OpenSearch `stemmer` language name (lowercase).
+    /// The language of a lowercase Snowball name (`catalan`; the `snowball` filter's `Catalan`
+    /// lowercased).
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "armenian" => SnowballLanguage::Armenian,
@@ -53,6 +67,9 @@ impl SnowballLanguage {
             "estonian" => SnowballLanguage::Estonian,
             "irish" => SnowballLanguage::Irish,
             "lithuanian" => SnowballLanguage::Lithuanian,
+            "nepali" => SnowballLanguage::Nepali,
+            "serbian" => SnowballLanguage::Serbian,
+            "yiddish" => SnowballLanguage::Yiddish,
             _ => return None,
         })
     }
@@ -66,6 +83,9 @@ impl SnowballLanguage {
             SnowballLanguage::Estonian => "estonian",
             SnowballLanguage::Irish => "irish",
             SnowballLanguage::Lithuanian => "lithuanian",
+            SnowballLanguage::Nepali => "nepali",
+            SnowballLanguage::Serbian => "serbian",
+            SnowballLanguage::Yiddish => "yiddish",
         }
     }
 
@@ -78,6 +98,9 @@ impl SnowballLanguage {
             SnowballLanguage::Estonian => estonian::stem(word),
             SnowballLanguage::Irish => irish::stem(word),
             SnowballLanguage::Lithuanian => lithuanian::stem(word),
+            SnowballLanguage::Nepali => nepali::stem(word),
+            SnowballLanguage::Serbian => serbian::stem(word),
+            SnowballLanguage::Yiddish => yiddish::stem(word),
         }
     }
 }

@@ -107,6 +107,13 @@ impl StemAlgorithm {
         match language {
             "Porter" => Some(StemAlgorithm::Porter),
             "English" => Some(StemAlgorithm::Snowball(Algorithm::English)),
+            // Snowball's own programs, not the Lucene stemmers the `stemmer` filter names so
+            "Arabic" => Some(StemAlgorithm::Snowball(Algorithm::Arabic)),
+            "Greek" => Some(StemAlgorithm::Snowball(Algorithm::Greek)),
+            // (Snowball's Hindi and Indonesian need among-entry routines, not in the runtime yet)
+            "Nepali" | "Serbian" | "Yiddish" => {
+                SnowballLanguage::from_name(&language.to_lowercase()).map(StemAlgorithm::SnowballNative)
+            }
             other => Self::for_stemmer(&other.to_lowercase()),
         }
     }

@@ -16,7 +16,12 @@ src = open(src_path, encoding="utf-8").read()
 cls = lang + "Stemmer"
 
 
+def unescape(s):
+    return re.sub(r"\\u([0-9A-Fa-f]{4})", lambda m: chr(int(m.group(1), 16)), s)
+
+
 def units(s):
+    s = unescape(s)
     out = []
     for ch in s:
         assert ord(ch) < 0x10000, "supplementary character in a table"
@@ -29,11 +34,13 @@ for m in re.finditer(r"^    (a_\d+) = \[\n(.*?)\n    \]", src, re.S | re.M):
     rows = []
     for r in re.finditer(r'Among\(u"((?:[^"\\]|\\.)*)", (-?\d+), (-?\d+)\)', m.group(2)):
         rows.append(f"    among!([{', '.join(units(r.group(1)))}], {r.group(2)}, {r.group(3)}),")
+    # entries with a condition routine (`Among(s, i, r, method)`) are not supported
+    assert len(rows) == m.group(2).count("Among("), "an among entry with a routine"
     tables.append(f"static {m.group(1).upper()}: [Among; {len(rows)}] = [\n" + "\n".join(rows) + "\n];")
 
 groupings = []
 for m in re.finditer(r"^    (g_\w+) = \{(.*)\}", src, re.M):
-    chars = sorted(re.findall(r'u"(.)"', m.group(2)))
+    chars = sorted(unescape(c) for c in re.findall(r'u"(\\u[0-9A-Fa-f]{4}|.)"', m.group(2)))
     groupings.append(f"const {m.group(1).upper()}: &[u16] = &[{', '.join(c + ' as u16' for c in units(''.join(chars)))}];")
 
 fields = re.findall(r"^    ([IBS]_\w+) = (\S+)", src, re.M)
@@ -46,6 +53,7 @@ def expr(e):
     e = re.sub(rf"{cls}\.(g_\w+)", lambda m: m.group(1).upper(), e)
     e = e.replace("len(self.current)", "self.length()")
     e = re.sub(r'(?<=[(\s,])u"', '"', e)
+    e = re.sub(r"\\u([0-9A-Fa-f]{4})", r"\\u{\1}", e)
     e = re.sub(r"\bnot ", "!", e)
     e = e.replace(" and ", " && ").replace(" or ", " || ").replace("True", "true").replace("False", "false")
     return e
