@@ -167,7 +167,7 @@ fn full_vocabulary() {
             failures.push(format!("{}: {word} -> {actual}, expected {stem}", lang.name()));
         }
     }
-    assert!(failures.len() == 0, "{} of {checked} differ:\n{}", failures.len(), failures[..failures.len().min(50)].join("\n"));
+    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures[..failures.len().min(50)].join("\n"));
 }
 
 #[test]
