@@ -6,9 +6,10 @@
 //! Stemmers are named through [`StemAlgorithm::for_stemmer`] with OpenSearch's `stemmer`
 //! language names, so an analyzer picks up a stemmer as soon as it is built. Until then an
 //! analyzer whose stemmer is missing is an error, not a silently different analyzer: today the
-//! Snowball stemmers `armenian`, `basque`, `catalan`, `estonian`, `irish`, `lithuanian` (not in
-//! `rust-stemmers`) and the Lucene stemmers `brazilian`, `bulgarian`, `czech`, `galician`,
-//! `hindi`, `indonesian`, `latvian`, `sorani` (ported separately). `thai` is an error too: its
+//! Lucene stemmers `brazilian`, `bulgarian`, `czech`, `galician`, `hindi`, `indonesian`,
+//! `latvian`, `sorani` (ported separately). The Snowball stemmers `rust-stemmers` lacks
+//! (`armenian`, `basque`, `catalan`, `estonian`, `irish`, `lithuanian`) are in
+//! [`super::snowball`]. `thai` is an error too: its
 //! tokenizer is the JDK's dictionary-based `BreakIterator`, which is not reproduced here.
 
 use std::collections::HashSet;

@@ -58,6 +58,7 @@ pub mod params;
 pub mod porter;
 pub mod rslp;
 pub mod shingle;
+pub mod snowball;
 pub mod standard_tokenizer;
 pub mod stemming;
 pub mod stop_lists;

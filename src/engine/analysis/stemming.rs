@@ -12,11 +12,12 @@
 //! `sorani` ([`super::light_stemmers_more`]), `bengali` ([`super::indic`]), `portuguese_rslp`,
 //! `minimal_portuguese`, `galician` and `minimal_galician` (RSLP with Lucene's rule files,
 //! [`super::rslp`]) and `brazilian` ([`super::brazilian`]).
-//! The Snowball languages come from `rust-stemmers`; `german2` is its German after Snowball
-//! German2's ae/oe/ue rewriting. Known divergences: `dutch_kp` (Snowball's Kraaij-Pohlmann, not
-//! in rust-stemmers) is approximated by Snowball Dutch; `lovins` and the Snowball languages
-//! rust-stemmers lacks (armenian, basque, catalan, estonian, irish, lithuanian) are refused as
-//! unknown.
+//! The Snowball languages come from `rust-stemmers` except `armenian`, `basque`, `catalan`,
+//! `estonian`, `irish` and `lithuanian` (and the `snowball` filter's Nepali, Serbian, Yiddish),
+//! generated from Snowball's programs into [`super::snowball`]; `german2` is rust-stemmers'
+//! German after Snowball German2's ae/oe/ue rewriting. Known divergences: `dutch_kp` (Snowball's
+//! Kraaij-Pohlmann, not in rust-stemmers) is approximated by Snowball Dutch; `lovins` is refused
+//! as unknown.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,6 +41,7 @@ use super::light_stemmers2::{
 use super::light_stemmers_more::{bulgarian, czech, hindi, indonesian, latvian, sorani};
 use super::rslp::{galician, minimal_galician, minimal_portuguese, portuguese_rslp};
 use super::porter::porter_stem;
+use super::snowball::SnowballLanguage;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
 
@@ -114,6 +116,9 @@ pub enum StemAlgorithm {
     MinimalGalician,
     /// A Snowball stemmer.
     Snowball(Algorithm),
+    /// A Snowball stemmer `rust-stemmers` lacks, run by Fathom's own runtime
+    /// ([`super::snowball`]).
+    SnowballNative(SnowballLanguage),
 }
 
 impl StemAlgorithm {
@@ -129,6 +134,9 @@ impl StemAlgorithm {
             "possessive_english" | "possessiveenglish" => StemAlgorithm::PossessiveEnglish,
             "porter2" => StemAlgorithm::Snowball(English),
             "arabic" => StemAlgorithm::Arabic,
+            lower @ ("armenian" | "basque" | "catalan" | "estonian" | "irish" | "lithuanian") => {
+                StemAlgorithm::SnowballNative(SnowballLanguage::from_name(lower)?)
+            }
             "bengali" => StemAlgorithm::Bengali,
             "brazilian" => StemAlgorithm::Brazilian,
             "bulgarian" => StemAlgorithm::Bulgarian,
@@ -185,6 +193,13 @@ impl StemAlgorithm {
         match language {
             "Porter" => Some(StemAlgorithm::Porter),
             "English" => Some(StemAlgorithm::Snowball(Algorithm::English)),
+            // Snowball's own programs, not the Lucene stemmers the `stemmer` filter names so
+            "Arabic" => Some(StemAlgorithm::Snowball(Algorithm::Arabic)),
+            "Greek" => Some(StemAlgorithm::Snowball(Algorithm::Greek)),
+            // (Snowball's Hindi and Indonesian need among-entry routines, not in the runtime yet)
+            "Nepali" | "Serbian" | "Yiddish" => {
+                SnowballLanguage::from_name(&language.to_lowercase()).map(StemAlgorithm::SnowballNative)
+            }
             other => Self::for_stemmer(&other.to_lowercase()),
         }
     }
@@ -228,6 +243,7 @@ impl StemAlgorithm {
             StemAlgorithm::Brazilian => brazilian(term).into_owned(),
             StemAlgorithm::Galician => galician(term),
             StemAlgorithm::MinimalGalician => minimal_galician(term),
+            StemAlgorithm::SnowballNative(language) => language.stem(term),
             StemAlgorithm::Snowball(_) => snowball.map_or_else(|| term.to_owned(), |s| s.stem(term).into_owned()),
         }
     }

@@ -49,8 +49,26 @@ fn missing_parts_are_errors_not_other_analyzers() {
 
 #[test]
 fn irish_hyphenation_elision_and_lowercase() {
-    // built only once the Irish stemmer exists; the chain before it is checked through `lowercase`
-    if let Ok(Some(irish)) = build("irish", json!({})) {
-        assert!(!terms(&*irish, "n-Athair").is_empty());
+    let irish = build("irish", json!({})).ok().flatten().unwrap_or_else(|| panic!("irish builds"));
+    assert_eq!(terms(&*irish, "n-Athair"), ["athair"], "lowercased to n-athair, the stemmer drops n-");
+    assert_eq!(terms(&*irish, "D'fhág t-uisce"), ["fág", "uisce"]);
+}
+
+#[test]
+fn snowball_language_analyzers_build_and_stem() {
+    for (name, text, stems) in [
+        ("armenian", "Գրքերը", &["գրքերը"][..]),
+        ("basque", "Etxeak", &["etxe"][..]),
+        ("catalan", "Els gossos de l'home", &["goss", "hom"][..]),
+        ("estonian", "Lapsed mängisid", &["lapse", "mängi"][..]),
+        ("irish", "Bhí na páirceanna", &["bí", "páirceanna"][..]),
+        ("lithuanian", "Vaikai žaidė", &["vaik", "žaid"][..]),
+    ] {
+        let analyzer = build(name, json!({})).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let analyzer = analyzer.unwrap_or_else(|| panic!("{name} is a language analyzer"));
+        assert_eq!(terms(&*analyzer, text), stems, "{name}");
     }
+    let catalan = build("catalan", json!({"stem_exclusion": ["gossos"]})).ok().flatten();
+    let catalan = catalan.unwrap_or_else(|| panic!("catalan builds"));
+    assert_eq!(terms(&*catalan, "gossos gats"), ["gossos", "gat"], "Lucene gives [goss, gat] without the exclusion");
 }
