@@ -98,9 +98,9 @@ fn closed_shard_state(creation_date: i64, store: &Path) -> RecoveryState {
     rs
 }
 
-/// `percent` as OpenSearch prints it (`%1.1f%%`).
+/// `percent` as OpenSearch prints it (`%1.1f%%`: one decimal, halves rounded up).
 pub fn percent_string(p: f64) -> String {
-    format!("{p:.1}%")
+    format!("{:.1}%", (p * 10.0).round() / 10.0)
 }
 
 /// Percent of the files to recover (those not reused) that are recovered: 0 while nothing is

@@ -46,7 +46,7 @@ fn empty_store_shape() {
     assert_eq!(s["index"]["files"]["details"], json!([]));
     assert_eq!(s["index"]["source_throttle_time"], "-1");
     assert_eq!(s["translog"]["percent"], "100.0%");
-    assert_eq!(s["verify_index"]["check_index_time_in_millis"].as_u64().is_some(), true);
+    assert!(s["verify_index"]["check_index_time_in_millis"].as_u64().is_some());
 }
 
 #[test]
@@ -71,6 +71,8 @@ fn translog_unknown_is_minus_one() {
     let rs = RecoveryState::new(RecoverySource::ExistingStore, true);
     assert_eq!(percent_string(translog_percent(&rs)), "-1.0%");
     assert_eq!(files_percent(&rs), 0.0);
+    assert_eq!(percent_string(12.25), "12.3%");
+    assert_eq!(percent_string(100.0 / 3.0), "33.3%");
 }
 
 #[test]
