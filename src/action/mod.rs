@@ -27,6 +27,7 @@ pub mod documents;
 pub mod field_caps;
 pub mod indices;
 pub mod nodes_info;
+pub mod recovery;
 pub mod script_glue;
 pub mod search;
 pub mod source_filter;

@@ -139,13 +139,9 @@ impl ShardEngine {
         let source = if commit.is_some() { RecoverySource::ExistingStore } else { RecoverySource::EmptyStore };
         let mut rs = RecoveryState::new(source, true);
         rs.advance(Stage::Index);
-        let files = index.list()?;
-        rs.index.total_files = files.len() as u64;
-        rs.index.reused_files = files.len() as u64;
-        for f in &files {
-            let len = index.file_len(f).unwrap_or(0);
-            rs.index.total_bytes += len;
-            rs.index.reused_bytes += len;
+        for f in index.list()? {
+            let len = index.file_len(&f).unwrap_or(0);
+            rs.index.add_file(f, len, true);
         }
         rs.advance(Stage::VerifyIndex);
         // Fathom verifies every segment file's checksum when a shard opens (OpenSearch's

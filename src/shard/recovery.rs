@@ -83,6 +83,12 @@ impl Timer {
     pub fn stop_millis(&self) -> u64 {
         self.stopped.map(|s| s.1).unwrap_or(0)
     }
+    /// A timer that ran from and to `millis` (epoch): for a recovery known only by when it
+    /// happened (a closed index's shards, recovered from their store when the index closed).
+    pub fn completed_at(millis: u64) -> Timer {
+        let now = Instant::now();
+        Timer { started: Some((now, millis)), stopped: Some((now, millis)) }
+    }
     /// Elapsed milliseconds (up to now while running).
     pub fn total_millis(&self) -> u64 {
         match (self.started, self.stopped) {
@@ -93,9 +99,22 @@ impl Timer {
     }
 }
 
+/// One file of the `index` stage (`files.details` with `detailed=true`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDetail {
+    pub name: String,
+    pub length: u64,
+    /// Bytes copied so far (0 for a reused file).
+    pub recovered: u64,
+    /// Taken from the local store rather than copied.
+    pub reused: bool,
+}
+
 /// `index` section: files and bytes.
 #[derive(Debug, Clone, Default)]
 pub struct IndexCounters {
+    /// Every file of the recovery, in the order they were added.
+    pub details: Vec<FileDetail>,
     pub total_files: u64,
     pub reused_files: u64,
     pub recovered_files: u64,
@@ -106,6 +125,19 @@ pub struct IndexCounters {
 }
 
 impl IndexCounters {
+    /// Adds a file to the recovery: counted in the totals, and as reused or (fully) recovered.
+    pub fn add_file(&mut self, name: String, length: u64, reused: bool) {
+        self.total_files += 1;
+        self.total_bytes += length;
+        if reused {
+            self.reused_files += 1;
+            self.reused_bytes += length;
+        } else {
+            self.recovered_files += 1;
+            self.recovered_bytes += length;
+        }
+        self.details.push(FileDetail { name, recovered: if reused { 0 } else { length }, length, reused });
+    }
     /// Percent of files recovered (reused files count as done), as `_recovery` prints it.
     pub fn files_percent(&self) -> f64 {
         percent(self.recovered_files + self.reused_files, self.total_files)
@@ -223,8 +255,11 @@ mod tests {
         let mut r = RecoveryState::new(RecoverySource::ExistingStore, true);
         assert_eq!(r.stage(), Stage::Init);
         r.advance(Stage::Index);
-        r.index.total_files = 4;
-        r.index.reused_files = 4;
+        for i in 0..4 {
+            r.index.add_file(format!("f{i}"), 10, true);
+        }
+        assert_eq!((r.index.total_files, r.index.reused_files, r.index.total_bytes, r.index.reused_bytes), (4, 4, 40, 40));
+        assert_eq!(r.index.details.len(), 4);
         r.advance(Stage::Translog);
         r.translog.total = 10;
         r.translog.recovered = 5;
@@ -233,6 +268,12 @@ mod tests {
         assert_eq!(r.stage().name(), "DONE");
         assert_eq!(r.index.files_percent(), 100.0);
         assert!(r.timer.stop_millis() >= r.timer.start_millis());
+    }
+
+    #[test]
+    fn completed_timer_reports_its_instant() {
+        let t = Timer::completed_at(1_700_000_000_000);
+        assert_eq!((t.start_millis(), t.stop_millis(), t.total_millis()), (1_700_000_000_000, 1_700_000_000_000, 0));
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod field_caps;
 pub mod indices;
 pub mod nodes;
 pub mod pit;
+pub mod recovery;
 pub mod root;
 pub mod search;
 pub mod templates;
@@ -47,6 +48,7 @@ pub fn router() -> Router {
     cat::register(&mut r);
     search::register(&mut r);
     pit::register(&mut r);
+    recovery::register(&mut r);
     r
 }
 
