@@ -8,6 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+#[cfg(feature = "server")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn usage() -> ExitCode {
     eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...");
     ExitCode::from(2)
