@@ -335,6 +335,13 @@ impl Scorer for DocListScorer {
     fn max_score(&mut self, _up_to: DocId) -> f32 {
         self.score
     }
+    /// No remaining doc can reach a minimum above the constant score: iteration ends (Lucene's
+    /// ConstantScoreScorer does the same), so a full top-k of a filter stops early.
+    fn set_min_competitive_score(&mut self, min: f32) {
+        if min > self.score {
+            self.i = self.docs.len();
+        }
+    }
 }
 
 /// Every document `0..max_doc` with a constant score.
@@ -374,6 +381,12 @@ impl Scorer for AllScorer {
     }
     fn max_score(&mut self, _up_to: DocId) -> f32 {
         self.score
+    }
+    /// As [`DocListScorer`]: nothing can reach a minimum above the constant score.
+    fn set_min_competitive_score(&mut self, min: f32) {
+        if min > self.score {
+            self.doc = NO_MORE_DOCS;
+        }
     }
 }
 
