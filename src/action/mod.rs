@@ -33,4 +33,5 @@ pub mod search;
 pub mod source_filter;
 pub mod template_api;
 pub mod templates;
+pub mod units;
 pub mod update;

@@ -17,6 +17,7 @@ use crate::cluster::metadata::IndexState;
 use crate::cluster::resolve::{resolve, ExpandWildcards, IndicesOptions};
 use crate::cluster::ClusterService;
 use crate::error::OsResult;
+use super::units::{human_bytes, human_millis};
 use crate::shard::recovery::{RecoverySource, RecoveryState, Stage, Timer};
 
 /// The recovery of one shard copy.
@@ -201,37 +202,6 @@ pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, detailed: bool, human:
 /// Epoch millis as OpenSearch's default date printer (`strict_date_optional_time`, UTC).
 fn iso(ms: u64) -> String {
     crate::engine::schema::date::format_date(i64::try_from(ms).unwrap_or(i64::MAX), "strict_date_optional_time")
-}
-
-/// `Strings.format1Decimals`: one decimal, truncated, dropped when zero.
-fn one_decimal(v: f64, suffix: &str) -> String {
-    let tenths = (v * 10.0).floor() as i64;
-    if tenths % 10 == 0 {
-        format!("{}{suffix}", tenths / 10)
-    } else {
-        format!("{}.{}{suffix}", tenths / 10, tenths % 10)
-    }
-}
-
-/// `ByteSizeValue.toString()` (the action layer builds without the HTTP layer's helpers).
-pub fn human_bytes(b: u64) -> String {
-    for (suffix, p) in [("pb", 5u32), ("tb", 4), ("gb", 3), ("mb", 2), ("kb", 1)] {
-        let unit = 1024u64.pow(p);
-        if b >= unit {
-            return one_decimal(b as f64 / unit as f64, suffix);
-        }
-    }
-    format!("{b}b")
-}
-
-/// `TimeValue.toString()` for milliseconds.
-pub fn human_millis(ms: u64) -> String {
-    for (suffix, unit) in [("d", 86_400_000u64), ("h", 3_600_000), ("m", 60_000), ("s", 1000)] {
-        if ms >= unit {
-            return one_decimal(ms as f64 / unit as f64, suffix);
-        }
-    }
-    format!("{ms}ms")
 }
 
 fn index_json(rs: &RecoveryState, detailed: bool, human: bool) -> Value {
