@@ -7,7 +7,7 @@
 //! allocated (recovered from their own store when the index closed), so a closed index reports
 //! an EXISTING_STORE recovery, done, of the files in its store, dated by its last commit.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use serde_json::{json, Map, Value};
@@ -37,8 +37,8 @@ pub fn default_options() -> IndicesOptions {
 const MAX_STORE_FILES: usize = 100_000;
 
 /// The recoveries of the indices `expr` names, by index name then shard id; `active_only` keeps
-/// those not yet DONE. `data_path` is the node's `path.data`.
-pub fn recoveries(cs: &ClusterService, data_path: &Path, expr: &str, opts: IndicesOptions, active_only: bool) -> OsResult<Vec<ShardRecovery>> {
+/// those not yet DONE.
+pub fn recoveries(cs: &ClusterService, expr: &str, opts: IndicesOptions, active_only: bool) -> OsResult<Vec<ShardRecovery>> {
     let md = cs.metadata();
     let mut out = Vec::new();
     for name in resolve(&md, expr, opts)? {
@@ -49,7 +49,7 @@ pub fn recoveries(cs: &ClusterService, data_path: &Path, expr: &str, opts: Indic
                 // Closed or deleted since the metadata was read: nothing to report.
                 Err(_) => Vec::new(),
             },
-            IndexState::Close => (0..m.number_of_shards()).map(|i| (i, closed_shard_state(m.creation_date(), &shard_store(data_path, &m.uuid, i)))).collect(),
+            IndexState::Close => (0..m.number_of_shards()).map(|i| (i, closed_shard_state(m.creation_date(), &cs.shard_store_path(&m.uuid, i)))).collect(),
         };
         states.sort_by_key(|(id, _)| *id);
         for (shard, state) in states {
@@ -60,11 +60,6 @@ pub fn recoveries(cs: &ClusterService, data_path: &Path, expr: &str, opts: Indic
         }
     }
     Ok(out)
-}
-
-/// A shard's store directory (the layout `ClusterService` opens shards from).
-fn shard_store(data_path: &Path, uuid: &str, shard: u32) -> PathBuf {
-    data_path.join("nodes").join("0").join("indices").join(uuid).join(shard.to_string()).join("index")
 }
 
 /// The EXISTING_STORE recovery of a closed shard: every file of its store reused, no translog

@@ -339,6 +339,12 @@ impl ClusterService {
         self.data.join("indices").join(uuid)
     }
 
+    /// The store directory of shard `shard` of the index with `uuid` (the segment files and
+    /// commit points; the translog sits beside it).
+    pub fn shard_store_path(&self, uuid: &str, shard: u32) -> PathBuf {
+        self.index_dir(uuid).join(shard.to_string()).join("index")
+    }
+
     fn open_service(&self, meta: Arc<IndexMetadata>) -> OsResult<Arc<IndexService>> {
         let mapping = Arc::new(RwLock::new(meta.mapping.clone()));
         let analysis = Arc::new(build_analysis(&meta.settings)?);
@@ -364,7 +370,7 @@ impl ClusterService {
         let mut shards = Vec::new();
         for i in 0..meta.number_of_shards() {
             let base = self.index_dir(&meta.uuid).join(i.to_string());
-            let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("index"))?);
+            let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(self.shard_store_path(&meta.uuid, i))?);
             let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
             let engine = ShardEngine::open(index_dir, translog_dir, config.clone()).map_err(|e| {
                 OsError::new("index_shard_recovery_exception", format!("failed to recover from gateway: {e}"))

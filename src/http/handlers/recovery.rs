@@ -14,7 +14,7 @@ use crate::shard::recovery::RecoverySource;
 fn shard_recoveries(node: &Node, req: &RestRequest) -> OsResult<Vec<ShardRecovery>> {
     let opts = indices_options(req, recovery::default_options())?;
     let active_only = req.bool_param("active_only", false)?;
-    recovery::recoveries(&node.cluster, &node.data_path, &index_expr(req), opts, active_only)
+    recovery::recoveries(&node.cluster, &index_expr(req), opts, active_only)
 }
 
 fn get_recovery(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
