@@ -1,20 +1,30 @@
-//! `_bulk`: NDJSON action/source pairs, executed in order with per-item results. The body is held
-//! once; each item's source is sliced out of it. Writes are acknowledged after one translog
-//! fsync per touched shard (group commit), not one per item.
+//! `_bulk`: NDJSON action/source pairs. The whole body is parsed first (a malformed line fails
+//! the request before anything executes, as OpenSearch's `BulkRequest` parsing does), then the
+//! items execute in order with per-item results. Each item's source is sliced out of the body.
+//! Writes are acknowledged after one translog fsync per touched shard (group commit), not one per
+//! item. The response is written straight to JSON bytes ([`render`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::documents::{delete_in, index_into, parse_version_type, shards_total, write_response, write_target, Refresh, WriteOutcome};
+use super::documents::active_shards::{self, ActiveShardCount, Shortfall};
+use super::documents::{assign_id, delete_in, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait, Refresh, WriteOutcome};
 use super::update::{self, UpdateRequest};
-use crate::cluster::{ClusterService, IndexShard};
+use crate::cluster::{ClusterService, IndexService, IndexShard};
 use crate::engine::translog::Durability;
 use crate::error::{OsError, OsResult};
 use crate::shard::engine::WriteResult;
 use crate::shard::versioning::Constraints;
+
+mod meta;
+mod render;
+#[cfg(test)]
+mod tests;
+
+use meta::{ItemMeta, OpType};
 
 /// Defaults from the URL (`/{index}/_bulk?routing=&pipeline=&require_alias=`).
 #[derive(Debug, Clone, Default)]
@@ -25,96 +35,27 @@ pub struct BulkDefaults {
     pub require_alias: bool,
     pub refresh: Refresh,
     pub source: Option<super::source_filter::SourceFilter>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OpType {
-    Index,
-    Create,
-    Update,
-    Delete,
-}
-
-impl OpType {
-    fn name(self) -> &'static str {
-        match self {
-            OpType::Index => "index",
-            OpType::Create => "create",
-            OpType::Update => "update",
-            OpType::Delete => "delete",
-        }
-    }
+    pub wait: ActiveWait,
 }
 
 fn lines(body: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     body.split(|b| *b == b'\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l))).filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
 }
 
-fn str_field(m: &Map<String, Value>, k: &str) -> Option<String> {
-    match m.get(k) {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    }
+/// One parsed item.
+struct Item<'a> {
+    op: OpType,
+    meta: ItemMeta<'a>,
+    source: Option<&'a [u8]>,
 }
 
-/// Runs a bulk request; returns the response body.
-pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Value> {
-    let start = Instant::now();
-    let mut it = lines(body).peekable();
-    let mut items: Vec<Value> = Vec::new();
-    let mut errors = false;
-    // Per shard, the furthest translog location written: synced once at the end.
-    let mut to_sync: HashMap<*const IndexShard, (Arc<IndexShard>, WriteResult)> = HashMap::new();
-    let mut refreshed: Vec<Arc<IndexShard>> = Vec::new();
-    if it.peek().is_none() {
-        return Err(OsError::validation(&["no requests added".into()]));
-    }
+/// Parses every item of the body (no item executes if any line is malformed).
+fn parse_items(body: &[u8]) -> OsResult<Vec<Item<'_>>> {
+    let mut it = lines(body);
+    let mut items = Vec::new();
     while let Some((line_no, line)) = it.next() {
-        let action: Value = serde_json::from_slice(line).map_err(|e| {
-            OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT but found [{}]", json_token_name(line, &e)))
-        })?;
-        let Some(obj) = action.as_object() else {
-            return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]")));
-        };
-        if obj.is_empty() {
-            return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected FIELD_NAME but found [END_OBJECT]")));
-        }
-        if obj.len() != 1 {
-            return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected a simple value for field [{}] but found [START_OBJECT]", obj.keys().nth(1).map(String::as_str).unwrap_or(""))));
-        }
-        let (name, meta) = obj.iter().next().expect("length checked above");
-        let op = match name.as_str() {
-            "index" => OpType::Index,
-            "create" => OpType::Create,
-            "update" => OpType::Update,
-            "delete" => OpType::Delete,
-            other => {
-                return Err(OsError::illegal(format!(
-                    "Malformed action/metadata line [{line_no}], expected field [create], [delete], [index] or [update] but found [{other}]"
-                )))
-            }
-        };
-        let Some(meta) = meta.as_object() else {
-            return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT but found [VALUE_STRING]")));
-        };
-        for k in meta.keys() {
-            if !matches!(
-                k.as_str(),
-                "_index" | "_id" | "routing" | "_routing" | "if_seq_no" | "if_primary_term" | "version" | "version_type" | "pipeline"
-                    | "require_alias" | "retry_on_conflict" | "_source" | "op_type" | "dynamic_templates" | "_type"
-            ) {
-                return Err(OsError::illegal(format!("Action/metadata line [{line_no}] contains an unknown parameter [{k}]")));
-            }
-        }
-        let op = match (op, meta.get("op_type").and_then(Value::as_str)) {
-            (OpType::Index, Some("create")) => OpType::Create,
-            (OpType::Index, Some(other)) if other != "index" => {
-                return Err(OsError::illegal(format!("opType must be 'create' or 'index', found: [{other}]")));
-            }
-            (op, _) => op,
-        };
-        let source_line = if op == OpType::Delete {
+        let (op, meta) = meta::parse(line, line_no)?;
+        let source = if op == OpType::Delete {
             None
         } else {
             match it.next() {
@@ -122,49 +63,157 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Valu
                 None => return Err(OsError::illegal("The bulk request must be terminated by a newline [\\n]")),
             }
         };
-        let index = str_field(meta, "_index").or_else(|| d.index.clone());
-        let id = str_field(meta, "_id");
-        let routing = str_field(meta, "routing").or_else(|| str_field(meta, "_routing")).or_else(|| d.routing.clone());
-        let Some(index) = index else {
-            return Err(OsError::validation(&["index is missing".into()]));
+        items.push(Item { op, meta, source });
+    }
+    Ok(items)
+}
+
+/// An item that found its shard short of active copies: rendered once all items are known
+/// (the message counts the shard's items).
+struct Unavailable {
+    /// Offset in the rendered items where this item goes.
+    at: usize,
+    op: OpType,
+    index: String,
+    id: Option<String>,
+    shard: *const IndexShard,
+    describe: String,
+}
+
+/// Per-request state shared by the items.
+struct Run<'c> {
+    cs: &'c ClusterService,
+    d: &'c BulkDefaults,
+    deadline: Instant,
+    /// Resolved write targets by (name, require_alias), with their `_shards.total`.
+    targets: Vec<(String, bool, Arc<IndexService>, u32)>,
+    /// Shards checked against `wait_for_active_shards`, with the result.
+    checked: HashMap<*const IndexShard, Result<(), Shortfall>>,
+    /// Items per shard (for the unavailable message).
+    per_shard: HashMap<*const IndexShard, usize>,
+    /// Per shard, the furthest translog location written: synced once at the end.
+    to_sync: HashMap<*const IndexShard, (Arc<IndexShard>, WriteResult)>,
+    refreshed: Vec<Arc<IndexShard>>,
+}
+
+impl Run<'_> {
+    fn target(&mut self, name: &str, require_alias: bool) -> OsResult<(Arc<IndexService>, u32)> {
+        if let Some((_, _, svc, total)) = self.targets.iter().find(|(n, r, _, _)| n == name && *r == require_alias) {
+            return Ok((svc.clone(), *total));
+        }
+        let svc = write_target(self.cs, name, require_alias)?;
+        let total = shards_total(&svc);
+        self.targets.push((name.to_string(), require_alias, svc.clone(), total));
+        Ok((svc, total))
+    }
+
+    /// Whether `shard` has the copies the request waits for (waiting once per shard).
+    fn active_ok(&mut self, svc: &IndexService, shard: &Arc<IndexShard>) -> Result<(), Shortfall> {
+        let key = Arc::as_ptr(shard);
+        *self.per_shard.entry(key).or_insert(0) += 1;
+        if self.d.wait.want.trivially_met() {
+            return Ok(());
+        }
+        if let Some(r) = self.checked.get(&key) {
+            return r.clone();
+        }
+        let r = active_shards::check(svc, shard.id, self.d.wait.want, self.d.wait.timeout, self.deadline);
+        self.checked.insert(key, r.clone());
+        r
+    }
+
+    fn wrote(&mut self, shard: Arc<IndexShard>, w: WriteResult) {
+        let key = Arc::as_ptr(&shard);
+        if self.d.refresh != Refresh::False && !self.refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
+            self.refreshed.push(shard.clone());
+        }
+        let e = self.to_sync.entry(key).or_insert_with(|| (shard, w));
+        if w.location > e.1.location {
+            e.1 = w;
+        }
+    }
+}
+
+/// What became of one item.
+enum Outcome {
+    Written { index: Arc<IndexService>, id: String, total: u32, w: WriteResult, result: &'static str, status: u16 },
+    Updated(WriteOutcome, Option<Value>),
+    Unavailable { index: String, id: Option<String>, shard: *const IndexShard, describe: String },
+}
+
+/// A failed item: the error and the `_index`/`_id` it reports.
+struct Failure {
+    index: String,
+    id: Option<String>,
+    error: OsError,
+}
+
+/// Runs a bulk request; returns the response body as compact JSON.
+pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Vec<u8>> {
+    let start = Instant::now();
+    let items = parse_items(body)?;
+    if items.is_empty() {
+        return Err(OsError::validation(&["no requests added".into()]));
+    }
+    if d.index.is_none() && items.iter().any(|i| i.meta.index.is_none()) {
+        return Err(OsError::validation(&["index is missing".into()]));
+    }
+    let mut run = Run {
+        cs,
+        d,
+        deadline: start + d.wait.timeout,
+        targets: Vec::new(),
+        checked: HashMap::new(),
+        per_shard: HashMap::new(),
+        to_sync: HashMap::new(),
+        refreshed: Vec::new(),
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(items.len() * 192);
+    let mut errors = false;
+    let mut pending: Vec<Unavailable> = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        let Some(index) = item.meta.index.as_deref().or(d.index.as_deref()) else {
+            return Err(OsError::validation(&["index is missing".into()])); // checked above
         };
-        let require_alias = meta.get("require_alias").and_then(Value::as_bool).unwrap_or(d.require_alias);
-        let result = run_item(cs, op, &index, id.clone(), routing, meta, source_line, require_alias, d);
-        let item = match result {
-            Ok((outcome, shard, get)) => {
-                if let (Some(shard), Some(w)) = (shard, outcome.write) {
-                    let key = Arc::as_ptr(&shard);
-                    let e = to_sync.entry(key).or_insert_with(|| (shard.clone(), w));
-                    if w.location > e.1.location {
-                        e.1 = w;
-                    }
-                    if d.refresh != Refresh::False && !refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
-                        refreshed.push(shard);
-                    }
-                }
-                let mut v = if op == OpType::Update { update::response(&outcome, get) } else { write_response(&outcome) };
+        match run_item(&mut run, item, index) {
+            Ok(Outcome::Written { index, id, total, w, result, status }) => {
+                let forced_refresh = d.refresh == Refresh::True;
+                let r = render::Written {
+                    op: item.op,
+                    index: &index.name,
+                    id: &id,
+                    version: w.version,
+                    result,
+                    forced_refresh,
+                    shards_total: total,
+                    seq_no: w.seq_no,
+                    primary_term: w.primary_term,
+                    status,
+                };
+                render::written(&mut out, &r);
+            }
+            Ok(Outcome::Updated(outcome, get)) => {
+                let mut v = update::response(&outcome, get);
                 if d.refresh == Refresh::True && outcome.write.is_some() {
                     v["forced_refresh"] = json!(true);
                 }
                 v["status"] = json!(outcome.status);
-                v
+                render::other(&mut out, item.op, &v);
             }
-            Err(e) => {
+            Ok(Outcome::Unavailable { index, id, shard, describe }) => {
                 errors = true;
-                let mut v = json!({"_index": index, "_id": id.clone().unwrap_or_default()});
-                if id.is_none() && op != OpType::Index {
-                    v["_id"] = Value::Null;
-                }
-                v["status"] = json!(e.status);
-                v["error"] = e.to_json();
-                v
+                pending.push(Unavailable { at: out.len(), op: item.op, index, id, shard, describe });
             }
-        };
-        let mut wrapped = Map::with_capacity(1);
-        wrapped.insert(op.name().to_owned(), item);
-        items.push(Value::Object(wrapped));
+            Err(f) => {
+                errors = true;
+                render::failed(&mut out, item.op, &f.index, f.id.as_deref(), f.error.status, &f.error.to_json());
+            }
+        }
     }
-    for (_, (shard, w)) in to_sync {
+    for (_, (shard, w)) in std::mem::take(&mut run.to_sync) {
         if shard.engine.durability() == Durability::Request {
             if let Err(e) = shard.engine.ensure_synced(w.location, w.seq_no) {
                 // Nothing of this shard may be acknowledged: fail every item the shard took.
@@ -172,110 +221,147 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Valu
             }
         }
     }
-    for s in refreshed {
+    for s in std::mem::take(&mut run.refreshed) {
         s.refresh()?;
     }
-    Ok(json!({"took": start.elapsed().as_millis() as u64, "errors": errors, "items": items}))
-}
-
-fn json_token_name(line: &[u8], _e: &serde_json::Error) -> &'static str {
-    match line.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'[') => "START_ARRAY",
-        Some(b'"') => "VALUE_STRING",
-        Some(b'0'..=b'9') | Some(b'-') => "VALUE_NUMBER",
-        _ => "VALUE_STRING",
+    if !pending.is_empty() {
+        out = splice_unavailable(&run, out, pending);
     }
+    Ok(render::body(start.elapsed().as_millis() as u64, errors, &out))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_item(
-    cs: &ClusterService,
-    op: OpType,
-    index: &str,
-    id: Option<String>,
-    routing: Option<String>,
-    meta: &Map<String, Value>,
-    source: Option<&[u8]>,
-    require_alias: bool,
-    d: &BulkDefaults,
-) -> OsResult<(WriteOutcome, Option<Arc<IndexShard>>, Option<Value>)> {
+/// Inserts the rendered unavailable items at their offsets.
+fn splice_unavailable(run: &Run, out: Vec<u8>, pending: Vec<Unavailable>) -> Vec<u8> {
+    let mut full = Vec::with_capacity(out.len() + pending.len() * 256);
+    let mut from = 0;
+    for p in pending {
+        full.extend_from_slice(&out[from..p.at]);
+        from = p.at;
+        let e = match run.checked.get(&p.shard) {
+            Some(Err(s)) => {
+                let count = run.per_shard.get(&p.shard).copied().unwrap_or(1);
+                s.error(&active_shards::describe_shard_request(&s.index, s.shard, count, &p.describe, run.d.refresh))
+            }
+            _ => OsError::internal("shard availability was not recorded"),
+        };
+        render::failed(&mut full, p.op, &p.index, p.id.as_deref(), e.status, &e.to_json());
+    }
+    full.extend_from_slice(&out[from..]);
+    full
+}
+
+fn fail(index: &str, id: Option<String>) -> impl FnOnce(OsError) -> Failure + '_ {
+    move |error| Failure { index: index.to_string(), id, error }
+}
+
+fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure> {
+    let m = &item.meta;
+    let d = run.d;
+    let given_id = m.id.as_deref().map(str::to_string);
+    // Before an id is assigned, failures show `""` for index items and `null` otherwise.
+    let pre_id = || if item.op == OpType::Index { Some(given_id.clone().unwrap_or_default()) } else { given_id.clone() };
+    let routing = m.routing().map(str::to_string).or_else(|| d.routing.clone());
+    let require_alias = m.require_alias.unwrap_or(d.require_alias);
     let constraints = Constraints {
-        if_seq_no: meta.get("if_seq_no").and_then(Value::as_i64),
-        if_primary_term: meta.get("if_primary_term").and_then(Value::as_u64),
-        version: meta.get("version").and_then(Value::as_i64),
-        version_type: parse_version_type(meta.get("version_type").and_then(Value::as_str))?,
-        create: op == OpType::Create || meta.get("op_type").and_then(Value::as_str) == Some("create"),
+        if_seq_no: m.if_seq_no,
+        if_primary_term: m.if_primary_term,
+        version: m.version,
+        version_type: parse_version_type(m.version_type.as_deref()).map_err(fail(index, pre_id()))?,
+        create: item.op == OpType::Create || m.op_type.as_deref() == Some("create"),
     };
-    match op {
+    match item.op {
         OpType::Index | OpType::Create => {
-            let source = source.unwrap_or_default();
+            let source = item.source.unwrap_or_default();
             // Content detection (OpenSearch's XContentFactory) needs an object's opening brace;
             // malformed JSON after it is the document parser's `json_parse_exception`.
             if source.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-                return Err(OsError::new("mapper_parsing_exception", "failed to parse").caused_by(OsError::new("not_x_content_exception", "Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes")));
+                let e = OsError::new("mapper_parsing_exception", "failed to parse").caused_by(OsError::new(
+                    "not_x_content_exception",
+                    "Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes",
+                ));
+                return Err(fail(index, pre_id())(e));
             }
-            if op == OpType::Create && id.is_none() {
-                // An auto-generated id is a create anyway.
-            }
-            if let Some(p) = meta.get("pipeline").and_then(Value::as_str).or(d.pipeline.as_deref()) {
+            if let Some(p) = m.pipeline.as_deref().or(d.pipeline.as_deref()) {
                 if p != "_none" {
-                    return Err(OsError::illegal(format!("pipeline with id [{p}] does not exist")));
+                    return Err(fail(index, pre_id())(OsError::illegal(format!("pipeline with id [{p}] does not exist"))));
                 }
             }
-            let svc = write_target(cs, index, require_alias)?;
-            let (shard, id, w) = index_into(cs, &svc, id, routing, source.to_vec(), constraints)?;
-            let outcome = WriteOutcome {
-                index: svc.name.clone(),
-                id,
-                result: if w.created_or_found { "created" } else { "updated" },
-                write: Some(w),
-                shards_total: shards_total(&svc),
-                forced_refresh: false,
-                status: if w.created_or_found { 201 } else { 200 },
-            };
-            Ok((outcome, Some(shard), None))
+            let (svc, total) = run.target(index, require_alias).map_err(fail(index, pre_id()))?;
+            let (id, auto) = assign_id(given_id.clone(), &constraints).map_err(fail(&svc.name, pre_id()))?;
+            // From here on the item reports its (possibly generated) id.
+            let shard = route_doc(&svc, &id, routing.as_deref()).map_err(fail(&svc.name, Some(id.clone())))?;
+            if run.active_ok(&svc, &shard).is_err() {
+                let describe = active_shards::describe_index(&svc.name, &id, source);
+                return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
+            }
+            let w = index_routed(run.cs, &svc, &shard, id.clone(), auto, routing, source.to_vec(), constraints).map_err(fail(&svc.name, Some(id.clone())))?;
+            run.wrote(shard, w);
+            let (result, status) = if w.created_or_found { ("created", 201) } else { ("updated", 200) };
+            Ok(Outcome::Written { index: svc, id, total, w, result, status })
         }
         OpType::Delete => {
-            let Some(id) = id else {
-                return Err(OsError::validation(&["id is missing".into()]));
+            let Some(id) = given_id.clone() else {
+                return Err(fail(index, None)(OsError::validation(&["id is missing".into()])));
             };
-            let svc = write_target(cs, index, require_alias)?;
-            let (shard, w) = delete_in(&svc, &id, routing.as_deref(), constraints)?;
-            let outcome = WriteOutcome {
-                index: svc.name.clone(),
-                id,
-                result: if w.created_or_found { "deleted" } else { "not_found" },
-                write: Some(w),
-                shards_total: shards_total(&svc),
-                forced_refresh: false,
-                status: if w.created_or_found { 200 } else { 404 },
-            };
-            Ok((outcome, Some(shard), None))
+            let (svc, total) = run.target(index, require_alias).map_err(fail(index, Some(id.clone())))?;
+            let shard = route_doc(&svc, &id, routing.as_deref()).map_err(fail(&svc.name, Some(id.clone())))?;
+            if run.active_ok(&svc, &shard).is_err() {
+                let describe = active_shards::describe_delete(&svc.name, &id);
+                return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
+            }
+            let (shard, w) = delete_in(&svc, &id, routing.as_deref(), constraints).map_err(fail(&svc.name, Some(id.clone())))?;
+            run.wrote(shard, w);
+            let (result, status) = if w.created_or_found { ("deleted", 200) } else { ("not_found", 404) };
+            Ok(Outcome::Written { index: svc, id, total, w, result, status })
         }
         OpType::Update => {
-            let Some(id) = id else {
-                return Err(OsError::validation(&["id is missing".into()]));
+            let Some(id) = given_id.clone() else {
+                return Err(fail(index, None)(OsError::validation(&["id is missing".into()])));
             };
-            let body: Value = serde_json::from_slice(source.unwrap_or_default())?;
+            let failed = fail(index, Some(id.clone()));
+            let body: Value = match serde_json::from_slice(item.source.unwrap_or_default()) {
+                Ok(b) => b,
+                Err(e) => return Err(failed(OsError::from(e))),
+            };
             let mut req = UpdateRequest {
                 index: index.to_string(),
                 id: id.clone(),
                 routing: routing.clone(),
-                retry_on_conflict: meta.get("retry_on_conflict").and_then(Value::as_u64).unwrap_or(0) as u32,
+                retry_on_conflict: m.retry_on_conflict.unwrap_or(0) as u32,
                 if_seq_no: constraints.if_seq_no,
                 if_primary_term: constraints.if_primary_term,
                 require_alias,
                 source: d.source.clone(),
+                wait: ActiveWait { want: ActiveShardCount::Count(0), timeout: d.wait.timeout },
                 ..Default::default()
             };
-            req.apply_body(&body)?;
-            if let Some(s) = meta.get("_source") {
-                req.source = Some(super::source_filter::SourceFilter::from_json(s).map_err(OsError::parsing)?);
+            if let Err(e) = req.apply_body(&body) {
+                return Err(fail(index, Some(id))(e));
             }
-            let (outcome, get) = update::update(cs, &req)?;
-            let shard = cs.index(&outcome.index).ok().map(|svc| svc.route(routing.as_deref().unwrap_or(&id)).clone());
+            if let Some(s) = &m.source_filter {
+                match super::source_filter::SourceFilter::from_json(s) {
+                    Ok(f) => req.source = Some(f),
+                    Err(e) => return Err(fail(index, Some(id))(OsError::parsing(e))),
+                }
+            }
+            if let Ok((svc, _)) = run.target(index, require_alias) {
+                let shard = svc.route(routing.as_deref().unwrap_or(&id)).clone();
+                if run.active_ok(&svc, &shard).is_err() {
+                    let describe = active_shards::describe_update(&svc.name, &req);
+                    return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
+                }
+            }
+            let (outcome, get) = update::update(run.cs, &req).map_err(fail(index, Some(id.clone())))?;
             // Updates synced inside the update action already; the entry only drives refresh.
-            Ok((outcome, shard, get))
+            if d.refresh != Refresh::False && outcome.write.is_some() {
+                if let Ok(svc) = run.cs.index(&outcome.index) {
+                    let shard = svc.route(routing.as_deref().unwrap_or(&id)).clone();
+                    if !run.refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
+                        run.refreshed.push(shard);
+                    }
+                }
+            }
+            Ok(Outcome::Updated(outcome, get))
         }
     }
 }

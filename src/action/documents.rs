@@ -2,6 +2,7 @@
 //! share (aliases with a write index, auto-creation with templates, `require_alias`).
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
@@ -13,6 +14,33 @@ use crate::engine::translog::Durability;
 use crate::error::{OsError, OsResult};
 use crate::shard::engine::{IndexOp, WriteResult};
 use crate::shard::versioning::{Constraints, VersionType};
+
+pub mod active_shards;
+mod ids;
+
+use active_shards::ActiveShardCount;
+pub use ids::generate_id;
+
+/// `wait_for_active_shards` and `timeout` of a write request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActiveWait {
+    pub want: ActiveShardCount,
+    pub timeout: Duration,
+}
+
+impl Default for ActiveWait {
+    fn default() -> Self {
+        ActiveWait { want: ActiveShardCount::Default, timeout: active_shards::DEFAULT_TIMEOUT }
+    }
+}
+
+impl ActiveWait {
+    /// Checks shard `shard` of `svc` (waiting up to the timeout); `describe` renders the
+    /// request for the error message.
+    pub fn check(&self, svc: &IndexService, shard: u32, describe: impl FnOnce() -> String) -> OsResult<()> {
+        active_shards::check(svc, shard, self.want, self.timeout, Instant::now() + self.timeout).map_err(|s| s.error(&describe()))
+    }
+}
 
 /// `refresh` of a write request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +85,7 @@ pub struct IndexRequest {
     pub refresh: Refresh,
     pub require_alias: bool,
     pub pipeline: Option<String>,
+    pub wait: ActiveWait,
 }
 
 /// The outcome of a write, rendered by [`write_response`].
@@ -90,13 +119,6 @@ pub fn write_response(o: &WriteOutcome) -> Value {
         m.insert("_primary_term".into(), json!(w.primary_term));
     }
     Value::Object(m)
-}
-
-/// A document id OpenSearch would generate: 20 URL-safe base64 characters.
-pub fn generate_id() -> String {
-    use base64::Engine;
-    let id = crate::engine::segment::random_id();
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&id[..15])
 }
 
 /// Validates an id as OpenSearch does.
@@ -201,23 +223,41 @@ pub fn check_routing(svc: &IndexService, id: &str, routing: Option<&str>) -> OsR
 /// Indexes one document into a resolved index without waiting for durability; the caller calls
 /// [`sync_and_refresh`]. Dynamic mapping updates are persisted before the document is indexed.
 pub fn index_into(cs: &ClusterService, svc: &IndexService, id: Option<String>, routing: Option<String>, source: Vec<u8>, constraints: Constraints) -> OsResult<(Arc<IndexShard>, String, WriteResult)> {
-    if let Some(pid) = &id {
-        validate_id(pid)?;
+    let (id, auto) = assign_id(id, &constraints)?;
+    let shard = route_doc(svc, &id, routing.as_deref())?;
+    let w = index_routed(cs, svc, &shard, id.clone(), auto, routing, source, constraints)?;
+    Ok((shard, id, w))
+}
+
+/// Validates a given id, or generates one (`true`: auto-generated).
+pub fn assign_id(id: Option<String>, constraints: &Constraints) -> OsResult<(String, bool)> {
+    match id {
+        Some(id) => {
+            validate_id(&id)?;
+            Ok((id, false))
+        }
+        None if constraints.version.is_some() && constraints.version_type == VersionType::Internal => {
+            Err(OsError::validation(&["an id must be provided if version type or value are set".into()]))
+        }
+        None => Ok((generate_id(), true)),
     }
-    let auto = id.is_none();
-    if auto && constraints.version.is_some() && constraints.version_type == VersionType::Internal {
-        return Err(OsError::validation(&["an id must be provided if version type or value are set".into()]));
-    }
-    let id = id.unwrap_or_else(generate_id);
-    check_routing(svc, &id, routing.as_deref())?;
-    let shard = svc.route(routing.as_deref().unwrap_or(&id)).clone();
+}
+
+/// The shard a document goes to (checks `_routing.required`).
+pub fn route_doc(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResult<Arc<IndexShard>> {
+    check_routing(svc, id, routing)?;
+    Ok(svc.route(routing.unwrap_or(id)).clone())
+}
+
+/// Parses and indexes a document on its shard (see [`route_doc`]).
+#[allow(clippy::too_many_arguments)]
+pub fn index_routed(cs: &ClusterService, svc: &IndexService, shard: &IndexShard, id: String, auto: bool, routing: Option<String>, source: Vec<u8>, constraints: Constraints) -> OsResult<WriteResult> {
     let parsed = svc.parse(&id, &source)?;
     if let Some(update) = &parsed.mapping_update {
         cs.apply_mapping_update(&svc.name, update)?;
     }
-    let op = IndexOp { id: id.clone(), routing, source, fields: parsed.fields, constraints, auto_generated_id: auto };
-    let w = shard.engine.index(op).map_err(|e| doc_error(OsError::from(e), svc, &shard))?;
-    Ok((shard, id, w))
+    let op = IndexOp { id, routing, source, fields: parsed.fields, constraints, auto_generated_id: auto };
+    shard.engine.index(op).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 
 /// Makes a write durable (translog fsync under `request` durability) and applies `refresh`.
@@ -248,7 +288,13 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
         }
     }
     let svc = write_target(cs, &req.index, req.require_alias)?;
-    let (shard, id, w) = index_into(cs, &svc, req.id, req.routing, req.source, req.constraints)?;
+    let (id, auto) = assign_id(req.id, &req.constraints)?;
+    let shard = route_doc(&svc, &id, req.routing.as_deref())?;
+    req.wait.check(&svc, shard.id, || {
+        let one = active_shards::describe_index(&svc.name, &id, &req.source);
+        active_shards::describe_shard_request(&svc.name, shard.id, 1, &one, req.refresh)
+    })?;
+    let w = index_routed(cs, &svc, &shard, id.clone(), auto, req.routing, req.source, req.constraints)?;
     let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
@@ -269,6 +315,7 @@ pub struct DeleteRequest {
     pub routing: Option<String>,
     pub constraints: Constraints,
     pub refresh: Refresh,
+    pub wait: ActiveWait,
 }
 
 /// Deletes in a resolved index without syncing.
@@ -286,6 +333,10 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
         Err(e) if e.kind == "index_not_found_exception" && cs.metadata().is_alias(&req.index) => write_target(cs, &req.index, false)?,
         Err(e) => return Err(e),
     };
+    let shard = route_doc(&svc, &req.id, req.routing.as_deref())?;
+    req.wait.check(&svc, shard.id, || {
+        active_shards::describe_shard_request(&svc.name, shard.id, 1, &active_shards::describe_delete(&svc.name, &req.id), req.refresh)
+    })?;
     let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), req.constraints)?;
     let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::documents::{delete_in, doc_error, index_into, shards_total, sync_and_refresh, write_target, Refresh, WriteOutcome};
+use super::documents::{active_shards, delete_in, doc_error, index_into, shards_total, sync_and_refresh, write_target, ActiveWait, Refresh, WriteOutcome};
 use super::source_filter::SourceFilter;
 use crate::error::{OsError, OsResult};
 use super::script_glue::{Script, UpdateContext};
@@ -28,6 +28,8 @@ pub struct UpdateRequest {
     pub refresh: Refresh,
     pub source: Option<SourceFilter>,
     pub require_alias: bool,
+    /// `wait_for_active_shards`/`timeout`, checked once before the first attempt.
+    pub wait: ActiveWait,
 }
 
 impl UpdateRequest {
@@ -104,6 +106,13 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
         Some(s) => Some(Script::from_request(s).map_err(|e| e.to_os_error())?),
         None => None,
     };
+    if !req.wait.want.trivially_met() {
+        let svc = write_target(cs, &req.index, req.require_alias)?;
+        let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+        req.wait.check(&svc, shard.id, || {
+            active_shards::describe_shard_request(&svc.name, shard.id, 1, &active_shards::describe_update(&svc.name, req), req.refresh)
+        })?;
+    }
     let mut attempt = 0;
     loop {
         match update_once(cs, req, script.as_ref()) {

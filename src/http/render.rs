@@ -20,24 +20,42 @@ pub struct RestResponse {
     pub status: u16,
     pub body: Body,
     pub headers: Vec<(String, String)>,
+    /// A body already rendered as compact JSON (`body` is then [`Body::Empty`]): sent as-is
+    /// when no `filter_path`, `pretty` or `format` asks for another rendering, parsed back into
+    /// a [`Value`] for the generic path otherwise ([`RestResponse::into_json`]).
+    pub raw_json: Option<Vec<u8>>,
 }
 
 impl RestResponse {
     /// 200 with a JSON body.
     pub fn ok(v: Value) -> RestResponse {
-        RestResponse { status: 200, body: Body::Json(v), headers: Vec::new() }
+        RestResponse { status: 200, body: Body::Json(v), headers: Vec::new(), raw_json: None }
     }
     /// A status with a JSON body.
     pub fn json(status: u16, v: Value) -> RestResponse {
-        RestResponse { status, body: Body::Json(v), headers: Vec::new() }
+        RestResponse { status, body: Body::Json(v), headers: Vec::new(), raw_json: None }
     }
     /// 200 with text.
     pub fn text(s: String) -> RestResponse {
-        RestResponse { status: 200, body: Body::Text(s), headers: Vec::new() }
+        RestResponse { status: 200, body: Body::Text(s), headers: Vec::new(), raw_json: None }
+    }
+    /// A status with a body already rendered as compact JSON (see `raw_json`).
+    pub fn raw_json(status: u16, json: Vec<u8>) -> RestResponse {
+        RestResponse { status, body: Body::Empty, headers: Vec::new(), raw_json: Some(json) }
+    }
+    /// The body as a JSON value: a pre-rendered body is parsed back (an unparsable one, which
+    /// a handler never produces, becomes an `internal` error body).
+    pub fn json_body(&mut self) {
+        if let Some(raw) = self.raw_json.take() {
+            self.body = match serde_json::from_slice(&raw) {
+                Ok(v) => Body::Json(v),
+                Err(e) => Body::Json(crate::error::OsError::internal(format!("pre-rendered body is not JSON: {e}")).to_body()),
+            };
+        }
     }
     /// A status without a body (HEAD answers).
     pub fn status(status: u16) -> RestResponse {
-        RestResponse { status, body: Body::Empty, headers: Vec::new() }
+        RestResponse { status, body: Body::Empty, headers: Vec::new(), raw_json: None }
     }
 }
 
@@ -237,6 +255,18 @@ mod tests {
         assert_eq!(filter_path(&v, "-hits"), json!({"took": 1}));
         assert_eq!(filter_path(&v, "h*.total"), json!({"hits": {"total": 5}}));
         assert_eq!(filter_path(&v, "nothing"), json!({}));
+    }
+
+    #[test]
+    fn raw_json_parses_back_for_the_generic_path() {
+        let mut r = RestResponse::raw_json(200, br#"{"took":1,"items":[{"index":{"_id":"a"}}]}"#.to_vec());
+        assert!(matches!(r.body, Body::Empty));
+        r.json_body();
+        assert!(r.raw_json.is_none());
+        match r.body {
+            Body::Json(v) => assert_eq!(v, json!({"took": 1, "items": [{"index": {"_id": "a"}}]})),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

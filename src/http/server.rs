@@ -177,9 +177,14 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     finish(resp, head, pretty, filter.as_deref(), format, accept_gzip)
 }
 
-fn finish(resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, format: Format, gzip: bool) -> Response<Full<Bytes>> {
-    let RestResponse { status, headers, body } = resp;
+fn finish(mut resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, format: Format, gzip: bool) -> Response<Full<Bytes>> {
+    let generic = pretty || filter.is_some_and(|f| !f.is_empty()) || format != Format::Json;
+    if generic {
+        resp.json_body();
+    }
+    let RestResponse { status, headers, body, raw_json } = resp;
     let (bytes, ctype) = match body {
+        Body::Empty if raw_json.is_some() => (raw_json.unwrap_or_default(), "application/json; charset=UTF-8"),
         Body::Empty => (Vec::new(), "application/json; charset=UTF-8"),
         Body::Text(t) => (t.into_bytes(), "text/plain; charset=UTF-8"),
         Body::Json(v) => {

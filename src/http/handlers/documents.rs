@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 
 use crate::action::bulk::{self, BulkDefaults};
-use crate::action::documents::{self, parse_version_type, DeleteRequest, GetRequest, IndexRequest, Refresh};
+use crate::action::documents::active_shards::{ActiveShardCount, DEFAULT_TIMEOUT};
+use crate::action::documents::{self, parse_version_type, ActiveWait, DeleteRequest, GetRequest, IndexRequest, Refresh};
 use crate::action::source_filter::SourceFilter;
 use crate::action::update::{self, UpdateRequest};
 use crate::error::{OsError, OsResult};
@@ -30,6 +31,13 @@ fn constraints(req: &RestRequest) -> OsResult<Constraints> {
         return Err(OsError::validation(&["compare and write operations can not be used with version type [external]".into()]));
     }
     Ok(c)
+}
+
+/// `wait_for_active_shards` and `timeout` (default 1m; `-1` is bounded to the default too).
+fn active_wait(req: &RestRequest) -> OsResult<ActiveWait> {
+    let want = ActiveShardCount::parse(req.param("wait_for_active_shards"))?;
+    let timeout = req.time_param("timeout")?.unwrap_or(DEFAULT_TIMEOUT);
+    Ok(ActiveWait { want, timeout })
 }
 
 fn index_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -59,6 +67,7 @@ fn index_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         refresh: Refresh::parse(req.param("refresh"))?,
         require_alias: req.bool_param("require_alias", false)?,
         pipeline: req.param("pipeline").map(str::to_string),
+        wait: active_wait(req)?,
     };
     let o = documents::index(&node.cluster, r)?;
     Ok(RestResponse::json(o.status, documents::write_response(&o)))
@@ -126,6 +135,7 @@ fn delete_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         routing: req.param("routing").map(str::to_string),
         constraints: constraints(req)?,
         refresh: Refresh::parse(req.param("refresh"))?,
+        wait: active_wait(req)?,
     };
     let o = documents::delete(&node.cluster, r)?;
     Ok(RestResponse::json(o.status, documents::write_response(&o)))
@@ -141,6 +151,7 @@ fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         if_primary_term: req.int_param("if_primary_term")?.map(|v| v.max(0) as u64),
         refresh: Refresh::parse(req.param("refresh"))?,
         require_alias: req.bool_param("require_alias", false)?,
+        wait: active_wait(req)?,
         ..Default::default()
     };
     let body = req.required_json()?;
@@ -160,8 +171,9 @@ fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         require_alias: req.bool_param("require_alias", false)?,
         refresh: Refresh::parse(req.param("refresh"))?,
         source: if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") { Some(source_filter(req)) } else { None },
+        wait: active_wait(req)?,
     };
-    Ok(RestResponse::ok(bulk::bulk(&node.cluster, &req.body, &d)?))
+    Ok(RestResponse::raw_json(200, bulk::bulk(&node.cluster, &req.body, &d)?))
 }
 
 fn mget(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
