@@ -338,3 +338,138 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
     drop(Arc::try_unwrap(engine).ok().expect("the only reference"));
     check(&open(dir.path()));
 }
+
+/// Every live document's `_id` and `views`, read from the segments one by one (a duplicate shows
+/// up as a second entry).
+fn scan_live(engine: &ShardEngine) -> Vec<(String, u64)> {
+    let s = engine.searcher().unwrap();
+    let mut out = Vec::new();
+    for leaf in s.leaves() {
+        for d in 0..leaf.reader.max_doc() {
+            if leaf.live.is_live(d) {
+                let doc = read_document(&leaf.reader, d).unwrap();
+                let v = serde_json::from_slice::<serde_json::Value>(&doc.source).unwrap()["views"].as_u64().unwrap();
+                out.push((doc.id, v));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model() {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const APPENDERS: u64 = 3;
+    const APPENDS: u64 = 1_200;
+    let dir = tempfile::tempdir().unwrap();
+    let open4 = |root: &Path| {
+        let index: Arc<dyn Directory> = Arc::new(FsDirectory::open(root.join("index")).unwrap());
+        let translog: Arc<dyn Directory> = Arc::new(FsDirectory::open(root.join("translog")).unwrap());
+        let mut config = default_config(parser(mapping()));
+        config.writer.builders = 4;
+        config.writer.merge_policy.segments_per_tier = 2.0;
+        config.writer.merge_policy.max_merge_at_once = 2;
+        ShardEngine::open(index, translog, config).expect("open shard")
+    };
+    let engine = Arc::new(open4(dir.path()));
+    assert_eq!(engine.writer().builders(), 4);
+    let done = Arc::new(AtomicBool::new(false));
+    let refresher = {
+        let (engine, done) = (engine.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut rounds = 0u32;
+            while !done.load(Ordering::Acquire) && rounds < 100_000 {
+                engine.refresh().unwrap();
+                if rounds % 8 == 7 {
+                    engine.flush().unwrap();
+                    // Nothing is in flight during a flush: the commit covers every issued op.
+                }
+                rounds += 1;
+                std::thread::yield_now();
+            }
+            rounds
+        })
+    };
+    let appenders: Vec<_> = (0..APPENDERS)
+        .map(|t| {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                let mut acked = Vec::new();
+                for n in 0..APPENDS {
+                    let id = format!("auto-{t}-{n}");
+                    let source = serde_json::to_vec(&serde_json::json!({"title": format!("append {n}"), "views": n})).unwrap();
+                    let fields = mapping().parse(&id, &source).unwrap().fields;
+                    let op = IndexOp { id: id.clone(), source, fields, auto_generated_id: true, ..Default::default() };
+                    let r = engine.index(op).unwrap();
+                    assert!(r.created_or_found);
+                    engine.ensure_synced(r.location, r.seq_no).unwrap();
+                    acked.push(id.clone());
+                    if n % 16 == 0 {
+                        // Realtime get finds an acknowledged append wherever it is.
+                        let old = &acked[(n as usize) / 2];
+                        assert!(engine.get(old).unwrap().is_some(), "realtime get of {old}");
+                    }
+                }
+                acked
+            })
+        })
+        .collect();
+    let updater = {
+        let engine = engine.clone();
+        std::thread::spawn(move || {
+            let mut model: BTreeMap<String, Option<u64>> = BTreeMap::new();
+            let mut x = 0x2545_F491_4F6C_DD1Du64;
+            for n in 0..1_500u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let id = format!("explicit-{}", x % 50);
+                if x % 4 == 0 {
+                    let r = engine.delete(&id, Constraints::default()).unwrap();
+                    engine.ensure_synced(r.location, r.seq_no).unwrap();
+                    assert_eq!(r.created_or_found, model.get(&id).copied().flatten().is_some(), "delete of {id} found it");
+                    model.insert(id.clone(), None);
+                } else {
+                    let r = put(&engine, &id, serde_json::json!({"title": format!("write {n}"), "views": n}));
+                    assert_eq!(r.created_or_found, model.get(&id).copied().flatten().is_none(), "index of {id} created it");
+                    model.insert(id.clone(), Some(n));
+                }
+                let got = engine.get(&id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap());
+                assert_eq!(got, model[&id], "realtime get of {id} after write {n}");
+            }
+            model
+        })
+    };
+    let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+    for a in appenders {
+        for id in a.join().unwrap() {
+            let n = id.rsplit('-').next().unwrap().parse().unwrap();
+            assert!(expected.insert(id, n).is_none());
+        }
+    }
+    for (id, v) in updater.join().unwrap() {
+        if let Some(v) = v {
+            expected.insert(id, v);
+        }
+    }
+    done.store(true, Ordering::Release);
+    assert!(refresher.join().unwrap() > 0);
+    let check = |engine: &ShardEngine| {
+        engine.refresh().unwrap();
+        let mut live = scan_live(engine);
+        live.sort();
+        let want: Vec<(String, u64)> = expected.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        assert_eq!(live.len(), want.len(), "every acknowledged op present exactly once");
+        assert_eq!(live, want);
+        assert_eq!(engine.searcher().unwrap().num_docs() as usize, want.len());
+        assert_eq!(engine.local_checkpoint(), engine.max_seq_no());
+    };
+    check(&engine);
+    // Without a final flush: the tail comes back from the translog.
+    engine.close().unwrap();
+    drop(Arc::try_unwrap(engine).ok().expect("the only reference"));
+    let reopened = open4(dir.path());
+    check(&reopened);
+    assert_eq!(reopened.max_seq_no() as u64 + 1, APPENDERS * APPENDS + 1_500);
+}

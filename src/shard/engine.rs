@@ -2,7 +2,8 @@
 //! versions; the translog that makes them durable before they are acknowledged; refresh, flush and
 //! recovery from the last commit plus translog replay.
 //!
-//! The write path of one operation (all under the shard's write lock except step 6):
+//! The write path of one operation (steps 1–5 under the shard's write lock for explicit ids; see
+//! "Concurrent appends" for auto-generated ids):
 //!
 //! 1. resolve the version against the live document or its tombstone (`versioning`);
 //! 2. take the next sequence number;
@@ -16,9 +17,21 @@
 //! with `translog_generation = G` and `local_checkpoint` = the processed checkpoint, then drop the
 //! translog generations below G. Every operation at or below the checkpoint is in the commit, and
 //! every later one is in generations ≥ G, so recovery replays exactly the missing suffix.
+//!
+//! Concurrent appends: an index op with an auto-generated id (OpenSearch's append-only
+//! optimisation: it cannot exist yet, so no version lookup and no delete of an older copy) does not
+//! take the write lock. It holds the *append gate* shared; the writer inverts it into one of its
+//! builders in parallel with other appends, the checkpoint tracker hands out sequence numbers
+//! atomically, and the translog has its own lock. Ops with explicit ids keep serializing on the
+//! write lock; they stay correct next to appends because appends only add new ids, which the
+//! writer's lookups see in every builder. Flush and close take the write lock and then the gate
+//! exclusively, so no append is in flight while they run: the processed checkpoint then covers
+//! every sequence number issued (`local_checkpoint == max_seq_no` in the commit, as before), and an
+//! op logged in a generation below G was applied to the writer before the commit took its builders.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
 use super::checkpoint::{LocalCheckpointTracker, NO_OPS_PERFORMED};
@@ -104,6 +117,9 @@ pub struct ShardEngine {
     tracker: LocalCheckpointTracker,
     tombstones: Mutex<HashMap<String, Tombstone>>,
     write_lock: Mutex<()>,
+    /// Held shared by appends of auto-generated ids, exclusively by flush and close (after
+    /// `write_lock`), so these see no append in flight.
+    append_gate: RwLock<()>,
     config: ShardConfig,
     history_uuid: String,
     global_checkpoint: AtomicI64,
@@ -233,6 +249,7 @@ impl ShardEngine {
             tracker,
             tombstones: Mutex::new(HashMap::new()),
             write_lock: Mutex::new(()),
+            append_gate: RwLock::new(()),
             global_checkpoint: AtomicI64::new(NO_OPS_PERFORMED),
             config,
             history_uuid,
@@ -302,8 +319,19 @@ impl ShardEngine {
 
     /// Indexes a document (steps 1–5 of the module docs). Call [`ShardEngine::ensure_synced`]
     /// with the result's location before acknowledging under `request` durability.
+    ///
+    /// Ops with auto-generated ids run concurrently with each other (see the module docs).
     pub fn index(&self, op: IndexOp) -> Result<WriteResult> {
+        if op.auto_generated_id {
+            let _g = self.append_gate.read().unwrap_or_else(|p| p.into_inner());
+            return self.index_locked(op);
+        }
         let _w = lock(&self.write_lock);
+        self.index_locked(op)
+    }
+
+    /// Steps 1–5 of an index op, under the write lock or (auto-generated id) the append gate.
+    fn index_locked(&self, op: IndexOp) -> Result<WriteResult> {
         self.check_open()?;
         let current = if op.auto_generated_id { None } else { self.current(&op.id)? };
         let (version, created) = resolve_index(&op.id, &op.constraints, current)?;
@@ -323,7 +351,9 @@ impl ShardEngine {
             version,
         })?;
         self.tracker.mark_processed(seq_no);
-        lock(&self.tombstones).remove(&doc.id);
+        if !op.auto_generated_id {
+            lock(&self.tombstones).remove(&doc.id);
+        }
         Ok(WriteResult { seq_no, primary_term, version, created_or_found: created, location })
     }
 
@@ -422,6 +452,7 @@ impl ShardEngine {
     /// Commits the index and trims the translog (see the module docs for the protocol).
     pub fn flush(&self) -> Result<()> {
         let _w = lock(&self.write_lock);
+        let _g = self.append_gate.write().unwrap_or_else(|p| p.into_inner());
         self.check_open()?;
         self.translog.sync()?;
         let gen = self.translog.roll_generation()?;
@@ -494,6 +525,7 @@ impl ShardEngine {
         let merges = lock(&self.merges).take();
         drop(merges);
         let _w = lock(&self.write_lock);
+        let _g = self.append_gate.write().unwrap_or_else(|p| p.into_inner());
         *lock(&self.failure) = Some("engine closed".into());
         self.translog.close()
     }

@@ -4,12 +4,22 @@
 //!
 //! Merges (picking, running, installing) are in `writer/merges.rs`.
 //!
-//! Concurrency: one mutex guards the state. Writers hold it while inverting a document. A refresh
-//! holds it only to swap the buffer out (it becomes `flushing`, still the live copy of its
-//! documents for lookups and deletes) and to publish the new segment with the deletes that hit
-//! the flushing buffer meanwhile; the segment is written without the lock, so indexing goes on.
-//! Refreshes and commits are serialized by a second mutex (taken before the state lock), so
-//! segments are published in write order and a commit never misses a flushing buffer. A merge
+//! Concurrency (as Lucene's DocumentsWriterPerThread): documents are inverted into a pool of
+//! in-memory builders (`writer/pool.rs`, one per core by default), each behind its own mutex.
+//! [`IndexWriter::append`] (a new id: no lookup) takes a free builder and holds nothing else, so
+//! several threads invert into one shard at once. One mutex guards the rest of the state
+//! (segments, flushing buffers, counters); operations that must see every copy of an id
+//! (update, delete, realtime get and lookup) hold it and visit the builders one at a time, which
+//! is enough: appends only add documents with new ids, and no builder is swapped out while the
+//! state lock is held. Lock order: `refresh` → `state` → one builder.
+//!
+//! A refresh holds the state lock only to swap every non-empty builder out (each becomes a
+//! `flushing` buffer, still the live copy of its documents for lookups and deletes; empty ones
+//! stay) and to publish the new segments — one per builder, in slot order, numbered in that order
+//! — with the deletes that hit the flushing buffers meanwhile; the segments are written without
+//! the lock, so indexing goes on. Refreshes and commits are serialized by a second mutex (taken
+//! before the state lock), so a commit never misses a flushing buffer. An append that returned
+//! before a commit began is in that commit (its builder is swapped out by the commit). A merge
 //! holds the state lock only to pick its segments and to install its result: the merge itself
 //! reads immutable segment readers without the lock. Deletes
 //! that hit a merging segment meanwhile are carried over to the merged segment at install
@@ -34,10 +44,13 @@ use crate::engine::segment::reader::SegmentReader;
 use crate::engine::segment::info::SegmentInfo;
 use crate::engine::segment::{random_id, segment_name, DocId, SegmentId};
 use crate::engine::store::Directory;
-use crate::engine::sync::{lock, Arc, Condvar, Mutex};
+use crate::engine::sync::{lock, Arc, AtomicBool, Condvar, Mutex, Ordering};
 use crate::engine::{Error, Result};
 
 mod merges;
+mod pool;
+
+use pool::BuilderPool;
 
 pub use merges::MergeSpec;
 
@@ -49,8 +62,11 @@ pub struct IndexWriterConfig {
     /// When to merge.
     pub merge_policy: TieredMergePolicy,
     /// Refresh when the buffer holds this many bytes (`indices.memory.index_buffer_size` share),
-    /// default 64 MiB.
+    /// default 64 MiB; all builders together.
     pub ram_buffer_bytes: usize,
+    /// In-memory builders, i.e. how many threads can invert documents at once (default: the
+    /// machine's available parallelism; at most 16).
+    pub builders: usize,
 }
 
 impl Default for IndexWriterConfig {
@@ -59,8 +75,16 @@ impl Default for IndexWriterConfig {
             analyzers: Arc::new(default_analyzers()),
             merge_policy: TieredMergePolicy::default(),
             ram_buffer_bytes: 64 << 20,
+            builders: default_builders(),
         }
     }
+}
+
+/// The default number of in-memory builders: `FATHOM_INDEX_BUILDERS` if set (benchmarks compare
+/// 1 with more in one binary), else the machine's available parallelism.
+fn default_builders() -> usize {
+    let env = std::env::var("FATHOM_INDEX_BUILDERS").ok().and_then(|v| v.parse().ok());
+    env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The built-in analyzers, with `default` (the index default analyzer, which text fields without
@@ -109,11 +133,10 @@ struct Segment {
 
 struct State {
     segments: Vec<Segment>,
-    buffer: SegmentBuilder,
-    /// The buffer a refresh is writing as a segment outside the lock (writers go on filling the
-    /// new `buffer` meanwhile); until it is published it still holds the live copy of its
-    /// documents for realtime get, version lookups and deletes.
-    flushing: Option<Flushing>,
+    /// The buffers a refresh is writing as segments outside the lock (writers go on filling the
+    /// pool's fresh builders meanwhile); until they are published they still hold the live copy
+    /// of their documents for realtime get, version lookups and deletes.
+    flushing: Vec<Flushing>,
     counter: u64,
     generation: u64,
     version: u64,
@@ -139,10 +162,14 @@ pub struct IndexWriter {
     dir: Arc<dyn Directory>,
     deleter: Arc<FileDeleter>,
     config: IndexWriterConfig,
-    /// Serializes refreshes and commits, so at most one buffer is flushing and segments are
-    /// published in the order their documents were written. Lock order: `refresh` → `state`.
+    /// Serializes refreshes and commits, so at most one refresh's buffers are flushing and a
+    /// commit never misses them. Lock order: `refresh` → `state` → one builder.
     refresh: Mutex<()>,
     state: Mutex<State>,
+    /// The in-memory builders (see the module docs).
+    pool: BuilderPool,
+    /// Mirrors `State::failure` for appends, which don't take the state lock.
+    failed: AtomicBool,
     /// Notified whenever a merge is installed or abandoned.
     merge_done: Condvar,
 }
@@ -150,7 +177,7 @@ pub struct IndexWriter {
 impl fmt::Debug for IndexWriter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = lock(&self.state);
-        f.debug_struct("IndexWriter").field("segments", &s.segments.len()).field("buffered", &s.buffer.max_doc()).finish()
+        f.debug_struct("IndexWriter").field("segments", &s.segments.len()).field("builders", &self.pool.len()).finish()
     }
 }
 
@@ -216,8 +243,19 @@ impl IndexWriter {
         if !removed.is_empty() {
             tracing::info!(files = ?removed, "deleted files not referenced by the last commit");
         }
-        let state = State { segments, buffer: SegmentBuilder::new(), flushing: None, counter, generation, version, commit_refs, failure: None };
-        Ok((IndexWriter { dir, deleter, config, refresh: Mutex::new(()), state: Mutex::new(state), merge_done: Condvar::new() }, latest))
+        let state = State { segments, flushing: Vec::new(), counter, generation, version, commit_refs, failure: None };
+        let pool = BuilderPool::new(config.builders);
+        let writer = IndexWriter {
+            dir,
+            deleter,
+            config,
+            refresh: Mutex::new(()),
+            state: Mutex::new(state),
+            pool,
+            failed: AtomicBool::new(false),
+            merge_done: Condvar::new(),
+        };
+        Ok((writer, latest))
     }
 
     fn locked(&self) -> Result<crate::engine::sync::MutexGuard<'_, State>> {
@@ -231,6 +269,7 @@ impl IndexWriter {
     /// Records a tragic failure and returns the error.
     fn fail(&self, s: &mut State, e: Error) -> Error {
         if s.failure.is_none() {
+            self.failed.store(true, Ordering::SeqCst);
             tracing::error!(error = %e, "index writer failed; refusing further writes");
             s.failure = Some(e.to_string());
         }
@@ -242,15 +281,18 @@ impl IndexWriter {
         &self.dir
     }
 
-    /// Whether the buffer has outgrown its budget (the shard then refreshes).
+    /// Whether the builders have outgrown their budget (the shard then refreshes).
     pub fn buffer_full(&self) -> bool {
-        lock(&self.state).buffer.mem_bytes() >= self.config.ram_buffer_bytes
+        self.pool.mem_bytes() >= self.config.ram_buffer_bytes
     }
 
-    /// Adds a document whose id is known to be new (auto-generated ids): no lookup.
+    /// Adds a document whose id is known to be new (auto-generated ids): no lookup, and no lock
+    /// but one builder's, so concurrent appends invert in parallel.
     pub fn append(&self, doc: &Document) -> Result<()> {
-        let mut s = self.locked()?;
-        s.buffer.add(doc, &self.config.analyzers)?;
+        if self.failed.load(Ordering::SeqCst) {
+            return Err(Error::Closed(lock(&self.state).failure.clone().unwrap_or_default()));
+        }
+        self.pool.acquire().add(doc, &self.config.analyzers)?;
         Ok(())
     }
 
@@ -260,10 +302,10 @@ impl IndexWriter {
         let mut s = self.locked()?;
         // Find the old copy first, add the new one, and delete the old copy only once the add
         // succeeded: a document rejected by the mapping must not take the live copy with it.
-        let old = find_live(&s, &doc.id)?;
-        s.buffer.add(doc, &self.config.analyzers)?;
+        let old = self.find_live(&s, &doc.id)?;
+        self.pool.acquire().add(doc, &self.config.analyzers)?;
         if let Some(loc) = old {
-            delete_at(&mut s, loc);
+            self.delete_at(&mut s, loc);
         }
         Ok(old.is_some())
     }
@@ -271,9 +313,9 @@ impl IndexWriter {
     /// Deletes the live document with this id; returns whether there was one.
     pub fn delete(&self, id: &str) -> Result<bool> {
         let mut s = self.locked()?;
-        match find_live(&s, id)? {
+        match self.find_live(&s, id)? {
             Some(loc) => {
-                delete_at(&mut s, loc);
+                self.delete_at(&mut s, loc);
                 Ok(true)
             }
             None => Ok(false),
@@ -283,75 +325,113 @@ impl IndexWriter {
     /// The version stamp of the live document with this id (realtime).
     pub fn lookup(&self, id: &str) -> Result<Option<DocVersion>> {
         let s = self.locked()?;
-        if let Some(d) = s.buffer.find(id) {
-            let b = s.buffer.doc(d).expect("find returns existing docs");
-            return Ok(Some(DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version }));
+        let stamp = |b: &StoredDocument| DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version };
+        match self.find_live(&s, id)? {
+            None => Ok(None),
+            Some(Location::Buffer(i, d)) => Ok(self.pool.get(i).doc(d).map(stamp)),
+            Some(Location::Flushing(i, d)) => Ok(s.flushing.get(i).and_then(|f| f.buffer.doc(d)).map(stamp)),
+            Some(Location::Segment(i, d)) => read_version(&s.segments[i].reader, d).map(Some),
         }
-        if let Some(f) = &s.flushing {
-            if let Some(b) = f.find(id).and_then(|d| f.buffer.doc(d)) {
-                return Ok(Some(DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version }));
-            }
-        }
-        for seg in s.segments.iter().rev() {
-            let live = &seg.live;
-            if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
-                return Ok(Some(read_version(&seg.reader, d)?));
-            }
-        }
-        Ok(None)
     }
 
     /// The live document with this id, with its source (realtime).
     pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         let s = self.locked()?;
-        if let Some(d) = s.buffer.find(id) {
-            return Ok(s.buffer.doc(d).cloned());
+        match self.find_live(&s, id)? {
+            None => Ok(None),
+            Some(Location::Buffer(i, d)) => Ok(self.pool.get(i).doc(d).cloned()),
+            Some(Location::Flushing(i, d)) => Ok(s.flushing.get(i).and_then(|f| f.buffer.doc(d)).cloned()),
+            Some(Location::Segment(i, d)) => read_document(&s.segments[i].reader, d).map(Some),
         }
-        if let Some(f) = &s.flushing {
-            if let Some(d) = f.find(id) {
-                return Ok(f.buffer.doc(d).cloned());
+    }
+
+    /// Where the live copy of `id` is: a builder, a flushing buffer (newest first) or a segment
+    /// (newest first). Holding the state lock keeps the answer valid.
+    fn find_live(&self, s: &State, id: &str) -> Result<Option<Location>> {
+        for b in self.pool.each() {
+            if let Some(d) = b.find(id) {
+                return Ok(Some(Location::Buffer(b.index, d)));
             }
         }
-        for seg in s.segments.iter().rev() {
+        for (i, f) in s.flushing.iter().enumerate().rev() {
+            if let Some(d) = f.find(id) {
+                return Ok(Some(Location::Flushing(i, d)));
+            }
+        }
+        for (i, seg) in s.segments.iter().enumerate().rev() {
             let live = &seg.live;
             if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
-                return read_document(&seg.reader, d).map(Some);
+                return Ok(Some(Location::Segment(i, d)));
             }
         }
         Ok(None)
     }
 
-    /// Turns the buffer into a searchable segment. Returns whether there was anything to refresh.
+    fn delete_at(&self, s: &mut State, loc: Location) {
+        match loc {
+            Location::Buffer(i, d) => {
+                self.pool.get(i).delete(d);
+            }
+            Location::Flushing(i, d) => {
+                if let Some(f) = s.flushing.get_mut(i) {
+                    f.deletes.insert(d);
+                }
+            }
+            Location::Segment(i, d) => {
+                let seg = &mut s.segments[i];
+                // Copy-on-write: searchers keep the bitset they pinned.
+                let mut l = (*seg.live).clone();
+                l.delete(d);
+                seg.live = Arc::new(l);
+                seg.liv_dirty = true;
+            }
+        }
+    }
+
+    /// Turns the builders into searchable segments (one per non-empty builder). Returns whether
+    /// there was anything to refresh.
     ///
-    /// The buffer is written outside the state lock: writers keep indexing into a fresh buffer
-    /// while the segment is built, and the old buffer stays the live copy of its documents
-    /// (realtime get, version checks, deletes) until the segment is published.
+    /// The buffers are written outside the state lock: writers keep indexing into fresh builders
+    /// while the segments are built, and the old buffers stay the live copy of their documents
+    /// (realtime get, version checks, deletes) until the segments are published.
     pub fn refresh(&self) -> Result<bool> {
         let _serial = lock(&self.refresh);
-        let (buffer, seg) = {
+        let batch: Vec<(Arc<SegmentBuilder>, SegmentId)> = {
             let mut s = self.locked()?;
-            if s.buffer.is_empty() {
+            let taken = self.pool.take_all();
+            if taken.is_empty() {
                 return Ok(false);
             }
-            let buffer = Arc::new(std::mem::take(&mut s.buffer));
-            let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
-            s.counter += 1;
-            s.flushing = Some(Flushing { buffer: buffer.clone(), deletes: Default::default() });
-            (buffer, seg)
+            let mut batch = Vec::with_capacity(taken.len());
+            for b in taken {
+                let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
+                s.counter += 1;
+                let b = Arc::new(b);
+                s.flushing.push(Flushing { buffer: b.clone(), deletes: Default::default() });
+                batch.push((b, seg));
+            }
+            batch
         };
-        let flushed = self.flush_buffer(&buffer, &seg);
+        let mut flushed = Vec::with_capacity(batch.len());
+        for (buffer, seg) in &batch {
+            match self.flush_buffer(buffer, seg) {
+                Ok(f) => flushed.push(f),
+                Err(e) => {
+                    let mut s = lock(&self.state);
+                    s.flushing.clear();
+                    return Err(self.fail(&mut s, e));
+                }
+            }
+        }
         let mut s = lock(&self.state);
-        let deletes = s.flushing.take().map(|f| f.deletes).unwrap_or_default();
+        let flushing = std::mem::take(&mut s.flushing);
         if let Some(f) = &s.failure {
             return Err(Error::Closed(f.clone()));
         }
-        match flushed {
-            Ok((info, deleted, reader)) => {
-                self.publish(&mut s, info.max_doc, deleted.into_iter().chain(deletes), reader);
-                Ok(true)
-            }
-            Err(e) => Err(self.fail(&mut s, e)),
+        for ((info, deleted, reader), f) in flushed.into_iter().zip(flushing) {
+            self.publish(&mut s, info.max_doc, deleted.into_iter().chain(f.deletes), reader);
         }
+        Ok(true)
     }
 
     /// Writes a buffer as segment `seg` and opens it.
@@ -383,20 +463,19 @@ impl IndexWriter {
         s.version += 1;
     }
 
+    /// Flushes every builder under the state lock (commit: nothing may be missed).
     fn refresh_locked(&self, s: &mut State) -> Result<bool> {
-        if s.buffer.is_empty() {
-            return Ok(false);
-        }
-        let buffer = std::mem::take(&mut s.buffer);
-        let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
-        s.counter += 1;
-        match self.flush_buffer(&buffer, &seg) {
-            Ok((info, deleted, reader)) => {
-                self.publish(s, info.max_doc, deleted.into_iter(), reader);
-                Ok(true)
+        let taken = self.pool.take_all();
+        let any = !taken.is_empty();
+        for buffer in taken {
+            let seg = SegmentId { name: segment_name(s.counter), id: random_id() };
+            s.counter += 1;
+            match self.flush_buffer(&buffer, &seg) {
+                Ok((info, deleted, reader)) => self.publish(s, info.max_doc, deleted.into_iter(), reader),
+                Err(e) => return Err(self.fail(s, e)),
             }
-            Err(e) => Err(self.fail(s, e)),
         }
+        Ok(any)
     }
 
     /// A point-in-time view of the searchable segments; it keeps their files alive while it lives.
@@ -415,7 +494,7 @@ impl IndexWriter {
     /// `user_data`. When this returns, everything in it is durable.
     pub fn commit(&self, user_data: BTreeMap<String, String>) -> Result<CommitPoint> {
         // No refresh is in flight while the commit holds this: every acknowledged document is in
-        // `buffer` or a segment, none in a flushing buffer the commit point would miss.
+        // a builder or a segment, none in a flushing buffer the commit point would miss.
         let _serial = lock(&self.refresh);
         let mut s = self.locked()?;
         self.refresh_locked(&mut s)?;
@@ -478,11 +557,17 @@ impl IndexWriter {
             .collect()
     }
 
-    /// Documents in the buffer (not yet searchable).
+    /// Live documents in the builders and flushing buffers (not yet searchable).
     pub fn buffered_docs(&self) -> u32 {
         let s = lock(&self.state);
-        let flushing = s.flushing.as_ref().map_or(0, |f| f.buffer.max_doc() - f.buffer.num_deleted() - f.deletes.len() as u32);
-        s.buffer.max_doc() - s.buffer.num_deleted() + flushing
+        let flushing: u32 = s.flushing.iter().map(|f| f.buffer.max_doc() - f.buffer.num_deleted() - f.deletes.len() as u32).sum();
+        let building: u32 = self.pool.each().map(|b| b.max_doc() - b.num_deleted()).sum();
+        building + flushing
+    }
+
+    /// The number of in-memory builders.
+    pub fn builders(&self) -> usize {
+        self.pool.len()
     }
 
     /// The file deleter (tests check reference counts).
@@ -497,51 +582,15 @@ impl Drop for IndexWriter {
     }
 }
 
-/// Where the live copy of a document is.
+/// Where the live copy of a document is (valid while the state lock is held).
 #[derive(Debug, Clone, Copy)]
 enum Location {
-    Buffer(DocId),
-    /// A document of the buffer being flushed.
-    Flushing(DocId),
-    /// Index into `State::segments` (valid while the lock is held) and doc.
+    /// Builder (pool slot) and doc.
+    Buffer(usize, DocId),
+    /// Index into `State::flushing` and doc.
+    Flushing(usize, DocId),
+    /// Index into `State::segments` and doc.
     Segment(usize, DocId),
-}
-
-fn find_live(s: &State, id: &str) -> Result<Option<Location>> {
-    if let Some(d) = s.buffer.find(id) {
-        return Ok(Some(Location::Buffer(d)));
-    }
-    if let Some(d) = s.flushing.as_ref().and_then(|f| f.find(id)) {
-        return Ok(Some(Location::Flushing(d)));
-    }
-    for (i, seg) in s.segments.iter().enumerate().rev() {
-        let live = &seg.live;
-        if let Some(d) = seg.reader.find_id(id, &|d| live.is_live(d))? {
-            return Ok(Some(Location::Segment(i, d)));
-        }
-    }
-    Ok(None)
-}
-
-fn delete_at(s: &mut State, loc: Location) {
-    match loc {
-        Location::Buffer(d) => {
-            s.buffer.delete(d);
-        }
-        Location::Flushing(d) => {
-            if let Some(f) = s.flushing.as_mut() {
-                f.deletes.insert(d);
-            }
-        }
-        Location::Segment(i, d) => {
-            let seg = &mut s.segments[i];
-            // Copy-on-write: searchers keep the bitset they pinned.
-            let mut l = (*seg.live).clone();
-            l.delete(d);
-            seg.live = Arc::new(l);
-            seg.liv_dirty = true;
-        }
-    }
 }
 
 /// Every file a commit point over `segments` names: itself, each segment's files and live docs.
