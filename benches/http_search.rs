@@ -183,6 +183,72 @@ fn latency(rounds: usize, mut f: impl FnMut() -> Duration) -> f64 {
     median(&mut v)
 }
 
+/// `$FATHOM_HTTP_DIAG`: the server's force-merged shard, flushed and copied, opened in this
+/// process; every query of `kinds` timed on it and on the bench's own index with the same engine
+/// call, and both segments' files compared (why a query is slower over HTTP than in the engine).
+fn diagnose(server: &Server, conn: &mut Conn, bench: &fathom::engine::index::Searcher, bench_dir: &std::path::Path, sets: &[(&str, Vec<Q>)]) {
+    use fathom::engine::index::IndexWriter;
+    use fathom::engine::store::FsDirectory;
+    conn.ok("POST", &format!("/{INDEX}/_flush"), "");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", server.pid())).unwrap_or_default();
+    let data = cmdline.split(|&b| b == 0).find_map(|a| std::str::from_utf8(a).ok()?.strip_prefix("path.data=").map(std::path::PathBuf::from));
+    let Some(data) = data else { return eprintln!("diag: no path.data in the server's command line") };
+    fn find(d: &std::path::Path, depth: usize) -> Option<std::path::PathBuf> {
+        if d.file_name().is_some_and(|n| n == "index") && d.parent().is_some_and(|p| p.file_name().is_some_and(|n| n == "0")) {
+            return Some(d.to_path_buf());
+        }
+        if depth == 0 {
+            return None;
+        }
+        std::fs::read_dir(d).ok()?.flatten().filter(|e| e.path().is_dir()).find_map(|e| find(&e.path(), depth - 1))
+    }
+    let Some(shard) = find(&data, 8) else { return eprintln!("diag: no shard index dir under {}", data.display()) };
+    let copy = tempfile::tempdir().expect("tempdir");
+    for e in std::fs::read_dir(&shard).expect("shard dir").flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), copy.path().join(e.file_name())).expect("copy a shard file");
+        }
+    }
+    let (w, _) = IndexWriter::open(std::sync::Arc::new(FsDirectory::open(copy.path()).expect("copy dir")), common::fathom_config()).expect("open the server's shard copy");
+    let server_s = w.searcher().expect("searcher");
+    let sizes = |dir: &std::path::Path| -> std::collections::BTreeMap<String, u64> {
+        let mut m = std::collections::BTreeMap::new();
+        for e in std::fs::read_dir(dir).expect("dir").flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let ext = name.rsplit_once('.').map_or(name.clone(), |(_, x)| x.to_string());
+            *m.entry(ext).or_insert(0) += e.metadata().map_or(0, |m| m.len());
+        }
+        m
+    };
+    for (name, s) in [("bench", bench), ("server", &server_s)] {
+        let l: Vec<String> = s.leaves().iter().map(|l| format!("max_doc {} deleted {}", l.reader.max_doc(), l.live.num_deleted())).collect();
+        eprintln!("diag {name}: {} leaves [{}], num_docs {}, deleted {}", s.leaves().len(), l.join("; "), s.num_docs(), s.num_deleted());
+    }
+    eprintln!("diag bench files by extension: {:?}", sizes(bench_dir));
+    eprintln!("diag server files by extension: {:?}", sizes(copy.path()));
+    let top = TopSpec { size: 10, track_total_hits: TrackTotalHits::Disabled, ..TopSpec::default() };
+    for (kind, qs) in sets {
+        let (mut b, mut sv) = (Vec::new(), Vec::new());
+        for q in qs {
+            let time = |s: &fathom::engine::index::Searcher| latency(7, || {
+                let t = Instant::now();
+                black_box(s.query().search(&q.fathom, &top).expect("search"));
+                t.elapsed()
+            });
+            let (tb, ts) = (time(bench), time(&server_s));
+            let rb = bench.query().search(&q.fathom, &top).expect("search");
+            let rs = server_s.query().search(&q.fathom, &top).expect("search");
+            let scores = |r: &fathom::engine::query::TopDocs| r.hits.iter().map(|h| h.score).collect::<Vec<f32>>();
+            if kind == &"or" {
+                eprintln!("diag or {:<22} {:>8} hits  bench {:>8.1} us  server {:>8.1} us  same scores: {}", q.id, q.count, tb, ts, scores(&rb) == scores(&rs));
+            }
+            b.push(tb);
+            sv.push(ts);
+        }
+        eprintln!("diag {kind}: engine top-10 median bench {:.1} us, server's segment {:.1} us", median(&mut b), median(&mut sv));
+    }
+}
+
 fn http_search_bench(c: &mut Criterion) {
     let Some(server) = load_server() else { return };
     let Some(pair) = build_pair(Corpus::Text) else { return };
@@ -218,6 +284,9 @@ fn http_search_bench(c: &mut Criterion) {
     }
 
     // Prepared request bodies: (path, body) per query and mode.
+    if std::env::var_os("FATHOM_HTTP_DIAG").is_some() {
+        diagnose(&server, &mut conn, &fs, pair._fathom_dir.path(), &sets);
+    }
     let reqs: Vec<Vec<[(String, String); 3]>> =
         sets.iter().map(|(_, qs)| qs.iter().map(|q| MODES.map(|m| q.http(m))).collect()).collect();
     let conn = std::cell::RefCell::new(conn);

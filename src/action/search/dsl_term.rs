@@ -82,7 +82,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                 }
                 "regexp" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
-                    regexp(ctx, field, &str_of(name, "value", &value)?, boost * b)
+                    regexp(ctx, field, &str_of(name, "value", &value)?, case_insensitive_of(name, spec)?, boost * b)
                 }
                 "fuzzy" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
@@ -440,11 +440,15 @@ pub(super) fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mu
 }
 
 /// `regexp`: Lucene's regular expressions (anchored) over the field's terms; constant score.
-pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, boost: f32) -> OsResult<Query> {
+/// Like OpenSearch's `StringFieldType.regexpQuery`, the pattern is never normalized by the
+/// field's analyzer (on a `text` field `Foo.*` matches no lowercased term); `case_insensitive`
+/// is Lucene's `ASCII_CASE_INSENSITIVE` match flag (here Unicode simple case folding).
+pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
     if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) && field != "_id" {
         return Ok(Query::MatchNone);
     }
     let re = regex::bytes::RegexBuilder::new(&format!("^(?:{pattern})$"))
+        .case_insensitive(case_insensitive)
         .size_limit(1 << 20)
         .build()
         .map_err(|e| crate::error::OsError::illegal(format!("failed to parse regexp [{pattern}]: {e}")))?;

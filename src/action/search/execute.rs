@@ -92,6 +92,43 @@ pub fn build_query(req: &SearchRequest, qc: &QueryContext<'_>) -> OsResult<Query
     Ok(q)
 }
 
+/// The last hit a search unit emitted to a scroll.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LastHit {
+    /// The unit's first shard: (index, shard).
+    pub unit: (String, u32),
+    /// Its sort values (`[Float(score)]` when sorted by score).
+    pub values: Vec<SortValue>,
+    pub segment: usize,
+    pub doc: crate::engine::segment::DocId,
+}
+
+/// Where a scroll stands (OpenSearch's per-shard `ScrollContext`): per search unit the last hit
+/// it emitted, so the next page is each unit's top-k after that hit (like `search_after`, ties
+/// broken by segment and doc, never a re-run with a growing `from`); and the first page's total
+/// hits and max score, which every later page repeats.
+#[derive(Debug, Clone, Default)]
+pub struct ScrollState {
+    pub last: Vec<LastHit>,
+    /// The first page's total hits.
+    pub total: Option<(u64, Relation)>,
+    /// The first page's max score.
+    pub max_score: Option<Option<f32>>,
+}
+
+impl ScrollState {
+    fn last_of(&self, unit: &(String, u32)) -> Option<&LastHit> {
+        self.last.iter().find(|l| &l.unit == unit)
+    }
+
+    fn emitted(&mut self, hit: LastHit) {
+        match self.last.iter_mut().find(|l| l.unit == hit.unit) {
+            Some(l) => *l = hit,
+            None => self.last.push(hit),
+        }
+    }
+}
+
 /// One unit's outcome.
 struct UnitResult {
     hits: Vec<Hit>,
@@ -99,9 +136,12 @@ struct UnitResult {
     max_score: Option<f32>,
     query: Query,
     fields: Vec<(SortField, ValueFormat)>,
+    /// Collection stopped at the deadline.
+    timed_out: bool,
 }
 
-fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> OsResult<UnitResult> {
+/// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
+fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, deadline: Option<Instant>, last: Option<&LastHit>) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
     let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
     let query = build_query(req, &qc)?;
@@ -126,7 +166,11 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> O
         }
     };
     let k = req.from.saturating_add(req.size);
-    let mut spec = TopSpec { size: k, from: 0, sort: engine_sort, track_total_hits: req.track_total_hits, after };
+    let mut spec = TopSpec { size: k, from: 0, sort: engine_sort, track_total_hits: req.track_total_hits, after, after_doc: None, deadline };
+    if let Some(l) = last {
+        spec.after = Some(l.values.clone());
+        spec.after_doc = Some((l.segment, l.doc));
+    }
     if let Some(min) = req.min_score {
         spec.track_total_hits = TrackTotalHits::Accurate;
         let n = u.searcher.count(&query)? as usize;
@@ -136,7 +180,7 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> O
         let total = top.hits.len() as u64;
         top.max_score = top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
         top.hits.truncate(k);
-        return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, fields });
+        return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, fields, timed_out: top.timed_out });
     }
     let top = match sort_missing::keyword_missing(&req.sort, &fields) {
         Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
@@ -145,10 +189,10 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64) -> O
     let mut max_score = top.max_score;
     if req.track_scores && max_score.is_none() && !spec.sort.is_empty() {
         // A field sort does not score; `track_scores` wants the best score all the same.
-        let by_score = TopSpec { size: 1, from: 0, sort: vec![], track_total_hits: TrackTotalHits::Disabled, after: None };
+        let by_score = TopSpec { size: 1, track_total_hits: TrackTotalHits::Disabled, deadline, ..TopSpec::default() };
         max_score = u.searcher.search(&query, &by_score)?.max_score;
     }
-    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, fields })
+    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, fields, timed_out: top.timed_out })
 }
 
 /// The score of one hit of a field-sorted search (`track_scores`), from its explanation.
@@ -191,6 +235,12 @@ fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value
 
 /// Runs a search over pinned shards and renders OpenSearch's response body.
 pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
+    search_contexts_with(ctxs, req, None)
+}
+
+/// [`search_contexts`] for a scroll page: continues after each unit's last emitted hit of
+/// `scroll` and records the new ones (the first page, with an empty state, records the total).
+pub fn search_contexts_with(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut ScrollState>) -> OsResult<Value> {
     let start = Instant::now();
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     let k = req.from.saturating_add(req.size);
@@ -204,19 +254,23 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
     let units = units(ctxs, req.dfs);
     let mut results: Vec<Option<UnitResult>> = Vec::with_capacity(units.len());
     let mut failures: Vec<(usize, OsError)> = Vec::new();
-    // `timeout`: checked between units; a unit that starts past the deadline is not searched
-    // (its shards count as successful, with no hits: OpenSearch's partial results), and one that
-    // ends past it makes the response `timed_out`.
+    // `timeout`: checked between units and, inside a unit, every few thousand collected docs
+    // (the collectors stop there and keep the hits so far); a unit that starts past the deadline
+    // is not searched, the first excepted (its shards count as successful, with no hits: OpenSearch's partial
+    // results), and one that stops or ends past it makes the response `timed_out`.
     let deadline = req.timeout.map(|t| start + t);
     let mut timed_out = false;
-    for u in &units {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+    for (ui, u) in units.iter().enumerate() {
+        // The first unit always runs (a shard's query phase starts before its timer can fire).
+        if ui > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             timed_out = true;
             results.push(None);
             continue;
         }
-        let r = run_unit(u, ctxs, req, now);
-        if deadline.is_some_and(|d| Instant::now() > d) {
+        let key = (ctxs[u.ctx].index.clone(), ctxs[u.ctx].shard);
+        let last = scroll.as_deref().and_then(|s| s.last_of(&key));
+        let r = run_unit(u, ctxs, req, now, deadline, last);
+        if deadline.is_some_and(|d| Instant::now() > d) || r.as_ref().is_ok_and(|r| r.timed_out) {
             timed_out = true;
         }
         match r {
@@ -285,6 +339,21 @@ pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<V
         }
     }
     let page: Vec<(usize, Hit)> = merged.into_iter().skip(req.from).take(req.size).collect();
+    if let Some(st) = scroll.as_deref_mut() {
+        for (ui, h) in &page {
+            let c = &ctxs[units[*ui].ctx];
+            let values = if h.sort_values.is_empty() { vec![SortValue::Float(h.score)] } else { h.sort_values.clone() };
+            st.emitted(LastHit { unit: (c.index.clone(), c.shard), values, segment: h.segment, doc: h.doc });
+        }
+        match st.total {
+            Some(t) => (total, relation) = t,
+            None => st.total = Some((total, relation)),
+        }
+        match st.max_score {
+            Some(m) => max_score = m,
+            None => st.max_score = Some(max_score),
+        }
+    }
     let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
     let mut hits = Vec::with_capacity(page.len());
     for (ui, h) in &page {
@@ -344,7 +413,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
         let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
         let r = build_query(req, &qc).and_then(|q| {
             if let Some(min) = req.min_score {
-                let spec = TopSpec { size: MIN_SCORE_COLLECT_LIMIT, from: 0, sort: vec![], track_total_hits: TrackTotalHits::Accurate, after: None };
+                let spec = TopSpec { size: MIN_SCORE_COLLECT_LIMIT, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() };
                 let top = c.searcher.query().search(&q, &spec)?;
                 Ok(top.hits.iter().filter(|h| h.score >= min).count() as u64)
             } else {

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 pub use super::context_id::{decode_pit_id, ContextId, ContextKind, ShardRef};
 use super::context::{acquire, ShardContext};
-use super::execute::{now_millis, search_contexts};
+use super::execute::now_millis;
 use super::request::SearchRequest;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
@@ -31,8 +31,8 @@ pub const MAX_KEEP_ALIVE: Duration = Duration::from_secs(24 * 3600);
 #[derive(Debug)]
 pub struct ScrollCursor {
     pub request: SearchRequest,
-    /// Hits already returned.
-    pub offset: usize,
+    /// Each unit's last emitted hit, the first page's total.
+    pub state: super::execute::ScrollState,
 }
 
 /// One shard's reader context.
@@ -306,10 +306,15 @@ pub fn all_missing(missing: &[ShardRef]) -> OsError {
 
 /// Runs `req` over found contexts; contexts that are gone count as failed shards.
 pub fn search_found(found: &Found, req: &SearchRequest) -> OsResult<Value> {
+    search_found_with(found, req, None)
+}
+
+/// [`search_found`] for a scroll page (see [`super::execute::search_contexts_with`]).
+pub fn search_found_with(found: &Found, req: &SearchRequest, scroll: Option<&mut super::execute::ScrollState>) -> OsResult<Value> {
     if found.contexts.is_empty() {
         return Err(all_missing(&found.missing));
     }
-    let mut body = search_contexts(&found.contexts, req)?;
+    let mut body = super::execute::search_contexts_with(&found.contexts, req, scroll)?;
     if !found.missing.is_empty() {
         let shards = &mut body["_shards"];
         let add = found.missing.len() as u64;

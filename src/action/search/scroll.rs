@@ -1,7 +1,9 @@
 //! Scroll: `_search?scroll=` pins the shards as reader contexts of kind scroll in the node's
 //! [`ReaderContexts`] (the same registry as point in time) with a shared cursor; each
-//! `/_search/scroll` call runs the original request again over the pinned contexts for the next
-//! page (`from` = hits already returned), so pages follow the original sort over a frozen view.
+//! `/_search/scroll` call runs the original request over the pinned contexts for the top `size`
+//! hits of each shard AFTER the last hit that shard emitted ([`ScrollState`], OpenSearch's
+//! `ScrollContext.lastEmittedDoc`), so pages follow the original sort over a frozen view at the
+//! cost of one page each; `hits.total` (and `max_score`) stay the first page's.
 //! Scroll ids are [`ContextId`]s of kind scroll.
 
 use std::time::Duration;
@@ -9,8 +11,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::context::acquire;
-use super::execute::search_contexts;
-use super::pit::{all_missing, check_keep_alive, prepend, search_found, ContextId, ContextKind, ReaderContexts, ScrollCursor};
+use super::execute::{search_contexts_with, ScrollState};
+use super::pit::{all_missing, check_keep_alive, prepend, search_found_with, ContextId, ContextKind, ReaderContexts, ScrollCursor};
 use super::request::SearchRequest;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
@@ -19,10 +21,6 @@ use crate::error::{OsError, OsResult};
 
 /// `search.default_keep_alive`.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(300);
-
-fn hits_len(body: &Value) -> usize {
-    body["hits"]["hits"].as_array().map_or(0, Vec::len)
-}
 
 /// Checks a request that opens a scroll (OpenSearch's `SearchRequest.validate` in a scroll
 /// context) and makes its total hits accurate.
@@ -60,9 +58,9 @@ pub fn start(cs: &ClusterService, reg: &ReaderContexts, expr: &str, opts: Indice
             req.size
         )));
     }
-    let body = search_contexts(&ctxs, &req)?;
-    let offset = hits_len(&body);
-    let id = reg.register(ctxs, ContextKind::Scroll, keep_alive, None, Some(ScrollCursor { request: req, offset }))?;
+    let mut state = ScrollState::default();
+    let body = search_contexts_with(&ctxs, &req, Some(&mut state))?;
+    let id = reg.register(ctxs, ContextKind::Scroll, keep_alive, None, Some(ScrollCursor { request: req, state }))?;
     Ok(prepend(body, "_scroll_id", json!(id)))
 }
 
@@ -83,12 +81,13 @@ pub fn next(reg: &ReaderContexts, scroll_id: &str, keep_alive: Option<Duration>,
     };
     let mut cur = cursor.lock().unwrap_or_else(|e| e.into_inner());
     let mut req = cur.request.clone();
-    req.from = cur.offset;
     if let Some(b) = rest_total_hits_as_int {
         req.rest_total_hits_as_int = b;
     }
-    let body = search_found(&found, &req)?;
-    cur.offset = cur.offset.saturating_add(hits_len(&body));
+    // A failed page leaves the scroll where it was.
+    let mut state = cur.state.clone();
+    let body = search_found_with(&found, &req, Some(&mut state))?;
+    cur.state = state;
     Ok(prepend(body, "_scroll_id", json!(scroll_id)))
 }
 

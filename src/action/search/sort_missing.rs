@@ -61,7 +61,9 @@ pub fn search(searcher: &query::Searcher, q: &Query, spec: &TopSpec, fi: usize, 
     let without = if run_without { Some(searcher.search(&bool_query(q, vec![], vec![exists]), &without_spec)?) } else { None };
     let mut hits: Vec<Hit> = with.hits;
     let (mut total, mut relation, mut max_score) = (with.total.0, with.total.1, with.max_score);
+    let mut timed_out = with.timed_out;
     if let Some(w) = without {
+        timed_out |= w.timed_out;
         total += w.total.0;
         if w.total.1 == Relation::Gte {
             relation = Relation::Gte;
@@ -79,5 +81,5 @@ pub fn search(searcher: &query::Searcher, q: &Query, spec: &TopSpec, fi: usize, 
     hits.sort_by(|a, b| cmp_values(&a.sort_values, &b.sort_values, &spec.sort).then(a.segment.cmp(&b.segment)).then(a.doc.cmp(&b.doc)));
     // Both runs skipped `spec.from` hits of their own; callers pass `from: 0`.
     hits.truncate(spec.size);
-    Ok(TopDocs { total: (total, relation), hits, max_score })
+    Ok(TopDocs { total: (total, relation), hits, max_score, timed_out })
 }

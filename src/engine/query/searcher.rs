@@ -52,11 +52,19 @@ pub struct TopSpec {
     /// `search_after`: only hits strictly after these sort values (with an empty `sort`, one
     /// `Float` score: hits scoring less).
     pub after: Option<Vec<SortValue>>,
+    /// With `after`: the (segment, doc) of the hit that carried those sort values (a scroll's
+    /// last emitted hit, Lucene's `searchAfter` `FieldDoc`), so hits with EQUAL sort values are
+    /// kept when they come after it in (segment, doc) order. `None`: equal values are skipped.
+    pub after_doc: Option<(usize, DocId)>,
+    /// Checked every few thousand collected docs inside a segment (and between segments): once
+    /// past it, collection stops and the hits so far are returned with
+    /// [`TopDocs::timed_out`] set (OpenSearch's `TimeExceededException` handling).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for TopSpec {
     fn default() -> Self {
-        TopSpec { size: 10, from: 0, sort: vec![], track_total_hits: TrackTotalHits::UpTo(10_000), after: None }
+        TopSpec { size: 10, from: 0, sort: vec![], track_total_hits: TrackTotalHits::UpTo(10_000), after: None, after_doc: None, deadline: None }
     }
 }
 
@@ -82,6 +90,8 @@ pub struct TopDocs {
     pub hits: Vec<Hit>,
     /// The best score (`None` when scores are not computed or nothing matched).
     pub max_score: Option<f32>,
+    /// Whether collection stopped at [`TopSpec::deadline`] (hits and total are partial).
+    pub timed_out: bool,
 }
 
 /// A search over a fixed set of segments (they stay alive as long as the searcher).
@@ -137,7 +147,13 @@ struct TopCollector {
     /// Live docs collected (all of them until `count > threshold`, when pruning may start).
     count: u64,
     threshold: u64,
-    after: Option<f32>,
+    /// `search_after`: only hits ranked strictly after this one.
+    after: Option<Scored>,
+    /// [`TopSpec::deadline`], checked every [`DEADLINE_CHECK_EVERY`] collected docs.
+    deadline: Option<std::time::Instant>,
+    ticks: u32,
+    /// Set once past the deadline: nothing more is collected and no doc is competitive.
+    timed_out: bool,
     /// The segment whose docs are being collected.
     seg: usize,
     /// The worst kept score once the heap is full. A later doc enters only with a strictly
@@ -145,7 +161,36 @@ struct TopCollector {
     worst: f32,
 }
 
+/// Docs collected between two looks at the clock (OpenSearch checks its timeout per doc, at
+/// the cost of a clock read; every 4096 docs bounds the overshoot to a few hundred µs).
+pub const DEADLINE_CHECK_EVERY: u32 = 4096;
+
+/// Whether `deadline` has passed.
+fn past(deadline: Option<std::time::Instant>) -> bool {
+    deadline.is_some_and(|d| std::time::Instant::now() >= d)
+}
+
 impl TopCollector {
+    fn new(k: usize, threshold: u64, spec: &TopSpec, after: Option<f32>) -> TopCollector {
+        let after = after.map(|a| match spec.after_doc {
+            Some((seg, doc)) => Scored::new(a, seg, doc),
+            // The last rank at score `a`: every hit scoring `a` or more is skipped.
+            None => Scored::new(a, usize::MAX, DocId::MAX),
+        });
+        TopCollector {
+            heap: BinaryHeap::with_capacity(k.min(4096) + 1),
+            k,
+            count: 0,
+            threshold,
+            after,
+            deadline: spec.deadline,
+            ticks: 0,
+            timed_out: false,
+            seg: 0,
+            worst: f32::NEG_INFINITY,
+        }
+    }
+
     fn start_segment(&mut self, seg: usize) {
         self.seg = seg;
     }
@@ -154,8 +199,16 @@ impl TopCollector {
 impl super::max_score::Sink for TopCollector {
     #[inline]
     fn collect(&mut self, doc: DocId, score: f32) {
+        if self.timed_out {
+            return;
+        }
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks % DEADLINE_CHECK_EVERY == 0 && past(self.deadline) {
+            self.timed_out = true;
+            return;
+        }
         self.count += 1;
-        if self.after.is_some_and(|a| score >= a) {
+        if self.after.is_some_and(|a| Scored::new(score, self.seg, doc) >= a) {
             return;
         }
         if self.heap.len() < self.k {
@@ -173,7 +226,10 @@ impl super::max_score::Sink for TopCollector {
 
     #[inline]
     fn min_competitive(&self) -> f32 {
-        if self.heap.len() == self.k && self.count > self.threshold {
+        if self.timed_out {
+            // Nothing is competitive any more: MaxScore and block-max loops skip to the end.
+            f32::INFINITY
+        } else if self.heap.len() == self.k && self.count > self.threshold {
             next_up(self.worst).max(0.0)
         } else {
             0.0
@@ -230,7 +286,7 @@ impl Searcher {
         let k = spec.from.saturating_add(spec.size);
         if k == 0 {
             let n = self.count(query)?;
-            return Ok(TopDocs { total: total(n, threshold), hits: vec![], max_score: None });
+            return Ok(TopDocs { total: total(n, threshold), hits: vec![], max_score: None, timed_out: false });
         }
         let after = match spec.after.as_deref() {
             None => None,
@@ -239,8 +295,12 @@ impl Searcher {
             Some(other) => return Err(Error::InvalidArgument(format!("search_after {other:?} does not match a sort by score"))),
         };
         let w = Weight::compile(query, &views, 1.0, true)?;
-        let mut top = TopCollector { heap: BinaryHeap::with_capacity(k.min(4096) + 1), k, count: 0, threshold, after, seg: 0, worst: f32::NEG_INFINITY };
+        let mut top = TopCollector::new(k, threshold, spec, after);
         for (si, seg) in views.iter().enumerate() {
+            if top.timed_out || (si > 0 && past(spec.deadline)) {
+                top.timed_out = true;
+                break;
+            }
             top.start_segment(si);
             if let Some(clauses) = w.term_disjunction(*seg)? {
                 super::max_score::search(clauses, *seg, &mut top)?;
@@ -262,7 +322,7 @@ impl Searcher {
                     sc.set_min_competitive_score(m);
                     doc = sc.doc();
                 }
-                if doc == NO_MORE_DOCS {
+                if doc == NO_MORE_DOCS || top.timed_out {
                     break;
                 }
                 let live = if deletions { seg.is_live(doc) } else { doc < max_doc };
@@ -276,7 +336,7 @@ impl Searcher {
                 return Err(e);
             }
         }
-        let (heap, count) = (top.heap, top.count);
+        let (heap, count, timed_out) = (top.heap, top.count, top.timed_out);
         // Ascending `Reverse`: best first.
         let sorted = heap.into_sorted_vec();
         let max_score = sorted.first().map(|e| e.0.score());
@@ -286,7 +346,7 @@ impl Searcher {
             .skip(spec.from)
             .map(|std::cmp::Reverse(e)| Hit { segment: e.seg(), doc: e.doc(), score: e.score(), sort_values: if with_values { vec![SortValue::Float(e.score())] } else { vec![] } })
             .collect();
-        Ok(TopDocs { total: total(count, threshold), hits, max_score })
+        Ok(TopDocs { total: total(count, threshold), hits, max_score, timed_out })
     }
 
     fn search_by_fields(&self, query: &Query, spec: &TopSpec, threshold: u64) -> Result<TopDocs> {
@@ -304,7 +364,12 @@ impl Searcher {
         let mut count = 0u64;
         let mut max_score: Option<f32> = None;
         let mut doc_base = 0i64;
+        let (mut ticks, mut timed_out) = (0u32, false);
         for (si, seg) in views.iter().enumerate() {
+            if timed_out || (si > 0 && past(spec.deadline)) {
+                timed_out = true;
+                break;
+            }
             let base = doc_base;
             doc_base += seg.max_doc() as i64;
             let Some(mut sc) = w.scorer(*seg)? else { continue };
@@ -322,6 +387,11 @@ impl Searcher {
             };
             let mut doc = sc.doc();
             while doc != NO_MORE_DOCS {
+                ticks = ticks.wrapping_add(1);
+                if ticks % DEADLINE_CHECK_EVERY == 0 && past(spec.deadline) {
+                    timed_out = true;
+                    break;
+                }
                 if seg.is_live(doc) {
                     count += 1;
                     let score = if scoring { sc.score() } else { f32::NAN };
@@ -332,7 +402,12 @@ impl Searcher {
                         let ks: Vec<SegKey> = fields.iter().map(|f| keys.key(f, doc, score)).collect();
                         let keep = match &spec.after {
                             None => true,
-                            Some(after) => after_cmp(&keys, &ks, after, fields, &mut after_memo)? == Ordering::Greater,
+                            Some(after) => match after_cmp(&keys, &ks, after, fields, &mut after_memo)? {
+                                Ordering::Greater => true,
+                                // Equal values: after the (segment, doc) that carried them.
+                                Ordering::Equal => spec.after_doc.is_some_and(|a| (si, doc) > a),
+                                Ordering::Less => false,
+                            },
                         };
                         if keep {
                             local.push((ks, doc, score));
@@ -362,7 +437,7 @@ impl Searcher {
             .skip(spec.from)
             .map(|(sort_values, segment, doc, score)| Hit { segment, doc, score, sort_values })
             .collect();
-        Ok(TopDocs { total: total(count, threshold), hits, max_score })
+        Ok(TopDocs { total: total(count, threshold), hits, max_score, timed_out })
     }
 
     /// Lucene's explanation of the score of `doc` of segment `segment` for `query`.

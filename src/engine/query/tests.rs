@@ -950,5 +950,56 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A scroll's pages (each the top `size` after the previous page's last hit: its sort values
+    /// plus `after_doc`) are the full ranking cut in pieces, ties included.
+    #[test]
+    fn search_after_with_doc_pages_through_ties(segs in corpus(), q in query(), size in 1usize..4, by_tag in any::<bool>()) {
+        let (s, _) = searcher(segs);
+        let sort = if by_tag { vec![SortField { by: SortBy::Keyword("tag".into()), order: SortOrder::Asc, missing: Missing::Last }] } else { vec![] };
+        let base = TopSpec { sort: sort.clone(), track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() };
+        let key = |t: &TopDocs| t.hits.iter().map(|h| (h.segment, h.doc)).collect::<Vec<_>>();
+        let full = key(&s.search(&q, &TopSpec { size: 1000, ..base.clone() }).unwrap());
+        let mut paged = Vec::new();
+        let mut spec = TopSpec { size, ..base.clone() };
+        for _ in 0..200 {
+            let page = s.search(&q, &spec).unwrap();
+            let Some(last) = page.hits.last() else { break };
+            spec.after = Some(if sort.is_empty() { vec![SortValue::Float(last.score)] } else { last.sort_values.clone() });
+            spec.after_doc = Some((last.segment, last.doc));
+            paged.extend(key(&page));
+        }
+        prop_assert_eq!(paged, full);
+    }
+}
+
+/// A deadline already past stops collection within [`DEADLINE_CHECK_EVERY`] docs: partial hits,
+/// `timed_out`, by score (term, disjunction, generic scorer) and by field.
+#[test]
+fn deadline_stops_collection_inside_a_segment() {
+    let n = 3 * super::searcher::DEADLINE_CHECK_EVERY as usize;
+    let docs: Vec<MDoc> = (0..n).map(|i| doc(if i % 2 == 0 { "a b" } else { "a c" }, &["t"], &[i as i64])).collect();
+    let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
+    let past = Some(std::time::Instant::now());
+    let queries = [Query::term("body", "a"), Query::or(vec![Query::term("body", "b"), Query::term("body", "c")]), Query::MatchAll { boost: 1.0 }];
+    for q in &queries {
+        let spec = TopSpec { size: 5, track_total_hits: TrackTotalHits::Accurate, deadline: past, ..TopSpec::default() };
+        let top = s.search(q, &spec).unwrap();
+        assert!(top.timed_out, "{q}");
+        assert_eq!(top.hits.len(), 5, "{q}: the hits collected before the deadline");
+        assert!(top.total.0 < n as u64, "{q}: {:?}", top.total);
+        let untimed = s.search(q, &TopSpec { deadline: None, ..spec }).unwrap();
+        assert!(!untimed.timed_out);
+        assert_eq!(untimed.total.0, n as u64);
+    }
+    let by_num = vec![SortField { by: SortBy::Long("num".into()), order: SortOrder::Desc, missing: Missing::Last }];
+    let top = s.search(&Query::MatchAll { boost: 1.0 }, &TopSpec { size: 3, sort: by_num, track_total_hits: TrackTotalHits::Accurate, deadline: past, ..TopSpec::default() }).unwrap();
+    assert!(top.timed_out);
+    assert_eq!(top.hits.len(), 3);
+    assert!(top.total.0 < n as u64);
+}
+
 #[path = "real_segments_tests.rs"]
 mod real_segments;
