@@ -300,3 +300,59 @@ struct UnionBits {
 thread_local! {
     static UNION_BITS: std::cell::RefCell<UnionBits> = const { std::cell::RefCell::new(UnionBits { bits: Vec::new(), touched: Vec::new() }) };
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::model::{MDoc, ModelSegment};
+    use super::super::searcher::Searcher;
+    use super::super::view::SegmentView;
+    use super::super::Query;
+    use crate::engine::segment::DocId;
+
+    fn doc(body: &str) -> MDoc {
+        MDoc { text: vec![("body".into(), body.split_whitespace().map(String::from).collect())], keyword: vec![], long: vec![] }
+    }
+
+    /// Term unions and intersections counted block by block equal a count over the docs, for
+    /// sparse unions (words set tracked) and dense ones (whole bitset), with deletions.
+    #[test]
+    fn term_union_and_intersection_counts() {
+        // 3000 docs: `a` every 7th, `b` every 11th, `r` in 2 docs, `s` in 1 (sparse union).
+        let body = |i: usize| {
+            let mut t = vec!["x"];
+            if i % 7 == 0 {
+                t.push("a");
+            }
+            if i % 11 == 0 {
+                t.push("b");
+            }
+            if i == 5 || i == 2900 {
+                t.push("r");
+            }
+            if i == 2900 {
+                t.push("s");
+            }
+            t.join(" ")
+        };
+        let docs: Vec<MDoc> = (0..3000).map(|i| doc(&body(i))).collect();
+        for deleted in [vec![], vec![0 as DocId, 5, 77, 2900]] {
+            let seg = Arc::new(ModelSegment::new(docs.clone(), &deleted, 128));
+            let s = Searcher::new(vec![seg as Arc<dyn SegmentView>]);
+            let live = |i: usize| !deleted.contains(&(i as DocId));
+            let expect = |f: &dyn Fn(&str) -> bool| (0..3000).filter(|&i| live(i) && f(&body(i))).count() as u64;
+            let has = |b: &str, t: &str| b.split(' ').any(|x| x == t);
+            let terms = |ts: &[&str]| ts.iter().map(|t| Query::term("body", t)).collect::<Vec<_>>();
+            for _ in 0..2 {
+                // Twice: the per-thread bitset must be zero again after each count.
+                assert_eq!(s.count(&Query::or(terms(&["a", "b"]))).unwrap(), expect(&|b| has(b, "a") || has(b, "b")));
+                assert_eq!(s.count(&Query::or(terms(&["r", "s"]))).unwrap(), expect(&|b| has(b, "r") || has(b, "s")));
+                assert_eq!(s.count(&Query::or(terms(&["r", "zz"]))).unwrap(), expect(&|b| has(b, "r")));
+                assert_eq!(s.count(&Query::and(terms(&["a", "b"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "b")));
+                assert_eq!(s.count(&Query::and(terms(&["a", "b", "x"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "b")));
+                assert_eq!(s.count(&Query::and(terms(&["a", "r"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "r")));
+            }
+        }
+    }
+}
