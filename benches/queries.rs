@@ -128,6 +128,29 @@ fn block_bound_report(seg: &fathom::engine::index::Leaf, term: &str, tenth: f32)
     format!("{term}: {blocks} blocks, bound >= 10th score ({tenth:.3}) in {bound_ge}, actual block max >= it in {actual_ge}")
 }
 
+/// The band of query `id` in `queries.json` (`high`, `high+low`, ...; `?` when absent).
+fn band_of<'a>(all: &'a Value, id: &str) -> &'a str {
+    all["queries"].as_array().and_then(|a| a.iter().find(|x| x["id"] == id)).map_or("?", |x| x["band"].as_str().unwrap_or("?"))
+}
+
+/// One line per band of `kind`: Fathom and tantivy medians of the per-query latencies `f`, `t`
+/// (indexed like `qs`) and their ratio.
+fn band_table(kind: &str, mode: &str, qs: &[Q], all: &Value, f: &[f64], t: &[f64]) -> Vec<String> {
+    let mut names: Vec<&str> = qs.iter().map(|q| band_of(all, &q.id)).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|b| {
+            let idx: Vec<usize> = (0..qs.len()).filter(|&i| band_of(all, &qs[i].id) == b).collect();
+            let mut fb: Vec<f64> = idx.iter().map(|&i| f[i]).collect();
+            let mut tb: Vec<f64> = idx.iter().map(|&i| t[i]).collect();
+            let (fm, tm) = (median(&mut fb), median(&mut tb));
+            format!("{kind:<11} {mode:<6} {b:<14} ({:>3}) fathom {fm:>9.1}  tantivy {tm:>9.1}  ratio {:.2}", idx.len(), fm / tm)
+        })
+        .collect()
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -204,6 +227,7 @@ fn queries_bench(c: &mut Criterion) {
     let rounds = 7;
     let mut slowest: Vec<String> = Vec::new();
     let mut ranges: Vec<String> = Vec::new();
+    let mut bands: Vec<String> = Vec::new();
     eprintln!("\n== query latency, us, median of {rounds} rounds per query, then median / p99 across queries ==");
     eprintln!("{:<11} {:<6} {:>20} {:>20} {:>12}", "query", "mode", "fathom med / p99", "tantivy med / p99", "median ratio");
     for (kind, qs) in &sets {
@@ -230,6 +254,7 @@ fn queries_bench(c: &mut Criterion) {
                     ranges.push(format!("{:<10} {mode:<6} {band:>5} {:>8} hits  fathom {:>8.1} us  tantivy {:>8.1} us  ratio {:.2}", q.id, q.count, f[i], t[i], f[i] / t[i]));
                 }
             }
+            bands.extend(band_table(kind, mode, qs, &all, &f, &t));
             if mode == "top10" {
                 let mut by: Vec<usize> = (0..qs.len()).collect();
                 by.sort_by(|&a, &b| f[b].total_cmp(&f[a]));
@@ -248,6 +273,10 @@ fn queries_bench(c: &mut Criterion) {
                 fm / tm
             );
         }
+    }
+    eprintln!("\n== per band: median of the per-query medians, us (n queries) ==");
+    for line in bands {
+        eprintln!("{line}");
     }
     eprintln!("\n== slowest Fathom top-10 queries per kind ==");
     for line in slowest {

@@ -12,6 +12,7 @@ use super::view::SegmentView;
 use crate::engine::codec::bitpack::BLOCK;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
+use smallvec::{smallvec, SmallVec};
 
 /// Runs the conjunction of `clauses` (in query order) over `seg`, passing every competitive live
 /// match to `sink`. No clause means no match.
@@ -19,8 +20,8 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     if clauses.is_empty() {
         return Ok(());
     }
-    let mut cs: Vec<TermCursor<'_>> = clauses.into_iter().map(TermCursor::new).collect();
-    let mut by_cost: Vec<usize> = (0..cs.len()).collect();
+    let mut cs: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
+    let mut by_cost: SmallVec<[usize; 4]> = (0..cs.len()).collect();
     by_cost.sort_by_key(|&i| cs[i].cost());
     let lead = by_cost[0];
     let max_doc = seg.max_doc();
@@ -31,10 +32,9 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let mut rest_bound = 0f64;
     let mut min = sink.min_competitive();
     let mut target = cs[lead].doc();
-    let mut b = Batch::new(cs.len());
     // Batches pay off when the lead is dense (many matches per block); a sparse lead matches
-    // about once per batch, where the doc-at-a-time step is cheaper.
-    let batch = cs[lead].cost().saturating_mul(32) >= max_doc as u64;
+    // about once per batch, where the doc-at-a-time step is cheaper (and needs no batch buffers).
+    let mut batch = if cs[lead].cost().saturating_mul(32) >= max_doc as u64 { Some(Batch::new(cs.len())) } else { None };
     'outer: loop {
         if target >= max_doc {
             break;
@@ -85,7 +85,7 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
                 continue 'outer;
             }
         }
-        if !batch {
+        let Some(b) = batch.as_mut() else {
             if !deletions || seg.is_live(d) {
                 let score = cs.iter_mut().map(|c| c.score() as f64).sum::<f64>() as f32;
                 // Below `min` the sink would drop the doc (and counting is over once min > 0).
@@ -96,7 +96,7 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
             }
             target = d + 1;
             continue;
-        }
+        };
         // Every clause is on `d`: intersect the buffered blocks up to the first buffered end
         // (and the bounds window's end once pruning), then score the matches clause by clause.
         let mut upto = cs.iter().map(|c| c.buffered().last().copied().unwrap_or(d)).min().unwrap_or(d);
@@ -108,7 +108,7 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
         // Once pruning, the lead's docs are scored first and only those that may compete with
         // the other clauses' bounds are intersected (Lucene's per-doc early exit, by batch).
         let prune = if min > 0.0 { Some((rest_bound, min)) } else { None };
-        let nm = intersect(&mut cs, &by_cost, upto, prune, &mut b);
+        let nm = intersect(&mut cs, &by_cost, upto, prune, b);
         let nm = if deletions { b.keep_live(nm, seg) } else { nm };
         let acc = &mut b.acc[..nm];
         acc.fill(0.0);
@@ -146,9 +146,9 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
 /// The matches of one batch: docs, and per clause (in query order) their buffer indices.
 struct Batch {
     docs: [DocId; BLOCK],
-    idx: Vec<[u8; BLOCK]>,
+    idx: SmallVec<[[u8; BLOCK]; 4]>,
     /// Per clause: a buffer index at or before its first doc past the batch.
-    end: Vec<usize>,
+    end: SmallVec<[usize; 4]>,
     acc: [f64; BLOCK],
     /// When pruning: the lead clause's score of each match.
     lead_scores: [f32; BLOCK],
@@ -156,7 +156,7 @@ struct Batch {
 
 impl Batch {
     fn new(n: usize) -> Batch {
-        Batch { docs: [0; BLOCK], idx: vec![[0; BLOCK]; n], end: vec![0; n], acc: [0.0; BLOCK], lead_scores: [0.0; BLOCK] }
+        Batch { docs: [0; BLOCK], idx: smallvec![[0; BLOCK]; n], end: smallvec![0; n], acc: [0.0; BLOCK], lead_scores: [0.0; BLOCK] }
     }
 
     /// Drops the deleted docs among the first `nm` matches; returns how many remain.

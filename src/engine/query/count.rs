@@ -5,7 +5,9 @@
 use super::scorer::{BoxScorer, Scorer};
 use super::view::SegmentView;
 use super::weight::Weight;
-use crate::engine::segment::{Postings, NO_MORE_DOCS};
+use crate::engine::codec::bitpack::BLOCK;
+use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
+use smallvec::SmallVec;
 use crate::engine::Result;
 
 /// The number of live docs of `seg` matching `w` (`w` compiled without scoring).
@@ -62,16 +64,14 @@ fn count_term_intersection<'w>(clauses: impl Iterator<Item = &'w Weight>, seg: &
     ps.sort_by_key(|p| p.cost());
     let deletions = seg.has_deletions();
     let mut n = 0u64;
-    for p in ps.iter_mut().skip(1) {
-        p.next();
-    }
-    let Some((lead, others)) = ps.split_first_mut() else { return Ok(Some(0)) };
-    let mut d = lead.next();
+    let mut bs: SmallVec<[DocBuf<'_>; 4]> = ps.into_iter().map(DocBuf::new).collect();
+    let Some((lead, others)) = bs.split_first_mut() else { return Ok(Some(0)) };
+    let mut d = lead.doc();
     'outer: while d != NO_MORE_DOCS {
         for p in others.iter_mut() {
-            let o = if p.doc() < d { p.advance(d) } else { p.doc() };
+            let o = p.advance(d);
             if o > d {
-                d = if o == NO_MORE_DOCS { NO_MORE_DOCS } else { lead.advance(o) };
+                d = lead.advance(o);
                 continue 'outer;
             }
         }
@@ -80,17 +80,88 @@ fn count_term_intersection<'w>(clauses: impl Iterator<Item = &'w Weight>, seg: &
         }
         d = lead.next();
     }
-    for p in ps.iter_mut() {
-        if let Some(e) = p.take_error() {
+    for b in bs.iter_mut() {
+        if let Some(e) = b.p.take_error() {
             return Err(e);
         }
     }
     Ok(Some(n))
 }
 
+/// A term's postings with the current block's docs copied out ([`Postings::read_block`]), so
+/// that stepping and advancing are array operations with one dynamic call per block.
+/// Invariant: `docs[i..n]` are the docs not yet passed and the postings sit on `docs[n - 1]`;
+/// `n == 0` means exhausted.
+struct DocBuf<'a> {
+    p: Box<dyn Postings + 'a>,
+    docs: [DocId; BLOCK],
+    freqs: [u32; BLOCK],
+    i: usize,
+    n: usize,
+}
+
+impl<'a> DocBuf<'a> {
+    fn new(mut p: Box<dyn Postings + 'a>) -> Self {
+        p.next();
+        let (mut docs, mut freqs) = ([0; BLOCK], [0; BLOCK]);
+        let n = p.read_block(&mut docs, &mut freqs);
+        DocBuf { p, docs, freqs, i: 0, n }
+    }
+
+    #[inline]
+    fn doc(&self) -> DocId {
+        if self.i < self.n {
+            self.docs[self.i]
+        } else {
+            NO_MORE_DOCS
+        }
+    }
+
+    #[inline]
+    fn next(&mut self) -> DocId {
+        self.i += 1;
+        if self.i < self.n {
+            return self.docs[self.i];
+        }
+        self.refill(None)
+    }
+
+    /// The first doc `>= target` (no move when `target <= doc()`).
+    #[inline]
+    fn advance(&mut self, target: DocId) -> DocId {
+        if self.i < self.n && self.docs[self.n - 1] >= target {
+            // Stops at n - 1 at the latest, since docs[n - 1] >= target.
+            while self.docs[self.i] < target {
+                self.i += 1;
+            }
+            return self.docs[self.i];
+        }
+        self.refill(Some(target))
+    }
+
+    #[cold]
+    fn refill(&mut self, target: Option<DocId>) -> DocId {
+        if self.n == 0 {
+            self.i = 0;
+            return NO_MORE_DOCS;
+        }
+        // The postings sit on docs[n - 1], below `target`: a forward move.
+        match target {
+            Some(t) => self.p.advance(t),
+            None => self.p.next(),
+        };
+        self.i = 0;
+        self.n = self.p.read_block(&mut self.docs, &mut self.freqs);
+        self.doc()
+    }
+}
+
 /// Matches of any of `clauses`: a bitset over the segment when the clauses are dense enough to
 /// make it cheaper than merging, else the doc-at-a-time disjunction.
 fn count_union(clauses: &[Weight], seg: &dyn SegmentView) -> Result<u64> {
+    if let Some(n) = count_term_union(clauses, seg)? {
+        return Ok(n);
+    }
     let mut subs: Vec<BoxScorer<'_>> = Vec::with_capacity(clauses.len());
     for c in clauses {
         if let Some(s) = c.scorer(seg)? {
@@ -132,4 +203,156 @@ fn count_union(clauses: &[Weight], seg: &dyn SegmentView) -> Result<u64> {
         }
     }
     Ok(n)
+}
+
+/// Matches of any of `clauses` when they are all terms: each term's postings are read a block at
+/// a time into a per-thread bitset over the segment (kept zero between calls); only the words
+/// set are counted and cleared when the terms are sparse. `None` when a clause is not a term.
+fn count_term_union(clauses: &[Weight], seg: &dyn SegmentView) -> Result<Option<u64>> {
+    let mut ps: SmallVec<[Box<dyn Postings + '_>; 4]> = SmallVec::new();
+    for c in clauses {
+        if matches!(c, Weight::MatchNone) {
+            continue;
+        }
+        match c.term_postings(seg)? {
+            None => return Ok(None),
+            Some(None) => {}
+            Some(Some(p)) => ps.push(p),
+        }
+    }
+    let max_doc = seg.max_doc() as usize;
+    let words = max_doc.div_ceil(64);
+    // Sparse: remember the words set instead of scanning the whole bitset.
+    let sparse = ps.iter().map(|p| p.cost()).sum::<u64>() < (words / 8) as u64;
+    UNION_BITS.with(|cell| {
+        let mut u = cell.borrow_mut();
+        let UnionBits { bits, touched } = &mut *u;
+        if bits.len() < words {
+            bits.resize(words, 0);
+        }
+        let bits = &mut bits[..words];
+        touched.clear();
+        let mut docs = [0 as DocId; BLOCK];
+        let mut freqs = [0u32; BLOCK];
+        let mut failed = None;
+        for p in ps.iter_mut() {
+            // At most one read per block of the term (plus the final empty one).
+            let mut d = p.next();
+            while d != NO_MORE_DOCS {
+                let n = p.read_block(&mut docs, &mut freqs);
+                if n == 0 {
+                    break;
+                }
+                for &doc in &docs[..n] {
+                    // Postings only hold docs below max_doc; a bad doc id is ignored, never a panic.
+                    if let Some(w) = bits.get_mut((doc >> 6) as usize) {
+                        if sparse && *w == 0 {
+                            touched.push(doc >> 6);
+                        }
+                        *w |= 1u64 << (doc & 63);
+                    }
+                }
+                d = p.next();
+            }
+            if let Some(e) = p.take_error() {
+                failed = Some(e);
+                break;
+            }
+        }
+        let deletions = seg.has_deletions();
+        let mut n = 0u64;
+        let mut count_word = |i: usize, w: &mut u64| {
+            let mut x = std::mem::take(w);
+            if !deletions {
+                n += x.count_ones() as u64;
+                return;
+            }
+            while x != 0 {
+                n += seg.is_live((i as u32) * 64 + x.trailing_zeros()) as u64;
+                x &= x - 1;
+            }
+        };
+        if sparse {
+            for &i in touched.iter() {
+                if let Some(w) = bits.get_mut(i as usize) {
+                    count_word(i as usize, w);
+                }
+            }
+        } else {
+            for (i, w) in bits.iter_mut().enumerate() {
+                count_word(i, w);
+            }
+        }
+        // Every word set has been taken back: the bitset is zero again, even after an error.
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(Some(n)),
+        }
+    })
+}
+
+/// Per-thread scratch of [`count_term_union`]: a zeroed bitset and the words set in it.
+struct UnionBits {
+    bits: Vec<u64>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static UNION_BITS: std::cell::RefCell<UnionBits> = const { std::cell::RefCell::new(UnionBits { bits: Vec::new(), touched: Vec::new() }) };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::model::{MDoc, ModelSegment};
+    use super::super::searcher::Searcher;
+    use super::super::view::SegmentView;
+    use super::super::Query;
+    use crate::engine::segment::DocId;
+
+    fn doc(body: &str) -> MDoc {
+        MDoc { text: vec![("body".into(), body.split_whitespace().map(String::from).collect())], keyword: vec![], long: vec![] }
+    }
+
+    /// Term unions and intersections counted block by block equal a count over the docs, for
+    /// sparse unions (words set tracked) and dense ones (whole bitset), with deletions.
+    #[test]
+    fn term_union_and_intersection_counts() {
+        // 3000 docs: `a` every 7th, `b` every 11th, `r` in 2 docs, `s` in 1 (sparse union).
+        let body = |i: usize| {
+            let mut t = vec!["x"];
+            if i % 7 == 0 {
+                t.push("a");
+            }
+            if i % 11 == 0 {
+                t.push("b");
+            }
+            if i == 5 || i == 2900 {
+                t.push("r");
+            }
+            if i == 2900 {
+                t.push("s");
+            }
+            t.join(" ")
+        };
+        let docs: Vec<MDoc> = (0..3000).map(|i| doc(&body(i))).collect();
+        for deleted in [vec![], vec![0 as DocId, 5, 77, 2900]] {
+            let seg = Arc::new(ModelSegment::new(docs.clone(), &deleted, 128));
+            let s = Searcher::new(vec![seg as Arc<dyn SegmentView>]);
+            let live = |i: usize| !deleted.contains(&(i as DocId));
+            let expect = |f: &dyn Fn(&str) -> bool| (0..3000).filter(|&i| live(i) && f(&body(i))).count() as u64;
+            let has = |b: &str, t: &str| b.split(' ').any(|x| x == t);
+            let terms = |ts: &[&str]| ts.iter().map(|t| Query::term("body", t)).collect::<Vec<_>>();
+            for _ in 0..2 {
+                // Twice: the per-thread bitset must be zero again after each count.
+                assert_eq!(s.count(&Query::or(terms(&["a", "b"]))).unwrap(), expect(&|b| has(b, "a") || has(b, "b")));
+                assert_eq!(s.count(&Query::or(terms(&["r", "s"]))).unwrap(), expect(&|b| has(b, "r") || has(b, "s")));
+                assert_eq!(s.count(&Query::or(terms(&["r", "zz"]))).unwrap(), expect(&|b| has(b, "r")));
+                assert_eq!(s.count(&Query::and(terms(&["a", "b"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "b")));
+                assert_eq!(s.count(&Query::and(terms(&["a", "b", "x"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "b")));
+                assert_eq!(s.count(&Query::and(terms(&["a", "r"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "r")));
+            }
+        }
+    }
 }

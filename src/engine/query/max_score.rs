@@ -14,6 +14,7 @@
 use super::scorer::{below, Scorer, TermScorer};
 use super::term_cursor::TermCursor;
 use super::view::SegmentView;
+use smallvec::{smallvec, SmallVec};
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
 
@@ -39,7 +40,7 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
         };
     }
     let n = clauses.len();
-    let mut cs: Vec<TermCursor<'_>> = clauses.into_iter().map(TermCursor::new).collect();
+    let mut cs: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
     BUFFERS.with(|b| {
         let mut b = b.borrow_mut();
         let b = &mut *b;
@@ -82,25 +83,28 @@ thread_local! {
     static BUFFERS: std::cell::RefCell<Buffers> = const { std::cell::RefCell::new(Buffers { acc: Vec::new(), bits: Vec::new(), scores: Vec::new(), clean: false }) };
 }
 
+/// Up to this many clauses, the per-query scratch of [`run`] lives on the stack.
+const INLINE: usize = 8;
+
 fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
     let n = clauses.len();
     let w = WINDOW as usize;
-    let mut essential = vec![true; n];
-    let mut at = vec![f32::NAN; n];
+    let mut essential: SmallVec<[bool; INLINE]> = smallvec![true; n];
+    let mut at: SmallVec<[f32; INLINE]> = smallvec![f32::NAN; n];
     let max_doc = seg.max_doc();
     let deletions = seg.has_deletions();
-    let mut bounds = vec![0f32; n];
-    let mut order: Vec<usize> = (0..n).collect();
+    let mut bounds: SmallVec<[f32; INLINE]> = smallvec![0f32; n];
+    let mut order: SmallVec<[usize; INLINE]> = (0..n).collect();
     // Whole-segment bounds, and the clauses whose summed whole-segment bounds stay below the
     // minimum (globally non-essential: a doc they alone match never competes).
-    let global: Vec<f32> = clauses.iter().map(|c| c.global_bound()).collect();
-    let mut by_global: Vec<usize> = (0..n).collect();
-    by_global.sort_by(|&a, &b| global[a].total_cmp(&global[b]));
-    let mut gne = vec![false; n];
+    let global: SmallVec<[f32; INLINE]> = clauses.iter().map(|c| c.global_bound()).collect();
+    let mut by_global: SmallVec<[usize; INLINE]> = (0..n).collect();
+    by_global.sort_unstable_by(|&a, &b| global[a].total_cmp(&global[b]).then(a.cmp(&b)));
+    let mut gne: SmallVec<[bool; INLINE]> = smallvec![false; n];
     let mut gne_min = 0f32;
     let mut lo: DocId = 0;
     while lo < max_doc {
-        let min = sink.min_competitive();
+        let mut min = sink.min_competitive();
         if min > gne_min {
             gne_min = min;
             let mut sum = 0f64;
@@ -132,10 +136,14 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         }
         if min > 0.0 {
             // Tight bounds for every clause (globally non-essential ones too: with their
-            // whole-segment bound the essential ones would rarely become non-essential).
-            for (c, b) in clauses.iter_mut().zip(bounds.iter_mut()) {
-                *b = window_bound(c, lo, hi);
+            // whole-segment bound the essential ones would rarely become non-essential). A
+            // globally non-essential clause does not cut the window, which may span many of its
+            // blocks: past its first block there it keeps its whole-segment bound, and the
+            // candidates check its block bounds one by one (see [`complete`]).
+            for ((c, b), &g) in clauses.iter_mut().zip(bounds.iter_mut()).zip(&gne) {
+                *b = window_bound(c, lo, hi, g);
             }
+            // Stable for equal bounds (clause order), as the sort of the whole order was.
             order.sort_by(|&a, &b| bounds[a].total_cmp(&bounds[b]));
             let mut sum = 0f64;
             for &i in &order {
@@ -154,9 +162,11 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         for (k, &i) in order.iter().enumerate() {
             essential[i] = k >= ne;
         }
-        // With every clause essential, `acc` sums the scores in clause order: it is the score,
-        // and the per-clause rows are not needed.
-        let rows = ne > 0;
+        // The per-clause score rows are needed only to re-sum in clause order a candidate that
+        // non-essential clauses complete, and then only with two essential clauses or more: a
+        // lone essential clause's score is its accumulated sum (0 + score, exact in double).
+        // With every clause essential, `acc` sums the scores in clause order: it is the score.
+        let rows = ne > 0 && n - ne > 1;
         let mut any = false;
         for (i, c) in clauses.iter_mut().enumerate() {
             if !essential[i] {
@@ -169,9 +179,12 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
             let row = if rows { Some(&mut scores[i * w..(i + 1) * w]) } else { None };
             any |= c.accumulate(lo, hi, acc, row, bits);
         }
-        if any && !rows {
-            let words = ((hi - lo) as usize).div_ceil(64);
-            let mut min = sink.min_competitive();
+        if !any {
+            lo = hi;
+            continue;
+        }
+        let words = ((hi - lo) as usize).div_ceil(64);
+        if ne == 0 {
             for (wi, slot) in bits.iter_mut().take(words).enumerate() {
                 let mut word = std::mem::take(slot);
                 while word != 0 {
@@ -186,55 +199,43 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                     }
                 }
             }
-            any = false;
+            lo = hi;
+            continue;
         }
-        if any {
-            let rest_all: f64 = order[..ne].iter().map(|&i| bounds[i] as f64).sum();
-            let words = ((hi - lo) as usize).div_ceil(64);
-            for (wi, slot) in bits.iter_mut().take(words).enumerate() {
-                let mut word = std::mem::take(slot);
-                while word != 0 {
-                    let off = (wi << 6) | word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    let mut partial = std::mem::take(&mut acc[off]);
-                    for (i, a) in at.iter_mut().enumerate() {
-                        *a = if essential[i] { std::mem::replace(&mut scores[i * w + off], f32::NAN) } else { f32::NAN };
-                    }
-                    let doc = lo + off as DocId;
-                    if deletions && !seg.is_live(doc) {
-                        continue;
-                    }
-                    if ne > 0 {
-                        let min = sink.min_competitive();
-                        let mut rest = rest_all;
-                        let mut ok = true;
-                        for k in (0..ne).rev() {
-                            if below(partial + rest, min) {
-                                ok = false;
-                                break;
-                            }
-                            let i = order[k];
-                            rest -= bounds[i] as f64;
-                            let c = &mut clauses[i];
-                            if c.doc() < doc {
-                                c.advance(doc);
-                            }
-                            if c.doc() == doc {
-                                let sc = c.score();
-                                at[i] = sc;
-                                partial += sc as f64;
-                            }
+        let rest_all: f64 = order[..ne].iter().map(|&i| bounds[i] as f64).sum();
+        let lone = if rows { None } else { order.get(ne).copied() };
+        for (wi, slot) in bits.iter_mut().take(words).enumerate() {
+            let mut word = std::mem::take(slot);
+            while word != 0 {
+                let off = (wi << 6) | word.trailing_zeros() as usize;
+                word &= word - 1;
+                let mut partial = std::mem::take(&mut acc[off]);
+                match lone {
+                    Some(e) => {
+                        for &i in &order[..ne] {
+                            at[i] = f32::NAN;
                         }
-                        if !ok {
-                            continue;
+                        at[e] = partial as f32;
+                    }
+                    None => {
+                        for (i, a) in at.iter_mut().enumerate() {
+                            *a = if essential[i] { std::mem::replace(&mut scores[i * w + off], f32::NAN) } else { f32::NAN };
                         }
                     }
-                    // The disjunction's score: the matching clauses summed in clause order.
-                    let score = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum::<f64>() as f32;
-                    // Below the minimum the sink would drop it (and counting is over once min > 0).
-                    if score >= sink.min_competitive() {
-                        sink.collect(doc, score);
-                    }
+                }
+                let doc = lo + off as DocId;
+                if deletions && !seg.is_live(doc) {
+                    continue;
+                }
+                if !complete(clauses, &order[..ne], &bounds, doc, &mut partial, rest_all, min, &mut at) {
+                    continue;
+                }
+                // The disjunction's score: the matching clauses summed in clause order.
+                let score = at.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).sum::<f64>() as f32;
+                // Below the minimum the sink would drop it (and counting is over once min > 0).
+                if score >= min {
+                    sink.collect(doc, score);
+                    min = sink.min_competitive();
                 }
             }
         }
@@ -243,9 +244,40 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
     Ok(())
 }
 
+/// Completes candidate `doc` (essential sum `partial`) with the non-essential clauses `ne`
+/// (ascending window bounds `bounds`, summing to `rest`), the largest bound first, storing each
+/// matching clause's score in `at`; false as soon as the remaining bounds cannot make the doc
+/// reach `min`. A clause whose buffered block ends before `doc` is first checked against the
+/// bound of the block holding `doc` (from the skip data): when that cannot compete either, the
+/// block is not decoded.
+#[inline]
+#[allow(clippy::too_many_arguments, reason = "the candidate loop's state, passed without a struct to keep it in registers")]
+fn complete(clauses: &mut [TermCursor<'_>], ne: &[usize], bounds: &[f32], doc: DocId, partial: &mut f64, mut rest: f64, min: f32, at: &mut [f32]) -> bool {
+    for &i in ne.iter().rev() {
+        if below(*partial + rest, min) {
+            return false;
+        }
+        rest -= bounds[i] as f64;
+        let c = &mut clauses[i];
+        if c.doc() < doc {
+            if c.beyond_buffer(doc) && below(*partial + rest + c.block_bound_at(doc) as f64, min) {
+                return false;
+            }
+            c.advance(doc);
+        }
+        if c.doc() == doc {
+            let sc = c.score();
+            at[i] = sc;
+            *partial += sc as f64;
+        }
+    }
+    true
+}
+
 /// The best score `c` can give a doc of `[lo, hi)`: the max of its block bounds over the blocks
-/// overlapping the window (0 when it has no doc left).
-fn window_bound(c: &mut TermCursor<'_>, lo: DocId, hi: DocId) -> f32 {
+/// overlapping the window (0 when it has no doc left); with `first_only`, its whole-segment
+/// bound unless its first block there covers the window.
+fn window_bound(c: &mut TermCursor<'_>, lo: DocId, hi: DocId, first_only: bool) -> f32 {
     let mut t = lo.max(c.doc());
     let mut bound = 0f32;
     while t < hi {
@@ -255,6 +287,9 @@ fn window_bound(c: &mut TermCursor<'_>, lo: DocId, hi: DocId) -> f32 {
             break;
         }
         t = end + 1;
+        if first_only && t < hi {
+            return c.global_bound();
+        }
     }
     bound
 }

@@ -71,6 +71,8 @@ pub struct TermScorer<'a> {
     sim: Arc<Bm25>,
     /// Last doc of the block whose bound is `block_bound` (`None`: no block read yet).
     block_end: Option<DocId>,
+    /// The target the block was loaded for: the bound holds for the docs in `block_from..=block_end`.
+    block_from: DocId,
     block_bound: f32,
     min_competitive: f32,
     /// Constant score (filters) instead of BM25 when set.
@@ -101,7 +103,7 @@ impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
     pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256] }
+        TermScorer { postings, norms, sim, block_end: None, block_from: 0, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256] }
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
@@ -112,8 +114,31 @@ impl<'a> TermScorer<'a> {
         let sim = &self.sim;
         let bound = self.impacts.iter().map(|&(f, n)| sim.score(f as f32, n)).fold(0f32, f32::max);
         self.block_end = Some(end);
+        self.block_from = target;
         self.block_bound = if self.impacts.is_empty() { sim.weight } else { bound };
         end
+    }
+
+    /// A bound of the score of a doc `>= target` and up to the end of its block: the cached
+    /// block's bound when it covers `target`, the next block's once `target` is beyond it, and
+    /// the whole-segment bound when `target` lies before the cached block's range.
+    pub(crate) fn bound_at(&mut self, target: DocId) -> f32 {
+        if let Some(c) = self.constant {
+            return c;
+        }
+        match self.block_end {
+            Some(e) if target <= e => {
+                if target >= self.block_from {
+                    self.block_bound
+                } else {
+                    self.sim.weight
+                }
+            }
+            _ => {
+                self.load_block(target);
+                self.block_bound
+            }
+        }
     }
 
     /// [`Postings::read_block`] of the term's postings (for [`super::term_cursor`]).

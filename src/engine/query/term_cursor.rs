@@ -171,6 +171,21 @@ impl<'a> TermCursor<'a> {
         self.sc.shallow_advance(target.max(real))
     }
 
+    /// Whether `target` lies beyond the buffered block (an `advance` to it would decode a new
+    /// block).
+    #[inline]
+    pub fn beyond_buffer(&self, target: DocId) -> bool {
+        self.n == 0 || self.docs[self.n - 1] < target
+    }
+
+    /// A bound of the clause's score of a doc `target >= doc()` (from the skip data and the
+    /// impacts of the block holding it, without decoding the block's docs; see
+    /// [`TermScorer::bound_at`]).
+    pub fn block_bound_at(&mut self, target: DocId) -> f32 {
+        let real = self.sc.doc();
+        self.sc.bound_at(target.max(real))
+    }
+
     /// An upper bound of every score of the clause in the segment.
     pub fn global_bound(&self) -> f32 {
         self.sc.global_bound()
