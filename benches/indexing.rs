@@ -101,13 +101,13 @@ fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
 }
 
 /// Load on the shared machine drifts over the ~30 s of each criterion line, so the ratio is also
-/// measured with the engines alternating: `ROUNDS` rounds of (fathom, tantivy, tantivy default),
+/// measured with the engines alternating: `FATHOM_INDEXING_ROUNDS` (default 5) rounds of (fathom, tantivy, tantivy default),
 /// the ratio taken within each round, then the median over rounds.
 fn interleaved(corpus: Corpus, lines: &[String]) {
-    const ROUNDS: usize = 5;
+    let rounds = std::env::var("FATHOM_INDEXING_ROUNDS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(5).max(1);
     let n = lines.len() as f64;
     let mut rates: Vec<[f64; 3]> = Vec::new();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         let mut r = [0f64; 3];
         for (i, slot) in r.iter_mut().enumerate() {
             let dir = tempfile::tempdir().expect("tempdir");
@@ -126,7 +126,7 @@ fn interleaved(corpus: Corpus, lines: &[String]) {
     let ratios: Vec<f64> = rates.iter().map(|r| r[0] / r[1]).collect();
     let col = |i: usize| median(rates.iter().map(|r| r[i]).collect());
     eprintln!(
-        "interleaved x{ROUNDS} {}: fathom {:.0}, tantivy {:.0}, tantivy default tokenizer {:.0} docs/CPU-s (medians); \
+        "interleaved x{rounds} {}: fathom {:.0}, tantivy {:.0}, tantivy default tokenizer {:.0} docs/CPU-s (medians); \
          fathom/tantivy per round {:?} -> median {:.2}",
         corpus.name(),
         col(0),
@@ -137,9 +137,14 @@ fn interleaved(corpus: Corpus, lines: &[String]) {
     );
 }
 
+/// `FATHOM_INDEXING_CORPORA=text` (or `logs`, or `text,logs`: the default) picks the corpora.
 fn indexing(c: &mut Criterion) {
-    bench_corpus(c, Corpus::Text);
-    bench_corpus(c, Corpus::Logs);
+    let wanted = std::env::var("FATHOM_INDEXING_CORPORA").unwrap_or_else(|_| "text,logs".into());
+    for corpus in [Corpus::Text, Corpus::Logs] {
+        if wanted.split(',').any(|w| w.trim() == corpus.name()) {
+            bench_corpus(c, corpus);
+        }
+    }
 }
 
 criterion_group!(benches, indexing);

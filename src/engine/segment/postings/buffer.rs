@@ -20,25 +20,29 @@ const FIRST_SLICE: usize = 4;
 
 /// Interns byte strings: dense ids in order of first appearance, every key in one arena as
 /// `[id: u32 LE][len: u32 LE][bytes]`, and an open-addressing table (linear probing, at most half
-/// full) whose slots hold a 24-bit tag of the key's ahash and the key's arena offset, so a probe
-/// touches the table and, on a tag match, one place in the arena. No allocation per key; lookups
-/// with a borrowed `&[u8]`.
+/// full) of 16-byte slots: a tag of the key's ahash, its length (up to 8, or "longer") and id + 1
+/// in one word, the key's first 8 bytes (zero-padded) in the other. A key of at most 8 bytes is
+/// matched in the slot alone; a longer one also compares the rest in the arena. No allocation
+/// per key; lookups with a borrowed `&[u8]`.
 #[derive(Debug, Default)]
 pub(crate) struct BytesInterner {
     arena: Vec<u8>,
     /// Arena offset of each id's entry.
     offsets: Vec<usize>,
-    /// Hash of each id's key (rehashing on growth then never reads the arena).
+    /// Hash of each id's key (rehashing on growth then never hashes again).
     hashes: Vec<u64>,
-    /// `tag << 40 | (offset + 1)` per slot, 0 = empty; the length is 0 or a power of two.
-    table: Vec<u64>,
+    /// `[tag << 36 | len code << 32 | id + 1, prefix]` per slot, `[0, 0]` = empty; the length
+    /// is 0 or a power of two.
+    table: Vec<[u64; 2]>,
     hasher: ahash::RandomState,
 }
 
-const OFFSET_BITS: u32 = 40;
-const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
 /// Bytes before a key's bytes in the arena.
 const ENTRY_HEAD: usize = 8;
+/// Keys of at most this many bytes are compared in the table slot alone.
+const INLINE_KEY: usize = 8;
+/// Length code of keys longer than [`INLINE_KEY`].
+const LONG_KEY: u64 = 15;
 
 impl BytesInterner {
     /// An empty interner.
@@ -51,18 +55,17 @@ impl BytesInterner {
         self.offsets.len()
     }
 
-    /// `(id, key)` of the entry at arena offset `off`.
+    /// The key bytes of the entry at arena offset `off`.
     #[inline]
-    fn entry_at(&self, off: usize) -> (u32, &[u8]) {
+    fn entry_at(&self, off: usize) -> &[u8] {
         let head = &self.arena[off..off + ENTRY_HEAD];
-        let id = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
         let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
-        (id, &self.arena[off + ENTRY_HEAD..off + ENTRY_HEAD + len])
+        &self.arena[off + ENTRY_HEAD..off + ENTRY_HEAD + len]
     }
 
     /// The bytes of key `id` (ids come from [`intern`](Self::intern)).
     pub(crate) fn key(&self, id: u32) -> &[u8] {
-        self.entry_at(self.offsets[id as usize]).1
+        self.entry_at(self.offsets[id as usize])
     }
 
     /// The id of `key`, if it was interned.
@@ -70,7 +73,9 @@ impl BytesInterner {
         if self.table.is_empty() {
             return None;
         }
-        self.probe(key, self.hasher.hash_one(key)).ok()
+        let hash = self.hasher.hash_one(key);
+        let (head, prefix) = Self::slot_key(key, hash);
+        self.probe(key, hash, head, prefix).ok()
     }
 
     /// The id of `key`, interning it if new; the flag says whether it was new.
@@ -80,43 +85,48 @@ impl BytesInterner {
             self.grow();
         }
         let hash = self.hasher.hash_one(key);
-        match self.probe(key, hash) {
+        let (head, prefix) = Self::slot_key(key, hash);
+        match self.probe(key, hash, head, prefix) {
             Ok(id) => (id, false),
             Err(slot) => {
                 let id = self.offsets.len() as u32;
+                assert!(id < u32::MAX, "at most 2^32 - 1 interned keys");
                 let off = self.arena.len();
-                assert!((off as u64) < OFFSET_MASK, "interned keys exceed 1 TiB");
                 let len = u32::try_from(key.len()).expect("a key is shorter than 4 GiB (terms are bounded far below)");
                 self.arena.extend_from_slice(&id.to_le_bytes());
                 self.arena.extend_from_slice(&len.to_le_bytes());
                 self.arena.extend_from_slice(key);
                 self.offsets.push(off);
                 self.hashes.push(hash);
-                self.table[slot] = Self::slot_value(hash, off);
+                self.table[slot] = [head | (id as u64 + 1), prefix];
                 (id, true)
             }
         }
     }
 
+    /// The slot's first word without the id (tag and length code) and its prefix word.
     #[inline]
-    fn slot_value(hash: u64, off: usize) -> u64 {
-        (hash >> OFFSET_BITS) << OFFSET_BITS | (off as u64 + 1)
+    fn slot_key(key: &[u8], hash: u64) -> (u64, u64) {
+        let n = key.len().min(INLINE_KEY);
+        let mut b = [0u8; INLINE_KEY];
+        b[..n].copy_from_slice(&key[..n]);
+        let code = if key.len() <= INLINE_KEY { key.len() as u64 } else { LONG_KEY };
+        ((hash >> 36) << 36 | code << 32, u64::from_le_bytes(b))
     }
 
     /// `Ok(id)` of `key`, or `Err(slot)`: the empty slot where it belongs. The table is non-empty.
     #[inline]
-    fn probe(&self, key: &[u8], hash: u64) -> Result<u32, usize> {
+    fn probe(&self, key: &[u8], hash: u64, head: u64, prefix: u64) -> Result<u32, usize> {
         let mask = self.table.len() - 1;
-        let tag = hash >> OFFSET_BITS;
         let mut slot = hash as usize & mask;
         loop {
-            let v = self.table[slot];
-            if v == 0 {
+            let [w, p] = self.table[slot];
+            if w == 0 {
                 return Err(slot);
             }
-            if v >> OFFSET_BITS == tag {
-                let (id, k) = self.entry_at(((v & OFFSET_MASK) - 1) as usize);
-                if k == key {
+            if w >> 32 << 32 == head && p == prefix {
+                let id = (w as u32).wrapping_sub(1);
+                if key.len() <= INLINE_KEY || self.key(id)[INLINE_KEY..] == key[INLINE_KEY..] {
                     return Ok(id);
                 }
             }
@@ -128,13 +138,14 @@ impl BytesInterner {
     fn grow(&mut self) {
         let size = (self.table.len() * 2).max(16);
         let mask = size - 1;
-        let mut table = vec![0u64; size];
-        for (&off, &hash) in self.offsets.iter().zip(&self.hashes) {
+        let mut table = vec![[0u64; 2]; size];
+        for (id, &hash) in self.hashes.iter().enumerate() {
+            let (head, prefix) = Self::slot_key(self.key(id as u32), hash);
             let mut slot = hash as usize & mask;
-            while table[slot] != 0 {
+            while table[slot][0] != 0 {
                 slot = (slot + 1) & mask;
             }
-            table[slot] = Self::slot_value(hash, off);
+            table[slot] = [head | (id as u64 + 1), prefix];
         }
         self.table = table;
     }
@@ -156,7 +167,7 @@ impl BytesInterner {
 
     /// Heap bytes held (capacities).
     pub(crate) fn mem_bytes(&self) -> usize {
-        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + (self.hashes.capacity() + self.table.capacity()) * 8
+        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + self.hashes.capacity() * 8 + self.table.capacity() * 16
     }
 }
 
@@ -175,23 +186,25 @@ impl Slice {
     }
 }
 
-/// Appends `v` as a LEB128 varint to stream `s` of `pool`.
+/// Appends `v` as a LEB128 varint to stream `s` of `pool` (written byte by byte: a `memcpy`
+/// call of a variable 1 to 10 bytes cost more than the bytes themselves).
 #[inline]
 fn push_vint(pool: &mut Vec<u8>, s: &mut Slice, mut v: u64) {
-    let mut tmp = [0u8; 10];
-    let mut n = 0;
-    while v >= 0x80 {
-        tmp[n] = (v as u8) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    tmp[n] = v as u8;
-    n += 1;
+    let n = ((64 - (v | 1).leading_zeros() as usize) + 6) / 7;
     if s.len + n > s.cap {
         grow_slice(pool, s, n);
     }
     let at = s.start + s.len;
-    pool[at..at + n].copy_from_slice(&tmp[..n]);
+    let out = &mut pool[at..at + n];
+    let (last, head) = match out.split_last_mut() {
+        Some(x) => x,
+        None => return,
+    };
+    for b in head.iter_mut() {
+        *b = (v as u8) | 0x80;
+        v >>= 7;
+    }
+    *last = v as u8;
     s.len += n;
 }
 

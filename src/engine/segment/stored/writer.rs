@@ -14,6 +14,11 @@ struct Part {
 }
 
 impl Part {
+    /// Records the doc whose encoding was appended to `docs` since it held `start` bytes.
+    fn close_doc(&mut self, start: usize) {
+        self.lens.push((self.docs.len() - start) as u64);
+    }
+
     fn push(&mut self, doc: &[u8]) {
         self.docs.extend_from_slice(doc);
         self.lens.push(doc.len() as u64);
@@ -42,10 +47,10 @@ pub struct StoredWriter {
     index: Vec<u8>,
     blocks: u64,
     docs: u64,
-    scratch_light: Vec<u8>,
-    scratch_heavy: Vec<u8>,
     /// Raw bytes of the section being written (reused).
     raw: Vec<u8>,
+    /// The compressed frame being written (reused).
+    comp: Vec<u8>,
     /// One zstd context for every block (creating one per block costs a large table reset).
     zstd: zstd::bulk::Compressor<'static>,
 }
@@ -70,24 +75,20 @@ impl StoredWriter {
             index: Vec::new(),
             blocks: 0,
             docs: 0,
-            scratch_light: Vec::new(),
-            scratch_heavy: Vec::new(),
             raw: Vec::new(),
+            comp: Vec::new(),
             zstd,
         })
     }
 
     /// Adds the next doc (doc ids are assigned in call order from 0).
     pub fn add(&mut self, fields: &[(u32, &[u8])]) -> Result<()> {
-        let mut light = std::mem::take(&mut self.scratch_light);
-        let mut heavy = std::mem::take(&mut self.scratch_heavy);
-        light.clear();
-        heavy.clear();
-        encode_split(fields, &mut light, &mut heavy);
-        let r = self.add_parts(&light, &heavy);
-        self.scratch_light = light;
-        self.scratch_heavy = heavy;
-        r
+        // Encoded straight into the block's parts (no per-doc scratch copy).
+        let (l0, h0) = (self.light.docs.len(), self.heavy.docs.len());
+        encode_split(fields, &mut self.light.docs, &mut self.heavy.docs);
+        self.light.close_doc(l0);
+        self.heavy.close_doc(h0);
+        self.doc_added()
     }
 
     /// Adds the next doc as the encodings of its fields other than `_source` and of its
@@ -95,6 +96,11 @@ impl StoredWriter {
     pub(super) fn add_parts(&mut self, light: &[u8], heavy: &[u8]) -> Result<()> {
         self.light.push(light);
         self.heavy.push(heavy);
+        self.doc_added()
+    }
+
+    /// Counts the doc just appended to both parts and closes the block if it is full.
+    fn doc_added(&mut self) -> Result<()> {
         self.docs += 1;
         if self.heavy.docs.len() >= BLOCK_TARGET || self.light.docs.len() >= BLOCK_TARGET || self.light.lens.len() >= BLOCK_MAX_DOCS {
             self.flush_block()?;
@@ -111,9 +117,12 @@ impl StoredWriter {
         self.out.put(&self.raw)?;
         let light_len = self.raw.len() as u64;
         self.heavy.take_raw(&mut self.raw);
-        let comp = self.zstd.compress(&self.raw).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
-        self.out.put(&comp)?;
-        for v in [count, light_len, comp.len() as u64, self.raw.len() as u64] {
+        // Into a reused buffer of the worst-case size: no allocation per block.
+        self.comp.clear();
+        self.comp.reserve(zstd::zstd_safe::compress_bound(self.raw.len()));
+        let n = self.zstd.compress_to_buffer(&self.raw, &mut self.comp).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
+        self.out.put(&self.comp)?;
+        for v in [count, light_len, n as u64, self.raw.len() as u64] {
             put_vu64(&mut self.index, v);
         }
         self.blocks += 1;
