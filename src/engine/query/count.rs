@@ -2,6 +2,7 @@
 //! disjunctions (each clause's matches are set in a bitset, then counted with popcount: no
 //! doc-at-a-time merge), and a plain leapfrog over the clauses' scorers for conjunctions.
 
+use super::block_buf::BlockBuf;
 use super::scorer::{BoxScorer, Scorer};
 use super::view::SegmentView;
 use super::weight::Weight;
@@ -64,96 +65,34 @@ fn count_term_intersection<'w>(clauses: impl Iterator<Item = &'w Weight>, seg: &
     ps.sort_by_key(|p| p.cost());
     let deletions = seg.has_deletions();
     let mut n = 0u64;
-    let mut bs: SmallVec<[DocBuf<'_>; 4]> = ps.into_iter().map(DocBuf::new).collect();
+    let mut bs: SmallVec<[BlockBuf<Box<dyn Postings + '_>>; 4]> = ps
+        .into_iter()
+        .map(|mut p| {
+            p.next();
+            BlockBuf::new(p)
+        })
+        .collect();
     let Some((lead, others)) = bs.split_first_mut() else { return Ok(Some(0)) };
     let mut d = lead.doc();
     'outer: while d != NO_MORE_DOCS {
         for p in others.iter_mut() {
-            let o = p.advance(d);
+            let o = p.seek(d);
             if o > d {
-                d = lead.advance(o);
+                d = lead.seek(o);
                 continue 'outer;
             }
         }
         if !deletions || seg.is_live(d) {
             n += 1;
         }
-        d = lead.next();
+        d = lead.step();
     }
     for b in bs.iter_mut() {
-        if let Some(e) = b.p.take_error() {
+        if let Some(e) = b.src.take_error() {
             return Err(e);
         }
     }
     Ok(Some(n))
-}
-
-/// A term's postings with the current block's docs copied out ([`Postings::read_block`]), so
-/// that stepping and advancing are array operations with one dynamic call per block.
-/// Invariant: `docs[i..n]` are the docs not yet passed and the postings sit on `docs[n - 1]`;
-/// `n == 0` means exhausted.
-struct DocBuf<'a> {
-    p: Box<dyn Postings + 'a>,
-    docs: [DocId; BLOCK],
-    freqs: [u32; BLOCK],
-    i: usize,
-    n: usize,
-}
-
-impl<'a> DocBuf<'a> {
-    fn new(mut p: Box<dyn Postings + 'a>) -> Self {
-        p.next();
-        let (mut docs, mut freqs) = ([0; BLOCK], [0; BLOCK]);
-        let n = p.read_block(&mut docs, &mut freqs);
-        DocBuf { p, docs, freqs, i: 0, n }
-    }
-
-    #[inline]
-    fn doc(&self) -> DocId {
-        if self.i < self.n {
-            self.docs[self.i]
-        } else {
-            NO_MORE_DOCS
-        }
-    }
-
-    #[inline]
-    fn next(&mut self) -> DocId {
-        self.i += 1;
-        if self.i < self.n {
-            return self.docs[self.i];
-        }
-        self.refill(None)
-    }
-
-    /// The first doc `>= target` (no move when `target <= doc()`).
-    #[inline]
-    fn advance(&mut self, target: DocId) -> DocId {
-        if self.i < self.n && self.docs[self.n - 1] >= target {
-            // Stops at n - 1 at the latest, since docs[n - 1] >= target.
-            while self.docs[self.i] < target {
-                self.i += 1;
-            }
-            return self.docs[self.i];
-        }
-        self.refill(Some(target))
-    }
-
-    #[cold]
-    fn refill(&mut self, target: Option<DocId>) -> DocId {
-        if self.n == 0 {
-            self.i = 0;
-            return NO_MORE_DOCS;
-        }
-        // The postings sit on docs[n - 1], below `target`: a forward move.
-        match target {
-            Some(t) => self.p.advance(t),
-            None => self.p.next(),
-        };
-        self.i = 0;
-        self.n = self.p.read_block(&mut self.docs, &mut self.freqs);
-        self.doc()
-    }
 }
 
 /// Matches of any of `clauses`: a bitset over the segment when the clauses are dense enough to

@@ -55,6 +55,7 @@ pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
+pub mod block_buf;
 pub mod term_cursor;
 pub mod tree;
 pub mod view;

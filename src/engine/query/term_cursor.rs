@@ -3,104 +3,66 @@
 //! conjunction and MaxScore loops step, advance and score with array operations and call the
 //! postings (dynamically) only once per block.
 //!
-//! Invariant: `docs[i..n]` are the term's docs not yet passed, all in one postings block, and the
-//! underlying postings sit on `docs[n - 1]`; `n == 0` means exhausted. Block-max bounds asked for
+//! The buffer is a [`super::block_buf::BlockBuf`]; its invariant: `docs[i..n]` are the term's
+//! docs not yet passed, all in one postings block, and the underlying postings sit on
+//! `docs[n - 1]`; `n == 0` means exhausted. Block-max bounds asked for
 //! from the cursor's doc on are asked of the postings from its real doc on, which lies in the
 //! same block, so they cover the buffered docs.
 
+use super::block_buf::BlockBuf;
 use super::scorer::{Scorer, TermScorer};
 use crate::engine::codec::bitpack::BLOCK;
-use crate::engine::segment::{DocId, NO_MORE_DOCS};
+use crate::engine::segment::DocId;
 use crate::engine::Error;
 
 /// A [`TermScorer`] with its current block buffered.
 pub struct TermCursor<'a> {
-    sc: TermScorer<'a>,
-    docs: [DocId; BLOCK],
-    freqs: [u32; BLOCK],
-    i: usize,
-    n: usize,
+    b: BlockBuf<TermScorer<'a>>,
 }
 
 impl<'a> TermCursor<'a> {
     /// A cursor on the first doc of `sc` (a freshly built term scorer).
-    pub fn new(mut sc: TermScorer<'a>) -> Self {
-        let mut docs = [0; BLOCK];
-        let mut freqs = [0; BLOCK];
-        let n = sc.read_block(&mut docs, &mut freqs);
-        TermCursor { sc, docs, freqs, i: 0, n }
+    pub fn new(sc: TermScorer<'a>) -> Self {
+        TermCursor { b: BlockBuf::new(sc) }
     }
 
-    /// The current doc, [`NO_MORE_DOCS`] when exhausted.
+    /// The current doc, [`crate::engine::segment::NO_MORE_DOCS`] when exhausted.
     #[inline]
     pub fn doc(&self) -> DocId {
-        if self.i < self.n {
-            self.docs[self.i]
-        } else {
-            NO_MORE_DOCS
-        }
+        self.b.doc()
     }
 
     /// The next doc.
     #[inline]
     #[allow(clippy::should_implement_trait, reason = "a cursor like Scorer::next, not an Iterator: NO_MORE_DOCS ends it")]
     pub fn next(&mut self) -> DocId {
-        self.i += 1;
-        if self.i < self.n {
-            return self.docs[self.i];
-        }
-        self.refill(None)
+        self.b.step()
     }
 
     /// The first doc `>= target` (no move when `target <= doc()`).
     #[inline]
     pub fn advance(&mut self, target: DocId) -> DocId {
-        if self.i < self.n && self.docs[self.n - 1] >= target {
-            // Stops at n - 1 at the latest, since docs[n - 1] >= target.
-            while self.docs[self.i] < target {
-                self.i += 1;
-            }
-            return self.docs[self.i];
-        }
-        self.refill(Some(target))
-    }
-
-    /// Moves the postings past the buffered block (to `target`, or to the next doc) and buffers
-    /// the block it lands in.
-    #[cold]
-    fn refill(&mut self, target: Option<DocId>) -> DocId {
-        if self.n == 0 {
-            self.i = 0;
-            return NO_MORE_DOCS;
-        }
-        // The postings sit on docs[n - 1], below `target`: a forward move.
-        match target {
-            Some(t) => self.sc.advance(t),
-            None => self.sc.next(),
-        };
-        self.i = 0;
-        self.n = self.sc.read_block(&mut self.docs, &mut self.freqs);
-        self.doc()
+        self.b.seek(target)
     }
 
     /// The score of the current doc.
     #[inline]
     pub fn score(&mut self) -> f32 {
-        let i = self.i & (BLOCK - 1);
-        self.sc.score_of(self.docs[i], self.freqs[i])
+        let i = self.b.i & (BLOCK - 1);
+        self.b.src.score_of(self.b.docs[i], self.b.freqs[i])
     }
 
     /// The buffered docs from the current one on (empty when exhausted); index `k` of this
     /// slice is buffer index `buffer_start() + k`.
     #[inline]
     pub fn buffered(&self) -> &[DocId] {
-        &self.docs[self.i.min(self.n)..self.n]
+        &self.b.docs[self.b.i.min(self.b.n)..self.b.n]
     }
 
     /// The buffer index of the current doc.
     #[inline]
     pub fn buffer_start(&self) -> usize {
-        self.i
+        self.b.i
     }
 
     /// Adds to `acc[m]` the score of the buffered doc at buffer index `idx[m]` (batch scoring
@@ -109,7 +71,7 @@ impl<'a> TermCursor<'a> {
     pub fn add_scores(&mut self, idx: &[u8], acc: &mut [f64]) {
         for (a, &k) in acc.iter_mut().zip(idx) {
             let k = k as usize & (BLOCK - 1);
-            *a += self.sc.score_of(self.docs[k], self.freqs[k]) as f64;
+            *a += self.b.src.score_of(self.b.docs[k], self.b.freqs[k]) as f64;
         }
     }
 
@@ -118,14 +80,14 @@ impl<'a> TermCursor<'a> {
     /// be the first beyond it (a hint; the current index is always safe).
     #[inline]
     pub fn jump_past(&mut self, upto: DocId, from: usize) {
-        let mut j = from.max(self.i);
-        while j < self.n && self.docs[j] <= upto {
+        let mut j = from.max(self.b.i);
+        while j < self.b.n && self.b.docs[j] <= upto {
             j += 1;
         }
-        if j < self.n {
-            self.i = j;
-        } else if self.n > 0 {
-            self.i = self.n - 1;
+        if j < self.b.n {
+            self.b.i = j;
+        } else if self.b.n > 0 {
+            self.b.i = self.b.n - 1;
             self.next();
         }
     }
@@ -136,13 +98,13 @@ impl<'a> TermCursor<'a> {
     /// time; leaves the cursor on its first doc `>= hi`. Returns whether any doc was seen.
     pub fn accumulate(&mut self, lo: DocId, hi: DocId, acc: &mut [f64], mut row: Option<&mut [f32]>, bits: &mut [u64]) -> bool {
         let mut any = false;
-        while self.i < self.n {
-            let (i, n) = (self.i, self.n);
-            let k = i + self.docs[i..n].partition_point(|&d| d < hi);
+        while self.b.i < self.b.n {
+            let (i, n) = (self.b.i, self.b.n);
+            let k = i + self.b.docs[i..n].partition_point(|&d| d < hi);
             for j in i..k {
-                let d = self.docs[j];
+                let d = self.b.docs[j];
                 let off = d.wrapping_sub(lo) as usize;
-                let sc = self.sc.score_of(d, self.freqs[j]);
+                let sc = self.b.src.score_of(d, self.b.freqs[j]);
                 acc[off] += sc as f64;
                 if let Some(r) = row.as_deref_mut() {
                     r[off] = sc;
@@ -151,10 +113,10 @@ impl<'a> TermCursor<'a> {
             }
             any |= k > i;
             if k < n {
-                self.i = k;
+                self.b.i = k;
                 break;
             }
-            self.i = n - 1;
+            self.b.i = n - 1;
             self.next();
         }
         any
@@ -162,43 +124,43 @@ impl<'a> TermCursor<'a> {
 
     /// The clause's cost (its doc freq).
     pub fn cost(&self) -> u64 {
-        self.sc.cost()
+        self.b.src.cost()
     }
 
     /// [`Scorer::shallow_advance`] for docs from `target` on (`target >= doc()`).
     pub fn shallow_advance(&mut self, target: DocId) -> DocId {
-        let real = self.sc.doc();
-        self.sc.shallow_advance(target.max(real))
+        let real = self.b.src.doc();
+        self.b.src.shallow_advance(target.max(real))
     }
 
     /// Whether `target` lies beyond the buffered block (an `advance` to it would decode a new
     /// block).
     #[inline]
     pub fn beyond_buffer(&self, target: DocId) -> bool {
-        self.n == 0 || self.docs[self.n - 1] < target
+        self.b.n == 0 || self.b.docs[self.b.n - 1] < target
     }
 
     /// A bound of the clause's score of a doc `target >= doc()` (from the skip data and the
     /// impacts of the block holding it, without decoding the block's docs; see
     /// [`TermScorer::bound_at`]).
     pub fn block_bound_at(&mut self, target: DocId) -> f32 {
-        let real = self.sc.doc();
-        self.sc.bound_at(target.max(real))
+        let real = self.b.src.doc();
+        self.b.src.bound_at(target.max(real))
     }
 
     /// An upper bound of every score of the clause in the segment.
     pub fn global_bound(&self) -> f32 {
-        self.sc.global_bound()
+        self.b.src.global_bound()
     }
 
     /// [`Scorer::max_score`] up to `up_to`.
     pub fn max_score(&mut self, up_to: DocId) -> f32 {
-        self.sc.max_score(up_to)
+        self.b.src.max_score(up_to)
     }
 
     /// The error that ended iteration early, if any.
     pub fn take_error(&mut self) -> Option<Error> {
-        self.sc.take_error()
+        self.b.src.take_error()
     }
 }
 

@@ -1,0 +1,130 @@
+//! A postings source read a block at a time: [`BlockBuf`] copies the docs and freqs of the
+//! current postings block into arrays ([`crate::engine::segment::Postings::read_block`]), so that
+//! stepping and advancing are array operations and the source is called (dynamically, for
+//! postings) only once per block. Used by the scoring cursor ([`super::term_cursor::TermCursor`],
+//! over a term scorer) and by conjunction counts (over bare postings).
+//!
+//! Invariant: `docs[i..n]` are the source's docs not yet passed, all in one postings block, and
+//! the source sits on `docs[n - 1]`; `n == 0` means exhausted.
+
+use super::scorer::{Scorer, TermScorer};
+use crate::engine::codec::bitpack::BLOCK;
+use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
+
+/// What a [`BlockBuf`] reads: a doc iterator that can copy out the rest of its current block.
+pub trait BlockSource {
+    /// Moves to the next doc.
+    fn step(&mut self) -> DocId;
+    /// Moves to the first doc `>= target`.
+    fn seek(&mut self, target: DocId) -> DocId;
+    /// Copies the docs and freqs from the current doc to the end of its block; returns how many
+    /// (0 when exhausted).
+    fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize;
+}
+
+impl BlockSource for TermScorer<'_> {
+    #[inline]
+    fn step(&mut self) -> DocId {
+        self.next()
+    }
+    #[inline]
+    fn seek(&mut self, target: DocId) -> DocId {
+        self.advance(target)
+    }
+    #[inline]
+    fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
+        self.read_block(docs, freqs)
+    }
+}
+
+impl BlockSource for Box<dyn Postings + '_> {
+    #[inline]
+    fn step(&mut self) -> DocId {
+        self.next()
+    }
+    #[inline]
+    fn seek(&mut self, target: DocId) -> DocId {
+        self.advance(target)
+    }
+    #[inline]
+    fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
+        self.read_block(docs, freqs)
+    }
+}
+
+/// A [`BlockSource`] with its current block buffered (see the module docs).
+pub struct BlockBuf<S> {
+    pub(super) src: S,
+    pub(super) docs: [DocId; BLOCK],
+    pub(super) freqs: [u32; BLOCK],
+    pub(super) i: usize,
+    pub(super) n: usize,
+}
+
+impl<S: BlockSource> BlockBuf<S> {
+    /// A buffer on the current doc of `src`, which must already sit on its first doc.
+    pub fn new(mut src: S) -> Self {
+        let mut docs = [0; BLOCK];
+        let mut freqs = [0; BLOCK];
+        let n = src.fill(&mut docs, &mut freqs);
+        BlockBuf { src, docs, freqs, i: 0, n }
+    }
+
+    /// The current doc, [`NO_MORE_DOCS`] when exhausted.
+    #[inline]
+    pub fn doc(&self) -> DocId {
+        if self.i < self.n {
+            self.docs[self.i]
+        } else {
+            NO_MORE_DOCS
+        }
+    }
+
+    /// The next doc.
+    #[inline]
+    pub fn step(&mut self) -> DocId {
+        self.i += 1;
+        if self.i < self.n {
+            return self.docs[self.i];
+        }
+        self.refill(None)
+    }
+
+    /// The first doc `>= target` (no move when `target <= doc()`).
+    #[inline]
+    pub fn seek(&mut self, target: DocId) -> DocId {
+        if self.i < self.n && self.docs[self.n - 1] >= target {
+            // Stops at n - 1 at the latest, since docs[n - 1] >= target.
+            while self.docs[self.i] < target {
+                self.i += 1;
+            }
+            return self.docs[self.i];
+        }
+        self.refill(Some(target))
+    }
+
+    /// Moves the source past the buffered block (to `target`, or to the next doc) and buffers
+    /// the block it lands in.
+    #[cold]
+    fn refill(&mut self, target: Option<DocId>) -> DocId {
+        if self.n == 0 {
+            self.i = 0;
+            return NO_MORE_DOCS;
+        }
+        // The source sits on docs[n - 1], below `target`: a forward move.
+        match target {
+            Some(t) => self.src.seek(t),
+            None => self.src.step(),
+        };
+        self.i = 0;
+        self.n = self.src.fill(&mut self.docs, &mut self.freqs);
+        self.doc()
+    }
+}
+
+impl<S> std::fmt::Debug for BlockBuf<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let doc = if self.i < self.n { self.docs[self.i] } else { NO_MORE_DOCS };
+        f.debug_struct("BlockBuf").field("doc", &doc).field("buffered", &(self.n.saturating_sub(self.i))).finish_non_exhaustive()
+    }
+}
