@@ -267,6 +267,37 @@ fn a_rejected_update_keeps_the_live_copy_and_its_doc_id() {
     assert_eq!(w.searcher().unwrap().num_docs(), 2);
 }
 
+/// Refreshes `engine` until `done` (at most 100,000 rounds), flushing every `flush_every`-th
+/// round and yielding between rounds when asked; returns the rounds run.
+fn spawn_refresher(engine: Arc<ShardEngine>, done: Arc<std::sync::atomic::AtomicBool>, flush_every: u32, yield_between: bool) -> std::thread::JoinHandle<u32> {
+    std::thread::spawn(move || {
+        let mut rounds = 0u32;
+        while !done.load(std::sync::atomic::Ordering::Acquire) && rounds < 100_000 {
+            engine.refresh().unwrap();
+            if rounds % flush_every == flush_every - 1 {
+                engine.flush().unwrap();
+            }
+            rounds += 1;
+            if yield_between {
+                std::thread::yield_now();
+            }
+        }
+        rounds
+    })
+}
+
+/// One xorshift64 step of the tests' id generators.
+fn xorshift(x: &mut u64) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+}
+
+/// The `views` of `id` by realtime get (`None`: no such document).
+fn views_of(engine: &ShardEngine, id: &str) -> Option<u64> {
+    engine.get(id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap())
+}
+
 /// Refreshes write the buffer outside the writer's lock while two threads index, update and
 /// delete the same ids (many of them in the buffer being flushed) and a third commits: every
 /// realtime read sees the thread's last write, and at the end the segments hold exactly the
@@ -278,20 +309,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Arc::new(open(dir.path()));
     let done = Arc::new(AtomicBool::new(false));
-    let refresher = {
-        let (engine, done) = (engine.clone(), done.clone());
-        std::thread::spawn(move || {
-            let mut rounds = 0u32;
-            while !done.load(Ordering::Acquire) && rounds < 100_000 {
-                engine.refresh().unwrap();
-                if rounds % 16 == 15 {
-                    engine.flush().unwrap();
-                }
-                rounds += 1;
-            }
-            rounds
-        })
-    };
+    let refresher = spawn_refresher(engine.clone(), done.clone(), 16, false);
     let writers: Vec<_> = (0..2u64)
         .map(|t| {
             let engine = engine.clone();
@@ -299,9 +317,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
                 let mut model: HashMap<String, Option<u64>> = HashMap::new();
                 let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ t;
                 for n in 0..1_500u64 {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    xorshift(&mut x);
                     let id = format!("{t}-{}", x % 40);
                     if x % 5 == 0 {
                         let r = engine.delete(&id, Constraints::default()).unwrap();
@@ -311,7 +327,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
                         put(&engine, &id, serde_json::json!({"title": format!("write {n}"), "views": n}));
                         model.insert(id.clone(), Some(n));
                     }
-                    let got = engine.get(&id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap());
+                    let got = views_of(&engine, &id);
                     assert_eq!(got, model[&id], "realtime get of {id} after write {n}");
                 }
                 model
@@ -329,7 +345,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
         let live: Vec<_> = model.iter().filter_map(|(id, v)| v.map(|v| (id, v))).collect();
         assert_eq!(engine.searcher().unwrap().num_docs() as usize, live.len());
         for (id, v) in &model {
-            let got = engine.get(id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap());
+            let got = views_of(engine, id);
             assert_eq!(got, *v, "{id}");
         }
     };
@@ -375,22 +391,8 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
     let engine = Arc::new(open4(dir.path()));
     assert_eq!(engine.writer().builders(), 4);
     let done = Arc::new(AtomicBool::new(false));
-    let refresher = {
-        let (engine, done) = (engine.clone(), done.clone());
-        std::thread::spawn(move || {
-            let mut rounds = 0u32;
-            while !done.load(Ordering::Acquire) && rounds < 100_000 {
-                engine.refresh().unwrap();
-                if rounds % 8 == 7 {
-                    engine.flush().unwrap();
-                    // Nothing is in flight during a flush: the commit covers every issued op.
-                }
-                rounds += 1;
-                std::thread::yield_now();
-            }
-            rounds
-        })
-    };
+    // Nothing is in flight during a flush: the commit covers every issued op.
+    let refresher = spawn_refresher(engine.clone(), done.clone(), 8, true);
     let appenders: Vec<_> = (0..APPENDERS)
         .map(|t| {
             let engine = engine.clone();
@@ -421,9 +423,7 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
             let mut model: BTreeMap<String, Option<u64>> = BTreeMap::new();
             let mut x = 0x2545_F491_4F6C_DD1Du64;
             for n in 0..1_500u64 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                xorshift(&mut x);
                 let id = format!("explicit-{}", x % 50);
                 if x % 4 == 0 {
                     let r = engine.delete(&id, Constraints::default()).unwrap();
@@ -435,7 +435,7 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
                     assert_eq!(r.created_or_found, model.get(&id).copied().flatten().is_none(), "index of {id} created it");
                     model.insert(id.clone(), Some(n));
                 }
-                let got = engine.get(&id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap());
+                let got = views_of(&engine, &id);
                 assert_eq!(got, model[&id], "realtime get of {id} after write {n}");
             }
             model

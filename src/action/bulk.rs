@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::documents::active_shards::{self, ActiveShardCount, Shortfall};
-use super::documents::{assign_id, delete_in, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait, Refresh, WriteOutcome};
+use super::documents::{assign_id, delete_routed, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait, Refresh, WriteOutcome};
 use super::update::{self, UpdateRequest};
 use crate::cluster::{ClusterService, IndexService, IndexShard};
 use crate::engine::translog::Durability;
@@ -109,11 +109,12 @@ impl Run<'_> {
 
     /// Whether `shard` has the copies the request waits for (waiting once per shard).
     fn active_ok(&mut self, svc: &IndexService, shard: &Arc<IndexShard>) -> Result<(), Shortfall> {
-        let key = Arc::as_ptr(shard);
-        *self.per_shard.entry(key).or_insert(0) += 1;
         if self.d.wait.want.trivially_met() {
             return Ok(());
         }
+        // Counted only when the request waits: the count is for the unavailable message.
+        let key = Arc::as_ptr(shard);
+        *self.per_shard.entry(key).or_insert(0) += 1;
         if let Some(r) = self.checked.get(&key) {
             return r.clone();
         }
@@ -309,7 +310,7 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 let describe = active_shards::describe_delete(&svc.name, &id);
                 return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
             }
-            let (shard, w) = delete_in(&svc, &id, routing.as_deref(), constraints).map_err(fail(&svc.name, Some(id.clone())))?;
+            let w = delete_routed(&svc, &shard, &id, constraints).map_err(fail(&svc.name, Some(id.clone())))?;
             run.wrote(shard, w);
             let (result, status) = if w.created_or_found { ("deleted", 200) } else { ("not_found", 404) };
             Ok(Outcome::Written { index: svc, id, total, w, result, status })

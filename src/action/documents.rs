@@ -320,10 +320,14 @@ pub struct DeleteRequest {
 
 /// Deletes in a resolved index without syncing.
 pub fn delete_in(svc: &IndexService, id: &str, routing: Option<&str>, constraints: Constraints) -> OsResult<(Arc<IndexShard>, WriteResult)> {
-    check_routing(svc, id, routing)?;
-    let shard = svc.route(routing.unwrap_or(id)).clone();
-    let w = shard.engine.delete(id, constraints).map_err(|e| doc_error(OsError::from(e), svc, &shard))?;
+    let shard = route_doc(svc, id, routing)?;
+    let w = delete_routed(svc, &shard, id, constraints)?;
     Ok((shard, w))
+}
+
+/// Deletes a document on its shard (see [`route_doc`]).
+pub fn delete_routed(svc: &IndexService, shard: &IndexShard, id: &str, constraints: Constraints) -> OsResult<WriteResult> {
+    shard.engine.delete(id, constraints).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 
 /// `DELETE {index}/_doc/{id}`.
@@ -337,7 +341,7 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
     req.wait.check(&svc, shard.id, || {
         active_shards::describe_shard_request(&svc.name, shard.id, 1, &active_shards::describe_delete(&svc.name, &req.id), req.refresh)
     })?;
-    let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), req.constraints)?;
+    let w = delete_routed(&svc, &shard, &req.id, req.constraints)?;
     let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
