@@ -80,49 +80,51 @@ impl Router {
     /// Finds the route for a method and path.
     pub fn find(&self, method: Method, path: &str) -> Match<'_> {
         let parts = split(path);
-        // Score: literal matches first at each position (a bit vector compared lexicographically).
-        let mut best: Option<(Vec<bool>, &Route)> = None;
+        // Score: literal matches first at each position, a bit per segment with the first
+        // segment as the most significant bit, so comparing scores compares the segments in
+        // order (no pattern has more than a handful of segments).
+        let mut best: Option<(u64, &Route)> = None;
         let mut methods = Vec::new();
-        let mut best_any: Option<Vec<bool>> = None;
+        let mut best_any: Option<u64> = None;
         for r in &self.routes {
             if r.segs.len() != parts.len() {
                 continue;
             }
-            let mut score = Vec::with_capacity(parts.len());
+            let mut score = 0u64;
             let mut ok = true;
-            for (s, p) in r.segs.iter().zip(&parts) {
+            for (i, (s, p)) in r.segs.iter().zip(&parts).enumerate() {
                 match s {
                     Seg::Lit(l) => {
                         if l != p {
                             ok = false;
                             break;
                         }
-                        score.push(true);
+                        if i < 64 {
+                            score |= 1 << (63 - i);
+                        }
                     }
-                    Seg::Param(_) => {
-                        // Parameters never match a segment starting with `_` that is a literal elsewhere?
-                        // OpenSearch lets them; the literal-first scoring picks the right route.
-                        score.push(false);
-                    }
+                    // A parameter matches any segment; the literal-first scoring picks the
+                    // more specific route, as OpenSearch's trie does.
+                    Seg::Param(_) => {}
                 }
             }
             if !ok {
                 continue;
             }
-            if best_any.as_ref().is_none_or(|b| score > *b) {
-                best_any = Some(score.clone());
+            if best_any.is_none_or(|b| score > b) {
+                best_any = Some(score);
                 methods.clear();
             }
-            if best_any.as_ref() == Some(&score) && !methods.contains(&r.method) {
+            if best_any == Some(score) && !methods.contains(&r.method) {
                 methods.push(r.method);
             }
             let method_ok = r.method == method || (method == Method::Head && r.method == Method::Get && !self.has_explicit_head(r.pattern));
-            if method_ok && best.as_ref().is_none_or(|(b, _)| score > *b) {
+            if method_ok && best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, r));
             }
         }
         match best {
-            Some((score, r)) if Some(&score) == best_any.as_ref() || best_any.is_none() => {
+            Some((score, r)) if Some(score) == best_any || best_any.is_none() => {
                 let mut params = HashMap::new();
                 for (s, p) in r.segs.iter().zip(&parts) {
                     if let Seg::Param(name) = s {
@@ -214,6 +216,29 @@ mod tests {
         assert!(matches!(r.find(Method::Get, "/a/b/c/d"), Match::NotFound));
         // HEAD falls back to GET.
         assert!(matches!(r.find(Method::Head, "/idx"), Match::Found(..)));
+    }
+
+    #[test]
+    fn an_earlier_literal_outranks_a_later_one() {
+        let mut r = Router::default();
+        r.add(&[Method::Get], "/{index}/_b", "later", Pool::Management, &[], h);
+        r.add(&[Method::Get], "/_a/{x}", "earlier", Pool::Management, &[], h);
+        r.add(&[Method::Get], "/{index}/{y}", "none", Pool::Management, &[], h);
+        match r.find(Method::Get, "/_a/_b") {
+            Match::Found(rt, p) => {
+                assert_eq!(rt.action, "earlier");
+                assert_eq!(p["x"], "_b");
+            }
+            other => panic!("{other:?}"),
+        }
+        match r.find(Method::Get, "/i/_b") {
+            Match::Found(rt, _) => assert_eq!(rt.action, "later"),
+            other => panic!("{other:?}"),
+        }
+        match r.find(Method::Get, "/i/j") {
+            Match::Found(rt, _) => assert_eq!(rt.action, "none"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

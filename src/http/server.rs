@@ -203,7 +203,9 @@ fn finish(mut resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>
                 s.push(b'\n');
                 (s, "application/json; charset=UTF-8")
             } else {
-                (serde_json::to_vec(&v).unwrap_or_default(), "application/json; charset=UTF-8")
+                let mut out = Vec::with_capacity(2048);
+                let _ = serde_json::to_writer(&mut out, &v);
+                (out, "application/json; charset=UTF-8")
             }
         }
     };

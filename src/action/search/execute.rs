@@ -7,8 +7,9 @@ use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
+use super::body::SearchBody;
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
@@ -235,12 +236,23 @@ fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value
 
 /// Runs a search over pinned shards and renders OpenSearch's response body.
 pub fn search_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
-    search_contexts_with(ctxs, req, None)
+    run(ctxs, req, None, false).map(SearchBody::into_value)
+}
+
+/// [`search_contexts`] as a [`SearchBody`] whose plain hits are already compact JSON (the
+/// `_search` endpoint writes it out as bytes).
+pub fn search_contexts_body(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<SearchBody> {
+    run(ctxs, req, None, true)
 }
 
 /// [`search_contexts`] for a scroll page: continues after each unit's last emitted hit of
 /// `scroll` and records the new ones (the first page, with an empty state, records the total).
-pub fn search_contexts_with(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut ScrollState>) -> OsResult<Value> {
+pub fn search_contexts_with(ctxs: &[ShardContext], req: &SearchRequest, scroll: Option<&mut ScrollState>) -> OsResult<Value> {
+    run(ctxs, req, scroll, false).map(SearchBody::into_value)
+}
+
+/// Query-then-fetch; `raw`: plain hits rendered as bytes (see [`fetch::hit_json`]).
+fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut ScrollState>, raw: bool) -> OsResult<SearchBody> {
     let start = Instant::now();
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     let k = req.from.saturating_add(req.size);
@@ -375,32 +387,23 @@ pub fn search_contexts_with(ctxs: &[ShardContext], req: &SearchRequest, mut scro
             _ => None,
         };
         let q = r.map(|r| &r.query);
-        hits.push(fetch::hit(&ctxs[ci], li, h.doc, score, sort_vals, explanation, q, req)?);
+        hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, q, req, raw)?);
     }
     let max_score = if sorted_by_fields && !req.track_scores { None } else { max_score };
-    let mut body = Map::new();
-    body.insert("took".into(), json!(start.elapsed().as_millis() as u64));
-    body.insert("timed_out".into(), json!(timed_out));
-    if let Some(t) = terminated_early {
-        body.insert("terminated_early".into(), json!(t));
-    }
     let mut shards = json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
     if failed_shards > 0 {
         shards["failures"] = shard_failures(&failures, ctxs);
     }
-    body.insert("_shards".into(), shards);
-    let mut hm = Map::new();
-    if req.track_total_hits != TrackTotalHits::Disabled || req.rest_total_hits_as_int {
-        if req.rest_total_hits_as_int {
-            hm.insert("total".into(), if req.track_total_hits == TrackTotalHits::Disabled { json!(-1) } else { json!(total) });
+    let total = if req.track_total_hits != TrackTotalHits::Disabled || req.rest_total_hits_as_int {
+        Some(if req.rest_total_hits_as_int {
+            if req.track_total_hits == TrackTotalHits::Disabled { json!(-1) } else { json!(total) }
         } else {
-            hm.insert("total".into(), json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }}));
-        }
-    }
-    hm.insert("max_score".into(), max_score.map_or(Value::Null, fetch::f32_json));
-    hm.insert("hits".into(), Value::Array(hits));
-    body.insert("hits".into(), Value::Object(hm));
-    Ok(Value::Object(body))
+            json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }})
+        })
+    } else {
+        None
+    };
+    Ok(SearchBody { took: start.elapsed().as_millis() as u64, timed_out, terminated_early, shards, total, max_score, hits })
 }
 
 /// `_count` over pinned shards: `{"count", "_shards"}`.

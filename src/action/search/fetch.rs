@@ -4,11 +4,12 @@
 
 use serde_json::{json, Map, Value};
 
+use super::body::{write_str, write_value, HitJson};
 use super::context::ShardContext;
 use super::field_values::{self, ParsedSource};
 use super::highlight;
 use super::request::SearchRequest;
-use crate::engine::index::writer::read_document_with;
+use crate::engine::index::writer::{read_stored_fields, read_version};
 use crate::engine::query::{ExplValue, Explanation, Query};
 use crate::engine::segment::DocId;
 use crate::error::OsResult;
@@ -19,7 +20,26 @@ pub fn f32_json(x: f32) -> Value {
     if !x.is_finite() {
         return Value::Null;
     }
-    format!("{x}").parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+    // Rust's `Display` of an `f32` is that shortest decimal, without an exponent: at most 47
+    // bytes (`1e-45` written out), so it fits a stack buffer and costs no allocation per hit.
+    struct Buf {
+        bytes: [u8; 64],
+        len: usize,
+    }
+    impl std::fmt::Write for Buf {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let end = self.len + s.len();
+            self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?.copy_from_slice(s.as_bytes());
+            self.len = end;
+            Ok(())
+        }
+    }
+    let mut b = Buf { bytes: [0; 64], len: 0 };
+    let parsed = match std::fmt::Write::write_fmt(&mut b, format_args!("{x}")) {
+        Ok(()) => std::str::from_utf8(&b.bytes[..b.len]).ok().and_then(|s| s.parse::<f64>().ok()),
+        Err(_) => format!("{x}").parse::<f64>().ok(),
+    };
+    parsed.and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
 }
 
 /// Renders an explanation as OpenSearch does.
@@ -76,6 +96,82 @@ fn source_needed(req: &SearchRequest) -> bool {
     returned || stored || !req.fields.is_empty() || req.highlight.is_some()
 }
 
+/// Whether a hit is only metadata, score, sort values and the whole `_source` (or none), the
+/// shape [`hit_json`] writes without a JSON tree.
+fn plain(req: &SearchRequest) -> bool {
+    !req.explain
+        && req.stored_fields.is_none()
+        && req.fields.is_empty()
+        && req.docvalue_fields.is_empty()
+        && req.highlight.is_none()
+        && (req.source.disabled || req.source.is_noop())
+}
+
+/// One hit, as [`hit`] renders it; with `raw` and a [`plain`] request, written straight to
+/// compact JSON with the stored `_source` bytes copied unchanged.
+#[allow(clippy::too_many_arguments)]
+pub fn hit_json(
+    ctx: &ShardContext,
+    leaf: usize,
+    doc: DocId,
+    score: Option<f32>,
+    sort: Option<Vec<Value>>,
+    explanation: Option<Explanation>,
+    query: Option<&Query>,
+    req: &SearchRequest,
+    raw: bool,
+) -> OsResult<HitJson> {
+    if !raw || explanation.is_some() || !plain(req) {
+        return hit(ctx, leaf, doc, score, sort, explanation, query, req).map(HitJson::Value);
+    }
+    let leaves = ctx.searcher.leaves();
+    let Some(l) = leaves.get(leaf) else {
+        return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
+    };
+    let with_source = !req.source.disabled;
+    let d = read_stored_fields(&l.reader, doc, with_source)?;
+    let mut out = Vec::with_capacity(64 + ctx.index.len() + d.id.len() + d.source.len());
+    out.extend_from_slice(b"{\"_index\":");
+    write_str(&mut out, &ctx.index);
+    out.extend_from_slice(b",\"_id\":");
+    write_str(&mut out, &d.id);
+    if req.version || req.seq_no_primary_term {
+        let v = read_version(&l.reader, doc)?;
+        if req.version {
+            out.extend_from_slice(b",\"_version\":");
+            out.extend_from_slice(v.version.to_string().as_bytes());
+        }
+        if req.seq_no_primary_term {
+            out.extend_from_slice(b",\"_seq_no\":");
+            out.extend_from_slice(v.seq_no.to_string().as_bytes());
+            out.extend_from_slice(b",\"_primary_term\":");
+            out.extend_from_slice(v.primary_term.to_string().as_bytes());
+        }
+    }
+    out.extend_from_slice(b",\"_score\":");
+    write_value(&mut out, &score.map_or(Value::Null, f32_json));
+    if let Some(r) = &d.routing {
+        out.extend_from_slice(b",\"_routing\":");
+        write_str(&mut out, r);
+    }
+    if with_source {
+        out.extend_from_slice(b",\"_source\":");
+        // What `hit` shows for a source that does not parse (or is absent): null.
+        let valid = !d.source.is_empty() && serde_json::from_slice::<serde::de::IgnoredAny>(&d.source).is_ok();
+        if valid {
+            out.extend_from_slice(&d.source);
+        } else {
+            out.extend_from_slice(b"null");
+        }
+    }
+    if let Some(s) = sort {
+        out.extend_from_slice(b",\"sort\":");
+        write_value(&mut out, &Value::Array(s));
+    }
+    out.push(b'}');
+    Ok(HitJson::Raw(out))
+}
+
 /// One hit.
 #[allow(clippy::too_many_arguments)]
 pub fn hit(
@@ -92,7 +188,6 @@ pub fn hit(
     let Some(l) = leaves.get(leaf) else {
         return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
     };
-    let d = read_document_with(&l.reader, doc, source_needed(req))?;
     let mut m = Map::new();
     if req.explain {
         m.insert("_shard".into(), json!(format!("[{}][{}]", ctx.index, ctx.shard)));
@@ -108,13 +203,17 @@ pub fn hit(
         }
         return Ok(Value::Object(m));
     }
+    let d = read_stored_fields(&l.reader, doc, source_needed(req))?;
     m.insert("_id".into(), json!(d.id));
-    if req.version {
-        m.insert("_version".into(), json!(d.version));
-    }
-    if req.seq_no_primary_term {
-        m.insert("_seq_no".into(), json!(d.seq_no));
-        m.insert("_primary_term".into(), json!(d.primary_term));
+    if req.version || req.seq_no_primary_term {
+        let v = read_version(&l.reader, doc)?;
+        if req.version {
+            m.insert("_version".into(), json!(v.version));
+        }
+        if req.seq_no_primary_term {
+            m.insert("_seq_no".into(), json!(v.seq_no));
+            m.insert("_primary_term".into(), json!(v.primary_term));
+        }
     }
     m.insert("_score".into(), score.map_or(Value::Null, f32_json));
     if let Some(r) = &d.routing {
@@ -165,4 +264,34 @@ pub fn hit(
         m.insert("_explanation".into(), explanation_json(&e));
     }
     Ok(Value::Object(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The reference: the shortest decimal of the `f32`, read back as a double.
+    fn by_string(x: f32) -> Value {
+        format!("{x}").parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+    }
+
+    #[test]
+    fn floats_print_as_java_prints_them() {
+        assert_eq!(serde_json::to_string(&f32_json(0.2876821)).unwrap(), "0.2876821");
+        assert_eq!(serde_json::to_string(&f32_json(1.0)).unwrap(), "1.0");
+        for x in [f32::MIN_POSITIVE, f32::MAX, f32::MIN, 1e-45, -0.0, 3.4028235e38, 1.1754942e-38] {
+            assert_eq!(f32_json(x), by_string(x), "{x}");
+        }
+        assert_eq!(f32_json(f32::NAN), Value::Null);
+        assert_eq!(f32_json(f32::INFINITY), Value::Null);
+    }
+
+    proptest! {
+        #[test]
+        fn stack_buffer_equals_the_allocating_form(bits in any::<u32>()) {
+            let x = f32::from_bits(bits);
+            prop_assert_eq!(f32_json(x), by_string(x));
+        }
+    }
 }

@@ -18,6 +18,7 @@
 //! | [`sort`] | sort specs, resolution against the mapping, sort values |
 //! | [`sort_missing`] | keyword sorts with a custom `missing` value |
 //! | [`execute`] | query-then-fetch, merging, the response |
+//! | [`body`] | the response body, as a JSON tree or written straight to bytes |
 //! | [`fetch`] | one hit's JSON |
 //! | [`field_values`] | `docvalue_fields`, the `fields` API, `stored_fields` |
 //! | [`highlight`] | plain highlighting |
@@ -25,6 +26,7 @@
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
 
+pub mod body;
 pub mod combine;
 pub mod context;
 pub mod context_id;
@@ -62,6 +64,12 @@ use crate::error::{OsError, OsResult};
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let ctxs = acquire(cs, expr, opts)?;
     execute::search_contexts(&ctxs, req)
+}
+
+/// [`search`] as a [`body::SearchBody`], for writing the response straight to bytes.
+pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<body::SearchBody> {
+    let ctxs = acquire(cs, expr, opts)?;
+    execute::search_contexts_body(&ctxs, req)
 }
 
 /// `_count` over an index expression.
@@ -124,7 +132,7 @@ pub fn msearch(
             if let Some(e) = header.get("expand_wildcards").and_then(Value::as_str) {
                 o.expand = crate::cluster::resolve::ExpandWildcards::parse(e)?;
             }
-            let mut req = SearchRequest::from_body(&body)?;
+            let mut req = SearchRequest::from_body(body)?;
             apply(&mut req)?;
             if header.get("search_type").and_then(Value::as_str) == Some("dfs_query_then_fetch") {
                 req.dfs = true;

@@ -149,17 +149,19 @@ pub fn parse_track_total_hits(v: &Value) -> OsResult<TrackTotalHits> {
 
 impl SearchRequest {
     /// Parses a request body (`Value::Null` for none).
-    pub fn from_body(body: &Value) -> OsResult<SearchRequest> {
+    pub fn from_body(body: Value) -> OsResult<SearchRequest> {
         let mut r = SearchRequest::default();
         let m: Map<String, Value> = match body {
             Value::Null => return Ok(r),
-            Value::Object(m) => m.clone(),
+            Value::Object(m) => m,
             _ => return Err(perr("Unexpected token in search body, expected START_OBJECT")),
         };
-        for (k, v) in &m {
-            match k.as_str() {
-                "query" => r.query = Some(v.clone()),
-                "post_filter" => r.post_filter = Some(v.clone()),
+        // The body is taken by value: the query and other sub-objects move into the request.
+        for (key, val) in m {
+            let (k, v) = (key.as_str(), &val);
+            match k {
+                "query" => r.query = Some(val),
+                "post_filter" => r.post_filter = Some(val),
                 "from" => r.from = usize_from("from", int(k, v)?)?,
                 "size" => r.size = usize_from("size", int(k, v)?)?,
                 "sort" => r.sort = parse_sort(v)?,
@@ -191,15 +193,15 @@ impl SearchRequest {
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
                 "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "include_named_queries_score" => {
                     if k == "highlight" {
-                        r.highlight = Some(v.clone());
+                        r.highlight = Some(val);
                     }
                 }
-                "highlight" => r.highlight = Some(v.clone()),
+                "highlight" => r.highlight = Some(val),
                 "pit" => {
                     if !v.is_object() {
                         return Err(perr("[point_in_time] must be an object"));
                     }
-                    r.pit = Some(v.clone());
+                    r.pit = Some(val);
                 }
                 other => {
                     let tok = match v {

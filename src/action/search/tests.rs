@@ -126,10 +126,10 @@ fn query_string_syntax() {
 
 #[test]
 fn request_body_and_params() {
-    let r = SearchRequest::from_body(&json!({"from": 2, "size": 3, "track_total_hits": 100, "sort": [{"n": "desc"}, "_score"]})).unwrap();
+    let r = SearchRequest::from_body(json!({"from": 2, "size": 3, "track_total_hits": 100, "sort": [{"n": "desc"}, "_score"]})).unwrap();
     assert_eq!((r.from, r.size, r.track_total_hits, r.sort.len()), (2, 3, TrackTotalHits::UpTo(100), 2));
-    assert_eq!(SearchRequest::from_body(&json!({"match": {}})).unwrap_err().reason, "Unknown key for a START_OBJECT in [match].");
-    let mut r = SearchRequest::from_body(&json!({"size": 3})).unwrap();
+    assert_eq!(SearchRequest::from_body(json!({"match": {}})).unwrap_err().reason, "Unknown key for a START_OBJECT in [match].");
+    let mut r = SearchRequest::from_body(json!({"size": 3})).unwrap();
     r.apply_params(&|k: &str| match k {
         "size" => Some("7".into()),
         "rest_total_hits_as_int" => Some("true".into()),
@@ -137,6 +137,6 @@ fn request_body_and_params() {
     })
     .unwrap();
     assert_eq!((r.size, r.track_total_hits), (7, TrackTotalHits::Accurate));
-    let mut r = SearchRequest::from_body(&json!({"track_total_hits": 5})).unwrap();
+    let mut r = SearchRequest::from_body(json!({"track_total_hits": 5})).unwrap();
     assert!(r.apply_params(&|k: &str| (k == "rest_total_hits_as_int").then(|| "true".into())).is_err());
 }

@@ -25,7 +25,7 @@ fn err(e: OsError) -> OsResult<RestResponse> {
 
 fn request(req: &RestRequest) -> OsResult<SearchRequest> {
     let body = req.json()?;
-    let mut r = SearchRequest::from_body(&body)?;
+    let mut r = SearchRequest::from_body(body)?;
     r.apply_params(&params(req))?;
     Ok(r)
 }
@@ -39,8 +39,8 @@ fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
             Err(e) => err(e),
         };
     }
-    match search::search(&node.cluster, &index_expr(req), o, &r) {
-        Ok(v) => Ok(RestResponse::ok(v)),
+    match search::search_body(&node.cluster, &index_expr(req), o, &r) {
+        Ok(b) => Ok(RestResponse::raw_json(200, b.to_json())),
         Err(e) => err(e),
     }
 }
@@ -53,7 +53,7 @@ fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
             return Err(OsError::parsing(format!("request does not support [{k}]")));
         }
     }
-    let mut r = SearchRequest::from_body(&body)?;
+    let mut r = SearchRequest::from_body(body)?;
     r.apply_params(&params(req))?;
     if let Some(m) = req.param("min_score") {
         r.min_score = Some(m.parse::<f32>().map_err(|_| OsError::illegal(format!("Failed to parse float parameter [min_score] with value [{m}]")))?);

@@ -611,7 +611,8 @@ fn numeric(reader: &SegmentReader, field: &str, doc: DocId) -> Result<i64> {
     col.and_then(|c| c.first(doc)).ok_or_else(|| Error::corrupt(reader.info.file_name(), 0, format!("document {doc} has no [{field}] value")))
 }
 
-fn read_version(reader: &SegmentReader, doc: DocId) -> Result<DocVersion> {
+/// The version stamp (`_seq_no`, `_primary_term`, `_version`) of a document of a segment.
+pub fn read_version(reader: &SegmentReader, doc: DocId) -> Result<DocVersion> {
     Ok(DocVersion {
         seq_no: numeric(reader, meta::SEQ_NO, doc)?,
         primary_term: numeric(reader, meta::PRIMARY_TERM, doc)? as u64,
@@ -628,18 +629,32 @@ pub fn read_document(reader: &SegmentReader, doc: DocId) -> Result<StoredDocumen
 /// compressed stored data (`_id` and `_routing` are stored uncompressed).
 pub fn read_document_with(reader: &SegmentReader, doc: DocId, with_source: bool) -> Result<StoredDocument> {
     let v = read_version(reader, doc)?;
-    let mut id = String::new();
-    let mut source = Vec::new();
-    let mut routing = None;
+    let StoredFields { id, routing, source } = read_stored_fields(reader, doc, with_source)?;
+    Ok(StoredDocument { id, routing, source, seq_no: v.seq_no, primary_term: v.primary_term, version: v.version })
+}
+
+/// A document's stored metadata and source, without its version stamp (what a search hit
+/// shows unless `version` or `seq_no_primary_term` is asked for).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredFields {
+    pub id: String,
+    pub routing: Option<String>,
+    /// Empty unless read `with_source`.
+    pub source: Vec<u8>,
+}
+
+/// Reads `_id`, `_routing` and, `with_source`, the `_source` of a document of a segment.
+pub fn read_stored_fields(reader: &SegmentReader, doc: DocId, with_source: bool) -> Result<StoredFields> {
+    let mut out = StoredFields::default();
     for (k, bytes) in reader.stored.document_fields(doc, with_source)? {
         match k {
-            stored_keys::ID => id = String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _id is not UTF-8"))?,
-            stored_keys::SOURCE => source = bytes,
+            stored_keys::ID => out.id = String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _id is not UTF-8"))?,
+            stored_keys::SOURCE => out.source = bytes,
             stored_keys::ROUTING => {
-                routing = Some(String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _routing is not UTF-8"))?)
+                out.routing = Some(String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _routing is not UTF-8"))?)
             }
             _ => {}
         }
     }
-    Ok(StoredDocument { id, routing, source, seq_no: v.seq_no, primary_term: v.primary_term, version: v.version })
+    Ok(out)
 }
