@@ -2,6 +2,11 @@
 //! (`write`, `search`, `get`, `management`, ...). Threads are named
 //! `fathom[{node}][{pool}][T#{n}]`. A full queue rejects the task
 //! (`rejected_execution_exception`, 429) instead of growing without bound.
+//!
+//! Idle workers wait on their own condition variable and are woken last-idle-first: a steady
+//! stream of requests keeps landing on the thread (and so the core and caches) that ran the
+//! previous one, where one shared condition variable wakes waiters in turn and spreads
+//! consecutive searches over every thread of the pool.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -16,11 +21,14 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 struct Queue {
     jobs: VecDeque<Job>,
     shutdown: bool,
+    /// Waiting workers, the most recently idle last.
+    idle: Vec<usize>,
 }
 
 struct Shared {
     queue: Mutex<Queue>,
-    ready: Condvar,
+    /// One per worker.
+    wake: Vec<Condvar>,
     capacity: usize,
     completed: AtomicU64,
     rejected: AtomicU64,
@@ -54,24 +62,25 @@ pub struct PoolStats {
 impl ThreadPool {
     /// Starts `size` threads with a queue of `capacity` waiting tasks.
     pub fn new(node: &str, name: &str, size: usize, capacity: usize) -> ThreadPool {
+        let size = size.max(1);
         let shared = Arc::new(Shared {
-            queue: Mutex::new(Queue { jobs: VecDeque::new(), shutdown: false }),
-            ready: Condvar::new(),
+            queue: Mutex::new(Queue { jobs: VecDeque::new(), shutdown: false, idle: Vec::with_capacity(size) }),
+            wake: (0..size).map(|_| Condvar::new()).collect(),
             capacity,
             completed: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
             active: AtomicU64::new(0),
         });
         let mut threads = Vec::new();
-        for i in 0..size.max(1) {
+        for i in 0..size {
             let s = shared.clone();
-            let spawned = std::thread::Builder::new().name(format!("fathom[{node}][{name}][T#{}]", i + 1)).spawn(move || worker(s));
+            let spawned = std::thread::Builder::new().name(format!("fathom[{node}][{name}][T#{}]", i + 1)).spawn(move || worker(s, i));
             match spawned {
                 Ok(h) => threads.push(h),
                 Err(e) => tracing::error!(pool = name, error = %e, "could not start a pool thread"),
             }
         }
-        ThreadPool { name: name.to_string(), size: size.max(1), shared, threads: Mutex::new(threads) }
+        ThreadPool { name: name.to_string(), size, shared, threads: Mutex::new(threads) }
     }
 
     /// The pool's name.
@@ -93,8 +102,13 @@ impl ThreadPool {
             ));
         }
         q.jobs.push_back(Box::new(job));
+        let w = q.idle.pop();
         drop(q);
-        self.shared.ready.notify_one();
+        // The popped worker is inside `wait` (it released the lock only there), so the notify
+        // reaches it; with no idle worker, a busy one takes the job before it waits again.
+        if let Some(cv) = w.and_then(|w| self.shared.wake.get(w)) {
+            cv.notify_one();
+        }
         Ok(())
     }
 
@@ -113,7 +127,9 @@ impl ThreadPool {
     /// Stops accepting tasks, runs the queued ones, and joins the threads.
     pub fn shutdown(&self) {
         self.shared.queue.lock().unwrap_or_else(|e| e.into_inner()).shutdown = true;
-        self.shared.ready.notify_all();
+        for cv in &self.shared.wake {
+            cv.notify_all();
+        }
         let threads: Vec<_> = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
         for t in threads {
             let _ = t.join();
@@ -127,7 +143,8 @@ impl Drop for ThreadPool {
     }
 }
 
-fn worker(s: Arc<Shared>) {
+fn worker(s: Arc<Shared>, me: usize) {
+    let Some(cv) = s.wake.get(me) else { return };
     loop {
         let job = {
             let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -138,7 +155,10 @@ fn worker(s: Arc<Shared>) {
                 if q.shutdown {
                     break None;
                 }
-                q = s.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+                q.idle.push(me);
+                q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                // Woken by `execute` (which took us off the list), by shutdown, or spuriously.
+                q.idle.retain(|&w| w != me);
             }
         };
         let Some(job) = job else { return };
@@ -222,6 +242,56 @@ mod tests {
         assert_eq!(e.status, 429);
         drop(block_tx);
         assert_eq!(pool.stats().rejected, 1);
+    }
+
+    #[test]
+    fn consecutive_tasks_run_on_the_last_idle_thread() {
+        let pool = ThreadPool::new("n", "search", 4, 100);
+        let (tx, rx) = mpsc::channel();
+        let mut names = Vec::new();
+        for _ in 0..20 {
+            // Every worker waiting (the last one to finish on top) before the next task.
+            let t = std::time::Instant::now();
+            while pool.shared.queue.lock().unwrap().idle.len() < 4 && t.elapsed() < Duration::from_secs(5) {
+                std::thread::yield_now();
+            }
+            let tx = tx.clone();
+            pool.execute(move || {
+                let _ = tx.send(std::thread::current().name().unwrap_or_default().to_string());
+            })
+            .unwrap();
+            names.push(rx.recv_timeout(Duration::from_secs(5)).unwrap());
+        }
+        assert!(names.windows(2).all(|w| w[0] == w[1]), "{names:?}");
+    }
+
+    #[test]
+    fn many_producers_lose_no_task() {
+        let pool = Arc::new(ThreadPool::new("n", "write", 3, 100_000));
+        let done = Arc::new(AtomicU64::new(0));
+        let producers: Vec<_> = (0..4)
+            .map(|_| {
+                let (pool, done) = (pool.clone(), done.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..2_000 {
+                        let d = done.clone();
+                        pool.execute(move || {
+                            d.fetch_add(1, Ordering::Relaxed);
+                        })
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for p in producers {
+            p.join().unwrap();
+        }
+        let t = std::time::Instant::now();
+        while done.load(Ordering::Relaxed) < 8_000 && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(done.load(Ordering::Relaxed), 8_000);
+        pool.shutdown();
     }
 
     #[test]
