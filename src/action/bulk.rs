@@ -223,7 +223,14 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Vec<
         }
     }
     for s in std::mem::take(&mut run.refreshed) {
-        s.refresh()?;
+        if d.refresh == Refresh::WaitFor {
+            // Each shard waits for its next refresh. When one is forced instead (too many
+            // waiters, or nobody refreshes within the limit), OpenSearch marks the items
+            // `forced_refresh`; here the items were rendered already and do not show it.
+            s.wait_for_refresh()?;
+        } else {
+            s.refresh()?;
+        }
     }
     if !pending.is_empty() {
         out = splice_unavailable(&run, out, pending);

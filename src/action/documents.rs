@@ -273,10 +273,7 @@ pub fn sync_and_refresh(svc: &IndexService, shard: &IndexShard, w: &WriteResult,
             shard.refresh()?;
             Ok(true)
         }
-        Refresh::WaitFor => {
-            shard.refresh()?;
-            Ok(false)
-        }
+        Refresh::WaitFor => shard.wait_for_refresh(),
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use super::metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata, VERSION_CREATED};
+use super::refresh_listeners::{self, RefreshListeners};
 use super::routing::{default_routing_shards, shard_id};
 use super::settings::{self, FlatSettings};
 use super::state_file;
@@ -27,14 +28,23 @@ pub struct IndexShard {
     pub id: u32,
     pub engine: ShardEngine,
     last_refresh: Mutex<Instant>,
+    listeners: RefreshListeners,
 }
 
 impl IndexShard {
-    /// Refreshes and records the time.
+    /// Refreshes and records the time; wakes the writes waiting for it (`refresh=wait_for`).
     pub fn refresh(&self) -> OsResult<bool> {
-        let r = self.engine.refresh()?;
-        *self.last_refresh.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        Ok(r)
+        self.listeners.refresh(|| {
+            let r = self.engine.refresh()?;
+            *self.last_refresh.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+            Ok(r)
+        })
+    }
+
+    /// `refresh=wait_for` after a write: waits for the shard's next refresh (scheduled or
+    /// asked for by anyone); see [`RefreshListeners`]. Returns whether a refresh was forced.
+    pub fn wait_for_refresh(&self) -> OsResult<bool> {
+        self.listeners.wait(refresh_listeners::MAX_LISTENERS, refresh_listeners::WAIT_LIMIT, || self.refresh().map(|_| ()))
     }
 }
 
@@ -378,7 +388,7 @@ impl ClusterService {
                     .with_index(&meta.name, &meta.uuid)
                     .with("shard", i.to_string())
             })?;
-            shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()) }));
+            shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()), listeners: RefreshListeners::default() }));
         }
         Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, analyzers, shards }))
     }

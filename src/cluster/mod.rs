@@ -17,6 +17,7 @@
 pub mod health;
 pub mod indices;
 pub mod metadata;
+pub mod refresh_listeners;
 pub mod resolve;
 pub mod routing;
 pub mod settings;
