@@ -111,6 +111,12 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
             target = upto.saturating_add(1);
             continue;
         }
+        if min > 0.0 && below(cs[lead].score() as f64 + rest_bound, min) {
+            // The lead's score with the other clauses' window bounds cannot compete: the other
+            // clauses are not moved to `d` (nor their blocks decoded for it).
+            target = d + 1;
+            continue;
+        }
         for &i in &by_cost[1..] {
             let o = cs[i].advance(d);
             if o > d {
