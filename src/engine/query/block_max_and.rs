@@ -111,9 +111,10 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
             target = upto.saturating_add(1);
             continue;
         }
-        if min > 0.0 && below(cs[lead].score() as f64 + rest_bound, min) {
-            // The lead's score with the other clauses' window bounds cannot compete: the other
-            // clauses are not moved to `d` (nor their blocks decoded for it).
+        if min > 0.0 && by_cost[1..].iter().any(|&i| cs[i].beyond_buffer(d)) && below(cs[lead].score() as f64 + rest_bound, min) {
+            // Moving the other clauses to `d` would decode a block, and the lead's score with
+            // their window bounds cannot compete: they are not moved (within their buffered
+            // blocks the leapfrog is cheaper than scoring every lead doc).
             target = d + 1;
             continue;
         }
