@@ -14,7 +14,11 @@ mod common;
 use std::ops::Bound;
 use std::time::{Duration, Instant};
 
-use common::{build_pair, queries, queries_of, terms_of, Corpus};
+use common::{build_pair, fathom_config, fathom_index, queries, queries_of, read_docs, tantivy_index, terms_of, Corpus, FathomTokenizer, TantivyTokens, FATHOM_TOKENIZER, WRITER_BUDGET};
+use fathom::engine::index::IndexWriter;
+use fathom::engine::store::FsDirectory;
+use std::path::Path;
+use std::sync::Arc;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use fathom::engine::query::bm25::Bm25;
 use fathom::engine::query::{Query as FQuery, RangeKind, TopSpec, TrackTotalHits};
@@ -173,8 +177,73 @@ fn latency(rounds: usize, mut f: impl FnMut()) -> f64 {
     median(&mut v)
 }
 
+/// Both one-segment text indexes kept in `dir` (built there on first use, reopened after), so
+/// that a profiling run under callgrind does not rebuild them (`$FATHOM_QUERY_INDEX_DIR`).
+fn persistent_pair(dir: &Path) -> (IndexWriter, tantivy::Index) {
+    let (fd, td) = (dir.join("fathom"), dir.join("tantivy"));
+    if !dir.join("done").exists() {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(&fd).expect("index dir");
+        std::fs::create_dir_all(&td).expect("index dir");
+        let lines = Corpus::Text.load_n(read_docs()).expect("text corpus");
+        let f = fathom_index(&fd, Corpus::Text, &lines);
+        f.force_merge(1).expect("force merge");
+        f.commit(Default::default()).expect("commit");
+        drop(f);
+        let t = tantivy_index(&td, Corpus::Text, &lines, TantivyTokens::Fathom);
+        let ids = t.searchable_segment_ids().expect("segments");
+        if ids.len() > 1 {
+            let mut w: tantivy::IndexWriter = t.writer_with_num_threads(1, WRITER_BUDGET).expect("tantivy writer");
+            w.merge(&ids).wait().expect("merge");
+            w.wait_merging_threads().expect("merges");
+        }
+        std::fs::write(dir.join("done"), b"").expect("done marker");
+    }
+    let fs = FsDirectory::open(&fd).expect("fathom dir");
+    let (f, _) = IndexWriter::open(Arc::new(fs), fathom_config()).expect("open writer");
+    let t = tantivy::Index::open_in_dir(&td).expect("open tantivy");
+    t.tokenizers().register(FATHOM_TOKENIZER, FathomTokenizer::default());
+    (f, t)
+}
+
+/// Callgrind driver (`$FATHOM_QUERY_PROFILE=N`): each query `n` times on Fathom, then on
+/// tantivy, in two functions to name in `--toggle-collect`.
+#[inline(never)]
+fn profile_fathom(qs: &[Q], n: usize, run: &dyn Fn(&Q)) {
+    for q in qs {
+        for _ in 0..n {
+            run(q);
+        }
+    }
+}
+
+#[inline(never)]
+fn profile_tantivy(qs: &[Q], n: usize, run: &dyn Fn(&Q)) {
+    for q in qs {
+        for _ in 0..n {
+            run(q);
+        }
+    }
+}
+
 fn queries_bench(c: &mut Criterion) {
-    let Some(pair) = build_pair(Corpus::Text) else { return };
+    let (_pair, fathom_w, tantivy_i);
+    let (fw, ti) = match std::env::var_os("FATHOM_QUERY_INDEX_DIR") {
+        Some(d) => {
+            (fathom_w, tantivy_i) = persistent_pair(Path::new(&d));
+            (&fathom_w, &tantivy_i)
+        }
+        None => {
+            let Some(p) = build_pair(Corpus::Text) else { return };
+            _pair = p;
+            (&_pair.fathom, &_pair.tantivy)
+        }
+    };
+    struct PairRef<'a> {
+        fathom: &'a IndexWriter,
+        tantivy: &'a tantivy::Index,
+    }
+    let pair = PairRef { fathom: fw, tantivy: ti };
     let all = queries();
     let fs = pair.fathom.searcher().expect("searcher");
     let fq = fs.query();
@@ -214,6 +283,17 @@ fn queries_bench(c: &mut Criterion) {
         assert_eq!(r.len() as u64, q.count.min(10), "tantivy top-10 of {}", q.id);
     };
 
+    if let Some(n) = std::env::var("FATHOM_QUERY_PROFILE").ok().and_then(|v| v.parse::<usize>().ok()) {
+        for (_, qs) in &sets {
+            qs.iter().for_each(|q| {
+                fathom_top(q);
+                tantivy_top(q);
+            });
+            profile_fathom(qs, n, &fathom_top);
+            profile_tantivy(qs, n, &tantivy_top);
+        }
+        return;
+    }
     for (kind, qs) in &sets {
         let mut g = c.benchmark_group(format!("query_top10/{kind}"));
         g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));

@@ -78,6 +78,46 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
             target = d;
             continue 'outer;
         }
+        if let (Some(b), Some(e)) = (batch.as_mut(), window_end.filter(|_| min > 0.0)) {
+            // Pruning with a dense lead (tantivy's `block_wand_intersection`): score the lead's
+            // docs of the window first; only those whose score plus the other clauses' window
+            // bounds may compete are looked up in the other clauses, so a window without such
+            // a doc never decodes the other clauses' blocks.
+            let upto = cs[lead].buffered().last().copied().unwrap_or(d).min(e);
+            let nl = survivors(&mut cs[lead], lead, upto, rest_bound, min, b);
+            'cand: for k in 0..nl {
+                let doc = b.docs[k];
+                for &i in &by_cost[1..] {
+                    if cs[i].advance(doc) != doc {
+                        continue 'cand;
+                    }
+                }
+                if deletions && !seg.is_live(doc) {
+                    continue;
+                }
+                // Summed in double in clause (query) order, as `Conjunction` does.
+                let mut sum = 0f64;
+                for (ci, c) in cs.iter_mut().enumerate() {
+                    sum += if ci == lead { b.lead_scores[k] } else { c.score() } as f64;
+                }
+                let score = sum as f32;
+                if score >= min {
+                    sink.collect(doc, score);
+                    min = sink.min_competitive();
+                }
+            }
+            // The lead's buffer is left as it is: the next `advance` moves it (and decodes only
+            // the block of a window that is not skipped).
+            target = upto.saturating_add(1);
+            continue;
+        }
+        if min > 0.0 && by_cost[1..].iter().any(|&i| cs[i].beyond_buffer(d)) && below(cs[lead].score() as f64 + rest_bound, min) {
+            // Moving the other clauses to `d` would decode a block, and the lead's score with
+            // their window bounds cannot compete: they are not moved (within their buffered
+            // blocks the leapfrog is cheaper than scoring every lead doc).
+            target = d + 1;
+            continue;
+        }
         for &i in &by_cost[1..] {
             let o = cs[i].advance(d);
             if o > d {
@@ -181,33 +221,10 @@ impl Batch {
 /// fills `b` and returns the number of matches.
 fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: Option<(f64, f32)>, b: &mut Batch) -> usize {
     let lead = by_cost[0];
-    let ld = cs[lead].buffered();
-    let l0 = cs[lead].buffer_start();
-    // Candidates: the lead's docs up to `upto`.
-    let nl = ld.partition_point(|&d| d <= upto);
-    b.docs[..nl].copy_from_slice(&ld[..nl]);
-    for (k, x) in b.idx[lead][..nl].iter_mut().enumerate() {
-        *x = (l0 + k) as u8;
-    }
-    b.end[lead] = l0 + nl;
+    let nl = candidates(&cs[lead], lead, upto, b);
     let nl = match prune {
         None => nl,
-        Some((rest, min)) => {
-            // Score the lead's candidates; keep those whose score plus the others' bounds may
-            // reach `min` (with their scores, in `lead_scores`).
-            let acc = &mut b.acc[..nl];
-            acc.fill(0.0);
-            cs[lead].add_scores(&b.idx[lead][..nl], acc);
-            let mut m = 0;
-            for k in 0..nl {
-                let s = b.acc[k] as f32;
-                b.docs[m] = b.docs[k];
-                b.idx[lead][m] = b.idx[lead][k];
-                b.lead_scores[m] = s;
-                m += !below(s as f64 + rest, min) as usize;
-            }
-            m
-        }
+        Some((rest, min)) => survivors(&mut cs[lead], lead, upto, rest, min, b),
     };
     if let [_, other] = by_cost {
         // Two clauses (the common case): one merge, no candidate rows to carry along.
@@ -253,6 +270,39 @@ fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: O
         nc = m;
     }
     nc
+}
+
+/// Copies the lead's buffered docs `<= upto` (it is at index `li` in query order) into `b.docs`
+/// and their buffer indices into its row; returns how many.
+fn candidates(lead: &TermCursor<'_>, li: usize, upto: DocId, b: &mut Batch) -> usize {
+    let ld = lead.buffered();
+    let l0 = lead.buffer_start();
+    let nl = ld.partition_point(|&d| d <= upto);
+    b.docs[..nl].copy_from_slice(&ld[..nl]);
+    for (k, x) in b.idx[li][..nl].iter_mut().enumerate() {
+        *x = (l0 + k) as u8;
+    }
+    b.end[li] = l0 + nl;
+    nl
+}
+
+/// The lead's buffered docs `<= upto` whose score plus `rest` (the other clauses' bounds) may
+/// reach `min`: their docs, buffer indices and lead scores (`lead_scores`) in `b`; returns how
+/// many. Branch-free: every candidate is written, the count moves only for survivors.
+fn survivors(lead: &mut TermCursor<'_>, li: usize, upto: DocId, rest: f64, min: f32, b: &mut Batch) -> usize {
+    let nl = candidates(lead, li, upto, b);
+    let acc = &mut b.acc[..nl];
+    acc.fill(0.0);
+    lead.add_scores(&b.idx[li][..nl], acc);
+    let mut m = 0;
+    for k in 0..nl {
+        let s = b.acc[k] as f32;
+        b.docs[m] = b.docs[k];
+        b.idx[li][m] = b.idx[li][k];
+        b.lead_scores[m] = s;
+        m += !below(s as f64 + rest, min) as usize;
+    }
+    m
 }
 
 /// Rows `a` and `b` (distinct) of `rows`, both mutable.

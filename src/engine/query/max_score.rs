@@ -40,7 +40,12 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
         };
     }
     let n = clauses.len();
+    let sparse = clauses.iter().map(|c| c.cost()).sum::<u64>().saturating_mul(SPARSE) <= seg.max_doc() as u64 && !windows_forced();
     let mut cs: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
+    if sparse {
+        doc_at_a_time(&mut cs, seg, sink);
+        return cs.iter_mut().find_map(|c| c.take_error()).map_or(Ok(()), Err);
+    }
     BUFFERS.with(|b| {
         let mut b = b.borrow_mut();
         let b = &mut *b;
@@ -65,6 +70,54 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
         }
     }
     Ok(())
+}
+
+/// Disjunctions whose clauses hold at most one posting per this many docs of the segment (in
+/// all) run doc at a time: a window of [`WINDOW`] docs would hold a few dozen postings, too few
+/// to pay for its set-up and its bitset scan.
+const SPARSE: u64 = 64;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: sparse disjunctions take the windowed loop too (to compare both).
+    pub(crate) static FORCE_WINDOWS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[inline(always)]
+fn windows_forced() -> bool {
+    #[cfg(test)]
+    return FORCE_WINDOWS.with(|f| f.get());
+    #[cfg(not(test))]
+    false
+}
+
+/// Doc-at-a-time disjunction over block-buffered cursors (no windows, no pruning: every posting
+/// is scored once). The score of a doc is the sum in double of the matching clauses' scores in
+/// clause order, cast to float, as in the windowed loop.
+fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink) {
+    let deletions = seg.has_deletions();
+    let max_doc = seg.max_doc();
+    let mut min = sink.min_competitive();
+    // Every pass moves at least one cursor past `d`: bounded by the clauses' postings.
+    loop {
+        let d = cs.iter().map(|c| c.doc()).min().unwrap_or(NO_MORE_DOCS);
+        if d >= max_doc {
+            break;
+        }
+        let mut sum = 0f64;
+        for c in cs.iter_mut() {
+            if c.doc() == d {
+                sum += c.score() as f64;
+                c.next();
+            }
+        }
+        let score = sum as f32;
+        // Below the minimum the sink would drop it (and counting is over once min > 0).
+        if score >= min && (!deletions || seg.is_live(d)) {
+            sink.collect(d, score);
+            min = sink.min_competitive();
+        }
+    }
 }
 
 /// Per-thread window buffers, reused so a query does not allocate and clear them. Between

@@ -153,3 +153,67 @@ fn multi_block_pruning_on_real_postings() {
         assert!(exhaustive.total.0 > 0, "query {q} matched nothing");
     }
 }
+
+/// Sparse disjunctions (rare terms over many docs) run doc at a time: hits and f32 scores must
+/// equal the windowed MaxScore loop's, pruned or exhaustive, with deletions too.
+#[test]
+fn sparse_disjunctions_doc_at_a_time_equal_windows() {
+    let mut x: u64 = 7;
+    let mut next = move || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize
+    };
+    let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
+    for d in 0..6000i64 {
+        let len = 1 + next() % 30;
+        let mut body: Vec<&str> = (0..len).map(|_| "filler").collect();
+        for (w, every) in [("r1", 150), ("r2", 300), ("r3", 700), ("r4", 2000)] {
+            if next() % every == 0 {
+                for _ in 0..1 + next() % 3 {
+                    body.push(w);
+                }
+            }
+        }
+        let doc = Document {
+            id: format!("{d}"),
+            routing: None,
+            source: b"{}".to_vec(),
+            fields: vec![IndexableField {
+                name: "body".into(),
+                value: FieldValue::Text { text: body.join(" "), analyzer: "whitespace".into(), positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+                index: true,
+                doc_values: false,
+            }],
+            seq_no: d,
+            primary_term: 1,
+            version: 1,
+        };
+        writer.append(&doc).unwrap();
+    }
+    writer.refresh().unwrap();
+    let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
+    let queries = vec![
+        Query::or(vec![t("r1"), t("r2")]),
+        Query::or(vec![t("r3"), t("r4"), t("r2")]),
+        Query::or(vec![t("r4"), t("absent")]),
+    ];
+    let check = |real: &crate::engine::index::Searcher| {
+        for q in &queries {
+            for (k, tth) in [(10, TrackTotalHits::UpTo(0)), (3, TrackTotalHits::Accurate), (1000, TrackTotalHits::Accurate)] {
+                let spec = TopSpec { size: k, track_total_hits: tth, ..TopSpec::default() };
+                let daat = real.query().search(q, &spec).unwrap();
+                super::super::max_score::FORCE_WINDOWS.with(|f| f.set(true));
+                let windows = real.query().search(q, &spec).unwrap();
+                super::super::max_score::FORCE_WINDOWS.with(|f| f.set(false));
+                assert_eq!(hits_of(&daat), hits_of(&windows), "query {q}, size {k}");
+                assert_eq!(daat.total, windows.total, "query {q}, size {k}");
+            }
+        }
+    };
+    check(&writer.searcher().unwrap());
+    for d in (0..6000).step_by(7) {
+        writer.delete(&format!("{d}")).unwrap();
+    }
+    writer.refresh().unwrap();
+    check(&writer.searcher().unwrap());
+}
