@@ -314,12 +314,9 @@ impl SegmentBuilder {
                 let with_offsets = *offsets;
                 let base = st.offset_base;
                 let postings = &mut self.postings;
-                let first = st.next_position;
-                let end = postings.add_tokens(f, d, |sink| {
-                    an.analyze(text, first, &mut |tok| {
-                        let offs = with_offsets.then(|| (base + tok.start as u32, base + tok.end as u32));
-                        sink(tok.term.as_bytes(), tok.position, offs);
-                    })
+                let end = an.analyze(text, st.next_position, &mut |tok| {
+                    let offs = with_offsets.then(|| (base + tok.start as u32, base + tok.end as u32));
+                    postings.add(f, tok.term.as_bytes(), d, tok.position, offs);
                 });
                 st.next_position = end.next_position;
                 st.length += end.length;

@@ -81,31 +81,10 @@ impl BytesInterner {
     /// The id of `key`, interning it if new; the flag says whether it was new.
     #[inline]
     pub(crate) fn intern(&mut self, key: &[u8]) -> (u32, bool) {
-        let hash = self.hash(key);
-        self.intern_hashed(key, hash)
-    }
-
-    /// The hash [`intern_hashed`](Self::intern_hashed) takes.
-    #[inline]
-    fn hash(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_one(key)
-    }
-
-    /// The first word of the table slot where a lookup of `hash` starts (0 if there is no
-    /// table). Loading it early brings the slot into the cache: a batch loads the slots of all
-    /// its tokens first, so their cache misses overlap instead of stalling one token at a time.
-    #[inline]
-    fn slot_word(&self, hash: u64) -> u64 {
-        let mask = self.table.len().wrapping_sub(1);
-        self.table.get(hash as usize & mask).map_or(0, |s| s[0])
-    }
-
-    /// [`intern`](Self::intern) with the key's [`hash`](Self::hash) already computed.
-    #[inline]
-    fn intern_hashed(&mut self, key: &[u8], hash: u64) -> (u32, bool) {
         if self.offsets.len() * 2 >= self.table.len() {
             self.grow();
         }
+        let hash = self.hasher.hash_one(key);
         let (head, prefix) = Self::slot_key(key, hash);
         match self.probe(key, hash, head, prefix) {
             Ok(id) => (id, false),
@@ -253,8 +232,6 @@ pub struct PostingsBuffer {
     pub(crate) fields: Vec<FieldBuffer>,
     /// Every term's streams (see the module doc).
     pool: Vec<u8>,
-    /// Queue of [`add_tokens`](Self::add_tokens) (empty between calls).
-    batch: TokenBatch,
 }
 
 #[derive(Debug, Default)]
@@ -275,92 +252,6 @@ impl FieldBuffer {
     pub(crate) fn is_empty(&self) -> bool {
         self.postings.is_empty()
     }
-
-    /// Appends the buffer of a term just interned, first seen in `doc`.
-    #[inline]
-    fn new_term(&mut self, pool: &mut Vec<u8>, doc: DocId) {
-        let mut tb = TermBuffer { docs: Slice::default(), pos: Slice::default(), last_doc: doc, freq: 0 };
-        // The first doc's delta is the doc itself.
-        push_vint(pool, &mut tb.docs, doc as u64);
-        self.postings.push(tb);
-    }
-}
-
-/// The buffer of `field` in `fields` (created empty if new).
-#[inline]
-fn field_in(fields: &mut Vec<FieldBuffer>, field: u32) -> &mut FieldBuffer {
-    let f = field as usize;
-    if f >= fields.len() {
-        fields.resize_with(f + 1, || FieldBuffer { last_doc: NO_MORE_DOCS, ..FieldBuffer::default() });
-    }
-    &mut fields[f]
-}
-
-/// The buffer of `field`, counting `doc` in it if this is the field's first token in `doc`.
-#[inline]
-fn begin(fields: &mut Vec<FieldBuffer>, field: u32, doc: DocId) -> &mut FieldBuffer {
-    let fb = field_in(fields, field);
-    if fb.last_doc != doc {
-        debug_assert!(fb.last_doc == NO_MORE_DOCS || doc > fb.last_doc, "docs must arrive in order per field");
-        fb.last_doc = doc;
-        fb.doc_count += 1;
-    }
-    fb
-}
-
-/// Records one occurrence of a term (buffer `tb`) in `doc` (not before the term's last doc).
-#[inline]
-fn record(pool: &mut Vec<u8>, tb: &mut TermBuffer, skip_positions: bool, doc: DocId, position: u32, offsets: Option<(u32, u32)>) {
-    if doc != tb.last_doc {
-        debug_assert!(doc > tb.last_doc, "docs must arrive in order per field");
-        push_vint(pool, &mut tb.docs, tb.freq as u64);
-        push_vint(pool, &mut tb.docs, doc.wrapping_sub(tb.last_doc) as u64);
-        tb.last_doc = doc;
-        tb.freq = 0;
-    }
-    tb.freq += 1;
-    if skip_positions {
-        return;
-    }
-    match offsets {
-        None => push_vint(pool, &mut tb.pos, (position as u64) << 1),
-        Some((start, end)) => {
-            push_vint(pool, &mut tb.pos, ((position as u64) << 1) | 1);
-            push_vint(pool, &mut tb.pos, start as u64);
-            push_vint(pool, &mut tb.pos, end as u64);
-        }
-    }
-}
-
-/// Tokens per batch of [`PostingsBuffer::add_tokens`].
-const BATCH: usize = 64;
-
-/// Tokens queued by [`PostingsBuffer::add_tokens`] (buffers reused from value to value).
-#[derive(Debug, Default)]
-struct TokenBatch {
-    /// The terms' bytes back to back.
-    bytes: Vec<u8>,
-    toks: Vec<QueuedToken>,
-    /// Per token, filled while the batch is added.
-    hashes: Vec<u64>,
-    ids: Vec<u32>,
-}
-
-impl TokenBatch {
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.toks.clear();
-        self.hashes.clear();
-        self.ids.clear();
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-struct QueuedToken {
-    /// End of the term in [`TokenBatch::bytes`] (it starts where the previous one ends).
-    end: usize,
-    position: u32,
-    offsets: Option<(u32, u32)>,
 }
 
 #[derive(Debug)]
@@ -387,7 +278,11 @@ impl PostingsBuffer {
     }
 
     fn field_mut(&mut self, field: u32) -> &mut FieldBuffer {
-        field_in(&mut self.fields, field)
+        let f = field as usize;
+        if f >= self.fields.len() {
+            self.fields.resize_with(f + 1, || FieldBuffer { last_doc: NO_MORE_DOCS, ..FieldBuffer::default() });
+        }
+        &mut self.fields[f]
     }
 
     /// One occurrence of `term` in `field` of `doc`. Docs arrive in non-decreasing order per
@@ -398,82 +293,45 @@ impl PostingsBuffer {
     /// Returns the term's id in the field: dense, in order of first appearance (see
     /// [`term_id`](Self::term_id)).
     pub fn add(&mut self, field: u32, term: &[u8], doc: DocId, position: u32, offsets: Option<(u32, u32)>) -> u32 {
-        let fb = begin(&mut self.fields, field, doc);
+        let f = field as usize;
+        if f >= self.fields.len() {
+            self.field_mut(field);
+        }
+        let fb = &mut self.fields[f];
         let pool = &mut self.pool;
+        if fb.last_doc != doc {
+            debug_assert!(fb.last_doc == NO_MORE_DOCS || doc > fb.last_doc, "docs must arrive in order per field");
+            fb.last_doc = doc;
+            fb.doc_count += 1;
+        }
         let (id, new) = fb.terms.intern(term);
         if new {
-            fb.new_term(pool, doc);
+            let mut tb = TermBuffer { docs: Slice::default(), pos: Slice::default(), last_doc: doc, freq: 0 };
+            // The first doc's delta is the doc itself.
+            push_vint(pool, &mut tb.docs, doc as u64);
+            fb.postings.push(tb);
         }
-        let skip = fb.skip_positions;
-        record(pool, &mut fb.postings[id as usize], skip, doc, position, offsets);
+        let tb = &mut fb.postings[id as usize];
+        if doc != tb.last_doc {
+            debug_assert!(doc > tb.last_doc, "docs must arrive in order per field");
+            push_vint(pool, &mut tb.docs, tb.freq as u64);
+            push_vint(pool, &mut tb.docs, doc.wrapping_sub(tb.last_doc) as u64);
+            tb.last_doc = doc;
+            tb.freq = 0;
+        }
+        tb.freq += 1;
+        if fb.skip_positions {
+            return id;
+        }
+        match offsets {
+            None => push_vint(pool, &mut tb.pos, (position as u64) << 1),
+            Some((start, end)) => {
+                push_vint(pool, &mut tb.pos, ((position as u64) << 1) | 1);
+                push_vint(pool, &mut tb.pos, start as u64);
+                push_vint(pool, &mut tb.pos, end as u64);
+            }
+        }
         id
-    }
-
-    /// Adds the occurrences `feed` passes to its sink — `(term, position, offsets)` of `field`
-    /// in `doc`, as [`add`](Self::add) would one by one — and returns what `feed` returns. The
-    /// tokens are queued and added in batches of [`BATCH`]: the table slots of a batch's terms
-    /// are loaded first and then their postings, so the cache misses of rare terms overlap.
-    pub fn add_tokens<R>(
-        &mut self,
-        field: u32,
-        doc: DocId,
-        feed: impl FnOnce(&mut dyn FnMut(&[u8], u32, Option<(u32, u32)>)) -> R,
-    ) -> R {
-        let mut batch = std::mem::take(&mut self.batch);
-        batch.clear();
-        let out = feed(&mut |term, position, offsets| {
-            batch.bytes.extend_from_slice(term);
-            batch.toks.push(QueuedToken { end: batch.bytes.len(), position, offsets });
-            if batch.toks.len() >= BATCH {
-                self.add_batch(field, doc, &mut batch);
-                batch.clear();
-            }
-        });
-        self.add_batch(field, doc, &mut batch);
-        batch.clear();
-        self.batch = batch;
-        out
-    }
-
-    /// Adds the queued tokens of `batch` in order (see [`add_tokens`](Self::add_tokens)).
-    fn add_batch(&mut self, field: u32, doc: DocId, batch: &mut TokenBatch) {
-        if batch.toks.is_empty() {
-            return;
-        }
-        let fb = begin(&mut self.fields, field, doc);
-        let pool = &mut self.pool;
-        let TokenBatch { bytes, toks, hashes, ids } = batch;
-        // 1. Hash every term and load its first table slot.
-        let mut warm = 0u64;
-        let mut start = 0;
-        for t in toks.iter() {
-            let h = fb.terms.hash(&bytes[start..t.end]);
-            warm ^= fb.terms.slot_word(h);
-            hashes.push(h);
-            start = t.end;
-        }
-        // 2. Intern (the slots are cached now) and load each term's buffer and stream tail.
-        start = 0;
-        for (t, &h) in toks.iter().zip(hashes.iter()) {
-            let (id, new) = fb.terms.intern_hashed(&bytes[start..t.end], h);
-            start = t.end;
-            if new {
-                fb.new_term(pool, doc);
-            }
-            if let Some(tb) = fb.postings.get(id as usize) {
-                warm ^= pool.get(tb.pos.start + tb.pos.len).copied().unwrap_or(0) as u64;
-                if tb.last_doc != doc {
-                    warm ^= pool.get(tb.docs.start + tb.docs.len).copied().unwrap_or(0) as u64;
-                }
-            }
-            ids.push(id);
-        }
-        // 3. Record the occurrences in token order.
-        let skip = fb.skip_positions;
-        for (t, &id) in toks.iter().zip(ids.iter()) {
-            record(pool, &mut fb.postings[id as usize], skip, doc, t.position, t.offsets);
-        }
-        std::hint::black_box(warm);
     }
 
     /// The id [`add`](Self::add) returned for `term` in `field`, if the term was added.
@@ -630,46 +488,6 @@ mod interner_tests {
     use super::BytesInterner;
 
     proptest! {
-        /// `add_tokens` (batched, batches split mid-value) builds the same postings as `add` per
-        /// token: same term ids, doc counts and decoded streams.
-        #[test]
-        fn add_tokens_matches_add(values in proptest::collection::vec(
-            (0u32..3, 0u32..3, proptest::collection::vec((proptest::collection::vec(0u8..4, 0..10), 0u32..6, any::<bool>()), 0..150)),
-            0..12,
-        )) {
-            use super::PostingsBuffer;
-            let (mut one, mut batched) = (PostingsBuffer::new(), PostingsBuffer::new());
-            one.set_index_options(2, crate::engine::segment::IndexOptions::Docs);
-            batched.set_index_options(2, crate::engine::segment::IndexOptions::Docs);
-            let mut doc = 0u32;
-            for (step, field, toks) in &values {
-                doc += step;
-                for (term, pos, offs) in toks {
-                    let o = offs.then_some((*pos, pos + 1));
-                    one.add(*field, term, doc, *pos, o);
-                }
-                let n = batched.add_tokens(*field, doc, |sink| {
-                    for (term, pos, offs) in toks {
-                        sink(term, *pos, offs.then_some((*pos, pos + 1)));
-                    }
-                    toks.len()
-                });
-                prop_assert_eq!(n, toks.len());
-            }
-            prop_assert_eq!(one.fields.len(), batched.fields.len());
-            let (mut a, mut b) = ((Vec::new(), Vec::new(), Vec::new(), Vec::new()), (Vec::new(), Vec::new(), Vec::new(), Vec::new()));
-            for (fa, fb) in one.fields.iter().zip(&batched.fields) {
-                prop_assert_eq!(fa.doc_count, fb.doc_count);
-                prop_assert_eq!(fa.terms.len(), fb.terms.len());
-                for id in 0..fa.terms.len() as u32 {
-                    prop_assert_eq!(fa.terms.key(id), fb.terms.key(id));
-                    one.decode_term(fa, id, &mut a.0, &mut a.1, &mut a.2, &mut a.3, true, true);
-                    batched.decode_term(fb, id, &mut b.0, &mut b.1, &mut b.2, &mut b.3, true, true);
-                    prop_assert_eq!(&a, &b);
-                }
-            }
-        }
-
         /// Ids are dense in order of first appearance, `get` and `key` agree with a map, and
         /// `sorted_ids` orders by bytes.
         #[test]
