@@ -103,9 +103,26 @@ fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
 /// Load on the shared machine drifts over the ~30 s of each criterion line, so the ratio is also
 /// measured with the engines alternating: `FATHOM_INDEXING_ROUNDS` (default 5) rounds of (fathom, tantivy, tantivy default),
 /// the ratio taken within each round, then the median over rounds.
+///
+/// `FATHOM_INDEXING_ENGINES=fathom` runs Fathom alone in every round and prints each round's rate
+/// (to compare two Fathom binaries run alternately: the best round is the least disturbed one).
 fn interleaved(corpus: Corpus, lines: &[String]) {
     let rounds = std::env::var("FATHOM_INDEXING_ROUNDS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(5).max(1);
     let n = lines.len() as f64;
+    if std::env::var("FATHOM_INDEXING_ENGINES").is_ok_and(|e| e.trim() == "fathom") {
+        let mut rates = Vec::new();
+        for _ in 0..rounds {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let c0 = cpu_time();
+            let docs = fathom_index(dir.path(), corpus, lines).searcher().expect("searcher").num_docs();
+            let cpu = cpu_time() - c0;
+            assert_eq!(docs, lines.len() as u64, "every line indexed");
+            rates.push((n / cpu.as_secs_f64().max(1e-3)).round());
+        }
+        let best = rates.iter().copied().fold(0f64, f64::max);
+        eprintln!("fathom alone x{rounds} {}: docs/CPU-s per round {rates:?} -> median {:.0}, best {best:.0}", corpus.name(), median(rates.clone()));
+        return;
+    }
     let mut rates: Vec<[f64; 3]> = Vec::new();
     for _ in 0..rounds {
         let mut r = [0f64; 3];

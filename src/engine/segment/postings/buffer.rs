@@ -458,6 +458,13 @@ impl ByteCursor<'_> {
     }
     #[inline]
     fn vint(&mut self) -> u64 {
+        // Most values (deltas, small freqs and positions) take one byte.
+        if let Some(&byte) = self.b.get(self.i) {
+            if byte < 0x80 {
+                self.i += 1;
+                return byte as u64;
+            }
+        }
         let mut v = 0u64;
         let mut shift = 0;
         while let Some(&byte) = self.b.get(self.i) {
