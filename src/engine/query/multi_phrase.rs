@@ -113,7 +113,8 @@ impl Postings for UnionPostings<'_> {
 type Alternatives = (Vec<Vec<u8>>, u32);
 
 /// Compiles a multi-phrase for `segments` with the inherited `boost`.
-pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segments: &[&dyn SegmentView], boost: f32, scoring: bool) -> Result<Weight> {
+#[allow(clippy::too_many_arguments)]
+pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
     let positions: Vec<Alternatives> = positions.iter().filter(|(ts, _)| !ts.is_empty()).cloned().collect();
     if positions.is_empty() {
         return Ok(Weight::MatchNone);
@@ -122,11 +123,12 @@ pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segme
         // `MultiPhraseQuery.rewrite`: one position is a disjunction of term queries.
         let should: Vec<Query> = positions[0].0.iter().map(|t| Query::Term { field: field.into(), term: t.clone(), boost: 1.0 }).collect();
         let q = Query::Bool { must: vec![], should, must_not: vec![], filter: vec![], minimum_should_match: 0, boost: b };
-        return Weight::compile(&q, segments, boost, scoring);
+        return if explained { Weight::compile_explained(&q, segments, boost, scoring) } else { Weight::compile(&q, segments, boost, scoring) };
     }
     if positions.iter().all(|(ts, _)| ts.len() == 1) {
         let terms = positions.iter().map(|(ts, p)| (ts[0].clone(), *p)).collect();
-        return Weight::compile(&Query::Phrase { field: field.into(), terms, slop, boost: b }, segments, boost, scoring);
+        let q = Query::Phrase { field: field.into(), terms, slop, boost: b };
+        return if explained { Weight::compile_explained(&q, segments, boost, scoring) } else { Weight::compile(&q, segments, boost, scoring) };
     }
     let mut dfs = Vec::new();
     let (mut doc_count, mut sum_ttf) = (0, 0);
@@ -148,7 +150,7 @@ pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segme
     }
     let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
     let constant = if scoring { None } else { Some(0.0) };
-    let display = Query::MultiPhrase { field: field.into(), positions, slop, boost: 1.0 }.to_string();
+    let display = if explained { Query::MultiPhrase { field: field.into(), positions, slop, boost: 1.0 }.to_string() } else { String::new() };
     Ok(Weight::MultiPhrase { field: field.into(), positions: kept, slop, sim, constant, display })
 }
 

@@ -446,7 +446,7 @@ impl Searcher {
         let seg = *views
             .get(segment)
             .ok_or_else(|| Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len())))?;
-        let w = Weight::compile(query, &views, 1.0, true)?;
+        let w = Weight::compile_explained(query, &views, 1.0, true)?;
         w.explain(seg, doc)
     }
 }

@@ -94,7 +94,17 @@ impl Weight {
     /// Compiles `query` for `segments` with the inherited `boost`; `scoring` false when only
     /// matches matter (filters, counts).
     pub fn compile(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool) -> Result<Weight> {
-        let display = query.to_string();
+        Weight::build(query, segments, boost, scoring, false)
+    }
+
+    /// [`Weight::compile`] with each weight's Lucene display string, which explanations print
+    /// (formatting them costs a few thousand instructions a query, so searches skip it).
+    pub fn compile_explained(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool) -> Result<Weight> {
+        Weight::build(query, segments, boost, scoring, true)
+    }
+
+    fn build(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
+        let display = if explained { query.to_string() } else { String::new() };
         let constant = |b: f32| if scoring { boost * b } else { 0.0 };
         Ok(match query {
             Query::Term { field, term, boost: b } => {
@@ -112,7 +122,7 @@ impl Weight {
                 }
                 if terms.len() == 1 {
                     let t = Query::Term { field: field.clone(), term: terms[0].0.clone(), boost: *b };
-                    return Weight::compile(&t, segments, boost, scoring);
+                    return Weight::build(&t, segments, boost, scoring, explained);
                 }
                 let mut dfs = Vec::with_capacity(terms.len());
                 let mut states = Vec::with_capacity(terms.len());
@@ -130,14 +140,14 @@ impl Weight {
                 let constant = if scoring { None } else { Some(0.0) };
                 Weight::Phrase { field: field.clone(), terms: terms.clone(), slop: *slop, sim, constant, display, states: Arc::new(states) }
             }
-            Query::Blended { terms, blend, boost: b } => return super::blended::compile(terms, *blend, segments, boost * b, scoring),
+            Query::Blended { terms, blend, boost: b } => return super::blended::compile(terms, *blend, segments, boost * b, scoring, explained),
             Query::MultiPhrase { field, positions, slop, boost: b } => {
-                return super::multi_phrase::compile(field, positions, *slop, *b, segments, boost, scoring);
+                return super::multi_phrase::compile(field, positions, *slop, *b, segments, boost, scoring, explained);
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
                 let comp = |qs: &[Query], sc: bool| -> Result<Vec<Weight>> {
-                    qs.iter().map(|q| Weight::compile(q, segments, bb, sc)).collect()
+                    qs.iter().map(|q| Weight::build(q, segments, bb, sc, explained)).collect()
                 };
                 let must = dedupe_clauses(must);
                 let should = if *minimum_should_match <= 1 { dedupe_clauses(should) } else { should.clone() };
@@ -162,7 +172,7 @@ impl Weight {
                 w
             }
             Query::ConstantScore { query, boost: b } => {
-                let inner = Weight::compile(query, segments, 1.0, false)?;
+                let inner = Weight::build(query, segments, 1.0, false, explained)?;
                 if matches!(inner, Weight::MatchNone) {
                     return Ok(Weight::MatchNone);
                 }
@@ -173,7 +183,7 @@ impl Weight {
             Query::DisMax { queries, tie_breaker, boost: b } => {
                 let mut subs = Vec::with_capacity(queries.len());
                 for q in queries {
-                    let w = Weight::compile(q, segments, boost * b, scoring)?;
+                    let w = Weight::build(q, segments, boost * b, scoring, explained)?;
                     if !matches!(w, Weight::MatchNone) {
                         subs.push(w);
                     }
@@ -184,26 +194,26 @@ impl Weight {
                 Weight::DisMax { subs, tie: *tie_breaker, display }
             }
             Query::Boosting { positive, negative, negative_boost, boost: b } => {
-                let pos = Weight::compile(positive, segments, 1.0, scoring)?;
+                let pos = Weight::build(positive, segments, 1.0, scoring, explained)?;
                 if !scoring || matches!(pos, Weight::MatchNone) {
                     return Ok(pos);
                 }
-                let neg = Weight::compile(negative, segments, 1.0, false)?;
+                let neg = Weight::build(negative, segments, 1.0, false, explained)?;
                 Weight::Boosting { pos: Box::new(pos), neg: Box::new(neg), negative_boost: *negative_boost, boost: boost * b, display }
             }
             Query::FunctionScore { spec, boost: b } => {
                 if !scoring && spec.min_score.is_none() {
-                    return Weight::compile(&spec.query, segments, boost * b, false);
+                    return Weight::build(&spec.query, segments, boost * b, false, explained);
                 }
                 let sub_scoring = spec.boost_mode != super::function_score::CombineMode::Replace;
-                let sub = Weight::compile(&spec.query, segments, boost * b, sub_scoring)?;
+                let sub = Weight::build(&spec.query, segments, boost * b, sub_scoring, explained)?;
                 if matches!(sub, Weight::MatchNone) {
                     return Ok(sub);
                 }
                 let mut filters = Vec::with_capacity(spec.functions.len());
                 for f in &spec.functions {
                     filters.push(match &f.filter {
-                        Some(q) => Some(Weight::compile(q, segments, 1.0, false)?),
+                        Some(q) => Some(Weight::build(q, segments, 1.0, false, explained)?),
                         None => None,
                     });
                 }
