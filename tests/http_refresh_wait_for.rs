@@ -58,3 +58,29 @@ fn with_refresh_disabled_wait_for_waits_for_someone_else_to_refresh() {
     assert_eq!(count(&s, "off"), 1);
     assert_eq!(get(s.addr, "/off/_doc/1").status, 200);
 }
+
+#[test]
+fn waiting_writes_do_not_hold_the_write_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = put(s.addr, "/held", r#"{"settings":{"number_of_shards":1,"refresh_interval":"-1"}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let addr = s.addr;
+    // More waiting writes than the node has write threads (one per core).
+    let n = std::thread::available_parallelism().map_or(2, |p| p.get()) + 2;
+    let waiters: Vec<_> = (0..n)
+        .map(|i| std::thread::spawn(move || put(addr, &format!("/held/_doc/w{i}?refresh=wait_for"), r#"{"a":1}"#).status))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // A plain write and a read still go through while they wait.
+    let t = Instant::now();
+    assert_eq!(put(s.addr, "/held/_doc/plain", r#"{"a":2}"#).status, 201);
+    assert_eq!(get(s.addr, "/held/_doc/plain").status, 200);
+    assert!(t.elapsed() < Duration::from_secs(5), "a plain write waited {:?} behind the waiting ones", t.elapsed());
+    assert!(waiters.iter().all(|w| !w.is_finished()), "nobody refreshed yet");
+    assert_eq!(post(s.addr, "/held/_refresh", "").status, 200);
+    for w in waiters {
+        assert_eq!(w.join().unwrap(), 201);
+    }
+    assert_eq!(count(&s, "held"), n as u64 + 1);
+}

@@ -224,10 +224,10 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Vec<
     }
     for s in std::mem::take(&mut run.refreshed) {
         if d.refresh == Refresh::WaitFor {
-            // Each shard waits for its next refresh. When one is forced instead (too many
-            // waiters, or nobody refreshes within the limit), OpenSearch marks the items
-            // `forced_refresh`; here the items were rendered already and do not show it.
-            s.wait_for_refresh()?;
+            // Each shard's next refresh, waited for before the answer is sent. When one is
+            // forced instead (too many waiters, or nobody refreshes within the limit),
+            // OpenSearch marks the items `forced_refresh`; here they do not show it.
+            crate::cluster::indices::defer_refresh_wait(&s);
         } else {
             s.refresh()?;
         }

@@ -260,9 +260,10 @@ pub fn index_routed(cs: &ClusterService, svc: &IndexService, shard: &IndexShard,
     shard.engine.index(op).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 
-/// Makes a write durable (translog fsync under `request` durability) and applies `refresh`.
-/// Returns whether a refresh was forced.
-pub fn sync_and_refresh(svc: &IndexService, shard: &IndexShard, w: &WriteResult, refresh: Refresh) -> OsResult<bool> {
+/// Makes a write durable (translog fsync under `request` durability) and applies `refresh`
+/// (`wait_for`: the answer waits for the shard's next refresh, see
+/// [`crate::cluster::indices::defer_refresh_wait`]). Returns whether a refresh was forced.
+pub fn sync_and_refresh(svc: &IndexService, shard: &Arc<IndexShard>, w: &WriteResult, refresh: Refresh) -> OsResult<bool> {
     if shard.engine.durability() == Durability::Request {
         shard.engine.ensure_synced(w.location, w.seq_no)?;
     }
@@ -273,7 +274,10 @@ pub fn sync_and_refresh(svc: &IndexService, shard: &IndexShard, w: &WriteResult,
             shard.refresh()?;
             Ok(true)
         }
-        Refresh::WaitFor => shard.wait_for_refresh(),
+        Refresh::WaitFor => {
+            crate::cluster::indices::defer_refresh_wait(shard);
+            Ok(false)
+        }
     }
 }
 

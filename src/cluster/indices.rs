@@ -48,6 +48,29 @@ impl IndexShard {
     }
 }
 
+thread_local! {
+    static REFRESH_WAITS: std::cell::RefCell<Vec<Arc<IndexShard>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records that the current request answers only after `shard`'s next refresh
+/// (`refresh=wait_for`). The wait is not done on the pool thread that ran the write (which it
+/// would hold for up to a refresh interval, as OpenSearch's refresh listeners do not): the HTTP
+/// layer takes the shards after the handler ([`take_refresh_waits`]) and waits off the pools
+/// before it sends the answer. A later refresh than the next one after the write is as good.
+pub fn defer_refresh_wait(shard: &Arc<IndexShard>) {
+    REFRESH_WAITS.with(|w| {
+        let mut w = w.borrow_mut();
+        if !w.iter().any(|s| Arc::ptr_eq(s, shard)) {
+            w.push(shard.clone());
+        }
+    });
+}
+
+/// Takes the shards whose refresh the current request waits for.
+pub fn take_refresh_waits() -> Vec<Arc<IndexShard>> {
+    REFRESH_WAITS.with(|w| std::mem::take(&mut *w.borrow_mut()))
+}
+
 /// An open index: its metadata, live mapping and shards.
 #[derive(Debug)]
 pub struct IndexService {

@@ -17,6 +17,7 @@ use serde_json::json;
 use super::render::{filter_path, to_yaml, Body, RestResponse};
 use super::request::{parse_query, percent_decode, Method, RestRequest};
 use super::router::{check_params, Match, Pool, Router};
+use crate::cluster::indices::take_refresh_waits;
 use crate::error::OsError;
 use crate::node::Node;
 
@@ -158,13 +159,26 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let node2 = node.clone();
     let submitted = pool.execute(move || {
         crate::error::take_warnings();
+        take_refresh_waits();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
-        let _ = tx.send((r, crate::error::take_warnings()));
+        let _ = tx.send((r, crate::error::take_warnings(), take_refresh_waits()));
     });
-    let (result, warnings) = match submitted {
-        Err(e) => (Err(e), Vec::new()),
-        Ok(()) => rx.await.unwrap_or_else(|_| (Err(OsError::internal("the handler was dropped")), Vec::new())),
+    let (result, warnings, waits) = match submitted {
+        Err(e) => (Err(e), Vec::new(), Vec::new()),
+        Ok(()) => rx.await.unwrap_or_else(|_| (Err(OsError::internal("the handler was dropped")), Vec::new(), Vec::new())),
+    };
+    // `refresh=wait_for`: the shards' next refresh, waited for on a blocking thread, not on the
+    // pool that ran the write (a wait lasts up to a refresh interval).
+    let result = if waits.is_empty() || result.is_err() {
+        result
+    } else {
+        let waited = tokio::task::spawn_blocking(move || waits.iter().try_for_each(|s| s.wait_for_refresh().map(|_| ()))).await;
+        match waited {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(OsError::internal("the refresh wait was dropped")),
+        }
     };
     let mut resp = match result {
         Ok(r) => r,
