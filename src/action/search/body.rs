@@ -72,7 +72,7 @@ impl SearchBody {
     pub fn to_json(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(256 + self.hits.iter().map(|h| if let HitJson::Raw(b) = h { b.len() + 1 } else { 128 }).sum::<usize>());
         out.extend_from_slice(b"{\"took\":");
-        out.extend_from_slice(self.took.to_string().as_bytes());
+        write_value(&mut out, &Value::from(self.took));
         out.extend_from_slice(if self.timed_out { b",\"timed_out\":true" } else { b",\"timed_out\":false" });
         if let Some(t) = self.terminated_early {
             out.extend_from_slice(if t { b",\"terminated_early\":true" } else { b",\"terminated_early\":false" });

@@ -81,6 +81,11 @@ fn source_needed(req: &SearchRequest) -> bool {
     returned || stored || !req.fields.is_empty() || req.highlight.is_some()
 }
 
+/// A hit names a segment its shard context does not have (never, for hits of that context).
+fn no_segment(ctx: &ShardContext, leaf: usize) -> crate::error::OsError {
+    crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard))
+}
+
 /// Whether a hit is only metadata, score, sort values and the whole `_source` (or none), the
 /// shape [`hit_json`] writes without a JSON tree.
 fn plain(req: &SearchRequest) -> bool {
@@ -110,9 +115,7 @@ pub fn hit_json(
         return hit(ctx, leaf, doc, score, sort, explanation, query, req).map(HitJson::Value);
     }
     let leaves = ctx.searcher.leaves();
-    let Some(l) = leaves.get(leaf) else {
-        return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
-    };
+    let l = leaves.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
     let with_source = !req.source.disabled;
     let d = read_stored_fields(&l.reader, doc, with_source)?;
     let mut out = Vec::with_capacity(64 + ctx.index.len() + d.id.len() + d.source.len());
@@ -124,13 +127,13 @@ pub fn hit_json(
         let v = read_version(&l.reader, doc)?;
         if req.version {
             out.extend_from_slice(b",\"_version\":");
-            out.extend_from_slice(v.version.to_string().as_bytes());
+            write_value(&mut out, &Value::from(v.version));
         }
         if req.seq_no_primary_term {
             out.extend_from_slice(b",\"_seq_no\":");
-            out.extend_from_slice(v.seq_no.to_string().as_bytes());
+            write_value(&mut out, &Value::from(v.seq_no));
             out.extend_from_slice(b",\"_primary_term\":");
-            out.extend_from_slice(v.primary_term.to_string().as_bytes());
+            write_value(&mut out, &Value::from(v.primary_term));
         }
     }
     out.extend_from_slice(b",\"_score\":");
@@ -170,9 +173,7 @@ pub fn hit(
     req: &SearchRequest,
 ) -> OsResult<Value> {
     let leaves = ctx.searcher.leaves();
-    let Some(l) = leaves.get(leaf) else {
-        return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
-    };
+    let l = leaves.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
     let mut m = Map::new();
     if req.explain {
         m.insert("_shard".into(), json!(format!("[{}][{}]", ctx.index, ctx.shard)));
@@ -226,9 +227,7 @@ pub fn hit(
     }
     if !req.docvalue_fields.is_empty() {
         let segs = &ctx.searcher.query().segments;
-        let Some(seg) = segs.get(leaf) else {
-            return Err(crate::error::OsError::internal(format!("no segment {leaf} in shard [{}][{}]", ctx.index, ctx.shard)));
-        };
+        let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
         field_values::docvalue_fields(&ctx.mapping, seg.as_ref(), doc, &req.docvalue_fields, &mut fields)?;
     }
     if let Some(p) = &parsed {

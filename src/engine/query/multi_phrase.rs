@@ -123,12 +123,11 @@ pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segme
         // `MultiPhraseQuery.rewrite`: one position is a disjunction of term queries.
         let should: Vec<Query> = positions[0].0.iter().map(|t| Query::Term { field: field.into(), term: t.clone(), boost: 1.0 }).collect();
         let q = Query::Bool { must: vec![], should, must_not: vec![], filter: vec![], minimum_should_match: 0, boost: b };
-        return if explained { Weight::compile_explained(&q, segments, boost, scoring) } else { Weight::compile(&q, segments, boost, scoring) };
+        return Weight::build(&q, segments, boost, scoring, explained);
     }
     if positions.iter().all(|(ts, _)| ts.len() == 1) {
         let terms = positions.iter().map(|(ts, p)| (ts[0].clone(), *p)).collect();
-        let q = Query::Phrase { field: field.into(), terms, slop, boost: b };
-        return if explained { Weight::compile_explained(&q, segments, boost, scoring) } else { Weight::compile(&q, segments, boost, scoring) };
+        return Weight::build(&Query::Phrase { field: field.into(), terms, slop, boost: b }, segments, boost, scoring, explained);
     }
     let mut dfs = Vec::new();
     let (mut doc_count, mut sum_ttf) = (0, 0);

@@ -13,6 +13,34 @@ use crate::engine::index::{Document, IndexWriter, IndexWriterConfig};
 use crate::engine::schema::{FieldValue, IndexableField};
 use crate::engine::store::RamDirectory;
 
+/// A linear congruential generator (Knuth's MMIX constants) from `seed`: the tests' corpora are
+/// the same on every run.
+fn lcg(seed: u64) -> impl FnMut() -> usize {
+    let mut x = seed;
+    move || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize
+    }
+}
+
+/// Document `d` with whitespace-analyzed `body` text (positions and norms).
+fn body_doc(d: i64, body: &str) -> Document {
+    Document {
+        id: format!("{d}"),
+        routing: None,
+        source: b"{}".to_vec(),
+        fields: vec![IndexableField {
+            name: "body".into(),
+            value: FieldValue::Text { text: body.to_string(), analyzer: "whitespace".into(), positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+            index: true,
+            doc_values: false,
+        }],
+        seq_no: d,
+        primary_term: 1,
+        version: 1,
+    }
+}
+
 fn fields(d: &super::super::model::MDoc) -> Vec<IndexableField> {
     let mut out = Vec::new();
     for (name, words) in &d.text {
@@ -106,32 +134,14 @@ proptest! {
 /// real skip data actually skips: pruned top-10 must equal exhaustive top-10 for every query.
 #[test]
 fn multi_block_pruning_on_real_postings() {
-    let mut x: u64 = 42;
-    let mut next = move || {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 33) as usize
-    };
+    let mut next = lcg(42);
     let words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"];
     let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
     for d in 0..5000 {
         let len = 1 + next() % 40;
         // Zipf-like: lower words are far more frequent.
         let body: Vec<&str> = (0..len).map(|_| words[(next() % 64).trailing_zeros().min(7) as usize]).collect();
-        let doc = Document {
-            id: format!("{d}"),
-            routing: None,
-            source: b"{}".to_vec(),
-            fields: vec![IndexableField {
-                name: "body".into(),
-                value: FieldValue::Text { text: body.join(" "), analyzer: "whitespace".into(), positions: true, offsets: false, norms: true, position_increment_gap: 100 },
-                index: true,
-                doc_values: false,
-            }],
-            seq_no: d,
-            primary_term: 1,
-            version: 1,
-        };
-        writer.append(&doc).unwrap();
+        writer.append(&body_doc(d, &body.join(" "))).unwrap();
     }
     writer.refresh().unwrap();
     let real = writer.searcher().unwrap();
@@ -158,11 +168,7 @@ fn multi_block_pruning_on_real_postings() {
 /// equal the windowed MaxScore loop's, pruned or exhaustive, with deletions too.
 #[test]
 fn sparse_disjunctions_doc_at_a_time_equal_windows() {
-    let mut x: u64 = 7;
-    let mut next = move || {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 33) as usize
-    };
+    let mut next = lcg(7);
     let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
     for d in 0..6000i64 {
         let len = 1 + next() % 30;
@@ -174,21 +180,7 @@ fn sparse_disjunctions_doc_at_a_time_equal_windows() {
                 }
             }
         }
-        let doc = Document {
-            id: format!("{d}"),
-            routing: None,
-            source: b"{}".to_vec(),
-            fields: vec![IndexableField {
-                name: "body".into(),
-                value: FieldValue::Text { text: body.join(" "), analyzer: "whitespace".into(), positions: true, offsets: false, norms: true, position_increment_gap: 100 },
-                index: true,
-                doc_values: false,
-            }],
-            seq_no: d,
-            primary_term: 1,
-            version: 1,
-        };
-        writer.append(&doc).unwrap();
+        writer.append(&body_doc(d, &body.join(" "))).unwrap();
     }
     writer.refresh().unwrap();
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };

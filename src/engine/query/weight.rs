@@ -103,7 +103,8 @@ impl Weight {
         Weight::build(query, segments, boost, scoring, true)
     }
 
-    fn build(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
+    /// [`Weight::compile`], with display strings when `explained`.
+    pub(super) fn build(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
         let display = if explained { query.to_string() } else { String::new() };
         let constant = |b: f32| if scoring { boost * b } else { 0.0 };
         Ok(match query {
