@@ -305,8 +305,8 @@ impl Oracle<'_> {
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
-                let must = &super::tree::dedupe_clauses(must);
-                let should = &if *minimum_should_match <= 1 { super::tree::dedupe_clauses(should) } else { should.clone() };
+                let must = &super::tree::dedupe_clauses(must)[..];
+                let should = &if *minimum_should_match <= 1 { super::tree::dedupe_clauses(should) } else { std::borrow::Cow::Borrowed(&should[..]) }[..];
                 let msm = *minimum_should_match as usize;
                 if must.is_empty() && filter.is_empty() && should.is_empty() {
                     return None;
@@ -852,8 +852,11 @@ fn sloppy_phrase_with_repeated_terms_never_reuses_a_position() {
 #[test]
 fn duplicate_clauses_are_merged_like_lucene() {
     let t = |b: f32| Query::Term { field: "body".into(), term: b"a".to_vec(), boost: b };
-    let merged = super::tree::dedupe_clauses(&[t(0.5), Query::term("body", "b"), t(3.7)]);
-    assert_eq!(merged, [t((0.5f64 + 3.7f32 as f64) as f32), Query::term("body", "b")]);
+    let clauses = [t(0.5), Query::term("body", "b"), t(3.7)];
+    let merged = super::tree::dedupe_clauses(&clauses);
+    assert_eq!(&merged[..], [t((0.5f64 + 3.7f32 as f64) as f32), Query::term("body", "b")]);
+    let distinct = [t(1.0), Query::term("body", "b")];
+    assert!(matches!(super::tree::dedupe_clauses(&distinct), std::borrow::Cow::Borrowed(_)));
     let (s, _) = searcher(vec![ModelSegment::new(vec![doc("a b", &[], &[]), doc("c", &[], &[])], &[], 2)]);
     let dup = s.search(&Query::or(vec![t(0.5), t(3.7)]), &all(10)).unwrap();
     let one = s.search(&t((0.5f64 + 3.7f32 as f64) as f32), &all(10)).unwrap();

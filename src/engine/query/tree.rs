@@ -217,7 +217,13 @@ impl Query {
 /// Lucene's `BooleanQuery.rewrite` deduplication of `should` (when `minimum_should_match <= 1`)
 /// and `must` clauses: equal clauses (ignoring boost) become one clause whose boost is the sum
 /// (in double, cast to float) of theirs, which changes the score's float rounding.
-pub fn dedupe_clauses(clauses: &[Query]) -> Vec<Query> {
+pub fn dedupe_clauses(clauses: &[Query]) -> std::borrow::Cow<'_, [Query]> {
+    // Most clause lists have no duplicate: found without cloning a clause (equal boosts compare
+    // as they are; only clauses with different boosts are compared without them).
+    let same = |a: &Query, b: &Query| if a.boost() == b.boost() { a == b } else { a.with_boost(1.0) == b.with_boost(1.0) };
+    if !clauses.iter().enumerate().any(|(i, a)| clauses[..i].iter().any(|b| same(a, b))) {
+        return std::borrow::Cow::Borrowed(clauses);
+    }
     let mut out: Vec<(Query, f64)> = Vec::with_capacity(clauses.len());
     for c in clauses {
         let bare = c.with_boost(1.0);
@@ -226,8 +232,5 @@ pub fn dedupe_clauses(clauses: &[Query]) -> Vec<Query> {
             None => out.push((bare, c.boost() as f64)),
         }
     }
-    if out.len() == clauses.len() {
-        return clauses.to_vec();
-    }
-    out.into_iter().map(|(q, b)| q.with_boost(b as f32)).collect()
+    std::borrow::Cow::Owned(out.into_iter().map(|(q, b)| q.with_boost(b as f32)).collect())
 }

@@ -151,7 +151,7 @@ impl Weight {
                     qs.iter().map(|q| Weight::build(q, segments, bb, sc, explained)).collect()
                 };
                 let must = dedupe_clauses(must);
-                let should = if *minimum_should_match <= 1 { dedupe_clauses(should) } else { should.clone() };
+                let should = if *minimum_should_match <= 1 { dedupe_clauses(should) } else { std::borrow::Cow::Borrowed(&should[..]) };
                 let w = Weight::Bool {
                     must: comp(&must, scoring)?,
                     should: comp(&should, scoring)?,

@@ -1,7 +1,7 @@
 //! Field infos (`.fnm`): which fields a segment has and what is indexed for each.
 //! Layout: `format/field-infos.md`. Verified in full on open (it is small).
 
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 
 use super::SegmentId;
 use crate::engine::codec::{check_footer, check_header, ByteReader, IndexOutput};

@@ -190,13 +190,7 @@ impl<'a> SegmentPostings<'a> {
             unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
         };
         r.skip(used).map_err(|e| e.in_file(name))?;
-        // acc = doc + 1, so the loop-carried chain is one add per doc.
-        let mut acc = base;
-        for d in &mut self.docs[..n] {
-            acc += *d as u64 + 1;
-            *d = (acc - 1) as u32;
-        }
-        let last = acc - 1;
+        let last = prefix_sum(&mut self.docs[..n], base, bits);
         if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
             return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {} (skip data says {})", self.max_doc, if self.nb > 1 { self.last_doc_of(b) as i64 } else { -1 })));
         }
@@ -420,6 +414,30 @@ impl<'a> SegmentPostings<'a> {
             Err(e) => self.fail(e),
         }
     }
+}
+
+/// Turns the block's decoded values `doc[i] - doc[i-1] - 1` (with `doc[-1] = base - 1`) into
+/// docs in place; returns the last doc. Values have at most `bits` bits, so when
+/// `base + len * 2^bits` fits in 32 bits no sum can wrap and the chain is one 32-bit add per
+/// doc; otherwise (huge gaps, or damaged data whose last doc the caller then rejects) it is
+/// summed in 64 bits and every doc is clamped, so the docs stay non-decreasing either way.
+#[inline]
+fn prefix_sum(docs: &mut [u32], base: u64, bits: u8) -> u64 {
+    let span = (docs.len() as u64) << bits.min(32);
+    if base + span <= u32::MAX as u64 {
+        let mut acc = (base as u32).wrapping_sub(1);
+        for d in docs.iter_mut() {
+            acc = acc.wrapping_add(*d).wrapping_add(1);
+            *d = acc;
+        }
+        return if docs.is_empty() { base.wrapping_sub(1) } else { acc as u64 };
+    }
+    let mut acc = base;
+    for d in docs.iter_mut() {
+        acc += *d as u64 + 1;
+        *d = (acc - 1).min(u32::MAX as u64) as u32;
+    }
+    acc.wrapping_sub(1)
 }
 
 /// The offset just past the `n` varints starting at `at`, or `None` if they run past the end.

@@ -798,3 +798,84 @@ proptest! {
         prop_assert_eq!(super::iter::skip_varints(&bytes, 3, n), want);
     }
 }
+
+/// Golden segment `_b` (`tests/golden/postings/v1-blocks/`, written once by the version 1
+/// writer): terms with full 128-doc blocks, so every later `.doc` version must still decode
+/// version 1's sequential blocks. Per doc `d` of 0..3000: "every" in each doc (freq 1 + d % 5),
+/// "gaps" in docs `d * d % 2999` order (sparse, irregular gaps), "tail" in 200 docs (one full
+/// block and a partial one); field `text` has positions.
+fn blocks_docs() -> Vec<(DocId, &'static str, u32)> {
+    let mut out = Vec::new();
+    for d in 0..3000u32 {
+        out.push((d, "every", 1 + d % 5));
+        if (d * d) % 7 < 2 {
+            out.push((d, "gaps", 1 + (d / 7) % 3));
+        }
+        if (1000..1200).contains(&d) {
+            out.push((d, "tail", 1));
+        }
+    }
+    out
+}
+
+fn blocks_segment(dir: &dyn Directory) -> (SegmentId, FieldInfos) {
+    let s = SegmentId { name: "_b".into(), id: *b"fathom-golden-b1" };
+    let infos = infos_in(&[3]);
+    let mut buf = PostingsBuffer::new();
+    let mut norms = NormsBuffer::new();
+    let mut len = vec![0u32; 3000];
+    for (d, t, f) in blocks_docs() {
+        for k in 0..f {
+            buf.add(0, t.as_bytes(), d, len[d as usize] + k, None);
+        }
+        len[d as usize] += f;
+    }
+    for (d, l) in len.iter().enumerate() {
+        norms.set(0, d as u32, length_to_norm(*l));
+    }
+    write_postings(dir, &s, &infos, &buf, &|f, d| norms.get(f, d), 3000).unwrap();
+    (s, infos)
+}
+
+#[test]
+fn golden_v1_full_blocks_still_decode() {
+    let gd = golden_dir().join("v1-blocks");
+    let s = SegmentId { name: "_b".into(), id: *b"fathom-golden-b1" };
+    let exts = [TERMS_EXT, DOC_EXT, POS_EXT];
+    if std::env::var_os("FATHOM_BLESS_V1_BLOCKS").is_some() {
+        // Only with the version 1 writer (kept for the record; never regenerate).
+        let fresh = RamDirectory::new();
+        blocks_segment(&fresh);
+        std::fs::create_dir_all(&gd).unwrap();
+        for ext in exts {
+            std::fs::write(gd.join(s.file(ext)), fresh.open(&s.file(ext)).unwrap()).unwrap();
+        }
+    }
+    let dir = RamDirectory::new();
+    for ext in exts {
+        dir.overwrite(&s.file(ext), std::fs::read(gd.join(s.file(ext))).expect("golden v1-blocks file"));
+    }
+    let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+    r.check_integrity().unwrap();
+    walk(&r).unwrap();
+    let text = r.field(0).unwrap();
+    for term in ["every", "gaps", "tail"] {
+        let want: Vec<(DocId, u32)> = blocks_docs().into_iter().filter(|x| x.1 == term).map(|(d, _, f)| (d, f)).collect();
+        let info = text.seek_exact(term.as_bytes()).unwrap().unwrap();
+        let mut p = text.postings(&info, true).unwrap();
+        let mut got = Vec::new();
+        let mut pos = Vec::new();
+        while p.next() != NO_MORE_DOCS {
+            p.positions(&mut pos);
+            assert_eq!(pos.len() as u32, p.freq(), "{term} doc {}", p.doc());
+            got.push((p.doc(), p.freq()));
+        }
+        assert_eq!(got, want, "{term}");
+        // Advancing into later blocks.
+        let mut p = text.postings(&info, false).unwrap();
+        for &(d, f) in want.iter().step_by(97) {
+            assert_eq!(p.advance(d), d);
+            assert_eq!(p.freq(), f);
+        }
+    }
+}
