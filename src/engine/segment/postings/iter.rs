@@ -7,7 +7,7 @@
 
 use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
-use super::unpack::unpack_block;
+use super::unpack::{unpack_block, unpack_lanes};
 use super::impacts;
 use super::{num_blocks, skip_entry_len, BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
 use crate::engine::codec::bitpack::packed_len;
@@ -27,6 +27,8 @@ pub struct SegmentPostings<'a> {
     has_pos: bool,
     has_off: bool,
     has_norms: bool,
+    /// Full blocks are packed in four lanes (`.doc` version 2).
+    lanes: bool,
     df: u32,
     nb: usize,
     singleton: bool,
@@ -95,6 +97,7 @@ impl<'a> SegmentPostings<'a> {
             has_pos,
             has_off: e.opts.has_offsets(),
             has_norms: e.has_norms,
+            lanes: r.doc_lanes,
             df,
             nb,
             singleton,
@@ -185,7 +188,8 @@ impl<'a> SegmentPostings<'a> {
         let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
         let bits = r.u8().map_err(|e| e.in_file(name))?;
         let used = if n == BLOCK {
-            unpack_block(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+            let unpack = if self.lanes { unpack_lanes } else { unpack_block };
+            unpack(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
         } else {
             unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
         };
@@ -201,7 +205,8 @@ impl<'a> SegmentPostings<'a> {
                 return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
             }
             let used = if n == BLOCK {
-                unpack_block(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
+                let unpack = if self.lanes { unpack_lanes } else { unpack_block };
+                unpack(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
             } else {
                 unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?
             };

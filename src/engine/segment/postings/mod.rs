@@ -48,8 +48,11 @@ pub const TERMS_CODEC: &str = "FathomTerms";
 pub const DOC_CODEC: &str = "FathomPostingsDoc";
 /// Codec name in the `.pos` header.
 pub const POS_CODEC: &str = "FathomPostingsPos";
-/// Current format version of all three files.
+/// Current format version of `.tim` and `.pos`.
 pub const VERSION: u32 = 1;
+/// Current format version of `.doc`: 2 packs full blocks in four lanes
+/// ([`unpack::pack_lanes`]); version 1 (sequential bit-packing) is still read.
+pub const DOC_VERSION: u32 = 2;
 /// Term dictionary extension.
 pub const TERMS_EXT: &str = "tim";
 /// Doc/freq/skip extension.

@@ -3,7 +3,7 @@
 //! blocks)); the CRCs only by [`PostingsReader::check_integrity`].
 
 use super::terms::{BlockIndex, FieldEntry, FieldStats, FieldTerms};
-use super::{DOC_CODEC, DOC_EXT, INDEX_ENTRY_LEN, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, VERSION};
+use super::{DOC_CODEC, DOC_EXT, INDEX_ENTRY_LEN, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
 use crate::engine::codec::{check_footer, check_header, footer_checksum, ByteReader, FOOTER_LEN};
 use crate::engine::segment::{FieldInfos, IndexOptions, SegmentId};
 use crate::engine::store::{Directory, FileBytes};
@@ -18,6 +18,8 @@ pub struct PostingsReader {
     pub(crate) pos: FileBytes,
     pub(crate) names: [String; 3],
     pub(crate) max_doc: u32,
+    /// `.doc` version 2 or later: full blocks are packed in four lanes.
+    pub(crate) doc_lanes: bool,
     fields: Vec<Option<FieldEntry>>,
 }
 
@@ -42,13 +44,17 @@ impl PostingsReader {
         id: Option<&[u8; 16]>,
         infos: Option<&FieldInfos>,
     ) -> Result<Self> {
-        let codecs = [TERMS_CODEC, DOC_CODEC, POS_CODEC];
+        let codecs = [(TERMS_CODEC, VERSION), (DOC_CODEC, DOC_VERSION), (POS_CODEC, VERSION)];
         let mut ids = Vec::new();
-        for ((bytes, name), codec) in [&tim, &doc, &pos].into_iter().zip(&names).zip(codecs) {
+        let mut doc_version = 1;
+        for ((bytes, name), (codec, max_version)) in [&tim, &doc, &pos].into_iter().zip(&names).zip(codecs) {
             footer_checksum(bytes, name)?;
-            let h = check_header(bytes, name, codec, VERSION, VERSION, id)?;
+            let h = check_header(bytes, name, codec, 1, max_version, id)?;
             if h.len > bytes.len() - FOOTER_LEN {
                 return Err(Error::corrupt(name.as_str(), 0, "header overlaps footer (file truncated?)"));
+            }
+            if codec == DOC_CODEC {
+                doc_version = h.version;
             }
             ids.push(h.id);
         }
@@ -57,7 +63,7 @@ impl PostingsReader {
         }
         let header_len = check_header(&tim, &names[0], TERMS_CODEC, VERSION, VERSION, None)?.len as u64;
         let (max_doc, fields) = parse_table(&tim, &names[0], header_len, infos)?;
-        Ok(PostingsReader { tim, doc, pos, names, max_doc, fields })
+        Ok(PostingsReader { tim, doc, pos, names, max_doc, doc_lanes: doc_version >= 2, fields })
     }
 
     /// Verifies the CRC32 of every byte of the three files.

@@ -7,7 +7,7 @@
 //! then [`finish`](PostingsSerializer::finish), which writes the field table and the footers.
 
 use super::impacts::{competitive, encode};
-use super::{num_blocks, skip_entry_len, BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, VERSION};
+use super::{num_blocks, skip_entry_len, BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
 use crate::engine::codec::bitpack::{bits_needed, pack32};
 use crate::engine::codec::{put_vu64, zigzag, IndexOutput};
 use crate::engine::segment::{DocId, IndexOptions, SegmentId};
@@ -72,7 +72,7 @@ impl<'n> PostingsSerializer<'n> {
     pub fn create(dir: &dyn Directory, seg: &SegmentId, max_doc: u32, norms: &'n dyn Fn(u32, DocId) -> u8) -> Result<Self> {
         Ok(PostingsSerializer {
             tim: IndexOutput::create(dir, &seg.file(TERMS_EXT), TERMS_CODEC, VERSION, &seg.id)?,
-            doc: IndexOutput::create(dir, &seg.file(DOC_EXT), DOC_CODEC, VERSION, &seg.id)?,
+            doc: IndexOutput::create(dir, &seg.file(DOC_EXT), DOC_CODEC, DOC_VERSION, &seg.id)?,
             pos: IndexOutput::create(dir, &seg.file(POS_EXT), POS_CODEC, VERSION, &seg.id)?,
             max_doc,
             norms,
@@ -199,7 +199,7 @@ impl<'n> PostingsSerializer<'n> {
                 let doc_off = self.blocks.len() as u64;
                 let bits_d = bits_needed(or as u64);
                 self.blocks.push(bits_d);
-                pack32(&self.scratch, bits_d, &mut self.blocks);
+                pack_block(&self.scratch, bits_d, &mut self.blocks);
                 if has_freqs {
                     self.scratch.clear();
                     let mut or = 0u32;
@@ -211,7 +211,7 @@ impl<'n> PostingsSerializer<'n> {
                     }
                     let bits_f = bits_needed(or as u64);
                     self.blocks.push(bits_f);
-                    pack32(&self.scratch, bits_f, &mut self.blocks);
+                    pack_block(&self.scratch, bits_f, &mut self.blocks);
                 } else {
                     bmax = 1;
                 }
@@ -352,5 +352,14 @@ impl<'n> PostingsSerializer<'n> {
         self.doc.finish()?;
         self.pos.finish()?;
         Ok(names)
+    }
+}
+
+/// Packs one block's values: a full block in the four lanes of `.doc` version 2, the last
+/// (partial) block of a term sequentially.
+fn pack_block(values: &[u32], bits: u8, out: &mut Vec<u8>) {
+    match <&[u32; BLOCK]>::try_from(values) {
+        Ok(full) => super::unpack::pack_lanes(full, bits, out),
+        Err(_) => pack32(values, bits, out),
     }
 }

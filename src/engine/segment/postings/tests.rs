@@ -532,7 +532,7 @@ fn golden_files_still_decode() {
     let dir = RamDirectory::new();
     for ext in exts {
         let bytes = std::fs::read(gd.join(s.file(ext))).expect("golden file (regenerate with FATHOM_BLESS=1)");
-        // The writer still produces version 1 byte for byte.
+        // The writer still produces the current versions byte for byte.
         assert_eq!(bytes, fresh.open(&s.file(ext)).unwrap().to_vec(), "{ext} changed: a new format version needs new golden files");
         dir.overwrite(&s.file(ext), bytes);
     }
@@ -575,6 +575,10 @@ fn golden_files_still_decode() {
     let b = |e: &str| dir.open(&s.file(e)).unwrap();
     let sum = check_files(&b(TERMS_EXT), &b(DOC_EXT), &b(POS_EXT)).unwrap();
     assert_eq!(sum, Summary { max_doc: 3, fields: 2, terms: 8, postings: 11, positions: 10 });
+    // The version 1 `.doc` of the same segment (no full block: the bytes differ only in the
+    // header's version) still decodes to the same postings.
+    let v1 = std::fs::read(gd.join("v1").join(s.file(DOC_EXT))).expect("golden v1 _g.doc");
+    assert_eq!(check_files(&b(TERMS_EXT), &v1, &b(POS_EXT)).unwrap(), sum);
 }
 
 #[test]
@@ -839,10 +843,32 @@ fn blocks_segment(dir: &dyn Directory) -> (SegmentId, FieldInfos) {
 
 #[test]
 fn golden_v1_full_blocks_still_decode() {
-    let gd = golden_dir().join("v1-blocks");
+    check_blocks_golden("v1-blocks");
+}
+
+/// The same segment written by the current writer (`.doc` version 2: full blocks in four
+/// lanes), byte for byte (`FATHOM_BLESS=1` writes it for a new version).
+#[test]
+fn golden_v2_full_blocks() {
+    let gd = golden_dir().join("v2-blocks");
+    let fresh = RamDirectory::new();
+    let (s, _) = blocks_segment(&fresh);
+    for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
+        let now = fresh.open(&s.file(ext)).unwrap().to_vec();
+        if std::env::var_os("FATHOM_BLESS").is_some() {
+            std::fs::create_dir_all(&gd).unwrap();
+            std::fs::write(gd.join(s.file(ext)), &now).unwrap();
+        }
+        assert_eq!(std::fs::read(gd.join(s.file(ext))).expect("golden v2-blocks file"), now, "{ext} changed: a new format version needs new golden files");
+    }
+    check_blocks_golden("v2-blocks");
+}
+
+fn check_blocks_golden(sub: &str) {
+    let gd = golden_dir().join(sub);
     let s = SegmentId { name: "_b".into(), id: *b"fathom-golden-b1" };
     let exts = [TERMS_EXT, DOC_EXT, POS_EXT];
-    if std::env::var_os("FATHOM_BLESS_V1_BLOCKS").is_some() {
+    if sub == "v1-blocks" && std::env::var_os("FATHOM_BLESS_V1_BLOCKS").is_some() {
         // Only with the version 1 writer (kept for the record; never regenerate).
         let fresh = RamDirectory::new();
         blocks_segment(&fresh);
