@@ -1,10 +1,12 @@
 //! Converting one JSON value to the indexed value of one field type, with OpenSearch's coercion
 //! rules and messages (these become the `caused_by` of "failed to parse field [...]").
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::types::{FieldKind, FieldType, NumberType, TextIndexOptions};
+use super::types::{FieldKind, FieldType, KeywordParams, NumberType, TextIndexOptions, TextParams};
 use super::{date, geo, ip, FieldValue, MappingError};
 
 /// What one value becomes.
@@ -22,26 +24,8 @@ type Res = Result<Converted, MappingError>;
 /// Converts a scalar or object `v` (never an array or null: the caller handles those).
 pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
     match &ft.kind {
-        FieldKind::Text(p) => {
-            let text = scalar_text(v)?;
-            let opts = p.index_options.unwrap_or(TextIndexOptions::Positions);
-            Ok(Converted::Value(FieldValue::Text {
-                text,
-                analyzer: p.analyzer.clone().unwrap_or_else(|| "default".into()),
-                positions: opts >= TextIndexOptions::Positions,
-                offsets: opts == TextIndexOptions::Offsets,
-                norms: p.norms.unwrap_or(true),
-                position_increment_gap: p.position_increment_gap.unwrap_or(100),
-            }))
-        }
-        FieldKind::Keyword(p) => {
-            let s = scalar_text(v)?;
-            let limit = p.ignore_above.unwrap_or(i32::MAX as u32) as usize;
-            if s.encode_utf16().count() > limit {
-                return Ok(Converted::Skip);
-            }
-            Ok(Converted::Value(FieldValue::Keyword(s)))
-        }
+        FieldKind::Text(p) => Ok(Converted::Value(text_value(p, scalar_text(v)?))),
+        FieldKind::Keyword(p) => Ok(keyword_value(p, Cow::Owned(scalar_text(v)?))),
         FieldKind::Number(n) => number(*n, ft.effective_coerce(), v),
         FieldKind::ScaledFloat { scaling_factor } => {
             let d = match float_input(v, ft.effective_coerce(), "Double")? {
@@ -63,9 +47,7 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
                 Value::Number(n) => n.to_string(),
                 other => return Err(not_a_value(other)),
             };
-            let format = ft.date_format();
-            let r = if *nanos { date::parse_date_nanos(&s, format) } else { date::parse_date(&s, format) };
-            r.map(|t| Converted::Value(FieldValue::Long(t))).map_err(illegal)
+            parse_date(ft, *nanos, &s).map(|t| Converted::Value(FieldValue::Long(t))).map_err(illegal)
         }
         FieldKind::Boolean => match v {
             Value::Bool(b) => Ok(Converted::Value(FieldValue::Bool(*b))),
@@ -116,6 +98,57 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             })
         }
     }
+}
+
+/// A text field's value.
+fn text_value(p: &TextParams, text: String) -> FieldValue {
+    let opts = p.index_options.unwrap_or(TextIndexOptions::Positions);
+    FieldValue::Text {
+        text,
+        analyzer: p.analyzer.clone().unwrap_or_else(|| "default".into()),
+        positions: opts >= TextIndexOptions::Positions,
+        offsets: opts == TextIndexOptions::Offsets,
+        norms: p.norms.unwrap_or(true),
+        position_increment_gap: p.position_increment_gap.unwrap_or(100),
+    }
+}
+
+/// A keyword field's value, or `Skip` when longer than `ignore_above` (in UTF-16 units).
+fn keyword_value(p: &KeywordParams, s: Cow<'_, str>) -> Converted {
+    let limit = p.ignore_above.unwrap_or(i32::MAX as u32) as usize;
+    if s.len() > limit && s.encode_utf16().count() > limit {
+        return Converted::Skip;
+    }
+    Converted::Value(FieldValue::Keyword(s.into_owned()))
+}
+
+fn parse_date(ft: &FieldType, nanos: bool, s: &str) -> Result<i64, String> {
+    let format = ft.date_format();
+    if nanos {
+        date::parse_date_nanos(s, format)
+    } else {
+        date::parse_date(s, format)
+    }
+}
+
+/// [`convert`] of a JSON string, for the kinds whose string form converts without a `Value`
+/// (text, keyword, date, ip, boolean) and only when it converts to a value or `Skip`; otherwise
+/// gives the string back (the caller then goes through [`convert`], which also builds the
+/// error or applies `null_value`). The streaming parse uses it so a string is copied once.
+pub(super) fn convert_str<'s>(ft: &FieldType, s: Cow<'s, str>) -> Result<Converted, Cow<'s, str>> {
+    let value = match &ft.kind {
+        FieldKind::Text(p) => return Ok(Converted::Value(text_value(p, s.into_owned()))),
+        FieldKind::Keyword(p) => return Ok(keyword_value(p, s)),
+        FieldKind::Date { nanos, .. } => parse_date(ft, *nanos, &s).ok().map(FieldValue::Long),
+        FieldKind::Ip => ip::parse_ip(&s).map(FieldValue::Ip),
+        FieldKind::Boolean => match s.as_ref() {
+            "true" => Some(FieldValue::Bool(true)),
+            "false" => Some(FieldValue::Bool(false)),
+            _ => None,
+        },
+        _ => None,
+    };
+    value.map(Converted::Value).ok_or(s)
 }
 
 /// Text of a scalar for text/keyword fields (numbers and booleans as written).
