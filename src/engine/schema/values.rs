@@ -2,6 +2,7 @@
 //! rules and messages (these become the `caused_by` of "failed to parse field [...]").
 
 use std::borrow::Cow;
+use std::fmt;
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -278,35 +279,53 @@ fn number(n: NumberType, coerce: bool, v: &Value) -> Res {
     }
 }
 
+/// How an integer input is shown in an out-of-range message: as written for a string, Java's
+/// printing for a float, the integer otherwise (built only when the message is).
+enum Shown<'v> {
+    Int(i128),
+    Double(f64),
+    Str(&'v str),
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shown::Int(i) => write!(f, "{i}"),
+            Shown::Double(d) => f.write_str(&java_double(*d)),
+            Shown::Str(s) => f.write_str(s),
+        }
+    }
+}
+
 /// An integer input, truncated toward zero when coercing. Returns the value (saturated to i128
 /// range) and how to show it in an out-of-range message; `Ok(None)`: empty string.
-fn integer_input(v: &Value, coerce: bool, class: &str) -> Result<Option<(i128, String)>, MappingError> {
+fn integer_input<'v>(v: &'v Value, coerce: bool, class: &str) -> Result<Option<(i128, Shown<'v>)>, MappingError> {
     match v {
         Value::Number(num) => {
             if let Some(i) = num.as_i64() {
-                return Ok(Some((i128::from(i), i.to_string())));
+                return Ok(Some((i128::from(i), Shown::Int(i128::from(i)))));
             }
             if let Some(u) = num.as_u64() {
-                return Ok(Some((i128::from(u), u.to_string())));
+                return Ok(Some((i128::from(u), Shown::Int(i128::from(u)))));
             }
             let d = num.as_f64().unwrap_or(f64::NAN);
             if !coerce && d.fract() != 0.0 {
                 return Err(illegal(format!("{} cannot be converted to {class} without data loss", java_double(d))));
             }
-            Ok(Some((d.trunc() as i128, java_double(d))))
+            Ok(Some((d.trunc() as i128, Shown::Double(d))))
         }
         Value::String(s) if coerce && s.is_empty() => Ok(None),
         Value::String(_) if !coerce => Err(illegal(format!("{class} value passed as String"))),
         Value::String(s) => {
             let t = s.trim();
             if let Ok(i) = t.parse::<i128>() {
-                return Ok(Some((i, s.clone())));
+                return Ok(Some((i, Shown::Str(s))));
             }
             let d = parse_java_double(s).ok_or_else(|| nfe(s))?;
             if !d.is_finite() {
                 return Err(nfe(s));
             }
-            Ok(Some((d.trunc() as i128, s.clone())))
+            Ok(Some((d.trunc() as i128, Shown::Str(s))))
         }
         other => Err(not_a_value(other)),
     }
