@@ -18,6 +18,7 @@
 //! | `merge.rs` | merging mappings (put-mapping and dynamic updates) and its conflict rules |
 //! | `values.rs` | converting one JSON value to the indexed value of one field type |
 //! | `parse.rs` | walking a document and building its fields |
+//! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
 //! | `dynamic.rs` | the type a new field gets from its first value |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
@@ -33,11 +34,14 @@ pub mod ip;
 mod mapping;
 mod merge;
 mod parse;
+mod stream;
 mod types;
 mod values;
 
 #[cfg(test)]
 mod nested_tests;
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;
 
@@ -49,8 +53,8 @@ pub use types::{FieldKind, FieldType, KeywordParams, NumberType, TextIndexOption
 /// The fields of one parsed document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedDocument {
-    /// Every value to index, in the order keys are visited (serde_json's map order: sorted by
-    /// key, array elements in order); `_id` first, `_ignored` entries for values
+    /// Every value to index, in the order keys are visited (the document's key order, a repeated
+    /// key at its first place with its last value; array elements in order); `_id` first, `_ignored` entries for values
     /// dropped by `ignore_malformed`.
     pub fields: Vec<IndexableField>,
     /// Fields this document introduced through dynamic mapping (a mapping holding only them and

@@ -20,7 +20,7 @@ use super::types::{FieldKind, FieldType};
 use super::values::{convert, Converted};
 use super::{FieldValue, IndexableField, MappingError, ParsedDocument};
 
-struct DocParser<'a> {
+pub(super) struct DocParser<'a> {
     base: &'a Mapping,
     id: &'a str,
     update: Mapping,
@@ -31,7 +31,17 @@ struct DocParser<'a> {
     copying: bool,
 }
 
+/// Parses `source`: the streaming parse (`stream.rs`) when it covers the document, else the
+/// tree walker. Both give the same result (`stream_tests.rs` checks it).
 pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
+    if let Some(doc) = super::stream::parse_document(base, id, source) {
+        return Ok(doc);
+    }
+    parse_tree(base, id, source)
+}
+
+/// Parses `source` into a `serde_json::Value` and walks it.
+pub(super) fn parse_tree(base: &Mapping, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
     let doc: Value = serde_json::from_slice(source).map_err(|e| {
         MappingError::parsing("failed to parse").caused_by(MappingError::new("json_parse_exception", e.to_string()))
     })?;
@@ -39,35 +49,14 @@ pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<
         return Err(MappingError::parsing("failed to parse")
             .caused_by(MappingError::illegal("Malformed content, must start with an object")));
     };
-    let mut p = DocParser {
-        base,
-        id,
-        update: Mapping::default(),
-        changed: false,
-        fields: Vec::new(),
-        ignored: Vec::new(),
-        copying: false,
-    };
-    p.fields.push(IndexableField {
-        name: "_id".into(),
-        value: FieldValue::Keyword(id.to_string()),
-        index: true,
-        doc_values: false,
-    });
+    let mut p = DocParser::new(base, id);
     if base.root.enabled.unwrap_or(true) {
+        let dynamic = p.root_dynamic();
         for (k, v) in obj {
-            p.parse_key("", base.root.dynamic.unwrap_or(Dynamic::True), k, v)?;
+            p.parse_key("", dynamic, k, v)?;
         }
     }
-    for name in std::mem::take(&mut p.ignored) {
-        p.fields.push(IndexableField {
-            name: "_ignored".into(),
-            value: FieldValue::Keyword(name),
-            index: true,
-            doc_values: false,
-        });
-    }
-    Ok(ParsedDocument { fields: p.fields, mapping_update: p.changed.then_some(p.update) })
+    Ok(p.finish())
 }
 
 fn join(parent: &str, name: &str) -> String {
@@ -88,7 +77,68 @@ fn wrapped(cause: MappingError) -> MappingError {
 }
 
 impl<'a> DocParser<'a> {
-    fn parse_key(&mut self, parent: &str, dynamic: Dynamic, key: &str, v: &Value) -> Result<(), MappingError> {
+    /// A parser whose fields start with `_id`.
+    pub(super) fn new(base: &'a Mapping, id: &'a str) -> DocParser<'a> {
+        let mut p = DocParser {
+            base,
+            id,
+            update: Mapping::default(),
+            changed: false,
+            // `_id` and the few fields of a typical document without regrowing.
+            fields: Vec::with_capacity(8),
+            ignored: Vec::new(),
+            copying: false,
+        };
+        p.fields.push(IndexableField {
+            name: "_id".into(),
+            value: FieldValue::Keyword(id.to_string()),
+            index: true,
+            doc_values: false,
+        });
+        p
+    }
+
+    /// The document: its fields, then an `_ignored` entry per field dropped by `ignore_malformed`.
+    pub(super) fn finish(mut self) -> ParsedDocument {
+        for name in std::mem::take(&mut self.ignored) {
+            self.fields.push(IndexableField {
+                name: "_ignored".into(),
+                value: FieldValue::Keyword(name),
+                index: true,
+                doc_values: false,
+            });
+        }
+        ParsedDocument { fields: self.fields, mapping_update: self.changed.then_some(self.update) }
+    }
+
+    pub(super) fn base(&self) -> &'a Mapping {
+        self.base
+    }
+
+    /// The root object's effective `dynamic`.
+    pub(super) fn root_dynamic(&self) -> Dynamic {
+        self.base.root.dynamic.unwrap_or(Dynamic::True)
+    }
+
+    /// Whether this document added a mapper at `path` (dynamic mapping).
+    pub(super) fn added(&self, path: &str) -> bool {
+        self.update.mapper(path).is_some()
+    }
+
+    /// Pushes one converted value of field `name`.
+    pub(super) fn push(&mut self, name: &str, ft: &FieldType, value: FieldValue) {
+        if matches!(ft.kind, FieldKind::Binary) && !ft.effective_doc_values() {
+            return;
+        }
+        self.fields.push(IndexableField {
+            name: name.to_string(),
+            value,
+            index: ft.effective_index(),
+            doc_values: ft.effective_doc_values(),
+        });
+    }
+
+    pub(super) fn parse_key(&mut self, parent: &str, dynamic: Dynamic, key: &str, v: &Value) -> Result<(), MappingError> {
         if key.is_empty() {
             return Err(wrapped(MappingError::illegal("field name cannot be an empty string")));
         }
@@ -288,7 +338,7 @@ impl<'a> DocParser<'a> {
     }
 
     /// Indexes one value (never an array) of field `name`.
-    fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
+    pub(super) fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
         let converted = if v.is_null() { Ok(Converted::Null) } else { convert(ft, v) };
         let converted = match converted {
             Ok(Converted::Null) => match &ft.null_value {
@@ -324,15 +374,7 @@ impl<'a> DocParser<'a> {
                 .caused_by(cause));
             }
         };
-        if matches!(ft.kind, FieldKind::Binary) && !ft.effective_doc_values() {
-            return Ok(());
-        }
-        self.fields.push(IndexableField {
-            name: name.to_string(),
-            value,
-            index: ft.effective_index(),
-            doc_values: ft.effective_doc_values(),
-        });
+        self.push(name, ft, value);
         Ok(())
     }
 

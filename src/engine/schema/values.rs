@@ -1,10 +1,13 @@
 //! Converting one JSON value to the indexed value of one field type, with OpenSearch's coercion
 //! rules and messages (these become the `caused_by` of "failed to parse field [...]").
 
+use std::borrow::Cow;
+use std::fmt;
+
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::types::{FieldKind, FieldType, NumberType, TextIndexOptions};
+use super::types::{FieldKind, FieldType, KeywordParams, NumberType, TextIndexOptions, TextParams};
 use super::{date, geo, ip, FieldValue, MappingError};
 
 /// What one value becomes.
@@ -22,26 +25,8 @@ type Res = Result<Converted, MappingError>;
 /// Converts a scalar or object `v` (never an array or null: the caller handles those).
 pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
     match &ft.kind {
-        FieldKind::Text(p) => {
-            let text = scalar_text(v)?;
-            let opts = p.index_options.unwrap_or(TextIndexOptions::Positions);
-            Ok(Converted::Value(FieldValue::Text {
-                text,
-                analyzer: p.analyzer.clone().unwrap_or_else(|| "default".into()),
-                positions: opts >= TextIndexOptions::Positions,
-                offsets: opts == TextIndexOptions::Offsets,
-                norms: p.norms.unwrap_or(true),
-                position_increment_gap: p.position_increment_gap.unwrap_or(100),
-            }))
-        }
-        FieldKind::Keyword(p) => {
-            let s = scalar_text(v)?;
-            let limit = p.ignore_above.unwrap_or(i32::MAX as u32) as usize;
-            if s.encode_utf16().count() > limit {
-                return Ok(Converted::Skip);
-            }
-            Ok(Converted::Value(FieldValue::Keyword(s)))
-        }
+        FieldKind::Text(p) => Ok(Converted::Value(text_value(p, scalar_text(v)?))),
+        FieldKind::Keyword(p) => Ok(keyword_value(p, Cow::Owned(scalar_text(v)?))),
         FieldKind::Number(n) => number(*n, ft.effective_coerce(), v),
         FieldKind::ScaledFloat { scaling_factor } => {
             let d = match float_input(v, ft.effective_coerce(), "Double")? {
@@ -63,9 +48,7 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
                 Value::Number(n) => n.to_string(),
                 other => return Err(not_a_value(other)),
             };
-            let format = ft.date_format();
-            let r = if *nanos { date::parse_date_nanos(&s, format) } else { date::parse_date(&s, format) };
-            r.map(|t| Converted::Value(FieldValue::Long(t))).map_err(illegal)
+            parse_date(ft, *nanos, &s).map(|t| Converted::Value(FieldValue::Long(t))).map_err(illegal)
         }
         FieldKind::Boolean => match v {
             Value::Bool(b) => Ok(Converted::Value(FieldValue::Bool(*b))),
@@ -116,6 +99,57 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             })
         }
     }
+}
+
+/// A text field's value.
+fn text_value(p: &TextParams, text: String) -> FieldValue {
+    let opts = p.index_options.unwrap_or(TextIndexOptions::Positions);
+    FieldValue::Text {
+        text,
+        analyzer: p.analyzer.clone().unwrap_or_else(|| "default".into()),
+        positions: opts >= TextIndexOptions::Positions,
+        offsets: opts == TextIndexOptions::Offsets,
+        norms: p.norms.unwrap_or(true),
+        position_increment_gap: p.position_increment_gap.unwrap_or(100),
+    }
+}
+
+/// A keyword field's value, or `Skip` when longer than `ignore_above` (in UTF-16 units).
+fn keyword_value(p: &KeywordParams, s: Cow<'_, str>) -> Converted {
+    let limit = p.ignore_above.unwrap_or(i32::MAX as u32) as usize;
+    if s.len() > limit && s.encode_utf16().count() > limit {
+        return Converted::Skip;
+    }
+    Converted::Value(FieldValue::Keyword(s.into_owned()))
+}
+
+fn parse_date(ft: &FieldType, nanos: bool, s: &str) -> Result<i64, String> {
+    let format = ft.date_format();
+    if nanos {
+        date::parse_date_nanos(s, format)
+    } else {
+        date::parse_date(s, format)
+    }
+}
+
+/// [`convert`] of a JSON string, for the kinds whose string form converts without a `Value`
+/// (text, keyword, date, ip, boolean) and only when it converts to a value or `Skip`; otherwise
+/// gives the string back (the caller then goes through [`convert`], which also builds the
+/// error or applies `null_value`). The streaming parse uses it so a string is copied once.
+pub(super) fn convert_str<'s>(ft: &FieldType, s: Cow<'s, str>) -> Result<Converted, Cow<'s, str>> {
+    let value = match &ft.kind {
+        FieldKind::Text(p) => return Ok(Converted::Value(text_value(p, s.into_owned()))),
+        FieldKind::Keyword(p) => return Ok(keyword_value(p, s)),
+        FieldKind::Date { nanos, .. } => parse_date(ft, *nanos, &s).ok().map(FieldValue::Long),
+        FieldKind::Ip => ip::parse_ip(&s).map(FieldValue::Ip),
+        FieldKind::Boolean => match s.as_ref() {
+            "true" => Some(FieldValue::Bool(true)),
+            "false" => Some(FieldValue::Bool(false)),
+            _ => None,
+        },
+        _ => None,
+    };
+    value.map(Converted::Value).ok_or(s)
 }
 
 /// Text of a scalar for text/keyword fields (numbers and booleans as written).
@@ -245,35 +279,53 @@ fn number(n: NumberType, coerce: bool, v: &Value) -> Res {
     }
 }
 
+/// How an integer input is shown in an out-of-range message: as written for a string, Java's
+/// printing for a float, the integer otherwise (built only when the message is).
+enum Shown<'v> {
+    Int(i128),
+    Double(f64),
+    Str(&'v str),
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shown::Int(i) => write!(f, "{i}"),
+            Shown::Double(d) => f.write_str(&java_double(*d)),
+            Shown::Str(s) => f.write_str(s),
+        }
+    }
+}
+
 /// An integer input, truncated toward zero when coercing. Returns the value (saturated to i128
 /// range) and how to show it in an out-of-range message; `Ok(None)`: empty string.
-fn integer_input(v: &Value, coerce: bool, class: &str) -> Result<Option<(i128, String)>, MappingError> {
+fn integer_input<'v>(v: &'v Value, coerce: bool, class: &str) -> Result<Option<(i128, Shown<'v>)>, MappingError> {
     match v {
         Value::Number(num) => {
             if let Some(i) = num.as_i64() {
-                return Ok(Some((i128::from(i), i.to_string())));
+                return Ok(Some((i128::from(i), Shown::Int(i128::from(i)))));
             }
             if let Some(u) = num.as_u64() {
-                return Ok(Some((i128::from(u), u.to_string())));
+                return Ok(Some((i128::from(u), Shown::Int(i128::from(u)))));
             }
             let d = num.as_f64().unwrap_or(f64::NAN);
             if !coerce && d.fract() != 0.0 {
                 return Err(illegal(format!("{} cannot be converted to {class} without data loss", java_double(d))));
             }
-            Ok(Some((d.trunc() as i128, java_double(d))))
+            Ok(Some((d.trunc() as i128, Shown::Double(d))))
         }
         Value::String(s) if coerce && s.is_empty() => Ok(None),
         Value::String(_) if !coerce => Err(illegal(format!("{class} value passed as String"))),
         Value::String(s) => {
             let t = s.trim();
             if let Ok(i) = t.parse::<i128>() {
-                return Ok(Some((i, s.clone())));
+                return Ok(Some((i, Shown::Str(s))));
             }
             let d = parse_java_double(s).ok_or_else(|| nfe(s))?;
             if !d.is_finite() {
                 return Err(nfe(s));
             }
-            Ok(Some((d.trunc() as i128, s.clone())))
+            Ok(Some((d.trunc() as i128, Shown::Str(s))))
         }
         other => Err(not_a_value(other)),
     }
