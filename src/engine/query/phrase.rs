@@ -10,6 +10,9 @@ use super::scorer::Scorer;
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use crate::engine::Error;
 
+#[cfg(test)]
+mod tests;
+
 /// Phrases of up to this many terms after the first match positions by a merge walk.
 const MERGE_TERMS: usize = 8;
 
@@ -35,6 +38,8 @@ pub struct PhraseScorer<'a> {
     constant: Option<f32>,
     doc: DocId,
     freq: f32,
+    /// Docs scoring below this are not wanted (top-level scorer of a top-k search).
+    min_competitive: f32,
 }
 
 impl<'a> PhraseScorer<'a> {
@@ -46,7 +51,7 @@ impl<'a> PhraseScorer<'a> {
         let mut by_cost: Vec<usize> = (0..terms.len()).collect();
         by_cost.sort_by_key(|&i| terms[i].postings.cost());
         let positions = vec![Vec::new(); terms.len()];
-        let mut p = PhraseScorer { terms, by_cost, positions, slop, norms, sim, constant, doc: 0, freq: 0.0 };
+        let mut p = PhraseScorer { terms, by_cost, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0 };
         p.doc = p.find(0);
         p
     }
@@ -71,6 +76,10 @@ impl<'a> PhraseScorer<'a> {
                     continue 'outer;
                 }
             }
+            if self.min_competitive > 0.0 && !self.may_compete(d) {
+                target = d + 1;
+                continue;
+            }
             for (t, pos) in self.terms.iter_mut().zip(self.positions.iter_mut()) {
                 pos.clear();
                 t.postings.positions(pos);
@@ -82,6 +91,23 @@ impl<'a> PhraseScorer<'a> {
             }
             target = d + 1;
         }
+    }
+
+    /// Whether doc `d` (on every term) may score at least `min_competitive`, judged before its
+    /// positions are read. An exact phrase's freq counts positions of the first term (each at
+    /// most once), so it is at most that term's freq; BM25 rises with the freq (each float step
+    /// of `Bm25::score` is monotone), so `score(freq of term 0, norm)` bounds the score. Lucene
+    /// bounds by the least freq of all terms, which a term repeating one position can exceed.
+    /// Sloppy phrases and constant scores are not bounded here.
+    fn may_compete(&self, d: DocId) -> bool {
+        if self.slop != 0 || self.constant.is_some() {
+            return true;
+        }
+        let norm = match self.norms {
+            Some(n) => n.get(d as usize).copied().unwrap_or(1),
+            None => 1,
+        };
+        self.sim.score(self.terms[0].postings.freq() as f32, norm) >= self.min_competitive
     }
 
     fn exact_freq(&self) -> f32 {
@@ -299,6 +325,9 @@ impl Scorer for PhraseScorer<'_> {
     }
     fn max_score(&mut self, _up_to: DocId) -> f32 {
         self.constant.unwrap_or(self.sim.weight)
+    }
+    fn set_min_competitive_score(&mut self, min: f32) {
+        self.min_competitive = min;
     }
     fn take_error(&mut self) -> Option<Error> {
         let mut err = None;
