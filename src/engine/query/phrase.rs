@@ -31,6 +31,10 @@ pub struct PhraseScorer<'a> {
     terms: Vec<PhraseTerm<'a>>,
     /// Term indexes by increasing cost (the first leads).
     by_cost: Vec<usize>,
+    /// Where term 0 is in `by_cost`: once the terms up to it are on a doc, its bound is judged
+    /// (it needs only term 0's freq), so the costlier terms after it are not moved (no block
+    /// decoded) for docs that cannot compete.
+    check_at: usize,
     positions: Vec<Vec<u32>>,
     slop: u32,
     norms: Option<&'a [u8]>,
@@ -51,7 +55,8 @@ impl<'a> PhraseScorer<'a> {
         let mut by_cost: Vec<usize> = (0..terms.len()).collect();
         by_cost.sort_by_key(|&i| terms[i].postings.cost());
         let positions = vec![Vec::new(); terms.len()];
-        let mut p = PhraseScorer { terms, by_cost, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0 };
+        let check_at = by_cost.iter().position(|&i| i == 0).unwrap_or(0);
+        let mut p = PhraseScorer { terms, by_cost, check_at, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0 };
         p.doc = p.find(0);
         p
     }
@@ -62,22 +67,22 @@ impl<'a> PhraseScorer<'a> {
     }
 
     fn find(&mut self, mut target: DocId) -> DocId {
-        'outer: loop {
+        loop {
             let lp = &mut self.terms[self.by_cost[0]].postings;
             let d = if lp.doc() < target { lp.advance(target) } else { lp.doc() };
             if d == NO_MORE_DOCS {
                 return NO_MORE_DOCS;
             }
-            for k in 1..self.by_cost.len() {
-                let p = &mut self.terms[self.by_cost[k]].postings;
-                let o = if p.doc() < d { p.advance(d) } else { p.doc() };
-                if o > d {
-                    target = o;
-                    continue 'outer;
-                }
+            if let Some(o) = self.align(1..self.check_at + 1, d) {
+                target = o;
+                continue;
             }
             if self.min_competitive > 0.0 && !self.may_compete(d) {
                 target = d + 1;
+                continue;
+            }
+            if let Some(o) = self.align(self.check_at + 1..self.by_cost.len(), d) {
+                target = o;
                 continue;
             }
             for (t, pos) in self.terms.iter_mut().zip(self.positions.iter_mut()) {
@@ -93,16 +98,26 @@ impl<'a> PhraseScorer<'a> {
         }
     }
 
-    /// Whether doc `d` (on every term) may score at least `min_competitive`, judged before its
-    /// positions are read. An exact phrase's freq counts positions of the first term (each at
+    /// Moves the terms `by_cost[ks]` to `d`; the first doc past `d` if one of them lacks it.
+    #[inline]
+    fn align(&mut self, ks: std::ops::Range<usize>, d: DocId) -> Option<DocId> {
+        for &i in &self.by_cost[ks] {
+            let p = &mut self.terms[i].postings;
+            let o = if p.doc() < d { p.advance(d) } else { p.doc() };
+            if o > d {
+                return Some(o);
+            }
+        }
+        None
+    }
+
+    /// Whether doc `d` (on term 0 at least) may score at least `min_competitive`, judged before
+    /// its positions are read. An exact phrase's freq counts positions of the first term (each at
     /// most once), so it is at most that term's freq; BM25 rises with the freq (each float step
     /// of `Bm25::score` is monotone), so `score(freq of term 0, norm)` bounds the score. Lucene
     /// bounds by the least freq of all terms, which a term repeating one position can exceed.
-    /// Sloppy phrases and constant scores are not bounded here.
+    /// Sloppy phrases and constant scores are not bounded (`min_competitive` stays 0).
     fn may_compete(&self, d: DocId) -> bool {
-        if self.slop != 0 || self.constant.is_some() {
-            return true;
-        }
         let norm = match self.norms {
             Some(n) => n.get(d as usize).copied().unwrap_or(1),
             None => 1,
@@ -327,7 +342,9 @@ impl Scorer for PhraseScorer<'_> {
         self.constant.unwrap_or(self.sim.weight)
     }
     fn set_min_competitive_score(&mut self, min: f32) {
-        self.min_competitive = min;
+        if self.slop == 0 && self.constant.is_none() {
+            self.min_competitive = min;
+        }
     }
     fn take_error(&mut self) -> Option<Error> {
         let mut err = None;
