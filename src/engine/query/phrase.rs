@@ -44,6 +44,9 @@ pub struct PhraseScorer<'a> {
     freq: f32,
     /// Docs scoring below this are not wanted (top-level scorer of a top-k search).
     min_competitive: f32,
+    /// `sim.score(1, norm)` by norm byte, filled on first use (NaN: not yet): most bounds and
+    /// phrase freqs are 1, so most cost no division (the same value bit for bit).
+    one: [f32; 256],
 }
 
 impl<'a> PhraseScorer<'a> {
@@ -56,7 +59,7 @@ impl<'a> PhraseScorer<'a> {
         by_cost.sort_by_key(|&i| terms[i].postings.cost());
         let positions = vec![Vec::new(); terms.len()];
         let check_at = by_cost.iter().position(|&i| i == 0).unwrap_or(0);
-        let mut p = PhraseScorer { terms, by_cost, check_at, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0 };
+        let mut p = PhraseScorer { terms, by_cost, check_at, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0, one: [f32::NAN; 256] };
         p.doc = p.find(0);
         p
     }
@@ -117,12 +120,28 @@ impl<'a> PhraseScorer<'a> {
     /// of `Bm25::score` is monotone), so `score(freq of term 0, norm)` bounds the score. Lucene
     /// bounds by the least freq of all terms, which a term repeating one position can exceed.
     /// Sloppy phrases and constant scores are not bounded (`min_competitive` stays 0).
-    fn may_compete(&self, d: DocId) -> bool {
+    fn may_compete(&mut self, d: DocId) -> bool {
+        let freq = self.terms[0].postings.freq() as f32;
+        self.score_of(freq, d) >= self.min_competitive
+    }
+
+    /// `sim.score(freq, norm of d)`, freq 1 through the table `one`.
+    #[inline]
+    fn score_of(&mut self, freq: f32, d: DocId) -> f32 {
         let norm = match self.norms {
             Some(n) => n.get(d as usize).copied().unwrap_or(1),
             None => 1,
         };
-        self.sim.score(self.terms[0].postings.freq() as f32, norm) >= self.min_competitive
+        if freq != 1.0 {
+            return self.sim.score(freq, norm);
+        }
+        let s = self.one[norm as usize];
+        if !s.is_nan() {
+            return s;
+        }
+        let s = self.sim.score(1.0, norm);
+        self.one[norm as usize] = s;
+        s
     }
 
     fn exact_freq(&self) -> f32 {
@@ -329,11 +348,7 @@ impl Scorer for PhraseScorer<'_> {
         if let Some(c) = self.constant {
             return c;
         }
-        let norm = match self.norms {
-            Some(n) => n.get(self.doc as usize).copied().unwrap_or(1),
-            None => 1,
-        };
-        self.sim.score(self.freq, norm)
+        self.score_of(self.freq, self.doc)
     }
     fn cost(&self) -> u64 {
         self.terms[self.by_cost[0]].postings.cost()
