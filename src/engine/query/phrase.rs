@@ -10,6 +10,9 @@ use super::scorer::Scorer;
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use crate::engine::Error;
 
+#[cfg(test)]
+mod tests;
+
 /// Phrases of up to this many terms after the first match positions by a merge walk.
 const MERGE_TERMS: usize = 8;
 
@@ -28,6 +31,10 @@ pub struct PhraseScorer<'a> {
     terms: Vec<PhraseTerm<'a>>,
     /// Term indexes by increasing cost (the first leads).
     by_cost: Vec<usize>,
+    /// Where term 0 is in `by_cost`: once the terms up to it are on a doc, its bound is judged
+    /// (it needs only term 0's freq), so the costlier terms after it are not moved (no block
+    /// decoded) for docs that cannot compete.
+    check_at: usize,
     positions: Vec<Vec<u32>>,
     slop: u32,
     norms: Option<&'a [u8]>,
@@ -35,6 +42,11 @@ pub struct PhraseScorer<'a> {
     constant: Option<f32>,
     doc: DocId,
     freq: f32,
+    /// Docs scoring below this are not wanted (top-level scorer of a top-k search).
+    min_competitive: f32,
+    /// `sim.score(1, norm)` by norm byte, filled on first use (NaN: not yet): most bounds and
+    /// phrase freqs are 1, so most cost no division (the same value bit for bit).
+    one: [f32; 256],
 }
 
 impl<'a> PhraseScorer<'a> {
@@ -46,7 +58,8 @@ impl<'a> PhraseScorer<'a> {
         let mut by_cost: Vec<usize> = (0..terms.len()).collect();
         by_cost.sort_by_key(|&i| terms[i].postings.cost());
         let positions = vec![Vec::new(); terms.len()];
-        let mut p = PhraseScorer { terms, by_cost, positions, slop, norms, sim, constant, doc: 0, freq: 0.0 };
+        let check_at = by_cost.iter().position(|&i| i == 0).unwrap_or(0);
+        let mut p = PhraseScorer { terms, by_cost, check_at, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0, one: [f32::NAN; 256] };
         p.doc = p.find(0);
         p
     }
@@ -57,19 +70,23 @@ impl<'a> PhraseScorer<'a> {
     }
 
     fn find(&mut self, mut target: DocId) -> DocId {
-        'outer: loop {
+        loop {
             let lp = &mut self.terms[self.by_cost[0]].postings;
             let d = if lp.doc() < target { lp.advance(target) } else { lp.doc() };
             if d == NO_MORE_DOCS {
                 return NO_MORE_DOCS;
             }
-            for k in 1..self.by_cost.len() {
-                let p = &mut self.terms[self.by_cost[k]].postings;
-                let o = if p.doc() < d { p.advance(d) } else { p.doc() };
-                if o > d {
-                    target = o;
-                    continue 'outer;
-                }
+            if let Some(o) = self.align(1..self.check_at + 1, d) {
+                target = o;
+                continue;
+            }
+            if self.min_competitive > 0.0 && !self.may_compete(d) {
+                target = d + 1;
+                continue;
+            }
+            if let Some(o) = self.align(self.check_at + 1..self.by_cost.len(), d) {
+                target = o;
+                continue;
             }
             for (t, pos) in self.terms.iter_mut().zip(self.positions.iter_mut()) {
                 pos.clear();
@@ -82,6 +99,49 @@ impl<'a> PhraseScorer<'a> {
             }
             target = d + 1;
         }
+    }
+
+    /// Moves the terms `by_cost[ks]` to `d`; the first doc past `d` if one of them lacks it.
+    #[inline]
+    fn align(&mut self, ks: std::ops::Range<usize>, d: DocId) -> Option<DocId> {
+        for &i in &self.by_cost[ks] {
+            let p = &mut self.terms[i].postings;
+            let o = if p.doc() < d { p.advance(d) } else { p.doc() };
+            if o > d {
+                return Some(o);
+            }
+        }
+        None
+    }
+
+    /// Whether doc `d` (on term 0 at least) may score at least `min_competitive`, judged before
+    /// its positions are read. An exact phrase's freq counts positions of the first term (each at
+    /// most once), so it is at most that term's freq; BM25 rises with the freq (each float step
+    /// of `Bm25::score` is monotone), so `score(freq of term 0, norm)` bounds the score. Lucene
+    /// bounds by the least freq of all terms, which a term repeating one position can exceed.
+    /// Sloppy phrases and constant scores are not bounded (`min_competitive` stays 0).
+    fn may_compete(&mut self, d: DocId) -> bool {
+        let freq = self.terms[0].postings.freq() as f32;
+        self.score_of(freq, d) >= self.min_competitive
+    }
+
+    /// `sim.score(freq, norm of d)`, freq 1 through the table `one`.
+    #[inline]
+    fn score_of(&mut self, freq: f32, d: DocId) -> f32 {
+        let norm = match self.norms {
+            Some(n) => n.get(d as usize).copied().unwrap_or(1),
+            None => 1,
+        };
+        if freq != 1.0 {
+            return self.sim.score(freq, norm);
+        }
+        let s = self.one[norm as usize];
+        if !s.is_nan() {
+            return s;
+        }
+        let s = self.sim.score(1.0, norm);
+        self.one[norm as usize] = s;
+        s
     }
 
     fn exact_freq(&self) -> f32 {
@@ -288,17 +348,18 @@ impl Scorer for PhraseScorer<'_> {
         if let Some(c) = self.constant {
             return c;
         }
-        let norm = match self.norms {
-            Some(n) => n.get(self.doc as usize).copied().unwrap_or(1),
-            None => 1,
-        };
-        self.sim.score(self.freq, norm)
+        self.score_of(self.freq, self.doc)
     }
     fn cost(&self) -> u64 {
         self.terms[self.by_cost[0]].postings.cost()
     }
     fn max_score(&mut self, _up_to: DocId) -> f32 {
         self.constant.unwrap_or(self.sim.weight)
+    }
+    fn set_min_competitive_score(&mut self, min: f32) {
+        if self.slop == 0 && self.constant.is_none() {
+            self.min_competitive = min;
+        }
     }
     fn take_error(&mut self) -> Option<Error> {
         let mut err = None;
