@@ -161,6 +161,44 @@ impl<'a> SegmentPostings<'a> {
         NO_MORE_DOCS
     }
 
+    /// The first block from `from` on whose last doc is `>= target` (`nb` if none; multi-block
+    /// terms). The next two blocks are looked at first (most moves are short); farther targets
+    /// are found by galloping over the skip entries and a binary search in the last stride.
+    fn first_block_reaching(&self, from: usize, target: DocId) -> usize {
+        let nb = self.nb;
+        let mut b = from;
+        for _ in 0..2 {
+            if b >= nb || self.last_doc_of(b) >= target {
+                return b;
+            }
+            b += 1;
+        }
+        // last_doc_of(b - 1) < target: gallop to a block that reaches it (or the end).
+        let mut lo = b;
+        let mut step = 2;
+        let mut hi = loop {
+            let probe = lo + step;
+            if probe >= nb {
+                break nb;
+            }
+            if self.last_doc_of(probe) >= target {
+                break probe;
+            }
+            lo = probe + 1;
+            step *= 2;
+        };
+        // The answer is in lo..=hi (hi == nb: none before the end).
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.last_doc_of(mid) >= target {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
     /// Decodes block `b` into `docs`/`freqs`.
     fn load_block(&mut self, b: usize) -> Result<()> {
         self.block = b;
@@ -508,9 +546,7 @@ impl Postings for SegmentPostings<'_> {
         }
         let mut b = self.block.wrapping_add(1);
         if self.nb > 1 {
-            while b < self.nb && self.last_doc_of(b) < target {
-                b += 1;
-            }
+            b = self.first_block_reaching(b, target);
         }
         if b >= self.nb {
             return self.exhaust();
@@ -565,10 +601,7 @@ impl Postings for SegmentPostings<'_> {
             self.shallow = if self.block >= self.nb || target > last { self.nb } else { 0 };
             return if self.shallow == 0 { last } else { NO_MORE_DOCS };
         }
-        let mut b = self.shallow.max(if self.block == usize::MAX { 0 } else { self.block });
-        while b < self.nb && self.last_doc_of(b) < target {
-            b += 1;
-        }
+        let b = self.first_block_reaching(self.shallow.max(if self.block == usize::MAX { 0 } else { self.block }), target);
         self.shallow = b;
         if b >= self.nb {
             NO_MORE_DOCS
