@@ -20,9 +20,12 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     if clauses.is_empty() {
         return Ok(());
     }
-    let mut cs: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
-    let mut by_cost: SmallVec<[usize; 4]> = (0..cs.len()).collect();
-    by_cost.sort_by_key(|&i| cs[i].cost());
+    let mut cursors: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
+    let mut order: SmallVec<[usize; 4]> = (0..cursors.len()).collect();
+    order.sort_by_key(|&i| cursors[i].cost());
+    // Plain slices from here on: indexing a SmallVec checks inline-or-heap at every access.
+    let cs: &mut [TermCursor<'_>] = &mut cursors;
+    let by_cost: &[usize] = &order;
     let lead = by_cost[0];
     let max_doc = seg.max_doc();
     let deletions = seg.has_deletions();
@@ -148,7 +151,7 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
         // Once pruning, the lead's docs are scored first and only those that may compete with
         // the other clauses' bounds are intersected (Lucene's per-doc early exit, by batch).
         let prune = if min > 0.0 { Some((rest_bound, min)) } else { None };
-        let nm = intersect(&mut cs, &by_cost, upto, prune, b);
+        let nm = intersect(cs, by_cost, upto, prune, b);
         let nm = if deletions { b.keep_live(nm, seg) } else { nm };
         let acc = &mut b.acc[..nm];
         acc.fill(0.0);
