@@ -142,18 +142,27 @@ const INLINE: usize = 8;
 fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
     let n = clauses.len();
     let w = WINDOW as usize;
-    let mut essential: SmallVec<[bool; INLINE]> = smallvec![true; n];
-    let mut at: SmallVec<[f32; INLINE]> = smallvec![f32::NAN; n];
+    // The per-clause state lives in SmallVecs, used through plain slices (indexing a SmallVec
+    // tests inline-or-heap at every access).
+    let mut essential_v: SmallVec<[bool; INLINE]> = smallvec![true; n];
+    let essential: &mut [bool] = &mut essential_v;
+    let mut at_v: SmallVec<[f32; INLINE]> = smallvec![f32::NAN; n];
+    let at: &mut [f32] = &mut at_v;
     let max_doc = seg.max_doc();
     let deletions = seg.has_deletions();
-    let mut bounds: SmallVec<[f32; INLINE]> = smallvec![0f32; n];
-    let mut order: SmallVec<[usize; INLINE]> = (0..n).collect();
+    let mut bounds_v: SmallVec<[f32; INLINE]> = smallvec![0f32; n];
+    let bounds: &mut [f32] = &mut bounds_v;
+    let mut order_v: SmallVec<[usize; INLINE]> = (0..n).collect();
+    let order: &mut [usize] = &mut order_v;
     // Whole-segment bounds, and the clauses whose summed whole-segment bounds stay below the
     // minimum (globally non-essential: a doc they alone match never competes).
-    let global: SmallVec<[f32; INLINE]> = clauses.iter().map(|c| c.global_bound()).collect();
-    let mut by_global: SmallVec<[usize; INLINE]> = (0..n).collect();
-    by_global.sort_unstable_by(|&a, &b| global[a].total_cmp(&global[b]).then(a.cmp(&b)));
-    let mut gne: SmallVec<[bool; INLINE]> = smallvec![false; n];
+    let global_v: SmallVec<[f32; INLINE]> = clauses.iter().map(|c| c.global_bound()).collect();
+    let global: &[f32] = &global_v;
+    let mut by_global_v: SmallVec<[usize; INLINE]> = (0..n).collect();
+    by_global_v.sort_unstable_by(|&a, &b| global[a].total_cmp(&global[b]).then(a.cmp(&b)));
+    let by_global: &[usize] = &by_global_v;
+    let mut gne_v: SmallVec<[bool; INLINE]> = smallvec![false; n];
+    let gne: &mut [bool] = &mut gne_v;
     let mut gne_min = 0f32;
     let mut lo: DocId = 0;
     while lo < max_doc {
@@ -161,7 +170,7 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         if min > gne_min {
             gne_min = min;
             let mut sum = 0f64;
-            for &i in &by_global {
+            for &i in by_global {
                 sum += global[i] as f64;
                 if !below(sum, min) {
                     break;
@@ -171,7 +180,7 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         }
         // No clause that could make a doc compete has a doc in [lo, first): start the window
         // there (clauses behind `lo` count as at `lo`).
-        let first = clauses.iter().zip(&gne).filter(|(_, g)| !**g).map(|(c, _)| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
+        let first = clauses.iter().zip(gne.iter()).filter(|(_, g)| !**g).map(|(c, _)| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
         if first >= max_doc {
             break;
         }
@@ -181,7 +190,7 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         let mut ne = 0;
         // The window ends with the first block end of a clause that may be essential, so bounds
         // are per block and pruning starts at most one block after the threshold is known.
-        for (c, _) in clauses.iter_mut().zip(&gne).filter(|(_, g)| !**g) {
+        for (c, _) in clauses.iter_mut().zip(gne.iter()).filter(|(_, g)| !**g) {
             let t = lo.max(c.doc());
             if t < hi {
                 hi = hi.min(c.shallow_advance(t).saturating_add(1));
@@ -193,13 +202,13 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
             // globally non-essential clause does not cut the window, which may span many of its
             // blocks: past its first block there it keeps its whole-segment bound, and the
             // candidates check its block bounds one by one (see [`complete`]).
-            for ((c, b), &g) in clauses.iter_mut().zip(bounds.iter_mut()).zip(&gne) {
+            for ((c, b), &g) in clauses.iter_mut().zip(bounds.iter_mut()).zip(gne.iter()) {
                 *b = window_bound(c, lo, hi, g);
             }
             // Stable for equal bounds (clause order), as the sort of the whole order was.
             order.sort_by(|&a, &b| bounds[a].total_cmp(&bounds[b]));
             let mut sum = 0f64;
-            for &i in &order {
+            for &i in order.iter() {
                 sum += bounds[i] as f64;
                 if !below(sum, min) {
                     break;
@@ -280,7 +289,7 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                 if deletions && !seg.is_live(doc) {
                     continue;
                 }
-                if !complete(clauses, &order[..ne], &bounds, doc, &mut partial, rest_all, min, &mut at) {
+                if !complete(clauses, &order[..ne], bounds, doc, &mut partial, rest_all, min, at) {
                     continue;
                 }
                 // The disjunction's score: the matching clauses summed in clause order.
