@@ -98,17 +98,20 @@ fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dy
     let deletions = seg.has_deletions();
     let max_doc = seg.max_doc();
     let mut min = sink.min_competitive();
+    // Each clause's current doc, kept beside the cursors (one read of a cursor per move).
+    let mut cur_v: SmallVec<[DocId; INLINE]> = cs.iter().map(|c| c.doc()).collect();
+    let cur: &mut [DocId] = &mut cur_v;
     // Every pass moves at least one cursor past `d`: bounded by the clauses' postings.
     loop {
-        let d = cs.iter().map(|c| c.doc()).min().unwrap_or(NO_MORE_DOCS);
+        let d = cur.iter().copied().min().unwrap_or(NO_MORE_DOCS);
         if d >= max_doc {
             break;
         }
         let mut sum = 0f64;
-        for c in cs.iter_mut() {
-            if c.doc() == d {
+        for (c, at) in cs.iter_mut().zip(cur.iter_mut()) {
+            if *at == d {
                 sum += c.score() as f64;
-                c.next();
+                *at = c.next();
             }
         }
         let score = sum as f32;
