@@ -5,6 +5,21 @@
 use super::BLOCK;
 use crate::engine::codec::bitpack::packed_len;
 
+/// Calls `$f::<B>($src, $out)` with the bit width `$bits` as the constant `B` (1 to 32); width 0
+/// zero-fills `$out`; a wider one returns `None` from the calling function.
+macro_rules! by_width {
+    ($bits:expr, $f:ident, $src:expr, $out:expr) => {
+        by_width!(@ $bits, $f, $src, $out; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+    };
+    (@ $bits:expr, $f:ident, $src:expr, $out:expr; $($b:literal)*) => {
+        match $bits {
+            0 => $out.fill(0),
+            $($b => $f::<$b>($src, $out),)*
+            _ => return None,
+        }
+    };
+}
+
 /// Bytes read past the packed data by the fixed-width loop (one unaligned u64 load).
 const SLACK: usize = 8;
 
@@ -48,17 +63,7 @@ pub(crate) fn unpack_block(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Op
     if input.len() < need + SLACK {
         return unpack_padded(input, need, bits, out).map(|_| need);
     }
-    let src = input;
-    macro_rules! dispatch {
-        ($($b:literal)*) => {
-            match bits {
-                0 => out.fill(0),
-                $($b => unpack_fixed::<$b>(src, out),)*
-                _ => return None,
-            }
-        };
-    }
-    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+    by_width!(bits, unpack_fixed, input, out);
     Some(need)
 }
 
@@ -139,17 +144,7 @@ pub(crate) fn unpack_lanes(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Op
         return None;
     }
     let need = 16 * bits as usize;
-    let rows = input.get(..need)?;
-    macro_rules! dispatch {
-        ($($b:literal)*) => {
-            match bits {
-                0 => out.fill(0),
-                $($b => unpack_lanes_fixed::<$b>(rows, out),)*
-                _ => return None,
-            }
-        };
-    }
-    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+    by_width!(bits, unpack_lanes_fixed, input.get(..need)?, out);
     Some(need)
 }
 
