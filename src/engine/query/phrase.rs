@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::bm25::Bm25;
-use super::scorer::Scorer;
+use super::scorer::{score_with, Scorer};
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use crate::engine::Error;
 
@@ -132,16 +132,7 @@ impl<'a> PhraseScorer<'a> {
             Some(n) => n.get(d as usize).copied().unwrap_or(1),
             None => 1,
         };
-        if freq != 1.0 {
-            return self.sim.score(freq, norm);
-        }
-        let s = self.one[norm as usize];
-        if !s.is_nan() {
-            return s;
-        }
-        let s = self.sim.score(1.0, norm);
-        self.one[norm as usize] = s;
-        s
+        score_with(&mut self.one, &self.sim, freq, norm)
     }
 
     fn exact_freq(&self) -> f32 {

@@ -84,11 +84,12 @@ pub struct TermScorer<'a> {
     one: [f32; 256],
 }
 
-/// `sim.score(freq, norm)` through the freq-1 table `one` (bit for bit the same value).
+/// `sim.score(freq, norm)` through the freq-1 table `one` (bit for bit the same value); `one`
+/// starts all NaN (not computed yet). Term scorers and phrase scorers keep one each.
 #[inline(always)]
-fn score_with(one: &mut [f32; 256], sim: &Bm25, freq: u32, norm: u8) -> f32 {
-    if freq != 1 {
-        return sim.score(freq as f32, norm);
+pub(super) fn score_with(one: &mut [f32; 256], sim: &Bm25, freq: f32, norm: u8) -> f32 {
+    if freq != 1.0 {
+        return sim.score(freq, norm);
     }
     let s = one[norm as usize];
     if !s.is_nan() {
@@ -155,7 +156,7 @@ impl<'a> TermScorer<'a> {
         }
         count_scored(1);
         let norm = self.norm(doc);
-        score_with(&mut self.one, &self.sim, freq, norm)
+        score_with(&mut self.one, &self.sim, freq as f32, norm)
     }
 
     /// An upper bound of every score of the term: the constant, or BM25's `boost * idf` (the
@@ -220,13 +221,13 @@ impl<'a> TermScorer<'a> {
                 (None, Some(norms)) => {
                     let one = &mut self.one;
                     for ((s, &doc), &f) in scores.iter_mut().zip(docs).zip(freqs) {
-                        *s = score_with(one, &sim, f, norms.get(doc as usize).copied().unwrap_or(1));
+                        *s = score_with(one, &sim, f as f32, norms.get(doc as usize).copied().unwrap_or(1));
                     }
                 }
                 (None, None) => {
                     let one = &mut self.one;
                     for (s, &f) in scores.iter_mut().zip(freqs) {
-                        *s = score_with(one, &sim, f, 1);
+                        *s = score_with(one, &sim, f as f32, 1);
                     }
                 }
             }
@@ -294,7 +295,7 @@ impl Scorer for TermScorer<'_> {
         let doc = self.postings.doc();
         count_scored(1);
         let (freq, norm) = (self.postings.freq(), self.norm(doc));
-        score_with(&mut self.one, &self.sim, freq, norm)
+        score_with(&mut self.one, &self.sim, freq as f32, norm)
     }
     fn cost(&self) -> u64 {
         self.postings.cost()

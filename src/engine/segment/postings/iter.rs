@@ -27,8 +27,8 @@ pub struct SegmentPostings<'a> {
     has_pos: bool,
     has_off: bool,
     has_norms: bool,
-    /// Full blocks are packed in four lanes (`.doc` version 2).
-    lanes: bool,
+    /// Unpacks a full block: four lanes (`.doc` version 2) or sequential (version 1).
+    unpack_full: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
     df: u32,
     nb: usize,
     singleton: bool,
@@ -97,7 +97,7 @@ impl<'a> SegmentPostings<'a> {
             has_pos,
             has_off: e.opts.has_offsets(),
             has_norms: e.has_norms,
-            lanes: r.doc_lanes,
+            unpack_full: if r.doc_lanes { unpack_lanes } else { unpack_block },
             df,
             nb,
             singleton,
@@ -226,8 +226,7 @@ impl<'a> SegmentPostings<'a> {
         let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
         let bits = r.u8().map_err(|e| e.in_file(name))?;
         let used = if n == BLOCK {
-            let unpack = if self.lanes { unpack_lanes } else { unpack_block };
-            unpack(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+            (self.unpack_full)(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
         } else {
             unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
         };
@@ -243,8 +242,7 @@ impl<'a> SegmentPostings<'a> {
                 return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
             }
             let used = if n == BLOCK {
-                let unpack = if self.lanes { unpack_lanes } else { unpack_block };
-                unpack(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
+                (self.unpack_full)(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
             } else {
                 unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?
             };
