@@ -7,7 +7,7 @@
 //! timed closure asserts each query returned `min(10, count)` hits. Criterion times a pass over
 //! all queries of a type (its throughput line is queries per second); the summary printed at the
 //! end gives per-query median-of-rounds latencies, their median and p99 across queries, and the
-//! ratio to tantivy, for top-10 and count-only.
+//! ratio to tantivy, for top-10 and count-only (`$FATHOM_QUERY_EACH` prints every query's).
 
 mod common;
 
@@ -332,6 +332,11 @@ fn queries_bench(c: &mut Criterion) {
                 for (i, q) in qs.iter().enumerate() {
                     let band = all["queries"].as_array().and_then(|a| a.iter().find(|x| x["id"] == q.id.as_str())).map_or("", |x| x["band"].as_str().unwrap_or(""));
                     ranges.push(format!("{:<10} {mode:<6} {band:>5} {:>8} hits  fathom {:>8.1} us  tantivy {:>8.1} us  ratio {:.2}", q.id, q.count, f[i], t[i], f[i] / t[i]));
+                }
+            }
+            if std::env::var_os("FATHOM_QUERY_EACH").is_some() {
+                for (i, q) in qs.iter().enumerate() {
+                    eprintln!("each {kind:<6} {:<22} {mode:<6} {:>8} hits  fathom {:>8.1} us  tantivy {:>8.1} us  ratio {:.2}", q.id, q.count, f[i], t[i], f[i] / t[i]);
                 }
             }
             bands.extend(band_table(kind, mode, qs, &all, &f, &t));

@@ -28,10 +28,26 @@ pub trait Sink {
     fn collect(&mut self, doc: DocId, score: f32);
     /// The score a doc needs from now on (0 when every doc must be collected).
     fn min_competitive(&self) -> f32;
+    /// How many hits the sink keeps, when it may be given a floor now ([`Self::raise_floor`]);
+    /// `None` (the default) when every doc must still be collected or ranks are offset
+    /// (`search_after`).
+    fn floor_k(&self) -> Option<usize> {
+        None
+    }
+    /// `floor_k()` distinct live docs are known to score at least `floor`: from now on a doc
+    /// scoring below it is not competitive ([`super::floor`]).
+    fn raise_floor(&mut self, _floor: f32) {}
 }
 
 /// Runs the disjunction of `clauses` over `seg`, passing every competitive live doc to `sink`.
 pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
+    let n = clauses.len();
+    let sparse = clauses.iter().map(|c| c.cost()).sum::<u64>().saturating_mul(SPARSE) <= seg.max_doc() as u64 && !windows_forced();
+    if !sparse || n == 1 {
+        // The sparse doc-at-a-time loop does not prune, so a floor would not pay for itself
+        // (with one, the windowed loop on sparse clauses measured slower than that loop).
+        super::floor::prime(&mut clauses, seg, sink);
+    }
     if let [one] = clauses.as_mut_slice() {
         one.collect_top(if seg.has_deletions() { Some(seg) } else { None }, sink);
         return match one.take_error() {
@@ -39,8 +55,6 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
             None => Ok(()),
         };
     }
-    let n = clauses.len();
-    let sparse = clauses.iter().map(|c| c.cost()).sum::<u64>().saturating_mul(SPARSE) <= seg.max_doc() as u64 && !windows_forced();
     let mut cs: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
     if sparse {
         doc_at_a_time(&mut cs, seg, sink);

@@ -47,6 +47,7 @@ pub mod count;
 pub mod dis_max;
 pub mod disjunction;
 pub mod explain;
+pub mod floor;
 pub mod function_score;
 pub mod max_score;
 pub mod multi_phrase;

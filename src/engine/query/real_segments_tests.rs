@@ -209,3 +209,73 @@ fn sparse_disjunctions_doc_at_a_time_equal_windows() {
     writer.refresh().unwrap();
     check(&writer.searcher().unwrap());
 }
+
+/// Threshold priming (`floor.rs`) on real segments: with the stored top docs of multi-block terms,
+/// deletions among them and several segments, pruned top-k (k up to 17, one past the stored 16)
+/// equals exhaustive top-k; and the floor a segment gives is positive and never above the k-th
+/// best exhaustive score.
+#[test]
+fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
+    let mut next = lcg(99);
+    let words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"];
+    let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
+    for d in 0..4000i64 {
+        let len = 1 + next() % 40;
+        let body: Vec<&str> = (0..len).map(|_| words[(next() % 64).trailing_zeros().min(7) as usize]).collect();
+        writer.append(&body_doc(d, &body.join(" "))).unwrap();
+        if d == 2500 {
+            writer.refresh().unwrap();
+        }
+    }
+    writer.refresh().unwrap();
+    let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
+    let queries = vec![t("alpha"), t("delta"), Query::or(vec![t("alpha"), t("zeta")]), Query::or(vec![t("beta"), t("eta"), t("theta")]), Query::or(vec![t("gamma"), t("absent")])];
+    struct Rec(usize, f32);
+    impl super::super::max_score::Sink for Rec {
+        fn collect(&mut self, _: crate::engine::segment::DocId, _: f32) {}
+        fn min_competitive(&self) -> f32 {
+            0.0
+        }
+        fn floor_k(&self) -> Option<usize> {
+            Some(self.0)
+        }
+        fn raise_floor(&mut self, f: f32) {
+            self.1 = f;
+        }
+    }
+    for round in 0..2 {
+        let real = writer.searcher().unwrap();
+        for q in &queries {
+            for k in [1usize, 5, 10, 16, 17] {
+                let s = real.query();
+                let exhaustive = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+                let pruned = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() }).unwrap();
+                assert_eq!(hits_of(&pruned), hits_of(&exhaustive), "round {round}, query {q}, size {k}");
+                if k > crate::engine::segment::postings::TOP_DOCS {
+                    continue;
+                }
+                // Each segment's floor alone is below the k-th best hit of the whole index.
+                let kth = exhaustive.hits.get(k - 1).map_or(0.0, |h| h.score);
+                let views: Vec<&dyn SegmentView> = real.leaves().iter().map(|l| l as &dyn SegmentView).collect();
+                let w = Weight::compile(q, &views, 1.0, true).unwrap();
+                let mut floors = Vec::new();
+                for seg in &views {
+                    let mut clauses = w.term_disjunction(*seg).unwrap().expect("term disjunction");
+                    let mut rec = Rec(k, 0.0);
+                    super::super::floor::prime(&mut clauses, *seg, &mut rec);
+                    assert!(rec.1 <= kth, "round {round}, query {q}, size {k}: floor {} above the k-th score {kth}", rec.1);
+                    floors.push(rec.1);
+                }
+                if *q == t("alpha") && round == 0 {
+                    // (After the deletions a segment may keep fewer than k live top docs.)
+                    assert!(floors.iter().all(|&f| f > 0.0), "alpha has stored top docs in every segment: {floors:?}");
+                }
+            }
+        }
+        // Delete docs (among them top docs of the frequent terms) for the second round.
+        for d in (0..4000).step_by(3) {
+            writer.delete(&format!("{d}")).unwrap();
+        }
+        writer.refresh().unwrap();
+    }
+}

@@ -148,6 +148,11 @@ impl<'a> TermScorer<'a> {
         self.postings.read_block(docs, freqs)
     }
 
+    /// The term's stored top docs ([`Postings::top_docs`]).
+    pub(crate) fn top_docs(&mut self, out: &mut Vec<(DocId, u32)>) {
+        self.postings.top_docs(out)
+    }
+
     /// The score of `doc` with `freq` occurrences (what [`Scorer::score`] gives on that doc).
     #[inline]
     pub(crate) fn score_of(&mut self, doc: DocId, freq: u32) -> f32 {

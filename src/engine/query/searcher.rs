@@ -159,6 +159,8 @@ struct TopCollector {
     /// The worst kept score once the heap is full. A later doc enters only with a strictly
     /// higher score (ties go to the earlier (segment, doc)).
     worst: f32,
+    /// `k` distinct live docs score at least this ([`super::floor`]); 0 until set.
+    floor: f32,
 }
 
 /// Docs collected between two looks at the clock (OpenSearch checks its timeout per doc, at
@@ -188,6 +190,7 @@ impl TopCollector {
             timed_out: false,
             seg: 0,
             worst: f32::NEG_INFINITY,
+            floor: 0.0,
         }
     }
 
@@ -230,9 +233,22 @@ impl super::max_score::Sink for TopCollector {
             // Nothing is competitive any more: MaxScore and block-max loops skip to the end.
             f32::INFINITY
         } else if self.heap.len() == self.k && self.count > self.threshold {
-            next_up(self.worst).max(0.0)
+            next_up(self.worst).max(self.floor)
         } else {
-            0.0
+            // Set only once pruning is allowed (`floor_k`); the floor counts inclusively, so a
+            // doc tying with it still enters (ties go to the earlier doc).
+            self.floor
+        }
+    }
+
+    fn floor_k(&self) -> Option<usize> {
+        let may_prune = self.threshold == 0 || self.count > self.threshold;
+        (may_prune && self.after.is_none() && !self.timed_out).then_some(self.k)
+    }
+
+    fn raise_floor(&mut self, floor: f32) {
+        if self.floor_k().is_some() {
+            self.floor = self.floor.max(floor);
         }
     }
 }

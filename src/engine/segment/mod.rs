@@ -78,6 +78,15 @@ pub trait Postings: Send {
         out.clear();
         out.push(self.block_max());
     }
+    /// Real docs of the term with their freqs, in increasing doc order, chosen to score well
+    /// for it alone: a term of more than one block gives its stored top docs
+    /// (`format/postings.md`, "TopDocs", up to [`postings::TOP_DOCS`]), a term of one block
+    /// all of its docs (at most 128). A top-k search scores them first to start with a minimum
+    /// competitive score ([`crate::engine::query::floor`]). Empty when none are known (the
+    /// default). A damaged list ends the iteration with an error, as damaged blocks do.
+    fn top_docs(&mut self, out: &mut Vec<(DocId, u32)>) {
+        out.clear();
+    }
     /// Batch iteration: copies the current document and the following ones of the same block
     /// (at least one, at most [`crate::engine::codec::bitpack::BLOCK`]) into `docs`, their freqs
     /// into `freqs`, leaves the iterator on the last one copied and returns how many; 0 when the

@@ -48,6 +48,7 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
     let mut sum = Summary { max_doc: r.max_doc, ..Summary::default() };
     let mut pos = Vec::new();
     let mut imps = Vec::new();
+    let mut top = Vec::new();
     for number in r.field_numbers().collect::<Vec<_>>() {
         let ft = r.field(number).expect("field_numbers lists present fields");
         let stats = ft.stats();
@@ -72,9 +73,18 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
             sdf += info.doc_freq as u64;
             sttf += info.total_term_freq;
             let mut p = ft.postings(&info, true)?;
+            // The stored top docs (multi-block terms) must be docs of the term with their freqs.
+            p.try_top_docs(&mut top)?;
+            let mut tj = 0;
             let (mut n, mut freqs, mut last) = (0u64, 0u64, None);
             loop {
                 let d = p.next();
+                if let Some(&(td, tf)) = top.get(tj).filter(|t| t.0 <= d) {
+                    if td < d || tf != p.freq() {
+                        return Err(Error::corrupt(name, 0, format!("field {number}: top doc ({td}, freq {tf}) is not a doc of term {term:?} with that freq")));
+                    }
+                    tj += 1;
+                }
                 if d == NO_MORE_DOCS {
                     break;
                 }

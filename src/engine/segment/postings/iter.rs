@@ -9,6 +9,7 @@ use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
 use super::unpack::{unpack_block, unpack_lanes};
 use super::impacts;
+use super::top_docs;
 use super::{num_blocks, skip_entry_len, BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
 use crate::engine::codec::bitpack::packed_len;
 use crate::engine::codec::bitpack::unpack32;
@@ -29,6 +30,8 @@ pub struct SegmentPostings<'a> {
     has_norms: bool,
     /// Unpacks a full block: four lanes (`.doc` version 2) or sequential (version 1).
     unpack_full: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
+    /// Multi-block terms store their top docs (`.doc` version 3 on).
+    has_top: bool,
     df: u32,
     nb: usize,
     singleton: bool,
@@ -98,6 +101,7 @@ impl<'a> SegmentPostings<'a> {
             has_off: e.opts.has_offsets(),
             has_norms: e.has_norms,
             unpack_full: if r.doc_lanes { unpack_lanes } else { unpack_block },
+            has_top: r.doc_top,
             df,
             nb,
             singleton,
@@ -309,6 +313,35 @@ impl<'a> SegmentPostings<'a> {
         Ok(at + used)
     }
 
+    /// [`Postings::top_docs`] with damage reported: a term of one block gives all of its docs
+    /// (when the iterator sits in that block), a longer one its stored list. The list follows the term's `TermImpacts`,
+    /// which follow the last block's impacts; its freqs are at most the term's largest (the
+    /// last `TermImpacts` pair) and it carries its own CRC32 (`top_docs.rs`).
+    pub(crate) fn try_top_docs(&self, out: &mut Vec<(DocId, u32)>) -> Result<()> {
+        out.clear();
+        if self.nb == 1 {
+            // One block, already decoded while the iterator sits in it: all of its docs.
+            if self.block == 0 && self.n == self.df as usize {
+                out.extend(self.docs[..self.n].iter().copied().zip(self.freqs[..self.n].iter().map(|&f| if self.has_freqs { f } else { 1 })));
+            }
+            return Ok(());
+        }
+        if !self.has_top || self.nb < 2 {
+            return Ok(());
+        }
+        let mut imp = Vec::with_capacity(super::MAX_IMPACTS);
+        let at = self.impacts_at(self.nb - 1)?;
+        let end = self.read_impacts(at, &mut imp)?;
+        let end = self.read_impacts(end, &mut imp)?;
+        let max_freq = imp.last().map_or(1, |p| p.0);
+        let bytes = self.doc_bytes.get(end..).unwrap_or(&[]);
+        top_docs::decode(bytes, self.max_doc, max_freq, out).map_err(|m| Error::corrupt(self.doc_name, end as u64, m))?;
+        if !self.has_freqs {
+            out.iter_mut().for_each(|p| p.1 = 1);
+        }
+        Ok(())
+    }
+
     /// [`Postings::block_impacts`] with damage reported: the list must decode and agree with the
     /// block's `MaxFreq`/`MinNorm` (its largest freq and smallest norm are exactly those).
     pub(crate) fn try_block_impacts(&self, out: &mut Vec<(u32, u8)>) -> Result<()> {
@@ -512,6 +545,13 @@ pub(super) fn skip_varints(bytes: &[u8], mut at: usize, mut n: u64) -> Option<us
 }
 
 impl Postings for SegmentPostings<'_> {
+    fn top_docs(&mut self, out: &mut Vec<(DocId, u32)>) {
+        if let Err(e) = self.try_top_docs(out) {
+            out.clear();
+            self.fail(e);
+        }
+    }
+
     #[inline]
     fn doc(&self) -> DocId {
         self.doc

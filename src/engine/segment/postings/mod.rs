@@ -6,7 +6,7 @@
 //! | ext | holds |
 //! |---|---|
 //! | `tim` | per field: sorted terms in prefix-compressed blocks of up to [`TERMS_PER_BLOCK`], a fixed-width block index for binary-search seeks, the field's statistics |
-//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed doc deltas and freqs, then each block's competitive impacts (and the term's) |
+//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed doc deltas and freqs, then each block's competitive impacts (and the term's, and its top docs) |
 //! | `pos` | per term: positions (and offsets) as varints, addressable per 128-doc block |
 //!
 //! The pieces, in the order data flows through them:
@@ -29,6 +29,7 @@ mod merge;
 mod reader;
 mod serializer;
 mod terms;
+mod top_docs;
 mod unpack;
 mod writer;
 
@@ -36,6 +37,7 @@ pub(crate) use buffer::BytesInterner;
 pub use buffer::PostingsBuffer;
 pub use check::{check_files, Summary};
 pub use impacts::MAX_IMPACTS;
+pub use top_docs::TOP_DOCS;
 pub use iter::SegmentPostings;
 pub use merge::merge_postings;
 pub use reader::PostingsReader;
@@ -50,9 +52,10 @@ pub const DOC_CODEC: &str = "FathomPostingsDoc";
 pub const POS_CODEC: &str = "FathomPostingsPos";
 /// Current format version of `.tim` and `.pos`.
 pub const VERSION: u32 = 1;
-/// Current format version of `.doc`: 2 packs full blocks in four lanes
-/// ([`unpack::pack_lanes`]); version 1 (sequential bit-packing) is still read.
-pub const DOC_VERSION: u32 = 2;
+/// Current format version of `.doc`: 3 stores each multi-block term's top docs after its
+/// impacts ([`top_docs`]); 2 packs full blocks in four lanes ([`unpack::pack_lanes`]); versions
+/// 1 (sequential bit-packing) and 2 are still read.
+pub const DOC_VERSION: u32 = 3;
 /// Term dictionary extension.
 pub const TERMS_EXT: &str = "tim";
 /// Doc/freq/skip extension.

@@ -7,6 +7,8 @@
 //! then [`finish`](PostingsSerializer::finish), which writes the field table and the footers.
 
 use super::impacts::{competitive, encode};
+use super::top_docs::{self, TopSelector};
+use crate::engine::segment::smallfloat::LENGTH_TABLE;
 use super::{num_blocks, skip_entry_len, BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
 use crate::engine::codec::bitpack::{bits_needed, pack32};
 use crate::engine::codec::{put_vu64, zigzag, IndexOutput};
@@ -42,6 +44,8 @@ struct FieldState {
     index: Vec<u8>,
     index_terms: Vec<u8>,
     num_blocks: u64,
+    /// Chooses the top docs of the field's multi-block terms (made on the first such term).
+    top: Option<TopSelector>,
 }
 
 /// The writer of one segment's postings files.
@@ -66,6 +70,8 @@ pub(crate) struct PostingsSerializer<'n> {
     /// The encoded impact lists of the term's blocks, and where each starts in it.
     imps: Vec<u8>,
     imp_off: Vec<u64>,
+    /// One term's top docs.
+    top_list: Vec<(DocId, u32)>,
 }
 
 impl<'n> PostingsSerializer<'n> {
@@ -88,6 +94,7 @@ impl<'n> PostingsSerializer<'n> {
             term_pairs: Vec::new(),
             imps: Vec::new(),
             imp_off: Vec::new(),
+            top_list: Vec::with_capacity(top_docs::TOP_DOCS),
         })
     }
 
@@ -110,6 +117,7 @@ impl<'n> PostingsSerializer<'n> {
             index: Vec::new(),
             index_terms: Vec::new(),
             num_blocks: 0,
+            top: None,
         });
     }
 
@@ -240,6 +248,10 @@ impl<'n> PostingsSerializer<'n> {
                 }
                 competitive(&mut self.term_pairs);
                 encode(&self.term_pairs, &mut self.imps);
+                let (max_doc, norms, number, has_norms) = (self.max_doc, self.norms, f.number, f.has_norms);
+                let sel = f.top.get_or_insert_with(|| TopSelector::new(has_norms.then(|| avg_length(max_doc, |d| norms(number, d)))));
+                sel.select(t.docs, freq_at, norm, &mut self.top_list);
+                top_docs::encode(&self.top_list, &mut self.imps);
             }
             self.doc.put(&self.skip)?;
             self.doc.put(&self.blocks)?;
@@ -352,6 +364,24 @@ impl<'n> PostingsSerializer<'n> {
         self.doc.finish()?;
         self.pos.finish()?;
         Ok(names)
+    }
+}
+
+/// The mean field length (decoded norm) over the docs that have the field (norm byte not 0),
+/// BM25's `avgdl` as this segment alone sees it; 1 when no doc has it.
+fn avg_length(max_doc: u32, norm: impl Fn(DocId) -> u8) -> f32 {
+    let (mut sum, mut n) = (0u64, 0u64);
+    for d in 0..max_doc {
+        let b = norm(d);
+        if b != 0 {
+            sum += LENGTH_TABLE[b as usize] as u64;
+            n += 1;
+        }
+    }
+    if n == 0 {
+        1.0
+    } else {
+        (sum as f64 / n as f64) as f32
     }
 }
 

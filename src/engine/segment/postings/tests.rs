@@ -579,6 +579,9 @@ fn golden_files_still_decode() {
     // header's version) still decodes to the same postings.
     let v1 = std::fs::read(gd.join("v1").join(s.file(DOC_EXT))).expect("golden v1 _g.doc");
     assert_eq!(check_files(&b(TERMS_EXT), &v1, &b(POS_EXT)).unwrap(), sum);
+    // Likewise version 2 (no term of two blocks, so no top docs in version 3 either).
+    let v2 = std::fs::read(gd.join("v2").join(s.file(DOC_EXT))).expect("golden v2 _g.doc");
+    assert_eq!(check_files(&b(TERMS_EXT), &v2, &b(POS_EXT)).unwrap(), sum);
 }
 
 #[test]
@@ -846,11 +849,32 @@ fn golden_v1_full_blocks_still_decode() {
     check_blocks_golden("v1-blocks");
 }
 
-/// The same segment written by the current writer (`.doc` version 2: full blocks in four
-/// lanes), byte for byte (`FATHOM_BLESS=1` writes it for a new version).
+/// The same segment as written by the version 2 writer (full blocks in four lanes, no top
+/// docs), kept for the record.
 #[test]
-fn golden_v2_full_blocks() {
+fn golden_v2_full_blocks_still_decode() {
+    check_blocks_golden("v2-blocks");
     let gd = golden_dir().join("v2-blocks");
+    let dir = RamDirectory::new();
+    let s = SegmentId { name: "_b".into(), id: *b"fathom-golden-b1" };
+    for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
+        dir.overwrite(&s.file(ext), std::fs::read(gd.join(s.file(ext))).expect("golden v2-blocks file"));
+    }
+    let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+    let text = r.field(0).unwrap();
+    let mut p = text.postings(&text.seek_exact(b"every").unwrap().unwrap(), false).unwrap();
+    let mut top = vec![(0, 0)];
+    p.top_docs(&mut top);
+    assert!(top.is_empty(), "version 2 stores no top docs");
+}
+
+/// The same segment written by the current writer (`.doc` version 3: full blocks in four
+/// lanes, top docs of multi-block terms), byte for byte (`FATHOM_BLESS=1` writes it for a new
+/// version); its top docs are the 16 best docs of each term under BM25 with the segment's mean
+/// field length (ties to the lower doc).
+#[test]
+fn golden_v3_full_blocks() {
+    let gd = golden_dir().join("v3-blocks");
     let fresh = RamDirectory::new();
     let (s, _) = blocks_segment(&fresh);
     for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
@@ -859,9 +883,36 @@ fn golden_v2_full_blocks() {
             std::fs::create_dir_all(&gd).unwrap();
             std::fs::write(gd.join(s.file(ext)), &now).unwrap();
         }
-        assert_eq!(std::fs::read(gd.join(s.file(ext))).expect("golden v2-blocks file"), now, "{ext} changed: a new format version needs new golden files");
+        assert_eq!(std::fs::read(gd.join(s.file(ext))).expect("golden v3-blocks file"), now, "{ext} changed: a new format version needs new golden files");
     }
-    check_blocks_golden("v2-blocks");
+    check_blocks_golden("v3-blocks");
+    let dir = RamDirectory::new();
+    for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
+        dir.overwrite(&s.file(ext), std::fs::read(gd.join(s.file(ext))).unwrap());
+    }
+    let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+    let text = r.field(0).unwrap();
+    // Field lengths: each doc holds every term's freq.
+    let mut len = vec![0u32; 3000];
+    for (d, _, f) in blocks_docs() {
+        len[d as usize] += f;
+    }
+    let dl = |d: DocId| crate::engine::segment::smallfloat::LENGTH_TABLE[length_to_norm(len[d as usize]) as usize];
+    let avg = ((0..3000).map(|d| dl(d) as u64).sum::<u64>() as f64 / 3000.0) as f32;
+    for term in ["every", "gaps", "tail"] {
+        let mut p = text.postings(&text.seek_exact(term.as_bytes()).unwrap().unwrap(), false).unwrap();
+        let mut top = Vec::new();
+        p.top_docs(&mut top);
+        let mut all: Vec<(f32, DocId, u32)> = blocks_docs()
+            .into_iter()
+            .filter(|x| x.1 == term)
+            .map(|(d, _, f)| (f as f32 / (f as f32 + 1.2 * ((1.0 - 0.75) + 0.75 * dl(d) as f32 / avg)), d, f))
+            .collect();
+        all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut want: Vec<(DocId, u32)> = all.iter().take(TOP_DOCS).map(|x| (x.1, x.2)).collect();
+        want.sort_unstable();
+        assert_eq!(top, want, "{term}");
+    }
 }
 
 fn check_blocks_golden(sub: &str) {
