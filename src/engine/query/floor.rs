@@ -24,12 +24,21 @@ pub fn prime(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut d
     if clauses.iter().all(|c| c.cost() <= BLOCK as u64) {
         return;
     }
+    // A partial sum bounds a doc's score from below only if no clause can score below 0 (a
+    // negative boost).
+    if clauses.iter().any(|c| !(c.global_bound() >= 0.0)) {
+        return;
+    }
+    #[cfg(test)]
+    if OFF.with(|o| o.get()) {
+        return;
+    }
     let Some(k) = sink.floor_k() else { return };
     if k == 0 || k > TOP_DOCS {
         return;
     }
     let deletions = seg.has_deletions();
-    let mut list = Vec::new();
+    let mut list = Vec::with_capacity(TOP_DOCS);
     // (doc, clause, clause score)
     let mut cand: SmallVec<[(DocId, usize, f32); 64]> = SmallVec::new();
     for (ci, c) in clauses.iter_mut().enumerate() {
@@ -65,4 +74,10 @@ pub fn prime(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut d
         // One float step down (`f32::next_down`, newer than the crate's MSRV).
         sink.raise_floor(f32::from_bits(kth.to_bits() - 1));
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: no priming (to compare the work done with and without a floor).
+    pub(crate) static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

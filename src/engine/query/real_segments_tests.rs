@@ -272,6 +272,22 @@ fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
                 }
             }
         }
+        if round == 0 {
+            // The floor takes effect: fewer docs scored than without it, same hits.
+            for q in [t("alpha"), Query::or(vec![t("alpha"), t("zeta")])] {
+                let spec = TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
+                let run = |off: bool| {
+                    super::super::floor::OFF.with(|o| o.set(off));
+                    super::super::scorer::SCORED.with(|c| c.set(0));
+                    let top = real.query().search(&q, &spec).unwrap();
+                    super::super::floor::OFF.with(|o| o.set(false));
+                    (super::super::scorer::SCORED.with(|c| c.get()), hits_of(&top))
+                };
+                let ((primed, a), (plain, b)) = (run(false), run(true));
+                assert_eq!(a, b, "query {q}");
+                assert!(primed < plain, "query {q}: {primed} docs scored with a floor, {plain} without");
+            }
+        }
         // Delete docs (among them top docs of the frequent terms) for the second round.
         for d in (0..4000).step_by(3) {
             writer.delete(&format!("{d}")).unwrap();

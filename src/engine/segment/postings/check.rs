@@ -5,7 +5,7 @@
 use super::reader::PostingsReader;
 use super::{DOC_EXT, POS_EXT, TERMS_EXT};
 use crate::engine::codec::check_footer;
-use crate::engine::segment::{Postings, NO_MORE_DOCS};
+use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use crate::engine::store::FileBytes;
 use crate::engine::{Error, Result};
 
@@ -45,6 +45,7 @@ pub fn check_files(tim: &[u8], doc: &[u8], pos: &[u8]) -> Result<Summary> {
 /// Walks every field, term, postings list and position of an open reader.
 pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
     let name = r.names[0].as_str();
+    let doc_name = r.names[1].as_str();
     let mut sum = Summary { max_doc: r.max_doc, ..Summary::default() };
     let mut pos = Vec::new();
     let mut imps = Vec::new();
@@ -77,16 +78,17 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
             p.try_top_docs(&mut top)?;
             let mut tj = 0;
             let (mut n, mut freqs, mut last) = (0u64, 0u64, None);
+            let not_a_doc = |(td, tf): (DocId, u32)| Error::corrupt(doc_name, 0, format!("field {number}: top doc ({td}, freq {tf}) is not a doc of term {term:?} with that freq"));
             loop {
                 let d = p.next();
-                if let Some(&(td, tf)) = top.get(tj).filter(|t| t.0 <= d) {
-                    if td < d || tf != p.freq() {
-                        return Err(Error::corrupt(name, 0, format!("field {number}: top doc ({td}, freq {tf}) is not a doc of term {term:?} with that freq")));
-                    }
-                    tj += 1;
-                }
                 if d == NO_MORE_DOCS {
                     break;
+                }
+                if let Some(&(td, tf)) = top.get(tj).filter(|t| t.0 <= d) {
+                    if td < d || tf != p.freq() {
+                        return Err(not_a_doc((td, tf)));
+                    }
+                    tj += 1;
                 }
                 if last.is_some_and(|l| l >= d) || d >= r.max_doc {
                     return Err(Error::corrupt(name, 0, format!("field {number}: doc {d} out of order or >= max_doc")));
@@ -119,6 +121,9 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
             }
             if let Some(e) = p.take_error() {
                 return Err(e);
+            }
+            if let Some(&t) = top.get(tj) {
+                return Err(not_a_doc(t));
             }
             if n != info.doc_freq as u64 || (ft.index_options().has_freqs() && freqs != info.total_term_freq) {
                 return Err(Error::corrupt(name, 0, format!("field {number}: term has {n} docs / {freqs} occurrences, dictionary says {} / {}", info.doc_freq, info.total_term_freq)));

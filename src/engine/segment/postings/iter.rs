@@ -329,10 +329,12 @@ impl<'a> SegmentPostings<'a> {
         if !self.has_top || self.nb < 2 {
             return Ok(());
         }
+        // Damaged impact lists only cost the floor (searches fall back to the skip entries'
+        // bounds, and `check_files` reports them); a damaged `TopDocs` list is an error.
         let mut imp = Vec::with_capacity(super::MAX_IMPACTS);
-        let at = self.impacts_at(self.nb - 1)?;
-        let end = self.read_impacts(at, &mut imp)?;
-        let end = self.read_impacts(end, &mut imp)?;
+        let Ok(end) = self.impacts_at(self.nb - 1).and_then(|at| self.read_impacts(at, &mut imp)).and_then(|end| self.read_impacts(end, &mut imp)) else {
+            return Ok(());
+        };
         let max_freq = imp.last().map_or(1, |p| p.0);
         let bytes = self.doc_bytes.get(end..).unwrap_or(&[]);
         top_docs::decode(bytes, self.max_doc, max_freq, out).map_err(|m| Error::corrupt(self.doc_name, end as u64, m))?;

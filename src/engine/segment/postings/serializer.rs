@@ -70,8 +70,9 @@ pub(crate) struct PostingsSerializer<'n> {
     /// The encoded impact lists of the term's blocks, and where each starts in it.
     imps: Vec<u8>,
     imp_off: Vec<u64>,
-    /// One term's top docs.
+    /// One term's top docs, and the norm byte of each of its docs (to choose them).
     top_list: Vec<(DocId, u32)>,
+    term_norms: Vec<u8>,
 }
 
 impl<'n> PostingsSerializer<'n> {
@@ -95,6 +96,7 @@ impl<'n> PostingsSerializer<'n> {
             imps: Vec::new(),
             imp_off: Vec::new(),
             top_list: Vec::with_capacity(top_docs::TOP_DOCS),
+            term_norms: Vec::new(),
         })
     }
 
@@ -187,6 +189,7 @@ impl<'n> PostingsSerializer<'n> {
             self.imps.clear();
             self.imp_off.clear();
             self.term_pairs.clear();
+            self.term_norms.clear();
             let mut prev: i64 = -1;
             #[allow(clippy::needless_range_loop)] // `b` also slices `t.docs` and names the block
             for b in 0..nb {
@@ -201,6 +204,7 @@ impl<'n> PostingsSerializer<'n> {
                     self.scratch.push(delta);
                     prev = d as i64;
                     let nd = norm(d);
+                    self.term_norms.push(nd);
                     bmin = bmin.min(nd);
                     self.pairs.push((freq_at(b * BLOCK + i).max(1), nd));
                 }
@@ -250,7 +254,7 @@ impl<'n> PostingsSerializer<'n> {
                 encode(&self.term_pairs, &mut self.imps);
                 let (max_doc, norms, number, has_norms) = (self.max_doc, self.norms, f.number, f.has_norms);
                 let sel = f.top.get_or_insert_with(|| TopSelector::new(has_norms.then(|| avg_length(max_doc, |d| norms(number, d)))));
-                sel.select(t.docs, freq_at, norm, &mut self.top_list);
+                sel.select(t.docs, freq_at, &self.term_norms, &mut self.top_list);
                 top_docs::encode(&self.top_list, &mut self.imps);
             }
             self.doc.put(&self.skip)?;

@@ -956,3 +956,62 @@ fn check_blocks_golden(sub: &str) {
         }
     }
 }
+
+/// The `TopDocs` list of a term: damage behind the file's checksum is an error naming `.doc`
+/// (the list's own CRC); a list with a valid CRC that names a wrong freq passes the reader's
+/// range checks but not `check_files`.
+#[test]
+fn damaged_top_docs_are_errors() {
+    let fresh = RamDirectory::new();
+    let (s, infos) = blocks_segment(&fresh);
+    let name = s.file(DOC_EXT);
+    let orig = fresh.open(&name).unwrap().to_vec();
+    let r = PostingsReader::open(&fresh, &s, &infos).unwrap();
+    let info = r.field(0).unwrap().seek_exact(b"every").unwrap().unwrap();
+    let mut top = Vec::new();
+    r.field(0).unwrap().postings(&info, false).unwrap().top_docs(&mut top);
+    assert_eq!(top.len(), TOP_DOCS);
+    let mut enc = Vec::new();
+    super::top_docs::encode(&top, &mut enc);
+    let at = orig.windows(enc.len()).position(|w| w == enc.as_slice()).expect("the encoded list is in the file");
+    let tim = fresh.open(&s.file(TERMS_EXT)).unwrap().to_vec();
+    let pos = fresh.open(&s.file(POS_EXT)).unwrap().to_vec();
+    let refooter = |mut b: Vec<u8>| {
+        let n = b.len() - crate::engine::codec::FOOTER_LEN;
+        let crc = crc32fast::hash(&b[..n]);
+        b.truncate(n);
+        b.extend_from_slice(&crate::engine::codec::header::footer_bytes(crc));
+        b
+    };
+    // A flipped bit inside the list (valid file checksum): the reader reports it.
+    for i in [at + 1, at + enc.len() / 2, at + enc.len() - 1] {
+        let mut b = orig.clone();
+        b[i] ^= 0x10;
+        let b = refooter(b);
+        let dir = RamDirectory::new();
+        for ext in [TERMS_EXT, POS_EXT] {
+            dir.overwrite(&s.file(ext), fresh.open(&s.file(ext)).unwrap().to_vec());
+        }
+        dir.overwrite(&name, b.clone());
+        let r = PostingsReader::open(&dir, &s, &infos).unwrap();
+        let mut p = r.field(0).unwrap().postings(&info, false).unwrap();
+        let mut got = vec![(0, 0)];
+        p.top_docs(&mut got);
+        assert!(got.is_empty(), "byte {i}: nothing from a damaged list");
+        let e = p.take_error().expect("the damaged list is reported");
+        assert!(e.is_corruption() && e.to_string().contains("_b.doc"), "{e}");
+        assert_eq!(p.next(), NO_MORE_DOCS, "the iterator ends with the error");
+        assert!(check_files(&tim, &b, &pos).is_err(), "byte {i}");
+    }
+    // A valid list (CRC recomputed) whose first doc has a freq it does not have.
+    let mut wrong = top.clone();
+    wrong[0].1 = if wrong[0].1 > 1 { wrong[0].1 - 1 } else { 2 };
+    let mut enc2 = Vec::new();
+    super::top_docs::encode(&wrong, &mut enc2);
+    assert_eq!(enc2.len(), enc.len());
+    let mut b = orig.clone();
+    b[at..at + enc.len()].copy_from_slice(&enc2);
+    let e = check_files(&tim, &refooter(b), &pos).expect_err("a top doc with a wrong freq");
+    assert!(e.to_string().contains("top doc"), "{e}");
+    assert!(check_files(&tim, &orig, &pos).is_ok());
+}

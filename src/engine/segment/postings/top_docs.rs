@@ -42,14 +42,15 @@ impl TopSelector {
         TopSelector { kn, best: Vec::with_capacity(TOP_DOCS + 1) }
     }
 
-    /// The top docs of the term with `docs` (increasing), `freq(i)` and `norm(doc)`, into `out`
-    /// in increasing doc order. Ties go to the lower doc.
-    pub(crate) fn select(&mut self, docs: &[DocId], freq: impl Fn(usize) -> u32, norm: impl Fn(DocId) -> u8, out: &mut Vec<(DocId, u32)>) {
+    /// The top docs of the term with `docs` (increasing) and norm bytes `norms` (one per doc),
+    /// `freq(i)` the freq of `docs[i]`, into `out` in increasing doc order. Ties go to the lower
+    /// doc.
+    pub(crate) fn select(&mut self, docs: &[DocId], freq: impl Fn(usize) -> u32, norms: &[u8], out: &mut Vec<(DocId, u32)>) {
         self.best.clear();
         let mut worst = f32::NEG_INFINITY;
-        for (i, &d) in docs.iter().enumerate() {
+        for (i, (&d, &nb)) in docs.iter().zip(norms).enumerate() {
             let f = freq(i).max(1) as f32;
-            let key = f / (f + self.kn[norm(d) as usize]);
+            let key = f / (f + self.kn[nb as usize]);
             if self.best.len() == TOP_DOCS && key <= worst {
                 continue;
             }
@@ -148,7 +149,8 @@ mod tests {
             let fr: Vec<u32> = raw.values().map(|v| v.0).collect();
             let mut sel = TopSelector::new(Some(avg));
             let mut out = Vec::new();
-            sel.select(&docs, |i| fr[i], |d| raw[&d].1, &mut out);
+            let norms: Vec<u8> = raw.values().map(|v| v.1).collect();
+            sel.select(&docs, |i| fr[i], &norms, &mut out);
             let mut model: Vec<(f32, DocId, u32)> = raw.iter().map(|(&d, &(f, n))| (key(f, n, avg), d, f)).collect();
             model.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             model.truncate(TOP_DOCS);
@@ -193,7 +195,7 @@ mod tests {
         let docs: Vec<DocId> = (0..100).collect();
         let mut sel = TopSelector::new(None);
         let mut out = Vec::new();
-        sel.select(&docs, |i| if i % 10 == 0 { 3 } else { 1 }, |_| 1, &mut out);
+        sel.select(&docs, |i| if i % 10 == 0 { 3 } else { 1 }, &[1; 100], &mut out);
         let want: Vec<(DocId, u32)> = (0..10).map(|i| (i * 10, 3)).chain((1..7).map(|i| (i, 1))).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
         assert_eq!(out, want);
     }
