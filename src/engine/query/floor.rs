@@ -26,7 +26,7 @@ pub fn prime(clauses: &mut [TermScorer<'_>], seg: &dyn SegmentView, sink: &mut d
     }
     // A partial sum bounds a doc's score from below only if no clause can score below 0 (a
     // negative boost).
-    if clauses.iter().any(|c| !(c.global_bound() >= 0.0)) {
+    if clauses.iter().any(|c| c.global_bound() < 0.0 || c.global_bound().is_nan()) {
         return;
     }
     #[cfg(test)]
