@@ -20,7 +20,9 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     if clauses.is_empty() {
         return Ok(());
     }
-    let mut cursors: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
+    // A Vec, not a SmallVec: a cursor is over 2 KB (its block buffers and score table), and
+    // four inline ones made every move of the collection an 8 KB copy.
+    let mut cursors: Vec<TermCursor<'_>> = clauses.into_iter().map(TermCursor::new).collect();
     let mut order: SmallVec<[usize; 4]> = (0..cursors.len()).collect();
     order.sort_by_key(|&i| cursors[i].cost());
     // Plain slices from here on: indexing a SmallVec checks inline-or-heap at every access.

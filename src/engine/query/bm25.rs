@@ -55,8 +55,31 @@ pub struct Bm25 {
     /// `boost * idf`, and an upper bound of every score.
     pub weight: f32,
     doc_count: u64,
-    doc_freqs: Vec<u64>,
+    doc_freqs: smallvec::SmallVec<[u64; 2]>,
     cache: [f32; 256],
+}
+
+/// `1 / (k1 * (1 - b + b * dl / avgdl))` for each norm byte (Lucene's `BM25Scorer.cache`).
+/// A pure function of `avgdl`; the last table is kept per thread, since the terms of a query
+/// (and the queries that follow) mostly share their field's `avgdl`.
+fn norm_cache(avgdl: f32) -> [f32; 256] {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(u32, [f32; 256])>> = const { std::cell::RefCell::new(None) };
+    }
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((bits, cache)) = last.as_ref() {
+            if *bits == avgdl.to_bits() {
+                return *cache;
+            }
+        }
+        let mut cache = [0f32; 256];
+        for (c, &len) in cache.iter_mut().zip(LENGTH_TABLE.iter()) {
+            *c = 1.0 / (K1 * ((1.0 - B) + B * len as f32 / avgdl));
+        }
+        *last = Some((avgdl.to_bits(), cache));
+        cache
+    })
 }
 
 /// Lucene's `BM25Similarity.idf`.
@@ -74,11 +97,7 @@ impl Bm25 {
             doc_freqs.iter().map(|&df| idf(df, doc_count) as f64).sum::<f64>() as f32
         };
         let avgdl = (sum_total_term_freq as f64 / doc_count as f64) as f32;
-        let mut cache = [0f32; 256];
-        for (c, &len) in cache.iter_mut().zip(LENGTH_TABLE.iter()) {
-            *c = 1.0 / (K1 * ((1.0 - B) + B * len as f32 / avgdl));
-        }
-        Bm25 { boost, idf, avgdl, weight: boost * idf, doc_count, doc_freqs: doc_freqs.to_vec(), cache }
+        Bm25 { boost, idf, avgdl, weight: boost * idf, doc_count, doc_freqs: doc_freqs.iter().copied().collect(), cache: norm_cache(avgdl) }
     }
 
     /// The score of a document with `freq` occurrences and norm byte `norm` (1 without norms).

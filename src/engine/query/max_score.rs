@@ -55,7 +55,9 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
             None => Ok(()),
         };
     }
-    let mut cs: SmallVec<[TermCursor<'_>; 4]> = clauses.into_iter().map(TermCursor::new).collect();
+    // A Vec, not a SmallVec: a cursor is over 2 KB (its block buffers and score table), and
+    // four inline ones made every move of the collection an 8 KB copy.
+    let mut cs: Vec<TermCursor<'_>> = clauses.into_iter().map(TermCursor::new).collect();
     if sparse {
         doc_at_a_time(&mut cs, seg, sink);
         return cs.iter_mut().find_map(|c| c.take_error()).map_or(Ok(()), Err);

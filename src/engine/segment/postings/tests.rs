@@ -1015,3 +1015,25 @@ fn damaged_top_docs_are_errors() {
     assert!(e.to_string().contains("top doc"), "{e}");
     assert!(check_files(&tim, &orig, &pos).is_ok());
 }
+
+proptest! {
+    /// The branch-free in-block search equals a linear scan for every start and target.
+    #[test]
+    fn first_at_least_matches_a_scan(gaps in prop::collection::vec(1u32..50, 1..=BLOCK), from_frac in 0.0f64..1.0, t_frac in 0.0f64..1.0) {
+        let mut docs = [0u32; BLOCK];
+        let mut d = 0u32;
+        for (slot, g) in docs.iter_mut().zip(&gaps) {
+            d += g;
+            *slot = d;
+        }
+        let n = gaps.len();
+        let from = ((n - 1) as f64 * from_frac) as usize;
+        // A target no greater than the last doc, and at least the doc at `from` at times.
+        let target = docs[from] + ((docs[n - 1] - docs[from]) as f64 * t_frac) as u32;
+        let mut want = from;
+        while docs[want] < target {
+            want += 1;
+        }
+        prop_assert_eq!(super::iter::first_at_least(&docs, from, n, target), want);
+    }
+}
