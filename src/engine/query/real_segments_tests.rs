@@ -295,3 +295,41 @@ fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
         writer.refresh().unwrap();
     }
 }
+
+/// Priming on a keyword field (no freqs, no norms: every doc of a term scores the same) and
+/// with `track_total_hits` up to a count (the floor only once the count is past it): pruned
+/// top-k equals exhaustive top-k, and the totals keep their meaning.
+#[test]
+fn primed_keyword_terms_and_total_hits_thresholds() {
+    let mut next = lcg(5);
+    let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
+    let tags = ["red", "green", "blue", "grey"];
+    for d in 0..3000i64 {
+        let mut doc = body_doc(d, if next() % 3 == 0 { "alpha beta" } else { "alpha" });
+        // "red" in about half the docs, the others rarer: all of them span several blocks.
+        let tag = tags[(next() % 8).trailing_zeros().min(3) as usize];
+        doc.fields.push(IndexableField { name: "tag".into(), value: FieldValue::Keyword(tag.into()), index: true, doc_values: false });
+        writer.append(&doc).unwrap();
+    }
+    writer.refresh().unwrap();
+    let real = writer.searcher().unwrap();
+    let kw = |w: &str| Query::Term { field: "tag".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
+    let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
+    let queries = vec![kw("red"), Query::or(vec![kw("red"), kw("grey")]), Query::or(vec![kw("green"), t("beta")]), Query::or(vec![t("alpha"), t("beta")])];
+    for q in &queries {
+        for k in [1usize, 10, 16] {
+            let s = real.query();
+            let exhaustive = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+            for tth in [TrackTotalHits::UpTo(0), TrackTotalHits::UpTo(50), TrackTotalHits::UpTo(100_000)] {
+                let got = s.search(q, &TopSpec { size: k, track_total_hits: tth, ..TopSpec::default() }).unwrap();
+                assert_eq!(hits_of(&got), hits_of(&exhaustive), "query {q}, size {k}, {tth:?}");
+                let n = exhaustive.total.0;
+                match tth {
+                    TrackTotalHits::UpTo(100_000) => assert_eq!(got.total, exhaustive.total, "query {q}: counted in full"),
+                    TrackTotalHits::UpTo(50) if n > 50 => assert_eq!(got.total, (50, Relation::Gte), "query {q}"),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
