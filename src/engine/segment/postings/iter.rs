@@ -7,7 +7,7 @@
 
 use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
-use super::unpack::{unpack_block, unpack_lanes};
+use super::unpack::{unpack_block, unpack_block_plus1, unpack_lanes, unpack_lanes_plus1};
 use super::impacts;
 use super::top_docs;
 use super::{num_blocks, skip_entry_len, BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
@@ -30,6 +30,8 @@ pub struct SegmentPostings<'a> {
     has_norms: bool,
     /// Unpacks a full block: four lanes (`.doc` version 2) or sequential (version 1).
     unpack_full: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
+    /// The same for a full block of freqs, adding back the 1 they are stored without.
+    unpack_full_freqs: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
     /// Multi-block terms store their top docs (`.doc` version 3 on).
     has_top: bool,
     df: u32,
@@ -101,6 +103,7 @@ impl<'a> SegmentPostings<'a> {
             has_off: e.opts.has_offsets(),
             has_norms: e.has_norms,
             unpack_full: if r.doc_lanes { unpack_lanes } else { unpack_block },
+            unpack_full_freqs: if r.doc_lanes { unpack_lanes_plus1 } else { unpack_block_plus1 },
             has_top: r.doc_top,
             df,
             nb,
@@ -246,14 +249,15 @@ impl<'a> SegmentPostings<'a> {
                 return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
             }
             let used = if n == BLOCK {
-                (self.unpack_full)(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
+                (self.unpack_full_freqs)(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
             } else {
-                unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?
+                let used = unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
+                for f in &mut self.freqs[..n] {
+                    *f += 1;
+                }
+                used
             };
             r.skip(used).map_err(|e| e.in_file(name))?;
-            for f in &mut self.freqs[..n] {
-                *f += 1;
-            }
         }
         if self.nb == 1 {
             self.single_imp_at = r.offset() as usize;

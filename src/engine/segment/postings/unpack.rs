@@ -6,14 +6,15 @@ use super::BLOCK;
 use crate::engine::codec::bitpack::packed_len;
 
 /// Calls `$f::<B>($src, $out)` with the bit width `$bits` as the constant `B` (1 to 32); width 0
-/// zero-fills `$out`; a wider one returns `None` from the calling function.
+/// fills `$out` with `$zero` (what a width-0 value decodes to); a wider one returns `None` from
+/// the calling function.
 macro_rules! by_width {
-    ($bits:expr, $f:ident, $src:expr, $out:expr) => {
-        by_width!(@ $bits, $f, $src, $out; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+    ($bits:expr, $f:ident, $src:expr, $out:expr, $zero:expr) => {
+        by_width!(@ $bits, $f, $src, $out, $zero; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
     };
-    (@ $bits:expr, $f:ident, $src:expr, $out:expr; $($b:literal)*) => {
+    (@ $bits:expr, $f:ident, $src:expr, $out:expr, $zero:expr; $($b:literal)*) => {
         match $bits {
-            0 => $out.fill(0),
+            0 => $out.fill($zero),
             $($b => $f::<$b>($src, $out),)*
             _ => return None,
         }
@@ -63,7 +64,7 @@ pub(crate) fn unpack_block(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Op
     if input.len() < need + SLACK {
         return unpack_padded(input, need, bits, out).map(|_| need);
     }
-    by_width!(bits, unpack_fixed, input, out);
+    by_width!(bits, unpack_fixed, input, out, 0);
     Some(need)
 }
 
@@ -109,7 +110,7 @@ fn row(src: &[u8], j: usize) -> [u32; 4] {
 /// Row `k` of the block (values `4k..4k+4`, one per lane). Inlined with a literal `k`, the word
 /// index, the shift and the straddle test are constants.
 #[inline(always)]
-fn lanes_row<const B: usize>(src: &[u8], out: &mut [u32; BLOCK], k: usize) {
+fn lanes_row<const B: usize, const ADD: u32>(src: &[u8], out: &mut [u32; BLOCK], k: usize) {
     let mask: u32 = if B == 32 { u32::MAX } else { (1u32 << B) - 1 };
     let bit = k * B;
     let (j, s) = (bit / 32, (bit % 32) as u32);
@@ -122,17 +123,17 @@ fn lanes_row<const B: usize>(src: &[u8], out: &mut [u32; BLOCK], k: usize) {
         }
     }
     for l in 0..4 {
-        out[4 * k + l] = v[l] & mask;
+        out[4 * k + l] = (v[l] & mask).wrapping_add(ADD);
     }
 }
 
 #[inline(always)]
-fn unpack_lanes_fixed<const B: usize>(src: &[u8], out: &mut [u32; BLOCK]) {
+fn unpack_lanes_fixed<const B: usize, const ADD: u32>(src: &[u8], out: &mut [u32; BLOCK]) {
     // `src` holds exactly B rows of 16 bytes; the 32 rows are written out so that every index
     // is a constant and the one length check here is the only one.
     let src = &src[..16 * B];
     macro_rules! rows {
-        ($($k:literal)*) => { $( lanes_row::<B>(src, out, $k); )* };
+        ($($k:literal)*) => { $( lanes_row::<B, ADD>(src, out, $k); )* };
     }
     rows!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
 }
@@ -144,8 +145,38 @@ pub(crate) fn unpack_lanes(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Op
         return None;
     }
     let need = 16 * bits as usize;
-    by_width!(bits, unpack_lanes_fixed, input.get(..need)?, out);
+    by_width!(bits, lanes0, input.get(..need)?, out, 0);
     Some(need)
+}
+
+/// [`unpack_lanes`], then 1 added to every value (freqs are stored minus 1): the add rides on
+/// the unpack's last step instead of a second pass over the block.
+pub(crate) fn unpack_lanes_plus1(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Option<usize> {
+    if bits > 32 {
+        return None;
+    }
+    let need = 16 * bits as usize;
+    by_width!(bits, lanes1, input.get(..need)?, out, 1);
+    Some(need)
+}
+
+/// [`unpack_block`] (sequential, `.doc` version 1), then 1 added to every value.
+pub(crate) fn unpack_block_plus1(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Option<usize> {
+    let used = unpack_block(input, bits, out)?;
+    for v in out.iter_mut() {
+        *v = v.wrapping_add(1);
+    }
+    Some(used)
+}
+
+#[inline(always)]
+fn lanes0<const B: usize>(src: &[u8], out: &mut [u32; BLOCK]) {
+    unpack_lanes_fixed::<B, 0>(src, out)
+}
+
+#[inline(always)]
+fn lanes1<const B: usize>(src: &[u8], out: &mut [u32; BLOCK]) {
+    unpack_lanes_fixed::<B, 1>(src, out)
 }
 
 #[cfg(test)]
@@ -193,10 +224,21 @@ mod tests {
             let mut out = [7u32; BLOCK];
             assert_eq!(unpack_lanes(&packed, bits, &mut out), Some(packed.len()));
             assert_eq!(out, vals, "bits {bits}");
+            // The freq variants add 1 to every value, for both layouts.
+            let plus1 = vals.map(|v| v.wrapping_add(1));
+            assert_eq!(unpack_lanes_plus1(&packed, bits, &mut out), Some(packed.len()));
+            assert_eq!(out, plus1, "bits {bits}, plus 1");
+            let mut seq = Vec::new();
+            pack32(&vals, bits, &mut seq);
+            seq.extend_from_slice(&[0; 8]);
+            assert_eq!(unpack_block_plus1(&seq, bits, &mut out), Some(packed_len(BLOCK, bits)));
+            assert_eq!(out, plus1, "bits {bits}, sequential plus 1");
             if bits > 0 {
                 assert_eq!(unpack_lanes(&packed[..packed.len() - 1], bits, &mut out), None);
+                assert_eq!(unpack_lanes_plus1(&packed[..packed.len() - 1], bits, &mut out), None);
             }
         }
         assert_eq!(unpack_lanes(&[0; 600], 33, &mut [0; BLOCK]), None);
+        assert_eq!(unpack_lanes_plus1(&[0; 600], 33, &mut [0; BLOCK]), None);
     }
 }
