@@ -98,6 +98,17 @@ pub fn footer_bytes(crc: u32) -> [u8; FOOTER_LEN] {
     f
 }
 
+/// Tests: `file` with its footer's checksum recomputed, so that damage made to it reaches the
+/// structural checks behind the CRC.
+#[cfg(test)]
+pub fn refooter(mut file: Vec<u8>) -> Vec<u8> {
+    let n = file.len() - FOOTER_LEN;
+    let crc = crc32fast::hash(&file[..n]);
+    file.truncate(n);
+    file.extend_from_slice(&footer_bytes(crc));
+    file
+}
+
 /// Checks the footer's structure in O(1) and returns the stored checksum, without hashing the
 /// file (Lucene's `retrieveChecksum`).
 pub fn footer_checksum(bytes: &[u8], file: &str) -> Result<u32> {

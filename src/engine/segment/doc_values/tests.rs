@@ -282,14 +282,7 @@ fn exercise(r: &DocValuesReader, max_doc: u32) {
     }
 }
 
-/// Recomputes the footer so that damage reaches the structural checks behind the checksum.
-fn refooter(mut b: Vec<u8>) -> Vec<u8> {
-    let n = b.len() - crate::engine::codec::FOOTER_LEN;
-    let crc = crc32fast::hash(&b[..n]);
-    b.truncate(n);
-    b.extend_from_slice(&crate::engine::codec::header::footer_bytes(crc));
-    b
-}
+use crate::engine::codec::header::refooter;
 
 #[test]
 fn damage_behind_a_valid_checksum_never_panics() {

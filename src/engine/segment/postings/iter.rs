@@ -307,6 +307,14 @@ impl<'a> SegmentPostings<'a> {
         Ok(end)
     }
 
+    /// A term of 2+ blocks: skips the last block's impact list (at `at`) and decodes the term's
+    /// (`TermImpacts`, which follows it) into `out`; returns where that ends (where `TopDocs`
+    /// starts from version 3 on).
+    fn read_term_impacts(&self, at: usize, out: &mut Vec<(u32, u8)>) -> Result<usize> {
+        let end = self.read_impacts(at, out)?;
+        self.read_impacts(end, out)
+    }
+
     /// Decodes the impact list at `at`; returns where it ends.
     fn read_impacts(&self, at: usize, out: &mut Vec<(u32, u8)>) -> Result<usize> {
         let bytes = self.doc_bytes.get(at..).unwrap_or(&[]);
@@ -330,13 +338,13 @@ impl<'a> SegmentPostings<'a> {
             }
             return Ok(());
         }
-        if !self.has_top || self.nb < 2 {
+        if !self.has_top {
             return Ok(());
         }
         // Damaged impact lists only cost the floor (searches fall back to the skip entries'
         // bounds, and `check_files` reports them); a damaged `TopDocs` list is an error.
         let mut imp = Vec::with_capacity(super::MAX_IMPACTS);
-        let Ok(end) = self.impacts_at(self.nb - 1).and_then(|at| self.read_impacts(at, &mut imp)).and_then(|end| self.read_impacts(end, &mut imp)) else {
+        let Ok(end) = self.impacts_at(self.nb - 1).and_then(|at| self.read_term_impacts(at, &mut imp)) else {
             return Ok(());
         };
         let max_freq = imp.last().map_or(1, |p| p.0);
@@ -381,8 +389,7 @@ impl<'a> SegmentPostings<'a> {
             }
             let at = self.impacts_at(self.nb - 1)?;
             if self.nb > 1 {
-                let end = self.read_impacts(at, out)?;
-                self.read_impacts(end, out)?;
+                self.read_term_impacts(at, out)?;
             } else {
                 self.read_impacts(at, out)?;
             }

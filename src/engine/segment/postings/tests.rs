@@ -976,13 +976,7 @@ fn damaged_top_docs_are_errors() {
     let at = orig.windows(enc.len()).position(|w| w == enc.as_slice()).expect("the encoded list is in the file");
     let tim = fresh.open(&s.file(TERMS_EXT)).unwrap().to_vec();
     let pos = fresh.open(&s.file(POS_EXT)).unwrap().to_vec();
-    let refooter = |mut b: Vec<u8>| {
-        let n = b.len() - crate::engine::codec::FOOTER_LEN;
-        let crc = crc32fast::hash(&b[..n]);
-        b.truncate(n);
-        b.extend_from_slice(&crate::engine::codec::header::footer_bytes(crc));
-        b
-    };
+    use crate::engine::codec::header::refooter;
     // A flipped bit inside the list (valid file checksum): the reader reports it.
     for i in [at + 1, at + enc.len() / 2, at + enc.len() - 1] {
         let mut b = orig.clone();

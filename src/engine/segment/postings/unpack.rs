@@ -5,17 +5,24 @@
 use super::BLOCK;
 use crate::engine::codec::bitpack::packed_len;
 
-/// Calls `$f::<B>($src, $out)` with the bit width `$bits` as the constant `B` (1 to 32); width 0
-/// fills `$out` with `$zero` (what a width-0 value decodes to); a wider one returns `None` from
-/// the calling function.
+/// Calls `$f::<B>($src, $out)`, or `$f::<B, G>($src, $out)` for `$f<G>`, with the bit width
+/// `$bits` as the constant `B` (1 to 32); width 0 fills `$out` with `$zero` (what a width-0
+/// value decodes to); a wider one returns `None` from the calling function.
 macro_rules! by_width {
-    ($bits:expr, $f:ident, $src:expr, $out:expr, $zero:expr) => {
-        by_width!(@ $bits, $f, $src, $out, $zero; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+    ($bits:expr, $f:ident $(<$g:tt>)?, $src:expr, $out:expr, $zero:expr) => {
+        by_width!(@ $bits, $f [$($g)?], $src, $out, $zero; 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
     };
-    (@ $bits:expr, $f:ident, $src:expr, $out:expr, $zero:expr; $($b:literal)*) => {
+    (@ $bits:expr, $f:ident [], $src:expr, $out:expr, $zero:expr; $($b:literal)*) => {
         match $bits {
             0 => $out.fill($zero),
             $($b => $f::<$b>($src, $out),)*
+            _ => return None,
+        }
+    };
+    (@ $bits:expr, $f:ident [$g:tt], $src:expr, $out:expr, $zero:expr; $($b:literal)*) => {
+        match $bits {
+            0 => $out.fill($zero),
+            $($b => $f::<$b, $g>($src, $out),)*
             _ => return None,
         }
     };
@@ -141,22 +148,22 @@ fn unpack_lanes_fixed<const B: usize, const ADD: u32>(src: &[u8], out: &mut [u32
 /// Unpacks a full block written by [`pack_lanes`] from the front of `input`; returns the bytes
 /// used, or `None` when `input` is too short or `bits > 32`.
 pub(crate) fn unpack_lanes(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Option<usize> {
-    if bits > 32 {
-        return None;
-    }
-    let need = 16 * bits as usize;
-    by_width!(bits, lanes0, input.get(..need)?, out, 0);
-    Some(need)
+    unpack_lanes_adding::<0>(input, bits, out)
 }
 
 /// [`unpack_lanes`], then 1 added to every value (freqs are stored minus 1): the add rides on
 /// the unpack's last step instead of a second pass over the block.
 pub(crate) fn unpack_lanes_plus1(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Option<usize> {
+    unpack_lanes_adding::<1>(input, bits, out)
+}
+
+#[inline(always)]
+fn unpack_lanes_adding<const ADD: u32>(input: &[u8], bits: u8, out: &mut [u32; BLOCK]) -> Option<usize> {
     if bits > 32 {
         return None;
     }
     let need = 16 * bits as usize;
-    by_width!(bits, lanes1, input.get(..need)?, out, 1);
+    by_width!(bits, unpack_lanes_fixed<ADD>, input.get(..need)?, out, ADD);
     Some(need)
 }
 
@@ -167,16 +174,6 @@ pub(crate) fn unpack_block_plus1(input: &[u8], bits: u8, out: &mut [u32; BLOCK])
         *v = v.wrapping_add(1);
     }
     Some(used)
-}
-
-#[inline(always)]
-fn lanes0<const B: usize>(src: &[u8], out: &mut [u32; BLOCK]) {
-    unpack_lanes_fixed::<B, 0>(src, out)
-}
-
-#[inline(always)]
-fn lanes1<const B: usize>(src: &[u8], out: &mut [u32; BLOCK]) {
-    unpack_lanes_fixed::<B, 1>(src, out)
 }
 
 #[cfg(test)]
