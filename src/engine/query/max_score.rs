@@ -15,6 +15,7 @@ use super::scorer::{below, Scorer, TermScorer};
 use super::term_cursor::TermCursor;
 use super::view::SegmentView;
 use smallvec::{smallvec, SmallVec};
+use crate::engine::segment::postings::BLOCK;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
 
@@ -43,9 +44,7 @@ pub trait Sink {
 pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
     let n = clauses.len();
     let sparse = clauses.iter().map(|c| c.cost()).sum::<u64>().saturating_mul(SPARSE) <= seg.max_doc() as u64 && !windows_forced();
-    if !sparse || n == 1 {
-        // The sparse doc-at-a-time loop does not prune, so a floor would not pay for itself
-        // (with one, the windowed loop on sparse clauses measured slower than that loop).
+    if !sparse || n == 1 || lopsided(&clauses) {
         super::floor::prime(&mut clauses, seg, sink);
     }
     if let [one] = clauses.as_mut_slice() {
@@ -88,6 +87,16 @@ pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mu
     Ok(())
 }
 
+/// Whether a sparse disjunction is worth a floor: a pair where one clause holds most of the
+/// postings, so that walking the other's docs instead of its own ([`walk_pair`], once the floor
+/// leaves it unable to make a doc compete alone) saves more than the floor costs. Between
+/// clauses of about one size a floor seldom gets there, and the plain merge does not use it.
+fn lopsided(clauses: &[TermScorer<'_>]) -> bool {
+    let [a, b] = clauses else { return false };
+    let (hi, lo) = (a.cost().max(b.cost()), a.cost().min(b.cost()));
+    hi >= 8 * BLOCK as u64 && hi >= 4 * lo
+}
+
 /// Disjunctions whose clauses hold at most one posting per this many docs of the segment (in
 /// all) run doc at a time: a window of [`WINDOW`] docs would hold a few dozen postings, too few
 /// to pay for its set-up and its bitset scan.
@@ -107,9 +116,10 @@ fn windows_forced() -> bool {
     false
 }
 
-/// Doc-at-a-time disjunction over block-buffered cursors (no windows, no pruning: every posting
-/// is scored once). The score of a doc is the sum in double of the matching clauses' scores in
-/// clause order, cast to float, as in the windowed loop.
+/// Doc-at-a-time disjunction over block-buffered cursors (no windows: every posting is scored
+/// once), until a pair's lesser clause can no longer make a doc compete alone: from then on
+/// [`walk_pair`] goes over the other clause's docs only. The score of a doc is the sum in double
+/// of the matching clauses' scores in clause order, cast to float, as in the windowed loop.
 fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink) {
     let deletions = seg.has_deletions();
     let max_doc = seg.max_doc();
@@ -117,6 +127,15 @@ fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dy
     // Each clause's current doc, kept beside the cursors (one read of a cursor per move).
     let mut cur_v: SmallVec<[DocId; INLINE]> = cs.iter().map(|c| c.doc()).collect();
     let cur: &mut [DocId] = &mut cur_v;
+    // A pair (no clause scoring below 0): the clause of the lesser whole-segment bound.
+    let lesser = match cs {
+        [a, b] if a.global_bound() >= 0.0 && b.global_bound() >= 0.0 => Some(if b.global_bound() < a.global_bound() { 1 } else { 0 }),
+        _ => None,
+    };
+    let hand_off = |min: f32, cs: &[TermCursor<'_>]| lesser.filter(|&o| below(cs[o].global_bound() as f64, min));
+    if let Some(o) = hand_off(min, cs) {
+        return walk_pair(cs, cur, o, seg, sink);
+    }
     // Every pass moves at least one cursor past `d`: bounded by the clauses' postings.
     loop {
         let d = cur.iter().copied().min().unwrap_or(NO_MORE_DOCS);
@@ -132,6 +151,53 @@ fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dy
         }
         let score = sum as f32;
         // Below the minimum the sink would drop it (and counting is over once min > 0).
+        if score >= min && (!deletions || seg.is_live(d)) {
+            sink.collect(d, score);
+            min = sink.min_competitive();
+            if let Some(o) = hand_off(min, cs) {
+                return walk_pair(cs, cur, o, seg, sink);
+            }
+        }
+    }
+}
+
+/// The rest of a two-clause disjunction once clause `o` cannot make a doc compete alone
+/// (MaxScore with `o` non-essential): the other clause's docs are the candidates, and `o` is
+/// moved to a candidate only when the candidate's score plus `o`'s bound may compete. `cur`
+/// holds each clause's current doc (`o`'s may lag behind).
+#[inline(never)]
+fn walk_pair(cs: &mut [TermCursor<'_>], cur: &mut [DocId], o: usize, seg: &dyn SegmentView, sink: &mut dyn Sink) {
+    let e = 1 - o;
+    let deletions = seg.has_deletions();
+    let max_doc = seg.max_doc();
+    let bound = cs[o].global_bound() as f64;
+    let both = bound + cs[e].global_bound() as f64;
+    let mut min = sink.min_competitive();
+    // Every pass moves `e` past `d`: bounded by its postings.
+    loop {
+        if below(both, min) {
+            // No doc can compete any more.
+            break;
+        }
+        let d = cur[e];
+        if d >= max_doc {
+            break;
+        }
+        let se = cs[e].score();
+        cur[e] = cs[e].next();
+        if below(se as f64 + bound, min) {
+            continue;
+        }
+        if cur[o] < d {
+            cur[o] = cs[o].advance(d);
+        }
+        let score = if cur[o] != d {
+            se
+        } else {
+            // Summed in double in clause order, as the merge does.
+            let so = cs[o].score() as f64;
+            (if o < e { so + se as f64 } else { se as f64 + so }) as f32
+        };
         if score >= min && (!deletions || seg.is_live(d)) {
             sink.collect(d, score);
             min = sink.min_competitive();

@@ -210,6 +210,54 @@ fn sparse_disjunctions_doc_at_a_time_equal_windows() {
     check(&writer.searcher().unwrap());
 }
 
+/// A sparse pair hands off to the walk over the rarer clause once the commoner one cannot make a
+/// doc compete alone (`max_score::walk_pair`): same hits and scores as the windowed loop and as
+/// exhaustive top-k, with deletions too, and fewer docs scored than the postings of the pair.
+#[test]
+fn sparse_pair_walks_the_rarer_clause() {
+    let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
+    for d in 0..6000i64 {
+        let mut body: Vec<&str> = vec!["filler"; 1 + (d as usize * 7) % 25];
+        if d % 75 == 0 {
+            body.push("common");
+        }
+        if d % 600 == 0 {
+            // Short docs with the rare term three times: they alone outscore any `common` doc.
+            body = vec!["rare", "rare", "rare"];
+            if d % 1200 == 0 {
+                body.push("common");
+            }
+        }
+        writer.append(&body_doc(d, &body.join(" "))).unwrap();
+    }
+    writer.refresh().unwrap();
+    let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
+    let q = Query::or(vec![t("common"), t("rare")]);
+    let check = |real: &crate::engine::index::Searcher, postings: u64| {
+        for k in [1usize, 2, 3] {
+            let pruned = TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
+            super::super::scorer::SCORED.with(|c| c.set(0));
+            let daat = real.query().search(&q, &pruned).unwrap();
+            let scored = super::super::scorer::SCORED.with(|c| c.get());
+            super::super::max_score::FORCE_WINDOWS.with(|f| f.set(true));
+            let windows = real.query().search(&q, &pruned).unwrap();
+            super::super::max_score::FORCE_WINDOWS.with(|f| f.set(false));
+            let exhaustive = real.query().search(&q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+            assert_eq!(hits_of(&daat), hits_of(&windows), "size {k}");
+            assert_eq!(hits_of(&daat), hits_of(&exhaustive), "size {k}");
+            assert!(scored < postings, "size {k}: {scored} docs scored, the pair has {postings} postings");
+        }
+    };
+    // 75 docs with `common` and 10 with `rare`, 5 of them with both.
+    check(&writer.searcher().unwrap(), 75 + 10);
+    for d in (0..6000).step_by(1200) {
+        writer.delete(&format!("{d}")).unwrap();
+    }
+    writer.refresh().unwrap();
+    // (Deleted docs keep their postings until a merge.)
+    check(&writer.searcher().unwrap(), 75 + 10);
+}
+
 /// Threshold priming (`floor.rs`) on real segments: with the stored top docs of multi-block terms,
 /// deletions among them and several segments, pruned top-k (k up to 17, one past the stored 16)
 /// equals exhaustive top-k; and the floor a segment gives is positive and never above the k-th
