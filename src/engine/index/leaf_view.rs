@@ -3,6 +3,7 @@
 
 use super::searcher::Leaf;
 use crate::engine::query::{FieldStats, SegmentView, TermState, TermStats};
+use crate::engine::segment::postings::SegmentPostings;
 use crate::engine::segment::{DocId, FieldInfo, Postings};
 use crate::engine::Result;
 
@@ -52,6 +53,14 @@ impl SegmentView for Leaf {
         let Some(terms) = self.reader.postings.field(f.number) else { return Ok(None) };
         let with_positions = positions && f.index.has_positions();
         Ok(Some(Box::new(terms.postings(&ti, with_positions)?)))
+    }
+
+    fn segment_postings_of(&self, field: &str, _term: &[u8], state: &TermState, positions: bool) -> Option<Result<Option<SegmentPostings<'_>>>> {
+        let ti = state.info?;
+        let Some(f) = self.info(field) else { return Some(Ok(None)) };
+        let Some(terms) = self.reader.postings.field(f.number) else { return Some(Ok(None)) };
+        let with_positions = positions && f.index.has_positions();
+        Some(terms.postings(&ti, with_positions).map(Some))
     }
 
     fn postings(&self, field: &str, term: &[u8], positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {

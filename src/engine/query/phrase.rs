@@ -16,10 +16,12 @@ mod tests;
 /// Phrases of up to this many terms after the first match positions by a merge walk.
 const MERGE_TERMS: usize = 8;
 
-/// One term of a phrase: its postings (with positions) and its position in the phrase.
-pub struct PhraseTerm<'a> {
+/// One term of a phrase: its postings (with positions) and its position in the phrase. `P` is
+/// the segment's own postings type when the view has one (the phrase loop then calls it without
+/// dynamic dispatch), else `dyn Postings`.
+pub struct PhraseTerm<P: Postings + ?Sized> {
     /// Postings with positions.
-    pub postings: Box<dyn Postings + 'a>,
+    pub postings: Box<P>,
     /// Position of the term in the phrase.
     pub offset: u32,
     /// Equal for the phrase terms with the same bytes (the index of the first of them).
@@ -27,8 +29,8 @@ pub struct PhraseTerm<'a> {
 }
 
 /// Scores the documents containing a phrase.
-pub struct PhraseScorer<'a> {
-    terms: Vec<PhraseTerm<'a>>,
+pub struct PhraseScorer<'a, P: Postings + ?Sized + 'a = dyn Postings + 'a> {
+    terms: Vec<PhraseTerm<P>>,
     /// Term indexes by increasing cost (the first leads).
     by_cost: Vec<usize>,
     /// Where term 0 is in `by_cost`: once the terms up to it are on a doc, its bound is judged
@@ -49,9 +51,9 @@ pub struct PhraseScorer<'a> {
     one: [f32; 256],
 }
 
-impl<'a> PhraseScorer<'a> {
+impl<'a, P: Postings + ?Sized + 'a> PhraseScorer<'a, P> {
     /// The phrase of `terms` (at least one), positioned on its first match.
-    pub fn new(mut terms: Vec<PhraseTerm<'a>>, slop: u32, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
+    pub fn new(mut terms: Vec<PhraseTerm<P>>, slop: u32, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         for t in terms.iter_mut() {
             t.postings.next();
         }
@@ -319,7 +321,7 @@ fn top_pos(pps: &[Pp]) -> i64 {
     pps.iter().filter(|p| p.in_queue).map(queue_key).min().map_or(i64::MAX, |k| k.0)
 }
 
-impl Scorer for PhraseScorer<'_> {
+impl<'a, P: Postings + ?Sized + 'a> Scorer for PhraseScorer<'a, P> {
     fn doc(&self) -> DocId {
         self.doc
     }
@@ -363,13 +365,13 @@ impl Scorer for PhraseScorer<'_> {
     }
 }
 
-impl std::fmt::Debug for PhraseTerm<'_> {
+impl<P: Postings + ?Sized> std::fmt::Debug for PhraseTerm<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PhraseTerm").finish_non_exhaustive()
     }
 }
 
-impl std::fmt::Debug for PhraseScorer<'_> {
+impl<'a, P: Postings + ?Sized + 'a> std::fmt::Debug for PhraseScorer<'a, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PhraseScorer").finish_non_exhaustive()
     }

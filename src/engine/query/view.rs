@@ -1,7 +1,7 @@
 //! The read-only view of one segment that query execution needs. The lead implements it for the
 //! real `SegmentReader`; the tests implement it with a naive in-memory model (the oracle).
 
-use crate::engine::segment::postings::TermInfo;
+use crate::engine::segment::postings::{SegmentPostings, TermInfo};
 use crate::engine::segment::{DocId, Postings};
 use crate::engine::Result;
 
@@ -62,6 +62,12 @@ pub trait SegmentView: Send + Sync {
     /// without a second dictionary lookup when the state holds the entry.
     fn postings_of(&self, field: &str, term: &[u8], _state: &TermState, positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
         self.postings(field, term, positions)
+    }
+    /// [`SegmentView::postings_of`] as the segment's own postings type, so that a hot loop (a
+    /// phrase's) calls it without dynamic dispatch. `None` when the view has no such postings
+    /// (the default) or the state holds no dictionary entry: callers then use `postings_of`.
+    fn segment_postings_of(&self, _field: &str, _term: &[u8], _state: &TermState, _positions: bool) -> Option<Result<Option<SegmentPostings<'_>>>> {
+        None
     }
     /// Calls `f` with the terms of `field` that are `>= from`, in increasing byte order, until it
     /// returns false or the terms run out. Unknown field: no calls.

@@ -13,6 +13,7 @@ use super::phrase::{PhraseScorer, PhraseTerm};
 use super::scorer::{AllScorer, BoxScorer, ConstScorer, DocListScorer, TermScorer};
 use super::tree::{dedupe_clauses, Query};
 use super::view::{SegmentView, TermState};
+use crate::engine::segment::postings::SegmentPostings;
 use crate::engine::segment::Postings;
 use crate::engine::Result;
 
@@ -32,6 +33,16 @@ impl TermStates {
     fn get(&self, seg: &dyn SegmentView) -> Option<Option<&TermState>> {
         let k = seg_key(seg);
         self.0.iter().find(|(a, _)| *a == k).map(|(_, s)| s.as_ref())
+    }
+
+    /// [`Self::postings`] as the segment's own postings type (see
+    /// [`SegmentView::segment_postings_of`]); `None` when not available that way.
+    fn segment_postings<'a>(&self, seg: &'a dyn SegmentView, field: &str, term: &[u8], positions: bool) -> Option<Result<Option<SegmentPostings<'a>>>> {
+        match self.get(seg) {
+            Some(None) => Some(Ok(None)),
+            Some(Some(st)) => seg.segment_postings_of(field, term, st, positions),
+            None => None,
+        }
     }
 
     /// The term's postings in `seg`, `None` when it does not occur there.
@@ -244,6 +255,19 @@ impl Weight {
                 None => None,
             },
             Weight::Phrase { field, terms, slop, sim, constant, states, .. } => {
+                // The segment's own postings when the view has them for every term: the phrase
+                // loop then calls them without dynamic dispatch.
+                let mut own = Vec::with_capacity(terms.len());
+                for (i, (t, offset)) in terms.iter().enumerate() {
+                    let Some(found) = states.get(i).and_then(|st| st.segment_postings(seg, field, t, true)) else { break };
+                    match found? {
+                        Some(p) => own.push(PhraseTerm { postings: Box::new(p), offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
+                        None => return Ok(None),
+                    }
+                }
+                if own.len() == terms.len() {
+                    return Ok(Some(Box::new(PhraseScorer::new(own, *slop, seg.norms(field), sim.clone(), *constant))));
+                }
                 let mut pts = Vec::with_capacity(terms.len());
                 for (i, (t, offset)) in terms.iter().enumerate() {
                     let found = match states.get(i) {
