@@ -10,7 +10,7 @@ use super::terms::{FieldEntry, TermInfo};
 use super::unpack::{unpack_block, unpack_block_plus1, unpack_lanes, unpack_lanes_plus1};
 use super::impacts;
 use super::top_docs;
-use super::{num_blocks, skip_entry_len, BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
+use super::{num_blocks, skip_entry_len, BLOCK, FOR_BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
 use crate::engine::codec::bitpack::packed_len;
 use crate::engine::codec::bitpack::unpack32;
 use crate::engine::codec::{unzigzag, ByteReader, FOOTER_LEN};
@@ -34,6 +34,8 @@ pub struct SegmentPostings<'a> {
     unpack_full_freqs: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
     /// Multi-block terms store their top docs (`.doc` version 3 on).
     has_top: bool,
+    /// Full doc blocks may be frames of reference (`.doc` version 4 on).
+    doc_for: bool,
     df: u32,
     nb: usize,
     singleton: bool,
@@ -105,6 +107,7 @@ impl<'a> SegmentPostings<'a> {
             unpack_full: if r.doc_lanes { unpack_lanes } else { unpack_block },
             unpack_full_freqs: if r.doc_lanes { unpack_lanes_plus1 } else { unpack_block_plus1 },
             has_top: r.doc_top,
+            doc_for: r.doc_for,
             df,
             nb,
             singleton,
@@ -231,14 +234,29 @@ impl<'a> SegmentPostings<'a> {
         let name = self.doc_name;
         let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
         let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
-        let bits = r.u8().map_err(|e| e.in_file(name))?;
-        let used = if n == BLOCK {
-            (self.unpack_full)(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+        let width = r.u8().map_err(|e| e.in_file(name))?;
+        let last = if width & FOR_BLOCK != 0 {
+            // A frame of reference (version 4 on, full blocks only): offsets from `base`.
+            let bits = width & !FOR_BLOCK;
+            if !self.doc_for || n != BLOCK {
+                return Err(bad(off, format!("doc block width byte {width:#x}: a frame of reference where gaps belong")));
+            }
+            let used = unpack_lanes(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?;
+            r.skip(used).map_err(|e| e.in_file(name))?;
+            if !rebase(&mut self.docs, base) {
+                return Err(bad(off, format!("block {b}: docs not increasing from {base}")));
+            }
+            self.docs[BLOCK - 1] as u64
         } else {
-            unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
+            let bits = width;
+            let used = if n == BLOCK {
+                (self.unpack_full)(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+            } else {
+                unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
+            };
+            r.skip(used).map_err(|e| e.in_file(name))?;
+            prefix_sum(&mut self.docs[..n], base, bits)
         };
-        r.skip(used).map_err(|e| e.in_file(name))?;
-        let last = prefix_sum(&mut self.docs[..n], base, bits);
         if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
             return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {} (skip data says {})", self.max_doc, if self.nb > 1 { self.last_doc_of(b) as i64 } else { -1 })));
         }
@@ -298,7 +316,8 @@ impl<'a> SegmentPostings<'a> {
         let n = self.df as usize;
         let bad = |at: usize| Error::corrupt(self.doc_name, at as u64, "postings block past end");
         let at = self.blocks_start;
-        let bits = *self.doc_bytes.get(at).ok_or_else(|| bad(at))?;
+        // (A full block's width byte may carry the frame-of-reference flag: same packed size.)
+        let bits = *self.doc_bytes.get(at).ok_or_else(|| bad(at))? & !FOR_BLOCK;
         let mut end = at + 1 + packed_len(n, bits.min(32));
         if self.has_freqs {
             let bits = *self.doc_bytes.get(end).ok_or_else(|| bad(end))?;
@@ -501,6 +520,21 @@ impl<'a> SegmentPostings<'a> {
             Err(e) => self.fail(e),
         }
     }
+}
+
+/// Turns a frame of reference's offsets into docs (`base` added to each); whether they are
+/// strictly increasing from `base` (no add wrapped). Compares and adds over the whole block, no
+/// branch per doc.
+fn rebase(docs: &mut [u32; BLOCK], base: u64) -> bool {
+    let Ok(b) = u32::try_from(base) else { return false };
+    for d in docs.iter_mut() {
+        *d = d.wrapping_add(b);
+    }
+    let mut ok = docs[0] >= b;
+    for i in 1..BLOCK {
+        ok &= docs[i - 1] < docs[i];
+    }
+    ok
 }
 
 /// Turns the block's decoded values `doc[i] - doc[i-1] - 1` (with `doc[-1] = base - 1`) into

@@ -55,7 +55,10 @@ pub const VERSION: u32 = 1;
 /// Current format version of `.doc`: 3 stores each multi-block term's top docs after its
 /// impacts ([`top_docs`]); 2 packs full blocks in four lanes ([`unpack::pack_lanes`]); versions
 /// 1 (sequential bit-packing) and 2 are still read.
-pub const DOC_VERSION: u32 = 3;
+pub const DOC_VERSION: u32 = 4;
+/// Set in a full block's doc bit width from `.doc` version 4 on: the block stores each doc's
+/// offset from the block's base (frame of reference) instead of gaps.
+pub const FOR_BLOCK: u8 = 0x80;
 /// Term dictionary extension.
 pub const TERMS_EXT: &str = "tim";
 /// Doc/freq/skip extension.

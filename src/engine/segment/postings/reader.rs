@@ -22,6 +22,8 @@ pub struct PostingsReader {
     pub(crate) doc_lanes: bool,
     /// `.doc` version 3 on: multi-block terms store their top docs (`top_docs.rs`).
     pub(crate) doc_top: bool,
+    /// Full doc blocks are frames of reference (`.doc` version 4 on).
+    pub(crate) doc_for: bool,
     fields: Vec<Option<FieldEntry>>,
 }
 
@@ -65,7 +67,7 @@ impl PostingsReader {
         }
         let header_len = check_header(&tim, &names[0], TERMS_CODEC, VERSION, VERSION, None)?.len as u64;
         let (max_doc, fields) = parse_table(&tim, &names[0], header_len, infos)?;
-        Ok(PostingsReader { tim, doc, pos, names, max_doc, doc_lanes: doc_version >= 2, doc_top: doc_version >= 3, fields })
+        Ok(PostingsReader { tim, doc, pos, names, max_doc, doc_lanes: doc_version >= 2, doc_top: doc_version >= 3, doc_for: doc_version >= 4, fields })
     }
 
     /// Verifies the CRC32 of every byte of the three files.

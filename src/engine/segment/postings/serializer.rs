@@ -9,7 +9,7 @@
 use super::impacts::{competitive, encode};
 use super::top_docs::{self, TopSelector};
 use crate::engine::segment::smallfloat::LENGTH_TABLE;
-use super::{num_blocks, skip_entry_len, BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
+use super::{num_blocks, skip_entry_len, BLOCK, FOR_BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
 use crate::engine::codec::bitpack::{bits_needed, pack32};
 use crate::engine::codec::{put_vu64, zigzag, IndexOutput};
 use crate::engine::segment::{DocId, IndexOptions, SegmentId};
@@ -198,10 +198,15 @@ impl<'n> PostingsSerializer<'n> {
                 self.scratch.clear();
                 self.pairs.clear();
                 let mut or = 0u32;
+                // A full block stores each doc's offset from the block's first possible doc
+                // (frame of reference: no prefix sum to decode); a term's last, partial block
+                // stores gaps.
+                let full = chunk.len() == BLOCK;
+                let base = (prev + 1) as u32;
                 for (i, &d) in chunk.iter().enumerate() {
-                    let delta = (d as i64 - prev - 1) as u32;
-                    or |= delta;
-                    self.scratch.push(delta);
+                    let v = if full { d - base } else { (d as i64 - prev - 1) as u32 };
+                    or |= v;
+                    self.scratch.push(v);
                     prev = d as i64;
                     let nd = norm(d);
                     self.term_norms.push(nd);
@@ -210,7 +215,7 @@ impl<'n> PostingsSerializer<'n> {
                 }
                 let doc_off = self.blocks.len() as u64;
                 let bits_d = bits_needed(or as u64);
-                self.blocks.push(bits_d);
+                self.blocks.push(if full { bits_d | FOR_BLOCK } else { bits_d });
                 pack_block(&self.scratch, bits_d, &mut self.blocks);
                 if has_freqs {
                     self.scratch.clear();

@@ -579,9 +579,12 @@ fn golden_files_still_decode() {
     // header's version) still decodes to the same postings.
     let v1 = std::fs::read(gd.join("v1").join(s.file(DOC_EXT))).expect("golden v1 _g.doc");
     assert_eq!(check_files(&b(TERMS_EXT), &v1, &b(POS_EXT)).unwrap(), sum);
-    // Likewise version 2 (no term of two blocks, so no top docs in version 3 either).
-    let v2 = std::fs::read(gd.join("v2").join(s.file(DOC_EXT))).expect("golden v2 _g.doc");
-    assert_eq!(check_files(&b(TERMS_EXT), &v2, &b(POS_EXT)).unwrap(), sum);
+    // Likewise versions 2 and 3 (no term of two blocks, so no top docs in version 3 either,
+    // and no full block to be a frame of reference in version 4).
+    for v in ["v2", "v3"] {
+        let old = std::fs::read(gd.join(v).join(s.file(DOC_EXT))).expect("golden _g.doc of an older version");
+        assert_eq!(check_files(&b(TERMS_EXT), &old, &b(POS_EXT)).unwrap(), sum, "{v}");
+    }
 }
 
 #[test]
@@ -868,13 +871,21 @@ fn golden_v2_full_blocks_still_decode() {
     assert!(top.is_empty(), "version 2 stores no top docs");
 }
 
-/// The same segment written by the current writer (`.doc` version 3: full blocks in four
-/// lanes, top docs of multi-block terms), byte for byte (`FATHOM_BLESS=1` writes it for a new
-/// version); its top docs are the 16 best docs of each term under BM25 with the segment's mean
-/// field length (ties to the lower doc).
+/// The same segment as written by the version 3 writer (full blocks of gaps in four lanes, top
+/// docs of multi-block terms), kept for the record; its top docs are the 16 best docs of each
+/// term under BM25 with the segment's mean field length (ties to the lower doc).
 #[test]
-fn golden_v3_full_blocks() {
-    let gd = golden_dir().join("v3-blocks");
+fn golden_v3_full_blocks_still_decode() {
+    check_blocks_golden("v3-blocks");
+    check_blocks_top_docs("v3-blocks");
+}
+
+/// The same segment written by the current writer (`.doc` version 4: full blocks of docs as
+/// frames of reference in four lanes, top docs of multi-block terms), byte for byte
+/// (`FATHOM_BLESS=1` writes it for a new version).
+#[test]
+fn golden_v4_full_blocks() {
+    let gd = golden_dir().join("v4-blocks");
     let fresh = RamDirectory::new();
     let (s, _) = blocks_segment(&fresh);
     for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
@@ -883,9 +894,52 @@ fn golden_v3_full_blocks() {
             std::fs::create_dir_all(&gd).unwrap();
             std::fs::write(gd.join(s.file(ext)), &now).unwrap();
         }
-        assert_eq!(std::fs::read(gd.join(s.file(ext))).expect("golden v3-blocks file"), now, "{ext} changed: a new format version needs new golden files");
+        assert_eq!(std::fs::read(gd.join(s.file(ext))).expect("golden v4-blocks file"), now, "{ext} changed: a new format version needs new golden files");
     }
-    check_blocks_golden("v3-blocks");
+    check_blocks_golden("v4-blocks");
+    check_blocks_top_docs("v4-blocks");
+    // Every full doc block is a frame of reference: its width byte has the flag, the partial
+    // last block of "tail" (72 docs) does not.
+    let doc = std::fs::read(gd.join(s.file(DOC_EXT))).unwrap();
+    let dir = RamDirectory::new();
+    for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
+        dir.overwrite(&s.file(ext), std::fs::read(gd.join(s.file(ext))).unwrap());
+    }
+    let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+    let text = r.field(0).unwrap();
+    let tail = text.seek_exact(b"tail").unwrap().unwrap();
+    // "tail": 2 blocks, so 2 skip entries (with positions) before its first block.
+    let first = tail.doc_start as usize + 2 * super::skip_entry_len(true);
+    // Docs 1000..1127 are offsets from 0 (the first block's base): 11 bits.
+    assert_eq!(doc[first], super::FOR_BLOCK | 11, "tail's full first block: width byte {:#x} at {first:#x}", doc[first]);
+    // The partial block (72 docs) starts `DocOff` of skip entry 1 past the first block.
+    let e1 = tail.doc_start as usize + super::skip_entry_len(true) + 4;
+    let partial = first + u64::from_le_bytes(doc[e1..e1 + 8].try_into().unwrap()) as usize;
+    assert!(doc[partial] & super::FOR_BLOCK == 0, "a partial block holds gaps");
+    // Damage to the blocks is an error naming `.doc`, never wrong docs: a frame of reference
+    // read as gaps, offsets that do not increase, the flag on a partial block.
+    for (at, byte) in [(first, 0x07u8), (first + 1, 0xffu8), (partial, doc[partial] | super::FOR_BLOCK)] {
+        let mut bad = doc.clone();
+        bad[at] = byte;
+        dir.overwrite(&s.file(DOC_EXT), crate::engine::codec::header::refooter(bad));
+        let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+        let text = r.field(0).unwrap();
+        let mut p = text.postings(&text.seek_exact(b"tail").unwrap().unwrap(), false).unwrap();
+        let mut n = 0;
+        while p.next() != NO_MORE_DOCS {
+            n += 1;
+        }
+        let e = p.take_error().expect("damaged block is an error");
+        assert!(e.to_string().contains("_b.doc"), "{e}");
+        assert!(n <= 128, "{n} docs from a damaged block");
+    }
+}
+
+/// The top docs of the blocks golden in `sub` are the 16 best docs of each term under BM25
+/// with the segment's mean field length (ties to the lower doc).
+fn check_blocks_top_docs(sub: &str) {
+    let gd = golden_dir().join(sub);
+    let s = SegmentId { name: "_b".into(), id: *b"fathom-golden-b1" };
     let dir = RamDirectory::new();
     for ext in [TERMS_EXT, DOC_EXT, POS_EXT] {
         dir.overwrite(&s.file(ext), std::fs::read(gd.join(s.file(ext))).unwrap());
@@ -911,7 +965,7 @@ fn golden_v3_full_blocks() {
         all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut want: Vec<(DocId, u32)> = all.iter().take(TOP_DOCS).map(|x| (x.1, x.2)).collect();
         want.sort_unstable();
-        assert_eq!(top, want, "{term}");
+        assert_eq!(top, want, "{sub} {term}");
     }
 }
 
