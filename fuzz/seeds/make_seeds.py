@@ -33,6 +33,9 @@ put("field_infos", "_0.fnm", golden("v1", "_0.fnm"))
 tim, doc, pos = (golden("postings", "_g." + e) for e in ("tim", "doc", "pos"))
 put("postings", "golden_g", u16(len(tim)) + u16(len(doc)) + tim + doc + pos)
 put("norms", "golden_g_nvd", u16(3) + golden("postings", "_g.nvd"))
+# Full blocks of the current .doc version (frames of reference, top docs), 3,000 docs.
+btim, bdoc, bpos = (golden("postings", "v4-blocks", "_b." + e) for e in ("tim", "doc", "pos"))
+put("postings", "golden_b_v4", u16(len(btim)) + u16(len(bdoc)) + btim + bdoc + bpos)
 
 # doc_values golden: fields 0 numeric (1), 1 sorted-set (2), 2 binary (3), 4 docs.
 kinds = 1 | (2 << 2) | (3 << 4)

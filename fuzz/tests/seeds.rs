@@ -41,6 +41,11 @@ fn postings_seed_splits_into_the_three_files() {
         write_file(&dir, &seg.file(ext), b).unwrap();
     }
     PostingsReader::open(&dir, &seg, &fathom_fuzz::indexed_infos(8)).expect("reader opens with the target's infos");
+    // Full blocks (frames of reference in `.doc` version 4) and top docs.
+    let s = seed("postings", "golden_b_v4");
+    let (tim, doc, pos) = fathom_fuzz::split3(&s).expect("two length prefixes");
+    let sum = postings::check_files(tim, doc, pos).expect("blocks seed");
+    assert_eq!((sum.max_doc, sum.terms), (3000, 3));
 }
 
 #[test]

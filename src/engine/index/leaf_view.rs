@@ -48,11 +48,10 @@ impl SegmentView for Leaf {
     }
 
     fn postings_of(&self, field: &str, term: &[u8], state: &TermState, positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
-        let Some(ti) = state.info else { return self.postings(field, term, positions) };
-        let Some(f) = self.info(field) else { return Ok(None) };
-        let Some(terms) = self.reader.postings.field(f.number) else { return Ok(None) };
-        let with_positions = positions && f.index.has_positions();
-        Ok(Some(Box::new(terms.postings(&ti, with_positions)?)))
+        match self.segment_postings_of(field, term, state, positions) {
+            Some(found) => Ok(found?.map(|p| Box::new(p) as Box<dyn Postings + '_>)),
+            None => self.postings(field, term, positions),
+        }
     }
 
     fn segment_postings_of(&self, field: &str, _term: &[u8], state: &TermState, positions: bool) -> Option<Result<Option<SegmentPostings<'_>>>> {

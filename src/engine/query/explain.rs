@@ -114,9 +114,9 @@ impl Weight {
             }
             Weight::Phrase { field, terms, slop, sim, display, .. } => {
                 let mut pts = Vec::with_capacity(terms.len());
-                for (t, offset) in terms {
+                for (i, (t, _)) in terms.iter().enumerate() {
                     match seg.postings(field, t, true)? {
-                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
+                        Some(postings) => pts.push(PhraseTerm::of(terms, i, postings)),
                         None => return Ok(Explanation::no_match("no matching term", vec![])),
                     }
                 }

@@ -162,7 +162,8 @@ fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dy
 }
 
 /// The rest of a two-clause disjunction once clause `o` cannot make a doc compete alone
-/// (MaxScore with `o` non-essential): the other clause's docs are the candidates, and `o` is
+/// (MaxScore with `o`, the clause of the lesser bound, non-essential; without boosts that is the
+/// commoner term, its idf being lower): the other clause's docs are the candidates, and `o` is
 /// moved to a candidate only when the candidate's score plus `o`'s bound may compete. `cur`
 /// holds each clause's current doc (`o`'s may lag behind).
 #[inline(never)]
@@ -173,12 +174,11 @@ fn walk_pair(cs: &mut [TermCursor<'_>], cur: &mut [DocId], o: usize, seg: &dyn S
     let bound = cs[o].global_bound() as f64;
     let both = bound + cs[e].global_bound() as f64;
     let mut min = sink.min_competitive();
+    if below(both, min) {
+        return;
+    }
     // Every pass moves `e` past `d`: bounded by its postings.
     loop {
-        if below(both, min) {
-            // No doc can compete any more.
-            break;
-        }
         let d = cur[e];
         if d >= max_doc {
             break;
@@ -201,6 +201,10 @@ fn walk_pair(cs: &mut [TermCursor<'_>], cur: &mut [DocId], o: usize, seg: &dyn S
         if score >= min && (!deletions || seg.is_live(d)) {
             sink.collect(d, score);
             min = sink.min_competitive();
+            if below(both, min) {
+                // No doc can compete any more.
+                break;
+            }
         }
     }
 }

@@ -28,6 +28,14 @@ pub struct PhraseTerm<P: Postings + ?Sized> {
     pub term_id: usize,
 }
 
+impl<P: Postings + ?Sized> PhraseTerm<P> {
+    /// Term `i` of a phrase's `(term, position)` list with its postings; terms with the same
+    /// bytes share the id of the first of them.
+    pub fn of(terms: &[(Vec<u8>, u32)], i: usize, postings: Box<P>) -> Self {
+        PhraseTerm { postings, offset: terms[i].1, term_id: terms.iter().position(|x| x.0 == terms[i].0).unwrap_or(i) }
+    }
+}
+
 /// Scores the documents containing a phrase.
 pub struct PhraseScorer<'a, P: Postings + ?Sized + 'a = dyn Postings + 'a> {
     terms: Vec<PhraseTerm<P>>,

@@ -232,20 +232,20 @@ fn sparse_pair_walks_the_rarer_clause() {
     }
     writer.refresh().unwrap();
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
-    let q = Query::or(vec![t("common"), t("rare")]);
     let check = |real: &crate::engine::index::Searcher, postings: u64| {
-        for k in [1usize, 2, 3] {
+        // Both clause orders: the walk sums the two scores in clause order either way.
+        for (q, k) in [Query::or(vec![t("common"), t("rare")]), Query::or(vec![t("rare"), t("common")])].iter().flat_map(|q| [1usize, 2, 3].map(|k| (q, k))) {
             let pruned = TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
             super::super::scorer::SCORED.with(|c| c.set(0));
-            let daat = real.query().search(&q, &pruned).unwrap();
+            let daat = real.query().search(q, &pruned).unwrap();
             let scored = super::super::scorer::SCORED.with(|c| c.get());
             super::super::max_score::FORCE_WINDOWS.with(|f| f.set(true));
-            let windows = real.query().search(&q, &pruned).unwrap();
+            let windows = real.query().search(q, &pruned).unwrap();
             super::super::max_score::FORCE_WINDOWS.with(|f| f.set(false));
-            let exhaustive = real.query().search(&q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
-            assert_eq!(hits_of(&daat), hits_of(&windows), "size {k}");
-            assert_eq!(hits_of(&daat), hits_of(&exhaustive), "size {k}");
-            assert!(scored < postings, "size {k}: {scored} docs scored, the pair has {postings} postings");
+            let exhaustive = real.query().search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+            assert_eq!(hits_of(&daat), hits_of(&windows), "{q}, size {k}");
+            assert_eq!(hits_of(&daat), hits_of(&exhaustive), "{q}, size {k}");
+            assert!(scored < postings, "{q}, size {k}: {scored} docs scored, the pair has {postings} postings");
         }
     };
     // 75 docs with `common` and 10 with `rare`, 5 of them with both.

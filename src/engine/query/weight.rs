@@ -256,12 +256,13 @@ impl Weight {
             },
             Weight::Phrase { field, terms, slop, sim, constant, states, .. } => {
                 // The segment's own postings when the view has them for every term: the phrase
-                // loop then calls them without dynamic dispatch.
+                // loop then calls them without dynamic dispatch. (A view has them for all terms
+                // or for none, so a partial set is never opened twice in practice.)
                 let mut own = Vec::with_capacity(terms.len());
-                for (i, (t, offset)) in terms.iter().enumerate() {
+                for (i, (t, _)) in terms.iter().enumerate() {
                     let Some(found) = states.get(i).and_then(|st| st.segment_postings(seg, field, t, true)) else { break };
                     match found? {
-                        Some(p) => own.push(PhraseTerm { postings: Box::new(p), offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
+                        Some(p) => own.push(PhraseTerm::of(terms, i, Box::new(p))),
                         None => return Ok(None),
                     }
                 }
@@ -269,13 +270,13 @@ impl Weight {
                     return Ok(Some(Box::new(PhraseScorer::new(own, *slop, seg.norms(field), sim.clone(), *constant))));
                 }
                 let mut pts = Vec::with_capacity(terms.len());
-                for (i, (t, offset)) in terms.iter().enumerate() {
+                for (i, (t, _)) in terms.iter().enumerate() {
                     let found = match states.get(i) {
                         Some(st) => st.postings(seg, field, t, true)?,
                         None => seg.postings(field, t, true)?,
                     };
                     match found {
-                        Some(postings) => pts.push(PhraseTerm { postings, offset: *offset, term_id: terms.iter().position(|x| x.0 == *t).unwrap_or(0) }),
+                        Some(postings) => pts.push(PhraseTerm::of(terms, i, postings)),
                         None => return Ok(None),
                     }
                 }

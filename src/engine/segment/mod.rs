@@ -10,7 +10,7 @@
 //! | segment info (doc count, files, checksums) | `si` | [`info`] |
 //! | field infos | `fnm` | [`field_infos`] |
 //! | term dictionary + its index | `tim` | [`postings`] |
-//! | postings: doc deltas, freqs, skip data with block-max impacts | `doc` | [`postings`] |
+//! | postings: docs (gaps or offsets), freqs, skip data with block-max impacts | `doc` | [`postings`] |
 //! | positions (and offsets) | `pos` | [`postings`] |
 //! | norms (Lucene's one-byte length encoding) | `nvd` | [`norms`] |
 //! | doc values (numeric, sorted, sorted-set, binary) | `dvd` | [`doc_values`] |

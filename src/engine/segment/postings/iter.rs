@@ -1,7 +1,8 @@
 //! Iterating one term's postings. Layout: `format/postings.md`, `format/positions.md`.
 //!
-//! A whole 128-doc block is decoded at once into `docs`/`freqs` (bit-unpacking, then a prefix
-//! sum without per-value branches); `next` is then an array step. `advance` first looks in the
+//! A whole 128-doc block is decoded at once into `docs`/`freqs` (bit-unpacking, then the block's
+//! base added to a frame of reference's offsets, or a prefix sum over gaps); `next` is then an
+//! array step. `advance` first looks in the
 //! loaded block, otherwise walks the skip entries (fixed width, last doc of each block) and
 //! decodes only the block that holds the target. Positions are decoded lazily per document.
 
@@ -316,8 +317,9 @@ impl<'a> SegmentPostings<'a> {
         let n = self.df as usize;
         let bad = |at: usize| Error::corrupt(self.doc_name, at as u64, "postings block past end");
         let at = self.blocks_start;
-        // (A full block's width byte may carry the frame-of-reference flag: same packed size.)
-        let bits = *self.doc_bytes.get(at).ok_or_else(|| bad(at))? & !FOR_BLOCK;
+        let width = *self.doc_bytes.get(at).ok_or_else(|| bad(at))?;
+        // A full block of version 4 on may be a frame of reference: the same packed size.
+        let bits = if self.doc_for && n == BLOCK { width & !FOR_BLOCK } else { width };
         let mut end = at + 1 + packed_len(n, bits.min(32));
         if self.has_freqs {
             let bits = *self.doc_bytes.get(end).ok_or_else(|| bad(end))?;

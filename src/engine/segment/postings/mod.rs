@@ -6,7 +6,7 @@
 //! | ext | holds |
 //! |---|---|
 //! | `tim` | per field: sorted terms in prefix-compressed blocks of up to [`TERMS_PER_BLOCK`], a fixed-width block index for binary-search seeks, the field's statistics |
-//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed doc deltas and freqs, then each block's competitive impacts (and the term's, and its top docs) |
+//! | `doc` | per term: skip entries (last doc, offsets, max freq, min norm) then 128-doc blocks of bit-packed docs (gaps, or offsets from the block's base) and freqs, then each block's competitive impacts (and the term's, and its top docs) |
 //! | `pos` | per term: positions (and offsets) as varints, addressable per 128-doc block |
 //!
 //! The pieces, in the order data flows through them:
@@ -52,9 +52,10 @@ pub const DOC_CODEC: &str = "FathomPostingsDoc";
 pub const POS_CODEC: &str = "FathomPostingsPos";
 /// Current format version of `.tim` and `.pos`.
 pub const VERSION: u32 = 1;
-/// Current format version of `.doc`: 3 stores each multi-block term's top docs after its
-/// impacts ([`top_docs`]); 2 packs full blocks in four lanes ([`unpack::pack_lanes`]); versions
-/// 1 (sequential bit-packing) and 2 are still read.
+/// Current format version of `.doc`: 4 stores full doc blocks as frames of reference
+/// ([`FOR_BLOCK`]); 3 stores each multi-block term's top docs after its impacts ([`top_docs`]);
+/// 2 packs full blocks in four lanes ([`unpack::pack_lanes`]); versions 1 (sequential
+/// bit-packing) to 3 are still read.
 pub const DOC_VERSION: u32 = 4;
 /// Set in a full block's doc bit width from `.doc` version 4 on: the block stores each doc's
 /// offset from the block's base (frame of reference) instead of gaps.

@@ -933,6 +933,27 @@ fn golden_v4_full_blocks() {
         assert!(e.to_string().contains("_b.doc"), "{e}");
         assert!(n <= 128, "{n} docs from a damaged block");
     }
+    // The flag in a file of an older version (a version 3 block of gaps) is an error too.
+    let gd3 = golden_dir().join("v3-blocks");
+    for ext in [TERMS_EXT, POS_EXT] {
+        dir.overwrite(&s.file(ext), std::fs::read(gd3.join(s.file(ext))).unwrap());
+    }
+    let mut v3 = std::fs::read(gd3.join(s.file(DOC_EXT))).unwrap();
+    let info = {
+        dir.overwrite(&s.file(DOC_EXT), v3.clone());
+        let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+        r.field(0).unwrap().seek_exact(b"tail").unwrap().unwrap()
+    };
+    let at = info.doc_start as usize + 2 * super::skip_entry_len(true);
+    assert_eq!(v3[at] & super::FOR_BLOCK, 0);
+    v3[at] |= super::FOR_BLOCK;
+    dir.overwrite(&s.file(DOC_EXT), crate::engine::codec::header::refooter(v3));
+    let r = PostingsReader::open(&dir, &s, &infos_in(&[3])).unwrap();
+    let text = r.field(0).unwrap();
+    let mut p = text.postings(&text.seek_exact(b"tail").unwrap().unwrap(), false).unwrap();
+    assert_eq!(p.next(), NO_MORE_DOCS);
+    let e = p.take_error().expect("the flag in a version 3 file is an error");
+    assert!(e.to_string().contains("frame of reference"), "{e}");
 }
 
 /// The top docs of the blocks golden in `sub` are the 16 best docs of each term under BM25
