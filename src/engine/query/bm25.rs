@@ -35,6 +35,8 @@
 //! nodes; a boolean query is "sum of:" its matching scoring clauses (filters appear as "match on
 //! required clause, product of:" with value 0; see `Weight::explain`).
 
+use std::sync::Arc;
+
 use super::explain::Explanation;
 use crate::engine::segment::smallfloat::LENGTH_TABLE;
 
@@ -56,28 +58,31 @@ pub struct Bm25 {
     pub weight: f32,
     doc_count: u64,
     doc_freqs: smallvec::SmallVec<[u64; 2]>,
-    cache: [f32; 256],
+    /// Shared, not copied: a query's terms mostly share their field's `avgdl`, and a 1 KB copy
+    /// per term (and a scorer too big for the allocator's fast path) was set-up cost.
+    cache: Arc<[f32; 256]>,
 }
 
 /// `1 / (k1 * (1 - b + b * dl / avgdl))` for each norm byte (Lucene's `BM25Scorer.cache`).
 /// A pure function of `avgdl`; the last table is kept per thread, since the terms of a query
 /// (and the queries that follow) mostly share their field's `avgdl`.
-fn norm_cache(avgdl: f32) -> [f32; 256] {
+fn norm_cache(avgdl: f32) -> Arc<[f32; 256]> {
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(u32, [f32; 256])>> = const { std::cell::RefCell::new(None) };
+        static LAST: std::cell::RefCell<Option<(u32, Arc<[f32; 256]>)>> = const { std::cell::RefCell::new(None) };
     }
     LAST.with(|last| {
         let mut last = last.borrow_mut();
         if let Some((bits, cache)) = last.as_ref() {
             if *bits == avgdl.to_bits() {
-                return *cache;
+                return cache.clone();
             }
         }
         let mut cache = [0f32; 256];
         for (c, &len) in cache.iter_mut().zip(LENGTH_TABLE.iter()) {
             *c = 1.0 / (K1 * ((1.0 - B) + B * len as f32 / avgdl));
         }
-        *last = Some((avgdl.to_bits(), cache));
+        let cache = Arc::new(cache);
+        *last = Some((avgdl.to_bits(), cache.clone()));
         cache
     })
 }
