@@ -29,7 +29,7 @@ pub struct SegmentPostings<'a> {
     has_pos: bool,
     has_off: bool,
     has_norms: bool,
-    /// Unpacks a full block: four lanes (`.doc` version 2) or sequential (version 1).
+    /// Unpacks a full block of gaps: four lanes (`.doc` version 2 on) or sequential (version 1).
     unpack_full: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
     /// The same for a full block of freqs, adding back the 1 they are stored without.
     unpack_full_freqs: fn(&[u8], u8, &mut [u32; BLOCK]) -> Option<usize>,
@@ -236,27 +236,26 @@ impl<'a> SegmentPostings<'a> {
         let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
         let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
         let width = r.u8().map_err(|e| e.in_file(name))?;
-        let last = if width & FOR_BLOCK != 0 {
-            // A frame of reference (version 4 on, full blocks only): offsets from `base`.
-            let bits = width & !FOR_BLOCK;
-            if !self.doc_for || n != BLOCK {
-                return Err(bad(off, format!("doc block width byte {width:#x}: a frame of reference where gaps belong")));
-            }
-            let used = unpack_lanes(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?;
-            r.skip(used).map_err(|e| e.in_file(name))?;
-            if !rebase(&mut self.docs, base) {
-                return Err(bad(off, format!("block {b}: docs not increasing from {base}")));
-            }
+        // A frame of reference (version 4 on, full blocks only) holds offsets from `base`, in
+        // four lanes; otherwise the block holds gaps.
+        let frame = width & FOR_BLOCK != 0;
+        if frame && (!self.doc_for || n != BLOCK) {
+            return Err(bad(off, format!("doc block width byte {width:#x}: a frame of reference where gaps belong")));
+        }
+        let bits = width & !FOR_BLOCK;
+        let used = if n == BLOCK {
+            let unpack = if frame { unpack_lanes } else { self.unpack_full };
+            unpack(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+        } else {
+            unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
+        };
+        r.skip(used).map_err(|e| e.in_file(name))?;
+        let last = if !frame {
+            prefix_sum(&mut self.docs[..n], base, bits)
+        } else if rebase(&mut self.docs, base) {
             self.docs[BLOCK - 1] as u64
         } else {
-            let bits = width;
-            let used = if n == BLOCK {
-                (self.unpack_full)(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
-            } else {
-                unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
-            };
-            r.skip(used).map_err(|e| e.in_file(name))?;
-            prefix_sum(&mut self.docs[..n], base, bits)
+            return Err(bad(off, format!("block {b}: docs not increasing from {base}")));
         };
         if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
             return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {} (skip data says {})", self.max_doc, if self.nb > 1 { self.last_doc_of(b) as i64 } else { -1 })));
