@@ -17,6 +17,10 @@ pub trait BlockSource {
     fn step(&mut self) -> DocId;
     /// Moves to the first doc `>= target`.
     fn seek(&mut self, target: DocId) -> DocId;
+    /// [`Self::seek`] for a buffer of one doc ([`crate::engine::segment::Postings::probe`]).
+    fn probe(&mut self, target: DocId) -> DocId;
+    /// The current doc's freq.
+    fn freq(&self) -> u32;
     /// Copies the docs and freqs from the current doc to the end of its block; returns how many
     /// (0 when exhausted).
     fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize;
@@ -30,6 +34,14 @@ impl BlockSource for TermScorer<'_> {
     #[inline]
     fn seek(&mut self, target: DocId) -> DocId {
         self.advance(target)
+    }
+    #[inline]
+    fn probe(&mut self, target: DocId) -> DocId {
+        TermScorer::probe(self, target)
+    }
+    #[inline]
+    fn freq(&self) -> u32 {
+        TermScorer::freq(self)
     }
     #[inline]
     fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
@@ -47,6 +59,14 @@ impl BlockSource for Box<dyn Postings + '_> {
         self.advance(target)
     }
     #[inline]
+    fn probe(&mut self, target: DocId) -> DocId {
+        Postings::probe(&mut **self, target)
+    }
+    #[inline]
+    fn freq(&self) -> u32 {
+        Postings::freq(&**self)
+    }
+    #[inline]
     fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
         self.read_block(docs, freqs)
     }
@@ -59,6 +79,10 @@ pub struct BlockBuf<S> {
     pub(super) freqs: [u32; BLOCK],
     pub(super) i: usize,
     pub(super) n: usize,
+    /// Seeks past the buffer probe the source ([`BlockSource::probe`]) and buffer only the doc
+    /// reached: for a source far denser than the docs sought, where nearly every seek lands in
+    /// a new block and decoding it whole would serve one lookup.
+    pub(super) probing: bool,
 }
 
 impl<S: BlockSource> BlockBuf<S> {
@@ -67,7 +91,7 @@ impl<S: BlockSource> BlockBuf<S> {
         let mut docs = [0; BLOCK];
         let mut freqs = [0; BLOCK];
         let n = src.fill(&mut docs, &mut freqs);
-        BlockBuf { src, docs, freqs, i: 0, n }
+        BlockBuf { src, docs, freqs, i: 0, n, probing: false }
     }
 
     /// The current doc, [`NO_MORE_DOCS`] when exhausted.
@@ -112,6 +136,14 @@ impl<S: BlockSource> BlockBuf<S> {
             return NO_MORE_DOCS;
         }
         // The source sits on docs[n - 1], below `target`: a forward move.
+        if let (Some(t), true) = (target, self.probing) {
+            let d = self.src.probe(t);
+            self.i = 0;
+            self.n = (d != NO_MORE_DOCS) as usize;
+            self.docs[0] = d;
+            self.freqs[0] = self.src.freq();
+            return d;
+        }
         match target {
             Some(t) => self.src.seek(t),
             None => self.src.step(),

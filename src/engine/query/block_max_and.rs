@@ -14,6 +14,25 @@ use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
 use smallvec::{smallvec, SmallVec};
 
+/// How many times commoner than the lead a clause must be to be probed
+/// ([`TermCursor::set_probing`]): then most advances land a block or more ahead, where a probe
+/// (a search of the packed block, about a third of a decode) beats decoding the block.
+const PROBE_RATIO: u64 = 16;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: replaces [`PROBE_RATIO`] (`u64::MAX`: never probe).
+    pub(super) static PROBE_RATIO_OVERRIDE: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+fn probe_ratio() -> u64 {
+    #[cfg(test)]
+    if let Some(r) = PROBE_RATIO_OVERRIDE.with(|c| c.get()) {
+        return r;
+    }
+    PROBE_RATIO
+}
+
 /// Runs the conjunction of `clauses` (in query order) over `seg`, passing every competitive live
 /// match to `sink`. No clause means no match.
 pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
@@ -40,6 +59,17 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     // Batches pay off when the lead is dense (many matches per block); a sparse lead matches
     // about once per batch, where the doc-at-a-time step is cheaper (and needs no batch buffers).
     let mut batch = if cs[lead].cost().saturating_mul(32) >= max_doc as u64 { Some(Batch::new(cs.len())) } else { None };
+    if batch.is_none() {
+        // A clause far commoner than the lead is sought about once per block of its own:
+        // probed in place instead of decoded a block at a time.
+        let lead_cost = cs[lead].cost();
+        let ratio = probe_ratio();
+        for &i in &by_cost[1..] {
+            if cs[i].cost() >= lead_cost.saturating_mul(ratio) {
+                cs[i].set_probing();
+            }
+        }
+    }
     'outer: loop {
         if target >= max_doc {
             break;

@@ -258,6 +258,53 @@ fn sparse_pair_walks_the_rarer_clause() {
     check(&writer.searcher().unwrap(), 75 + 10);
 }
 
+/// A conjunction whose lead is far rarer than its other clause probes that clause's blocks in
+/// place ([`crate::engine::segment::Postings::probe`]) and answers exactly as without probing
+/// and as an exhaustive search: both clause orders, several k, with deletions.
+#[test]
+fn sparse_lead_probes_the_common_clause() {
+    use crate::engine::segment::postings::PROBED;
+    use super::super::block_max_and::PROBE_RATIO_OVERRIDE;
+    let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
+    for d in 0..6000i64 {
+        let mut body: Vec<&str> = vec!["filler"; 1 + (d as usize * 7) % 25];
+        if d % 2 == 0 || d % 7 == 0 {
+            body.push("common");
+            if d % 5 == 0 {
+                body.push("common");
+            }
+        }
+        if d % 97 == 0 || d % 101 == 3 {
+            body.push("rare");
+        }
+        writer.append(&body_doc(d, &body.join(" "))).unwrap();
+    }
+    writer.refresh().unwrap();
+    let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
+    let check = |real: &crate::engine::index::Searcher| {
+        for q in [Query::and(vec![t("common"), t("rare")]), Query::and(vec![t("rare"), t("common")])] {
+            for k in [1usize, 3, 10, 200] {
+                let pruned = TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
+                PROBE_RATIO_OVERRIDE.with(|c| c.set(Some(u64::MAX)));
+                let plain = real.query().search(&q, &pruned).unwrap();
+                PROBE_RATIO_OVERRIDE.with(|c| c.set(None));
+                PROBED.with(|c| c.set(0));
+                let probed = real.query().search(&q, &pruned).unwrap();
+                assert!(PROBED.with(|c| c.get()) > 0, "{q}, size {k}: no probe answered in place");
+                let exhaustive = real.query().search(&q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+                assert_eq!(hits_of(&probed), hits_of(&plain), "{q}, size {k}");
+                assert_eq!(hits_of(&probed), hits_of(&exhaustive), "{q}, size {k}");
+            }
+        }
+    };
+    check(&writer.searcher().unwrap());
+    for d in (0..6000).step_by(97 * 3) {
+        writer.delete(&format!("{d}")).unwrap();
+    }
+    writer.refresh().unwrap();
+    check(&writer.searcher().unwrap());
+}
+
 /// Threshold priming (`floor.rs`) on real segments: with the stored top docs of multi-block terms,
 /// deletions among them and several segments, pruned top-k (k up to 17, one past the stored 16)
 /// equals exhaustive top-k; and the floor a segment gives is positive and never above the k-th

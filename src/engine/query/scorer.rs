@@ -170,6 +170,18 @@ impl<'a> TermScorer<'a> {
         self.constant.unwrap_or(self.sim.weight)
     }
 
+    /// [`Scorer::advance`] by [`Postings::probe`]: afterwards only the doc, [`Self::freq`] and
+    /// scores are read until the next move.
+    #[inline]
+    pub(crate) fn probe(&mut self, target: DocId) -> DocId {
+        let cur = self.postings.doc();
+        if target <= cur {
+            return cur;
+        }
+        let d = self.postings.probe(target);
+        self.skip_blocks(d)
+    }
+
     /// The postings' current freq (for phrase scoring and explanations).
     pub fn freq(&self) -> u32 {
         self.postings.freq()

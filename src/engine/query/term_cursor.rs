@@ -26,6 +26,13 @@ impl<'a> TermCursor<'a> {
         TermCursor { b: BlockBuf::new(sc) }
     }
 
+    /// From now on, advances beyond the buffered block probe the postings and buffer only the
+    /// doc reached ([`super::block_buf::BlockBuf`]'s `probing`): for a clause whose docs are
+    /// sought far more sparsely than they lie.
+    pub fn set_probing(&mut self) {
+        self.b.probing = true;
+    }
+
     /// The current doc, [`crate::engine::segment::NO_MORE_DOCS`] when exhausted.
     #[inline]
     pub fn doc(&self) -> DocId {

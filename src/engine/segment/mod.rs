@@ -54,6 +54,14 @@ pub trait Postings: Send {
     fn next(&mut self) -> DocId;
     /// Moves to the first document `>= target` and returns it (`target` > current doc).
     fn advance(&mut self, target: DocId) -> DocId;
+    /// [`advance`](Self::advance) for a caller that, until its next `probe`, asks only for
+    /// [`doc`](Self::doc) and [`freq`](Self::freq): an iterator may then answer without decoding
+    /// the whole block that holds `target` (a conjunction probing a term far commoner than its
+    /// lead lands in a new block on nearly every move). Every other method still works after a
+    /// probe (it decodes the block first). The default is `advance`.
+    fn probe(&mut self, target: DocId) -> DocId {
+        self.advance(target)
+    }
     /// The term's frequency in the current document (1 when frequencies are not indexed).
     fn freq(&self) -> u32;
     /// Fills `out` with the positions of the term in the current document (empty when positions

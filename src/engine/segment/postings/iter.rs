@@ -63,7 +63,115 @@ pub struct SegmentPostings<'a> {
     pos_last: usize,
     /// Single-block terms: where the block's impact list starts (set when the block is loaded).
     single_imp_at: usize,
+    /// After a [`Postings::probe`] that read block `block` in place: `docs` is not decoded
+    /// (`n == 0`), `doc` is the probed doc, `idx` its index in the block and `freqs[idx]` its
+    /// freq. Anything else decodes the block first ([`Self::unprobe`]).
+    probed: bool,
+    /// The layout of the last block probed (`block == usize::MAX`: none yet).
+    pr: Probed,
     error: Option<Error>,
+}
+
+/// Where a full frame-of-reference block's packed offsets and freqs lie, read once per block
+/// for probes ([`Postings::probe`]), which then read single values in place.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Probed {
+    block: usize,
+    /// The packed offsets (after the width byte) and their width (1 to 32) and mask.
+    off: usize,
+    bits: u32,
+    mask: u32,
+    /// The block's first possible doc (its offsets count from it) and its last doc.
+    base: DocId,
+    last: DocId,
+    /// The packed freqs (minus 1) and their width (0 to 31) and mask.
+    foff: usize,
+    fbits: u32,
+    fmask: u32,
+}
+
+impl Probed {
+    const NONE: Probed = Probed { block: usize::MAX, off: 0, bits: 0, mask: 0, base: 0, last: 0, foff: 0, fbits: 0, fmask: 0 };
+
+    /// A layout for a block at byte 1 (after its width byte) with freqs at `foff`.
+    #[cfg(test)]
+    pub(super) fn for_test(bits: u32, base: DocId, last: DocId, foff: usize, fbits: u32) -> Probed {
+        Probed { block: 0, off: 1, bits, mask: low_bits(bits), base, last, foff, fbits, fmask: low_bits(fbits) }
+    }
+
+    /// The packed values at `at` of `bits` bits, with the row after them ([`lane_value`]);
+    /// `probe_layout` checked that they lie within `bytes` (zeros otherwise, never a panic).
+    #[inline(always)]
+    fn packed(bytes: &[u8], at: usize, bits: u32) -> &[u8] {
+        static ZEROS: [u8; LANES_READ] = [0; LANES_READ];
+        bytes.get(at..at + 16 * bits as usize + 16).unwrap_or(&ZEROS)
+    }
+
+    /// The freq of doc `i` of the block.
+    #[inline]
+    pub(super) fn freq(&self, bytes: &[u8], i: usize) -> u32 {
+        if self.fbits == 0 {
+            return 1;
+        }
+        lane_value(Self::packed(bytes, self.foff, self.fbits), self.fbits, self.fmask, i).wrapping_add(1)
+    }
+
+    /// The first doc `>= target` (`base <= target <= last`) and its index: an interpolation
+    /// guess (docs of a block spread about evenly over its range), then galloping from the
+    /// guess toward the answer and a binary search in the last stride, so a badly skewed block
+    /// costs a logarithmic number of reads. Damaged offsets give some doc; the caller checks it.
+    #[inline]
+    pub(super) fn seek(&self, bytes: &[u8], target: DocId) -> (usize, DocId) {
+        let t = target.wrapping_sub(self.base);
+        let span = self.last.wrapping_sub(self.base).max(1);
+        let g = ((t as u64 * (BLOCK as u64 - 1)) / span as u64).min(BLOCK as u64 - 1) as usize;
+        let p = Self::packed(bytes, self.off, self.bits);
+        let v = |i: usize| lane_value(p, self.bits, self.mask, i);
+        // The answer lies in lo..=hi, and v(hi) >= t (v(BLOCK - 1) is the last doc's offset).
+        let (mut lo, mut hi);
+        if v(g) >= t {
+            hi = g;
+            lo = g;
+            let mut step = 1;
+            loop {
+                if lo < step {
+                    lo = 0;
+                    break;
+                }
+                let p = lo - step;
+                if v(p) < t {
+                    lo = p + 1;
+                    break;
+                }
+                hi = p;
+                lo = p;
+                step *= 2;
+            }
+        } else {
+            lo = g + 1;
+            hi = BLOCK - 1;
+            let mut step = 1;
+            while lo + step - 1 < BLOCK - 1 {
+                let p = lo + step - 1;
+                if v(p) >= t {
+                    hi = p;
+                    break;
+                }
+                lo = p + 1;
+                step *= 2;
+            }
+        }
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if v(mid) >= t {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let i = lo.min(BLOCK - 1);
+        (i, self.base.wrapping_add(v(i)))
+    }
 }
 
 impl std::fmt::Debug for SegmentPostings<'_> {
@@ -131,6 +239,8 @@ impl<'a> SegmentPostings<'a> {
             pos_doc: 0,
             pos_last: 0,
             single_imp_at: usize::MAX,
+            probed: false,
+            pr: Probed::NONE,
             error: None,
         };
         Ok(p)
@@ -164,6 +274,7 @@ impl<'a> SegmentPostings<'a> {
     }
 
     fn exhaust(&mut self) -> DocId {
+        self.probed = false;
         self.n = 0;
         self.idx = usize::MAX;
         self.block = self.nb;
@@ -213,6 +324,7 @@ impl<'a> SegmentPostings<'a> {
     /// Decodes block `b` into `docs`/`freqs`.
     fn load_block(&mut self, b: usize) -> Result<()> {
         self.block = b;
+        self.probed = false;
         self.idx = 0;
         self.pos_doc = 0;
         if self.singleton {
@@ -287,6 +399,79 @@ impl<'a> SegmentPostings<'a> {
             self.pos_cursor = p.ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))? as usize;
         }
         Ok(())
+    }
+
+    /// The tail of `advance`: decodes block `b` (the first reaching `target`) and moves to its
+    /// first doc `>= target`.
+    fn advance_into(&mut self, b: usize, target: DocId) -> DocId {
+        if let Err(e) = self.load_block(b) {
+            return self.fail(e);
+        }
+        if self.docs[self.n - 1] < target {
+            // Only possible for a single-block term.
+            return self.exhaust();
+        }
+        let i = first_at_least(&self.docs, 0, self.n, target);
+        self.idx = i;
+        self.doc = self.docs[i];
+        self.doc
+    }
+
+    /// Decodes the probed block and puts the iterator on the probed doc's index in it.
+    #[cold]
+    fn unprobe(&mut self) -> Result<()> {
+        let i = self.idx & (BLOCK - 1);
+        self.load_block(self.block)?;
+        // Probes read only full blocks (`probe_block`).
+        self.idx = i.min(self.n.saturating_sub(1));
+        self.doc = self.docs[self.idx];
+        Ok(())
+    }
+
+    /// Reads and checks the layout of block `b` for probes ([`Probed`]); whether it can be
+    /// probed: a full frame-of-reference block whose packed offsets and freqs lie within the
+    /// file and whose last offset gives the last doc of its skip entry. Anything else is left
+    /// to decoding, which reports what is wrong.
+    fn probe_layout(&mut self, b: usize) -> bool {
+        let layout = (|| {
+            if b + 1 == self.nb && self.df as usize % BLOCK != 0 {
+                return None;
+            }
+            let off = usize::try_from(self.skip_u64(b, SKIP_DOC_OFF)).ok()?.checked_add(self.blocks_start)?;
+            let width = *self.doc_bytes.get(off)?;
+            let bits = (width & !FOR_BLOCK) as u32;
+            if width & FOR_BLOCK == 0 || bits == 0 || bits > 32 {
+                return None;
+            }
+            let len = 16 * bits as usize;
+            let base = if b == 0 { 0 } else { self.last_doc_of(b - 1).checked_add(1)? };
+            let last = self.last_doc_of(b);
+            let (fbits, foff) = if self.has_freqs {
+                let at = off + 1 + len;
+                let fbits = *self.doc_bytes.get(at)? as u32;
+                if fbits > 31 {
+                    return None;
+                }
+                (fbits, at + 1)
+            } else {
+                (0, 0)
+            };
+            // Reads go a row past the packed values ([`lane_value`]).
+            let end = if self.has_freqs { foff + 16 * fbits as usize } else { off + 1 + len };
+            if end + 16 > self.doc_bytes.len() {
+                return None;
+            }
+            let pr = Probed { block: b, off: off + 1, bits, mask: low_bits(bits), base, last, foff, fbits, fmask: low_bits(fbits) };
+            let last_offset = lane_value(Probed::packed(self.doc_bytes, pr.off, bits), bits, pr.mask, BLOCK - 1);
+            (last < self.max_doc && base.checked_add(last_offset) == Some(last)).then_some(pr)
+        })();
+        match layout {
+            Some(pr) => {
+                self.pr = pr;
+                true
+            }
+            None => false,
+        }
     }
 
     /// The largest freq and smallest norm byte over all blocks of the term: with BM25 they bound
@@ -429,6 +614,12 @@ impl<'a> SegmentPostings<'a> {
     pub fn positions_and_offsets(&mut self, pos: &mut Vec<u32>, offsets: &mut Vec<(u32, u32)>) {
         pos.clear();
         offsets.clear();
+        if self.probed {
+            if let Err(e) = self.unprobe() {
+                self.fail(e);
+                return;
+            }
+        }
         if !self.has_pos || self.idx >= self.n {
             return;
         }
@@ -509,6 +700,13 @@ impl<'a> SegmentPostings<'a> {
     }
 
     fn next_block(&mut self) -> DocId {
+        if self.probed {
+            // The probed doc's block, decoded: its next doc may lie in it.
+            return match self.unprobe() {
+                Ok(()) => self.next(),
+                Err(e) => self.fail(e),
+            };
+        }
         let b = self.block.wrapping_add(1);
         if b >= self.nb {
             return self.exhaust();
@@ -521,6 +719,40 @@ impl<'a> SegmentPostings<'a> {
             Err(e) => self.fail(e),
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: how many probes were answered in place (without decoding a block).
+    pub(crate) static PROBED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The low `bits` bits set (all for 32).
+fn low_bits(bits: u32) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
+
+/// The most bytes [`lane_value`] reads: a block of 32-bit values and one more row.
+const LANES_READ: usize = 16 * 32 + 16;
+
+/// Value `i` of a full block packed by [`super::unpack::pack_lanes`] at `bits` (1 to 32) bits
+/// (`mask` its low bits): the `i / 4`-th value of lane `i % 4`, in word `bit / 32` of that lane
+/// and the next word of the lane (16 bytes on) when it straddles. `p` starts at the block and
+/// holds at least `16 * bits + 16` bytes, so both words lie within it (`bit / 32 < bits`); the
+/// next word is read either way: when the value does not straddle, its bits land above `bits`
+/// and are masked off.
+#[inline(always)]
+fn lane_value(p: &[u8], bits: u32, mask: u32, i: usize) -> u32 {
+    let bit = (i as u32 >> 2 & 31) * bits;
+    let w = (bit >> 5) as usize * 16 + (i & 3) * 4;
+    let s = bit & 31;
+    let word = |o: usize| u32::from_le_bytes(p[o..o + 4].try_into().expect("4 bytes"));
+    // `(hi << 1) << (31 - s)` is `hi << (32 - s)` without a shift by 32 when s == 0.
+    ((word(w) >> s) | ((word(w + 16) << 1) << (31 - s))) & mask
 }
 
 /// Turns a frame of reference's offsets into docs (`base` added to each); whether they are
@@ -660,24 +892,56 @@ impl Postings for SegmentPostings<'_> {
             self.doc = self.docs[i];
             return self.doc;
         }
-        let mut b = self.block.wrapping_add(1);
+        if self.probed && target <= self.doc {
+            return self.doc;
+        }
+        // A probed block is not decoded: it may still hold the target.
+        let mut b = if self.probed { self.block } else { self.block.wrapping_add(1) };
         if self.nb > 1 {
             b = self.first_block_reaching(b, target);
         }
         if b >= self.nb {
             return self.exhaust();
         }
-        if let Err(e) = self.load_block(b) {
-            return self.fail(e);
+        self.advance_into(b, target)
+    }
+
+    fn probe(&mut self, target: DocId) -> DocId {
+        if (self.probed || self.idx < self.n) && target <= self.doc {
+            return self.doc;
         }
-        if self.docs[self.n - 1] < target {
-            // Only possible for a single-block term.
-            return self.exhaust();
+        if !self.doc_for || self.nb <= 1 || (self.n > 0 && target <= self.docs[self.n - 1]) {
+            // Frames of reference only from `.doc` version 4 on; a decoded block is scanned.
+            return self.advance(target);
         }
-        let i = first_at_least(&self.docs, 0, self.n, target);
+        let b = if self.probed && target <= self.pr.last {
+            self.block
+        } else {
+            let b = self.first_block_reaching(self.block.wrapping_add(1), target);
+            if b >= self.nb {
+                return self.exhaust();
+            }
+            b
+        };
+        if self.pr.block != b && !self.probe_layout(b) {
+            // A partial block, a block of gaps, or bytes that do not add up: decoded (and
+            // checked) whole.
+            return self.advance_into(b, target);
+        }
+        let (i, doc) = self.pr.seek(self.doc_bytes, target);
+        if doc < target || doc > self.pr.last {
+            // Offsets that do not increase: decoding reports them.
+            return self.advance_into(b, target);
+        }
+        #[cfg(test)]
+        PROBED.with(|c| c.set(c.get() + 1));
+        self.block = b;
+        self.probed = true;
+        self.n = 0;
         self.idx = i;
-        self.doc = self.docs[i];
-        self.doc
+        self.freqs[i] = if self.has_freqs { self.pr.freq(self.doc_bytes, i) } else { 1 };
+        self.doc = doc;
+        doc
     }
 
     #[inline]
@@ -687,6 +951,12 @@ impl Postings for SegmentPostings<'_> {
 
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
+        if self.probed {
+            if let Err(e) = self.unprobe() {
+                self.fail(e);
+                return;
+            }
+        }
         if !self.has_pos || self.idx >= self.n {
             return;
         }
@@ -746,6 +1016,12 @@ impl Postings for SegmentPostings<'_> {
     }
 
     fn read_block(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
+        if self.probed {
+            if let Err(e) = self.unprobe() {
+                self.fail(e);
+                return 0;
+            }
+        }
         let (i, n) = (self.idx, self.n);
         if i >= n {
             return 0;

@@ -34,6 +34,8 @@ mod unpack;
 mod writer;
 
 pub(crate) use buffer::BytesInterner;
+#[cfg(test)]
+pub(crate) use iter::PROBED;
 pub use buffer::PostingsBuffer;
 pub use check::{check_files, Summary};
 pub use impacts::MAX_IMPACTS;

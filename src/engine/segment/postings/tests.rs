@@ -222,17 +222,18 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
                     }
                 }
             }
-            // advance() to random targets equals a linear scan, mixed with next().
+            // advance() and probe() to random targets equal a linear scan, mixed with next()
+            // and positions (which decode a probed block).
             let max = ps.last().unwrap().0 + 3;
-            let mut p = ft.postings(&info, false).unwrap();
+            let mut p = ft.postings(&info, true).unwrap();
             let mut cur: i64 = -1;
             loop {
                 let span = if rng.below(4) == 0 { 300 } else { 8 };
                 let target = (cur + 1 + rng.below(span) as i64) as u32;
-                let (got, want) = if rng.below(3) == 0 {
-                    (p.next(), ps.iter().map(|x| x.0).find(|&d| d as i64 > cur))
-                } else {
-                    (p.advance(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur))
+                let (got, want) = match rng.below(3) {
+                    0 => (p.next(), ps.iter().map(|x| x.0).find(|&d| d as i64 > cur)),
+                    1 => (p.advance(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur)),
+                    _ => (p.probe(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur)),
                 };
                 assert_eq!(got, want.unwrap_or(NO_MORE_DOCS));
                 if got == NO_MORE_DOCS || target > max {
@@ -240,6 +241,11 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
                 }
                 let x = ps.iter().find(|x| x.0 == got).unwrap();
                 assert_eq!(p.freq() as u64, freq_of(x));
+                assert_eq!(p.doc(), got);
+                if o.has_positions() && rng.below(4) == 0 {
+                    p.positions(&mut pos);
+                    assert_eq!(pos, x.1, "positions after a move to {got}");
+                }
                 cur = got as i64;
             }
             assert!(p.take_error().is_none());
@@ -406,8 +412,31 @@ fn small_segment(dir: &dyn Directory, s: &SegmentId) -> FieldInfos {
 }
 
 /// Reads everything through a reader without trusting it; returns whether an error was seen.
+/// Probes every term too: damaged blocks must not panic or move a probe backwards.
 fn read_all(r: &PostingsReader) -> bool {
-    walk(r).is_err()
+    let mut bad = walk(r).is_err();
+    for number in r.field_numbers().collect::<Vec<_>>() {
+        let ft = r.field(number).unwrap();
+        let Ok(mut it) = ft.iter() else { return true };
+        while let Ok(Some((_, info))) = it.next() {
+            let Ok(mut p) = ft.postings(&info, true) else {
+                bad = true;
+                continue;
+            };
+            let mut target = 0u32;
+            for _ in 0..200 {
+                let d = p.probe(target);
+                if d == NO_MORE_DOCS {
+                    break;
+                }
+                assert!(d >= target, "probe({target}) went back to {d}");
+                let _ = p.freq();
+                target = d + 1 + d % 5;
+            }
+            bad |= p.take_error().is_some();
+        }
+    }
+    bad
 }
 
 #[test]
@@ -1086,6 +1115,39 @@ fn damaged_top_docs_are_errors() {
 }
 
 proptest! {
+    /// A probe's search of a packed frame of reference finds what a scan of the decoded block
+    /// finds, at every width and spread of docs, and reads each doc's freq in place.
+    #[test]
+    fn probed_block_search_matches_a_scan(seed in any::<u64>(), wide in 0u32..32, base in 0u32..1_000_000, fbits in 0u8..12) {
+        let mut rng = Rng(seed);
+        let max_gap = (1u64 << (wide % 24)).max(1) as u32;
+        let mut offsets = [0u32; BLOCK];
+        let mut d = rng.below(max_gap as u64) as u32;
+        for (i, o) in offsets.iter_mut().enumerate() {
+            // Clustered at times: long runs of gap 1 between wide jumps.
+            if i > 0 {
+                d += if rng.below(3) == 0 { 1 } else { 1 + rng.below(max_gap as u64) as u32 };
+            }
+            *o = d;
+        }
+        let bits = 32 - offsets[BLOCK - 1].leading_zeros();
+        let fmask = if fbits == 0 { 0 } else { (1u32 << fbits) - 1 };
+        let freqs: Vec<u32> = (0..BLOCK).map(|_| rng.below(1 << 12) as u32 & fmask).collect();
+        let mut bytes = vec![bits as u8 | FOR_BLOCK];
+        super::unpack::pack_lanes(&offsets, bits as u8, &mut bytes);
+        bytes.push(fbits);
+        super::unpack::pack_lanes(&freqs.clone().try_into().unwrap(), fbits, &mut bytes);
+        bytes.extend_from_slice(&[0xff; 16]);
+        let last = base + offsets[BLOCK - 1];
+        let pr = super::iter::Probed::for_test(bits, base, last, 2 + 16 * bits as usize, fbits as u32);
+        for _ in 0..64 {
+            let target = base + rng.below(offsets[BLOCK - 1] as u64 + 1) as u32;
+            let want = offsets.iter().position(|&o| base + o >= target).unwrap();
+            prop_assert_eq!(pr.seek(&bytes, target), (want, base + offsets[want]));
+            prop_assert_eq!(pr.freq(&bytes, want), freqs[want] + 1);
+        }
+    }
+
     /// The branch-free in-block search equals a linear scan for every start and target.
     #[test]
     fn first_at_least_matches_a_scan(gaps in prop::collection::vec(1u32..50, 1..=BLOCK), from_frac in 0.0f64..1.0, t_frac in 0.0f64..1.0) {
