@@ -7,34 +7,27 @@
 //! Invariant: `docs[i..n]` are the source's docs not yet passed, all in one postings block, and
 //! the source sits on `docs[n - 1]`; `n == 0` means exhausted.
 
-use super::scorer::{Scorer, TermScorer};
+use super::scorer::TermScorer;
 use crate::engine::codec::bitpack::BLOCK;
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 
 /// What a [`BlockBuf`] reads: a doc iterator that can copy out the rest of its current block.
 pub trait BlockSource {
-    /// Moves to the next doc.
-    fn step(&mut self) -> DocId;
-    /// Moves to the first doc `>= target`.
-    fn seek(&mut self, target: DocId) -> DocId;
-    /// [`Self::seek`] for a buffer of one doc ([`crate::engine::segment::Postings::probe`]).
+    /// Moves to the first doc `>= target` for a buffer of one doc
+    /// ([`crate::engine::segment::Postings::probe`]).
     fn probe(&mut self, target: DocId) -> DocId;
     /// The current doc's freq.
     fn freq(&self) -> u32;
     /// Copies the docs and freqs from the current doc to the end of its block; returns how many
     /// (0 when exhausted).
     fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize;
+    /// Moves (to the first doc `>= target`, or to the next doc for `None`) and fills: returns
+    /// `(start, n)` with the docs from the one reached to the end of its block in
+    /// `docs[start..n]` ([`Postings::move_and_read`]).
+    fn move_fill(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize);
 }
 
 impl BlockSource for TermScorer<'_> {
-    #[inline]
-    fn step(&mut self) -> DocId {
-        self.next()
-    }
-    #[inline]
-    fn seek(&mut self, target: DocId) -> DocId {
-        self.advance(target)
-    }
     #[inline]
     fn probe(&mut self, target: DocId) -> DocId {
         TermScorer::probe(self, target)
@@ -47,17 +40,13 @@ impl BlockSource for TermScorer<'_> {
     fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
         self.read_block(docs, freqs)
     }
+    #[inline]
+    fn move_fill(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
+        self.move_and_read(target, docs, freqs)
+    }
 }
 
 impl BlockSource for Box<dyn Postings + '_> {
-    #[inline]
-    fn step(&mut self) -> DocId {
-        self.next()
-    }
-    #[inline]
-    fn seek(&mut self, target: DocId) -> DocId {
-        self.advance(target)
-    }
     #[inline]
     fn probe(&mut self, target: DocId) -> DocId {
         Postings::probe(&mut **self, target)
@@ -69,6 +58,10 @@ impl BlockSource for Box<dyn Postings + '_> {
     #[inline]
     fn fill(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
         self.read_block(docs, freqs)
+    }
+    #[inline]
+    fn move_fill(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
+        Postings::move_and_read(&mut **self, target, docs, freqs)
     }
 }
 
@@ -144,12 +137,9 @@ impl<S: BlockSource> BlockBuf<S> {
             self.freqs[0] = self.src.freq();
             return d;
         }
-        match target {
-            Some(t) => self.src.seek(t),
-            None => self.src.step(),
-        };
-        self.i = 0;
-        self.n = self.src.fill(&mut self.docs, &mut self.freqs);
+        let (i, n) = self.src.move_fill(target, &mut self.docs, &mut self.freqs);
+        self.i = i;
+        self.n = n;
         self.doc()
     }
 }

@@ -175,14 +175,14 @@ fn count_term_union(clauses: &[Weight], seg: &dyn SegmentView) -> Result<Option<
         let mut freqs = [0u32; BLOCK];
         let mut failed = None;
         for p in ps.iter_mut() {
-            // At most one read per block of the term (plus the final empty one).
-            let mut d = p.next();
-            while d != NO_MORE_DOCS {
-                let n = p.read_block(&mut docs, &mut freqs);
-                if n == 0 {
+            // One read per block of the term (plus the final empty one), each block decoded
+            // straight into `docs`.
+            loop {
+                let (i, n) = p.move_and_read(None, &mut docs, &mut freqs);
+                if i >= n {
                     break;
                 }
-                for &doc in &docs[..n] {
+                for &doc in &docs[i..n] {
                     // Postings only hold docs below max_doc; a bad doc id is ignored, never a panic.
                     if let Some(w) = bits.get_mut((doc >> 6) as usize) {
                         if sparse && *w == 0 {
@@ -191,7 +191,6 @@ fn count_term_union(clauses: &[Weight], seg: &dyn SegmentView) -> Result<Option<
                         *w |= 1u64 << (doc & 63);
                     }
                 }
-                d = p.next();
             }
             if let Some(e) = p.take_error() {
                 failed = Some(e);

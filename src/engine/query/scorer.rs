@@ -82,6 +82,10 @@ pub struct TermScorer<'a> {
     /// `sim.score(1, norm)` by norm byte, filled on first use (NaN: not computed yet). Most
     /// postings have freq 1, so most scores are a table lookup instead of a division.
     one: [f32; 256],
+    /// Block bounds from the skip entry's max freq and min norm alone, not the block's impacts
+    /// (looser, but no list to decode): for a term probed about once per block, where decoding
+    /// the impacts of every block costs more than the probe.
+    loose: bool,
 }
 
 /// `sim.score(freq, norm)` through the freq-1 table `one` (bit for bit the same value); `one`
@@ -104,13 +108,22 @@ impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
     pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_from: 0, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256] }
+        TermScorer { postings, norms, sim, block_end: None, block_from: 0, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256], loose: false }
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
     /// score over the block's competitive impacts. Returns the block's last doc.
     fn load_block(&mut self, target: DocId) -> DocId {
         let end = self.postings.shallow_advance(target);
+        if self.loose {
+            let (f, n) = self.postings.block_max();
+            self.block_end = Some(end);
+            self.block_from = target;
+            // Past the end the pair is (0, 255): no doc, and the bound is the idf limit as for
+            // an empty impact list.
+            self.block_bound = if end == NO_MORE_DOCS { self.sim.weight } else { self.sim.score(f as f32, n) };
+            return end;
+        }
         self.postings.block_impacts(&mut self.impacts);
         let sim = &self.sim;
         let bound = self.impacts.iter().map(|&(f, n)| sim.score(f as f32, n)).fold(0f32, f32::max);
@@ -146,6 +159,30 @@ impl<'a> TermScorer<'a> {
     #[inline]
     pub(crate) fn read_block(&mut self, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> usize {
         self.postings.read_block(docs, freqs)
+    }
+
+    /// A move ([`Scorer::advance`] to `target`, or [`Scorer::next`]) and
+    /// [`Self::read_block`] in one call ([`Postings::move_and_read`]).
+    #[inline]
+    pub(crate) fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> (usize, usize) {
+        if self.min_competitive > 0.0 && self.constant.is_none() {
+            // Blocks below the minimum are skipped first (`skip_blocks`).
+            let d = match target {
+                Some(t) => self.advance(t),
+                None => self.next(),
+            };
+            return if d == NO_MORE_DOCS { (0, 0) } else { (0, self.read_block(docs, freqs)) };
+        }
+        match target {
+            Some(t) if t <= self.postings.doc() => (0, self.read_block(docs, freqs)),
+            _ => self.postings.move_and_read(target, docs, freqs),
+        }
+    }
+
+    /// Bounds blocks by their skip entry alone (see the `loose` field).
+    pub(crate) fn set_loose_bounds(&mut self) {
+        self.loose = true;
+        self.block_end = None;
     }
 
     /// The term's stored top docs ([`Postings::top_docs`]).
@@ -223,15 +260,16 @@ impl<'a> TermScorer<'a> {
                     }
                 }
             }
-            if self.postings.doc() < target {
-                self.postings.advance(target);
-            }
-            let n = self.postings.read_block(&mut docs, &mut freqs);
-            if n == 0 {
+            let (i, n) = if self.postings.doc() < target {
+                self.postings.move_and_read(Some(target), &mut docs, &mut freqs)
+            } else {
+                (0, self.postings.read_block(&mut docs, &mut freqs))
+            };
+            if i >= n {
                 break;
             }
             target = docs[n - 1].saturating_add(1);
-            let (docs, freqs, scores) = (&docs[..n], &freqs[..n], &mut scores[..n]);
+            let (docs, freqs, scores) = (&docs[i..n], &freqs[i..n], &mut scores[i..n]);
             count_scored(n);
             match (self.constant, norms) {
                 (Some(c), _) => scores.fill(c),

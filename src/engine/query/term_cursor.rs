@@ -31,6 +31,7 @@ impl<'a> TermCursor<'a> {
     /// sought far more sparsely than they lie.
     pub fn set_probing(&mut self) {
         self.b.probing = true;
+        self.b.src.set_loose_bounds();
     }
 
     /// The current doc, [`crate::engine::segment::NO_MORE_DOCS`] when exhausted.

@@ -109,6 +109,21 @@ pub trait Postings: Send {
         freqs[0] = self.freq();
         1
     }
+    /// A move (`advance(target)`, or `next()` for `None`) and then [`Self::read_block`] in one
+    /// call, so an iterator can decode a new block straight into `docs`/`freqs` instead of into
+    /// its own buffer and then copying. Returns `(start, n)`: `docs[start..n]` are the doc
+    /// reached and the rest of its block (`freqs` alike), and the iterator is left on
+    /// `docs[n - 1]`; `(0, 0)` when exhausted. The default moves, then copies.
+    fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> (usize, usize) {
+        let d = match target {
+            Some(t) => self.advance(t),
+            None => self.next(),
+        };
+        if d == NO_MORE_DOCS {
+            return (0, 0);
+        }
+        (0, self.read_block(docs, freqs))
+    }
     /// The error that ended iteration early, if any (then `doc()` is [`NO_MORE_DOCS`]).
     fn take_error(&mut self) -> Option<crate::engine::Error>;
 }

@@ -288,6 +288,10 @@ impl<'a> SegmentPostings<'a> {
     /// are found by galloping over the skip entries and a binary search in the last stride.
     fn first_block_reaching(&self, from: usize, target: DocId) -> usize {
         let nb = self.nb;
+        // Block-max searches move the skip data (`shallow`) to the target's block before the
+        // iterator follows: start there when no block between ends at or after the target.
+        let s = self.shallow;
+        let from = if s > from && s < nb && self.last_doc_of(s - 1) < target { s } else { from };
         let mut b = from;
         for _ in 0..2 {
             if b >= nb || self.last_doc_of(b) >= target {
@@ -336,61 +340,9 @@ impl<'a> SegmentPostings<'a> {
             self.pos_cursor = self.pos_start as usize;
             return Ok(());
         }
-        let (off, n, base) = if self.nb == 1 {
-            (self.blocks_start, self.df as usize, 0u64)
-        } else {
-            let off = usize::try_from(self.skip_u64(b, SKIP_DOC_OFF)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
-            let n = if b + 1 == self.nb { self.df as usize - b * BLOCK } else { BLOCK };
-            let base = if b == 0 { 0 } else { self.last_doc_of(b - 1) as u64 + 1 };
-            (off, n, base)
-        };
-        let name = self.doc_name;
-        let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
-        let mut r = ByteReader::at(self.doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
-        let width = r.u8().map_err(|e| e.in_file(name))?;
-        // A frame of reference (version 4 on, full blocks only) holds offsets from `base`, in
-        // four lanes; otherwise the block holds gaps.
-        let frame = width & FOR_BLOCK != 0;
-        if frame && (!self.doc_for || n != BLOCK) {
-            return Err(bad(off, format!("doc block width byte {width:#x}: a frame of reference where gaps belong")));
-        }
-        let bits = width & !FOR_BLOCK;
-        let used = if n == BLOCK {
-            let unpack = if frame { unpack_lanes } else { self.unpack_full };
-            unpack(r.rest(), bits, &mut self.docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
-        } else {
-            unpack32(r.rest(), bits, &mut self.docs[..n]).map_err(|e| bad(off, e.to_string()))?
-        };
-        r.skip(used).map_err(|e| e.in_file(name))?;
-        let last = if !frame {
-            prefix_sum(&mut self.docs[..n], base, bits)
-        } else if rebase(&mut self.docs, base) {
-            self.docs[BLOCK - 1] as u64
-        } else {
-            return Err(bad(off, format!("block {b}: docs not increasing from {base}")));
-        };
-        if last >= self.max_doc as u64 || (self.nb > 1 && last != self.last_doc_of(b) as u64) {
-            return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {} (skip data says {})", self.max_doc, if self.nb > 1 { self.last_doc_of(b) as i64 } else { -1 })));
-        }
-        if self.has_freqs {
-            let at = r.offset() as usize;
-            let bits = r.u8().map_err(|e| e.in_file(name))?;
-            if bits > 31 {
-                return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
-            }
-            let used = if n == BLOCK {
-                (self.unpack_full_freqs)(r.rest(), bits, &mut self.freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
-            } else {
-                let used = unpack32(r.rest(), bits, &mut self.freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
-                for f in &mut self.freqs[..n] {
-                    *f += 1;
-                }
-                used
-            };
-            r.skip(used).map_err(|e| e.in_file(name))?;
-        }
+        let (n, end) = self.decode_block(b, None)?;
         if self.nb == 1 {
-            self.single_imp_at = r.offset() as usize;
+            self.single_imp_at = end;
         }
         self.n = n;
         if self.has_pos {
@@ -399,6 +351,86 @@ impl<'a> SegmentPostings<'a> {
             self.pos_cursor = p.ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))? as usize;
         }
         Ok(())
+    }
+
+    /// Decodes the docs and freqs of block `b` (not of a singleton) into `out`, or into the
+    /// iterator's own buffers when `None`, checking them against the skip entry; returns how
+    /// many docs, and where the block's bytes end. Leaves the iterator's state alone.
+    fn decode_block(&mut self, b: usize, out: Option<(&mut [u32; BLOCK], &mut [u32; BLOCK])>) -> Result<(usize, usize)> {
+        let (off, n, base) = if self.nb == 1 {
+            (self.blocks_start, self.df as usize, 0u64)
+        } else {
+            let off = usize::try_from(self.skip_u64(b, SKIP_DOC_OFF)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
+            let n = if b + 1 == self.nb { self.df as usize - b * BLOCK } else { BLOCK };
+            let base = if b == 0 { 0 } else { self.last_doc_of(b - 1) as u64 + 1 };
+            (off, n, base)
+        };
+        let skip_last = if self.nb > 1 { Some(self.last_doc_of(b)) } else { None };
+        let name = self.doc_name;
+        let (doc_bytes, doc_for, max_doc, has_freqs) = (self.doc_bytes, self.doc_for, self.max_doc, self.has_freqs);
+        let (unpack_full, unpack_full_freqs) = (self.unpack_full, self.unpack_full_freqs);
+        let external = out.is_some();
+        let (docs, freqs) = match out {
+            Some((d, f)) => (d, f),
+            None => (&mut self.docs, &mut self.freqs),
+        };
+        let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
+        let mut r = ByteReader::at(doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
+        let width = r.u8().map_err(|e| e.in_file(name))?;
+        // A frame of reference (version 4 on, full blocks only) holds offsets from `base`, in
+        // four lanes; otherwise the block holds gaps.
+        let frame = width & FOR_BLOCK != 0;
+        if frame && (!doc_for || n != BLOCK) {
+            return Err(bad(off, format!("doc block width byte {width:#x}: a frame of reference where gaps belong")));
+        }
+        let bits = width & !FOR_BLOCK;
+        let used = if n == BLOCK {
+            let unpack = if frame { unpack_lanes } else { unpack_full };
+            unpack(r.rest(), bits, docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+        } else {
+            unpack32(r.rest(), bits, &mut docs[..n]).map_err(|e| bad(off, e.to_string()))?
+        };
+        r.skip(used).map_err(|e| e.in_file(name))?;
+        let last = if !frame {
+            prefix_sum(&mut docs[..n], base, bits)
+        } else if rebase(docs, base) {
+            docs[BLOCK - 1] as u64
+        } else {
+            return Err(bad(off, format!("block {b}: docs not increasing from {base}")));
+        };
+        if last >= max_doc as u64 || skip_last.is_some_and(|l| last != l as u64) {
+            return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {max_doc} (skip data says {})", skip_last.map_or(-1, |l| l as i64))));
+        }
+        if has_freqs {
+            let at = r.offset() as usize;
+            let bits = r.u8().map_err(|e| e.in_file(name))?;
+            if bits > 31 {
+                return Err(bad(at, format!("freq bit width {bits} exceeds 31")));
+            }
+            let used = if n == BLOCK {
+                unpack_full_freqs(r.rest(), bits, freqs).ok_or_else(|| bad(at, "freq block past end".into()))?
+            } else {
+                let used = unpack32(r.rest(), bits, &mut freqs[..n]).map_err(|e| bad(at, e.to_string()))?;
+                for f in &mut freqs[..n] {
+                    *f += 1;
+                }
+                used
+            };
+            r.skip(used).map_err(|e| e.in_file(name))?;
+        } else if external {
+            // The iterator's own freqs are all 1 from the start for a field without them.
+            freqs[..n].fill(1);
+        }
+        Ok((n, r.offset() as usize))
+    }
+
+    /// The number of docs in block `b` (multi-block terms).
+    fn block_len(&self, b: usize) -> usize {
+        if b + 1 == self.nb {
+            self.df as usize - b * BLOCK
+        } else {
+            BLOCK
+        }
     }
 
     /// The tail of `advance`: decodes block `b` (the first reaching `target`) and moves to its
@@ -701,11 +733,15 @@ impl<'a> SegmentPostings<'a> {
 
     fn next_block(&mut self) -> DocId {
         if self.probed {
-            // The probed doc's block, decoded: its next doc may lie in it.
-            return match self.unprobe() {
-                Ok(()) => self.next(),
-                Err(e) => self.fail(e),
-            };
+            if self.idx + 1 < self.block_len(self.block) {
+                // The probed doc's block, decoded: its next doc lies in it.
+                return match self.unprobe() {
+                    Ok(()) => self.next(),
+                    Err(e) => self.fail(e),
+                };
+            }
+            // On the last doc of a block not held: the next doc starts the next block.
+            self.probed = false;
         }
         let b = self.block.wrapping_add(1);
         if b >= self.nb {
@@ -914,7 +950,7 @@ impl Postings for SegmentPostings<'_> {
             // Frames of reference only from `.doc` version 4 on; a decoded block is scanned.
             return self.advance(target);
         }
-        let b = if self.probed && target <= self.pr.last {
+        let b = if self.probed && self.pr.block == self.block && target <= self.pr.last {
             self.block
         } else {
             let b = self.first_block_reaching(self.block.wrapping_add(1), target);
@@ -1032,6 +1068,55 @@ impl Postings for SegmentPostings<'_> {
         self.idx = n - 1;
         self.doc = self.docs[n - 1];
         k
+    }
+
+    fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
+        // Decoded straight into `docs`/`freqs` when the move leaves the block held (or probed)
+        // for a later block of a multi-block term; otherwise a move and a copy.
+        let within = match target {
+            Some(t) => self.nb <= 1 || (self.n > 0 && t <= self.docs[self.n - 1]) || ((self.probed || self.idx < self.n) && t <= self.doc),
+            None => self.nb <= 1 || self.idx.wrapping_add(1) < self.n || (self.probed && self.idx + 1 < self.block_len(self.block)),
+        };
+        if within {
+            let d = match target {
+                Some(t) => self.advance(t),
+                None => self.next(),
+            };
+            return if d == NO_MORE_DOCS { (0, 0) } else { (0, self.read_block(docs, freqs)) };
+        }
+        let b = match target {
+            Some(t) => self.first_block_reaching(if self.probed { self.block } else { self.block.wrapping_add(1) }, t),
+            None => self.block.wrapping_add(1),
+        };
+        if b >= self.nb {
+            self.exhaust();
+            return (0, 0);
+        }
+        let n = match self.decode_block(b, Some((docs, freqs))) {
+            Ok((n, _)) => n,
+            Err(e) => {
+                self.fail(e);
+                return (0, 0);
+            }
+        };
+        let i = match target {
+            Some(t) if docs[n - 1] < t => {
+                // Not for a block found by its skip entry (checked against it).
+                self.exhaust();
+                return (0, 0);
+            }
+            Some(t) => first_at_least(docs, 0, n, t),
+            None => 0,
+        };
+        // The iterator sits on the block's last doc without holding the block (a probed
+        // state: anything but a move past it decodes the block again).
+        self.block = b;
+        self.probed = true;
+        self.n = 0;
+        self.idx = n - 1;
+        self.freqs[n - 1] = freqs[n - 1];
+        self.doc = docs[n - 1];
+        (i, n)
     }
 
     fn take_error(&mut self) -> Option<Error> {

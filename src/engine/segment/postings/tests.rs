@@ -230,10 +230,35 @@ fn verify(r: &PostingsReader, infos: &FieldInfos, model: &Model, norm: &dyn Fn(u
             loop {
                 let span = if rng.below(4) == 0 { 300 } else { 8 };
                 let target = (cur + 1 + rng.below(span) as i64) as u32;
-                let (got, want) = match rng.below(3) {
+                if rng.below(3) == 0 {
+                    // Skip data moved ahead, or not as far as the target (moves start from it
+                    // when it is the target's block).
+                    p.shallow_advance((cur + 1 + rng.below(600) as i64) as u32);
+                }
+                let (got, want) = match rng.below(5) {
                     0 => (p.next(), ps.iter().map(|x| x.0).find(|&d| d as i64 > cur)),
                     1 => (p.advance(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur)),
-                    _ => (p.probe(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur)),
+                    2 => (p.probe(target), ps.iter().map(|x| x.0).find(|&d| d >= target && d as i64 > cur)),
+                    k => {
+                        // A move and a block read: the docs from the one reached on, in a row.
+                        let t = if k == 3 { Some(target) } else { None };
+                        let want = ps.iter().position(|x| x.0 as i64 > cur && t.is_none_or(|t| x.0 >= t));
+                        let (mut docs, mut freqs) = ([0; BLOCK], [0; BLOCK]);
+                        let (i, n) = p.move_and_read(t, &mut docs, &mut freqs);
+                        match want {
+                            None => assert_eq!((i, n), (0, 0)),
+                            Some(w) => {
+                                assert!(i < n && n <= BLOCK, "{i}..{n}");
+                                for (j, k) in (i..n).enumerate() {
+                                    assert_eq!(docs[k], ps[w + j].0);
+                                    assert_eq!(freqs[k] as u64, freq_of(&ps[w + j]));
+                                }
+                                assert_eq!(p.doc(), docs[n - 1]);
+                            }
+                        }
+                        let got = if n > 0 { docs[n - 1] } else { NO_MORE_DOCS };
+                        (got, want.map(|w| ps[w + n - i - 1].0))
+                    }
                 };
                 assert_eq!(got, want.unwrap_or(NO_MORE_DOCS));
                 if got == NO_MORE_DOCS || target > max {
@@ -432,6 +457,19 @@ fn read_all(r: &PostingsReader) -> bool {
                 assert!(d >= target, "probe({target}) went back to {d}");
                 let _ = p.freq();
                 target = d + 1 + d % 5;
+            }
+            bad |= p.take_error().is_some();
+            // Blocks decoded straight into the caller's arrays: docs only ever increase.
+            let Ok(mut p) = ft.postings(&info, false) else { continue };
+            let (mut docs, mut freqs, mut prev) = ([0; BLOCK], [0; BLOCK], None);
+            for k in 0..200u32 {
+                let (i, n) = p.move_and_read(if k % 2 == 0 { None } else { Some(prev.map_or(0, |d: DocId| d + 1 + d % 3)) }, &mut docs, &mut freqs);
+                if i >= n {
+                    break;
+                }
+                assert!(n <= BLOCK && docs[i..n].windows(2).all(|w| w[0] < w[1]), "{:?}", &docs[i..n]);
+                assert!(prev.is_none_or(|p| docs[i] > p), "moved back from {prev:?} to {}", docs[i]);
+                prev = Some(docs[n - 1]);
             }
             bad |= p.take_error().is_some();
         }
