@@ -1,11 +1,13 @@
-//! A postings source read a block at a time: [`BlockBuf`] copies the docs and freqs of the
-//! current postings block into arrays ([`crate::engine::segment::Postings::read_block`]), so that
+//! A postings source read a block at a time: [`BlockBuf`] holds the docs and freqs of the
+//! current postings block in arrays (decoded straight into them,
+//! [`crate::engine::segment::Postings::move_and_read`]), so that
 //! stepping and advancing are array operations and the source is called (dynamically, for
 //! postings) only once per block. Used by the scoring cursor ([`super::term_cursor::TermCursor`],
 //! over a term scorer) and by conjunction counts (over bare postings).
 //!
 //! Invariant: `docs[i..n]` are the source's docs not yet passed, all in one postings block, and
-//! the source sits on `docs[n - 1]`; `n == 0` means exhausted.
+//! the source sits on `docs[n - 1]`; `n == 0` means exhausted. In probing mode the buffer holds
+//! one doc at a time.
 
 use super::scorer::TermScorer;
 use crate::engine::codec::bitpack::BLOCK;

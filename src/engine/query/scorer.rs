@@ -112,7 +112,8 @@ impl<'a> TermScorer<'a> {
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
-    /// score over the block's competitive impacts. Returns the block's last doc.
+    /// score over the block's competitive impacts (or, with `loose`, of the skip entry's max
+    /// freq and min norm). Returns the block's last doc.
     fn load_block(&mut self, target: DocId) -> DocId {
         let end = self.postings.shallow_advance(target);
         if self.loose {
@@ -233,8 +234,8 @@ impl<'a> TermScorer<'a> {
 
     /// Top-k of this term alone (Lucene's `BlockMaxConjunction` of one clause, tantivy's
     /// `block_wand_single_scorer`): once `sink` wants a minimum score, every block whose impact
-    /// bound is below it is skipped without decoding; the other blocks are copied out whole
-    /// ([`Postings::read_block`]) and scored in a tight loop over arrays, and only docs reaching
+    /// bound is below it is skipped without decoding; the other blocks are decoded into arrays
+    /// ([`Postings::move_and_read`]) and scored in a tight loop over them, and only docs reaching
     /// the minimum are passed to `sink`. `live` filters deleted docs (`None`: none deleted).
     pub fn collect_top(&mut self, live: Option<&dyn super::view::SegmentView>, sink: &mut dyn super::max_score::Sink) {
         const N: usize = crate::engine::codec::bitpack::BLOCK;
@@ -270,7 +271,7 @@ impl<'a> TermScorer<'a> {
             }
             target = docs[n - 1].saturating_add(1);
             let (docs, freqs, scores) = (&docs[i..n], &freqs[i..n], &mut scores[i..n]);
-            count_scored(n);
+            count_scored(n - i);
             match (self.constant, norms) {
                 (Some(c), _) => scores.fill(c),
                 (None, Some(norms)) => {

@@ -1,5 +1,5 @@
-//! A term scorer read a block at a time: [`TermCursor`] copies the docs and freqs of the current
-//! postings block into arrays ([`crate::engine::segment::Postings::read_block`]), so that the
+//! A term scorer read a block at a time: [`TermCursor`] holds the docs and freqs of the current
+//! postings block in arrays ([`crate::engine::segment::Postings::move_and_read`]), so that the
 //! conjunction and MaxScore loops step, advance and score with array operations and call the
 //! postings (dynamically) only once per block.
 //!

@@ -58,7 +58,10 @@ pub trait Postings: Send {
     /// [`doc`](Self::doc) and [`freq`](Self::freq): an iterator may then answer without decoding
     /// the whole block that holds `target` (a conjunction probing a term far commoner than its
     /// lead lands in a new block on nearly every move). Every other method still works after a
-    /// probe (it decodes the block first). The default is `advance`.
+    /// probe (it decodes the block first). A probe checks what it reads (the block's last doc
+    /// against the skip data, the order of the offsets around the doc it returns), not every
+    /// doc of the block as decoding does; damage elsewhere in the block is left to the file's
+    /// checksum (`check_integrity`) and to the next decode. The default is `advance`.
     fn probe(&mut self, target: DocId) -> DocId {
         self.advance(target)
     }

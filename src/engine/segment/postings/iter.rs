@@ -5,6 +5,11 @@
 //! array step. `advance` first looks in the
 //! loaded block, otherwise walks the skip entries (fixed width, last doc of each block) and
 //! decodes only the block that holds the target. Positions are decoded lazily per document.
+//!
+//! Two moves leave the iterator on a doc of a block it does not hold (the *probed* state):
+//! `probe` searches a frame of reference's packed offsets in place and reads one freq, and
+//! `move_and_read` decodes a block straight into the caller's arrays. Anything that needs the
+//! block afterwards decodes it again (`unprobe`).
 
 use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
@@ -63,9 +68,11 @@ pub struct SegmentPostings<'a> {
     pos_last: usize,
     /// Single-block terms: where the block's impact list starts (set when the block is loaded).
     single_imp_at: usize,
-    /// After a [`Postings::probe`] that read block `block` in place: `docs` is not decoded
-    /// (`n == 0`), `doc` is the probed doc, `idx` its index in the block and `freqs[idx]` its
-    /// freq. Anything else decodes the block first ([`Self::unprobe`]).
+    /// On a doc of block `block` without holding the block: after a [`Postings::probe`] that
+    /// read the block in place, or a [`Postings::move_and_read`] that decoded it into the
+    /// caller's arrays (then on its last doc). `docs` is not this block's (`n == 0`), `doc` is
+    /// the doc, `idx` its index in the block and `freqs[idx]` its freq. Anything else decodes
+    /// the block first ([`Self::unprobe`]).
     probed: bool,
     /// The layout of the last block probed (`block == usize::MAX`: none yet).
     pr: Probed,
@@ -107,6 +114,12 @@ impl Probed {
         bytes.get(at..at + 16 * bits as usize + 16).unwrap_or(&ZEROS)
     }
 
+    /// Offset `i` of the block.
+    #[inline]
+    fn offset_at(&self, bytes: &[u8], i: usize) -> u32 {
+        lane_value(Self::packed(bytes, self.off, self.bits), self.bits, self.mask, i)
+    }
+
     /// The freq of doc `i` of the block.
     #[inline]
     pub(super) fn freq(&self, bytes: &[u8], i: usize) -> u32 {
@@ -119,7 +132,9 @@ impl Probed {
     /// The first doc `>= target` (`base <= target <= last`) and its index: an interpolation
     /// guess (docs of a block spread about evenly over its range), then galloping from the
     /// guess toward the answer and a binary search in the last stride, so a badly skewed block
-    /// costs a logarithmic number of reads. Damaged offsets give some doc; the caller checks it.
+    /// costs a logarithmic number of reads. The offset before the index found (if any) is
+    /// always one read and found below the target. Damaged offsets give some doc; the caller
+    /// checks it.
     #[inline]
     pub(super) fn seek(&self, bytes: &[u8], target: DocId) -> (usize, DocId) {
         let t = target.wrapping_sub(self.base);
@@ -289,7 +304,8 @@ impl<'a> SegmentPostings<'a> {
     fn first_block_reaching(&self, from: usize, target: DocId) -> usize {
         let nb = self.nb;
         // Block-max searches move the skip data (`shallow`) to the target's block before the
-        // iterator follows: start there when no block between ends at or after the target.
+        // iterator follows: start there when the block before it ends below the target (last
+        // docs increase, so then every block between does).
         let s = self.shallow;
         let from = if s > from && s < nb && self.last_doc_of(s - 1) < target { s } else { from };
         let mut b = from;
@@ -355,7 +371,7 @@ impl<'a> SegmentPostings<'a> {
 
     /// Decodes the docs and freqs of block `b` (not of a singleton) into `out`, or into the
     /// iterator's own buffers when `None`, checking them against the skip entry; returns how
-    /// many docs, and where the block's bytes end. Leaves the iterator's state alone.
+    /// many docs, and where the block's bytes end. Changes no other state of the iterator.
     fn decode_block(&mut self, b: usize, out: Option<(&mut [u32; BLOCK], &mut [u32; BLOCK])>) -> Result<(usize, usize)> {
         let (off, n, base) = if self.nb == 1 {
             (self.blocks_start, self.df as usize, 0u64)
@@ -454,7 +470,7 @@ impl<'a> SegmentPostings<'a> {
     fn unprobe(&mut self) -> Result<()> {
         let i = self.idx & (BLOCK - 1);
         self.load_block(self.block)?;
-        // Probes read only full blocks (`probe_block`).
+        // A probed doc's index lies in its block (`min` only guards damaged skip data).
         self.idx = i.min(self.n.saturating_sub(1));
         self.doc = self.docs[self.idx];
         Ok(())
@@ -646,7 +662,7 @@ impl<'a> SegmentPostings<'a> {
     pub fn positions_and_offsets(&mut self, pos: &mut Vec<u32>, offsets: &mut Vec<(u32, u32)>) {
         pos.clear();
         offsets.clear();
-        if self.probed {
+        if self.has_pos && self.probed {
             if let Err(e) = self.unprobe() {
                 self.fail(e);
                 return;
@@ -965,8 +981,10 @@ impl Postings for SegmentPostings<'_> {
             return self.advance_into(b, target);
         }
         let (i, doc) = self.pr.seek(self.doc_bytes, target);
-        if doc < target || doc > self.pr.last {
-            // Offsets that do not increase: decoding reports them.
+        // The search leaves the offset before the doc below the target; the one after must be
+        // above the doc. Offsets out of order there (or a doc outside the block): decoding
+        // reports them.
+        if doc < target || doc > self.pr.last || (i + 1 < BLOCK && self.pr.base.wrapping_add(self.pr.offset_at(self.doc_bytes, i + 1)) <= doc) {
             return self.advance_into(b, target);
         }
         #[cfg(test)]
@@ -987,7 +1005,7 @@ impl Postings for SegmentPostings<'_> {
 
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        if self.probed {
+        if self.has_pos && self.probed {
             if let Err(e) = self.unprobe() {
                 self.fail(e);
                 return;
@@ -1071,8 +1089,9 @@ impl Postings for SegmentPostings<'_> {
     }
 
     fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
-        // Decoded straight into `docs`/`freqs` when the move leaves the block held (or probed)
-        // for a later block of a multi-block term; otherwise a move and a copy.
+        // Decoded straight into `docs`/`freqs` when the move leaves the block held for another
+        // block of a multi-block term (a later one, or a probed block not held); otherwise a
+        // move and a copy.
         let within = match target {
             Some(t) => self.nb <= 1 || (self.n > 0 && t <= self.docs[self.n - 1]) || ((self.probed || self.idx < self.n) && t <= self.doc),
             None => self.nb <= 1 || self.idx.wrapping_add(1) < self.n || (self.probed && self.idx + 1 < self.block_len(self.block)),

@@ -557,6 +557,45 @@ fn lazily_found_block_damage_is_a_sticky_error() {
     assert_eq!(p.next(), NO_MORE_DOCS);
 }
 
+/// A frame-of-reference block with one offset damaged out of order (width and last doc intact):
+/// a probe landing on it does not skip the docs it hides but reports the damage, as decoding
+/// the block does.
+#[test]
+fn probe_on_an_offset_out_of_order_is_an_error() {
+    let dir = RamDirectory::new();
+    let infos = infos_in(&[0, 1, 2, 3]);
+    let mut buf = PostingsBuffer::new();
+    for d in 0..1000u32 {
+        buf.add(3, b"every", d, 0, None);
+    }
+    write_postings(&dir, &seg(0), &infos, &buf, &|_, _| 1, 1000).unwrap();
+    let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+    let info = r.field(3).unwrap().seek_exact(b"every").unwrap().unwrap();
+    // Block 1 holds docs 128..=255: offsets 0..=127 at 7 bits. Offset 64 becomes 127.
+    let name = seg(0).file(DOC_EXT);
+    let mut b = dir.open(&name).unwrap().to_vec();
+    let w = skip_entry_len(true);
+    let start = info.doc_start as usize;
+    let nb = info.doc_freq.div_ceil(BLOCK as u32) as usize;
+    let off = u64::from_le_bytes(b[start + w + 4..start + w + 12].try_into().unwrap()) as usize;
+    let at = start + nb * w + off;
+    assert_eq!(b[at], 7 | FOR_BLOCK, "block 1 is a frame of reference");
+    let mut offsets: [u32; BLOCK] = std::array::from_fn(|i| i as u32);
+    offsets[64] = 127;
+    let mut packed = Vec::new();
+    super::unpack::pack_lanes(&offsets, 7, &mut packed);
+    b[at + 1..at + 1 + packed.len()].copy_from_slice(&packed);
+    dir.overwrite(&name, b);
+    let r = PostingsReader::open(&dir, &seg(0), &infos).unwrap();
+    let ft = r.field(3).unwrap();
+    let mut p = ft.postings(&info, false).unwrap();
+    assert_eq!(p.probe(100), 100);
+    let got = p.probe(128 + 64);
+    assert_ne!(got, 128 + 127, "docs 192..=254 skipped");
+    assert_eq!(got, NO_MORE_DOCS);
+    assert!(p.take_error().expect("the damage is reported").is_corruption());
+}
+
 fn golden_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/postings")
 }
