@@ -80,8 +80,10 @@ pub struct TermScorer<'a> {
     /// Scratch for the block's competitive impacts.
     impacts: Vec<(u32, u8)>,
     /// `sim.score(1, norm)` by norm byte, filled on first use (NaN: not computed yet). Most
-    /// postings have freq 1, so most scores are a table lookup instead of a division.
-    one: [f32; 256],
+    /// postings have freq 1, so most scores are a table lookup instead of a division. Boxed: a
+    /// kilobyte inline made every move of the scorer (into cursors, into vectors) a copy of it,
+    /// and the box is small enough for the allocator's per-thread cache.
+    one: Box<[f32; 256]>,
     /// Block bounds from the skip entry's max freq and min norm alone, not the block's impacts
     /// (looser, but no list to decode): for a term probed about once per block, where decoding
     /// the impacts of every block costs more than the probe.
@@ -108,7 +110,7 @@ impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
     pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_from: 0, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: [f32::NAN; 256], loose: false }
+        TermScorer { postings, norms, sim, block_end: None, block_from: 0, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: Box::new([f32::NAN; 256]), loose: false }
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
