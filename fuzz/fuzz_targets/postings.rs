@@ -1,11 +1,13 @@
 //! `.tim` + `.doc` + `.pos`: input = two u16 LE lengths, then the `.tim`, `.doc` and `.pos`
 //! images (the last takes the rest). `check_files` gives Ok or an error; when the reader opens,
-//! every term is sought, iterated with next / advance / shallow_advance, its positions read, and
-//! `take_error` collected — never a panic.
+//! every term is sought, iterated with next / advance / shallow_advance, its positions read,
+//! probed at the advance pass's targets and read block by block with `move_and_read`, and
+//! `take_error` collected — never a panic. On a sound segment the probes and block reads agree
+//! with advance and next.
 #![no_main]
 
 use fathom::engine::segment::postings::{self, PostingsReader};
-use fathom::engine::segment::{Postings, NO_MORE_DOCS};
+use fathom::engine::segment::{DocId, Postings, NO_MORE_DOCS};
 use fathom::engine::store::{write_file, RamDirectory};
 use fathom_fuzz::{with_valid_footer, WALK_LIMIT};
 use libfuzzer_sys::fuzz_target;
@@ -64,15 +66,40 @@ fn run(tim: &[u8], doc: &[u8], pos: &[u8]) {
                 Err(_) => all_ok = false,
             }
             terms.push(term);
-            // Two passes: `next` with positions and offsets, then `advance` by growing steps.
-            for pass in 0..2 {
+            // Four passes: `next` with positions and offsets, `advance` by growing steps,
+            // `probe` at the same targets, then `move_and_read` from the next doc.
+            let mut walked: Vec<DocId> = Vec::new();
+            let mut advanced: Vec<(DocId, DocId)> = Vec::new();
+            for pass in 0..4 {
                 let Ok(mut p) = ft.postings(&info, true) else {
                     all_ok = false;
                     break;
                 };
                 let _ = (p.cost(), p.term_max());
+                if pass == 3 {
+                    let (mut docs, mut freqs) = ([0; 128], [0; 128]);
+                    let mut got = Vec::new();
+                    loop {
+                        if budget == 0 {
+                            return;
+                        }
+                        budget -= 1;
+                        let (i, n) = p.move_and_read(None, &mut docs, &mut freqs);
+                        if i >= n {
+                            break;
+                        }
+                        got.extend_from_slice(&docs[i..n.min(128)]);
+                    }
+                    if p.take_error().is_some() {
+                        all_ok = false;
+                    } else if checked.is_ok() {
+                        assert_eq!(got, walked, "block reads agree with next on a sound segment");
+                    }
+                    continue;
+                }
                 let mut step = 1u32;
                 let mut started = false;
+                let mut k = 0;
                 loop {
                     if budget == 0 {
                         return;
@@ -81,13 +108,27 @@ fn run(tim: &[u8], doc: &[u8], pos: &[u8]) {
                     let d = if pass == 0 || !started {
                         started = true;
                         p.next()
-                    } else {
+                    } else if pass == 1 {
                         let cur = p.doc();
                         step = step.saturating_mul(2);
-                        p.advance(cur.saturating_add(step).min(NO_MORE_DOCS - 1))
+                        let t = cur.saturating_add(step).min(NO_MORE_DOCS - 1);
+                        let d = p.advance(t);
+                        advanced.push((t, d));
+                        d
+                    } else {
+                        let Some(&(t, want)) = advanced.get(k) else { break };
+                        k += 1;
+                        let d = p.probe(t);
+                        if checked.is_ok() && integrity.is_ok() {
+                            assert_eq!(d, want, "probe({t}) agrees with advance on a sound segment");
+                        }
+                        d
                     };
                     if d == NO_MORE_DOCS {
                         break;
+                    }
+                    if pass == 0 {
+                        walked.push(d);
                     }
                     if checked.is_ok() {
                         assert!(d < max_doc, "doc {d} >= max_doc {max_doc} on a sound segment");
@@ -97,7 +138,7 @@ fn run(tim: &[u8], doc: &[u8], pos: &[u8]) {
                     let _ = (last, p.block_max());
                     if pass == 0 {
                         p.positions_and_offsets(&mut positions, &mut offsets);
-                    } else {
+                    } else if pass == 1 || d % 3 == 0 {
                         p.positions(&mut positions);
                     }
                 }
