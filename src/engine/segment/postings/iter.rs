@@ -465,6 +465,22 @@ impl<'a> SegmentPostings<'a> {
         self.doc
     }
 
+    /// For a reader of the current doc's block (positions): decodes a probed block; whether the
+    /// iterator now holds its doc's block. Off the hot path (the block is normally held).
+    #[cold]
+    fn hold_probed_block(&mut self) -> bool {
+        if !self.probed {
+            return false;
+        }
+        match self.unprobe() {
+            Ok(()) => true,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
     /// Decodes the probed block and puts the iterator on the probed doc's index in it.
     #[cold]
     fn unprobe(&mut self) -> Result<()> {
@@ -662,13 +678,7 @@ impl<'a> SegmentPostings<'a> {
     pub fn positions_and_offsets(&mut self, pos: &mut Vec<u32>, offsets: &mut Vec<(u32, u32)>) {
         pos.clear();
         offsets.clear();
-        if self.has_pos && self.probed {
-            if let Err(e) = self.unprobe() {
-                self.fail(e);
-                return;
-            }
-        }
-        if !self.has_pos || self.idx >= self.n {
+        if !self.has_pos || (self.idx >= self.n && !self.hold_probed_block()) {
             return;
         }
         if let Err(e) = self.read_positions(pos, Some(offsets)) {
@@ -1005,13 +1015,7 @@ impl Postings for SegmentPostings<'_> {
 
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        if self.has_pos && self.probed {
-            if let Err(e) = self.unprobe() {
-                self.fail(e);
-                return;
-            }
-        }
-        if !self.has_pos || self.idx >= self.n {
+        if !self.has_pos || (self.idx >= self.n && !self.hold_probed_block()) {
             return;
         }
         if let Err(e) = self.read_positions(out, None) {
