@@ -440,6 +440,17 @@ impl<'a> SegmentPostings<'a> {
         Ok((n, r.offset() as usize))
     }
 
+    /// The first block that can hold a doc after the current one: the current block while it is
+    /// probed (not held, so it may still hold a later doc), else the next.
+    #[inline]
+    fn next_unread_block(&self) -> usize {
+        if self.probed {
+            self.block
+        } else {
+            self.block.wrapping_add(1)
+        }
+    }
+
     /// The number of docs in block `b` (multi-block terms).
     fn block_len(&self, b: usize) -> usize {
         if b + 1 == self.nb {
@@ -465,8 +476,9 @@ impl<'a> SegmentPostings<'a> {
         self.doc
     }
 
-    /// For a reader of the current doc's block (positions): decodes a probed block; whether the
-    /// iterator now holds its doc's block. Off the hot path (the block is normally held).
+    /// For a reader of the current doc's block (positions, block reads): decodes a probed
+    /// block; whether the iterator now holds its doc's block. Off the hot path (the block is
+    /// normally held).
     #[cold]
     fn hold_probed_block(&mut self) -> bool {
         if !self.probed {
@@ -526,8 +538,7 @@ impl<'a> SegmentPostings<'a> {
                 return None;
             }
             let pr = Probed { block: b, off: off + 1, bits, mask: low_bits(bits), base, last, foff, fbits, fmask: low_bits(fbits) };
-            let last_offset = lane_value(Probed::packed(self.doc_bytes, pr.off, bits), bits, pr.mask, BLOCK - 1);
-            (last < self.max_doc && base.checked_add(last_offset) == Some(last)).then_some(pr)
+            (last < self.max_doc && base.checked_add(pr.offset_at(self.doc_bytes, BLOCK - 1)) == Some(last)).then_some(pr)
         })();
         match layout {
             Some(pr) => {
@@ -957,8 +968,7 @@ impl Postings for SegmentPostings<'_> {
         if self.probed && target <= self.doc {
             return self.doc;
         }
-        // A probed block is not decoded: it may still hold the target.
-        let mut b = if self.probed { self.block } else { self.block.wrapping_add(1) };
+        let mut b = self.next_unread_block();
         if self.nb > 1 {
             b = self.first_block_reaching(b, target);
         }
@@ -1074,11 +1084,8 @@ impl Postings for SegmentPostings<'_> {
     }
 
     fn read_block(&mut self, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> usize {
-        if self.probed {
-            if let Err(e) = self.unprobe() {
-                self.fail(e);
-                return 0;
-            }
+        if self.probed && !self.hold_probed_block() {
+            return 0;
         }
         let (i, n) = (self.idx, self.n);
         if i >= n {
@@ -1108,7 +1115,7 @@ impl Postings for SegmentPostings<'_> {
             return if d == NO_MORE_DOCS { (0, 0) } else { (0, self.read_block(docs, freqs)) };
         }
         let b = match target {
-            Some(t) => self.first_block_reaching(if self.probed { self.block } else { self.block.wrapping_add(1) }, t),
+            Some(t) => self.first_block_reaching(self.next_unread_block(), t),
             None => self.block.wrapping_add(1),
         };
         if b >= self.nb {
