@@ -76,6 +76,7 @@ fn document(d: &Doc, seq_no: i64) -> Document {
         let value = FieldValue::Text {
             text: t.clone(),
             analyzer: "standard".into(),
+            freqs: true,
             positions: true,
             offsets: true,
             norms: true,

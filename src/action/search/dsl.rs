@@ -120,7 +120,7 @@ pub fn boosted(q: Query, boost: f32) -> Query {
 
 /// Parses a query object (`{"match_all": {}}`).
 pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
-    parse_at(v, ctx, 0)
+    Ok(super::match_only::verify_phrases(parse_at(v, ctx, 0)?, ctx))
 }
 
 /// Parses a query object at nesting `depth`.

@@ -15,7 +15,7 @@ use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
 use crate::engine::segment::points::sortable;
-use crate::error::OsResult;
+use crate::error::{OsError, OsResult};
 
 /// Most terms a `fuzzy` or `regexp` query visits per segment before giving up with an error.
 pub const MAX_TERMS_VISITED: usize = 1_000_000;
@@ -42,7 +42,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                 }
             }
             let f = field.ok_or_else(|| perr("[exists] must be provided with a [field]"))?;
-            Ok(exists(ctx, &f, boost))
+            exists(ctx, &f, boost)
         }
         "terms" => {
             let (field, vals, boost) = single_field(name, m)?;
@@ -152,7 +152,19 @@ fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query
 }
 
 /// `exists`: documents with a value (an object path means any of its leaf fields).
-pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
+pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> OsResult<Query> {
+    match field {
+        // Every document has these (OpenSearch answers them with a match-all).
+        "_id" | "_index" | "_seq_no" | "_version" | "_primary_term" => return Ok(Query::ConstantScore { query: Box::new(Query::MatchAll { boost: 1.0 }), boost }),
+        // Routed documents carry a `_routing` term.
+        "_routing" => return Ok(Query::Prefix { field: field.into(), prefix: Vec::new(), boost }),
+        "_source" => return Err(OsError::new("query_shard_exception", "The _source field is not searchable").status(400)),
+        _ => {}
+    }
+    Ok(exists_of(ctx, field, boost))
+}
+
+fn exists_of(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
     if ctx.mapping.field_type(field).is_some() || is_meta(field) {
         return Query::Exists { field: field.into(), boost };
     }

@@ -336,6 +336,15 @@ fn multi_match(m: &Map<String, Value>, ctx: &QueryContext<'_>) -> OsResult<Query
         "bool_prefix" => MatchKind::BoolPrefix,
         other => return Err(perr(format!("[multi_match] query does not support type {other}"))),
     };
+    if kind == MatchKind::BoolPrefix {
+        // OpenSearch's MultiMatchQueryBuilder.fromXContent.
+        if o.slop != 0 {
+            return Err(perr("[slop] not allowed for type [bool_prefix]"));
+        }
+        if m.get("cutoff_frequency").is_some_and(|v| !v.is_null()) {
+            return Err(perr("[cutoff_frequency] not allowed for type [bool_prefix]"));
+        }
+    }
     if typ == "cross_fields" {
         return Ok(boosted(super::dsl_cross_fields::cross_fields(ctx, &fields, text, &o, tie.unwrap_or(0.0))?, outer));
     }

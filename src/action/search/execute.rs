@@ -82,7 +82,7 @@ pub fn build_query(req: &SearchRequest, qc: &QueryContext<'_>) -> OsResult<Query
                 analyze_wildcard: p.analyze_wildcard,
                 ..QsOptions::default()
             };
-            query_string::parse_query_string(&p.q, qc, &o)?
+            super::match_only::verify_phrases(query_string::parse_query_string(&p.q, qc, &o)?, qc)
         }
         (None, None) => Query::MatchAll { boost: 1.0 },
     };

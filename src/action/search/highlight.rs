@@ -32,7 +32,7 @@ fn terms(q: &Query, out: &mut Vec<(String, Vec<u8>, bool)>, depth: usize) {
                 terms(c, out, depth + 1);
             }
         }
-        Query::ConstantScore { query, .. } => terms(query, out, depth + 1),
+        Query::ConstantScore { query, .. } | Query::Verified { approx: query, .. } => terms(query, out, depth + 1),
         Query::DisMax { queries, .. } => {
             for c in queries {
                 terms(c, out, depth + 1);

@@ -22,6 +22,7 @@
 //! | [`fetch`] | one hit's JSON |
 //! | [`field_values`] | `docvalue_fields`, the `fields` API, `stored_fields` |
 //! | [`highlight`] | plain highlighting |
+//! | [`match_only`] | `match_only_text` phrases checked against the re-analyzed `_source` |
 //! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
@@ -41,6 +42,7 @@ pub mod execute;
 pub mod fetch;
 pub mod field_values;
 pub mod highlight;
+pub mod match_only;
 pub mod pit;
 pub mod query_string;
 pub mod request;

@@ -404,7 +404,7 @@ impl Parser<'_, '_> {
             }
         }
         if w == "*" {
-            return Ok(dsl_term::exists(self.ctx, field, boost));
+            return dsl_term::exists(self.ctx, field, boost);
         }
         let is_text = matches!(kind, Some(FieldKind::Text(_)));
         if w.contains('*') || w.contains('?') {

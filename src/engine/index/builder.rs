@@ -41,6 +41,9 @@ pub mod meta {
     pub const PRIMARY_TERM: &str = "_primary_term";
     pub const VERSION: &str = "_version";
     pub const SOURCE: &str = "_source";
+    /// Docs-only terms: the names of a document's fields that have neither doc values nor
+    /// norms, so that `exists` finds them (Lucene's `_field_names`).
+    pub const FIELD_NAMES: &str = "_field_names";
 }
 
 /// Keys of the stored fields of every document.
@@ -97,7 +100,7 @@ pub struct SegmentBuilder {
     /// Reused per document: fields with a value in the document being inverted.
     touched: Vec<u32>,
     /// Field numbers of `_id`, `_routing`, `_seq_no`, `_primary_term`, `_version` once created.
-    meta_fields: [Option<u32>; 5],
+    meta_fields: [Option<u32>; 6],
     deleted: Vec<bool>,
     num_deleted: u32,
     field_state: Vec<FieldDocState>,
@@ -123,7 +126,7 @@ impl SegmentBuilder {
             id_docs: Vec::new(),
             pending_id: 0,
             touched: Vec::new(),
-            meta_fields: [None; 5],
+            meta_fields: [None; 6],
             deleted: Vec::new(),
             num_deleted: 0,
             field_state: Vec::new(),
@@ -264,6 +267,14 @@ impl SegmentBuilder {
                 continue;
             }
             self.add_value(d, &field.name, &field.value, field.index, field.doc_values, analyzers, touched)?;
+            let invisible = match &field.value {
+                FieldValue::Text { norms, .. } => field.index && !norms,
+                _ => !field.doc_values,
+            };
+            if invisible {
+                let f = self.meta_field(5, meta::FIELD_NAMES, IndexOptions::Docs, DocValuesKind::None, 0)?;
+                self.postings.add(f, field.name.as_bytes(), d, 0, None);
+            }
         }
         for &n in touched.iter() {
             let st = self.field_state[n as usize];
@@ -288,14 +299,15 @@ impl SegmentBuilder {
     ) -> Result<()> {
         let dv = |kind: DocValuesKind| if doc_values { kind } else { DocValuesKind::None };
         match value {
-            FieldValue::Text { text, analyzer, positions, offsets, norms, position_increment_gap } => {
+            FieldValue::Text { text, analyzer, freqs, positions, offsets, norms, position_increment_gap } => {
                 if !index {
                     return Ok(());
                 }
-                let opts = match (positions, offsets) {
-                    (true, true) => IndexOptions::DocsFreqsPositionsOffsets,
-                    (true, false) => IndexOptions::DocsFreqsPositions,
-                    _ => IndexOptions::DocsFreqs,
+                let opts = match (freqs, positions, offsets) {
+                    (_, true, true) => IndexOptions::DocsFreqsPositionsOffsets,
+                    (_, true, false) => IndexOptions::DocsFreqsPositions,
+                    (true, false, _) => IndexOptions::DocsFreqs,
+                    (false, false, _) => IndexOptions::Docs,
                 };
                 let f = self.field(name, opts, *norms, DocValuesKind::None, 0)?;
                 let an = analyzers

@@ -122,6 +122,10 @@ impl SegmentView for Leaf {
         col.lookup_ord(ord).map(|b| b.to_vec())
     }
 
+    fn source(&self, doc: DocId) -> Result<Option<Vec<u8>>> {
+        Ok(Some(crate::engine::index::writer::read_stored_fields(&self.reader, doc, true)?.source))
+    }
+
     fn has_value(&self, field: &str, doc: DocId) -> bool {
         let Some(f) = self.info(field) else { return false };
         let n = f.number;

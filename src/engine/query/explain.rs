@@ -71,7 +71,8 @@ impl Weight {
             | Weight::DocSet { display, .. }
             | Weight::DisMax { display, .. }
             | Weight::Boosting { display, .. }
-            | Weight::FunctionScore { display, .. } => display.clone(),
+            | Weight::FunctionScore { display, .. }
+            | Weight::Verified { display, .. } => display.clone(),
             Weight::MatchAll { .. } => "*:*".into(),
             Weight::MatchNone => "MatchNoDocsQuery".into(),
         }
@@ -203,7 +204,7 @@ impl Weight {
                     Explanation::float(score, "sum of:", subs)
                 }
             }
-            Weight::Const { score, display, .. } | Weight::DocSet { score, display, .. } => match self.scored(seg, doc)? {
+            Weight::Const { score, display, .. } | Weight::DocSet { score, display, .. } | Weight::Verified { score, display, .. } => match self.scored(seg, doc)? {
                 Some(_) => Explanation::float(*score, const_desc(display, *score), vec![]),
                 None => Explanation::no_match(format!("{display} doesn't match id {doc}"), vec![]),
             },

@@ -38,6 +38,8 @@
 //! | [`sort`] | sort fields and values |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
+//! | [`verified`] | two-phase matching: candidates confirmed by a per-document check |
+//! | [`memory_index`] | a one-document index in memory, searchable by any query |
 
 pub mod blended;
 pub mod block_max_and;
@@ -50,6 +52,7 @@ pub mod explain;
 pub mod floor;
 pub mod function_score;
 pub mod max_score;
+pub mod memory_index;
 pub mod multi_phrase;
 pub mod multi_term;
 pub mod phrase;
@@ -59,6 +62,7 @@ pub mod sort;
 pub mod block_buf;
 pub mod term_cursor;
 pub mod tree;
+pub mod verified;
 pub mod view;
 pub mod weight;
 

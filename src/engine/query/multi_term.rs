@@ -2,6 +2,7 @@
 //! rewritten like Lucene's default constant-score rewrite: the union of the matching terms'
 //! documents, every one scoring the query's boost.
 
+use crate::engine::index::builder::meta::FIELD_NAMES;
 use super::tree::{Query, RangeKind};
 use super::view::SegmentView;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
@@ -228,7 +229,27 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
             }
             return Ok(docs);
         }
-        DocSetQuery::Exists { field } => return Ok((0..max_doc).filter(|&d| seg.has_value(field, d)).collect()),
+        DocSetQuery::Exists { field } => {
+            // Doc values, norms and points; fields with none of them are in `_field_names`.
+            let mut docs: Vec<DocId> = (0..max_doc).filter(|&d| seg.has_value(field, d)).collect();
+            if let Some(mut p) = seg.postings(FIELD_NAMES, field.as_bytes(), false)? {
+                let mut named = Vec::new();
+                loop {
+                    let d = p.next();
+                    if d == NO_MORE_DOCS || d >= max_doc {
+                        break;
+                    }
+                    named.push(d);
+                }
+                if let Some(e) = p.take_error() {
+                    return Err(e);
+                }
+                docs.extend(named);
+                docs.sort_unstable();
+                docs.dedup();
+            }
+            return Ok(docs);
+        }
         _ => {}
     }
     let field = match q {

@@ -31,7 +31,7 @@ fn body_doc(d: i64, body: &str) -> Document {
         source: b"{}".to_vec(),
         fields: vec![IndexableField {
             name: "body".into(),
-            value: FieldValue::Text { text: body.to_string(), analyzer: "whitespace".into(), positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+            value: FieldValue::Text { text: body.to_string(), analyzer: "whitespace".into(), freqs: true, positions: true, offsets: false, norms: true, position_increment_gap: 100 },
             index: true,
             doc_values: false,
         }],
@@ -49,6 +49,7 @@ fn fields(d: &super::super::model::MDoc) -> Vec<IndexableField> {
             value: FieldValue::Text {
                 text: words.join(" "),
                 analyzer: "whitespace".into(),
+                freqs: true,
                 positions: true,
                 offsets: false,
                 norms: true,

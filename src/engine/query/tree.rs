@@ -43,6 +43,9 @@ pub enum Query {
     /// Lucene's `MultiPhraseQuery`: at each relative position any of its terms (`(terms,
     /// position)`), at most `slop` moves apart; scored as one phrase over the idfs of every term.
     MultiPhrase { field: String, positions: Vec<(Vec<Vec<u8>>, u32)>, slop: u32, boost: f32 },
+    /// The matches of `approx` that `check` confirms one by one (two-phase; see
+    /// [`super::verified`]), all scored `boost`.
+    Verified { approx: Box<Query>, check: super::verified::CheckRef, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -125,6 +128,9 @@ impl fmt::Display for Query {
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
             Query::Blended { terms, .. } => super::blended::fmt_blended(terms, f),
             Query::MultiPhrase { field, positions, slop, .. } => super::multi_phrase::fmt_multi_phrase(field, positions, *slop, f),
+            Query::Verified { approx, check, .. } => {
+                write!(f, "SourceFieldMatchQuery (delegate query: [ {approx} ], filter query: [{}])", check.0.describe())
+            }
             Query::Boosting { positive, negative, negative_boost, .. } => {
                 write!(f, "FunctionScoreQuery({positive}, scored by boost(queryboost({negative})^{}))", super::bm25::java_float(*negative_boost))
             }
@@ -184,7 +190,8 @@ impl Query {
             | Query::Boosting { boost, .. }
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
-            | Query::MultiPhrase { boost, .. } => *boost,
+            | Query::MultiPhrase { boost, .. }
+            | Query::Verified { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -207,7 +214,8 @@ impl Query {
             | Query::Boosting { boost, .. }
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
-            | Query::MultiPhrase { boost, .. } => *boost = b,
+            | Query::MultiPhrase { boost, .. }
+            | Query::Verified { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

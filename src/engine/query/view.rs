@@ -88,4 +88,9 @@ pub trait SegmentView: Send + Sync {
     fn sorted_set_term(&self, field: &str, ord: u64) -> Result<Vec<u8>>;
     /// Whether the doc has any value for the field (doc values, norms or points), for `exists`.
     fn has_value(&self, field: &str, doc: DocId) -> bool;
+    /// The stored `_source` of `doc` (JSON bytes), `None` when the view stores none. Reads and
+    /// decompresses a stored block: for checking candidates one by one, not for scans.
+    fn source(&self, _doc: DocId) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
 }

@@ -78,6 +78,8 @@ pub enum Weight {
     Boosting { pos: Box<Weight>, neg: Box<Weight>, negative_boost: f32, boost: f32, display: String },
     /// `function_score` with at least one function or a `min_score`.
     FunctionScore { inner: Arc<super::function_score::FunctionScoreWeight>, display: String },
+    /// Matches of `approx` confirmed by `check`, each scoring `score`.
+    Verified { approx: Box<Weight>, check: super::verified::CheckRef, score: f32, display: String },
     /// No document.
     MatchNone,
 }
@@ -190,6 +192,13 @@ impl Weight {
                 }
                 Weight::Const { inner: Box::new(inner), score: constant(*b), display }
             }
+            Query::Verified { approx, check, boost: b } => {
+                let inner = Weight::build(approx, segments, 1.0, false, explained)?;
+                if matches!(inner, Weight::MatchNone) {
+                    return Ok(Weight::MatchNone);
+                }
+                Weight::Verified { approx: Box::new(inner), check: check.clone(), score: constant(*b), display }
+            }
             Query::MatchAll { boost: b } => Weight::MatchAll { score: constant(*b) },
             Query::MatchNone => Weight::MatchNone,
             Query::DisMax { queries, tie_breaker, boost: b } => {
@@ -300,6 +309,10 @@ impl Weight {
                     Some(Box::new(DocListScorer::new(docs, *score)))
                 }
             }
+            Weight::Verified { approx, check, score, .. } => match approx.scorer(seg)? {
+                Some(s) => Some(Box::new(super::verified::VerifiedScorer::new(s, check.0.clone(), seg, *score))),
+                None => None,
+            },
             Weight::MatchAll { score } => Some(Box::new(AllScorer::new(seg.max_doc(), *score))),
             Weight::DisMax { subs, tie, .. } => return super::dis_max::scorer(seg, subs, *tie),
             Weight::Boosting { pos, neg, negative_boost, boost, .. } => match pos.scorer(seg)? {

@@ -83,6 +83,8 @@ pub enum FieldValue {
     Text {
         text: String,
         analyzer: String,
+        /// Term frequencies are indexed (false: `index_options: docs`, every freq is 1).
+        freqs: bool,
         positions: bool,
         offsets: bool,
         norms: bool,

@@ -127,9 +127,7 @@ impl<'a> DocParser<'a> {
 
     /// Pushes one converted value of field `name`.
     pub(super) fn push(&mut self, name: &str, ft: &FieldType, value: FieldValue) {
-        if matches!(ft.kind, FieldKind::Binary) && !ft.effective_doc_values() {
-            return;
-        }
+        // A binary value without doc values indexes nothing but its field name (`_field_names`).
         self.fields.push(IndexableField {
             name: name.to_string(),
             value,
@@ -309,15 +307,10 @@ impl<'a> DocParser<'a> {
                     .caused_by(cause))
             }
         };
-        if ft.effective_doc_values() {
-            for (_, dv) in &points {
-                self.fields.push(IndexableField {
-                    name: name.to_string(),
-                    value: FieldValue::Long(*dv),
-                    index: false,
-                    doc_values: true,
-                });
-            }
+        // Without doc values only the field name is indexed (`_field_names`, for `exists`).
+        let dv = ft.effective_doc_values();
+        for (_, v) in points.iter().take(if dv { usize::MAX } else { 1 }) {
+            self.fields.push(IndexableField { name: name.to_string(), value: FieldValue::Long(*v), index: false, doc_values: dv });
         }
         if !ft.fields.is_empty() && !points.is_empty() {
             let hashes: Vec<String> = points.iter().map(|(p, _)| geo::geohash_encode(*p)).collect();

@@ -367,6 +367,7 @@ fn text_parameters_and_multi_fields() {
         FieldValue::Text {
             text: "Hello world".into(),
             analyzer: "english".into(),
+            freqs: true,
             positions: true,
             offsets: true,
             norms: false,

@@ -83,6 +83,10 @@ pub struct TextParams {
     pub norms: Option<bool>,
     /// Default: 100.
     pub position_increment_gap: Option<u32>,
+    /// `match_only_text`: indexed docs-only without norms (constant-ish BM25 with freq 1);
+    /// phrases are checked against the re-analyzed `_source`. `index_options` and `norms` stay
+    /// `None` (only `docs` and `false` are accepted).
+    pub match_only: bool,
 }
 
 /// Parameters of a `keyword` field.
@@ -145,7 +149,7 @@ pub struct FieldType {
 }
 
 /// Accepted-but-not-interpreted parameters per type (besides those common to all: `boost`, `meta`).
-pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
+pub const EXTRA_PARAMS: [(&str, &[&str]); 5] = [
     (
         "text",
         &[
@@ -155,6 +159,17 @@ pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
             "eager_global_ordinals",
             "index_prefixes",
             "index_phrases",
+            "term_vector",
+            "similarity",
+        ],
+    ),
+    (
+        "match_only_text",
+        &[
+            "search_quote_analyzer",
+            "fielddata",
+            "fielddata_frequency_filter",
+            "eager_global_ordinals",
             "term_vector",
             "similarity",
         ],
@@ -184,6 +199,7 @@ impl FieldType {
     /// The mapping type name (`text`, `long`, `date_nanos`, ...).
     pub fn type_name(&self) -> &'static str {
         match &self.kind {
+            FieldKind::Text(p) if p.match_only => "match_only_text",
             FieldKind::Text(_) => "text",
             FieldKind::Keyword(_) => "keyword",
             FieldKind::Number(n) => n.name(),
@@ -234,6 +250,7 @@ impl FieldType {
         };
         let kind = match type_name {
             "text" => FieldKind::Text(TextParams::default()),
+            "match_only_text" => FieldKind::Text(TextParams { match_only: true, ..TextParams::default() }),
             "keyword" => FieldKind::Keyword(KeywordParams::default()),
             "long" => FieldKind::Number(NumberType::Long),
             "integer" => FieldKind::Number(NumberType::Integer),
@@ -390,6 +407,19 @@ fn put(m: &mut Map<String, Value>, key: &str, v: Option<Value>) {
 fn param_allowed(kind: &FieldKind, key: &str) -> bool {
     let common = ["index", "doc_values", "store", "fields", "null_value"];
     match kind {
+        FieldKind::Text(p) if p.match_only => [
+            "analyzer",
+            "search_analyzer",
+            "index_options",
+            "norms",
+            "position_increment_gap",
+            "index",
+            "store",
+            "fields",
+            "index_phrases",
+            "index_prefixes",
+        ]
+        .contains(&key),
         FieldKind::Text(_) => [
             "analyzer",
             "search_analyzer",
@@ -416,6 +446,45 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
 
 fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> Result<(), MappingError> {
     match kind {
+        FieldKind::Text(p) if p.match_only => match key {
+            "index_options" => {
+                let s = str_param(name, key, v)?;
+                if s != "docs" {
+                    return Err(MappingError::parsing(format!(
+                        "Unknown value [{s}] for field [index_options] - accepted values are [docs]"
+                    )));
+                }
+            }
+            "norms" => {
+                if bool_param(name, key, v)? {
+                    return Err(MappingError::parsing("Norms cannot be enabled on for match_only_text field"));
+                }
+            }
+            "index_phrases" => {
+                if bool_param(name, key, v)? {
+                    return Err(MappingError::parsing(
+                        "Index phrases cannot be enabled on for match_only_text field. Use text field instead",
+                    ));
+                }
+            }
+            "index_prefixes" => {
+                if !v.is_null() {
+                    return Err(MappingError::parsing(
+                        "Index prefixes cannot be enabled on for match_only_text field. Use text field instead",
+                    ));
+                }
+            }
+            _ => {
+                let mut plain = FieldKind::Text(p.clone());
+                if let FieldKind::Text(t) = &mut plain {
+                    t.match_only = false;
+                }
+                parse_kind_param(&mut plain, name, key, v)?;
+                if let FieldKind::Text(t) = plain {
+                    *p = TextParams { match_only: true, ..t };
+                }
+            }
+        },
         FieldKind::Text(p) => match key {
             "analyzer" => p.analyzer = Some(str_param(name, key, v)?),
             "search_analyzer" => p.search_analyzer = Some(str_param(name, key, v)?),

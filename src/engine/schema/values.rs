@@ -103,13 +103,15 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
 
 /// A text field's value.
 fn text_value(p: &TextParams, text: String) -> FieldValue {
-    let opts = p.index_options.unwrap_or(TextIndexOptions::Positions);
+    let default = if p.match_only { TextIndexOptions::Docs } else { TextIndexOptions::Positions };
+    let opts = p.index_options.unwrap_or(default);
     FieldValue::Text {
         text,
         analyzer: p.analyzer.clone().unwrap_or_else(|| "default".into()),
+        freqs: opts >= TextIndexOptions::Freqs,
         positions: opts >= TextIndexOptions::Positions,
         offsets: opts == TextIndexOptions::Offsets,
-        norms: p.norms.unwrap_or(true),
+        norms: p.norms.unwrap_or(!p.match_only),
         position_increment_gap: p.position_increment_gap.unwrap_or(100),
     }
 }

@@ -32,7 +32,7 @@ fn index(seed: u64, docs: usize, per_seg: usize) -> IndexWriter {
             source: b"{}".to_vec(),
             fields: vec![IndexableField {
                 name: "body".into(),
-                value: FieldValue::Text { text: body.join(" "), analyzer: "whitespace".into(), positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+                value: FieldValue::Text { text: body.join(" "), analyzer: "whitespace".into(), freqs: true, positions: true, offsets: false, norms: true, position_increment_gap: 100 },
                 index: true,
                 doc_values: false,
             }],
