@@ -70,3 +70,34 @@ pub fn acquire(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResul
     }
     Ok(out)
 }
+
+/// Keeps the shards a search with `routing` (comma-separated values: each value's shard of each
+/// index) and `preference` (`_shards:0,2`, optionally followed by `|` and another preference)
+/// reaches; `_shards.total` then counts only them. Other preferences pick a copy, and one node
+/// has one copy of each shard.
+pub fn restrict(cs: &ClusterService, ctxs: &mut Vec<ShardContext>, routing: Option<&str>, preference: Option<&str>) -> OsResult<()> {
+    if let Some(r) = routing.filter(|r| !r.is_empty()) {
+        let md = cs.metadata();
+        let values: Vec<&str> = r.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+        ctxs.retain(|c| {
+            let (n, rn) = md.indices.get(&c.index).map_or((1, 1), |m| (m.number_of_shards(), m.routing_num_shards));
+            values.iter().any(|v| crate::cluster::routing::shard_id(v, n, rn) == c.shard)
+        });
+    }
+    if let Some(p) = preference {
+        if let Some(rest) = p.strip_prefix("_shards:") {
+            let list = rest.split('|').next().unwrap_or("");
+            let mut shards = Vec::new();
+            for s in list.split(',').map(str::trim) {
+                shards.push(s.parse::<u32>().map_err(|_| OsError::illegal(format!("No shard id found in [{p}]")))?);
+            }
+            ctxs.retain(|c| shards.contains(&c.shard));
+        } else if p.starts_with('_') {
+            let known = ["_local", "_only_local", "_primary", "_primary_first", "_replica", "_replica_first", "_only_nodes:", "_prefer_nodes:", "_only_primary"];
+            if !known.iter().any(|k| p == *k || (k.ends_with(':') && p.starts_with(k))) {
+                return Err(OsError::illegal(format!("no Preference for [{p}]")));
+            }
+        }
+    }
+    Ok(())
+}

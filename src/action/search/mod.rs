@@ -64,19 +64,22 @@ use crate::error::{OsError, OsResult};
 
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
-    let ctxs = acquire(cs, expr, opts)?;
+    let mut ctxs = acquire(cs, expr, opts)?;
+    context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     execute::search_contexts(&ctxs, req)
 }
 
 /// [`search`] as a [`body::SearchBody`], for writing the response straight to bytes.
 pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<body::SearchBody> {
-    let ctxs = acquire(cs, expr, opts)?;
+    let mut ctxs = acquire(cs, expr, opts)?;
+    context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     execute::search_contexts_body(&ctxs, req)
 }
 
 /// `_count` over an index expression.
 pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
-    let ctxs = acquire(cs, expr, opts)?;
+    let mut ctxs = acquire(cs, expr, opts)?;
+    context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     execute::count_contexts(&ctxs, req)
 }
 

@@ -263,20 +263,7 @@ pub fn create(cs: &ClusterService, reg: &ReaderContexts, expr: &str, opts: Indic
     let keep_alive = p.keep_alive.ok_or_else(|| OsError::validation(&["keep alive not specified".to_string()]))?;
     check_keep_alive(keep_alive, "point_in_time.max_keep_alive")?;
     let mut ctxs = acquire(cs, expr, opts)?;
-    if let Some(r) = p.routing.as_deref().filter(|r| !r.is_empty()) {
-        let md = cs.metadata();
-        let wanted: Vec<(String, u32)> = ctxs
-            .iter()
-            .map(|c| c.index.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .flat_map(|ix| {
-                let (n, rn) = md.indices.get(&ix).map_or((1, 1), |m| (m.number_of_shards(), m.routing_num_shards));
-                r.split(',').map(move |one| (ix.clone(), crate::cluster::routing::shard_id(one.trim(), n, rn))).collect::<Vec<_>>()
-            })
-            .collect();
-        ctxs.retain(|c| wanted.iter().any(|(i, s)| *i == c.index && *s == c.shard));
-    }
+    super::context::restrict(cs, &mut ctxs, p.routing.as_deref(), None)?;
     let n = ctxs.len();
     let creation_time = now_millis();
     let max = reg.max_open_pit(cs)?;

@@ -50,7 +50,8 @@ pub fn start(cs: &ClusterService, reg: &ReaderContexts, expr: &str, opts: Indice
     check_keep_alive(keep_alive, "search.max_keep_alive")?;
     let mut req = req.clone();
     validate(&mut req)?;
-    let ctxs = acquire(cs, expr, opts)?;
+    let mut ctxs = acquire(cs, expr, opts)?;
+    super::context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     if req.size > window {
         return Err(OsError::illegal(format!(

@@ -98,13 +98,17 @@ fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(search::msearch(&node.cluster, &node.reader_contexts, items, default_index, o, &apply)?))
 }
 
+// Parameters that ask for something Fathom does not build yet are left out, so they get
+// OpenSearch's unrecognized-parameter error instead of being dropped: `include_named_queries_score`,
+// `stats`, `phase_took`, `cancel_after_time_interval`, the `suggest_*` family, and
+// `search_pipeline`/`verbose_pipeline` (issue 25).
 const SEARCH_P: &[&str] = &[
-    "allow_no_indices", "allow_partial_search_results", "analyze_wildcard", "analyzer", "batched_reduce_size", "cancel_after_time_interval",
+    "allow_no_indices", "allow_partial_search_results", "analyze_wildcard", "analyzer", "batched_reduce_size",
     "ccs_minimize_roundtrips", "default_operator", "df", "docvalue_fields", "expand_wildcards", "explain", "from", "ignore_throttled",
-    "ignore_unavailable", "include_named_queries_score", "lenient", "max_concurrent_shard_requests", "phase_took", "pre_filter_shard_size",
-    "preference", "q", "request_cache", "rest_total_hits_as_int", "routing", "scroll", "search_pipeline", "search_type", "seq_no_primary_term",
-    "size", "sort", "_source", "_source_excludes", "_source_includes", "stats", "stored_fields", "suggest_field", "suggest_mode", "suggest_size",
-    "suggest_text", "terminate_after", "timeout", "track_scores", "track_total_hits", "typed_keys", "version", "verbose_pipeline",
+    "ignore_unavailable", "lenient", "max_concurrent_shard_requests", "pre_filter_shard_size",
+    "preference", "q", "request_cache", "rest_total_hits_as_int", "routing", "scroll", "search_type", "seq_no_primary_term",
+    "size", "sort", "_source", "_source_excludes", "_source_includes", "stored_fields",
+    "terminate_after", "timeout", "track_scores", "track_total_hits", "typed_keys", "version",
 ];
 const COUNT_P: &[&str] = &[
     "allow_no_indices", "analyze_wildcard", "analyzer", "default_operator", "df", "expand_wildcards", "ignore_throttled", "ignore_unavailable",
