@@ -66,3 +66,23 @@ fn routing_and_preference_search_only_their_shards() {
     assert_eq!(get(s.addr, "/r/_search?preference=_local").status, 200);
     assert_eq!(get(s.addr, "/r/_search?preference=my-session").status, 200);
 }
+
+#[test]
+fn shard_doc_needs_a_point_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = put(s.addr, "/p", r#"{"settings":{"number_of_shards":2,"number_of_replicas":0}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    for body in [json!({"sort": ["_shard_doc"]}), json!({"sort": [{"_shard_doc": "desc"}]}), json!({"sort": [{"_shard_doc": {"order": "asc"}}]})] {
+        let r = post(s.addr, "/p/_search", &body.to_string());
+        assert_eq!(r.status, 400, "{body}: {}", r.text());
+        assert_eq!(r.json()["error"]["type"], json!("action_request_validation_exception"), "{}", r.text());
+        assert!(r.text().contains("[_shard_doc] sort field cannot be used without [point in time]"), "{}", r.text());
+    }
+    let r = get(s.addr, "/p/_search?sort=_shard_doc");
+    assert_eq!(r.status, 400, "{}", r.text());
+    let pit = post(s.addr, "/p/_search/point_in_time?keep_alive=1m", "").json();
+    let id = pit["pit_id"].as_str().expect("pit id").to_string();
+    let r = post(s.addr, "/_search", &json!({"pit": {"id": id}, "sort": ["_shard_doc"]}).to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+}

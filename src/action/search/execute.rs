@@ -178,7 +178,8 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
         spec.size = n.min(MIN_SCORE_COLLECT_LIMIT).max(k);
         let mut top = u.searcher.search(&query, &spec)?;
         top.hits.retain(|h| h.score >= min);
-        let total = top.hits.len() as u64;
+        // Exact even past the collection limit: every match is scored once more and counted.
+        let total = if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
         top.max_score = top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
         top.hits.truncate(k);
         return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, fields, timed_out: top.timed_out });

@@ -319,6 +319,9 @@ impl SearchRequest {
 
     /// Cross-field checks after body and parameters are read.
     pub fn finish(&mut self) -> OsResult<()> {
+        if self.pit.is_none() && self.sort.iter().any(|s| s.field == "_shard_doc") {
+            return Err(OsError::validation(&["[_shard_doc] sort field cannot be used without [point in time]".to_string()]));
+        }
         if self.rest_total_hits_as_int {
             match self.track_total_hits {
                 TrackTotalHits::Accurate => {}

@@ -282,6 +282,28 @@ impl Searcher {
         Ok(n)
     }
 
+    /// The number of live documents matching `query` whose score is at least `min` (the total
+    /// of a search with `min_score`: every match is scored, none kept).
+    pub fn count_min_score(&self, query: &Query, min: f32) -> Result<u64> {
+        let views = self.views();
+        let w = Weight::compile(query, &views, 1.0, true)?;
+        let mut n = 0;
+        for seg in views {
+            let Some(mut sc) = w.scorer(seg)? else { continue };
+            let mut doc = sc.doc();
+            while doc != NO_MORE_DOCS {
+                if seg.is_live(doc) && sc.score() >= min {
+                    n += 1;
+                }
+                doc = sc.next();
+            }
+            if let Some(e) = sc.take_error() {
+                return Err(e);
+            }
+        }
+        Ok(n)
+    }
+
     /// The top hits of `query` under `spec`.
     pub fn search(&self, query: &Query, spec: &TopSpec) -> Result<TopDocs> {
         let by_score = spec.sort.is_empty() || (spec.sort.len() == 1 && spec.sort[0].by == SortBy::Score && spec.sort[0].order == SortOrder::Desc);

@@ -1006,3 +1006,20 @@ fn deadline_stops_collection_inside_a_segment() {
 
 #[path = "real_segments_tests.rs"]
 mod real_segments;
+
+#[test]
+fn count_min_score_counts_every_live_match_at_or_above_the_minimum() {
+    let bodies = ["fox", "fox fox", "fox fox fox", "a fox", "the quick brown fox jumps", "dog", "fox dog fox"];
+    let segs = vec![
+        ModelSegment::new(bodies.iter().map(|b| doc(b, &[], &[])).collect(), &[1], 2),
+        ModelSegment::new(bodies.iter().rev().map(|b| doc(b, &[], &[])).collect(), &[], 3),
+    ];
+    let (s, _) = searcher(segs);
+    let q = Query::Term { field: "body".into(), term: b"fox".to_vec(), boost: 1.0 };
+    let scores: Vec<f32> = s.search(&q, &all(100)).unwrap().hits.iter().map(|h| h.score).collect();
+    assert_eq!(scores.len(), 11, "six live docs with fox in one segment, six in the other, one deleted");
+    for min in [0.0f32, 0.1, scores[5], scores[0], scores[0] + 1.0] {
+        let naive = scores.iter().filter(|&&x| x >= min).count() as u64;
+        assert_eq!(s.count_min_score(&q, min).unwrap(), naive, "min {min}");
+    }
+}
