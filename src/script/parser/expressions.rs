@@ -299,7 +299,7 @@ impl Parser<'_> {
                     "false" => konst(Const::Bool(false)),
                     "null" => konst(Const::Null),
                     "params" => Ok(Expr { kind: ExprKind::Params, pos }),
-                    "ctx" => Ok(Expr { kind: ExprKind::Ctx, pos }),
+                    w if w == self.ctx_name => Ok(Expr { kind: ExprKind::Ctx, pos }),
                     "new" => self.new_expression(pos),
                     _ => {
                         if let Some((slot, _)) = self.lookup(&word) {
