@@ -99,6 +99,7 @@ pub fn tokenizer(kind: &str, params: Params<'_>, limits: Limits) -> Result<Optio
         "lowercase" => Arc::new(BasicTokenizer::Lowercase),
         "whitespace" => Arc::new(BasicTokenizer::Whitespace(max_token_length.max(1))),
         "keyword" => Arc::new(BasicTokenizer::Keyword),
+        "thai" => Arc::new(super::thai::ThaiTokenizer),
         "uax_url_email" => Arc::new(UaxUrlEmailTokenizer { max_token_length: max_token_length.max(1) }),
         "pattern" => Arc::new(PatternTokenizer { pattern: regex(&params, "pattern", "\\W+")?, group: params.int("group", -1)? }),
         "simple_pattern" | "simple_pattern_split" => Arc::new(SimplePatternTokenizer {

@@ -68,6 +68,7 @@ pub mod stemming;
 pub mod stop_lists;
 pub mod synonym_graph;
 pub mod synonyms;
+pub mod thai;
 pub mod token_filters;
 pub mod token_op;
 pub mod token_stream;
