@@ -79,15 +79,12 @@ pub fn token_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn Tok
         }
         "common_grams" => {
             let ignore_case = p.bool("ignore_case", false)?;
-            let words = match word_list(p, "common_words")? {
-                Some(words) if !words.is_empty() => words,
-                _ => {
-                    return Err(AnalysisError::illegal_argument(
-                        "missing or empty [common_words] or [common_words_path] configuration for common_grams token filter",
-                    ))
-                }
-            };
-            let _ = words;
+            if word_list(p, "common_words")?.is_none_or(|words| words.is_empty()) {
+                return Err(AnalysisError::illegal_argument(
+                    "missing or empty [common_words] or [common_words_path] configuration for common_grams token filter",
+                ));
+            }
+            // Like stop words, an entry may name a predefined list (`_english_`).
             let words = super::components::stop_words(p, "common_words", "_none_", ignore_case)?;
             Arc::new(CommonGrams { words, query_mode: p.bool("query_mode", false)? })
         }

@@ -8,9 +8,9 @@
 //!
 //! Scripts see the token as `token` with the fields of Painless's `AnalysisPredicateScript.Token`
 //! (`term`, `position`, `positionIncrement`, `positionLength`, `startOffset`, `endOffset`,
-//! `type`, `keyword`). Known divergences: the offsets are bytes of the analyzed value (Java
-//! counts UTF-16 units; they agree on ASCII text), the getter forms (`token.getTerm()`) are not
-//! available, and a script that fails at run time leaves the token unmatched.
+//! `type`, `keyword`, or their getters `getTerm()`... `isKeyword()`). Known divergences: the
+//! offsets are bytes of the analyzed value (Java counts UTF-16 units; they agree on ASCII text),
+//! and a script that fails at run time leaves the token unmatched (Java fails the request).
 
 use std::sync::Arc;
 
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn scripts_see_the_token() {
-        let spec = json!({"source": "token.term.length() > 3 && token.position >= 1"});
+        let spec = json!({"source": "token.getTerm().length() > 3 && token.position >= 1 && token.getType() == 'word'"});
         let predicate = Predicate::compile(Some(&spec), "p").unwrap();
         let out = PredicateFilter(predicate.clone()).filter(words("Vorsprung Durch Technik a"), &mut 0);
         assert_eq!(terms(&out), vec![("Durch", 2), ("Technik", 1)]);

@@ -93,7 +93,7 @@ struct Part {
 /// Lucene's `SUBWORD_DELIM` type bit.
 const SUBWORD_DELIM: u8 = 8;
 
-/// Parses `type_table` rules (`c => TYPE`, `\\uXXXX` escapes allowed) as OpenSearch's
+/// Parses `type_table` rules (`c => TYPE`, `\uXXXX` escapes allowed) as OpenSearch's
 /// `WordDelimiterTokenFilterFactory.parseTypes`; a line starting with `#` that is not a rule is
 /// a comment. Errors carry the line number, as OpenSearch's `Analysis.parseWordList`.
 pub fn parse_type_table(rules: &[String]) -> Result<HashMap<char, u8>, AnalysisError> {
