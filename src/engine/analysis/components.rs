@@ -308,7 +308,7 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "persian_stem" => Arc::new(stem_filter(StemAlgorithm::Persian)),
         "german_normalization" => Arc::new(german_normalization()),
         "porter" => Arc::new(stem_filter(StemAlgorithm::Porter)),
-        _ => return super::filter_factories::token_filter(kind, params),
+        _ => return super::filter_factories::token_filter(kind, &format!("__anonymous__{kind}"), params),
     };
     Ok(Some(built))
 }

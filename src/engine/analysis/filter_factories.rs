@@ -41,8 +41,8 @@ fn int_setting(p: &Params<'_>, key: &str, default: usize) -> Result<usize, Analy
     p.usize(key, default)
 }
 
-/// The filter of `kind`; None when the type is not one of these.
-pub fn token_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
+/// The filter of `kind` named `name` (for messages); None when the type is not one of these.
+pub fn token_filter(kind: &str, name: &str, params: Params<'_>) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
     let p = &params;
     if let Some((stemmer, reads_exclusions)) = legacy_stemmer(kind) {
         let exclusions: HashSet<String> =
@@ -108,8 +108,7 @@ pub fn token_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn Tok
             let words = word_set(p, "word_list")?;
             let Some(words) = words else {
                 return Err(AnalysisError::illegal_argument(format!(
-                    "word_list must be provided for [{}], either as a path to a file, or directly",
-                    kind
+                    "word_list must be provided for [{name}], either as a path to a file, or directly"
                 )));
             };
             if kind == "hyphenation_decompounder" {
@@ -144,14 +143,14 @@ pub fn token_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn Tok
         }
         "multiplexer" => Arc::new(Multiplexer::new(p.list("filters").unwrap_or_default(), p.bool("preserve_original", true)?)),
         "condition" => {
-            let predicate = Predicate::compile(p.get("script"), kind)?;
+            let predicate = Predicate::compile(p.get("script"), name)?;
             let filters = p.list("filter").unwrap_or_default();
             if filters.is_empty() {
-                return Err(AnalysisError::illegal_argument(format!("Empty list of filters provided to tokenfilter [{kind}]")));
+                return Err(AnalysisError::illegal_argument(format!("Empty list of filters provided to tokenfilter [{name}]")));
             }
             Arc::new(Condition::new(predicate, filters))
         }
-        "predicate_token_filter" => Arc::new(PredicateFilter(Predicate::compile(p.get("script"), kind)?)),
+        "predicate_token_filter" => Arc::new(PredicateFilter(Predicate::compile(p.get("script"), name)?)),
         "flatten_graph" => Arc::new(FlattenGraph),
         _ => return Ok(None),
     };
@@ -170,5 +169,58 @@ pub fn prebuilt_filter(name: &str) -> Option<Option<Arc<dyn TokenFilter>>> {
         "multiplexer" | "condition" | "predicate_token_filter" | "keep" | "keep_types" | "common_grams"
         | "dictionary_decompounder" | "hyphenation_decompounder" => Some(None),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::index_analysis::IndexAnalysis;
+
+    fn create_error(filter: serde_json::Value) -> String {
+        let settings = json!({"analysis": {"filter": {"my_filter": filter}}});
+        IndexAnalysis::from_settings(&settings).map(|_| ()).expect_err("settings are refused").reason
+    }
+
+    #[test]
+    fn settings_errors_name_the_filter_as_opensearch() {
+        assert_eq!(
+            create_error(json!({"type": "dictionary_decompounder"})),
+            "word_list must be provided for [my_filter], either as a path to a file, or directly"
+        );
+        assert_eq!(
+            create_error(json!({"type": "hyphenation_decompounder", "word_list": ["a"]})),
+            "hyphenation_patterns_path is a required setting."
+        );
+        assert_eq!(
+            create_error(json!({"type": "condition", "filter": [], "script": {"source": "true"}})),
+            "Empty list of filters provided to tokenfilter [my_filter]"
+        );
+        assert_eq!(
+            create_error(json!({"type": "condition", "filter": ["lowercase"], "script": {"id": "x"}})),
+            "Cannot use stored scripts in tokenfilter [my_filter]"
+        );
+        assert_eq!(
+            create_error(json!({"type": "condition", "filter": ["nope"], "script": "true"})),
+            "ScriptedConditionTokenFilter [my_filter] refers to undefined token filter [nope]"
+        );
+        assert_eq!(create_error(json!({"type": "elision"})), "elision filter requires [articles] or [articles_path] setting");
+        assert_eq!(
+            create_error(json!({"type": "keep_types", "types": ["<NUM>"], "mode": "both"})),
+            "`keep_types` tokenfilter mode can only be [include] or [exclude] but was [both]."
+        );
+        assert_eq!(
+            create_error(json!({"type": "delimited_term_freq", "delimiter": "||"})),
+            "Setting [delimiter] must be a single, non-null character. [||] was provided."
+        );
+        assert_eq!(create_error(json!({"type": "keep"})), "keep requires either `keep_words` or `keep_words_path` to be configured");
+    }
+
+    #[test]
+    fn prebuilt_elision_uses_the_french_articles() {
+        let index = IndexAnalysis::from_settings(&json!({})).unwrap();
+        assert!(index.filter("elision").unwrap().is_some());
+        assert!(index.filter("multiplexer").unwrap().is_none(), "multiplexer needs settings");
     }
 }

@@ -86,7 +86,10 @@ impl IndexAnalysis {
         }
         for (name, value) in group(analysis, "filter") {
             let kind = type_of("filter", name, value)?;
-            let built = components::token_filter(kind, Params::new(value), limits)?.ok_or_else(|| unknown("filter", kind, name))?;
+            let built = match super::filter_factories::token_filter(kind, name, Params::new(value))? {
+                Some(built) => built,
+                None => components::token_filter(kind, Params::new(value), limits)?.ok_or_else(|| unknown("filter", kind, name))?,
+            };
             index.filters.insert(name.clone(), Named::new(name.clone(), built));
         }
         let names: Vec<String> = index.filters.keys().cloned().collect();
