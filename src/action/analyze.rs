@@ -29,10 +29,17 @@ pub fn analyze(cs: &ClusterService, index: Option<&str>, body: &Value) -> OsResu
     let field = |name: &str| -> Option<FieldAnalysis> {
         let ft = mapping.as_ref()?.field_type(name)?;
         Some(match &ft.kind {
-            FieldKind::Text(p) => FieldAnalysis::Analyzer(p.analyzer.clone().unwrap_or_else(|| "default".into())),
+            FieldKind::Text(p) => FieldAnalysis::Text {
+                analyzer: p.analyzer.clone().unwrap_or_else(|| "default".into()),
+                position_increment_gap: p.position_increment_gap,
+            },
             FieldKind::Keyword(k) => FieldAnalysis::Keyword { normalizer: k.normalizer.clone() },
             _ => FieldAnalysis::NotTokenized,
         })
     };
-    run(body, analysis, &field, max_tokens).map_err(|e| OsError::new(e.kind, e.reason))
+    run(body, analysis, &field, max_tokens).map_err(|e| {
+        let error = OsError::new(e.kind, e.reason);
+        // Java's IllegalStateException (the token limit) is an internal server error.
+        if e.kind == "illegal_state_exception" { error.status(500) } else { error }
+    })
 }

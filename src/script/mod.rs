@@ -115,6 +115,29 @@ impl Script {
         Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
     }
 
+    /// Compiles an analysis predicate script (Painless's `AnalysisPredicateScript`): the token is
+    /// the context variable `token` (run it with [`Script::execute_ctx`], the token's attributes
+    /// as the map), and a last expression statement is the script's value, as Painless returns
+    /// it for a `boolean` script.
+    pub fn compile_analysis_predicate(source: &str, lang: Option<&str>) -> Result<Script, ScriptError> {
+        let lang = lang.unwrap_or(PAINLESS);
+        if lang != PAINLESS {
+            return Err(ScriptError::plain("illegal_argument_exception", format!("script_lang not supported [{lang}]")));
+        }
+        let to_error = |e: error::CompileError| error::compile_error(source, lang, &e);
+        let tokens = lexer::lex(source).map_err(to_error)?;
+        let mut program = parser::parse_with_context(source, tokens, "token").map_err(to_error)?;
+        if program.stmts.iter().all(|s| matches!(s, ast::Stmt::Empty)) {
+            return Err(to_error(error::CompileError::new(0, "Cannot generate an empty script.".into())));
+        }
+        if let Some(last) = program.stmts.iter_mut().rev().find(|s| !matches!(s, ast::Stmt::Empty)) {
+            if let ast::Stmt::Expr(e) = last {
+                *last = ast::Stmt::Return(Some(e.clone()));
+            }
+        }
+        Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
+    }
+
     pub fn source(&self) -> &str {
         &self.inner.source
     }

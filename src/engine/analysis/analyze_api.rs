@@ -29,8 +29,14 @@ use super::{Analyzer, Token};
 /// How a mapped field is analyzed, as the mapping says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldAnalysis {
-    /// A text field and the name of its index analyzer.
-    Analyzer(String),
+    /// A text field: the name of its index analyzer and its `position_increment_gap` (None: the
+    /// analyzer's).
+    Text {
+        /// The index analyzer's name.
+        analyzer: String,
+        /// The mapping's `position_increment_gap`, which replaces the analyzer's.
+        position_increment_gap: Option<u32>,
+    },
     /// A keyword field and its normalizer, if any.
     Keyword {
         /// The `normalizer` of the mapping.
@@ -184,13 +190,20 @@ fn transient_analyzer(request: &Request<'_>, index: Option<&IndexAnalysis>) -> R
     }
     let mut filters: Vec<Named<dyn TokenFilter>> = Vec::new();
     for spec in &request.filters {
-        let filter = component(
+        let mut filter = component(
             spec,
             "filter",
             index,
             |kind, params| components::token_filter(kind, params, limits),
             |name| index.map_or_else(|| builtin_filter(name, limits), |i| i.filter(name)),
         )?;
+        let lookup = |name: &str| match index {
+            Some(i) => i.resolved_filter(name, 1),
+            None => Ok(builtin_filter(name, limits)?.map(|f| f.component)),
+        };
+        if let Some(resolved) = filter.component.resolve(&filter.name, &lookup)? {
+            filter.component = resolved;
+        }
         if normalizer && !filter.component.normalizing() {
             return Err(AnalysisError::illegal_argument(format!("Custom normalizer may not use filter [{}]", filter.name)));
         }
@@ -232,9 +245,12 @@ fn named_analyzer(
             return Err(AnalysisError::illegal_argument("analysis based on a specific field requires an index"));
         };
         match field_analysis(field) {
-            Some(FieldAnalysis::Analyzer(name)) => {
+            Some(FieldAnalysis::Text { analyzer: name, position_increment_gap }) => {
                 if let Some(found) = index.analyzer(&name) {
-                    return Ok((found, name));
+                    return Ok(match position_increment_gap {
+                        Some(gap) => (Arc::new(WithGap { analyzer: found, gap }), name),
+                        None => (found, name),
+                    });
                 }
                 return Err(AnalysisError::illegal_argument(format!("failed to find analyzer [{name}]")));
             }
@@ -265,6 +281,26 @@ fn named_analyzer(
         None => builtin_analyzer("standard", 0)
             .map(|a| (a, "standard".to_owned()))
             .ok_or_else(|| AnalysisError::illegal_argument("failed to find global analyzer [standard]")),
+    }
+}
+
+/// An analyzer with a field's `position_increment_gap` (OpenSearch wraps the field's analyzer
+/// in a `NamedAnalyzer` with the mapping's gap).
+#[derive(Debug)]
+struct WithGap {
+    analyzer: Arc<dyn Analyzer>,
+    gap: u32,
+}
+
+impl Analyzer for WithGap {
+    fn analyze(&self, text: &str, first_position: u32, sink: &mut dyn FnMut(&Token<'_>)) -> super::AnalyzeEnd {
+        self.analyzer.analyze(text, first_position, sink)
+    }
+    fn position_increment_gap(&self) -> u32 {
+        self.gap
+    }
+    fn as_chain(&self) -> Option<&CustomAnalyzer> {
+        self.analyzer.as_chain()
     }
 }
 
@@ -439,7 +475,7 @@ impl<'r> TokenList<'r> {
                 let mut attributes = vec![
                     ("bytes", json!(format!("[{}]", bytes.join(" ")))),
                     ("positionLength", json!(token.position_length.max(1))),
-                    ("termFrequency", json!(1)),
+                    ("termFrequency", json!(token.term_frequency.max(1))),
                 ];
                 if keyword {
                     attributes.push(("keyword", json!(token.keyword)));

@@ -38,6 +38,15 @@ pub trait TokenFilter: Send + Sync + Debug {
     fn for_chain(&self, _analyze: &dyn Fn(&str) -> Vec<String>) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
         Ok(None)
     }
+    /// For filters that name other filters (`multiplexer`, `condition`): a copy with those
+    /// filters looked up (`name` is this filter's name, for messages).
+    fn resolve(
+        &self,
+        _name: &str,
+        _lookup: &super::referring_filters::Lookup<'_>,
+    ) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
+        Ok(None)
+    }
 }
 
 /// A component with the name `explain` reports for it.

@@ -74,22 +74,64 @@ pub struct MappingCharFilter {
 }
 
 impl MappingCharFilter {
-    /// From OpenSearch rules `"key => value"` (with `\n`, `\t`, `\uXXXX` escapes).
+    /// From OpenSearch rules `key => value`, parsed as OpenSearch's `MappingCharFilterFactory`
+    /// through `Analysis.parseWordList`: lines starting with `#` are comments, blank lines are
+    /// skipped, the last `=>` splits the rule, both sides are trimmed and unescaped (`\\`,
+    /// `\n`, `\t`, `\r`, `\b`, `\f`, `\uXXXX`; any other escaped character stands for
+    /// itself, so `\"` is a quote and `\#` a hash), and errors name the line.
     pub fn from_rules(rules: &[String]) -> Result<Self, AnalysisError> {
         let mut map = HashMap::new();
-        for rule in rules {
-            let Some((left, right)) = rule.split_once("=>") else {
-                return Err(AnalysisError::illegal_argument(format!("Invalid Mapping Rule : [{rule}]")));
+        for (index, rule) in rules.iter().enumerate() {
+            if rule.trim().is_empty() || rule.starts_with('#') {
+                continue;
+            }
+            let at_line = |reason: String| AnalysisError::illegal_argument(format!("Line [{}]: {reason}", index + 1));
+            let Some((left, right)) = rule.rsplit_once("=>") else {
+                return Err(at_line(format!("Invalid mapping rule : [{rule}]")));
             };
-            let (left, right) = (unescape(left.trim()), unescape(right.trim()));
+            let left = parse_rule_string(left.trim()).map_err(at_line)?;
+            let right = parse_rule_string(right.trim()).map_err(at_line)?;
             if left.is_empty() {
-                return Err(AnalysisError::illegal_argument(format!("Illegal mapping rule [{rule}]. Empty left hand side")));
+                return Err(AnalysisError::illegal_argument("cannot match the empty string"));
+            }
+            if map.contains_key(&left) {
+                return Err(AnalysisError::illegal_argument(format!("match \"{left}\" was already added")));
             }
             map.insert(left, right);
         }
         let longest_key_chars = map.keys().map(|k| k.chars().count()).max().unwrap_or(0);
         Ok(MappingCharFilter { map, longest_key_chars })
     }
+}
+
+/// One side of a mapping rule, unescaped as OpenSearch's `MappingCharFilterFactory.parseString`.
+fn parse_rule_string(s: &str) -> Result<String, String> {
+    let invalid = || format!("Invalid escaped char in [{s}]");
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next().ok_or_else(invalid)? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                if hex.chars().count() != 4 {
+                    return Err(invalid());
+                }
+                let unit = u32::from_str_radix(&hex, 16).map_err(|_| format!("For input string: \"{hex}\""))?;
+                char::from_u32(unit).ok_or_else(invalid)?
+            }
+            other => other,
+        });
+    }
+    Ok(out)
 }
 
 /// Resolves the escapes of mapping and synonym rules.

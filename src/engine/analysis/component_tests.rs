@@ -33,7 +33,7 @@ fn text_array_continues_positions_and_offsets() {
     // OpenSearch's AnalyzeActionIT: a field with the simple analyzer and gap 100.
     let index = IndexAnalysis::from_settings(&json!({})).unwrap();
     let request = json!({"field": "simple", "text": ["THIS IS A TEST", "THE SECOND TEXT"]});
-    let field = |name: &str| (name == "simple").then(|| FieldAnalysis::Analyzer("simple".into()));
+    let field = |name: &str| (name == "simple").then(|| FieldAnalysis::Text { analyzer: "simple".into(), position_increment_gap: None });
     let response = analyze(&request, Some(&index), &field, 10_000).unwrap();
     let tokens = response["tokens"].as_array().unwrap();
     assert_eq!(tokens.len(), 7);

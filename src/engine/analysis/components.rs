@@ -28,7 +28,7 @@ use super::synonyms::SynonymFilter;
 use super::token_filters as tf;
 use super::tokenizers::{BasicTokenizer, CharGroupTokenizer, CharSet, PathHierarchyTokenizer, PatternTokenizer, SimplePatternTokenizer};
 use super::uax_url_email::UaxUrlEmailTokenizer;
-use super::word_delimiter::WordDelimiter;
+use super::word_delimiter::{parse_type_table, WordDelimiter};
 use super::DEFAULT_MAX_TOKEN_LENGTH;
 
 /// Index-level limits that components check.
@@ -99,6 +99,7 @@ pub fn tokenizer(kind: &str, params: Params<'_>, limits: Limits) -> Result<Optio
         "lowercase" => Arc::new(BasicTokenizer::Lowercase),
         "whitespace" => Arc::new(BasicTokenizer::Whitespace(max_token_length.max(1))),
         "keyword" => Arc::new(BasicTokenizer::Keyword),
+        "thai" => Arc::new(super::thai::ThaiTokenizer),
         "uax_url_email" => Arc::new(UaxUrlEmailTokenizer { max_token_length: max_token_length.max(1) }),
         "pattern" => Arc::new(PatternTokenizer { pattern: regex(&params, "pattern", "\\W+")?, group: params.int("group", -1)? }),
         "simple_pattern" | "simple_pattern_split" => Arc::new(SimplePatternTokenizer {
@@ -204,7 +205,9 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
             let Some(rules) = p.rules("synonyms") else {
                 return Err(AnalysisError::illegal_argument("synonym requires either `synonyms` or `synonyms_path` to be configured"));
             };
-            Arc::new(SynonymFilter::new(rules, p.bool("expand", true)?, p.bool("lenient", false)?))
+            let mut filter = SynonymFilter::new(rules, p.bool("expand", true)?, p.bool("lenient", false)?);
+            filter.graph = kind == "synonym_graph";
+            Arc::new(filter)
         }
         "word_delimiter" | "word_delimiter_graph" => {
             let d = WordDelimiter::default();
@@ -221,6 +224,10 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
                 protected_words: p.list("protected_words").unwrap_or_default().into_iter().collect::<HashSet<_>>(),
                 graph: kind == "word_delimiter_graph",
                 adjust_offsets: p.bool("adjust_offsets", true)?,
+                type_table: match p.get("type_table_path") {
+                    Some(_) => return Err(AnalysisError::illegal_argument("IOException while reading type_table_path: file not readable")),
+                    None => parse_type_table(&p.rules("type_table").unwrap_or_default())?,
+                },
             })
         }
         "length" => Arc::new(tf::length(p.usize("min", 0)?, p.usize("max", i32::MAX as usize)?)),
@@ -258,10 +265,13 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
             Arc::new(NGramFilter { min_gram, max_gram, preserve_original: p.bool("preserve_original", false)?, edge })
         }
         "elision" => {
-            let (articles, ignore_case) = match p.list("articles") {
-                Some(list) => (list, p.bool("articles_case", false)?),
-                None => (tf::DEFAULT_ARTICLES.iter().map(|s| (*s).to_owned()).collect(), true),
+            if p.get("articles_path").is_some() {
+                return Err(AnalysisError::illegal_argument("IOException while reading articles_path: file not readable"));
+            }
+            let Some(articles) = p.list("articles") else {
+                return Err(AnalysisError::illegal_argument("elision filter requires [articles] or [articles_path] setting"));
             };
+            let ignore_case = p.bool("articles_case", false)?;
             let articles = articles.into_iter().map(|a| if ignore_case { a.to_lowercase() } else { a }).collect();
             Arc::new(tf::elision(articles, ignore_case))
         }
@@ -298,8 +308,7 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "persian_stem" => Arc::new(stem_filter(StemAlgorithm::Persian)),
         "german_normalization" => Arc::new(german_normalization()),
         "porter" => Arc::new(stem_filter(StemAlgorithm::Porter)),
-        "flatten_graph" => Arc::new(tf::Limit { max_token_count: usize::MAX }),
-        _ => return Ok(None),
+        _ => return super::filter_factories::token_filter(kind, &format!("__anonymous__{kind}"), params),
     };
     Ok(Some(built))
 }

@@ -16,6 +16,9 @@ use super::error::AnalysisError;
 use super::params::Params;
 use super::Analyzer;
 
+/// How deep filters may name filters that name filters.
+const MAX_FILTER_NESTING: usize = 8;
+
 /// What an index's settings define, resolved.
 #[derive(Clone, Debug, Default)]
 pub struct IndexAnalysis {
@@ -83,8 +86,23 @@ impl IndexAnalysis {
         }
         for (name, value) in group(analysis, "filter") {
             let kind = type_of("filter", name, value)?;
-            let built = components::token_filter(kind, Params::new(value), limits)?.ok_or_else(|| unknown("filter", kind, name))?;
+            let built = match super::filter_factories::token_filter(kind, name, Params::new(value))? {
+                Some(built) => built,
+                None => components::token_filter(kind, Params::new(value), limits)?.ok_or_else(|| unknown("filter", kind, name))?,
+            };
             index.filters.insert(name.clone(), Named::new(name.clone(), built));
+        }
+        let names: Vec<String> = index.filters.keys().cloned().collect();
+        let mut resolved = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(filter) = index.resolved_filter(&name, 0)? {
+                resolved.push((name, filter));
+            }
+        }
+        for (name, filter) in resolved {
+            if let Some(entry) = index.filters.get_mut(&name) {
+                entry.component = filter;
+            }
         }
 
         let mut registry = AnalyzerRegistry::default();
@@ -199,6 +217,18 @@ impl IndexAnalysis {
         builtin_filter(name, self.limits)
     }
 
+    /// The token filter `name` with the filters it names resolved (`multiplexer`, `condition`).
+    pub fn resolved_filter(&self, name: &str, depth: usize) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
+        let Some(found) = self.filter(name)? else { return Ok(None) };
+        if depth > MAX_FILTER_NESTING {
+            return Err(AnalysisError::illegal_argument(format!(
+                "token filter [{name}] refers to filters nested more than {MAX_FILTER_NESTING} levels deep (circular reference?)"
+            )));
+        }
+        let lookup = |other: &str| self.resolved_filter(other, depth + 1);
+        Ok(Some(found.component.resolve(&found.name, &lookup)?.unwrap_or(found.component)))
+    }
+
     /// The char filter `name`: defined by the index, else built in.
     pub fn char_filter(&self, name: &str) -> Result<Option<Named<dyn CharFilter>>, AnalysisError> {
         if let Some(found) = self.char_filters.get(name) {
@@ -238,6 +268,9 @@ pub fn builtin_tokenizer(name: &str, limits: Limits) -> Result<Option<Named<dyn 
 
 /// The built-in token filter `name`.
 pub fn builtin_filter(name: &str, limits: Limits) -> Result<Option<Named<dyn TokenFilter>>, AnalysisError> {
+    if let Some(prebuilt) = super::filter_factories::prebuilt_filter(name) {
+        return Ok(prebuilt.map(|f| Named::new(name, f)));
+    }
     if components::filter_requires_settings(name) {
         return Ok(None);
     }

@@ -9,8 +9,7 @@
 //! Lucene stemmers `brazilian`, `bulgarian`, `czech`, `galician`, `hindi`, `indonesian`,
 //! `latvian`, `sorani` (ported separately). The Snowball stemmers `rust-stemmers` lacks
 //! (`armenian`, `basque`, `catalan`, `estonian`, `irish`, `lithuanian`) are in
-//! [`super::snowball`]. `thai` is an error too: its
-//! tokenizer is the JDK's dictionary-based `BreakIterator`, which is not reproduced here.
+//! [`super::snowball`]. `thai` uses [`super::thai::ThaiTokenizer`].
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -126,6 +125,8 @@ fn steps(language: &str) -> Option<&'static [Step]> {
             Exclusions,
             Stem("sorani"),
         ],
+        // Lucene's ThaiAnalyzer: ThaiTokenizer, lowercase, decimal digits, stop words.
+        "thai" => &[LOWERCASE, DECIMAL_DIGIT, Stop("_thai_")],
         "turkish" => &[
             Filter("apostrophe", tf::apostrophe),
             Filter("lowercase", turkish_lowercase_filter),
@@ -170,11 +171,6 @@ pub fn language_chain(
     standard: Arc<dyn Tokenizer>,
     max_token_length: usize,
 ) -> Result<Option<LanguageChain>, AnalysisError> {
-    if language == "thai" {
-        return Err(AnalysisError::illegal_argument(
-            "analyzer [thai] is not supported yet: its tokenizer is the JDK's dictionary-based word BreakIterator",
-        ));
-    }
     // `tamil` is not an OpenSearch analyzer; kept for compatibility: lowercase → Snowball Tamil
     let tamil: &[Step] = &[LOWERCASE, Stop("_none_"), Exclusions, Stem("tamil")];
     let Some(steps) = steps(language).or((language == "tamil").then_some(tamil)) else {
@@ -211,6 +207,8 @@ pub fn language_chain(
     }
     let tokenizer: Arc<dyn Tokenizer> = if language == "persian" {
         Arc::new(ZwnjAsSpace(BasicTokenizer::Standard(max_token_length)))
+    } else if language == "thai" {
+        Arc::new(super::thai::ThaiTokenizer)
     } else {
         standard
     };

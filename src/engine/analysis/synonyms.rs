@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::chain::TokenFilter;
 use super::char_filters::unescape;
 use super::error::AnalysisError;
+use super::synonym_graph::synonym_graph;
 use super::token_stream::TokenState;
 
 /// A synonym filter, before (rules only) or after being built for its chain.
@@ -25,6 +26,8 @@ pub struct SynonymFilter {
     pub expand: bool,
     /// Skip rules that cannot be parsed or analyzed (default false).
     pub lenient: bool,
+    /// `synonym_graph`: Lucene's `SynonymGraphFilter` output ([`super::synonym_graph`]).
+    pub graph: bool,
     map: HashMap<Vec<String>, (Vec<Vec<String>>, bool)>,
     longest: usize,
 }
@@ -66,6 +69,7 @@ impl SynonymFilter {
 
     fn build(&self, analyze: &dyn Fn(&str) -> Vec<String>) -> Result<SynonymFilter, AnalysisError> {
         let mut built = SynonymFilter::new(Vec::new(), self.expand, self.lenient);
+        built.graph = self.graph;
         for rule in &self.rules {
             let rule = rule.trim();
             if rule.is_empty() || rule.starts_with('#') {
@@ -131,10 +135,24 @@ impl SynonymFilter {
     }
 }
 
+impl SynonymFilter {
+    /// The longest rule matching the start of `window` (terms only, as Lucene's FST lookup):
+    /// its length, outputs and whether the original is kept.
+    fn longest_match(&self, window: &[TokenState]) -> Option<(usize, &[Vec<String>], bool)> {
+        (1..=self.longest.min(window.len())).rev().find_map(|len| {
+            let key: Vec<String> = window[..len].iter().map(|t| t.term.clone()).collect();
+            self.map.get(&key).map(|(outputs, keep)| (len, outputs.as_slice(), *keep))
+        })
+    }
+}
+
 impl TokenFilter for SynonymFilter {
     fn filter(&self, tokens: Vec<TokenState>, _end: &mut u32) -> Vec<TokenState> {
         if self.map.is_empty() {
             return tokens;
+        }
+        if self.graph {
+            return synonym_graph(tokens, |window| self.longest_match(window));
         }
         let mut out = Vec::with_capacity(tokens.len());
         let mut i = 0;

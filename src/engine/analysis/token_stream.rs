@@ -29,6 +29,8 @@ pub struct TokenState {
     /// Lucene's `KeywordAttribute`: set by `keyword_marker` (and `stemmer_override`) so that
     /// stemmers leave the token alone.
     pub keyword: bool,
+    /// Lucene's `TermFrequencyAttribute` (set by `delimited_term_freq`); 0 reads as 1.
+    pub term_frequency: u32,
 }
 
 impl TokenState {
@@ -42,6 +44,7 @@ impl TokenState {
         self.position_length = 1;
         self.token_type = token_type;
         self.keyword = false;
+        self.term_frequency = 1;
     }
 
     /// A new token (increment 1, length 1, not a keyword).
@@ -54,6 +57,7 @@ impl TokenState {
             position_length: 1,
             token_type,
             keyword: false,
+            term_frequency: 1,
         }
     }
 }

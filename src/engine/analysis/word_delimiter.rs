@@ -9,7 +9,9 @@
 //! original) before the parts, spanning them (`positionLength`); the classic one after the
 //! first part.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+use super::error::AnalysisError;
 
 use super::chain::TokenFilter;
 use super::char_classes::is_letter;
@@ -42,6 +44,8 @@ pub struct WordDelimiter {
     pub graph: bool,
     /// Sub-token offsets inside the token (graph `adjust_offsets`, default true).
     pub adjust_offsets: bool,
+    /// `type_table`: character classes overriding the default ones (Lucene's type bits).
+    pub type_table: HashMap<char, u8>,
 }
 
 impl Default for WordDelimiter {
@@ -59,6 +63,7 @@ impl Default for WordDelimiter {
             protected_words: HashSet::new(),
             graph: false,
             adjust_offsets: true,
+            type_table: HashMap::new(),
         }
     }
 }
@@ -85,7 +90,81 @@ struct Part {
     number: bool,
 }
 
+/// Lucene's `SUBWORD_DELIM` type bit.
+const SUBWORD_DELIM: u8 = 8;
+
+/// Parses `type_table` rules (`c => TYPE`, `\uXXXX` escapes allowed) as OpenSearch's
+/// `WordDelimiterTokenFilterFactory.parseTypes`; a line starting with `#` that is not a rule is
+/// a comment. Errors carry the line number, as OpenSearch's `Analysis.parseWordList`.
+pub fn parse_type_table(rules: &[String]) -> Result<HashMap<char, u8>, AnalysisError> {
+    let mut table = HashMap::new();
+    for (line, rule) in rules.iter().enumerate() {
+        let invalid = |detail: &str| AnalysisError::illegal_argument(format!("Line [{}]: Invalid Mapping Rule : [{rule}]{detail}", line + 1));
+        let Some((left, right)) = rule.rsplit_once("=>") else {
+            if rule.starts_with('#') {
+                continue;
+            }
+            return Err(invalid(""));
+        };
+        let left = unescape_rule(left.trim()).map_err(|_| invalid(""))?;
+        let kind = match right.trim() {
+            "LOWER" => LOWER,
+            "UPPER" => UPPER,
+            "ALPHA" => ALPHA,
+            "DIGIT" => DIGIT,
+            "ALPHANUM" => ALPHA | DIGIT,
+            "SUBWORD_DELIM" => SUBWORD_DELIM,
+            _ => return Err(invalid(". Illegal type.")),
+        };
+        let mut chars = left.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => {
+                table.insert(c, kind);
+            }
+            _ => return Err(invalid(". Only a single character is allowed.")),
+        }
+    }
+    Ok(table)
+}
+
+/// The escapes of `type_table` rules (`\\`, `\n`, `\t`, `\r`, `\b`, `\f`, `\uXXXX`).
+fn unescape_rule(s: &str) -> Result<String, ()> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next().ok_or(())? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                if hex.len() != 4 {
+                    return Err(());
+                }
+                u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32).ok_or(())?
+            }
+            other => other,
+        });
+    }
+    Ok(out)
+}
+
 impl WordDelimiter {
+    /// The class of `c`: the type table's, else the default; delimiters are 0.
+    fn class_of(&self, c: char) -> u8 {
+        match self.type_table.get(&c) {
+            Some(&kind) if kind & SUBWORD_DELIM != 0 => 0,
+            Some(&kind) => kind,
+            None => class(c),
+        }
+    }
+
     fn is_break(&self, last: u8, current: u8) -> bool {
         if current & last != 0 {
             return false;
@@ -107,7 +186,7 @@ impl WordDelimiter {
         if self.stem_english_possessive {
             for suffix in ["'s", "'S"] {
                 if let Some(stripped) = term.strip_suffix(suffix) {
-                    if stripped.chars().last().is_some_and(|c| class(c) & ALPHA != 0) {
+                    if stripped.chars().last().is_some_and(|c| self.class_of(c) & ALPHA != 0) {
                         end = stripped.len();
                     }
                 }
@@ -116,7 +195,7 @@ impl WordDelimiter {
         let mut parts = Vec::new();
         let mut current: Option<(usize, u8)> = None;
         for (i, c) in term[..end].char_indices() {
-            let kind = class(c);
+            let kind = self.class_of(c);
             match current {
                 Some((start, last)) if kind == 0 => {
                     parts.push(Part { from: start, to: i, number: last == DIGIT });
@@ -140,7 +219,7 @@ impl WordDelimiter {
             parts.retain(|p| {
                 let is_s = &term[p.from..p.to] == "s" || &term[p.from..p.to] == "S";
                 let after_apostrophe = p.from >= 2 && bytes.get(p.from - 1) == Some(&b'\'') && bytes.get(p.from - 2).is_some_and(u8::is_ascii_alphabetic);
-                let at_boundary = p.to == end || term[p.to..].chars().next().is_some_and(|c| class(c) == 0);
+                let at_boundary = p.to == end || term[p.to..].chars().next().is_some_and(|c| self.class_of(c) == 0);
                 !(is_s && after_apostrophe && at_boundary)
             });
         }

@@ -213,7 +213,15 @@ impl Parser<'_> {
                         Ok(a) => a,
                         Err(err) => break Err(err),
                     };
-                    e = Expr { kind: ExprKind::Call { target: Box::new(e), name, args, null_safe }, pos };
+                    // The getters of an analysis script's `token` read its fields.
+                    let getter = match (&e.kind, args.is_empty()) {
+                        (ExprKind::Ctx, true) if self.ctx_name == "token" => token_getter(&name),
+                        _ => None,
+                    };
+                    e = match getter {
+                        Some(field) => Expr { kind: ExprKind::Field { target: Box::new(e), name: field.into(), null_safe }, pos },
+                        None => Expr { kind: ExprKind::Call { target: Box::new(e), name, args, null_safe }, pos },
+                    };
                 } else {
                     e = Expr { kind: ExprKind::Field { target: Box::new(e), name, null_safe }, pos };
                 }
@@ -299,7 +307,7 @@ impl Parser<'_> {
                     "false" => konst(Const::Bool(false)),
                     "null" => konst(Const::Null),
                     "params" => Ok(Expr { kind: ExprKind::Params, pos }),
-                    "ctx" => Ok(Expr { kind: ExprKind::Ctx, pos }),
+                    w if w == self.ctx_name => Ok(Expr { kind: ExprKind::Ctx, pos }),
                     "new" => self.new_expression(pos),
                     _ => {
                         if let Some((slot, _)) = self.lookup(&word) {
@@ -399,6 +407,21 @@ fn binop(p: &str) -> Option<BinOp> {
         "&" => BinOp::BitAnd,
         "|" => BinOp::BitOr,
         "^" => BinOp::BitXor,
+        _ => return None,
+    })
+}
+
+/// The field behind a getter of Painless's `AnalysisPredicateScript.Token`.
+fn token_getter(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "getTerm" => "term",
+        "getPosition" => "position",
+        "getPositionIncrement" => "positionIncrement",
+        "getPositionLength" => "positionLength",
+        "getStartOffset" => "startOffset",
+        "getEndOffset" => "endOffset",
+        "getType" => "type",
+        "isKeyword" => "keyword",
         _ => return None,
     })
 }

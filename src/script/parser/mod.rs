@@ -38,7 +38,22 @@ pub(crate) struct Program {
 }
 
 pub(crate) fn parse(source: &str, tokens: Vec<Token>) -> Result<Program, CompileError> {
-    let mut p = Parser { source, tokens, at: 0, scopes: vec![Vec::new()], slot_types: Vec::new(), loops: 0, depth: 0, starts: Vec::new() };
+    parse_with_context(source, tokens, "ctx")
+}
+
+/// Parses a script whose context variable is called `ctx_name` (`token` for analysis scripts).
+pub(crate) fn parse_with_context(source: &str, tokens: Vec<Token>, ctx_name: &'static str) -> Result<Program, CompileError> {
+    let mut p = Parser {
+        source,
+        tokens,
+        at: 0,
+        scopes: vec![Vec::new()],
+        slot_types: Vec::new(),
+        loops: 0,
+        depth: 0,
+        starts: Vec::new(),
+        ctx_name,
+    };
     let mut stmts = Vec::new();
     while p.peek() != &Tok::Eof {
         stmts.push(p.statement()?);
@@ -56,6 +71,8 @@ struct Parser<'s> {
     loops: usize,
     depth: usize,
     starts: Vec<usize>,
+    /// The name of the context variable (`ctx`, or `token` in analysis scripts).
+    ctx_name: &'static str,
 }
 
 impl Parser<'_> {
@@ -130,7 +147,7 @@ impl Parser<'_> {
     }
 
     fn declare(&mut self, name: String, ty: Type, pos: usize) -> Result<usize, CompileError> {
-        if name == "params" || name == "ctx" || self.lookup(&name).is_some() {
+        if name == "params" || name == self.ctx_name || self.lookup(&name).is_some() {
             return Err(CompileError::new(pos, format!("variable [{name}] is already defined")));
         }
         let slot = self.slot_types.len();
