@@ -49,6 +49,8 @@ use crate::engine::{Error, Result};
 
 mod merges;
 mod pool;
+#[cfg(test)]
+mod panic_tests;
 
 use pool::BuilderPool;
 
@@ -292,8 +294,33 @@ impl IndexWriter {
         if self.failed.load(Ordering::SeqCst) {
             return Err(Error::Closed(lock(&self.state).failure.clone().unwrap_or_default()));
         }
-        self.pool.acquire().add(doc, &self.config.analyzers)?;
-        Ok(())
+        self.add_buffered(doc, None)
+    }
+
+    /// Inverts `doc` into a pooled builder. A panic part-way through (a bug in an analyzer, say)
+    /// leaves that builder half-updated: its next document would reuse the doc number whose
+    /// postings are already written. So a panic is tragic: the writer fails (nothing more is
+    /// indexed, refreshed or committed; recovery replays the translog on reopen) and the panic
+    /// comes back as an error. `state` is the caller's lock on the writer state, if it holds it.
+    fn add_buffered(&self, doc: &Document, state: Option<&mut State>) -> Result<()> {
+        let mut held = self.pool.acquire();
+        let analyzers = &self.config.analyzers;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| held.add(doc, analyzers))) {
+            Ok(r) => r.map(|_| ()),
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                drop(held);
+                let e = Error::Closed(format!("indexing document [{}] panicked ({what}); the writer is failed", doc.id));
+                Err(match state {
+                    Some(s) => self.fail(s, e),
+                    None => self.fail(&mut lock(&self.state), e),
+                })
+            }
+        }
     }
 
     /// Adds a document, deleting the live copy with the same id if there is one. Returns whether
@@ -303,7 +330,7 @@ impl IndexWriter {
         // Find the old copy first, add the new one, and delete the old copy only once the add
         // succeeded: a document rejected by the mapping must not take the live copy with it.
         let old = self.find_live(&s, &doc.id)?;
-        self.pool.acquire().add(doc, &self.config.analyzers)?;
+        self.add_buffered(doc, Some(&mut s))?;
         if let Some(loc) = old {
             self.delete_at(&mut s, loc);
         }
