@@ -353,7 +353,7 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 }
             }
             if let Ok((svc, _)) = run.target(index, require_alias) {
-                let shard = svc.route(routing.as_deref().unwrap_or(&id)).clone();
+                let shard = svc.route(routing.as_deref().unwrap_or(&id)).map_err(fail(index, Some(id.clone())))?.clone();
                 if run.active_ok(&svc, &shard).is_err() {
                     let describe = active_shards::describe_update(&svc.name, &req);
                     return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
@@ -362,8 +362,7 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             let (outcome, get) = update::update(run.cs, &req).map_err(fail(index, Some(id.clone())))?;
             // Updates synced inside the update action already; the entry only drives refresh.
             if d.refresh != Refresh::False && outcome.write.is_some() {
-                if let Ok(svc) = run.cs.index(&outcome.index) {
-                    let shard = svc.route(routing.as_deref().unwrap_or(&id)).clone();
+                if let Some(shard) = run.cs.index(&outcome.index).ok().and_then(|svc| svc.route(routing.as_deref().unwrap_or(&id)).ok().cloned()) {
                     if !run.refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
                         run.refreshed.push(shard);
                     }

@@ -43,7 +43,7 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
     let mut out = Vec::new();
     for n in names {
         let Some(m) = md.indices.get(&n) else { continue };
-        let h = IndexHealth::of(m);
+        let h = IndexHealth::of(m, &cs.index(&n).map(|svc| svc.failed_ids()).unwrap_or_default());
         if want.is_some_and(|w| w != h.status) {
             continue;
         }

@@ -136,7 +136,8 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
             Err(e) => return Err(e),
         },
     };
-    let h = ClusterHealth::of(names.iter().filter_map(|n| md.indices.get(n)).map(|m| m.as_ref()));
+    let failed = |n: &str| cs.index(n).map(|svc| svc.failed_ids()).unwrap_or_default();
+    let h = ClusterHealth::of(names.iter().filter_map(|n| md.indices.get(n)).map(|m| (m.as_ref(), failed(&m.name))));
     let status = if missing { Status::Red } else { h.status };
     let mut v = json!({
         "cluster_name": cs.node.cluster_name,

@@ -246,7 +246,7 @@ pub fn assign_id(id: Option<String>, constraints: &Constraints) -> OsResult<(Str
 /// The shard a document goes to (checks `_routing.required`).
 pub fn route_doc(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResult<Arc<IndexShard>> {
     check_routing(svc, id, routing)?;
-    Ok(svc.route(routing.unwrap_or(id)).clone())
+    Ok(svc.route(routing.unwrap_or(id))?.clone())
 }
 
 /// Parses and indexes a document on its shard (see [`route_doc`]).
@@ -419,7 +419,7 @@ pub fn extract_values(source: &Value, path: &str) -> Vec<Value> {
 /// `GET {index}/_doc/{id}`: `(found, body)`.
 pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     let svc = read_target(cs, &req.index)?;
-    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
     check_routing(&svc, &req.id, req.routing.as_deref())?;
     if req.refresh {
         shard.refresh()?;

@@ -108,7 +108,7 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
     };
     if !req.wait.want.trivially_met() {
         let svc = write_target(cs, &req.index, req.require_alias)?;
-        let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+        let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
         req.wait.check(&svc, shard.id, || {
             active_shards::describe_shard_request(&svc.name, shard.id, 1, &active_shards::describe_update(&svc.name, req), req.refresh)
         })?;
@@ -126,7 +126,7 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
 
 fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>) -> OsResult<(WriteOutcome, Option<Value>)> {
     let svc = write_target(cs, &req.index, req.require_alias)?;
-    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
     let current = shard.engine.get(&req.id)?;
     let base_constraints = Constraints { if_seq_no: req.if_seq_no, if_primary_term: req.if_primary_term, ..Default::default() };
     let Some(doc) = current else {

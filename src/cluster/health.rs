@@ -57,23 +57,26 @@ pub struct IndexHealth {
     pub active_primaries: u32,
     pub active: u32,
     pub unassigned: u32,
+    /// Shards that failed to open.
+    pub failed: Vec<u32>,
 }
 
 impl IndexHealth {
-    /// Computes the health of `m` (every primary is active on this node).
-    pub fn of(m: &IndexMetadata) -> IndexHealth {
+    /// Computes the health of `m`: every primary is active on this node except the `failed`
+    /// shards (which could not open: red, with their replicas unassigned too).
+    pub fn of(m: &IndexMetadata, failed: &[u32]) -> IndexHealth {
         let shards = m.number_of_shards();
         let replicas = effective_replicas(m, 1);
-        let unassigned = shards * replicas;
-        IndexHealth {
-            name: m.name.clone(),
-            status: if unassigned > 0 { Status::Yellow } else { Status::Green },
-            shards,
-            replicas,
-            active_primaries: shards,
-            active: shards,
-            unassigned,
-        }
+        let down = failed.iter().filter(|&&f| f < shards).count() as u32;
+        let unassigned = shards * replicas + down;
+        let status = if down > 0 {
+            Status::Red
+        } else if unassigned > 0 {
+            Status::Yellow
+        } else {
+            Status::Green
+        };
+        IndexHealth { name: m.name.clone(), status, shards, replicas, active_primaries: shards - down, active: shards - down, unassigned, failed: failed.to_vec() }
     }
 
     /// The `indices.{name}` object; with `shards` the per-shard breakdown.
@@ -91,15 +94,21 @@ impl IndexHealth {
         if with_shards {
             let mut shards = Map::new();
             for i in 0..self.shards {
+                let up = !self.failed.contains(&i);
+                let status = match (up, self.replicas) {
+                    (false, _) => Status::Red,
+                    (true, 0) => Status::Green,
+                    (true, _) => Status::Yellow,
+                };
                 shards.insert(
                     i.to_string(),
                     json!({
-                        "status": self.status.name(),
-                        "primary_active": true,
-                        "active_shards": 1,
+                        "status": status.name(),
+                        "primary_active": up,
+                        "active_shards": u32::from(up),
                         "relocating_shards": 0,
                         "initializing_shards": 0,
-                        "unassigned_shards": self.replicas,
+                        "unassigned_shards": self.replicas + u32::from(!up),
                     }),
                 );
             }
@@ -121,8 +130,8 @@ pub struct ClusterHealth {
 
 impl ClusterHealth {
     /// Health over `indices` (all indices for the cluster level).
-    pub fn of<'a>(indices: impl Iterator<Item = &'a IndexMetadata>) -> ClusterHealth {
-        let indices: Vec<IndexHealth> = indices.map(IndexHealth::of).collect();
+    pub fn of<'a>(indices: impl Iterator<Item = (&'a IndexMetadata, Vec<u32>)>) -> ClusterHealth {
+        let indices: Vec<IndexHealth> = indices.map(|(m, failed)| IndexHealth::of(m, &failed)).collect();
         let status = indices.iter().map(|i| i.status).max().unwrap_or(Status::Green);
         ClusterHealth {
             status,

@@ -80,7 +80,18 @@ pub struct IndexService {
     mapping: Arc<RwLock<Arc<Mapping>>>,
     analysis: Arc<IndexAnalysis>,
     analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
+    /// The shards that opened, in shard order (a failed shard is absent; see `failed`).
     pub shards: Vec<Arc<IndexShard>>,
+    /// Shards that could not open (corruption, I/O errors): the index is red, its other shards
+    /// serve. A corrupted copy stays failed across restarts (see [`super::corruption`]).
+    pub failed: Vec<FailedShard>,
+}
+
+/// A shard copy that failed to open, and why.
+#[derive(Debug, Clone)]
+pub struct FailedShard {
+    pub id: u32,
+    pub reason: String,
 }
 
 impl IndexService {
@@ -100,12 +111,20 @@ impl IndexService {
     pub fn mapping(&self) -> Arc<Mapping> {
         self.mapping.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
-    /// The shard a routing value (or id) maps to.
-    pub fn route(&self, routing: &str) -> &Arc<IndexShard> {
+    /// The shard a routing value (or id) maps to; OpenSearch's `unavailable_shards_exception`
+    /// (503) when that shard failed.
+    pub fn route(&self, routing: &str) -> OsResult<&Arc<IndexShard>> {
         let meta = self.metadata();
-        let n = self.shards.len() as u32;
-        let i = shard_id(routing, n, meta.routing_num_shards) as usize;
-        &self.shards[i.min(self.shards.len().saturating_sub(1))]
+        let i = shard_id(routing, meta.number_of_shards(), meta.routing_num_shards);
+        self.shards.iter().find(|s| s.id == i).ok_or_else(|| {
+            OsError::new("unavailable_shards_exception", format!("[{}][{i}] primary shard is not active", self.name))
+                .with_index(&self.name, &self.uuid)
+                .with("shard", i.to_string())
+        })
+    }
+    /// The ids of the shards that failed to open.
+    pub fn failed_ids(&self) -> Vec<u32> {
+        self.failed.iter().map(|f| f.id).collect()
     }
     /// Parses a document with the current mapping (keyword normalizers applied).
     pub fn parse(&self, id: &str, source: &[u8]) -> OsResult<ParsedDocument> {
@@ -401,19 +420,34 @@ impl ClusterService {
             config.translog.sync_interval = d;
         }
         let mut shards = Vec::new();
+        let mut failed = Vec::new();
         for i in 0..meta.number_of_shards() {
             let base = self.index_dir(&meta.uuid).join(i.to_string());
-            let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(self.shard_store_path(&meta.uuid, i))?);
-            let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
-            let engine = ShardEngine::open(index_dir, translog_dir, config.clone()).map_err(|e| {
-                OsError::new("index_shard_recovery_exception", format!("failed to recover from gateway: {e}"))
-                    .status(500)
-                    .with_index(&meta.name, &meta.uuid)
-                    .with("shard", i.to_string())
-            })?;
-            shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()), listeners: RefreshListeners::default() }));
+            if let Some(reason) = super::corruption::marked(&base) {
+                tracing::error!(index = %meta.name, shard = i, %reason, "shard copy is marked corrupted; it stays failed until the marker is removed");
+                failed.push(FailedShard { id: i, reason });
+                continue;
+            }
+            let opened = (|| -> Result<ShardEngine, crate::engine::Error> {
+                let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(self.shard_store_path(&meta.uuid, i))?);
+                let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
+                ShardEngine::open(index_dir, translog_dir, config.clone())
+            })();
+            match opened {
+                Ok(engine) => shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()), listeners: RefreshListeners::default() })),
+                Err(e) => {
+                    let reason = format!("failed to recover from gateway: {e}");
+                    tracing::error!(index = %meta.name, shard = i, error = %e, "shard failed to open; the index is red, its other shards serve");
+                    if super::corruption::is_corruption(&e) {
+                        if let Err(w) = super::corruption::mark(&base, &reason) {
+                            tracing::error!(index = %meta.name, shard = i, error = %w, "could not write the corruption marker");
+                        }
+                    }
+                    failed.push(FailedShard { id: i, reason });
+                }
+            }
         }
-        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, analyzers, shards }))
+        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, analyzers, shards, failed }))
     }
 
     /// Creates an index (templates already applied by the caller).
@@ -473,6 +507,11 @@ impl ClusterService {
                 aliases_version: 1,
             });
             let svc = self.open_service(meta.clone())?;
+            if let Some(f) = svc.failed.first() {
+                // A new shard that cannot open fails the create (nothing of it is kept).
+                svc.close();
+                return Err(OsError::new("index_shard_recovery_exception", f.reason.clone()).status(500).with_index(&meta.name, &meta.uuid).with("shard", f.id.to_string()));
+            }
             self.services_mut().insert(name.clone(), svc);
             md.indices.insert(name.clone(), meta.clone());
             Ok((true, meta))

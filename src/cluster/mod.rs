@@ -9,11 +9,13 @@
 //! | `resolve.rs` | index expressions → concrete indices |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
+//! | `corruption.rs` | the marker that keeps a corrupted shard copy failed |
 //! | `system_indices.rs` | which indices are system indices |
 //!
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
 
+pub mod corruption;
 pub mod health;
 pub mod indices;
 pub mod metadata;

@@ -37,6 +37,16 @@ pub struct ShardContext {
 /// Resolves `expr` and pins a searcher on every shard of every resolved index, in index then
 /// shard order.
 pub fn acquire(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Vec<ShardContext>> {
+    Ok(acquire_with_failed(cs, expr, opts)?.0)
+}
+
+/// A shard of a resolved index that failed to open: `(index, shard, reason)`.
+pub type FailedShard = (String, u32, String);
+
+/// [`acquire`], and the shards of the resolved indices that failed to open (searched as failed
+/// shards: counted in `_shards.total` and `_shards.failed`).
+pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<(Vec<ShardContext>, Vec<FailedShard>)> {
+    let mut failed = Vec::new();
     let md = cs.metadata();
     let names = resolve::resolve(&md, expr, opts)?;
     let mut out = Vec::new();
@@ -55,6 +65,7 @@ pub fn acquire(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResul
             None => DEFAULT_MAX_RESULT_WINDOW,
         };
         let mapping = svc.mapping();
+        failed.extend(svc.failed.iter().map(|f| (svc.name.clone(), f.id, f.reason.clone())));
         for shard in &svc.shards {
             out.push(ShardContext {
                 index: svc.name.clone(),
@@ -68,7 +79,7 @@ pub fn acquire(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResul
             });
         }
     }
-    Ok(out)
+    Ok((out, failed))
 }
 
 /// Keeps the shards a search with `routing` (comma-separated values: each value's shard of each
@@ -100,4 +111,32 @@ pub fn restrict(cs: &ClusterService, ctxs: &mut Vec<ShardContext>, routing: Opti
         }
     }
     Ok(())
+}
+
+/// Adds the `failed` shards to a response's `_shards` (total, failed, failures), as OpenSearch
+/// reports shards with no active copy; with nothing else searched, the search fails.
+pub fn add_failed(shards: &mut serde_json::Value, failed: &[FailedShard]) {
+    if failed.is_empty() {
+        return;
+    }
+    let add = failed.len() as u64;
+    shards["total"] = serde_json::json!(shards["total"].as_u64().unwrap_or(0) + add);
+    shards["failed"] = serde_json::json!(shards["failed"].as_u64().unwrap_or(0) + add);
+    let mut fails = shards["failures"].as_array().cloned().unwrap_or_default();
+    for (index, shard, reason) in failed {
+        let e = OsError::new("no_shard_available_action_exception", reason.clone()).status(503);
+        fails.push(serde_json::json!({"shard": shard, "index": index, "node": null, "reason": e.to_json()}));
+    }
+    shards["failures"] = serde_json::Value::Array(fails);
+}
+
+/// The error of a search whose every shard failed to open.
+pub fn all_failed_to_open(failed: &[FailedShard]) -> OsError {
+    let mut shards = serde_json::json!({});
+    add_failed(&mut shards, failed);
+    OsError::new("search_phase_execution_exception", "all shards failed")
+        .status(503)
+        .with("phase", "query")
+        .with("grouped", true)
+        .with("failed_shards", shards["failures"].clone())
 }

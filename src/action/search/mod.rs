@@ -64,23 +64,40 @@ use crate::error::{OsError, OsResult};
 
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
-    let mut ctxs = acquire(cs, expr, opts)?;
+    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let mut v = execute::search_contexts(&ctxs, req)?;
+    context::add_failed(&mut v["_shards"], &failed);
+    Ok(v)
+}
+
+/// The shard contexts a request searches, and the shards of its indices that failed to open
+/// (reported as failed; not with `routing` or `preference`, which pick shards themselves).
+fn targets(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
+    let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
+    if req.routing.is_some() || req.preference.is_some() {
+        failed.clear();
+    }
     context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
-    execute::search_contexts(&ctxs, req)
+    if ctxs.is_empty() && !failed.is_empty() {
+        return Err(context::all_failed_to_open(&failed));
+    }
+    Ok((ctxs, failed))
 }
 
 /// [`search`] as a [`body::SearchBody`], for writing the response straight to bytes.
 pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<body::SearchBody> {
-    let mut ctxs = acquire(cs, expr, opts)?;
-    context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
-    execute::search_contexts_body(&ctxs, req)
+    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let mut b = execute::search_contexts_body(&ctxs, req)?;
+    context::add_failed(&mut b.shards, &failed);
+    Ok(b)
 }
 
 /// `_count` over an index expression.
 pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
-    let mut ctxs = acquire(cs, expr, opts)?;
-    context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
-    execute::count_contexts(&ctxs, req)
+    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let mut v = execute::count_contexts(&ctxs, req)?;
+    context::add_failed(&mut v["_shards"], &failed);
+    Ok(v)
 }
 
 /// The REST error body of a search error: for `search_phase_execution_exception`, the shard
