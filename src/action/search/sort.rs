@@ -147,6 +147,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             }
             FieldKind::Binary => return Err(OsError::illegal(format!("Field [{name}] of type [binary] does not support sorting"))),
             FieldKind::GeoPoint { .. } => return Err(OsError::illegal("can't sort on geo_point field without using specific sorting feature, like geo_distance")),
+            FieldKind::ConstantKeyword(_) => return Err(OsError::illegal(format!("Sorting on field [{name}] of type [constant_keyword] is not supported"))),
         })
     };
     let (by, fmt) = match mapping.field_type(&s.field) {

@@ -133,7 +133,8 @@ impl<'a> DocParser<'a> {
         self.fields.push(IndexableField {
             name: name.to_string(),
             value,
-            index: ft.effective_index(),
+            // constant_keyword ordinals keep postings when they have doc values (see constant.rs).
+            index: ft.effective_index() || (matches!(ft.kind, FieldKind::ConstantKeyword(_)) && ft.effective_doc_values()),
             doc_values: ft.effective_doc_values(),
         });
     }
@@ -339,7 +340,11 @@ impl<'a> DocParser<'a> {
 
     /// Indexes one value (never an array) of field `name`.
     pub(super) fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
-        let converted = if v.is_null() { Ok(Converted::Null) } else { convert(ft, v) };
+        let converted = match &ft.kind {
+            FieldKind::ConstantKeyword(c) => c.convert(name, v),
+            _ if v.is_null() => Ok(Converted::Null),
+            _ => convert(ft, v),
+        };
         let converted = match converted {
             Ok(Converted::Null) => match &ft.null_value {
                 Some(nv) => convert(ft, nv),
