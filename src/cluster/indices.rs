@@ -421,7 +421,7 @@ impl ClusterService {
         validate_index_name(&req.name)?;
         settings::validate_new(&req.settings)?;
         let mapping = match &req.mappings {
-            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => Mapping::from_json(m).map_err(|e| {
+            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => Mapping::from_json(m).and_then(|m| m.validate_aliases().map(|()| m)).map_err(|e| {
                 OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: {}", e.reason))
                     .caused_by(OsError::from(e))
             })?,

@@ -48,6 +48,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         }
         "terms" => {
             let (field, vals, boost) = single_field(name, m)?;
+            let field = ctx.mapping.resolve_alias(field);
             let Value::Array(vals) = vals else {
                 return Err(perr(format!("[terms] query does not support [{field}]")));
             };
@@ -55,6 +56,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         }
         _ => {
             let (field, spec, boost) = single_field(name, m)?;
+            let field = ctx.mapping.resolve_alias(field);
             if let Some((ft, c)) = dsl_constant::of(ctx, field) {
                 if name != "range" {
                     return constant_keyword(name, field, spec, boost, ft, c);
@@ -188,6 +190,7 @@ fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query
 
 /// `exists`: documents with a value (an object path means any of its leaf fields).
 pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
+    let field = ctx.mapping.resolve_alias(field);
     if let Some((ft, c)) = dsl_constant::of(ctx, field) {
         return dsl_constant::exists(field, ft, c, boost);
     }

@@ -72,6 +72,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let m = Mapping::from_json(&json!({"properties": {
         "w": {"type": "wildcard", "fields": {"lower": {"type": "wildcard", "normalizer": "lowercase"}}},
         "k": {"type": "keyword"},
+        "wa": {"type": "alias", "path": "w"},
     }}))
     .expect("valid mapping");
     let analysis = IndexAnalysis::from_settings(&json!({})).expect("analysis");
@@ -186,6 +187,19 @@ fn wildcard_matching_agrees_with_a_naive_model() {
             assert_eq!(wildcard_matches(&parse_wildcard(p), v), naive(&pc, &vc), "{p} on {v}");
         }
     }
+}
+
+/// query_string `/regexp/` clauses, and aliases resolved to their target by every query family.
+#[test]
+fn query_string_regexp_and_aliases() {
+    let abcd = vec!["ABCD", "AbCd", "abcd"];
+    assert_eq!(terms_of(&run(json!({"query_string": {"query": "w:/[Aa][Bb][Cc]d|ABCD/"}})).unwrap()), abcd);
+    assert_eq!(terms_of(&run(json!({"query_string": {"query": "wa: /[Aa][Bb][Cc]d|ABCD/"}})).unwrap()), abcd);
+    assert_eq!(terms_of(&run(json!({"regexp": {"wa": "[Aa][Bb][Cc]d|ABCD"}})).unwrap()), abcd);
+    assert_eq!(run(json!({"term": {"wa": "x"}})).unwrap(), run(json!({"term": {"w": "x"}})).unwrap());
+    assert_eq!(run(json!({"match": {"wa": "x"}})).unwrap(), run(json!({"match": {"w": "x"}})).unwrap());
+    assert_eq!(run(json!({"exists": {"field": "wa"}})).unwrap(), Query::Exists { field: "w".into(), boost: 1.0 });
+    assert!(run(json!({"query_string": {"query": "w:/abc"}})).is_err());
 }
 
 #[test]

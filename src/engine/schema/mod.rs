@@ -20,6 +20,7 @@
 //! | `parse.rs` | walking a document and building its fields |
 //! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
 //! | `dynamic.rs` | the type a new field gets from its first value |
+//! | `alias.rs` | `alias` fields: resolving them and checking their targets |
 //! | `constant.rs` | `constant_keyword`: its values, and the checks and ordinals of documents |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
@@ -28,6 +29,7 @@
 //! nested queries are not supported); geo_point values get doc values only (no points index yet:
 //! geo queries are not supported).
 
+mod alias;
 mod constant;
 pub mod date;
 mod dynamic;

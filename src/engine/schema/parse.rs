@@ -341,6 +341,7 @@ impl<'a> DocParser<'a> {
     /// Indexes one value (never an array) of field `name`.
     pub(super) fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
         let converted = match &ft.kind {
+            FieldKind::Alias { .. } => return Err(MappingError::illegal(format!("Cannot write to a field alias [{name}]."))),
             FieldKind::ConstantKeyword(c) => c.convert(name, v),
             _ if v.is_null() => Ok(Converted::Null),
             _ => convert(ft, v),

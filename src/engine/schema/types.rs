@@ -106,6 +106,10 @@ pub enum FieldKind {
     /// `constant_keyword`: every document has one of a few values fixed by the mapping (see
     /// `constant.rs`).
     ConstantKeyword(super::constant::ConstantKeywordParams),
+    /// `alias`: another name for the field at `path` (see `alias.rs`).
+    Alias {
+        path: String,
+    },
     Text(TextParams),
     Keyword(KeywordParams),
     Number(NumberType),
@@ -204,6 +208,7 @@ impl FieldType {
             FieldKind::Binary => "binary",
             FieldKind::GeoPoint { .. } => "geo_point",
             FieldKind::ConstantKeyword(_) => "constant_keyword",
+            FieldKind::Alias { .. } => "alias",
         }
     }
 
@@ -262,6 +267,7 @@ impl FieldType {
             "binary" => FieldKind::Binary,
             "geo_point" => FieldKind::GeoPoint { ignore_z_value: None },
             "constant_keyword" => FieldKind::ConstantKeyword(Default::default()),
+            "alias" => FieldKind::Alias { path: String::new() },
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
             }
@@ -333,6 +339,9 @@ impl FieldType {
         if let FieldKind::ConstantKeyword(c) = &ft.kind {
             c.validate(name)?;
         }
+        if matches!(&ft.kind, FieldKind::Alias { path } if path.is_empty()) {
+            return Err(MappingError::parsing(format!("The [path] property must be specified for field [{name}].")));
+        }
         if matches!(ft.kind, FieldKind::ScaledFloat { .. }) && !scaling_factor_seen {
             return Err(MappingError::parsing(format!("Field [{name}] misses required parameter [scaling_factor]")));
         }
@@ -366,6 +375,9 @@ impl FieldType {
                 put(&mut m, "format", format.as_ref().filter(|f| *f != date::DEFAULT_FORMAT).map(|f| json!(f)));
             }
             FieldKind::ConstantKeyword(c) => c.to_json(&mut m),
+            FieldKind::Alias { path } => {
+                m.insert("path".into(), json!(path));
+            }
             FieldKind::GeoPoint { ignore_z_value } => {
                 // Geometry mappers print these whenever they were given, defaults included.
                 put(&mut m, "ignore_malformed", self.ignore_malformed.map(Value::from));
@@ -436,6 +448,7 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::Binary => ["doc_values", "store"].contains(&key),
         FieldKind::GeoPoint { .. } => common.contains(&key) || ["ignore_malformed", "ignore_z_value"].contains(&key),
         FieldKind::ConstantKeyword(_) => ["value", "values", "index", "doc_values"].contains(&key),
+        FieldKind::Alias { .. } => key == "path",
     }
 }
 
@@ -478,6 +491,11 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
             }
         }
         FieldKind::ConstantKeyword(c) => c.parse_param(name, key, v)?,
+        FieldKind::Alias { path } => {
+            if key == "path" {
+                *path = str_param(name, key, v)?;
+            }
+        }
         _ => {}
     }
     Ok(())
