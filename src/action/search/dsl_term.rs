@@ -30,6 +30,11 @@ pub const MAX_REGEXP_TERMS: usize = 65_536;
 
 /// Parses one term-level query.
 pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
+    if name != "exists" {
+        if let Some(q) = super::dsl_flat_object::rewrite(name, v, ctx) {
+            return q;
+        }
+    }
     let m = body(name, v)?;
     match name {
         "exists" => {
@@ -191,6 +196,9 @@ fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query
 /// `exists`: documents with a value (an object path means any of its leaf fields).
 pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
     let field = ctx.mapping.resolve_alias(field);
+    if let Some(q) = super::dsl_flat_object::exists(ctx, field, boost) {
+        return q;
+    }
     if let Some((ft, c)) = dsl_constant::of(ctx, field) {
         return dsl_constant::exists(field, ft, c, boost);
     }

@@ -156,6 +156,10 @@ pub fn analyze(ctx: &QueryContext<'_>, field: &str, analyzer: Option<&str>, text
 /// A match-family query on one field.
 pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: MatchKind, o: &MatchOptions) -> OsResult<Query> {
     let field = ctx.mapping.resolve_alias(field);
+    if super::dsl_flat_object::split(ctx, field).is_some() {
+        // A flat_object's search analyzer is the keyword analyzer: the text is one term.
+        return dsl_term::parse("term", &serde_json::json!({ field: { "value": text, "boost": o.boost } }), ctx);
+    }
     let ft = ctx.mapping.field_type(field);
     let is_text = matches!(ft.map(|f| &f.kind), Some(FieldKind::Text(_)));
     if ft.is_none() && field != "_id" && field != "_index" && field != "_routing" {

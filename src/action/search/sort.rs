@@ -149,6 +149,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             FieldKind::GeoPoint { .. } => return Err(OsError::illegal("can't sort on geo_point field without using specific sorting feature, like geo_distance")),
             FieldKind::ConstantKeyword(_) => return Err(OsError::illegal(format!("Sorting on field [{name}] of type [constant_keyword] is not supported"))),
             // Unreachable: aliases are resolved below (an alias never targets an alias).
+            FieldKind::FlatObject(_) => (SortBy::Keyword(name.into()), ValueFormat::Plain),
             FieldKind::Alias { path } => return Err(OsError::illegal(format!("No mapping found for alias target [{path}] in order to sort on"))),
         })
     };

@@ -21,6 +21,7 @@
 //! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
 //! | `dynamic.rs` | the type a new field gets from its first value |
 //! | `alias.rs` | `alias` fields: resolving them and checking their targets |
+//! | `flat_object.rs` | `flat_object`: flattening an object to keys, values and `path=value` |
 //! | `constant.rs` | `constant_keyword`: its values, and the checks and ordinals of documents |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
@@ -32,6 +33,7 @@
 mod alias;
 mod constant;
 pub mod date;
+pub mod flat_object;
 mod dynamic;
 pub mod geo;
 pub mod ip;

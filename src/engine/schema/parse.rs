@@ -340,6 +340,15 @@ impl<'a> DocParser<'a> {
 
     /// Indexes one value (never an array) of field `name`.
     pub(super) fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
+        if let FieldKind::FlatObject(p) = &ft.kind {
+            if v.is_null() {
+                return Ok(());
+            }
+            for (field, value) in p.flatten(name, v)? {
+                self.push(&field, ft, value);
+            }
+            return Ok(());
+        }
         let converted = match &ft.kind {
             FieldKind::Alias { .. } => return Err(MappingError::illegal(format!("Cannot write to a field alias [{name}]."))),
             FieldKind::ConstantKeyword(c) => c.convert(name, v),

@@ -106,6 +106,8 @@ pub enum FieldKind {
     /// `constant_keyword`: every document has one of a few values fixed by the mapping (see
     /// `constant.rs`).
     ConstantKeyword(super::constant::ConstantKeywordParams),
+    /// `flat_object`: a JSON object indexed as keyword values (see `flat_object.rs`).
+    FlatObject(super::flat_object::FlatObjectParams),
     /// `alias`: another name for the field at `path` (see `alias.rs`).
     Alias {
         path: String,
@@ -209,6 +211,7 @@ impl FieldType {
             FieldKind::GeoPoint { .. } => "geo_point",
             FieldKind::ConstantKeyword(_) => "constant_keyword",
             FieldKind::Alias { .. } => "alias",
+            FieldKind::FlatObject(_) => "flat_object",
         }
     }
 
@@ -268,6 +271,7 @@ impl FieldType {
             "geo_point" => FieldKind::GeoPoint { ignore_z_value: None },
             "constant_keyword" => FieldKind::ConstantKeyword(Default::default()),
             "alias" => FieldKind::Alias { path: String::new() },
+            "flat_object" => FieldKind::FlatObject(Default::default()),
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
             }
@@ -378,6 +382,7 @@ impl FieldType {
             FieldKind::Alias { path } => {
                 m.insert("path".into(), json!(path));
             }
+            FieldKind::FlatObject(p) => p.to_json(&mut m),
             FieldKind::GeoPoint { ignore_z_value } => {
                 // Geometry mappers print these whenever they were given, defaults included.
                 put(&mut m, "ignore_malformed", self.ignore_malformed.map(Value::from));
@@ -449,6 +454,7 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::GeoPoint { .. } => common.contains(&key) || ["ignore_malformed", "ignore_z_value"].contains(&key),
         FieldKind::ConstantKeyword(_) => ["value", "values", "index", "doc_values"].contains(&key),
         FieldKind::Alias { .. } => key == "path",
+        FieldKind::FlatObject(_) => ["index", "doc_values", "ignore_above", "depth_limit", "normalizer", "similarity"].contains(&key),
     }
 }
 
@@ -491,6 +497,7 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
             }
         }
         FieldKind::ConstantKeyword(c) => c.parse_param(name, key, v)?,
+        FieldKind::FlatObject(p) => p.parse_param(name, key, v)?,
         FieldKind::Alias { path } => {
             if key == "path" {
                 *path = str_param(name, key, v)?;

@@ -30,6 +30,8 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
         // The document walker converts these with the field's name (`ConstantKeywordParams::convert`).
         FieldKind::ConstantKeyword(c) => c.convert("", v),
         FieldKind::Alias { .. } => Err(illegal("Cannot write to a field alias.".into())),
+        // The document walker flattens these (`FlatObjectParams::flatten`).
+        FieldKind::FlatObject(_) => Err(illegal("a flat_object value is an object".into())),
         FieldKind::Number(n) => number(*n, ft.effective_coerce(), v),
         FieldKind::ScaledFloat { scaling_factor } => {
             let d = match float_input(v, ft.effective_coerce(), "Double")? {
