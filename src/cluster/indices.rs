@@ -252,8 +252,13 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                     }
                 }
             }
-            FieldKind::Keyword(k) => {
-                if let Some(n) = &k.normalizer {
+            FieldKind::Keyword(_) | FieldKind::FlatObject(_) => {
+                let normalizer = match &ft.kind {
+                    FieldKind::Keyword(k) => k.normalizer.as_deref(),
+                    FieldKind::FlatObject(p) => p.normalizer(),
+                    _ => None,
+                };
+                if let Some(n) = normalizer {
                     if a.normalizer(n).is_none() {
                         return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: normalizer [{n}] not found for field [{path}]"))
                             .caused_by(OsError::new("mapper_parsing_exception", format!("normalizer [{n}] not found for field [{path}]"))));

@@ -3,6 +3,8 @@
 //! `f._value`; a query on a key path `f.a.b` runs on `f._valueAndPath` with its values
 //! prefixed by `f.a.b=`; `exists` on `f.a.b` looks for the key path among `f`'s terms.
 //!
+//! `similarity: boolean` makes term queries score their boost (other similarities: BM25).
+//!
 //! Difference: a `range` on a key path with an open end stays within that path's values
 //! (OpenSearch prefixes the missing bound as the string `null`).
 
@@ -88,7 +90,15 @@ pub fn rewrite(name: &str, v: &Value, ctx: &QueryContext<'_>) -> Option<OsResult
     };
     let mut outer: Map<String, Value> = m.iter().filter(|(k, _)| k.as_str() == "boost" || k.as_str() == "_name").map(|(k, v)| (k.clone(), v.clone())).collect();
     outer.insert(target, new_spec);
-    Some(dsl_term::parse(name, &Value::Object(outer), ctx))
+    let q = dsl_term::parse(name, &Value::Object(outer), ctx);
+    // `similarity: boolean`: a matching term scores its boost.
+    let boolean = ctx.mapping.field_type(root).and_then(|f| f.extra.get("similarity")).and_then(Value::as_str) == Some("boolean");
+    Some(q.map(|q| match q {
+        Query::Term { field, term, boost } if boolean => {
+            Query::ConstantScore { query: Box::new(Query::Term { field, term, boost: 1.0 }), boost }
+        }
+        other => other,
+    }))
 }
 
 /// `exists` on a flat_object field (`None` for other fields).

@@ -61,6 +61,16 @@ fn ranges_on_key_paths_stay_within_the_path() {
 }
 
 #[test]
+fn boolean_similarity_scores_the_boost() {
+    let m = Mapping::from_json(&json!({"properties": {"c": {"type": "flat_object", "similarity": "boolean"}}})).unwrap();
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    assert_eq!(
+        parse(&json!({"term": {"c.a": {"value": "x", "boost": 2.0}}}), &ctx).unwrap(),
+        Query::ConstantScore { query: Box::new(Query::term("c._valueAndPath", "c.a=x")), boost: 2.0 }
+    );
+}
+
+#[test]
 fn exists_reads_the_key_paths() {
     assert_eq!(run(json!({"exists": {"field": "c"}})).unwrap(), Query::Exists { field: "c".into(), boost: 1.0 });
     assert_eq!(

@@ -9,7 +9,7 @@
 //! JSON text of strings, numbers and booleans; arrays index each element; `null` is skipped;
 //! values longer than `ignore_above` are skipped; objects deeper than `depth_limit` are rejected.
 //!
-//! Not supported: `normalizer` and `similarity` (rejected when mapping).
+//! `similarity` is kept and printed but not acted on (as on keyword fields).
 
 use serde_json::Value;
 
@@ -50,17 +50,30 @@ impl FlatObjectParams {
         match key {
             "ignore_above" => self.ignore_above = Some(int("ignore_above")?),
             "depth_limit" => self.depth_limit = Some(int("depth_limit")?),
-            "normalizer" | "similarity" => {
-                return Err(MappingError::parsing(format!(
-                    "parameter [{key}] of flat_object field [{name}] is not supported"
-                )))
+            "normalizer" => {
+                let n = super::types::str_param(name, key, v)?;
+                if let FieldKind::Keyword(k) = &mut self.keyword.kind {
+                    k.normalizer = Some(n);
+                }
             }
             _ => {}
         }
         Ok(())
     }
 
+    /// The `normalizer`: applied to `_value` and `_valueAndPath` values (the whole `path=value`
+    /// string, as OpenSearch does) when indexing and to query values on them.
+    pub fn normalizer(&self) -> Option<&str> {
+        match &self.keyword.kind {
+            FieldKind::Keyword(k) => k.normalizer.as_deref(),
+            _ => None,
+        }
+    }
+
     pub(super) fn to_json(&self, m: &mut serde_json::Map<String, Value>) {
+        if let Some(n) = self.normalizer() {
+            m.insert("normalizer".into(), Value::from(n));
+        }
         if let Some(i) = self.ignore_above {
             m.insert("ignore_above".into(), Value::from(i));
         }
@@ -145,8 +158,14 @@ mod tests {
         assert!(matches!(m.field_type("a._value").map(|f| &f.kind), Some(FieldKind::Keyword(_))));
         assert!(matches!(m.field_type("a._valueAndPath").map(|f| &f.kind), Some(FieldKind::Keyword(_))));
         assert!(m.field_type("a.title").is_none());
-        for bad in ["normalizer", "similarity", "store"] {
+        for bad in ["store", "fields", "copy_to"] {
             assert!(Mapping::from_json(&json!({"properties": {"a": {"type": "flat_object", bad: "x"}}})).is_err(), "{bad}");
+        }
+        let n = Mapping::from_json(&json!({"properties": {"a": {"type": "flat_object", "normalizer": "lowercase", "similarity": "boolean"}}})).unwrap();
+        assert_eq!(n.to_json()["properties"]["a"], json!({"type": "flat_object", "normalizer": "lowercase", "similarity": "boolean"}));
+        match n.field_type("a._valueAndPath").map(|f| &f.kind) {
+            Some(FieldKind::Keyword(k)) => assert_eq!(k.normalizer.as_deref(), Some("lowercase")),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -133,8 +133,9 @@ impl<'a> DocParser<'a> {
         self.fields.push(IndexableField {
             name: name.to_string(),
             value,
-            // constant_keyword ordinals keep postings when they have doc values (see constant.rs).
-            index: ft.effective_index() || (matches!(ft.kind, FieldKind::ConstantKeyword(_)) && ft.effective_doc_values()),
+            // constant_keyword and flat_object values keep postings when they have doc values (see
+            // constant.rs, flat_object.rs).
+            index: ft.effective_index() || (matches!(ft.kind, FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_)) && ft.effective_doc_values()),
             doc_values: ft.effective_doc_values(),
         });
     }

@@ -159,7 +159,7 @@ pub struct FieldType {
 }
 
 /// Accepted-but-not-interpreted parameters per type (besides those common to all: `boost`, `meta`).
-pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
+pub const EXTRA_PARAMS: [(&str, &[&str]); 5] = [
     (
         "text",
         &[
@@ -175,6 +175,7 @@ pub const EXTRA_PARAMS: [(&str, &[&str]); 4] = [
     ),
     ("keyword", &["eager_global_ordinals", "split_queries_on_whitespace", "index_options", "norms", "similarity"]),
     ("date", &["locale", "print_format"]),
+    ("flat_object", &["similarity"]),
     ("date_nanos", &["locale", "print_format"]),
 ];
 
@@ -288,7 +289,11 @@ impl FieldType {
                 ft.extra.insert(key.clone(), v.clone());
                 continue;
             }
-            if key == "copy_to" && !matches!(ft.kind, FieldKind::Binary) {
+            let takes_copy_to = !matches!(
+                ft.kind,
+                FieldKind::Binary | FieldKind::FlatObject(_) | FieldKind::Alias { .. } | FieldKind::ConstantKeyword(_)
+            );
+            if key == "copy_to" && takes_copy_to {
                 ft.copy_to = match v {
                     Value::String(s) => vec![s.clone()],
                     Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
@@ -454,7 +459,7 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::GeoPoint { .. } => common.contains(&key) || ["ignore_malformed", "ignore_z_value"].contains(&key),
         FieldKind::ConstantKeyword(_) => ["value", "values", "index", "doc_values"].contains(&key),
         FieldKind::Alias { .. } => key == "path",
-        FieldKind::FlatObject(_) => ["index", "doc_values", "ignore_above", "depth_limit", "normalizer", "similarity"].contains(&key),
+        FieldKind::FlatObject(_) => ["index", "doc_values", "ignore_above", "depth_limit", "normalizer"].contains(&key),
     }
 }
 
