@@ -12,6 +12,9 @@
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
 //! | [`dsl_text`] | match family and multi_match |
+//! | [`dsl_wildcard`] | queries on `wildcard` fields |
+//! | [`dsl_constant`] | queries on `constant_keyword` fields, answered from the mapping |
+//! | [`dsl_flat_object`] | queries on `flat_object` fields and their key paths |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
 //! | [`date_math`] | `now-1d/d`, time zones |
