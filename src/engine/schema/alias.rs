@@ -114,6 +114,7 @@ mod tests {
         let map = m(json!({"test": {"type": "text"}, "a": {"type": "alias", "path": "test"}}));
         let e = map.parse("1", br#"{"a": "x"}"#).unwrap_err();
         assert_eq!(e.root_cause().reason, "Cannot write to a field alias [a].");
+        assert_eq!(e.reason, "failed to parse");
         assert!(map.parse("1", br#"{"test": "x"}"#).is_ok());
     }
 }

@@ -351,7 +351,7 @@ impl<'a> DocParser<'a> {
             return Ok(());
         }
         let converted = match &ft.kind {
-            FieldKind::Alias { .. } => return Err(MappingError::illegal(format!("Cannot write to a field alias [{name}]."))),
+            FieldKind::Alias { .. } => return Err(wrapped(MappingError::illegal(format!("Cannot write to a field alias [{name}].")))),
             FieldKind::ConstantKeyword(c) => c.convert(name, v),
             _ if v.is_null() => Ok(Converted::Null),
             _ => convert(ft, v),
