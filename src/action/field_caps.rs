@@ -54,15 +54,20 @@ fn leaf_cap(f: &FieldType) -> FieldCap {
 
 /// Every field of a mapping (objects, leaves, multi-fields, metadata fields) by full path.
 pub fn index_fields(m: &Mapping) -> BTreeMap<String, FieldCap> {
-    fn walk(prefix: &str, o: &ObjectMapping, out: &mut BTreeMap<String, FieldCap>) {
+    fn walk(m: &Mapping, prefix: &str, o: &ObjectMapping, out: &mut BTreeMap<String, FieldCap>) {
         for (k, mapper) in &o.properties {
             let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
             match mapper {
                 Mapper::Object(inner) => {
                     out.insert(path.clone(), FieldCap { type_name: inner.type_name().into(), searchable: false, aggregatable: false, meta: BTreeMap::new() });
-                    walk(&path, inner, out);
+                    walk(m, &path, inner, out);
                 }
                 Mapper::Field(f) => {
+                    // An alias reports its target's capabilities.
+                    let f = match &f.kind {
+                        FieldKind::Alias { path: target } => m.field_type(target).unwrap_or(f),
+                        _ => f,
+                    };
                     out.insert(path.clone(), leaf_cap(f));
                     for (s, sf) in &f.fields {
                         out.insert(format!("{path}.{s}"), leaf_cap(sf));
@@ -75,7 +80,7 @@ pub fn index_fields(m: &Mapping) -> BTreeMap<String, FieldCap> {
     for (name, s, a) in METADATA {
         out.insert((*name).to_string(), FieldCap { type_name: (*name).to_string(), searchable: *s, aggregatable: *a, meta: BTreeMap::new() });
     }
-    walk("", &m.root, &mut out);
+    walk(m, "", &m.root, &mut out);
     out
 }
 

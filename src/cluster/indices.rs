@@ -271,8 +271,13 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                     }
                 }
             }
-            FieldKind::Keyword(k) => {
-                if let Some(n) = &k.normalizer {
+            FieldKind::Keyword(_) | FieldKind::FlatObject(_) => {
+                let normalizer = match &ft.kind {
+                    FieldKind::Keyword(k) => k.normalizer.as_deref(),
+                    FieldKind::FlatObject(p) => p.normalizer(),
+                    _ => None,
+                };
+                if let Some(n) = normalizer {
                     if a.normalizer(n).is_none() {
                         return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: normalizer [{n}] not found for field [{path}]"))
                             .caused_by(OsError::new("mapper_parsing_exception", format!("normalizer [{n}] not found for field [{path}]"))));
@@ -455,7 +460,7 @@ impl ClusterService {
         validate_index_name(&req.name)?;
         settings::validate_new(&req.settings)?;
         let mapping = match &req.mappings {
-            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => Mapping::from_json(m).map_err(|e| {
+            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => Mapping::from_json(m).and_then(|m| m.validate_aliases().map(|()| m)).map_err(|e| {
                 OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: {}", e.reason))
                     .caused_by(OsError::from(e))
             })?,

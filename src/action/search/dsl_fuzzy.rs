@@ -68,6 +68,9 @@ pub fn edit_distance(a: &[char], b: &[char], max: u32, transpositions: bool) -> 
 /// freq among them (Lucene's `BlendedTermQuery`). Keyword values are normalized first.
 #[allow(clippy::too_many_arguments)]
 pub fn fuzzy(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, max_exp: usize, transpositions: bool, boost: f32) -> OsResult<Query> {
+    if super::dsl_wildcard::is_wildcard(ctx, field) {
+        return Err(super::dsl_wildcard::fuzzy_error(field));
+    }
     if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) {
         return term(ctx, field, &Value::String(value.into()), boost);
     }
@@ -125,6 +128,9 @@ impl Rewrite {
 /// `fuzzy` with an explicit `rewrite` method.
 #[allow(clippy::too_many_arguments)]
 pub fn fuzzy_rewritten(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, transpositions: bool, rewrite: &Rewrite, boost: f32) -> OsResult<Query> {
+    if super::dsl_wildcard::is_wildcard(ctx, field) {
+        return Err(super::dsl_wildcard::fuzzy_error(field));
+    }
     if let Rewrite::TopTermsBlended(n) = rewrite {
         return fuzzy(ctx, field, value, fz, prefix_len, (*n).max(1), transpositions, boost);
     }

@@ -11,6 +11,8 @@ use super::date_math;
 use super::dsl::{body, bool_of, f32_of, i64_of, perr, single_field, str_of, QueryContext};
 use super::dsl_fuzzy::{fuzzy, fuzzy_rewritten, Rewrite};
 use super::dsl_keyword::{self, CaseInsensitive};
+use super::dsl_constant;
+use super::dsl_wildcard;
 use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
@@ -28,6 +30,11 @@ pub const MAX_REGEXP_TERMS: usize = 65_536;
 
 /// Parses one term-level query.
 pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
+    if name != "exists" {
+        if let Some(q) = super::dsl_flat_object::rewrite(name, v, ctx) {
+            return q;
+        }
+    }
     let m = body(name, v)?;
     match name {
         "exists" => {
@@ -46,6 +53,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         }
         "terms" => {
             let (field, vals, boost) = single_field(name, m)?;
+            let field = ctx.mapping.resolve_alias(field);
             let Value::Array(vals) = vals else {
                 return Err(perr(format!("[terms] query does not support [{field}]")));
             };
@@ -53,6 +61,12 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         }
         _ => {
             let (field, spec, boost) = single_field(name, m)?;
+            let field = ctx.mapping.resolve_alias(field);
+            if let Some((ft, c)) = dsl_constant::of(ctx, field) {
+                if name != "range" {
+                    return constant_keyword(name, field, spec, boost, ft, c);
+                }
+            }
             match name {
                 "term" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
@@ -65,6 +79,13 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                 "range" => range(ctx, field, spec, boost),
                 "prefix" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
+                    if dsl_wildcard::is_wildcard(ctx, field) {
+                        let s = dsl_wildcard::prefix_pattern(ctx, field, &str_of(name, "value", &value)?);
+                        if case_insensitive_of(name, spec)? {
+                            return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Wildcard(parse_wildcard(&s)), boost * b);
+                        }
+                        return Ok(Query::Wildcard { field: field.into(), pattern: s, boost: boost * b });
+                    }
                     let s = dsl_keyword::normalize(ctx, field, &str_of(name, "value", &value)?);
                     if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
                         return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Prefix(s.chars().collect()), boost * b);
@@ -99,6 +120,27 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                 _ => Err(perr(format!("unknown query [{name}]"))),
             }
         }
+    }
+}
+
+/// A term-level query (not `range`) on a `constant_keyword` field.
+fn constant_keyword(name: &str, field: &str, spec: &Value, boost: f32, ft: &FieldType, c: &crate::engine::schema::ConstantKeywordParams) -> OsResult<Query> {
+    let key = if name == "wildcard" && spec.get("wildcard").is_some() { "wildcard" } else { "value" };
+    let (value, b) = value_and_boost(name, spec, key)?;
+    let (boost, ci) = (boost * b, case_insensitive_of(name, spec)?);
+    let s = dsl_constant::text(&value)?;
+    match name {
+        "term" => dsl_constant::term(field, ft, c, &s, ci, boost),
+        "prefix" => dsl_constant::prefix(field, ft, c, &s, ci, boost),
+        "wildcard" => dsl_constant::wildcard(field, ft, c, &s, ci, boost),
+        "regexp" => dsl_constant::regexp(field, ft, c, &s, ci, boost),
+        "fuzzy" => {
+            let fz = spec.get("fuzziness").map(|f| str_of(name, "fuzziness", f)).transpose()?.unwrap_or_else(|| "AUTO".into());
+            let prefix = spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0) as usize;
+            let tr = spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
+            dsl_constant::fuzzy(field, ft, c, &s, &fz, prefix, tr, boost)
+        }
+        _ => Err(perr(format!("unknown query [{name}]"))),
     }
 }
 
@@ -165,6 +207,13 @@ pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> OsResult<Query
 }
 
 fn exists_of(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
+    let field = ctx.mapping.resolve_alias(field);
+    if let Some(q) = super::dsl_flat_object::exists(ctx, field, boost) {
+        return q;
+    }
+    if let Some((ft, c)) = dsl_constant::of(ctx, field) {
+        return dsl_constant::exists(field, ft, c, boost);
+    }
     if ctx.mapping.field_type(field).is_some() || is_meta(field) {
         return Query::Exists { field: field.into(), boost };
     }
@@ -299,6 +348,8 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
     }
     let Some(ft) = ctx.mapping.field_type(field) else { return Ok(Query::MatchNone) };
     Ok(match &ft.kind {
+        FieldKind::Keyword(k) if k.wildcard => dsl_wildcard::term(ctx, field, &text(v)?, boost),
+        FieldKind::ConstantKeyword(c) => return dsl_constant::term(field, ft, c, &text(v)?, false, boost),
         FieldKind::Text(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
         FieldKind::Keyword(_) => Query::Term { field: field.into(), term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(), boost },
         FieldKind::Boolean => {
@@ -334,6 +385,12 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
 
 fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
     let keyword_like = field == "_id" || field == "_routing" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
+    if let Some((ft, c)) = dsl_constant::of(ctx, field) {
+        return dsl_constant::terms(field, ft, c, &vals.iter().map(text).collect::<OsResult<Vec<_>>>()?, boost);
+    }
+    if dsl_wildcard::is_wildcard(ctx, field) {
+        return Ok(dsl_wildcard::terms(field, vals.iter().map(text).collect::<OsResult<Vec<_>>>()?, boost));
+    }
     if keyword_like {
         let ts = vals.iter().map(|v| text(v).map(|s| dsl_keyword::normalize(ctx, field, &s).into_bytes())).collect::<OsResult<Vec<_>>>()?;
         if ts.is_empty() {
@@ -381,6 +438,12 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
         return Ok(Query::MatchNone);
     };
     match &ft.kind {
+        FieldKind::Keyword(k) if k.wildcard => Err(dsl_wildcard::range_error(field)),
+        FieldKind::ConstantKeyword(c) => {
+            let lo = lo.as_ref().map(text).transpose()?;
+            let hi = hi.as_ref().map(text).transpose()?;
+            dsl_constant::range(field, ft, c, lo.as_deref(), hi.as_deref(), inc_lo, inc_hi, boost)
+        }
         FieldKind::Keyword(_) | FieldKind::Text(_) => {
             let lo = lo.as_ref().map(text).transpose()?.map(String::into_bytes);
             let hi = hi.as_ref().map(text).transpose()?.map(String::into_bytes);
@@ -459,6 +522,13 @@ pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, case_insensiti
     if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) && field != "_id" {
         return Ok(Query::MatchNone);
     }
+    let normalized;
+    let pattern = if dsl_wildcard::is_wildcard(ctx, field) {
+        normalized = dsl_wildcard::regexp_pattern(ctx, field, pattern);
+        normalized.as_str()
+    } else {
+        pattern
+    };
     let re = regex::bytes::RegexBuilder::new(&format!("^(?:{pattern})$"))
         .case_insensitive(case_insensitive)
         .size_limit(1 << 20)

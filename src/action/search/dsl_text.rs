@@ -155,6 +155,11 @@ pub fn analyze(ctx: &QueryContext<'_>, field: &str, analyzer: Option<&str>, text
 
 /// A match-family query on one field.
 pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: MatchKind, o: &MatchOptions) -> OsResult<Query> {
+    let field = ctx.mapping.resolve_alias(field);
+    if super::dsl_flat_object::split(ctx, field).is_some() {
+        // A flat_object's search analyzer is the keyword analyzer: the text is one term.
+        return dsl_term::parse("term", &serde_json::json!({ field: { "value": text, "boost": o.boost } }), ctx);
+    }
     let ft = ctx.mapping.field_type(field);
     let is_text = matches!(ft.map(|f| &f.kind), Some(FieldKind::Text(_)));
     if ft.is_none() && field != "_id" && field != "_index" && field != "_routing" {
@@ -284,12 +289,18 @@ pub fn expand_fields(ctx: &QueryContext<'_>, specs: &[(String, f32)]) -> Vec<(St
         if pat.contains('*') {
             for (path, ft) in ctx.mapping.leaf_fields() {
                 let searchable = matches!(ft.kind, FieldKind::Text(_) | FieldKind::Keyword(_));
-                if (pat != "*" || searchable) && crate::cluster::resolve::glob(pat, &path) && !out.iter().any(|(p, _)| *p == path) {
-                    out.push((path, *b));
+                if (pat != "*" || searchable) && crate::cluster::resolve::glob(pat, &path) {
+                    let path = ctx.mapping.resolve_alias(&path).to_string();
+                    if !out.iter().any(|(p, _)| *p == path) {
+                        out.push((path, *b));
+                    }
                 }
             }
-        } else if !out.iter().any(|(p, _)| p == pat) {
-            out.push((pat.clone(), *b));
+        } else {
+            let path = ctx.mapping.resolve_alias(pat);
+            if !out.iter().any(|(p, _)| p == path) {
+                out.push((path.to_string(), *b));
+            }
         }
     }
     out

@@ -12,6 +12,9 @@
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
 //! | [`dsl_text`] | match family and multi_match |
+//! | [`dsl_wildcard`] | queries on `wildcard` fields |
+//! | [`dsl_constant`] | queries on `constant_keyword` fields, answered from the mapping |
+//! | [`dsl_flat_object`] | queries on `flat_object` fields and their key paths |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
 //! | [`date_math`] | `now-1d/d`, time zones |
@@ -33,11 +36,14 @@ pub mod context;
 pub mod context_id;
 pub mod date_math;
 pub mod dsl;
+pub mod dsl_constant;
 pub mod dsl_cross_fields;
+pub mod dsl_flat_object;
 pub mod dsl_fuzzy;
 pub mod dsl_keyword;
 pub mod dsl_term;
 pub mod dsl_text;
+pub mod dsl_wildcard;
 pub mod execute;
 pub mod fetch;
 pub mod field_values;

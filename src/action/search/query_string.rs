@@ -1,6 +1,7 @@
 //! `query_string`, `simple_query_string` and the `q=` URL parameter: Lucene's classic query
 //! syntax (terms, `field:value`, `"phrases"~slop`, `AND`/`OR`/`NOT`/`&&`/`||`/`!`, `+`/`-`,
-//! parentheses, `*`/`?` wildcards, `[a TO b]`/`{a TO b}` and `>=x` ranges, `^boost`, `term~2`).
+//! parentheses, `*`/`?` wildcards, `[a TO b]`/`{a TO b}` and `>=x` ranges, `/regexp/`, `^boost`,
+//! `term~2`).
 
 use serde_json::{json, Value};
 
@@ -93,6 +94,8 @@ enum Tok {
     Caret(f32),
     Tilde(Option<f32>),
     Range { lo: String, hi: String, inc_lo: bool, inc_hi: bool },
+    /// `/regexp/` (`\/` is a slash inside it).
+    Regex(String),
 }
 
 fn lex(s: &str, simple: bool) -> OsResult<Vec<Tok>> {
@@ -154,6 +157,21 @@ fn lex(s: &str, simple: bool) -> OsResult<Vec<Tok>> {
                 }
                 i = j;
                 continue;
+            }
+            '/' if !simple => {
+                let mut r = String::new();
+                i += 1;
+                while i < cs.len() && cs[i] != '/' {
+                    if cs[i] == '\\' && cs.get(i + 1) == Some(&'/') {
+                        i += 1;
+                    }
+                    r.push(cs[i]);
+                    i += 1;
+                }
+                if i >= cs.len() {
+                    return Err(perr(format!("Cannot parse '{s}': Lexical error: unterminated regular expression")));
+                }
+                out.push(Tok::Regex(r));
             }
             '[' | '{' if !simple => {
                 let close = cs[i + 1..].iter().position(|&x| x == ']' || x == '}').map(|p| p + i + 1);
@@ -352,6 +370,7 @@ impl Parser<'_, '_> {
                     match_field(p.ctx, f, &Value::String(ph.clone()), MatchKind::Phrase, &mo)
                 })?
             }
+            Tok::Regex(r) => self.per_field(&fields, |p, f, b| dsl_term::regexp(p.ctx, f, &r, false, b))?,
             Tok::Range { lo, hi, inc_lo, inc_hi } => self.per_field(&fields, |p, f, b| {
                 let mut spec = serde_json::Map::new();
                 if lo != "*" {

@@ -147,14 +147,19 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             }
             FieldKind::Binary => return Err(OsError::illegal(format!("Field [{name}] of type [binary] does not support sorting"))),
             FieldKind::GeoPoint { .. } => return Err(OsError::illegal("can't sort on geo_point field without using specific sorting feature, like geo_distance")),
+            FieldKind::ConstantKeyword(_) => return Err(OsError::illegal(format!("Sorting on field [{name}] of type [constant_keyword] is not supported"))),
+            // Unreachable: aliases are resolved below (an alias never targets an alias).
+            FieldKind::FlatObject(_) => (SortBy::Keyword(name.into()), ValueFormat::Plain),
+            FieldKind::Alias { path } => return Err(OsError::illegal(format!("No mapping found for alias target [{path}] in order to sort on"))),
         })
     };
-    let (by, fmt) = match mapping.field_type(&s.field) {
+    let field = mapping.resolve_alias(&s.field);
+    let (by, fmt) = match mapping.field_type(field) {
         Some(ft) => {
             if !ft.effective_doc_values() && !matches!(ft.kind, FieldKind::Text(_)) {
                 return Err(OsError::illegal(format!("Can't load fielddata on [{}] because fielddata is unsupported on fields of type [{}]. Use doc values instead.", s.field, ft.type_name())));
             }
-            by_kind(&ft.kind, &s.field)?
+            by_kind(&ft.kind, field)?
         }
         None => match &s.unmapped_type {
             Some(t) => {

@@ -166,6 +166,13 @@ impl IndexAnalysis {
             normalizer.position_increment_gap = 0;
             index.normalizers.insert(name.clone(), Arc::new(normalizer));
         }
+        if !index.normalizers.contains_key("lowercase") {
+            // OpenSearch's prebuilt `lowercase` normalizer (keyword tokenizer, lowercase filter).
+            let def = serde_json::json!({"filter": ["lowercase"]});
+            let mut normalizer = index.custom_chain("Custom normalizer", "lowercase", None, &Params::new(&def), true)?;
+            normalizer.position_increment_gap = 0;
+            index.normalizers.insert("lowercase".into(), Arc::new(normalizer));
+        }
         Ok(index)
     }
 

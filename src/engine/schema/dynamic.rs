@@ -63,7 +63,7 @@ fn string_field(mapping: &Mapping, s: &str) -> FieldType {
         }
     }
     let mut text = FieldType::new(FieldKind::Text(TextParams::default()));
-    let keyword = FieldType::new(FieldKind::Keyword(KeywordParams { ignore_above: Some(256), normalizer: None }));
+    let keyword = FieldType::new(FieldKind::Keyword(KeywordParams { ignore_above: Some(256), normalizer: None, wildcard: false }));
     text.fields = BTreeMap::from([("keyword".to_string(), keyword)]);
     text
 }

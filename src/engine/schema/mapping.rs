@@ -226,6 +226,11 @@ impl Mapping {
             match obj.properties.get(*parts.get(i)?)? {
                 Mapper::Object(o) => obj = o,
                 Mapper::Field(f) => {
+                    if let (super::FieldKind::FlatObject(p), [sub]) = (&f.kind, parts.get(i + 1..)?) {
+                        if *sub == super::flat_object::VALUE_SUFFIX || *sub == super::flat_object::VALUE_AND_PATH_SUFFIX {
+                            return Some(&p.keyword);
+                        }
+                    }
                     let mut f = f;
                     for sub in parts.get(i + 1..)? {
                         f = f.fields.get(*sub)?;

@@ -46,6 +46,7 @@ pub(super) fn merge_mappings(base: &Mapping, update: &Mapping) -> Result<Mapping
     if update.meta.is_some() {
         out.meta = update.meta.clone();
     }
+    out.validate_aliases()?;
     Ok(out)
 }
 
@@ -147,6 +148,10 @@ pub(super) fn merge_fields(path: &str, old: &FieldType, new: &FieldType) -> Resu
         }
         (FieldKind::Date { .. }, FieldKind::Date { .. }) => {
             check("format", old.date_format().to_string(), new.date_format().to_string());
+        }
+        (FieldKind::ConstantKeyword(a), FieldKind::ConstantKeyword(b)) => {
+            check("value", format!("{:?}", a.value), format!("{:?}", b.value));
+            check("values", format!("{:?}", a.values), format!("{:?}", b.values));
         }
         _ => {}
     }

@@ -20,6 +20,9 @@
 //! | `parse.rs` | walking a document and building its fields |
 //! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
 //! | `dynamic.rs` | the type a new field gets from its first value |
+//! | `alias.rs` | `alias` fields: resolving them and checking their targets |
+//! | `flat_object.rs` | `flat_object`: flattening an object to keys, values and `path=value` |
+//! | `constant.rs` | `constant_keyword`: its values, and the checks and ordinals of documents |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
 //!
@@ -27,7 +30,10 @@
 //! nested queries are not supported); geo_point values get doc values only (no points index yet:
 //! geo queries are not supported).
 
+mod alias;
+mod constant;
 pub mod date;
+pub mod flat_object;
 mod dynamic;
 pub mod geo;
 pub mod ip;
@@ -47,6 +53,7 @@ mod tests;
 
 use std::fmt;
 
+pub use constant::ConstantKeywordParams;
 pub use mapping::{Dynamic, Mapper, Mapping, ObjectMapping};
 pub use types::{FieldKind, FieldType, KeywordParams, NumberType, TextIndexOptions, TextParams};
 

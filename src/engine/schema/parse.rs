@@ -131,7 +131,9 @@ impl<'a> DocParser<'a> {
         self.fields.push(IndexableField {
             name: name.to_string(),
             value,
-            index: ft.effective_index(),
+            // constant_keyword and flat_object values keep postings when they have doc values (see
+            // constant.rs, flat_object.rs).
+            index: ft.effective_index() || (matches!(ft.kind, FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_)) && ft.effective_doc_values()),
             doc_values: ft.effective_doc_values(),
         });
     }
@@ -332,7 +334,21 @@ impl<'a> DocParser<'a> {
 
     /// Indexes one value (never an array) of field `name`.
     pub(super) fn emit(&mut self, name: &str, ft: &FieldType, v: &Value) -> Result<(), MappingError> {
-        let converted = if v.is_null() { Ok(Converted::Null) } else { convert(ft, v) };
+        if let FieldKind::FlatObject(p) = &ft.kind {
+            if v.is_null() {
+                return Ok(());
+            }
+            for (field, value) in p.flatten(name, v)? {
+                self.push(&field, ft, value);
+            }
+            return Ok(());
+        }
+        let converted = match &ft.kind {
+            FieldKind::Alias { .. } => return Err(wrapped(MappingError::illegal(format!("Cannot write to a field alias [{name}].")))),
+            FieldKind::ConstantKeyword(c) => c.convert(name, v),
+            _ if v.is_null() => Ok(Converted::Null),
+            _ => convert(ft, v),
+        };
         let converted = match converted {
             Ok(Converted::Null) => match &ft.null_value {
                 Some(nv) => convert(ft, nv),

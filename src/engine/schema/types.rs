@@ -97,11 +97,25 @@ pub struct KeywordParams {
     pub ignore_above: Option<u32>,
     /// Name of a normalizer from the index's analysis settings. Default: none.
     pub normalizer: Option<String>,
+    /// The `wildcard` type rather than `keyword`: indexed the same way (one term per value, the
+    /// whole normalized value, and sorted-set doc values), but its queries are OpenSearch's
+    /// `WildcardFieldType`'s (constant score, no fuzzy or range; see `dsl_wildcard.rs`), it
+    /// takes fewer parameters and always prints `doc_values`.
+    pub wildcard: bool,
 }
 
 /// What a field holds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FieldKind {
+    /// `constant_keyword`: every document has one of a few values fixed by the mapping (see
+    /// `constant.rs`).
+    ConstantKeyword(super::constant::ConstantKeywordParams),
+    /// `flat_object`: a JSON object indexed as keyword values (see `flat_object.rs`).
+    FlatObject(super::flat_object::FlatObjectParams),
+    /// `alias`: another name for the field at `path` (see `alias.rs`).
+    Alias {
+        path: String,
+    },
     Text(TextParams),
     Keyword(KeywordParams),
     Number(NumberType),
@@ -149,7 +163,7 @@ pub struct FieldType {
 }
 
 /// Accepted-but-not-interpreted parameters per type (besides those common to all: `boost`, `meta`).
-pub const EXTRA_PARAMS: [(&str, &[&str]); 5] = [
+pub const EXTRA_PARAMS: [(&str, &[&str]); 6] = [
     (
         "text",
         &[
@@ -176,6 +190,7 @@ pub const EXTRA_PARAMS: [(&str, &[&str]); 5] = [
     ),
     ("keyword", &["eager_global_ordinals", "split_queries_on_whitespace", "index_options", "norms", "similarity"]),
     ("date", &["locale", "print_format"]),
+    ("flat_object", &["similarity"]),
     ("date_nanos", &["locale", "print_format"]),
 ];
 
@@ -201,6 +216,7 @@ impl FieldType {
         match &self.kind {
             FieldKind::Text(p) if p.match_only => "match_only_text",
             FieldKind::Text(_) => "text",
+            FieldKind::Keyword(KeywordParams { wildcard: true, .. }) => "wildcard",
             FieldKind::Keyword(_) => "keyword",
             FieldKind::Number(n) => n.name(),
             FieldKind::ScaledFloat { .. } => "scaled_float",
@@ -210,6 +226,9 @@ impl FieldType {
             FieldKind::Ip => "ip",
             FieldKind::Binary => "binary",
             FieldKind::GeoPoint { .. } => "geo_point",
+            FieldKind::ConstantKeyword(_) => "constant_keyword",
+            FieldKind::Alias { .. } => "alias",
+            FieldKind::FlatObject(_) => "flat_object",
         }
     }
 
@@ -252,6 +271,7 @@ impl FieldType {
             "text" => FieldKind::Text(TextParams::default()),
             "match_only_text" => FieldKind::Text(TextParams { match_only: true, ..TextParams::default() }),
             "keyword" => FieldKind::Keyword(KeywordParams::default()),
+            "wildcard" => FieldKind::Keyword(KeywordParams { wildcard: true, ..KeywordParams::default() }),
             "long" => FieldKind::Number(NumberType::Long),
             "integer" => FieldKind::Number(NumberType::Integer),
             "short" => FieldKind::Number(NumberType::Short),
@@ -267,6 +287,9 @@ impl FieldType {
             "ip" => FieldKind::Ip,
             "binary" => FieldKind::Binary,
             "geo_point" => FieldKind::GeoPoint { ignore_z_value: None },
+            "constant_keyword" => FieldKind::ConstantKeyword(Default::default()),
+            "alias" => FieldKind::Alias { path: String::new() },
+            "flat_object" => FieldKind::FlatObject(Default::default()),
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
             }
@@ -283,7 +306,11 @@ impl FieldType {
                 ft.extra.insert(key.clone(), v.clone());
                 continue;
             }
-            if key == "copy_to" && !matches!(ft.kind, FieldKind::Binary) {
+            let takes_copy_to = !matches!(
+                ft.kind,
+                FieldKind::Binary | FieldKind::FlatObject(_) | FieldKind::Alias { .. } | FieldKind::ConstantKeyword(_)
+            );
+            if key == "copy_to" && takes_copy_to {
                 ft.copy_to = match v {
                     Value::String(s) => vec![s.clone()],
                     Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
@@ -335,6 +362,12 @@ impl FieldType {
             let p = geo::parse_null_value(nv, ignore_z_value.unwrap_or(true), ft.effective_ignore_malformed())?;
             ft.null_value = Some(p.to_json());
         }
+        if let FieldKind::ConstantKeyword(c) = &ft.kind {
+            c.validate(name)?;
+        }
+        if matches!(&ft.kind, FieldKind::Alias { path } if path.is_empty()) {
+            return Err(MappingError::parsing(format!("The [path] property must be specified for field [{name}].")));
+        }
         if matches!(ft.kind, FieldKind::ScaledFloat { .. }) && !scaling_factor_seen {
             return Err(MappingError::parsing(format!("Field [{name}] misses required parameter [scaling_factor]")));
         }
@@ -367,6 +400,11 @@ impl FieldType {
             FieldKind::Date { format, .. } => {
                 put(&mut m, "format", format.as_ref().filter(|f| *f != date::DEFAULT_FORMAT).map(|f| json!(f)));
             }
+            FieldKind::ConstantKeyword(c) => c.to_json(&mut m),
+            FieldKind::Alias { path } => {
+                m.insert("path".into(), json!(path));
+            }
+            FieldKind::FlatObject(p) => p.to_json(&mut m),
             FieldKind::GeoPoint { ignore_z_value } => {
                 // Geometry mappers print these whenever they were given, defaults included.
                 put(&mut m, "ignore_malformed", self.ignore_malformed.map(Value::from));
@@ -376,7 +414,12 @@ impl FieldType {
         }
         put(&mut m, "index", self.index.filter(|i| !i).map(Value::from));
         let dv_default = !matches!(self.kind, FieldKind::Binary);
-        put(&mut m, "doc_values", self.doc_values.filter(|d| *d != dv_default).map(Value::from));
+        if matches!(self.kind, FieldKind::Keyword(KeywordParams { wildcard: true, .. })) {
+            // WildcardFieldMapper serializes `doc_values` always.
+            put(&mut m, "doc_values", Some(Value::from(self.effective_doc_values())));
+        } else {
+            put(&mut m, "doc_values", self.doc_values.filter(|d| *d != dv_default).map(Value::from));
+        }
         put(&mut m, "store", self.store.filter(|s| *s).map(Value::from));
         put(&mut m, "coerce", self.coerce.filter(|c| !c).map(Value::from));
         put(&mut m, "ignore_malformed", self.ignore_malformed.filter(|i| *i).map(Value::from));
@@ -431,6 +474,9 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
             "fields",
         ]
         .contains(&key),
+        FieldKind::Keyword(KeywordParams { wildcard: true, .. }) => {
+            ["doc_values", "fields", "null_value", "ignore_above", "normalizer"].contains(&key)
+        }
         FieldKind::Keyword(_) => common.contains(&key) || ["ignore_above", "normalizer"].contains(&key),
         FieldKind::Number(_) => common.contains(&key) || ["coerce", "ignore_malformed"].contains(&key),
         FieldKind::ScaledFloat { .. } => {
@@ -441,6 +487,9 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::Ip => common.contains(&key) || key == "ignore_malformed",
         FieldKind::Binary => ["doc_values", "store"].contains(&key),
         FieldKind::GeoPoint { .. } => common.contains(&key) || ["ignore_malformed", "ignore_z_value"].contains(&key),
+        FieldKind::ConstantKeyword(_) => ["value", "values", "index", "doc_values"].contains(&key),
+        FieldKind::Alias { .. } => key == "path",
+        FieldKind::FlatObject(_) => ["index", "doc_values", "ignore_above", "depth_limit", "normalizer"].contains(&key),
     }
 }
 
@@ -521,6 +570,13 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
                 *ignore_z_value = Some(bool_param(name, key, v)?);
             }
         }
+        FieldKind::ConstantKeyword(c) => c.parse_param(name, key, v)?,
+        FieldKind::FlatObject(p) => p.parse_param(name, key, v)?,
+        FieldKind::Alias { path } => {
+            if key == "path" {
+                *path = str_param(name, key, v)?;
+            }
+        }
         _ => {}
     }
     Ok(())
@@ -572,7 +628,7 @@ pub(crate) fn bool_param(name: &str, key: &str, v: &Value) -> Result<bool, Mappi
     }
 }
 
-fn str_param(name: &str, key: &str, v: &Value) -> Result<String, MappingError> {
+pub(crate) fn str_param(name: &str, key: &str, v: &Value) -> Result<String, MappingError> {
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),

@@ -27,6 +27,11 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
     match &ft.kind {
         FieldKind::Text(p) => Ok(Converted::Value(text_value(p, scalar_text(v)?))),
         FieldKind::Keyword(p) => Ok(keyword_value(p, Cow::Owned(scalar_text(v)?))),
+        // The document walker converts these with the field's name (`ConstantKeywordParams::convert`).
+        FieldKind::ConstantKeyword(c) => c.convert("", v),
+        FieldKind::Alias { .. } => Err(illegal("Cannot write to a field alias.".into())),
+        // The document walker flattens these (`FlatObjectParams::flatten`).
+        FieldKind::FlatObject(_) => Err(illegal("a flat_object value is an object".into())),
         FieldKind::Number(n) => number(*n, ft.effective_coerce(), v),
         FieldKind::ScaledFloat { scaling_factor } => {
             let d = match float_input(v, ft.effective_coerce(), "Double")? {
