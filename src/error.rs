@@ -34,7 +34,7 @@ pub fn status_of(kind: &str) -> u16 {
         | "alias_missing_exception"
         | "index_template_missing_exception"
         | "search_context_missing_exception" => 404,
-        "version_conflict_engine_exception" | "resource_already_exists_exception" => 409,
+        "version_conflict_engine_exception" => 409,
         "index_closed_exception" => 400,
         "process_cluster_event_timeout_exception" | "receive_timeout_transport_exception" => 503,
         "unavailable_shards_exception" | "no_shard_available_action_exception" => 503,
@@ -228,6 +228,13 @@ impl From<serde_json::Error> for OsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_exists_is_a_bad_request() {
+        // OpenSearch's `ResourceAlreadyExistsException.status()` is `BAD_REQUEST`.
+        assert_eq!(OsError::index_exists("a", "u").status, 400);
+        assert_eq!(OsError::index_exists("a", "u").to_body()["status"], 400);
+    }
 
     #[test]
     fn index_not_found_body() {

@@ -16,6 +16,7 @@
 //! | `template_api.rs` | `_template`, `_index_template`, `_component_template`, simulate |
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
+//! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod aliases;
@@ -24,6 +25,7 @@ pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
 pub mod documents;
+pub mod explain;
 pub mod field_caps;
 pub mod indices;
 pub mod nodes_info;

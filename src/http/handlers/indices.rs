@@ -55,6 +55,11 @@ fn refresh(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn flush(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
+    // `FlushRequest.validate`. A flush here always commits (what `force` asks for) and waits for
+    // one in progress (the shard's flush lock), so `wait_if_ongoing=true` is what runs.
+    if req.bool_param("force", false)? && !req.bool_param("wait_if_ongoing", true)? {
+        return Err(OsError::validation(&["wait_if_ongoing must be true for a force flush".into()]));
+    }
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::Flush)?))
 }
 
@@ -65,8 +70,11 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         return Err(OsError::validation(&[format!("max_num_segments must be >= 1 or -1, got {max}")]));
     }
     let only_expunge = req.bool_param("only_expunge_deletes", false)?;
-    if only_expunge && req.has("max_num_segments") {
-        return Err(OsError::validation(&["cannot set only_expunge_deletes and max_num_segments at the same time, those two parameters are mutually exclusive".into()]));
+    if only_expunge && max != -1 {
+        // `RestForceMergeAction`: accepted with a deprecation warning.
+        crate::error::deprecation_warning(
+            "setting only_expunge_deletes and max_num_segments at the same time is deprecated and will be rejected in a future version",
+        );
     }
     let max = if max == -1 { 1 } else { max as usize };
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?))
@@ -92,7 +100,8 @@ fn put_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn get_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, true, false))?;
-    let names: Option<Vec<String>> = req.path_param("name").map(|n| n.split(',').map(str::to_string).collect());
+    // `paramAsStringArrayOrEmptyIfAll("name")`: `_all` filters nothing.
+    let names: Option<Vec<String>> = req.path_param("name").filter(|n| *n != "_all").map(|n| n.split(',').map(str::to_string).collect());
     let flat = req.bool_param("flat_settings", false)?;
     let defaults = req.bool_param("include_defaults", false)?;
     Ok(RestResponse::ok(indices::get_settings(&node.cluster, &index_expr(req), o, names.as_deref(), flat, defaults)?))
