@@ -145,6 +145,56 @@ impl OsError {
     }
 }
 
+/// Exception types that are the JDK's own classes (their `toString` is `class: message`).
+pub const JDK_EXCEPTIONS: &[(&str, &str)] = &[
+    ("illegal_argument_exception", "java.lang.IllegalArgumentException"),
+    ("illegal_state_exception", "java.lang.IllegalStateException"),
+    ("number_format_exception", "java.lang.NumberFormatException"),
+    ("null_pointer_exception", "java.lang.NullPointerException"),
+    ("unsupported_operation_exception", "java.lang.UnsupportedOperationException"),
+    ("arithmetic_exception", "java.lang.ArithmeticException"),
+    ("array_index_out_of_bounds_exception", "java.lang.ArrayIndexOutOfBoundsException"),
+];
+
+/// The Java class's simple name of an exception type: `document_missing_exception` →
+/// `DocumentMissingException`.
+pub fn java_simple_name(kind: &str) -> String {
+    if let Some((_, class)) = JDK_EXCEPTIONS.iter().find(|(k, _)| *k == kind) {
+        return class.rsplit('.').next().unwrap_or(class).to_string();
+    }
+    kind.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+impl OsError {
+    /// `ExceptionsHelper.detailedMessage`-like text: `Name[reason]; nested: Cause[reason]; `
+    /// (just `Name[reason]` without a cause).
+    pub fn detailed_message(&self) -> String {
+        if self.caused_by.is_none() {
+            return format!("{}[{}]", java_simple_name(&self.kind), self.reason);
+        }
+        let mut out = String::new();
+        let mut next = Some(self);
+        let mut first = true;
+        while let Some(e) = next {
+            if !first {
+                out.push_str("nested: ");
+            }
+            first = false;
+            out.push_str(&format!("{}[{}]; ", java_simple_name(&e.kind), e.reason));
+            next = e.caused_by.as_deref();
+        }
+        out
+    }
+}
+
 thread_local! {
     static WARNINGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }

@@ -202,3 +202,29 @@ fn put_alias_forms_and_error_traces() {
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.header("Warning").is_some_and(|w| w.contains("setting only_expunge_deletes and max_num_segments at the same time is deprecated")));
 }
+
+#[test]
+fn resolve_index_and_validate_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    assert_eq!(put(s.addr, "/ri1", r#"{"aliases":{"ra":{},"rb":{}}}"#).status, 200);
+    assert_eq!(put(s.addr, "/ri2", r#"{"aliases":{"ra":{}}}"#).status, 200);
+    assert_eq!(post(s.addr, "/ri2/_close", "").status, 200);
+    let r = get(s.addr, "/_resolve/index/r*").json();
+    assert_eq!(r["indices"], json!([{"name": "ri1", "aliases": ["ra", "rb"], "attributes": ["open"]}]));
+    assert_eq!(r["aliases"][0], json!({"name": "ra", "indices": ["ri1", "ri2"]}));
+    assert_eq!(r["data_streams"], json!([]));
+    let r = get(s.addr, "/_resolve/index/r*?expand_wildcards=all").json();
+    assert_eq!(r["indices"][1]["attributes"], json!(["closed"]));
+    assert_eq!(get(s.addr, "/_resolve/index/nope").status, 404);
+
+    let r = post(s.addr, "/ri1/_validate/query", r#"{"query":{"match":{"f":"x"}}}"#).json();
+    assert_eq!(r["valid"], true);
+    assert_eq!(get(s.addr, "/ri1/_validate/query?q=f:x").json()["valid"], true);
+    let r = post(s.addr, "/ri1/_validate/query", r#"{"query":{"invalid_query":{}}}"#).json();
+    assert_eq!(r, json!({"valid": false}));
+    let r = post(s.addr, "/ri1/_validate/query?explain=true", r#"{"match_all":{}}"#).json();
+    assert_eq!(r, json!({"valid": false, "error": "ParsingException[request does not support [match_all]]"}));
+    // Lucene's query text is not something Fathom can print: refused, not faked.
+    assert_eq!(post(s.addr, "/ri1/_validate/query?explain=true", r#"{"query":{"match_all":{}}}"#).status, 400);
+}

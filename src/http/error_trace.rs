@@ -11,32 +11,7 @@
 
 use serde_json::{Map, Value};
 
-/// Exception types that are the JDK's own classes (their `toString` is `class: message`).
-const JDK: &[(&str, &str)] = &[
-    ("illegal_argument_exception", "java.lang.IllegalArgumentException"),
-    ("illegal_state_exception", "java.lang.IllegalStateException"),
-    ("number_format_exception", "java.lang.NumberFormatException"),
-    ("null_pointer_exception", "java.lang.NullPointerException"),
-    ("unsupported_operation_exception", "java.lang.UnsupportedOperationException"),
-    ("arithmetic_exception", "java.lang.ArithmeticException"),
-    ("array_index_out_of_bounds_exception", "java.lang.ArrayIndexOutOfBoundsException"),
-];
-
-/// `document_missing_exception` → `DocumentMissingException`.
-fn simple_name(kind: &str) -> String {
-    if let Some((_, class)) = JDK.iter().find(|(k, _)| *k == kind) {
-        return class.rsplit('.').next().unwrap_or(class).to_string();
-    }
-    kind.split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            match c.next() {
-                Some(f) => f.to_uppercase().chain(c).collect::<String>(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
+use crate::error::{java_simple_name as simple_name, JDK_EXCEPTIONS as JDK};
 
 fn kind_reason(e: &Map<String, Value>) -> Option<(&str, &str)> {
     Some((e.get("type")?.as_str()?, e.get("reason").and_then(Value::as_str).unwrap_or("")))

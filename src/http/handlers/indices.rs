@@ -48,6 +48,16 @@ fn close(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(indices::close(&node.cluster, &index_expr(req), o)?))
 }
 
+fn resolve_index(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    // `ResolveIndexAction.Request.DEFAULT_INDICES_OPTIONS`: strict, open indices.
+    let expand = match req.param("expand_wildcards") {
+        Some(e) => ExpandWildcards::parse(e)?,
+        None => ExpandWildcards { open: true, closed: false, hidden: false },
+    };
+    let name = req.path_param("name").unwrap_or("*");
+    Ok(RestResponse::ok(crate::action::resolve_index::resolve_index(&node.cluster.metadata(), name, expand)?))
+}
+
 fn refresh(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::Refresh)?))
@@ -139,6 +149,7 @@ pub fn register(r: &mut Router) {
     r.add(&[Get, Head], "/{index}", "indices:admin/get", Pool::Management, GET_P, get);
     r.add(&[Post], "/{index}/_open", "indices:admin/open", Pool::Management, OPEN_P, open);
     r.add(&[Post], "/{index}/_close", "indices:admin/close", Pool::Management, OPEN_P, close);
+    r.add(&[Get], "/_resolve/index/{name}", "indices:admin/resolve/index", Pool::Management, &["expand_wildcards"], resolve_index);
     for p in ["/_refresh", "/{index}/_refresh"] {
         r.add(&[Get, Post], p, "indices:admin/refresh", Pool::Management, REFRESH_P, refresh);
     }
