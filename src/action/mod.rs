@@ -16,6 +16,7 @@
 //! | `resolve_index.rs` | `_resolve/index/{name}` |
 //! | `template_api.rs` | `_template`, `_index_template`, `_component_template`, simulate |
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
+//! | `field_defaults.rs` | `include_defaults` of `_mapping/field` |
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
@@ -29,6 +30,7 @@ pub mod cluster_info;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
+pub mod field_defaults;
 pub mod indices;
 pub mod nodes_info;
 pub mod recovery;
