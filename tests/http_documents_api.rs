@@ -69,8 +69,17 @@ fn realtime_false_reads_only_refreshed_documents() {
     assert_eq!(send(s.addr, "HEAD", "/r/_doc/1?realtime=false", None, &[]).status, 404);
     let r = get(s.addr, "/r/_source/1?realtime=false");
     assert_eq!((r.status, r.json()["error"]["reason"].clone()), (404, json!("Document not found [r]/[1]")));
-    let m = post(s.addr, "/r/_mget?realtime=false", r#"{"ids":["1"]}"#).json();
+    let m = post(s.addr, "/r/_mget?realtime=false", r#"{"ids":["1","old"]}"#).json();
     assert_eq!(m["docs"][0]["found"], false);
+    // The refreshed copy of `old`, not the newer buffered one.
+    assert_eq!(m["docs"][1]["_source"], json!({"v": 1}));
+    // A delete is not visible to non-realtime reads (nor searches) before a refresh either.
+    assert_eq!(delete(s.addr, "/r/_doc/old").status, 200);
+    assert_eq!(get(s.addr, "/r/_doc/old?realtime=false").json()["_source"], json!({"v": 1}));
+    assert_eq!(post(s.addr, "/r/_search", r#"{"query":{"ids":{"values":["old"]}}}"#).json()["hits"]["total"]["value"], 1);
+    assert_eq!(post(s.addr, "/r/_refresh", "").status, 200);
+    assert_eq!(get(s.addr, "/r/_doc/old?realtime=false").json()["found"], false);
+    assert_eq!(put(s.addr, "/r/_doc/old", r#"{"v":2}"#).status, 201);
     // Realtime (the default) sees both writes.
     assert_eq!(get(s.addr, "/r/_doc/1").json()["found"], true);
     assert_eq!(get(s.addr, "/r/_doc/old").json()["_source"], json!({"v": 2}));
