@@ -51,6 +51,11 @@ fn update_with_a_stale_seq_no_is_a_conflict_and_changes_nothing() {
     assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: compare and write operations can not be used with upsert;");
     let r = post(s.addr, "/u/_update/9", r#"{"script":"ctx._source.a = 1","doc_as_upsert":true}"#);
     assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: doc must be specified if doc_as_upsert is enabled;");
+    let r = post(s.addr, "/u/_update/1?version=3", r#"{"doc":{"a":1}}"#);
+    assert_eq!(
+        (r.status, r.json()["error"]["reason"].clone()),
+        (400, json!("Validation Failed: 1: internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead;"))
+    );
     let r = ndjson(&s, "/_bulk", "{\"update\":{\"_index\":\"u\",\"_id\":\"1\",\"version\":3}}\n{\"doc\":{\"a\":1}}\n");
     assert_eq!(r.status, 400, "{}", r.text());
     assert_eq!(r.json()["error"]["reason"], "Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead");

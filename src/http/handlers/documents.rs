@@ -140,6 +140,12 @@ fn delete_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    // `RestUpdateAction`: versioned updates are refused before anything else.
+    if req.has("version") || req.has("version_type") {
+        return Err(OsError::validation(&[
+            "internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead".into(),
+        ]));
+    }
     let mut u = UpdateRequest {
         index: req.path_param("index").unwrap_or_default().to_string(),
         id: req.path_param("id").unwrap_or_default().to_string(),
@@ -192,7 +198,7 @@ const INDEX_P: &[&str] = &["if_seq_no", "if_primary_term", "op_type", "pipeline"
 const GET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
 const GET_SOURCE_P: &[&str] = &["preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
 const DELETE_P: &[&str] = &["if_seq_no", "if_primary_term", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards"];
-const UPDATE_P: &[&str] = &["if_seq_no", "if_primary_term", "lang", "refresh", "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes"];
+const UPDATE_P: &[&str] = &["if_seq_no", "if_primary_term", "lang", "refresh", "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
 const BULK_P: &[&str] = &["pipeline", "refresh", "require_alias", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "type", "batch_size"];
 const MGET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes"];
 
