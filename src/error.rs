@@ -34,7 +34,7 @@ pub fn status_of(kind: &str) -> u16 {
         | "alias_missing_exception"
         | "index_template_missing_exception"
         | "search_context_missing_exception" => 404,
-        "version_conflict_engine_exception" | "resource_already_exists_exception" => 409,
+        "version_conflict_engine_exception" => 409,
         "index_closed_exception" => 400,
         "process_cluster_event_timeout_exception" | "receive_timeout_transport_exception" => 503,
         "unavailable_shards_exception" | "no_shard_available_action_exception" => 503,
@@ -145,6 +145,56 @@ impl OsError {
     }
 }
 
+/// Exception types that are the JDK's own classes (their `toString` is `class: message`).
+pub const JDK_EXCEPTIONS: &[(&str, &str)] = &[
+    ("illegal_argument_exception", "java.lang.IllegalArgumentException"),
+    ("illegal_state_exception", "java.lang.IllegalStateException"),
+    ("number_format_exception", "java.lang.NumberFormatException"),
+    ("null_pointer_exception", "java.lang.NullPointerException"),
+    ("unsupported_operation_exception", "java.lang.UnsupportedOperationException"),
+    ("arithmetic_exception", "java.lang.ArithmeticException"),
+    ("array_index_out_of_bounds_exception", "java.lang.ArrayIndexOutOfBoundsException"),
+];
+
+/// The Java class's simple name of an exception type: `document_missing_exception` →
+/// `DocumentMissingException`.
+pub fn java_simple_name(kind: &str) -> String {
+    if let Some((_, class)) = JDK_EXCEPTIONS.iter().find(|(k, _)| *k == kind) {
+        return class.rsplit('.').next().unwrap_or(class).to_string();
+    }
+    kind.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+impl OsError {
+    /// `ExceptionsHelper.detailedMessage`-like text: `Name[reason]; nested: Cause[reason]; `
+    /// (just `Name[reason]` without a cause).
+    pub fn detailed_message(&self) -> String {
+        if self.caused_by.is_none() {
+            return format!("{}[{}]", java_simple_name(&self.kind), self.reason);
+        }
+        let mut out = String::new();
+        let mut next = Some(self);
+        let mut first = true;
+        while let Some(e) = next {
+            if !first {
+                out.push_str("nested: ");
+            }
+            first = false;
+            out.push_str(&format!("{}[{}]; ", java_simple_name(&e.kind), e.reason));
+            next = e.caused_by.as_deref();
+        }
+        out
+    }
+}
+
 thread_local! {
     static WARNINGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
@@ -228,6 +278,13 @@ impl From<serde_json::Error> for OsError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_exists_is_a_bad_request() {
+        // OpenSearch's `ResourceAlreadyExistsException.status()` is `BAD_REQUEST`.
+        assert_eq!(OsError::index_exists("a", "u").status, 400);
+        assert_eq!(OsError::index_exists("a", "u").to_body()["status"], 400);
+    }
 
     #[test]
     fn index_not_found_body() {

@@ -473,3 +473,31 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
     check(&reopened);
     assert_eq!(reopened.max_seq_no() as u64 + 1, APPENDERS * APPENDS + 1_500);
 }
+
+#[test]
+fn deletes_and_updates_reach_searchers_at_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = open(dir.path());
+    put(&engine, "a", doc(1));
+    put(&engine, "b", doc(2));
+    engine.refresh().unwrap();
+    engine.delete("a", Constraints::default()).unwrap();
+    // The realtime view has the delete; a searcher keeps the last refresh's view.
+    assert!(engine.get("a").unwrap().is_none());
+    assert_eq!(engine.searcher().unwrap().num_docs(), 2);
+    assert!(engine.get_searchable("a").unwrap().is_some());
+    // A refresh with only deletes to publish still publishes them.
+    assert!(engine.refresh().unwrap());
+    assert_eq!(engine.searcher().unwrap().num_docs(), 1);
+    assert!(engine.get_searchable("a").unwrap().is_none());
+    // An update: the old copy stays searchable until the refresh brings the new one.
+    put(&engine, "b", doc(3));
+    let s = engine.searcher().unwrap();
+    assert_eq!(s.num_docs(), 1);
+    assert_eq!(term_docs(&s, "tag", "t2"), vec!["b"]);
+    engine.refresh().unwrap();
+    let s = engine.searcher().unwrap();
+    assert_eq!(s.num_docs(), 1);
+    assert_eq!(term_docs(&s, "tag", "t0"), vec!["b"]);
+    assert!(!engine.refresh().unwrap(), "nothing left to refresh");
+}

@@ -20,7 +20,11 @@ pub enum AliasAction {
 }
 
 fn names(v: &Value, key: &str) -> OsResult<Vec<String>> {
+    // `AliasActions.indices(...)`/`aliases(...)`/`index(...)`/`alias(...)` checks.
     match v {
+        Value::String(s) if s.is_empty() => Err(OsError::illegal(format!("[{key}] can't be empty string"))),
+        Value::Array(a) if a.is_empty() => Err(OsError::illegal(format!("[{key}] can't be empty"))),
+        Value::Array(a) if a.iter().any(|x| x.as_str() == Some("")) => Err(OsError::illegal(format!("[{key}] can't contain empty string"))),
         Value::String(s) => Ok(vec![s.clone()]),
         Value::Array(a) => a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| OsError::parsing(format!("[{key}] must be an array of strings")))).collect(),
         _ => Err(OsError::parsing(format!("[{key}] must be a string or an array of strings"))),

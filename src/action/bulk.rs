@@ -17,7 +17,7 @@ use crate::cluster::{ClusterService, IndexService, IndexShard};
 use crate::engine::translog::Durability;
 use crate::error::{OsError, OsResult};
 use crate::shard::engine::WriteResult;
-use crate::shard::versioning::Constraints;
+use crate::shard::versioning::{Constraints, VersionType};
 
 mod meta;
 mod render;
@@ -55,6 +55,9 @@ fn parse_items(body: &[u8]) -> OsResult<Vec<Item<'_>>> {
     let mut items = Vec::new();
     while let Some((line_no, line)) = it.next() {
         let (op, meta) = meta::parse(line, line_no)?;
+        if op == OpType::Update && (meta.version.is_some() || parse_version_type(meta.version_type.as_deref())? != VersionType::Internal) {
+            return Err(OsError::illegal("Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead"));
+        }
         let source = if op == OpType::Delete {
             None
         } else {

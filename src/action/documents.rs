@@ -17,6 +17,7 @@ use crate::shard::versioning::{Constraints, VersionType};
 
 pub mod active_shards;
 mod ids;
+pub mod mget;
 
 use active_shards::ActiveShardCount;
 pub use ids::generate_id;
@@ -361,11 +362,15 @@ pub struct GetRequest {
     pub index: String,
     pub id: String,
     pub routing: Option<String>,
-    pub source: SourceFilter,
+    /// `_source`/`_source_includes`/`_source_excludes`; `None` when the request gave none (then
+    /// the source is returned unless `stored_fields` leaves it out).
+    pub source: Option<SourceFilter>,
     pub stored_fields: Option<Vec<String>>,
     pub version: Option<i64>,
     pub version_type: VersionType,
     pub refresh: bool,
+    /// `realtime=false`: read only what the last refresh made searchable.
+    pub not_realtime: bool,
 }
 
 /// The index a read of `name` goes to (an index, or an alias with exactly one index).
@@ -416,6 +421,11 @@ pub fn extract_values(source: &Value, path: &str) -> Vec<Value> {
     out
 }
 
+/// Whether the index keeps `_source` (`"_source": {"enabled": false}` in its mapping turns it off).
+pub fn source_enabled(svc: &IndexService) -> bool {
+    svc.mapping().source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) != Some(false)
+}
+
 /// `GET {index}/_doc/{id}`: `(found, body)`.
 pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     let svc = read_target(cs, &req.index)?;
@@ -424,7 +434,7 @@ pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     if req.refresh {
         shard.refresh()?;
     }
-    let doc = shard.engine.get(&req.id)?;
+    let doc = if req.not_realtime { shard.engine.get_searchable(&req.id)? } else { shard.engine.get(&req.id)? };
     let mut m = Map::new();
     m.insert("_index".into(), json!(svc.name));
     m.insert("_id".into(), json!(req.id));
@@ -470,9 +480,15 @@ pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
             m.insert("fields".into(), Value::Object(out));
         }
     }
-    let source_wanted = req.stored_fields.as_ref().is_none_or(|f| f.iter().any(|x| x == "_source")) || !req.source.is_noop();
-    if source_wanted {
-        if let Some(s) = req.source.apply(&src) {
+    // As OpenSearch's `ShardGetService`: without a source filter, `stored_fields` leaves the
+    // source out unless it names `_source`; a mapping with `_source.enabled: false` has none.
+    let source_wanted = match &req.source {
+        Some(f) => !f.disabled,
+        None => req.stored_fields.as_ref().is_none_or(|f| f.iter().any(|x| x == "_source")),
+    };
+    if source_wanted && source_enabled(&svc) {
+        let all = SourceFilter::default();
+        if let Some(s) = req.source.as_ref().unwrap_or(&all).apply(&src) {
             m.insert("_source".into(), s);
         }
     }

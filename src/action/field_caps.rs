@@ -231,7 +231,7 @@ pub fn field_caps(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &F
 
 /// `GET [/{index}]/_mapping/field/{fields}`: `{index: {"mappings": {full_name: {"full_name",
 /// "mapping": {leaf_name: definition}}}}}`.
-pub fn field_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, fields: &[String]) -> OsResult<Value> {
+pub fn field_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, fields: &[String], include_defaults: bool) -> OsResult<Value> {
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
     let mut out = Map::new();
@@ -243,7 +243,8 @@ pub fn field_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, fiel
                 continue;
             }
             let leaf = path.rsplit('.').next().unwrap_or(&path).to_string();
-            found.insert(path.clone(), json!({"full_name": path, "mapping": {leaf: f.to_json()}}));
+            let mapping = if include_defaults { super::field_defaults::with_defaults(f) } else { f.to_json() };
+            found.insert(path.clone(), json!({"full_name": path, "mapping": {leaf: mapping}}));
         }
         for p in fields {
             if let Some((name, ..)) = METADATA.iter().find(|(name, ..)| name == p) {

@@ -13,9 +13,13 @@
 //! | `cluster_info.rs` | `GET /`, `_cluster/health`, `_cluster/state` |
 //! | `source_filter.rs` | `_source` includes/excludes |
 //! | `aliases.rs` | `_alias`, `_aliases` actions |
+//! | `resolve_index.rs` | `_resolve/index/{name}` |
 //! | `template_api.rs` | `_template`, `_index_template`, `_component_template`, simulate |
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
+//! | `field_defaults.rs` | `include_defaults` of `_mapping/field` |
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
+//! | `explain.rs` | `_explain/{id}`: one document's score explained |
+//! | `validate_query.rs` | `_validate/query` |
 //! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod aliases;
@@ -24,10 +28,13 @@ pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
 pub mod documents;
+pub mod explain;
 pub mod field_caps;
+pub mod field_defaults;
 pub mod indices;
 pub mod nodes_info;
 pub mod recovery;
+pub mod resolve_index;
 pub mod script_glue;
 pub mod search;
 pub mod source_filter;
@@ -35,3 +42,4 @@ pub mod template_api;
 pub mod templates;
 pub mod units;
 pub mod update;
+pub mod validate_query;

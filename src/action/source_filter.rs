@@ -95,10 +95,10 @@ impl SourceFilter {
     }
 
     fn filter_value(&self, v: &Value, path: &str, included: bool) -> Option<Value> {
-        if self.excludes.iter().any(|p| glob(p, path)) {
+        if self.excludes.iter().any(|p| covers(p, path)) {
             return None;
         }
-        let included = included || self.includes.is_empty() || self.includes.iter().any(|p| glob(p, path));
+        let included = included || self.includes.is_empty() || self.includes.iter().any(|p| covers(p, path));
         match v {
             Value::Object(m) => {
                 if !included && !self.may_include_below(path) {
@@ -153,6 +153,13 @@ impl SourceFilter {
     }
 }
 
+/// Whether pattern `p` names `path` or an object above it. A key may itself hold dots
+/// (`{"a.b": 1}`), so the prefixes of the path at each dot are tried too, as OpenSearch's
+/// automaton (`p` or `p.*`) does.
+fn covers(p: &str, path: &str) -> bool {
+    glob(p, path) || path.match_indices('.').any(|(i, _)| glob(p, &path[..i]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +180,16 @@ mod tests {
         assert_eq!(f(&["e.f"], &[]).apply(&src).unwrap(), json!({"e": [{"f": 1}]}));
         assert_eq!(f(&["b.*"], &["b.d"]).apply(&src).unwrap(), json!({"b": {"c": 2}}));
         assert_eq!(f(&["zzz"], &[]).apply(&src).unwrap(), json!({}));
+    }
+
+    #[test]
+    fn keys_with_dots_match_their_object_paths() {
+        let src = json!({"a.b": 1, "a": {"c": 2}, "x.y": {"z": 3, "w": 4}, "n": 5});
+        assert_eq!(f(&["a"], &[]).apply(&src).unwrap(), json!({"a.b": 1, "a": {"c": 2}}));
+        assert_eq!(f(&[], &["a"]).apply(&src).unwrap(), json!({"x.y": {"z": 3, "w": 4}, "n": 5}));
+        assert_eq!(f(&["x"], &["x.y.w"]).apply(&src).unwrap(), json!({"x.y": {"z": 3}}));
+        assert_eq!(f(&["x.y.z"], &[]).apply(&src).unwrap(), json!({"x.y": {"z": 3}}));
+        assert_eq!(f(&["a.b"], &[]).apply(&src).unwrap(), json!({"a.b": 1}));
     }
 
     #[test]

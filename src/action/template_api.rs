@@ -323,16 +323,37 @@ pub fn exists(md: &Metadata, kind: Kind, expr: &str) -> bool {
 }
 
 /// `POST _index_template/_simulate_index/{index}`: the settings, mappings and aliases an index of
-/// that name would get, and the other templates that match it.
-pub fn simulate_index(md: &Metadata, index: &str) -> OsResult<Value> {
+/// that name would get, and the other templates whose patterns overlap the winning template's
+/// (legacy ones first), as `TransportSimulateIndexTemplateAction` answers. A `body` is a
+/// composable template considered as if it existed (validated as a put would be).
+pub fn simulate_index(md: &Metadata, index: &str, body: Option<&Value>) -> OsResult<Value> {
+    let mut with_template;
+    let md = match body {
+        Some(b) => {
+            let name = format!("simulate_index_template_{}", crate::action::documents::generate_id().to_lowercase());
+            let t = normalise(Kind::Composable, &name, b, None)?;
+            with_template = md.clone();
+            check_composable(&with_template, &name, &t)?;
+            with_template.index_templates.insert(name, t);
+            &with_template
+        }
+        None => md,
+    };
     let r = templates::apply(md, CreateIndex { name: index.to_string(), ..Default::default() })?;
-    let winner = templates::find_composable(md, index).map(|(n, _)| n.clone());
-    let overlapping: Vec<Value> = md
-        .index_templates
-        .iter()
-        .filter(|(n, t)| Some(*n) != winner.as_ref() && str_list(&t["index_patterns"]).iter().any(|p| glob(p, index)))
-        .map(|(n, t)| json!({"name": n, "index_patterns": t["index_patterns"]}))
-        .collect();
+    let winner = templates::find_composable(md, index).map(|(n, t)| (n.clone(), str_list(&t["index_patterns"])));
+    let overlapping: Vec<Value> = match &winner {
+        Some((w, pats)) => {
+            let v1 = md.templates.iter().filter(|(_, t)| overlaps(pats, &str_list(&t["index_patterns"])));
+            let v2 = md.index_templates.iter().filter(|(n, t)| *n != w && overlaps(pats, &str_list(&t["index_patterns"])));
+            v1.chain(v2).map(|(n, t)| json!({"name": n, "index_patterns": t["index_patterns"]})).collect()
+        }
+        None => md
+            .index_templates
+            .iter()
+            .filter(|(_, t)| str_list(&t["index_patterns"]).iter().any(|p| glob(p, index)))
+            .map(|(n, t)| json!({"name": n, "index_patterns": t["index_patterns"]}))
+            .collect(),
+    };
     let aliases: Map<String, Value> = r.aliases.iter().map(|(n, a)| (n.clone(), a.to_json())).collect();
     Ok(json!({
         "template": {
@@ -398,6 +419,25 @@ mod tests {
         assert!(e.reason.starts_with("index template [b] has index patterns [foo-bar*] matching patterns from existing templates [a] with patterns (a => [foo*]) that have the same priority [0]"), "{}", e.reason);
         let t = normalise(Kind::Composable, "b", &json!({"index_patterns": ["foo-bar*"], "priority": 1}), None).unwrap();
         assert!(check_composable(&md, "b", &t).is_ok());
+    }
+
+    #[test]
+    fn simulate_lists_overlapping_legacy_then_composable_and_uses_the_body() {
+        let mut md = Metadata::default();
+        md.templates.insert("v1".into(), json!({"index_patterns": ["t*", "t1*"], "order": 0, "settings": {"index": {"number_of_shards": "5"}}}));
+        md.index_templates.insert("v2".into(), json!({"index_patterns": ["te*"], "priority": 10}));
+        md.index_templates.insert("win".into(), json!({"index_patterns": ["te*"], "priority": 20, "template": {"settings": {"index": {"number_of_shards": "1"}}}}));
+        md.index_templates.insert("other".into(), json!({"index_patterns": ["x*"], "priority": 1}));
+        let v = simulate_index(&md, "test", None).unwrap();
+        assert_eq!(v["overlapping"], json!([{"name": "v1", "index_patterns": ["t*", "t1*"]}, {"name": "v2", "index_patterns": ["te*"]}]));
+        assert_eq!(v["template"]["settings"]["index"]["number_of_shards"], "1");
+        // A body template with a higher priority wins, and the stored ones become overlapping.
+        let body = json!({"index_patterns": "te*", "priority": 30, "template": {"settings": {"index.blocks.write": true}}});
+        let v = simulate_index(&md, "test", Some(&body)).unwrap();
+        assert_eq!(v["template"]["settings"]["index"]["blocks"]["write"], "true");
+        let names: Vec<&str> = v["overlapping"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["v1", "v2", "win"]);
+        assert_eq!(md.index_templates.len(), 3, "the simulation stores nothing");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::documents::{active_shards, delete_in, doc_error, index_into, shards_t
 use super::source_filter::SourceFilter;
 use crate::error::{OsError, OsResult};
 use super::script_glue::{Script, UpdateContext};
-use crate::shard::versioning::Constraints;
+use crate::shard::versioning::{check_seq_no, Constraints, Current};
 use crate::cluster::ClusterService;
 
 /// An update request.
@@ -57,20 +57,44 @@ impl UpdateRequest {
                 }
             }
         }
+        let errors = self.validate();
+        if !errors.is_empty() {
+            return Err(OsError::validation(&errors));
+        }
+        Ok(())
+    }
+}
+
+impl UpdateRequest {
+    /// The checks of OpenSearch's `UpdateRequest.validate`, in its order.
+    pub fn validate(&self) -> Vec<String> {
         let mut errors = Vec::new();
+        match (self.if_seq_no, self.if_primary_term) {
+            (Some(_), None | Some(0)) => errors.push("ifSeqNo is set, but primary term is [0]".to_string()),
+            (None, Some(t)) if t != 0 => errors.push(format!("ifSeqNo is unassigned, but primary term is [{t}]")),
+            _ => {}
+        }
+        if self.if_seq_no.is_some() {
+            if self.retry_on_conflict > 0 {
+                errors.push("compare and write operations can not be retried".to_string());
+            }
+            if self.doc_as_upsert {
+                errors.push("compare and write operations can not be used with upsert".to_string());
+            }
+            if self.upsert.is_some() {
+                errors.push("upsert requests don't support `if_seq_no` and `if_primary_term`".to_string());
+            }
+        }
         if self.doc.is_none() && self.script.is_none() {
             errors.push("script or doc is missing".to_string());
         }
         if self.doc.is_some() && self.script.is_some() {
             errors.push("can't provide both script and doc".to_string());
         }
-        if self.doc_as_upsert && self.upsert.is_some() {
-            errors.push("doc must not be specified if doc_as_upsert is enabled".to_string());
+        if self.doc.is_none() && self.doc_as_upsert {
+            errors.push("doc must be specified if doc_as_upsert is enabled".to_string());
         }
-        if !errors.is_empty() {
-            return Err(OsError::validation(&errors));
-        }
-        Ok(())
+        errors
     }
 }
 
@@ -129,10 +153,13 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
     let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
     let current = shard.engine.get(&req.id)?;
     let base_constraints = Constraints { if_seq_no: req.if_seq_no, if_primary_term: req.if_primary_term, ..Default::default() };
+    if let (Some(doc), Some(_)) = (&current, req.if_seq_no) {
+        // As `ShardGetService.getForUpdate`: a stale pair is a conflict whatever the update
+        // would do (noop, delete or index), and nothing changes.
+        let cur = Current { seq_no: doc.seq_no, primary_term: doc.primary_term, version: doc.version, deleted: false };
+        check_seq_no(&req.id, &base_constraints, Some(cur)).map_err(|e| doc_error(OsError::from(e), &svc, &shard))?;
+    }
     let Some(doc) = current else {
-        if req.if_seq_no.is_some() {
-            return Err(doc_error(OsError::new("document_missing_exception", format!("[{}]: document missing", req.id)), &svc, &shard));
-        }
         // Upsert paths.
         let mut upsert = match (&req.upsert, req.doc_as_upsert, &req.doc) {
             (Some(u), _, _) => u.clone(),

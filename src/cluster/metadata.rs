@@ -69,7 +69,11 @@ impl AliasMetadata {
             return Err(OsError::illegal(format!("alias [{name}] definition must be an object")));
         };
         let mut a = AliasMetadata::default();
-        for (k, val) in m {
+        // `routing` sets both and the specific keys win, whatever their order in the object
+        // (as `AliasActions.routing` before `indexRouting`/`searchRouting`).
+        let mut keys: Vec<(&String, &Value)> = m.iter().collect();
+        keys.sort_by_key(|(k, _)| k.as_str() != "routing");
+        for (k, val) in keys {
             let s = || -> OsResult<String> {
                 match val {
                     Value::String(s) => Ok(s.clone()),

@@ -7,12 +7,14 @@
 //! | `router.rs` | the route table, 405s, unknown-parameter rejection |
 //! | `request.rs` | the request handlers see, typed parameter accessors |
 //! | `render.rs` | JSON/YAML rendering, `filter_path` |
+//! | `error_trace.rs` | `stack_trace` fields for `error_trace=true` |
 //! | `binary_formats.rs` | `format=cbor` and `format=smile` |
 //! | `cat.rs` | the CAT table renderer |
 //! | `handlers/` | one file per API group |
 
 pub mod cat;
 pub mod binary_formats;
+pub mod error_trace;
 pub mod handlers;
 pub mod render;
 pub mod request;

@@ -81,6 +81,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let params = parse_query(parts.uri.query().unwrap_or(""));
     let accept_gzip = parts.headers.get("accept-encoding").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("gzip"));
     let pretty = params.get("pretty").is_some_and(|v| v != "false");
+    let error_trace = params.get("error_trace").is_some_and(|v| v != "false");
     let filter = params.get("filter_path").cloned();
     let format = match params.get("format").map(String::as_str) {
         Some("yaml") => Format::Yaml,
@@ -184,6 +185,12 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         Ok(r) => r,
         Err(e) => error_response(&e, head),
     };
+    if error_trace && !head {
+        resp.json_body();
+        if let super::render::Body::Json(v) = &mut resp.body {
+            super::error_trace::add_stack_traces(v);
+        }
+    }
     for w in warnings {
         let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
         resp.headers.push(("Warning".into(), format!("299 OpenSearch-3.3.0-{} \"{escaped}\"", crate::action::cluster_info::BUILD_HASH)));

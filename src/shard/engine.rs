@@ -422,6 +422,19 @@ impl ShardEngine {
         self.writer.get(id)
     }
 
+    /// Get by id from the refreshed segments only (`realtime=false`): what a search sees, so a
+    /// document written since the last refresh is not found (and a deleted one still is).
+    pub fn get_searchable(&self, id: &str) -> Result<Option<StoredDocument>> {
+        let searcher = self.writer.searcher()?;
+        for leaf in searcher.leaves().iter().rev() {
+            let live = &leaf.live;
+            if let Some(d) = leaf.reader.find_id(id, &|d| live.is_live(d))? {
+                return crate::engine::index::writer::read_document(&leaf.reader, d).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
     /// Makes buffered documents searchable; prunes expired tombstones.
     pub fn refresh(&self) -> Result<bool> {
         let gc = self.config.gc_deletes;

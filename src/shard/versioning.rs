@@ -41,7 +41,9 @@ fn conflict(id: &str, reason: String) -> Error {
     Error::VersionConflict { id: id.to_string(), reason }
 }
 
-fn check_seq_no(id: &str, c: &Constraints, current: Option<Current>) -> Result<(), Error> {
+/// The `if_seq_no`/`if_primary_term` check alone (an update checks it against the document it
+/// read, before deciding anything).
+pub fn check_seq_no(id: &str, c: &Constraints, current: Option<Current>) -> Result<(), Error> {
     // Request validation, with OpenSearch's messages: the two only make sense together.
     match (c.if_seq_no, c.if_primary_term) {
         (Some(_), None) | (Some(_), Some(0)) => {

@@ -142,9 +142,12 @@ pub fn msearch(
     apply: &dyn Fn(&mut SearchRequest) -> OsResult<()>,
 ) -> OsResult<Value> {
     let start = std::time::Instant::now();
-    let mut responses = Vec::with_capacity(items.len());
+    // Every item is read first: `rest_total_hits_as_int` with an inexact `track_total_hits`
+    // fails the whole request (OpenSearch checks it while parsing, `checkRestTotalHits`);
+    // other problems of an item are that item's error.
+    let mut prepared = Vec::with_capacity(items.len());
     for (header, body) in items {
-        let r = (|| -> OsResult<Value> {
+        let p = (|| -> OsResult<Result<(Value, String, IndicesOptions, SearchRequest), OsError>> {
             let index = match header.get("index") {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","),
@@ -158,14 +161,29 @@ pub fn msearch(
                 o.allow_no_indices = b;
             }
             if let Some(e) = header.get("expand_wildcards").and_then(Value::as_str) {
-                o.expand = crate::cluster::resolve::ExpandWildcards::parse(e)?;
+                match crate::cluster::resolve::ExpandWildcards::parse(e) {
+                    Ok(x) => o.expand = x,
+                    Err(e) => return Ok(Err(e)),
+                }
             }
-            let mut req = SearchRequest::from_body(body)?;
-            apply(&mut req)?;
+            let mut req = match SearchRequest::from_body(body) {
+                Ok(r) => r,
+                Err(e) => return Ok(Err(e)),
+            };
+            if let Err(e) = apply(&mut req) {
+                return Ok(Err(e));
+            }
             if header.get("search_type").and_then(Value::as_str) == Some("dfs_query_then_fetch") {
                 req.dfs = true;
             }
             req.finish()?;
+            Ok(Ok((header, index, o, req)))
+        })()?;
+        prepared.push(p);
+    }
+    let mut responses = Vec::with_capacity(prepared.len());
+    for p in prepared {
+        let r = p.and_then(|(header, index, o, req)| {
             if let Some(p) = &req.pit {
                 if header.get("index").is_some_and(|i| !i.is_null()) || default_index.is_some() {
                     return Err(OsError::validation(&["[indices] cannot be used with point in time. Do not specify any index with point in time.".to_string()]));
@@ -173,7 +191,7 @@ pub fn msearch(
                 return pit::search(reg, p, &req);
             }
             search(cs, &index, o, &req)
-        })();
+        });
         responses.push(match r {
             Ok(mut v) => {
                 v["status"] = json!(200);

@@ -150,6 +150,9 @@ impl<'a> DocParser<'a> {
         if !key.contains('.') {
             return self.parse_path(parent, dynamic, key, std::slice::from_ref(&key), v);
         }
+        if key.chars().all(|c| c == '.') {
+            return Err(wrapped(MappingError::illegal("field name cannot contain only the character [.]")));
+        }
         let parts: Vec<&str> = key.split('.').collect();
         if parts.first().is_some_and(|p| p.is_empty()) || parts.last().is_some_and(|p| p.is_empty()) {
             return Err(wrapped(MappingError::illegal(format!(

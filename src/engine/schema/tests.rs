@@ -179,6 +179,12 @@ fn dotted_keys_are_objects() {
         parse(&m, json!({"": 1})).expect_err("empty").root_cause().reason,
         "field name cannot be an empty string"
     );
+    for key in [".", "..", "..."] {
+        assert_eq!(
+            parse(&m, json!({"foo": {key: "bar"}})).expect_err("only dots").root_cause().reason,
+            "field name cannot contain only the character [.]"
+        );
+    }
     let t = typed("text");
     let e = parse(&t, json!({"f.x": "v"})).expect_err("text is not an object");
     assert_eq!(

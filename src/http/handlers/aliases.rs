@@ -4,6 +4,8 @@ use super::indices_options;
 use crate::action::aliases::{self, AliasAction};
 use crate::cluster::metadata::AliasMetadata;
 use crate::cluster::resolve::{ExpandWildcards, IndicesOptions};
+use serde_json::Value;
+
 use crate::error::{OsError, OsResult};
 use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};
@@ -22,28 +24,53 @@ fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::json(status, body))
 }
 
+/// `PUT {index}/_alias/{name}` and its forms (`RestIndexPutAliasAction`): `index` and
+/// `alias` in the body override the path.
 fn put(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let body = req.json()?;
-    let index = req.path_param("index").unwrap_or_default().to_string();
-    let mut fields = serde_json::Map::new();
+    let split = |s: &str| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect::<Vec<_>>();
+    let mut indices = req.path_param("index").map(split).unwrap_or_default();
     let mut name = req.path_param("name").map(str::to_string);
-    if let Some(m) = body.as_object() {
+    let mut fields = serde_json::Map::new();
+    if req.has_body() {
+        let body = req.json()?;
+        let Some(m) = body.as_object() else {
+            return Err(OsError::illegal("No index alias is specified"));
+        };
         for (k, v) in m {
+            let text = || match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                Value::Bool(b) => Some(b.to_string()),
+                _ => None,
+            };
             match k.as_str() {
-                "alias" | "name" if name.is_none() => name = v.as_str().map(str::to_string),
-                "alias" | "name" | "index" => {}
-                _ => {
-                    fields.insert(k.clone(), v.clone());
+                "index" => indices = text().map(|s| split(&s)).unwrap_or_default(),
+                "alias" => name = text(),
+                "routing" | "index_routing" | "indexRouting" | "index-routing" | "search_routing" | "searchRouting" | "search-routing"
+                | "is_write_index" | "is_hidden" | "filter" => {
+                    if !v.is_null() {
+                        fields.insert(k.clone(), v.clone());
+                    }
                 }
+                other => return Err(OsError::illegal(format!("unknown field [{other}]"))),
             }
         }
     }
-    let Some(name) = name else {
-        return Err(OsError::validation(&["[alias] is missing".into()]));
-    };
-    let def = AliasMetadata::from_json(&name, &serde_json::Value::Object(fields))?;
-    let aliases = name.split(',').map(str::to_string).collect();
-    Ok(RestResponse::ok(aliases::apply(&node.cluster, &[AliasAction::Add { indices: vec![index], aliases, def }])?))
+    let mut errors = Vec::new();
+    if indices.is_empty() {
+        errors.push("One of [index/indices] is required".to_string());
+    }
+    let name = name.filter(|n| !n.is_empty());
+    if name.is_none() {
+        errors.push("One of [alias/aliases] is required".to_string());
+    }
+    if !errors.is_empty() {
+        return Err(OsError::validation(&errors));
+    }
+    let name = name.unwrap_or_default();
+    let def = AliasMetadata::from_json(&name, &Value::Object(fields))?;
+    let aliases = split(&name);
+    Ok(RestResponse::ok(aliases::apply(&node.cluster, &[AliasAction::Add { indices, aliases, def }])?))
 }
 
 fn delete(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -67,8 +94,11 @@ pub fn register(r: &mut Router) {
     for p in ["/_alias", "/_aliases", "/_alias/{name}", "/{index}/_alias", "/{index}/_aliases", "/{index}/_alias/{name}"] {
         r.add(&[Get, Head], p, "indices:admin/aliases/get", Pool::Management, GET_P, get);
     }
-    for p in ["/{index}/_alias/{name}", "/{index}/_aliases/{name}", "/{index}/_alias", "/{index}/_aliases"] {
+    for p in ["/{index}/_alias/{name}", "/{index}/_aliases/{name}", "/_alias/{name}", "/_aliases/{name}"] {
         r.add(&[Put, Post], p, "indices:admin/aliases", Pool::Management, PUT_P, put);
+    }
+    for p in ["/{index}/_alias", "/{index}/_aliases", "/_alias"] {
+        r.add(&[Put], p, "indices:admin/aliases", Pool::Management, PUT_P, put);
     }
     for p in ["/{index}/_alias/{name}", "/{index}/_aliases/{name}"] {
         r.add(&[Delete], p, "indices:admin/aliases", Pool::Management, PUT_P, delete);

@@ -1,9 +1,10 @@
 //! Document APIs: `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::action::bulk::{self, BulkDefaults};
 use crate::action::documents::active_shards::{ActiveShardCount, DEFAULT_TIMEOUT};
+use crate::action::documents::mget::MgetDefaults;
 use crate::action::documents::{self, parse_version_type, ActiveWait, DeleteRequest, GetRequest, IndexRequest, Refresh};
 use crate::action::source_filter::SourceFilter;
 use crate::action::update::{self, UpdateRequest};
@@ -73,8 +74,14 @@ fn index_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::json(o.status, documents::write_response(&o)))
 }
 
-fn source_filter(req: &RestRequest) -> SourceFilter {
-    SourceFilter::from_params(req.param("_source"), req.param("_source_includes"), req.param("_source_excludes"))
+/// `_source`, `_source_includes`, `_source_excludes` as OpenSearch's
+/// `FetchSourceContext.parseFromRestRequest` reads them: `None` when none is given.
+fn source_filter(req: &RestRequest) -> Option<SourceFilter> {
+    if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") {
+        Some(SourceFilter::from_params(req.param("_source"), req.param("_source_includes"), req.param("_source_excludes")))
+    } else {
+        None
+    }
 }
 
 fn get_request(req: &RestRequest) -> OsResult<GetRequest> {
@@ -88,6 +95,7 @@ fn get_request(req: &RestRequest) -> OsResult<GetRequest> {
         version: req.int_param("version")?,
         version_type: vt,
         refresh: req.bool_param("refresh", false)?,
+        not_realtime: !req.bool_param("realtime", true)?,
     })
 }
 
@@ -102,29 +110,19 @@ fn get_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn get_source(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let g = get_request(req)?;
-    let (found, body) = documents::get(&node.cluster, &g)?;
-    let missing = || {
-        OsError::new("resource_not_found_exception", format!("Document not found [{}]/[_doc]/[{}]", g.index, g.id))
-    };
-    if !found {
-        if req.method == Method::Head {
-            return Ok(RestResponse::status(404));
-        }
-        return Err(missing());
+    if g.source.as_ref().is_some_and(|f| f.disabled) {
+        return Err(OsError::validation(&["fetching source can not be disabled".into()]));
     }
-    match body.get("_source") {
-        Some(s) => {
-            if req.method == Method::Head {
-                return Ok(RestResponse::status(200));
-            }
-            Ok(RestResponse::ok(s.clone()))
-        }
-        None => {
-            if req.method == Method::Head {
-                return Ok(RestResponse::status(404));
-            }
-            Err(OsError::new("resource_not_found_exception", format!("Source not found [{}]/[_doc]/[{}]", g.index, g.id)))
-        }
+    let (found, body) = documents::get(&node.cluster, &g)?;
+    let index = body.get("_index").and_then(Value::as_str).unwrap_or(&g.index).to_string();
+    let source = body.get("_source").filter(|_| found);
+    if req.method == Method::Head {
+        return Ok(RestResponse::status(if source.is_some() { 200 } else { 404 }));
+    }
+    match source {
+        Some(s) => Ok(RestResponse::ok(s.clone())),
+        None if !found => Err(OsError::new("resource_not_found_exception", format!("Document not found [{index}]/[{}]", g.id))),
+        None => Err(OsError::new("resource_not_found_exception", format!("Source not found [{index}]/[{}]", g.id))),
     }
 }
 
@@ -142,6 +140,12 @@ fn delete_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    // `RestUpdateAction`: versioned updates are refused before anything else.
+    if req.has("version") || req.has("version_type") {
+        return Err(OsError::validation(&[
+            "internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead".into(),
+        ]));
+    }
     let mut u = UpdateRequest {
         index: req.path_param("index").unwrap_or_default().to_string(),
         id: req.path_param("id").unwrap_or_default().to_string(),
@@ -156,8 +160,8 @@ fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     };
     let body = req.required_json()?;
     u.apply_body(&body)?;
-    if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") {
-        u.source = Some(source_filter(req));
+    if let Some(f) = source_filter(req) {
+        u.source = Some(f);
     }
     let (o, get) = update::update(&node.cluster, &u)?;
     Ok(RestResponse::json(o.status, update::response(&o, get)))
@@ -170,7 +174,7 @@ fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         pipeline: req.param("pipeline").map(str::to_string),
         require_alias: req.bool_param("require_alias", false)?,
         refresh: Refresh::parse(req.param("refresh"))?,
-        source: if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") { Some(source_filter(req)) } else { None },
+        source: source_filter(req),
         wait: active_wait(req)?,
     };
     Ok(RestResponse::raw_json(200, bulk::bulk(&node.cluster, &req.body, &d)?))
@@ -178,57 +182,23 @@ fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn mget(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let body = req.required_json()?;
-    let default_index = req.path_param("index").map(str::to_string);
-    let default_filter = source_filter(req);
-    let mut specs: Vec<(Option<String>, String, Option<String>, SourceFilter, Option<Vec<String>>)> = Vec::new();
-    let id_str = |v: &Value| match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
+    let d = MgetDefaults {
+        index: req.path_param("index").map(str::to_string),
+        stored_fields: req.list_param("stored_fields"),
+        source: source_filter(req),
+        routing: req.param("routing").map(str::to_string),
+        refresh: req.bool_param("refresh", false)?,
+        not_realtime: !req.bool_param("realtime", true)?,
     };
-    if let Some(docs) = body.get("docs").and_then(Value::as_array) {
-        for d in docs {
-            let Some(id) = d.get("_id").and_then(id_str) else {
-                return Err(OsError::validation(&[format!("id is missing for doc {}", specs.len())]));
-            };
-            let index = d.get("_index").and_then(Value::as_str).map(str::to_string).or(default_index.clone());
-            let routing = d.get("routing").or(d.get("_routing")).and_then(id_str).or(req.param("routing").map(str::to_string));
-            let filter = match d.get("_source") {
-                Some(s) => SourceFilter::from_json(s).map_err(OsError::parsing)?,
-                None => default_filter.clone(),
-            };
-            let stored = d.get("stored_fields").and_then(Value::as_array).map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect());
-            specs.push((index, id, routing, filter, stored));
-        }
-    } else if let Some(ids) = body.get("ids").and_then(Value::as_array) {
-        for id in ids {
-            let Some(id) = id_str(id) else { return Err(OsError::illegal("ids must be strings")) };
-            specs.push((default_index.clone(), id, req.param("routing").map(str::to_string), default_filter.clone(), None));
-        }
-    } else {
-        return Err(OsError::parsing("unexpected token, expected [docs] or [ids]").status(400));
-    }
-    if specs.is_empty() {
-        return Err(OsError::validation(&["no documents to get".into()]));
-    }
-    let mut out = Vec::new();
-    for (i, (index, id, routing, filter, stored)) in specs.into_iter().enumerate() {
-        let Some(index) = index else {
-            return Err(OsError::validation(&[format!("index is missing for doc {i}")]));
-        };
-        let g = GetRequest { index: index.clone(), id: id.clone(), routing, source: filter, stored_fields: stored, refresh: req.bool_param("refresh", false)?, ..Default::default() };
-        match documents::get(&node.cluster, &g) {
-            Ok((_, body)) => out.push(body),
-            Err(e) => out.push(json!({"_index": index, "_id": id, "error": e.to_body()["error"].clone()})),
-        }
-    }
-    Ok(RestResponse::ok(json!({"docs": out})))
+    let items = documents::mget::parse(&body, &d)?;
+    Ok(RestResponse::ok(documents::mget::mget(&node.cluster, &items)))
 }
 
 const INDEX_P: &[&str] = &["if_seq_no", "if_primary_term", "op_type", "pipeline", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards", "require_alias"];
 const GET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
+const GET_SOURCE_P: &[&str] = &["preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
 const DELETE_P: &[&str] = &["if_seq_no", "if_primary_term", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards"];
-const UPDATE_P: &[&str] = &["if_seq_no", "if_primary_term", "lang", "refresh", "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes"];
+const UPDATE_P: &[&str] = &["if_seq_no", "if_primary_term", "lang", "refresh", "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
 const BULK_P: &[&str] = &["pipeline", "refresh", "require_alias", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "type", "batch_size"];
 const MGET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes"];
 
@@ -239,7 +209,7 @@ pub fn register(r: &mut Router) {
     r.add(&[Post], "/{index}/_doc", "indices:data/write/index", Pool::Write, INDEX_P, index_doc);
     r.add(&[Put, Post], "/{index}/_create/{id}", "indices:data/write/index", Pool::Write, INDEX_P, index_doc);
     r.add(&[Get, Head], "/{index}/_doc/{id}", "indices:data/read/get", Pool::Get, GET_P, get_doc);
-    r.add(&[Get, Head], "/{index}/_source/{id}", "indices:data/read/get", Pool::Get, GET_P, get_source);
+    r.add(&[Get, Head], "/{index}/_source/{id}", "indices:data/read/get", Pool::Get, GET_SOURCE_P, get_source);
     r.add(&[Delete], "/{index}/_doc/{id}", "indices:data/write/delete", Pool::Write, DELETE_P, delete_doc);
     r.add(&[Post], "/{index}/_update/{id}", "indices:data/write/update", Pool::Write, UPDATE_P, update_doc);
     for p in ["/_bulk", "/{index}/_bulk"] {

@@ -34,7 +34,8 @@ fn caps(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 fn field_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, OPEN)?;
     let fields: Vec<String> = req.path_param("fields").unwrap_or_default().split(',').map(str::to_string).collect();
-    Ok(RestResponse::ok(field_caps::field_mapping(&node.cluster, &index_expr(req), o, &fields)?))
+    let defaults = req.bool_param("include_defaults", false)?;
+    Ok(RestResponse::ok(field_caps::field_mapping(&node.cluster, &index_expr(req), o, &fields, defaults)?))
 }
 
 const CAPS_P: &[&str] = &["fields", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "include_unmapped", "types"];

@@ -48,6 +48,16 @@ fn close(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(indices::close(&node.cluster, &index_expr(req), o)?))
 }
 
+fn resolve_index(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    // `ResolveIndexAction.Request.DEFAULT_INDICES_OPTIONS`: strict, open indices.
+    let expand = match req.param("expand_wildcards") {
+        Some(e) => ExpandWildcards::parse(e)?,
+        None => ExpandWildcards { open: true, closed: false, hidden: false },
+    };
+    let name = req.path_param("name").unwrap_or("*");
+    Ok(RestResponse::ok(crate::action::resolve_index::resolve_index(&node.cluster.metadata(), name, expand)?))
+}
+
 fn refresh(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::Refresh)?))
@@ -55,6 +65,11 @@ fn refresh(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn flush(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
+    // `FlushRequest.validate`. A flush here always commits (what `force` asks for) and waits for
+    // one in progress (the shard's flush lock), so `wait_if_ongoing=true` is what runs.
+    if req.bool_param("force", false)? && !req.bool_param("wait_if_ongoing", true)? {
+        return Err(OsError::validation(&["wait_if_ongoing must be true for a force flush".into()]));
+    }
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::Flush)?))
 }
 
@@ -65,8 +80,11 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         return Err(OsError::validation(&[format!("max_num_segments must be >= 1 or -1, got {max}")]));
     }
     let only_expunge = req.bool_param("only_expunge_deletes", false)?;
-    if only_expunge && req.has("max_num_segments") {
-        return Err(OsError::validation(&["cannot set only_expunge_deletes and max_num_segments at the same time, those two parameters are mutually exclusive".into()]));
+    if only_expunge && max != -1 {
+        // `RestForceMergeAction`: accepted with a deprecation warning.
+        crate::error::deprecation_warning(
+            "setting only_expunge_deletes and max_num_segments at the same time is deprecated and will be rejected in a future version",
+        );
     }
     let max = if max == -1 { 1 } else { max as usize };
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?))
@@ -92,7 +110,8 @@ fn put_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn get_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, true, false))?;
-    let names: Option<Vec<String>> = req.path_param("name").map(|n| n.split(',').map(str::to_string).collect());
+    // `paramAsStringArrayOrEmptyIfAll("name")`: `_all` filters nothing.
+    let names: Option<Vec<String>> = req.path_param("name").filter(|n| *n != "_all").map(|n| n.split(',').map(str::to_string).collect());
     let flat = req.bool_param("flat_settings", false)?;
     let defaults = req.bool_param("include_defaults", false)?;
     Ok(RestResponse::ok(indices::get_settings(&node.cluster, &index_expr(req), o, names.as_deref(), flat, defaults)?))
@@ -130,6 +149,7 @@ pub fn register(r: &mut Router) {
     r.add(&[Get, Head], "/{index}", "indices:admin/get", Pool::Management, GET_P, get);
     r.add(&[Post], "/{index}/_open", "indices:admin/open", Pool::Management, OPEN_P, open);
     r.add(&[Post], "/{index}/_close", "indices:admin/close", Pool::Management, OPEN_P, close);
+    r.add(&[Get], "/_resolve/index/{name}", "indices:admin/resolve/index", Pool::Management, &["expand_wildcards"], resolve_index);
     for p in ["/_refresh", "/{index}/_refresh"] {
         r.add(&[Get, Post], p, "indices:admin/refresh", Pool::Management, REFRESH_P, refresh);
     }

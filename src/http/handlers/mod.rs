@@ -12,6 +12,7 @@
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
+//! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
 
 pub mod aliases;
@@ -19,6 +20,7 @@ pub mod analyze;
 pub mod cat;
 pub mod cluster;
 pub mod documents;
+pub mod explain;
 pub mod field_caps;
 pub mod indices;
 pub mod nodes;
@@ -47,6 +49,7 @@ pub fn router() -> Router {
     field_caps::register(&mut r);
     cat::register(&mut r);
     search::register(&mut r);
+    explain::register(&mut r);
     pit::register(&mut r);
     recovery::register(&mut r);
     r

@@ -64,6 +64,28 @@ fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     }
 }
 
+fn validate_query(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    use crate::action::validate_query::{validate, ValidateRequest};
+    let mut r = ValidateRequest { explain: req.bool_param("explain", false)?, rewrite: req.bool_param("rewrite", false)?, ..Default::default() };
+    if req.has_body() {
+        match req.json().and_then(|b| crate::action::explain::parse_body(&b)) {
+            Ok(q) => r.query = q,
+            Err(e) => r.parse_error = Some(e),
+        }
+    } else if let Some(q) = req.param("q") {
+        r.q = Some(crate::action::search::request::QueryStringParams {
+            q: q.to_string(),
+            df: req.param("df").map(str::to_string),
+            default_operator: req.param("default_operator").map(str::to_string),
+            analyzer: req.param("analyzer").map(str::to_string),
+            lenient: req.bool_param("lenient", false)?,
+            analyze_wildcard: req.bool_param("analyze_wildcard", false)?,
+        });
+    }
+    let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
+    Ok(RestResponse::ok(validate(&node.cluster, &index_expr(req), o, &r)?))
+}
+
 fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
     let mut items = Vec::new();
@@ -119,6 +141,11 @@ const MSEARCH_P: &[&str] = &[
     "search_type", "typed_keys",
 ];
 
+const VALIDATE_P: &[&str] = &[
+    "explain", "rewrite", "all_shards", "q", "df", "analyzer", "analyze_wildcard", "default_operator", "lenient", "ignore_unavailable",
+    "allow_no_indices", "expand_wildcards",
+];
+
 /// Registers the routes.
 pub fn register(r: &mut Router) {
     use Method::*;
@@ -127,6 +154,9 @@ pub fn register(r: &mut Router) {
     }
     for p in ["/_count", "/{index}/_count"] {
         r.add(&[Get, Post], p, "indices:data/read/search", Pool::Search, COUNT_P, do_count);
+    }
+    for p in ["/_validate/query", "/{index}/_validate/query"] {
+        r.add(&[Get, Post], p, "indices:admin/validate/query", Pool::Search, VALIDATE_P, validate_query);
     }
     for p in ["/_msearch", "/{index}/_msearch"] {
         r.add(&[Get, Post], p, "indices:data/read/msearch", Pool::Search, MSEARCH_P, do_msearch);

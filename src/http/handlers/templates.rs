@@ -48,7 +48,8 @@ fn delete(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn simulate_index(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let name = req.path_param("name").unwrap_or_default();
-    Ok(RestResponse::ok(template_api::simulate_index(&node.cluster.metadata(), name)?))
+    let body = if req.has_body() { Some(req.json()?) } else { None };
+    Ok(RestResponse::ok(template_api::simulate_index(&node.cluster.metadata(), name, body.as_ref())?))
 }
 
 const PUT_P: &[&str] = &["create", "cause", "order", "timeout", "master_timeout", "cluster_manager_timeout"];

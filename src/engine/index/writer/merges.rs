@@ -111,9 +111,13 @@ impl IndexWriter {
         }
         let files = Arc::new(self.deleter.acquire(reader.files()));
         let dirty = merged_live.num_deleted() > 0;
+        // The merged segment is searchable with every delete it carries (deletes made since
+        // the last refresh to documents it merged become visible with it).
+        let merged_live = Arc::new(merged_live);
         let merged = Segment {
             reader: Arc::new(reader),
-            live: Arc::new(merged_live),
+            searchable: merged_live.clone(),
+            live: merged_live,
             del_gen: 0,
             liv_dirty: dirty,
             files,

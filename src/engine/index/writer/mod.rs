@@ -25,6 +25,11 @@
 //! that hit a merging segment meanwhile are carried over to the merged segment at install
 //! (numbered steps in [`IndexWriter::run_merge`]).
 //!
+//! Searchers see each segment's live docs as of the last refresh (`searchable`): a delete, or
+//! the delete half of an update, is visible to search only after a refresh, like the new
+//! documents, while realtime get and version checks use the current live docs. A merged segment
+//! is searchable with all the deletes it carries.
+//!
 //! Failure: an I/O error or corruption during refresh, commit or merge install is *tragic*, as in
 //! Lucene: the writer refuses further work ([`Error::Closed`]) and the shard must fail and recover
 //! from its last commit and translog. Nothing is acknowledged past a failed fsync.
@@ -123,6 +128,9 @@ pub struct SegmentStats {
 struct Segment {
     reader: Arc<SegmentReader>,
     live: Arc<LiveDocs>,
+    /// The live docs searchers see: `live` as of the last refresh (a delete or an update is
+    /// visible to search only after a refresh, as in OpenSearch; realtime reads use `live`).
+    searchable: Arc<LiveDocs>,
     /// Generation of the `.liv` on disk (0: none).
     del_gen: u64,
     /// Whether `live` has deletes not yet written to a `.liv`.
@@ -214,9 +222,11 @@ impl IndexWriter {
                 };
                 let files = Arc::new(deleter.acquire(reader.files()));
                 let liv_file = (cs.del_gen > 0).then(|| Arc::new(deleter.acquire(vec![commit::live_docs_file(&cs.id, cs.del_gen)])));
+                let live = Arc::new(live);
                 segments.push(Segment {
                     reader,
-                    live: Arc::new(live),
+                    searchable: live.clone(),
+                    live,
                     del_gen: cs.del_gen,
                     liv_dirty: false,
                     files,
@@ -427,7 +437,7 @@ impl IndexWriter {
             let mut s = self.locked()?;
             let taken = self.pool.take_all();
             if taken.is_empty() {
-                return Ok(false);
+                return Ok(Self::publish_deletes(&mut s));
             }
             let mut batch = Vec::with_capacity(taken.len());
             for b in taken {
@@ -458,7 +468,24 @@ impl IndexWriter {
         for ((info, deleted, reader), f) in flushed.into_iter().zip(flushing) {
             self.publish(&mut s, info.max_doc, deleted.into_iter().chain(f.deletes), reader);
         }
+        Self::publish_deletes(&mut s);
         Ok(true)
+    }
+
+    /// Makes the deletes since the last refresh visible to new searchers; returns whether
+    /// there were any.
+    fn publish_deletes(s: &mut State) -> bool {
+        let mut any = false;
+        for seg in &mut s.segments {
+            if !Arc::ptr_eq(&seg.searchable, &seg.live) {
+                seg.searchable = seg.live.clone();
+                any = true;
+            }
+        }
+        if any {
+            s.version += 1;
+        }
+        any
     }
 
     /// Writes a buffer as segment `seg` and opens it.
@@ -477,9 +504,11 @@ impl IndexWriter {
             any = true;
         }
         let files = Arc::new(self.deleter.acquire(reader.files()));
+        let live = Arc::new(live);
         s.segments.push(Segment {
             reader: Arc::new(reader),
-            live: Arc::new(live),
+            searchable: live.clone(),
+            live,
             del_gen: 0,
             liv_dirty: any,
             files,
@@ -502,7 +531,8 @@ impl IndexWriter {
                 Err(e) => return Err(self.fail(s, e)),
             }
         }
-        Ok(any)
+        let deletes = Self::publish_deletes(s);
+        Ok(any || deletes)
     }
 
     /// A point-in-time view of the searchable segments; it keeps their files alive while it lives.
@@ -511,7 +541,7 @@ impl IndexWriter {
         let mut leaves = Vec::with_capacity(s.segments.len());
         let mut base = 0u32;
         for seg in &s.segments {
-            leaves.push(Leaf { reader: seg.reader.clone(), live: seg.live.clone(), doc_base: base, files: seg.files.clone() });
+            leaves.push(Leaf { reader: seg.reader.clone(), live: seg.searchable.clone(), doc_base: base, files: seg.files.clone() });
             base += seg.reader.max_doc();
         }
         Ok(Searcher::new(leaves, s.version))

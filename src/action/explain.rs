@@ -1,0 +1,152 @@
+//! `GET/POST {index}/_explain/{id}`: the engine's explanation of one document's score for a
+//! query, as OpenSearch's `TransportExplainAction` computes it: the document is looked up by id
+//! in a pinned searcher of its shard (what a search sees: refreshed documents), and the query
+//! (with the alias's filter when `index` is a filtered alias) is explained against it.
+
+use serde_json::{json, Map, Value};
+
+use super::documents::{check_routing, read_target};
+use super::search::dsl::{self, QueryContext};
+use super::search::execute::{build_query, now_millis};
+use super::search::fetch::explanation_json;
+use super::search::request::QueryStringParams;
+use super::search::SearchRequest;
+use super::source_filter::SourceFilter;
+use crate::cluster::ClusterService;
+use crate::engine::index::writer::read_document;
+use crate::engine::query::Query;
+use crate::error::{OsError, OsResult};
+
+/// An explain request.
+#[derive(Debug, Clone, Default)]
+pub struct ExplainRequest {
+    pub index: String,
+    pub id: String,
+    pub routing: Option<String>,
+    /// The body's `query`.
+    pub query: Option<Value>,
+    /// `q=` and its options (used when the body has no query).
+    pub q: Option<QueryStringParams>,
+    /// `_source` filtering of the `get` part (`None`: no `get` part unless `stored_fields`).
+    pub source: Option<SourceFilter>,
+    pub stored_fields: Option<Vec<String>>,
+}
+
+/// Reads the body as `RestActions.getQueryContent` does: only `query` is allowed.
+pub fn parse_body(body: &Value) -> OsResult<Option<Value>> {
+    match body {
+        Value::Null => Ok(None),
+        Value::Object(m) => {
+            let mut query = None;
+            for (k, v) in m {
+                match k.as_str() {
+                    "query" => query = Some(v.clone()),
+                    other => return Err(OsError::parsing(format!("request does not support [{other}]"))),
+                }
+            }
+            Ok(query)
+        }
+        _ => Err(OsError::parsing("Expected [START_OBJECT] but found [VALUE_STRING]")),
+    }
+}
+
+/// `(status, body)` of the explain API: 404 with `matched: false` when the document does not
+/// exist (for the searcher), else 200 with the explanation.
+pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value)> {
+    if req.query.is_none() && req.q.is_none() {
+        return Err(OsError::validation(&["query is missing".into()]));
+    }
+    let svc = read_target(cs, &req.index)?;
+    // A filtered alias restricts what matches, as OpenSearch's alias filter does.
+    let alias_filter: Option<Value> = if svc.name != req.index {
+        cs.metadata().indices.get(&svc.name).and_then(|m| m.aliases.get(&req.index)).and_then(|a| a.filter.clone())
+    } else {
+        None
+    };
+    check_routing(&svc, &req.id, req.routing.as_deref())?;
+    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+    let searcher = shard.engine.searcher()?;
+    let mut found = None;
+    for (i, leaf) in searcher.leaves().iter().enumerate().rev() {
+        let live = &leaf.live;
+        if let Some(d) = leaf.reader.find_id(&req.id, &|d| live.is_live(d))? {
+            found = Some((i, d));
+            break;
+        }
+    }
+    let mut out = Map::new();
+    out.insert("_index".into(), json!(svc.name));
+    out.insert("_id".into(), json!(req.id));
+    let Some((segment, doc)) = found else {
+        out.insert("matched".into(), json!(false));
+        return Ok((404, Value::Object(out)));
+    };
+    let mapping = svc.mapping();
+    let analysis = svc.analysis().clone();
+    let qsearcher = searcher.query();
+    let qc = QueryContext {
+        mapping: &mapping,
+        analyzers: svc.analyzers(),
+        segments: &qsearcher.segments,
+        index: &svc.name,
+        now_millis: now_millis(),
+        analysis: Some(&analysis),
+    };
+    let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
+    let mut query = build_query(&sr, &qc)?;
+    if let Some(f) = &alias_filter {
+        let filter = dsl::parse(f, &qc)?;
+        query = Query::Bool { must: vec![query], should: vec![], must_not: vec![], filter: vec![filter], minimum_should_match: 0, boost: 1.0 };
+    }
+    let e = qsearcher.explain(&query, segment, doc)?;
+    out.insert("matched".into(), json!(e.matched));
+    out.insert("explanation".into(), explanation_json(&e));
+    if req.source.is_some() || req.stored_fields.is_some() {
+        let leaf = &searcher.leaves()[segment];
+        let d = read_document(&leaf.reader, doc)?;
+        let src: Value = serde_json::from_slice(&d.source).unwrap_or(Value::Null);
+        let mut get = Map::new();
+        get.insert("_seq_no".into(), json!(d.seq_no));
+        get.insert("_primary_term".into(), json!(d.primary_term));
+        get.insert("found".into(), json!(true));
+        let source_wanted = match &req.source {
+            Some(f) => !f.disabled,
+            None => req.stored_fields.as_ref().is_some_and(|f| f.iter().any(|x| x == "_source")),
+        };
+        if source_wanted && super::documents::source_enabled(&svc) {
+            let all = SourceFilter::default();
+            if let Some(s) = req.source.as_ref().unwrap_or(&all).apply(&src) {
+                get.insert("_source".into(), s);
+            }
+        }
+        if let Some(fields) = &req.stored_fields {
+            let mut fm = Map::new();
+            for f in fields {
+                if mapping.field_type(f).is_some_and(|t| t.store == Some(true)) {
+                    let vals = super::documents::extract_values(&src, f);
+                    if !vals.is_empty() {
+                        fm.insert(f.clone(), Value::Array(vals));
+                    }
+                }
+            }
+            if !fm.is_empty() {
+                get.insert("fields".into(), Value::Object(fm));
+            }
+        }
+        out.insert("get".into(), Value::Object(get));
+    }
+    Ok((200, Value::Object(out)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_takes_only_a_query() {
+        assert_eq!(parse_body(&json!({"query": {"match_all": {}}})).unwrap(), Some(json!({"match_all": {}})));
+        assert_eq!(parse_body(&Value::Null).unwrap(), None);
+        let e = parse_body(&json!({"match_all": {}})).unwrap_err();
+        assert_eq!((e.status, e.reason.as_str()), (400, "request does not support [match_all]"));
+    }
+}
