@@ -64,7 +64,7 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
         None
     };
     check_routing(&svc, &req.id, req.routing.as_deref())?;
-    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id)).clone();
+    let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
     let searcher = shard.engine.searcher()?;
     let mut found = None;
     for (i, leaf) in searcher.leaves().iter().enumerate().rev() {

@@ -20,14 +20,16 @@ pub fn with_defaults(f: &FieldType) -> Value {
     put("meta", json!({}));
     put("copy_to", json!([]));
     match &f.kind {
+        // Types whose defaults OpenSearch prints are their own few parameters, already shown.
+        FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_) | FieldKind::Alias { .. } => {}
         FieldKind::Text(t) => {
             let analyzer = t.analyzer.clone().unwrap_or_else(|| "default".into());
             let search = t.search_analyzer.clone().unwrap_or_else(|| analyzer.clone());
             put("analyzer", json!(analyzer));
             put("search_analyzer", json!(search));
             put("search_quote_analyzer", json!(search));
-            put("index_options", json!("positions"));
-            put("norms", json!(true));
+            put("index_options", json!(if t.match_only { "docs" } else { "positions" }));
+            put("norms", json!(!t.match_only));
             put("position_increment_gap", json!(100));
             put("similarity", json!("BM25"));
             put("eager_global_ordinals", json!(false));
