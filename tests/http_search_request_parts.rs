@@ -86,3 +86,31 @@ fn shard_doc_needs_a_point_in_time() {
     let r = post(s.addr, "/_search", &json!({"pit": {"id": id}, "sort": ["_shard_doc"]}).to_string());
     assert_eq!(r.status, 200, "{}", r.text());
 }
+
+#[test]
+fn filtered_aliases_filter_searches_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    assert_eq!(put(s.addr, "/fa", r#"{"mappings":{"properties":{"k":{"type":"keyword"}}}}"#).status, 200);
+    for (id, k) in [("1", "red"), ("2", "blue"), ("3", "red")] {
+        assert_eq!(put(s.addr, &format!("/fa/_doc/{id}?refresh=true"), &json!({"k": k}).to_string()).status, 201);
+    }
+    let r = post(
+        s.addr,
+        "/_aliases",
+        r#"{"actions":[{"add":{"index":"fa","alias":"reds","filter":{"term":{"k":"red"}}}},{"add":{"index":"fa","alias":"blues","filter":{"term":{"k":"blue"}}}},{"add":{"index":"fa","alias":"plain"}}]}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let total = |path: &str| get(s.addr, path).json()["hits"]["total"]["value"].clone();
+    assert_eq!(total("/reds/_search"), json!(2));
+    assert_eq!(total("/blues/_search"), json!(1));
+    assert_eq!(get(s.addr, "/reds/_count").json()["count"], json!(2));
+    // Two filtered aliases: either filter; any unfiltered way in: no filter.
+    assert_eq!(total("/reds,blues/_search"), json!(3));
+    assert_eq!(total("/reds,plain/_search"), json!(3));
+    assert_eq!(total("/reds,fa/_search"), json!(3));
+    assert_eq!(total("/fa/_search"), json!(3));
+    // The query still scores and filters inside the alias.
+    let r = post(s.addr, "/reds/_search", r#"{"query":{"ids":{"values":["1","2"]}}}"#).json();
+    assert_eq!(r["hits"]["total"]["value"], json!(1), "{r}");
+}

@@ -30,6 +30,8 @@ pub struct ShardContext {
     pub analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
     /// The index's analysis chains (keyword normalizers for term-level queries).
     pub analysis: Option<Arc<crate::engine::analysis::IndexAnalysis>>,
+    /// The filter of the aliases the index was reached through (see [`alias_filter`]).
+    pub alias_filter: Option<serde_json::Value>,
     /// The pinned segments (files stay alive while this exists).
     pub searcher: Searcher,
 }
@@ -68,6 +70,7 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
         failed.extend(svc.failed.iter().map(|f| (svc.name.clone(), f.id, f.reason.clone())));
         for shard in &svc.shards {
             out.push(ShardContext {
+                alias_filter: alias_filter(&md, expr, &svc.name),
                 index: svc.name.clone(),
                 index_uuid: svc.uuid.clone(),
                 shard: shard.id,
@@ -139,4 +142,34 @@ pub fn all_failed_to_open(failed: &[FailedShard]) -> OsError {
         .with("phase", "query")
         .with("grouped", true)
         .with("failed_shards", shards["failures"].clone())
+}
+
+/// The alias filter a search of `expr` applies to `index` (OpenSearch's
+/// `IndicesService.buildAliasFilter`): when the index is reached only through aliases that all
+/// carry a filter, the filters combined with OR; `None` when any part of the expression reaches
+/// it directly, through a wildcard over index names, or through an alias without a filter.
+pub fn alias_filter(md: &crate::cluster::metadata::Metadata, expr: &str, index: &str) -> Option<serde_json::Value> {
+    use crate::cluster::resolve::glob;
+    let Some(meta) = md.indices.get(index) else { return None };
+    let mut filters = Vec::new();
+    let mut any = false;
+    for part in expr.split(',').map(str::trim).filter(|p| !p.is_empty() && !p.starts_with('-')) {
+        if part == "_all" || part == "*" || glob(part, index) {
+            return None;
+        }
+        for (alias, a) in &meta.aliases {
+            if part == alias || (part.contains('*') && glob(part, alias)) {
+                any = true;
+                match &a.filter {
+                    None => return None,
+                    Some(f) => filters.push(f.clone()),
+                }
+            }
+        }
+    }
+    match (any, filters.len()) {
+        (false, _) | (_, 0) => None,
+        (true, 1) => filters.pop(),
+        (true, _) => Some(serde_json::json!({"bool": {"should": filters, "minimum_should_match": 1}})),
+    }
 }

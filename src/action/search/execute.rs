@@ -65,6 +65,17 @@ fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
     out
 }
 
+/// `q` restricted by the shard's alias filter (an index searched through filtered aliases).
+fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsResult<Query> {
+    Ok(match &c.alias_filter {
+        None => q,
+        Some(f) => {
+            let f = dsl::parse(f, qc)?;
+            Query::Bool { must: vec![q], should: vec![], must_not: vec![], filter: vec![f], minimum_should_match: 0, boost: 1.0 }
+        }
+    })
+}
+
 /// Builds the engine query of a request for one unit.
 pub fn build_query(req: &SearchRequest, qc: &QueryContext<'_>) -> OsResult<Query> {
     let mut q = match (&req.query, &req.q) {
@@ -145,7 +156,7 @@ struct UnitResult {
 fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, deadline: Option<Instant>, last: Option<&LastHit>) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
     let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
-    let query = build_query(req, &qc)?;
+    let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
@@ -415,11 +426,9 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     for (ci, c) in ctxs.iter().enumerate() {
         let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
         let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
-        let r = build_query(req, &qc).and_then(|q| {
+        let r = build_query(req, &qc).and_then(|q| with_alias_filter(q, c, &qc)).and_then(|q| {
             if let Some(min) = req.min_score {
-                let spec = TopSpec { size: MIN_SCORE_COLLECT_LIMIT, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() };
-                let top = c.searcher.query().search(&q, &spec)?;
-                Ok(top.hits.iter().filter(|h| h.score >= min).count() as u64)
+                Ok(c.searcher.query().count_min_score(&q, min)?)
             } else {
                 Ok(c.searcher.query().count(&q)?)
             }

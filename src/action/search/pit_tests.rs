@@ -64,6 +64,7 @@ fn keep_alive_limit() {
 
 fn shard(index: &str, shard: u32) -> ShardContext {
     ShardContext {
+        alias_filter: None,
         index: index.into(),
         index_uuid: format!("{index}-uuid"),
         shard,
