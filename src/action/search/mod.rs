@@ -34,6 +34,7 @@ pub mod date_math;
 pub mod dsl;
 pub mod dsl_cross_fields;
 pub mod dsl_fuzzy;
+pub mod dsl_intervals;
 pub mod dsl_keyword;
 pub mod dsl_term;
 pub mod dsl_text;

@@ -66,6 +66,7 @@ impl Weight {
             Weight::Term { display, .. }
             | Weight::Phrase { display, .. }
             | Weight::MultiPhrase { display, .. }
+            | Weight::Intervals { display, .. }
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
             | Weight::DocSet { display, .. }
@@ -150,6 +151,29 @@ impl Weight {
                 let f = Explanation::float(freq, format!("phraseFreq={}", java_float(freq)), vec![]);
                 let e = sim.explain(f, norm);
                 Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
+            }
+            Weight::Intervals { source, boost, display, .. } => {
+                let Some(mut sc) = super::intervals::scorer::IntervalScorer::new(seg, source, *boost, None)? else {
+                    return Ok(Explanation::no_match("no matching intervals", vec![]));
+                };
+                let found = sc.advance(doc) == doc && doc != NO_MORE_DOCS;
+                if let Some(e) = sc.take_error() {
+                    return Err(e);
+                }
+                if !found {
+                    return Ok(Explanation::no_match("no matching intervals", vec![]));
+                }
+                let freq = sc.freq();
+                let score = super::intervals::scorer::saturation(*boost, freq);
+                Explanation::float(
+                    score,
+                    "Saturation function on interval frequency, computed as w * S / (S + k) from:",
+                    vec![
+                        Explanation::float(*boost, "w, weight of this function", vec![]),
+                        Explanation::float(1.0, "k, pivot feature value that would give a score contribution equal to w/2", vec![]),
+                        Explanation::float(freq, format!("S, the sloppy frequency of the interval query {display}"), vec![]),
+                    ],
+                )
             }
             Weight::Bool { must, should, must_not, filter, msm, .. }
                 if must_not.is_empty() && filter.is_empty() && must.len() + should.len() == 1 && *msm <= 1 =>

@@ -33,6 +33,7 @@
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
+//! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
@@ -49,6 +50,7 @@ pub mod disjunction;
 pub mod explain;
 pub mod floor;
 pub mod function_score;
+pub mod intervals;
 pub mod max_score;
 pub mod multi_phrase;
 pub mod multi_term;

@@ -43,6 +43,8 @@ pub enum Query {
     /// Lucene's `MultiPhraseQuery`: at each relative position any of its terms (`(terms,
     /// position)`), at most `slop` moves apart; scored as one phrase over the idfs of every term.
     MultiPhrase { field: String, positions: Vec<(Vec<Vec<u8>>, u32)>, slop: u32, boost: f32 },
+    /// Lucene's `IntervalQuery`: documents with intervals of `source` (see [`super::intervals`]).
+    Intervals { field: String, source: Box<super::intervals::Source>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -125,6 +127,7 @@ impl fmt::Display for Query {
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
             Query::Blended { terms, .. } => super::blended::fmt_blended(terms, f),
             Query::MultiPhrase { field, positions, slop, .. } => super::multi_phrase::fmt_multi_phrase(field, positions, *slop, f),
+            Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
             Query::Boosting { positive, negative, negative_boost, .. } => {
                 write!(f, "FunctionScoreQuery({positive}, scored by boost(queryboost({negative})^{}))", super::bm25::java_float(*negative_boost))
             }
@@ -184,7 +187,8 @@ impl Query {
             | Query::Boosting { boost, .. }
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
-            | Query::MultiPhrase { boost, .. } => *boost,
+            | Query::MultiPhrase { boost, .. }
+            | Query::Intervals { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -207,7 +211,8 @@ impl Query {
             | Query::Boosting { boost, .. }
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
-            | Query::MultiPhrase { boost, .. } => *boost = b,
+            | Query::MultiPhrase { boost, .. }
+            | Query::Intervals { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

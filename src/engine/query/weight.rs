@@ -78,6 +78,9 @@ pub enum Weight {
     Boosting { pos: Box<Weight>, neg: Box<Weight>, negative_boost: f32, boost: f32, display: String },
     /// `function_score` with at least one function or a `min_score`.
     FunctionScore { inner: Arc<super::function_score::FunctionScoreWeight>, display: String },
+    /// An interval query (see [`super::intervals`]); `boost` is its weight, `constant` its score
+    /// when set.
+    Intervals { source: Arc<super::intervals::Source>, boost: f32, constant: Option<f32>, display: String },
     /// No document.
     MatchNone,
 }
@@ -155,6 +158,13 @@ impl Weight {
             Query::Blended { terms, blend, boost: b } => return super::blended::compile(terms, *blend, segments, boost * b, scoring, explained),
             Query::MultiPhrase { field, positions, slop, boost: b } => {
                 return super::multi_phrase::compile(field, positions, *slop, *b, segments, boost, scoring, explained);
+            }
+            Query::Intervals { source, boost: b, .. } => {
+                if **source == super::intervals::Source::NoMatch {
+                    return Ok(Weight::MatchNone);
+                }
+                let constant = if scoring { None } else { Some(0.0) };
+                Weight::Intervals { source: Arc::new((**source).clone()), boost: boost * b, constant, display }
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
@@ -285,6 +295,10 @@ impl Weight {
             Weight::MultiPhrase { field, positions, slop, sim, constant, .. } => {
                 return super::multi_phrase::box_scorer(seg, field, positions, *slop, sim, *constant);
             }
+            Weight::Intervals { source, boost, constant, .. } => match super::intervals::scorer::IntervalScorer::new(seg, source, *boost, *constant)? {
+                Some(s) => Some(Box::new(s)),
+                None => None,
+            },
             Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
                 return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
             }
