@@ -115,8 +115,8 @@ pub enum Node {
     Empty { started: bool },
     /// `DisjunctionIntervalIterator`.
     Disj { subs: Vec<Node>, queue: Heap, cur: Cur },
-    /// `OrderedIntervalIterator`.
-    Ordered { subs: Vec<Node>, start: i32, end: i32, slop: i32 },
+    /// `OrderedIntervalIterator` (`i`, the sub-iterator being placed, persists between calls).
+    Ordered { subs: Vec<Node>, start: i32, end: i32, slop: i32, i: usize },
     /// `UnorderedIntervalIterator`.
     Unordered { subs: Vec<Node>, queue: Heap, start: i32, end: i32, slop: i32, queue_end: i32 },
     /// `BlockIntervalIterator`.
@@ -154,7 +154,7 @@ pub fn build(source: &Source, leaf: &mut dyn FnMut(&str, &[u8]) -> usize) -> Nod
         }
         Source::NoMatch => Node::Empty { started: false },
         Source::Or(subs) => Node::Disj { subs: many(subs, leaf), queue: Heap::new(), cur: Cur::Empty },
-        Source::Ordered(subs) => Node::Ordered { subs: many(subs, leaf), start: -1, end: -1, slop: -1 },
+        Source::Ordered(subs) => Node::Ordered { subs: many(subs, leaf), start: -1, end: -1, slop: -1, i: 1 },
         Source::Unordered(subs) => Node::Unordered { subs: many(subs, leaf), queue: Heap::new(), start: -1, end: -1, slop: 0, queue_end: -1 },
         Source::Block(subs) => Node::Block { subs: many(subs, leaf), start: -1, end: -1 },
         Source::MaxGaps(s, n) => Node::MaxGaps { inner: b(s, leaf), max: *n },
@@ -358,11 +358,12 @@ impl Node {
                 }
                 *cur = Cur::Empty;
             }
-            Node::Ordered { subs, start, end, slop } => {
+            Node::Ordered { subs, start, end, slop, i } => {
                 for s in subs.iter_mut() {
                     s.reset(lv);
                 }
                 subs[0].next_interval(lv);
+                *i = 1;
                 (*start, *end, *slop) = (-1, -1, -1);
             }
             Node::Unordered { subs, queue, start, end, queue_end, .. } => {
@@ -462,7 +463,7 @@ impl Node {
                     }
                 }
             }
-            Node::Ordered { subs, start, end, slop } => ordered_next(subs, start, end, slop, lv),
+            Node::Ordered { subs, start, end, slop, i } => ordered_next(subs, start, end, slop, i, lv),
             Node::Unordered { subs, queue, start, end, slop, queue_end } => unordered_next(subs, queue, start, end, slop, queue_end, lv),
             Node::Block { subs, start, end } => block_next(subs, start, end, lv),
             Node::MaxGaps { inner, max } => loop {
@@ -517,29 +518,30 @@ impl Node {
     }
 }
 
-fn ordered_next(subs: &mut [Node], start: &mut i32, end: &mut i32, slop: &mut i32, lv: &Leaves) -> i32 {
+/// Lucene 10's ordered iterator: the index of the sub-iterator being placed carries over from
+/// the previous call (earlier versions restarted at 1 and missed overlapping minimal intervals).
+fn ordered_next(subs: &mut [Node], start: &mut i32, end: &mut i32, slop: &mut i32, i: &mut usize, lv: &Leaves) -> i32 {
     (*start, *end, *slop) = (NO_MORE, NO_MORE, NO_MORE);
     let n = subs.len();
     let mut last_start = i32::MAX;
     let mut minimizing = false;
-    let mut i = 1;
     loop {
         loop {
-            if subs[i - 1].end() >= last_start {
+            if subs[*i - 1].end() >= last_start {
                 return *start;
             }
-            if i == n || (minimizing && subs[i].start() > subs[i - 1].end()) {
+            if *i == n || (minimizing && subs[*i].start() > subs[*i - 1].end()) {
                 break;
             }
             loop {
-                if subs[i].end() >= last_start || subs[i].next_interval(lv) == NO_MORE {
+                if subs[*i].end() >= last_start || subs[*i].next_interval(lv) == NO_MORE {
                     return *start;
                 }
-                if subs[i].start() > subs[i - 1].end() {
+                if subs[*i].start() > subs[*i - 1].end() {
                     break;
                 }
             }
-            i += 1;
+            *i += 1;
         }
         *start = subs[0].start();
         if *start == NO_MORE {
@@ -552,7 +554,7 @@ fn ordered_next(subs: &mut [Node], start: &mut i32, end: &mut i32, slop: &mut i3
             *slop = slop.wrapping_sub(s.width());
         }
         last_start = subs[n - 1].start();
-        i = 1;
+        *i = 1;
         if subs[0].next_interval(lv) == NO_MORE {
             return *start;
         }
