@@ -215,6 +215,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         "match" | "match_phrase" | "match_phrase_prefix" | "match_bool_prefix" | "multi_match" => dsl_text::parse(name, inner, ctx),
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
         "intervals" => super::dsl_intervals::parse(inner, ctx),
+        "distance_feature" => super::dsl_distance_feature::parse(inner, ctx),
         other => Err(perr(format!("unknown query [{other}]"))),
     }
 }

@@ -33,6 +33,7 @@ pub mod context_id;
 pub mod date_math;
 pub mod dsl;
 pub mod dsl_cross_fields;
+pub mod dsl_distance_feature;
 pub mod dsl_fuzzy;
 pub mod dsl_intervals;
 pub mod dsl_keyword;

@@ -67,6 +67,7 @@ impl Weight {
             | Weight::Phrase { display, .. }
             | Weight::MultiPhrase { display, .. }
             | Weight::Intervals { display, .. }
+            | Weight::DistanceFeature { display, .. }
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
             | Weight::DocSet { display, .. }
@@ -151,6 +152,25 @@ impl Weight {
                 let f = Explanation::float(freq, format!("phraseFreq={}", java_float(freq)), vec![]);
                 let e = sim.explain(f, norm);
                 Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
+            }
+            Weight::DistanceFeature { field, origin, pivot, boost, .. } => {
+                let Some(mut sc) = super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, None) else {
+                    return Ok(Explanation::no_match(format!("Document {doc} doesn't have a value for field {field}"), vec![]));
+                };
+                if sc.advance(doc) != doc || doc == NO_MORE_DOCS {
+                    return Ok(Explanation::no_match(format!("Document {doc} doesn't have a value for field {field}"), vec![]));
+                }
+                let dist = sc.distance();
+                let score = super::distance_feature::score(*boost, *pivot, dist);
+                Explanation::float(
+                    score,
+                    "Distance score, computed as weight * pivotDistance / (pivotDistance + abs(value - origin)) from:",
+                    vec![
+                        Explanation::float(*boost, "weight", vec![]),
+                        Explanation::float(*pivot as f32, "pivotDistance", vec![]),
+                        Explanation::float(dist as f32, "distance", vec![]),
+                    ],
+                )
             }
             Weight::Intervals { source, boost, display, .. } => {
                 let Some(mut sc) = super::intervals::scorer::IntervalScorer::new(seg, source, *boost, None)? else {

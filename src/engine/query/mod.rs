@@ -33,6 +33,7 @@
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
+//! | [`distance_feature`] | distance_feature: scores by distance of dates and points to an origin |
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
@@ -46,6 +47,7 @@ pub mod bm25;
 pub mod boolean;
 pub mod count;
 pub mod dis_max;
+pub mod distance_feature;
 pub mod disjunction;
 pub mod explain;
 pub mod floor;

@@ -45,6 +45,9 @@ pub enum Query {
     MultiPhrase { field: String, positions: Vec<(Vec<Vec<u8>>, u32)>, slop: u32, boost: f32 },
     /// Lucene's `IntervalQuery`: documents with intervals of `source` (see [`super::intervals`]).
     Intervals { field: String, source: Box<super::intervals::Source>, boost: f32 },
+    /// Lucene's `LongDistanceFeatureQuery` / `LatLonPointDistanceFeatureQuery`: documents with
+    /// a value in `field`, scored by their distance to `origin` (see [`super::distance_feature`]).
+    DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -128,6 +131,13 @@ impl fmt::Display for Query {
             Query::Blended { terms, .. } => super::blended::fmt_blended(terms, f),
             Query::MultiPhrase { field, positions, slop, .. } => super::multi_phrase::fmt_multi_phrase(field, positions, *slop, f),
             Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
+            Query::DistanceFeature { field, origin, pivot, .. } => match origin {
+                super::distance_feature::Origin::Long(o) => write!(f, "LongDistanceFeatureQuery(field={field},origin={o},pivotDistance={})", *pivot as i64),
+                super::distance_feature::Origin::Geo { lat, lon } => write!(
+                    f,
+                    "LatLonPointDistanceFeatureQuery(field={field},originLat={lat:?},originLon={lon:?},pivotDistance={pivot:?})"
+                ),
+            },
             Query::Boosting { positive, negative, negative_boost, .. } => {
                 write!(f, "FunctionScoreQuery({positive}, scored by boost(queryboost({negative})^{}))", super::bm25::java_float(*negative_boost))
             }
@@ -188,7 +198,8 @@ impl Query {
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
             | Query::MultiPhrase { boost, .. }
-            | Query::Intervals { boost, .. } => *boost,
+            | Query::Intervals { boost, .. }
+            | Query::DistanceFeature { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -212,7 +223,8 @@ impl Query {
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
             | Query::MultiPhrase { boost, .. }
-            | Query::Intervals { boost, .. } => *boost = b,
+            | Query::Intervals { boost, .. }
+            | Query::DistanceFeature { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

@@ -81,6 +81,8 @@ pub enum Weight {
     /// An interval query (see [`super::intervals`]); `boost` is its weight, `constant` its score
     /// when set.
     Intervals { source: Arc<super::intervals::Source>, boost: f32, constant: Option<f32>, display: String },
+    /// `distance_feature` (see [`super::distance_feature`]).
+    DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32, constant: Option<f32>, display: String },
     /// No document.
     MatchNone,
 }
@@ -165,6 +167,10 @@ impl Weight {
                 }
                 let constant = if scoring { None } else { Some(0.0) };
                 Weight::Intervals { source: Arc::new((**source).clone()), boost: boost * b, constant, display }
+            }
+            Query::DistanceFeature { field, origin, pivot, boost: b } => {
+                let constant = if scoring { None } else { Some(0.0) };
+                Weight::DistanceFeature { field: field.clone(), origin: *origin, pivot: *pivot, boost: boost * b, constant, display }
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
@@ -299,6 +305,12 @@ impl Weight {
                 Some(s) => Some(Box::new(s)),
                 None => None,
             },
+            Weight::DistanceFeature { field, origin, pivot, boost, constant, .. } => {
+                match super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, *constant) {
+                    Some(s) => Some(Box::new(s)),
+                    None => None,
+                }
+            }
             Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
                 return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
             }
