@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn long_distances_saturate_and_score_by_pivot() {
         assert_eq!(distance(Origin::Long(10), 4), 6.0);
-        assert_eq!(distance(Origin::Long(i64::MIN), i64::MAX), i64::MAX as f64);
+        assert_eq!(distance(Origin::Long(0), i64::MIN), i64::MAX as f64);
         assert_eq!(score(2.0, 10.0, 10.0), 1.0);
         assert_eq!(score(1.0, 5.0, 0.0), 1.0);
     }
