@@ -32,6 +32,7 @@ pub mod context;
 pub mod context_id;
 pub mod date_math;
 pub mod dsl;
+pub mod dsl_combined_fields;
 pub mod dsl_cross_fields;
 pub mod dsl_distance_feature;
 pub mod dsl_fuzzy;

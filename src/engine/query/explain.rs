@@ -67,6 +67,7 @@ impl Weight {
             | Weight::Phrase { display, .. }
             | Weight::MultiPhrase { display, .. }
             | Weight::Intervals { display, .. }
+            | Weight::CombinedField { display, .. }
             | Weight::DistanceFeature { display, .. }
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
@@ -171,6 +172,19 @@ impl Weight {
                         Explanation::float(dist as f32, "distance", vec![]),
                     ],
                 )
+            }
+            Weight::CombinedField { fields, term, sim, display } => {
+                let Some(mut sc) = super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? else {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                };
+                let found = sc.advance(doc) == doc && doc != NO_MORE_DOCS;
+                if let Some(e) = sc.take_error() {
+                    return Err(e);
+                }
+                if !found {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                }
+                sc.explain(display)
             }
             Weight::Intervals { source, boost, display, .. } => {
                 let Some(mut sc) = super::intervals::scorer::IntervalScorer::new(seg, source, *boost, None)? else {

@@ -34,6 +34,7 @@
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
 //! | [`distance_feature`] | distance_feature: scores by distance of dates and points to an origin |
+//! | [`combined_fields`] | BM25F over weighted fields (combined_fields) |
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
@@ -44,6 +45,7 @@
 pub mod blended;
 pub mod block_max_and;
 pub mod bm25;
+pub mod combined_fields;
 pub mod boolean;
 pub mod count;
 pub mod dis_max;

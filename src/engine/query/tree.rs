@@ -48,6 +48,9 @@ pub enum Query {
     /// Lucene's `LongDistanceFeatureQuery` / `LatLonPointDistanceFeatureQuery`: documents with
     /// a value in `field`, scored by their distance to `origin` (see [`super::distance_feature`]).
     DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32 },
+    /// Lucene's `CombinedFieldQuery` (BM25F over weighted fields sorted by name; see
+    /// [`super::combined_fields`]).
+    CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -131,6 +134,7 @@ impl fmt::Display for Query {
             Query::Blended { terms, .. } => super::blended::fmt_blended(terms, f),
             Query::MultiPhrase { field, positions, slop, .. } => super::multi_phrase::fmt_multi_phrase(field, positions, *slop, f),
             Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
+            Query::CombinedField { fields, term, .. } => super::combined_fields::fmt_combined(fields, term, f),
             Query::DistanceFeature { field, origin, pivot, .. } => match origin {
                 super::distance_feature::Origin::Long(o) => write!(f, "LongDistanceFeatureQuery(field={field},origin={o},pivotDistance={})", *pivot as i64),
                 super::distance_feature::Origin::Geo { lat, lon } => write!(
@@ -199,7 +203,8 @@ impl Query {
             | Query::Blended { boost, .. }
             | Query::MultiPhrase { boost, .. }
             | Query::Intervals { boost, .. }
-            | Query::DistanceFeature { boost, .. } => *boost,
+            | Query::DistanceFeature { boost, .. }
+            | Query::CombinedField { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -224,7 +229,8 @@ impl Query {
             | Query::Blended { boost, .. }
             | Query::MultiPhrase { boost, .. }
             | Query::Intervals { boost, .. }
-            | Query::DistanceFeature { boost, .. } => *boost = b,
+            | Query::DistanceFeature { boost, .. }
+            | Query::CombinedField { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

@@ -83,6 +83,8 @@ pub enum Weight {
     Intervals { source: Arc<super::intervals::Source>, boost: f32, constant: Option<f32>, display: String },
     /// `distance_feature` (see [`super::distance_feature`]).
     DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32, constant: Option<f32>, display: String },
+    /// A combined-field term (see [`super::combined_fields`]), scoring.
+    CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, sim: Arc<Bm25>, display: String },
     /// No document.
     MatchNone,
 }
@@ -171,6 +173,9 @@ impl Weight {
             Query::DistanceFeature { field, origin, pivot, boost: b } => {
                 let constant = if scoring { None } else { Some(0.0) };
                 Weight::DistanceFeature { field: field.clone(), origin: *origin, pivot: *pivot, boost: boost * b, constant, display }
+            }
+            Query::CombinedField { fields, term, boost: b } => {
+                return super::combined_fields::compile(fields, term, *b, segments, boost, scoring, explained);
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
@@ -311,6 +316,10 @@ impl Weight {
                     None => None,
                 }
             }
+            Weight::CombinedField { fields, term, sim, .. } => match super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? {
+                Some(s) => Some(Box::new(s)),
+                None => None,
+            },
             Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
                 return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
             }
