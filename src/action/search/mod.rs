@@ -11,6 +11,7 @@
 //! | [`request`] | the request body and URL parameters |
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
+//! | [`terms_lookup`] | terms lookups resolved before the shards parse the query |
 //! | [`dsl_text`] | match family and multi_match |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
@@ -50,6 +51,7 @@ pub mod request;
 pub mod scroll;
 pub mod sort;
 pub mod sort_missing;
+pub mod terms_lookup;
 
 #[cfg(test)]
 mod tests;
@@ -65,18 +67,24 @@ use crate::error::{OsError, OsResult};
 
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
+    let resolved = terms_lookup::resolve(cs, req)?;
+    let req = resolved.as_ref().unwrap_or(req);
     let ctxs = acquire(cs, expr, opts)?;
     execute::search_contexts(&ctxs, req)
 }
 
 /// [`search`] as a [`body::SearchBody`], for writing the response straight to bytes.
 pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<body::SearchBody> {
+    let resolved = terms_lookup::resolve(cs, req)?;
+    let req = resolved.as_ref().unwrap_or(req);
     let ctxs = acquire(cs, expr, opts)?;
     execute::search_contexts_body(&ctxs, req)
 }
 
 /// `_count` over an index expression.
 pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
+    let resolved = terms_lookup::resolve(cs, req)?;
+    let req = resolved.as_ref().unwrap_or(req);
     let ctxs = acquire(cs, expr, opts)?;
     execute::count_contexts(&ctxs, req)
 }
