@@ -27,6 +27,7 @@
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
 
+pub mod bitmap;
 pub mod body;
 pub mod combine;
 pub mod context;
