@@ -214,6 +214,9 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         "term" | "terms" | "range" | "exists" | "prefix" | "wildcard" | "regexp" | "fuzzy" => dsl_term::parse(name, inner, ctx),
         "match" | "match_phrase" | "match_phrase_prefix" | "match_bool_prefix" | "multi_match" => dsl_text::parse(name, inner, ctx),
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
+        "intervals" => super::dsl_intervals::parse(inner, ctx),
+        "distance_feature" => super::dsl_distance_feature::parse(inner, ctx),
+        "combined_fields" => super::dsl_combined_fields::parse(inner, ctx),
         other => Err(perr(format!("unknown query [{other}]"))),
     }
 }

@@ -52,11 +52,39 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             exists(ctx, &f, boost)
         }
         "terms" => {
+            // `value_type: bitmap`: the one value is a base64 RoaringBitmap (see `bitmap`).
+            let bitmap = match m.get("value_type") {
+                None => false,
+                Some(v) => match str_of(name, "value_type", v)?.as_str() {
+                    "default" => false,
+                    "bitmap" => true,
+                    other => return Err(perr(format!("[terms] query does not support value_type [{other}]"))),
+                },
+            };
+            let without: serde_json::Map<String, Value>;
+            let m = if m.contains_key("value_type") {
+                without = m.iter().filter(|(k, _)| *k != "value_type").map(|(k, v)| (k.clone(), v.clone())).collect();
+                &without
+            } else {
+                m
+            };
             let (field, vals, boost) = single_field(name, m)?;
             let field = ctx.mapping.resolve_alias(field);
             let Value::Array(vals) = vals else {
                 return Err(perr(format!("[terms] query does not support [{field}]")));
             };
+            if bitmap {
+                let [Value::String(b64)] = &vals[..] else {
+                    return Err(crate::error::OsError::illegal("[terms] query with value_type [bitmap] takes exactly one base64 encoded bitmap"));
+                };
+                // OpenSearch 3.3 filters integer fields only (long fields came in 3.6).
+                let ft = ctx.mapping.field_type(field);
+                if let Some(ft) = ft.filter(|t| !matches!(t.kind, FieldKind::Number(crate::engine::schema::NumberType::Integer))) {
+                    return Err(crate::error::OsError::illegal(format!("Field [{field}] of type [{}] does not support bitmap queries", ft.type_name())));
+                }
+                let nums = super::bitmap::decode_base64(b64).map_err(|_| crate::error::OsError::illegal("Failed to deserialize the bitmap."))?;
+                return terms(ctx, field, &nums.into_iter().map(Value::from).collect::<Vec<_>>(), boost);
+            }
             terms(ctx, field, vals, boost)
         }
         _ => {

@@ -27,6 +27,12 @@ fn terms(q: &Query, out: &mut Vec<(String, Vec<u8>, bool)>, depth: usize) {
         Query::Prefix { field, prefix, .. } => out.push((field.clone(), prefix.clone(), true)),
         Query::Blended { terms, .. } => out.extend(terms.iter().map(|t| (t.field.clone(), t.term.clone(), false))),
         Query::MultiPhrase { field, positions, .. } => out.extend(positions.iter().flat_map(|p| p.0.iter()).map(|t| (field.clone(), t.clone(), false))),
+        Query::Intervals { source, .. } => {
+            let mut ts = Vec::new();
+            source.terms(&mut ts);
+            out.extend(ts.into_iter().map(|(f, t)| (f, t, false)));
+        }
+        Query::CombinedField { fields, term, .. } => out.extend(fields.iter().map(|(f, _)| (f.clone(), term.clone(), false))),
         Query::Bool { must, should, filter, .. } => {
             for c in must.iter().chain(should).chain(filter) {
                 terms(c, out, depth + 1);

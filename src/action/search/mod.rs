@@ -11,6 +11,7 @@
 //! | [`request`] | the request body and URL parameters |
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
+//! | [`terms_lookup`] | terms lookups resolved before the shards parse the query |
 //! | [`dsl_text`] | match family and multi_match |
 //! | [`dsl_wildcard`] | queries on `wildcard` fields |
 //! | [`dsl_constant`] | queries on `constant_keyword` fields, answered from the mapping |
@@ -30,16 +31,20 @@
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
 
+pub mod bitmap;
 pub mod body;
 pub mod combine;
 pub mod context;
 pub mod context_id;
 pub mod date_math;
 pub mod dsl;
+pub mod dsl_combined_fields;
 pub mod dsl_constant;
 pub mod dsl_cross_fields;
+pub mod dsl_distance_feature;
 pub mod dsl_flat_object;
 pub mod dsl_fuzzy;
+pub mod dsl_intervals;
 pub mod dsl_keyword;
 pub mod dsl_term;
 pub mod dsl_text;
@@ -55,6 +60,7 @@ pub mod request;
 pub mod scroll;
 pub mod sort;
 pub mod sort_missing;
+pub mod terms_lookup;
 
 #[cfg(test)]
 mod tests;
@@ -70,6 +76,8 @@ use crate::error::{OsError, OsResult};
 
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
+    let resolved = terms_lookup::resolve(cs, req)?;
+    let req = resolved.as_ref().unwrap_or(req);
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
     let mut v = execute::search_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
@@ -92,6 +100,8 @@ fn targets(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRe
 
 /// [`search`] as a [`body::SearchBody`], for writing the response straight to bytes.
 pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<body::SearchBody> {
+    let resolved = terms_lookup::resolve(cs, req)?;
+    let req = resolved.as_ref().unwrap_or(req);
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
     let mut b = execute::search_contexts_body(&ctxs, req)?;
     context::add_failed(&mut b.shards, &failed);
@@ -100,6 +110,8 @@ pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &
 
 /// `_count` over an index expression.
 pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
+    let resolved = terms_lookup::resolve(cs, req)?;
+    let req = resolved.as_ref().unwrap_or(req);
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
     let mut v = execute::count_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);

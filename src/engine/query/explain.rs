@@ -66,6 +66,9 @@ impl Weight {
             Weight::Term { display, .. }
             | Weight::Phrase { display, .. }
             | Weight::MultiPhrase { display, .. }
+            | Weight::Intervals { display, .. }
+            | Weight::CombinedField { display, .. }
+            | Weight::DistanceFeature { display, .. }
             | Weight::Bool { display, .. }
             | Weight::Const { display, .. }
             | Weight::DocSet { display, .. }
@@ -151,6 +154,61 @@ impl Weight {
                 let f = Explanation::float(freq, format!("phraseFreq={}", java_float(freq)), vec![]);
                 let e = sim.explain(f, norm);
                 Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
+            }
+            Weight::DistanceFeature { field, origin, pivot, boost, .. } => {
+                let Some(mut sc) = super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, None) else {
+                    return Ok(Explanation::no_match(format!("Document {doc} doesn't have a value for field {field}"), vec![]));
+                };
+                if sc.advance(doc) != doc || doc == NO_MORE_DOCS {
+                    return Ok(Explanation::no_match(format!("Document {doc} doesn't have a value for field {field}"), vec![]));
+                }
+                let dist = sc.distance();
+                let score = super::distance_feature::score(*boost, *pivot, dist);
+                Explanation::float(
+                    score,
+                    "Distance score, computed as weight * pivotDistance / (pivotDistance + abs(value - origin)) from:",
+                    vec![
+                        Explanation::float(*boost, "weight", vec![]),
+                        Explanation::float(*pivot as f32, "pivotDistance", vec![]),
+                        Explanation::float(dist as f32, "distance", vec![]),
+                    ],
+                )
+            }
+            Weight::CombinedField { fields, term, sim, display } => {
+                let Some(mut sc) = super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? else {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                };
+                let found = sc.advance(doc) == doc && doc != NO_MORE_DOCS;
+                if let Some(e) = sc.take_error() {
+                    return Err(e);
+                }
+                if !found {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                }
+                sc.explain(display)
+            }
+            Weight::Intervals { source, boost, display, .. } => {
+                let Some(mut sc) = super::intervals::scorer::IntervalScorer::new(seg, source, *boost, None)? else {
+                    return Ok(Explanation::no_match("no matching intervals", vec![]));
+                };
+                let found = sc.advance(doc) == doc && doc != NO_MORE_DOCS;
+                if let Some(e) = sc.take_error() {
+                    return Err(e);
+                }
+                if !found {
+                    return Ok(Explanation::no_match("no matching intervals", vec![]));
+                }
+                let freq = sc.freq();
+                let score = super::intervals::scorer::saturation(*boost, freq);
+                Explanation::float(
+                    score,
+                    "Saturation function on interval frequency, computed as w * S / (S + k) from:",
+                    vec![
+                        Explanation::float(*boost, "w, weight of this function", vec![]),
+                        Explanation::float(1.0, "k, pivot feature value that would give a score contribution equal to w/2", vec![]),
+                        Explanation::float(freq, format!("S, the sloppy frequency of the interval query {display}"), vec![]),
+                    ],
+                )
             }
             Weight::Bool { must, should, must_not, filter, msm, .. }
                 if must_not.is_empty() && filter.is_empty() && must.len() + should.len() == 1 && *msm <= 1 =>

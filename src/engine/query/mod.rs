@@ -33,6 +33,9 @@
 //! | [`max_score`] | windowed MaxScore top-k of term disjunctions |
 //! | [`phrase`] | exact and sloppy phrases |
 //! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
+//! | [`distance_feature`] | distance_feature: scores by distance of dates and points to an origin |
+//! | [`combined_fields`] | BM25F over weighted fields (combined_fields) |
+//! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`sort`] | sort fields and values |
@@ -44,13 +47,16 @@
 pub mod blended;
 pub mod block_max_and;
 pub mod bm25;
+pub mod combined_fields;
 pub mod boolean;
 pub mod count;
 pub mod dis_max;
+pub mod distance_feature;
 pub mod disjunction;
 pub mod explain;
 pub mod floor;
 pub mod function_score;
+pub mod intervals;
 pub mod max_score;
 pub mod memory_index;
 pub mod multi_phrase;

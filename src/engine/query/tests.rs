@@ -343,7 +343,7 @@ impl Oracle<'_> {
             Query::ConstantScore { query, boost: b } => self.score(query, d, 1.0).map(|_| boost * b),
             Query::MatchAll { boost: b } => Some(boost * b),
             Query::MatchNone => None,
-            Query::Blended { .. } | Query::MultiPhrase { .. } | Query::Verified { .. } => unreachable!("not generated (see blended/tests.rs, verified.rs)"),
+            Query::Blended { .. } | Query::MultiPhrase { .. } | Query::Verified { .. } | Query::Intervals { .. } | Query::DistanceFeature { .. } | Query::CombinedField { .. } => unreachable!("not generated (see blended/tests.rs, intervals/tests.rs, verified.rs)"),
             Query::Boosting { positive, negative, negative_boost, boost: b } => {
                 let p = self.score(positive, d, 1.0)? as f64;
                 let f = if self.score(negative, d, 1.0).is_some() { p * *negative_boost as f64 } else { p };

@@ -46,6 +46,14 @@ pub enum Query {
     /// The matches of `approx` that `check` confirms one by one (two-phase; see
     /// [`super::verified`]), all scored `boost`.
     Verified { approx: Box<Query>, check: super::verified::CheckRef, boost: f32 },
+    /// Lucene's `IntervalQuery`: documents with intervals of `source` (see [`super::intervals`]).
+    Intervals { field: String, source: Box<super::intervals::Source>, boost: f32 },
+    /// Lucene's `LongDistanceFeatureQuery` / `LatLonPointDistanceFeatureQuery`: documents with
+    /// a value in `field`, scored by their distance to `origin` (see [`super::distance_feature`]).
+    DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32 },
+    /// Lucene's `CombinedFieldQuery` (BM25F over weighted fields sorted by name; see
+    /// [`super::combined_fields`]).
+    CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -131,6 +139,15 @@ impl fmt::Display for Query {
             Query::Verified { approx, check, .. } => {
                 write!(f, "SourceFieldMatchQuery (delegate query: [ {approx} ], filter query: [{}])", check.0.describe())
             }
+            Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
+            Query::CombinedField { fields, term, .. } => super::combined_fields::fmt_combined(fields, term, f),
+            Query::DistanceFeature { field, origin, pivot, .. } => match origin {
+                super::distance_feature::Origin::Long(o) => write!(f, "LongDistanceFeatureQuery(field={field},origin={o},pivotDistance={})", *pivot as i64),
+                super::distance_feature::Origin::Geo { lat, lon } => write!(
+                    f,
+                    "LatLonPointDistanceFeatureQuery(field={field},originLat={lat:?},originLon={lon:?},pivotDistance={pivot:?})"
+                ),
+            },
             Query::Boosting { positive, negative, negative_boost, .. } => {
                 write!(f, "FunctionScoreQuery({positive}, scored by boost(queryboost({negative})^{}))", super::bm25::java_float(*negative_boost))
             }
@@ -191,7 +208,10 @@ impl Query {
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
             | Query::MultiPhrase { boost, .. }
-            | Query::Verified { boost, .. } => *boost,
+            | Query::Verified { boost, .. }
+            | Query::Intervals { boost, .. }
+            | Query::DistanceFeature { boost, .. }
+            | Query::CombinedField { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -215,7 +235,10 @@ impl Query {
             | Query::FunctionScore { boost, .. }
             | Query::Blended { boost, .. }
             | Query::MultiPhrase { boost, .. }
-            | Query::Verified { boost, .. } => *boost = b,
+            | Query::Verified { boost, .. }
+            | Query::Intervals { boost, .. }
+            | Query::DistanceFeature { boost, .. }
+            | Query::CombinedField { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

@@ -80,6 +80,13 @@ pub enum Weight {
     FunctionScore { inner: Arc<super::function_score::FunctionScoreWeight>, display: String },
     /// Matches of `approx` confirmed by `check`, each scoring `score`.
     Verified { approx: Box<Weight>, check: super::verified::CheckRef, score: f32, display: String },
+    /// An interval query (see [`super::intervals`]); `boost` is its weight, `constant` its score
+    /// when set.
+    Intervals { source: Arc<super::intervals::Source>, boost: f32, constant: Option<f32>, display: String },
+    /// `distance_feature` (see [`super::distance_feature`]).
+    DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32, constant: Option<f32>, display: String },
+    /// A combined-field term (see [`super::combined_fields`]), scoring.
+    CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, sim: Arc<Bm25>, display: String },
     /// No document.
     MatchNone,
 }
@@ -157,6 +164,20 @@ impl Weight {
             Query::Blended { terms, blend, boost: b } => return super::blended::compile(terms, *blend, segments, boost * b, scoring, explained),
             Query::MultiPhrase { field, positions, slop, boost: b } => {
                 return super::multi_phrase::compile(field, positions, *slop, *b, segments, boost, scoring, explained);
+            }
+            Query::Intervals { source, boost: b, .. } => {
+                if **source == super::intervals::Source::NoMatch {
+                    return Ok(Weight::MatchNone);
+                }
+                let constant = if scoring { None } else { Some(0.0) };
+                Weight::Intervals { source: Arc::new((**source).clone()), boost: boost * b, constant, display }
+            }
+            Query::DistanceFeature { field, origin, pivot, boost: b } => {
+                let constant = if scoring { None } else { Some(0.0) };
+                Weight::DistanceFeature { field: field.clone(), origin: *origin, pivot: *pivot, boost: boost * b, constant, display }
+            }
+            Query::CombinedField { fields, term, boost: b } => {
+                return super::combined_fields::compile(fields, term, *b, segments, boost, scoring, explained);
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
@@ -294,6 +315,20 @@ impl Weight {
             Weight::MultiPhrase { field, positions, slop, sim, constant, .. } => {
                 return super::multi_phrase::box_scorer(seg, field, positions, *slop, sim, *constant);
             }
+            Weight::Intervals { source, boost, constant, .. } => match super::intervals::scorer::IntervalScorer::new(seg, source, *boost, *constant)? {
+                Some(s) => Some(Box::new(s)),
+                None => None,
+            },
+            Weight::DistanceFeature { field, origin, pivot, boost, constant, .. } => {
+                match super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, *constant) {
+                    Some(s) => Some(Box::new(s)),
+                    None => None,
+                }
+            }
+            Weight::CombinedField { fields, term, sim, .. } => match super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? {
+                Some(s) => Some(Box::new(s)),
+                None => None,
+            },
             Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
                 return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
             }
