@@ -88,6 +88,53 @@ fn shard_doc_needs_a_point_in_time() {
 }
 
 #[test]
+fn shard_doc_orders_a_pit_shard_by_shard_and_pages_with_search_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = put(s.addr, "/sd", r#"{"settings":{"number_of_shards":3,"number_of_replicas":0}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let mut bulk = String::new();
+    for i in 0..30 {
+        bulk.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{{\"n\":{i}}}\n"));
+    }
+    let r = common::http::send(s.addr, "POST", "/sd/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let pit = post(s.addr, "/sd/_search/point_in_time?keep_alive=1m", "").json();
+    let id = pit["pit_id"].as_str().expect("pit id").to_string();
+    for order in ["asc", "desc"] {
+        let mut seen = Vec::new();
+        let mut values: Vec<i64> = Vec::new();
+        let mut after: Option<serde_json::Value> = None;
+        for _ in 0..20 {
+            let mut body = json!({"pit": {"id": id}, "size": 4, "sort": [{"_shard_doc": order}]});
+            if let Some(a) = &after {
+                body["search_after"] = a.clone();
+            }
+            let page = post(s.addr, "/_search", &body.to_string()).json();
+            let hits = page["hits"]["hits"].as_array().expect("hits").clone();
+            if hits.is_empty() {
+                break;
+            }
+            for h in &hits {
+                seen.push(h["_id"].as_str().unwrap().to_string());
+                values.push(h["sort"][0].as_i64().expect("a long sort value"));
+            }
+            after = Some(hits.last().unwrap()["sort"].clone());
+        }
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 30, "{order}: every doc once");
+        assert_eq!(values.len(), 30, "{order}");
+        let sorted = values.windows(2).all(|w| if order == "asc" { w[0] < w[1] } else { w[0] > w[1] });
+        assert!(sorted, "{order}: {values:?}");
+        // Shard by shard: the high 32 bits take each shard's number once, in order.
+        let mut shards: Vec<i64> = values.iter().map(|v| v >> 32).collect();
+        shards.dedup();
+        assert_eq!(shards.len(), 3, "{order}: {values:?}");
+    }
+}
+
+#[test]
 fn filtered_aliases_filter_searches_and_counts() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);

@@ -65,6 +65,40 @@ fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
     out
 }
 
+/// The positions of `_shard_doc` in the request's sort.
+fn shard_doc_positions(req: &SearchRequest) -> impl Iterator<Item = usize> + '_ {
+    req.sort.iter().enumerate().filter(|(_, s)| s.field == "_shard_doc").map(|(i, _)| i)
+}
+
+/// `_shard_doc` values as OpenSearch's `ShardDocSortField` makes them: the shard's index in the
+/// request (`shard`, here its context's position) in the high 32 bits, the doc in the low ones,
+/// so a PIT over several shards orders its hits shard by shard.
+fn shard_doc_values(values: &mut [SortValue], req: &SearchRequest, shard: usize) {
+    for i in shard_doc_positions(req) {
+        if let Some(SortValue::Long(d)) = values.get_mut(i) {
+            *d = ((shard as i64) << 32) | (*d & 0xFFFF_FFFF);
+        }
+    }
+}
+
+/// A `search_after` `_shard_doc` value as the shard `shard` sees it: its own docs after the
+/// value's doc when the value is in this shard; all of them when the value is in a shard that
+/// comes before it in the sort's direction, none when it comes after.
+fn shard_doc_after(after: &mut [SortValue], req: &SearchRequest, fields: &[(SortField, ValueFormat)], shard: usize) {
+    for i in shard_doc_positions(req) {
+        let desc = fields.get(i).is_some_and(|(f, _)| f.order == crate::engine::query::SortOrder::Desc);
+        if let Some(SortValue::Long(v)) = after.get_mut(i) {
+            let (s, d) = ((*v >> 32) as i128, *v & 0xFFFF_FFFF);
+            let here = shard as i128;
+            *v = match (s.cmp(&here), desc) {
+                (std::cmp::Ordering::Equal, _) => d,
+                (std::cmp::Ordering::Less, false) | (std::cmp::Ordering::Greater, true) => if desc { i64::MAX } else { -1 },
+                _ => if desc { -1 } else { i64::MAX },
+            };
+        }
+    }
+}
+
 /// `q` restricted by the shard's alias filter (an index searched through filtered aliases).
 fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsResult<Query> {
     Ok(match &c.alias_filter {
@@ -173,7 +207,9 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
                 if vals.len() != fields.len() {
                     return Err(OsError::illegal(format!("search_after has {} value(s) but sort has {}.", vals.len(), fields.len())));
                 }
-                Some(vals.iter().zip(&fields).map(|(v, (f, fmt))| sort::after_value(v, f, *fmt)).collect::<OsResult<Vec<_>>>()?)
+                let mut after = vals.iter().zip(&fields).map(|(v, (f, fmt))| sort::after_value(v, f, *fmt)).collect::<OsResult<Vec<_>>>()?;
+                shard_doc_after(&mut after, req, &fields, u.ctx);
+                Some(after)
             }
         }
     };
@@ -334,7 +370,10 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
         if sort_fields.is_none() {
             sort_fields = Some(r.fields.clone());
         }
-        merged.extend(r.hits.iter().cloned().map(|h| (ui, h)));
+        merged.extend(r.hits.iter().cloned().map(|mut h| {
+            shard_doc_values(&mut h.sort_values, req, units[ui].ctx);
+            (ui, h)
+        }));
     }
     if let TrackTotalHits::UpTo(n) = req.track_total_hits {
         if total > n {

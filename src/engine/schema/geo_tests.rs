@@ -276,9 +276,13 @@ fn documents_index_sorted_numeric_doc_values() {
     assert_eq!(longs(&parse(&m, json!({"loc": null})).expect("null"), "loc"), Vec::<i64>::new());
     let m2 = geo_mapping(json!({"null_value": [-71.34, 41.12]}));
     assert_eq!(longs(&parse(&m2, json!({"loc": null})).expect("null"), "loc"), vec![expected]);
-    // doc_values: false indexes nothing yet (no points index).
+    // doc_values: false writes no doc values (no points index yet): one field entry with neither,
+    // which only records the field name in `_field_names` (for `exists`), however many points.
     let m3 = geo_mapping(json!({"doc_values": false}));
-    assert_eq!(longs(&parse(&m3, json!({"loc": "1,2"})).expect("parses"), "loc"), Vec::<i64>::new());
+    let d3 = parse(&m3, json!({"loc": ["1,2", "3,4"]})).expect("parses");
+    let f3: Vec<_> = d3.fields.iter().filter(|f| f.name == "loc").collect();
+    assert_eq!(f3.len(), 1);
+    assert!(!f3[0].index && !f3[0].doc_values);
 }
 
 #[test]
