@@ -134,19 +134,19 @@ fn case_insensitive_of(name: &str, spec: &Value) -> OsResult<bool> {
 
 /// Whether `field` is searched by its indexed terms (keyword, text, `_id`).
 fn terms_field(ctx: &QueryContext<'_>, field: &str) -> bool {
-    field == "_id" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
+    field == "_id" || field == "_ignored" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
 }
 
 /// Whether a field is one of the metadata fields queries understand.
 fn is_meta(field: &str) -> bool {
-    matches!(field, "_id" | "_index" | "_routing")
+    matches!(field, "_id" | "_index" | "_routing" | "_ignored")
 }
 
 /// A query over a field's indexed terms (keyword, text, `_id`), `match_none` otherwise.
 fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query) -> Query {
     match ctx.mapping.field_type(field) {
         Some(ft) if matches!(ft.kind, FieldKind::Keyword(_) | FieldKind::Text(_)) => f(field),
-        None if field == "_id" || field == "_routing" => f(field),
+        None if field == "_id" || field == "_routing" || field == "_ignored" => f(field),
         _ => Query::MatchNone,
     }
 }
@@ -198,51 +198,72 @@ fn num_of(field: &str, v: &Value) -> OsResult<f64> {
     }
 }
 
+/// The least (`lower`) or greatest integer a bound admits: exact for integers (JSON or
+/// strings, any size up to i128), rounded toward the range for fractions.
+fn int_bound(field: &str, v: &Value, lower: bool, inclusive: bool) -> OsResult<i128> {
+    let exact = match v {
+        Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)),
+        Value::String(s) => s.trim().parse::<i128>().ok(),
+        _ => None,
+    };
+    if let Some(x) = exact {
+        return Ok(match (lower, inclusive) {
+            (true, true) | (false, true) => x,
+            (true, false) => x.saturating_add(1),
+            (false, false) => x.saturating_sub(1),
+        });
+    }
+    let d = num_of(field, v)?;
+    // `as` saturates (and maps NaN to 0, which a NaN bound cannot reach anyway).
+    Ok(match (lower, inclusive) {
+        (true, true) => d.ceil() as i128,
+        (true, false) => d.floor() as i128 + 1,
+        (false, true) => d.floor() as i128,
+        (false, false) => d.ceil() as i128 - 1,
+    })
+}
+
 /// Inclusive point bounds (`None` = open) of a range over a numeric/date/ip field.
 fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, dm: Option<(&str, i64, i64)>) -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
-    let int_bounds = |lo: Option<f64>, hi: Option<f64>, min: f64, max: f64| -> (Option<Vec<u8>>, Option<Vec<u8>>) {
-        let l = lo.map(|v| {
-            let b = if inc_lo { v.ceil() } else { v.floor() + 1.0 };
-            sortable::encode_i64(b.clamp(min, max) as i64).to_vec()
-        });
-        let h = hi.map(|v| {
-            let b = if inc_hi { v.floor() } else { v.ceil() - 1.0 };
-            sortable::encode_i64(b.clamp(min, max) as i64).to_vec()
-        });
-        (l, h)
-    };
-    Ok(match &ft.kind {
-        FieldKind::Number(n) => {
-            let lo = lo.map(|v| num_of(field, v)).transpose()?;
-            let hi = hi.map(|v| num_of(field, v)).transpose()?;
-            match n {
-                NumberType::Long => int_bounds(lo, hi, i64::MIN as f64, i64::MAX as f64),
-                NumberType::Integer => int_bounds(lo, hi, i32::MIN as f64, i32::MAX as f64),
-                NumberType::Short => int_bounds(lo, hi, i16::MIN as f64, i16::MAX as f64),
-                NumberType::Byte => int_bounds(lo, hi, i8::MIN as f64, i8::MAX as f64),
-                NumberType::UnsignedLong => {
-                    let l = lo.map(|v| sortable::encode_u64((if inc_lo { v.ceil() } else { v.floor() + 1.0 }).max(0.0) as u64).to_vec());
-                    let h = hi.map(|v| sortable::encode_u64((if inc_hi { v.floor() } else { v.ceil() - 1.0 }).max(0.0) as u64).to_vec());
-                    (l, h)
-                }
-                NumberType::Double | NumberType::Float | NumberType::HalfFloat => {
-                    let round = |v: f64| if *n == NumberType::Double { v } else { v as f32 as f64 };
-                    let l = lo.map(|v| {
-                        let k = sortable::encode_f64(round(v)).to_vec();
-                        if inc_lo { k } else { crate::engine::query::multi_term::key_successor(&k).unwrap_or(k) }
-                    });
-                    let h = hi.map(|v| {
-                        let k = sortable::encode_f64(round(v)).to_vec();
-                        if inc_hi { k } else { crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k) }
-                    });
-                    (l, h)
-                }
-            }
+    // Integer bounds within the type's `[min, max]`; a range entirely outside it matches
+    // nothing (an inverted pair of keys).
+    let int_bounds = |min: i128, max: i128, encode: &dyn Fn(i128) -> Vec<u8>| -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+        let l = lo.map(|v| int_bound(field, v, true, inc_lo)).transpose()?;
+        let h = hi.map(|v| int_bound(field, v, false, inc_hi)).transpose()?;
+        if l.is_some_and(|l| l > max) || h.is_some_and(|h| h < min) || matches!((l, h), (Some(l), Some(h)) if l > h) {
+            return Ok((Some(encode(max)), Some(encode(min))));
         }
+        Ok((l.map(|l| encode(l.max(min))), h.map(|h| encode(h.min(max)))))
+    };
+    let long_key = |x: i128| sortable::encode_i64(x as i64).to_vec();
+    Ok(match &ft.kind {
+        FieldKind::Number(n) => match n {
+            NumberType::Long => int_bounds(i64::MIN as i128, i64::MAX as i128, &long_key)?,
+            NumberType::Integer => int_bounds(i32::MIN as i128, i32::MAX as i128, &long_key)?,
+            NumberType::Short => int_bounds(i16::MIN as i128, i16::MAX as i128, &long_key)?,
+            NumberType::Byte => int_bounds(i8::MIN as i128, i8::MAX as i128, &long_key)?,
+            NumberType::UnsignedLong => int_bounds(0, u64::MAX as i128, &|x| sortable::encode_u64(x as u64).to_vec())?,
+            NumberType::Double | NumberType::Float | NumberType::HalfFloat => {
+                let lo = lo.map(|v| num_of(field, v)).transpose()?;
+                let hi = hi.map(|v| num_of(field, v)).transpose()?;
+                let round = |v: f64| if *n == NumberType::Double { v } else { v as f32 as f64 };
+                let l = lo.map(|v| {
+                    let k = sortable::encode_f64(round(v)).to_vec();
+                    if inc_lo { k } else { crate::engine::query::multi_term::key_successor(&k).unwrap_or(k) }
+                });
+                let h = hi.map(|v| {
+                    let k = sortable::encode_f64(round(v)).to_vec();
+                    if inc_hi { k } else { crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k) }
+                });
+                (l, h)
+            }
+        },
         FieldKind::ScaledFloat { scaling_factor } => {
             let lo = lo.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
             let hi = hi.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
-            int_bounds(lo, hi, i64::MIN as f64, i64::MAX as f64)
+            let l = lo.map(|v| sortable::encode_i64(if inc_lo { v.ceil() } else { v.floor() + 1.0 } as i64).to_vec());
+            let h = hi.map(|v| sortable::encode_i64(if inc_hi { v.floor() } else { v.ceil() - 1.0 } as i64).to_vec());
+            (l, h)
         }
         FieldKind::Date { nanos, .. } => {
             let (fmt, offset, now) = dm.unwrap_or((ft.date_format(), 0, 0));
@@ -280,6 +301,10 @@ fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Val
 pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsResult<Query> {
     if field == "_id" || field == "_routing" {
         return Ok(Query::Terms { field: field.into(), terms: vec![text(v)?.into_bytes()], boost });
+    }
+    if field == "_ignored" {
+        // The names of fields whose values `ignore_malformed` dropped (a keyword field).
+        return Ok(Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost });
     }
     if field == "_index" {
         let name = text(v)?;
@@ -321,7 +346,7 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
 }
 
 fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
-    let keyword_like = field == "_id" || field == "_routing" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
+    let keyword_like = field == "_id" || field == "_routing" || field == "_ignored" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
     if keyword_like {
         let ts = vals.iter().map(|v| text(v).map(|s| dsl_keyword::normalize(ctx, field, &s).into_bytes())).collect::<OsResult<Vec<_>>>()?;
         if ts.is_empty() {

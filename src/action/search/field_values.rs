@@ -215,7 +215,7 @@ pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType,
                         // The column holds the sign-flipped value (`unsigned_to_sortable_long`).
                         FieldKind::Number(NumberType::UnsignedLong) => number(json!((*v as u64) ^ (1u64 << 63)), fmt),
                         FieldKind::ScaledFloat { scaling_factor } => number(json!(*v as f64 / scaling_factor), fmt),
-                        FieldKind::Date { nanos, format: mf } => date_string(*v, *nanos, fmt.or(mf.as_deref()).unwrap_or(date::DEFAULT_FORMAT)),
+                        FieldKind::Date { nanos, .. } => date_string(*v, *nanos, fmt.unwrap_or(ft.date_format())),
                         FieldKind::Boolean => json!(*v != 0),
                         _ => number(json!(v), fmt),
                     });
@@ -249,7 +249,7 @@ fn display(v: &FieldValue, ft: &FieldType, format: Option<&str>) -> Option<Value
     Some(match (v, &ft.kind) {
         (FieldValue::Text { text, .. }, _) => json!(text),
         (FieldValue::Keyword(s), _) => json!(s),
-        (FieldValue::Long(t), FieldKind::Date { nanos, format: mf }) => date_string(*t, *nanos, format.or(mf.as_deref()).unwrap_or(date::DEFAULT_FORMAT)),
+        (FieldValue::Long(t), FieldKind::Date { nanos, .. }) => date_string(*t, *nanos, format.unwrap_or(ft.date_format())),
         (FieldValue::Long(x), FieldKind::ScaledFloat { scaling_factor }) => json!(*x as f64 / scaling_factor),
         (FieldValue::Long(_), FieldKind::GeoPoint { .. }) => return None,
         (FieldValue::Long(x), _) => json!(x),

@@ -221,6 +221,7 @@ impl FieldType {
     pub fn date_format(&self) -> &str {
         match &self.kind {
             FieldKind::Date { format: Some(f), .. } => f,
+            FieldKind::Date { nanos: true, .. } => date::DEFAULT_NANOS_FORMAT,
             _ => date::DEFAULT_FORMAT,
         }
     }
@@ -347,8 +348,9 @@ impl FieldType {
             FieldKind::ScaledFloat { scaling_factor } => {
                 m.insert("scaling_factor".into(), json!(scaling_factor));
             }
-            FieldKind::Date { format, .. } => {
-                put(&mut m, "format", format.as_ref().filter(|f| *f != date::DEFAULT_FORMAT).map(|f| json!(f)));
+            FieldKind::Date { format, nanos } => {
+                let default = if *nanos { date::DEFAULT_NANOS_FORMAT } else { date::DEFAULT_FORMAT };
+                put(&mut m, "format", format.as_ref().filter(|f| *f != default).map(|f| json!(f)));
             }
             FieldKind::GeoPoint { ignore_z_value } => {
                 // Geometry mappers print these whenever they were given, defaults included.
