@@ -11,6 +11,7 @@
 //! | [`request`] | the request body and URL parameters |
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
+//! | [`dsl_doc_values`] | term-level queries on fields searched through their doc values |
 //! | [`dsl_text`] | match family and multi_match |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
@@ -33,6 +34,7 @@ pub mod context_id;
 pub mod date_math;
 pub mod dsl;
 pub mod dsl_cross_fields;
+pub mod dsl_doc_values;
 pub mod dsl_fuzzy;
 pub mod dsl_keyword;
 pub mod dsl_term;

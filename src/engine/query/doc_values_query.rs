@@ -1,0 +1,178 @@
+//! Queries answered from doc values, for fields mapped `index: false, doc_values: true`
+//! (OpenSearch 3's "slow" queries: Lucene's `SortedNumericDocValuesField.newSlowRangeQuery`,
+//! `SortedSetDocValuesField.newSlowRangeQuery` and friends): every document of the segment is
+//! visited and its values tested, so they cost a pass over the column.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::multi_term::{wildcard_matches, WildcardToken};
+use super::view::SegmentView;
+use crate::engine::segment::DocId;
+use crate::engine::Result;
+
+/// What a document's values must satisfy (any one value is enough).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DvFilter {
+    /// A numeric column value within one of these inclusive ranges, in the column's encoding
+    /// (longs and dates as they are, doubles as sortable longs, unsigned longs sign-flipped).
+    Numeric(Vec<(i64, i64)>),
+    /// A sorted-set term matching one of these.
+    Bytes(Vec<BytesMatch>),
+}
+
+/// One test of a sorted-set term.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BytesMatch {
+    Exact(Vec<u8>),
+    Prefix(Vec<u8>),
+    /// `None`: unbounded.
+    Range { lo: Option<Vec<u8>>, hi: Option<Vec<u8>>, include_lo: bool, include_hi: bool },
+    Wildcard(Vec<WildcardToken>),
+}
+
+impl BytesMatch {
+    /// Whether term `t` matches.
+    pub fn matches(&self, t: &[u8]) -> bool {
+        match self {
+            BytesMatch::Exact(e) => t == e.as_slice(),
+            BytesMatch::Prefix(p) => t.starts_with(p),
+            BytesMatch::Range { lo, hi, include_lo, include_hi } => {
+                let lo_ok = lo.as_deref().is_none_or(|l| t > l || (*include_lo && t == l));
+                let hi_ok = hi.as_deref().is_none_or(|h| t < h || (*include_hi && t == h));
+                lo_ok && hi_ok
+            }
+            BytesMatch::Wildcard(p) => wildcard_matches(p, &String::from_utf8_lossy(t)),
+        }
+    }
+}
+
+impl DvFilter {
+    /// Whether a numeric value matches.
+    pub fn matches_numeric(&self, v: i64) -> bool {
+        match self {
+            DvFilter::Numeric(ranges) => ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&v)),
+            DvFilter::Bytes(_) => false,
+        }
+    }
+    /// Whether a term matches.
+    pub fn matches_bytes(&self, t: &[u8]) -> bool {
+        match self {
+            DvFilter::Bytes(ms) => ms.iter().any(|m| m.matches(t)),
+            DvFilter::Numeric(_) => false,
+        }
+    }
+}
+
+impl fmt::Display for DvFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DvFilter::Numeric(r) => {
+                let parts: Vec<String> = r.iter().map(|(l, h)| format!("[{l} TO {h}]")).collect();
+                write!(f, "{}", parts.join(" "))
+            }
+            DvFilter::Bytes(ms) => {
+                let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                let parts: Vec<String> = ms
+                    .iter()
+                    .map(|m| match m {
+                        BytesMatch::Exact(e) => s(e),
+                        BytesMatch::Prefix(p) => format!("{}*", s(p)),
+                        BytesMatch::Range { lo, hi, include_lo, include_hi } => format!(
+                            "{}{} TO {}{}",
+                            if *include_lo { '[' } else { '{' },
+                            lo.as_deref().map(s).unwrap_or_else(|| "*".into()),
+                            hi.as_deref().map(s).unwrap_or_else(|| "*".into()),
+                            if *include_hi { ']' } else { '}' }
+                        ),
+                        BytesMatch::Wildcard(_) => "wildcard".into(),
+                    })
+                    .collect();
+                write!(f, "{}", parts.join(" "))
+            }
+        }
+    }
+}
+
+/// The sorted documents of `seg` (deleted ones included) whose `field` doc values match.
+pub fn collect_docs(field: &str, filter: &DvFilter, seg: &dyn SegmentView) -> Result<Vec<DocId>> {
+    let max_doc = seg.max_doc();
+    let mut out = Vec::new();
+    match filter {
+        DvFilter::Numeric(_) => {
+            let mut vals = Vec::new();
+            for d in 0..max_doc {
+                if !seg.numeric_values(field, d, &mut vals) {
+                    return Ok(out);
+                }
+                if vals.iter().any(|v| filter.matches_numeric(*v)) {
+                    out.push(d);
+                }
+            }
+        }
+        DvFilter::Bytes(_) => {
+            // Each ordinal's term is looked up and tested once per segment.
+            let mut memo: HashMap<u64, bool> = HashMap::new();
+            let mut ords = Vec::new();
+            for d in 0..max_doc {
+                if !seg.sorted_set_ords(field, d, &mut ords) {
+                    return Ok(out);
+                }
+                let mut hit = false;
+                for o in &ords {
+                    let m = match memo.get(o) {
+                        Some(m) => *m,
+                        None => {
+                            let m = filter.matches_bytes(&seg.sorted_set_term(field, *o)?);
+                            memo.insert(*o, m);
+                            m
+                        }
+                    };
+                    if m {
+                        hit = true;
+                        break;
+                    }
+                }
+                if hit {
+                    out.push(d);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::query::model::{MDoc, ModelSegment};
+
+    fn seg() -> ModelSegment {
+        let doc = |kw: &[&str], n: &[i64]| MDoc {
+            keyword: vec![("k".into(), kw.iter().map(|s| s.to_string()).collect())],
+            long: vec![("n".into(), n.to_vec())],
+            ..MDoc::default()
+        };
+        ModelSegment::new(vec![doc(&["apple", "pear"], &[1, 50]), doc(&[], &[]), doc(&["banana"], &[-3]), doc(&["apricot"], &[7])], &[], 4)
+    }
+
+    #[test]
+    fn numeric_ranges_match_any_value() {
+        let s = seg();
+        assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(0, 10)]), &s).unwrap(), vec![0, 3]);
+        assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(-3, -3), (50, 60)]), &s).unwrap(), vec![0, 2]);
+        assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(100, 200)]), &s).unwrap(), Vec::<DocId>::new());
+        assert_eq!(collect_docs("missing", &DvFilter::Numeric(vec![(i64::MIN, i64::MAX)]), &s).unwrap(), Vec::<DocId>::new());
+    }
+
+    #[test]
+    fn byte_tests_match_terms() {
+        let s = seg();
+        let q = |m: BytesMatch| collect_docs("k", &DvFilter::Bytes(vec![m]), &s).unwrap();
+        assert_eq!(q(BytesMatch::Exact(b"pear".to_vec())), vec![0]);
+        assert_eq!(q(BytesMatch::Prefix(b"ap".to_vec())), vec![0, 3]);
+        assert_eq!(q(BytesMatch::Range { lo: Some(b"apricot".to_vec()), hi: Some(b"banana".to_vec()), include_lo: false, include_hi: true }), vec![2]);
+        assert_eq!(q(BytesMatch::Range { lo: None, hi: Some(b"b".to_vec()), include_lo: true, include_hi: false }), vec![0, 3]);
+        assert_eq!(q(BytesMatch::Wildcard(super::super::multi_term::parse_wildcard("*an*"))), vec![2]);
+    }
+}
