@@ -20,6 +20,7 @@
 //! | `parse.rs` | walking a document and building its fields |
 //! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
 //! | `dynamic.rs` | the type a new field gets from its first value |
+//! | `dynamic_templates.rs` | `dynamic_templates`: parsing, matching, building the new field |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
 //!
@@ -29,6 +30,7 @@
 
 pub mod date;
 mod dynamic;
+pub mod dynamic_templates;
 pub mod geo;
 pub mod ip;
 mod mapping;

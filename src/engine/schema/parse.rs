@@ -98,14 +98,15 @@ impl<'a> DocParser<'a> {
         p
     }
 
-    /// The document: its fields, then an `_ignored` entry per field dropped by `ignore_malformed`.
+    /// The document: its fields, then an `_ignored` entry per field dropped by `ignore_malformed`
+    /// (indexed for `term`/`terms`, and in doc values for `exists` and for the hits' `_ignored`).
     pub(super) fn finish(mut self) -> ParsedDocument {
         for name in std::mem::take(&mut self.ignored) {
             self.fields.push(IndexableField {
                 name: "_ignored".into(),
                 value: FieldValue::Keyword(name),
                 index: true,
-                doc_values: false,
+                doc_values: true,
             });
         }
         ParsedDocument { fields: self.fields, mapping_update: self.changed.then_some(self.update) }
@@ -149,6 +150,9 @@ impl<'a> DocParser<'a> {
         }
         if !key.contains('.') {
             return self.parse_path(parent, dynamic, key, std::slice::from_ref(&key), v);
+        }
+        if key.bytes().all(|b| b == b'.') {
+            return Err(wrapped(MappingError::illegal("field name cannot contain only the character [.]")));
         }
         let parts: Vec<&str> = key.split('.').collect();
         if parts.first().is_some_and(|p| p.is_empty()) || parts.last().is_some_and(|p| p.is_empty()) {
@@ -196,14 +200,36 @@ impl<'a> DocParser<'a> {
                         f.type_name()
                     ))),
                 },
-                None => match dynamic {
-                    Dynamic::True => {
-                        self.add_to_update(full, Mapper::Object(ObjectMapping::default()));
-                        self.parse_path(full, dynamic, key, rest, v)
+                None => {
+                    // The object a dotted key implies: a dynamic template for objects may map it.
+                    let template = match dynamic {
+                        Dynamic::True | Dynamic::StrictAllowTemplates | Dynamic::FalseAllowTemplates => self
+                            .base
+                            .dynamic_templates
+                            .as_deref()
+                            .and_then(|ts| super::dynamic_templates::find(ts, full, name, "object"))
+                            .map(|t| t.build(name, "object"))
+                            .transpose()?
+                            .filter(|m| matches!(m, Mapper::Object(_))),
+                        _ => None,
+                    };
+                    match (template, dynamic) {
+                        (Some(m), _) => {
+                            let inner = match &m {
+                                Mapper::Object(o) => o.dynamic.unwrap_or(dynamic),
+                                Mapper::Field(_) => dynamic,
+                            };
+                            self.add_to_update(full, m);
+                            self.parse_path(full, inner, key, rest, v)
+                        }
+                        (None, Dynamic::True) => {
+                            self.add_to_update(full, Mapper::Object(ObjectMapping::default()));
+                            self.parse_path(full, dynamic, key, rest, v)
+                        }
+                        (None, Dynamic::False | Dynamic::FalseAllowTemplates) => Ok(()),
+                        (None, Dynamic::Strict | Dynamic::StrictAllowTemplates) => Err(strict(dynamic, name, parent)),
                     }
-                    Dynamic::False | Dynamic::FalseAllowTemplates => Ok(()),
-                    Dynamic::Strict | Dynamic::StrictAllowTemplates => Err(strict(name, parent)),
-                },
+                }
             };
         }
         if let Value::Array(items) = v {
@@ -226,11 +252,11 @@ impl<'a> DocParser<'a> {
                     return Ok(());
                 }
                 match dynamic {
-                    Dynamic::False | Dynamic::FalseAllowTemplates => return Ok(()),
-                    Dynamic::Strict | Dynamic::StrictAllowTemplates => return Err(strict(name, parent)),
-                    Dynamic::True => {}
+                    Dynamic::False => return Ok(()),
+                    Dynamic::Strict => return Err(strict(dynamic, name, parent)),
+                    _ => {}
                 }
-                let Some(m) = dynamic::infer(self.base, v) else { return Ok(()) };
+                let Some(m) = dynamic::infer_at(self.base, full, name, parent, v, dynamic)? else { return Ok(()) };
                 self.add_to_update(full, m.clone());
                 Cow::Owned(m)
             }
@@ -403,12 +429,8 @@ impl<'a> DocParser<'a> {
     }
 }
 
-fn strict(name: &str, parent: &str) -> MappingError {
-    let within = if parent.is_empty() { "_doc" } else { parent };
-    MappingError::new(
-        "strict_dynamic_mapping_exception",
-        format!("mapping set to strict, dynamic introduction of [{name}] within [{within}] is not allowed"),
-    )
+fn strict(dynamic: Dynamic, name: &str, parent: &str) -> MappingError {
+    dynamic::strict_error(dynamic, name, parent)
 }
 
 /// The value as OpenSearch previews it in "failed to parse field" messages (Java's toString).

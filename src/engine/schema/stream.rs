@@ -69,7 +69,8 @@ fn plan<'m>(p: &DocParser<'m>, key: &str) -> Plan<'m> {
         Some(_) => Plan::Tree,
         None if p.added(key) => Plan::Tree,
         None => match p.root_dynamic() {
-            Dynamic::False | Dynamic::FalseAllowTemplates => Plan::Drop,
+            // (`false_allow_templates` keeps a key a dynamic template may map.)
+            Dynamic::False => Plan::Drop,
             _ => Plan::Tree,
         },
     }
