@@ -110,7 +110,8 @@ impl IndexService {
     /// Parses a document with the current mapping (keyword normalizers applied).
     pub fn parse(&self, id: &str, source: &[u8]) -> OsResult<ParsedDocument> {
         let mapping = self.mapping();
-        let mut parsed = mapping.parse(id, source)?;
+        let limits = super::mapping_limits::mapping_limits(&self.metadata().settings)?;
+        let mut parsed = mapping.parse_limited(id, source, limits.doc_limits(&mapping))?;
         normalize_keywords(&mapping, &self.analysis, &mut parsed.fields);
         Ok(parsed)
     }
@@ -429,6 +430,7 @@ impl ClusterService {
         };
         let analysis = build_analysis(&req.settings)?;
         check_mapping_analyzers(&mapping, &analysis)?;
+        super::mapping_limits::check_mapping(&req.settings, &mapping)?;
         let name = req.name.clone();
         let node = self.update(|md| {
             if let Some(m) = md.indices.get(&name) {
@@ -587,6 +589,7 @@ impl ClusterService {
             if merged == *m.mapping {
                 return Ok(false);
             }
+            super::mapping_limits::check_mapping(&m.settings, &merged)?;
             m.mapping = Arc::new(merged);
             m.mapping_version += 1;
             Ok(true)

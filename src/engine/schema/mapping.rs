@@ -296,7 +296,13 @@ impl Mapping {
 
     /// Parses a document's `_source` (see `parse.rs`).
     pub fn parse(&self, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
-        super::parse::parse_document(self, id, source)
+        super::parse::parse_document(self, id, source, super::limits::DocLimits::default())
+    }
+
+    /// [`Mapping::parse`] under an index's per-document limits (dynamic field budget, nested
+    /// objects).
+    pub fn parse_limited(&self, id: &str, source: &[u8], limits: super::limits::DocLimits) -> Result<ParsedDocument, MappingError> {
+        super::parse::parse_document(self, id, source, limits)
     }
 
     /// Merges `update` into this mapping (put-mapping rules; see `merge.rs`).

@@ -16,6 +16,7 @@
 //! | `types.rs` | field types and their parameters; parsing and printing one field definition |
 //! | `mapping.rs` | the root/object mappers, `from_json`, `to_json`, lookups |
 //! | `merge.rs` | merging mappings (put-mapping and dynamic updates) and its conflict rules |
+//! | `limits.rs` | `index.mapping.*.limit` checks and the per-document limits |
 //! | `values.rs` | converting one JSON value to the indexed value of one field type |
 //! | `parse.rs` | walking a document and building its fields |
 //! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
@@ -33,6 +34,7 @@ mod dynamic;
 pub mod dynamic_templates;
 pub mod geo;
 pub mod ip;
+pub mod limits;
 mod mapping;
 mod merge;
 mod parse;
