@@ -253,6 +253,12 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                     }
                 }
             }
+            FieldKind::TokenCount { analyzer: n, .. } => {
+                if a.analyzer(n).is_none() {
+                    return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"))
+                        .caused_by(OsError::new("mapper_parsing_exception", format!("analyzer [{n}] has not been configured in mappings"))));
+                }
+            }
             FieldKind::Keyword(k) => {
                 if let Some(n) = &k.normalizer {
                     if a.normalizer(n).is_none() {

@@ -23,7 +23,7 @@ enum Access {
 fn access(ft: &FieldType) -> Access {
     let searchable_kind = matches!(
         ft.kind,
-        FieldKind::Keyword(_) | FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::Date { .. } | FieldKind::Boolean | FieldKind::Ip
+        FieldKind::Keyword(_) | FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::Date { .. } | FieldKind::Boolean | FieldKind::Ip | FieldKind::TokenCount { .. }
     );
     if ft.effective_index() || !searchable_kind {
         return Access::Indexed;

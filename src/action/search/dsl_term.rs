@@ -12,7 +12,7 @@ use super::dsl::{body, bool_of, f32_of, i64_of, perr, single_field, str_of, Quer
 use super::dsl_fuzzy::{fuzzy, fuzzy_rewritten, Rewrite};
 use super::dsl_keyword::{self, CaseInsensitive};
 use crate::engine::query::multi_term::parse_wildcard;
-use crate::engine::query::{Query, RangeKind};
+use crate::engine::query::{DvFilter, IntervalRelation, Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
 use crate::engine::segment::points::sortable;
 use crate::error::OsResult;
@@ -258,6 +258,7 @@ fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Val
                 (l, h)
             }
         },
+        FieldKind::TokenCount { .. } => return point_bounds(field, &FieldType::new(FieldKind::Number(NumberType::Integer)), lo, hi, inc_lo, inc_hi, dm),
         FieldKind::ScaledFloat { scaling_factor } => {
             let lo = lo.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
             let hi = hi.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
@@ -338,6 +339,10 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
             Query::Range { field: field.into(), lo: Some(sortable::encode_u128(lo).to_vec()), hi: Some(sortable::encode_u128(hi).to_vec()), include_lo: true, include_hi: true, kind: RangeKind::Points, boost }
         }
         FieldKind::Binary => return Err(perr(format!("Binary fields do not support searching"))),
+        FieldKind::Range { kind, format } => {
+            let element = kind.element(format.as_deref(), None);
+            interval_query(field, &element, kind.width(), Some(v), Some(v), true, true, IntervalRelation::Intersects, None, boost)?
+        }
         _ => match point_key(field, ft, v)? {
             Some(k) => Query::Range { field: field.into(), lo: Some(k.clone()), hi: Some(k), include_lo: true, include_hi: true, kind: RangeKind::Points, boost },
             None => Query::MatchNone,
@@ -371,6 +376,7 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
     let m = body("range", spec)?;
     let (mut lo, mut hi, mut inc_lo, mut inc_hi) = (None, None, true, true);
     let (mut format, mut tz, mut b) = (None, None, 1.0);
+    let mut relation = IntervalRelation::Intersects;
     for (k, v) in m {
         let v = if v.is_null() { None } else { Some(v.clone()) };
         match k.as_str() {
@@ -385,7 +391,16 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             "format" => format = v.map(|x| str_of("range", k, &x)).transpose()?,
             "time_zone" => tz = v.map(|x| str_of("range", k, &x)).transpose()?,
             "boost" => b = v.map(|x| f32_of("range", k, &x)).transpose()?.unwrap_or(1.0),
-            "relation" | "_name" => {}
+            "relation" => {
+                let r = v.map(|x| str_of("range", k, &x)).transpose()?.unwrap_or_default();
+                relation = match r.to_ascii_lowercase().as_str() {
+                    "intersects" => IntervalRelation::Intersects,
+                    "within" => IntervalRelation::Within,
+                    "contains" => IntervalRelation::Contains,
+                    _ => return Err(perr(format!("[range] query does not support relation [{r}]"))),
+                };
+            }
+            "_name" => {}
             other => return Err(perr(format!("[range] query does not support [{other}]"))),
         }
     }
@@ -400,6 +415,15 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             Ok(Query::Range { field: field.into(), lo, hi, include_lo: inc_lo, include_hi: inc_hi, kind: RangeKind::Terms, boost })
         }
         FieldKind::Boolean | FieldKind::Binary => Err(perr(format!("[range] queries on [{}] fields are not supported", ft.type_name()))),
+        FieldKind::Range { kind, format: field_format } => {
+            if let Some(f) = &format {
+                date::validate_format(f).map_err(|e| perr(e).status(400))?;
+            }
+            let offset = tz.as_deref().map(date_math::parse_time_zone).transpose().map_err(crate::error::OsError::illegal)?.unwrap_or(0);
+            let element = kind.element(field_format.as_deref(), None);
+            let fmt = format.as_deref().unwrap_or(element.date_format());
+            interval_query(field, &element, kind.width(), lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, relation, Some((fmt, offset, ctx.now_millis)), boost)
+        }
         _ => {
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;
@@ -418,6 +442,19 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             Ok(Query::Range { field: field.into(), lo: l, hi: h, include_lo: true, include_hi: true, kind: RangeKind::Points, boost })
         }
     }
+}
+
+/// A query on a range field: documents with an interval related to `[lo, hi]` (bounds of the
+/// element type; open bounds are the key space's ends) as `relation` says.
+#[allow(clippy::too_many_arguments)]
+fn interval_query(field: &str, element: &FieldType, width: usize, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, relation: IntervalRelation, dm: Option<(&str, i64, i64)>, boost: f32) -> OsResult<Query> {
+    let (l, h) = point_bounds(field, element, lo, hi, inc_lo, inc_hi, dm)?;
+    let l = l.unwrap_or_else(|| vec![0u8; width]);
+    let h = h.unwrap_or_else(|| vec![0xFFu8; width]);
+    if l > h {
+        return Ok(Query::MatchNone);
+    }
+    Ok(Query::DocValues { field: field.into(), filter: DvFilter::Interval { lo: l, hi: h, relation }, boost })
 }
 
 /// `ids`: documents with these `_id`s.

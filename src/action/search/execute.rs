@@ -149,6 +149,10 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
+    let source_disabled = c.mapping.source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) == Some(false);
+    if !req.fields.is_empty() && source_disabled {
+        return Err(OsError::illegal(format!("Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [{}]", c.index)));
+    }
     let engine_sort: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
     let after = match &req.search_after {
         None => None,

@@ -255,6 +255,11 @@ pub fn hit(
     }
     if let Some(p) = &parsed {
         field_values::fields_api(&ctx.mapping, p, &src, &req.fields, &mut fields);
+        if !req.fields.is_empty() {
+            let segs = &ctx.searcher.query().segments;
+            let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
+            field_values::token_count_fields(&ctx.mapping, seg.as_ref(), doc, &req.fields, &mut fields)?;
+        }
     }
     if !fields.is_empty() {
         m.insert("fields".into(), Value::Object(fields));

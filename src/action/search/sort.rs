@@ -148,11 +148,12 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             FieldKind::Ip => (SortBy::Keyword(name.into()), ValueFormat::Ip),
             FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat) => (SortBy::Double(name.into()), ValueFormat::Plain),
             FieldKind::Boolean => (SortBy::Long(name.into()), ValueFormat::Bool),
-            FieldKind::Number(_) | FieldKind::ScaledFloat { .. } => (SortBy::Long(name.into()), ValueFormat::Plain),
+            FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::TokenCount { .. } => (SortBy::Long(name.into()), ValueFormat::Plain),
             FieldKind::Text(_) => {
                 return Err(OsError::illegal(format!("Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.")))
             }
             FieldKind::Binary => return Err(OsError::illegal(format!("Field [{name}] of type [binary] does not support sorting"))),
+            FieldKind::Range { kind, .. } => return Err(OsError::illegal(format!("Field [{name}] of type [{}] does not support sorting", kind.type_name()))),
             FieldKind::GeoPoint { .. } => return Err(OsError::illegal("can't sort on geo_point field without using specific sorting feature, like geo_distance")),
         })
     };

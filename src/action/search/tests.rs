@@ -166,3 +166,23 @@ fn ignored_metadata_field_is_a_keyword() {
     );
     assert_eq!(q(json!({"exists": {"field": "_ignored"}})).unwrap(), Query::Exists { field: "_ignored".into(), boost: 1.0 });
 }
+
+#[test]
+fn range_fields_are_queried_by_interval_relation() {
+    use crate::engine::query::{DvFilter, IntervalRelation};
+    let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}}})).unwrap();
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let p = |v: serde_json::Value| parse(&v, &ctx);
+    let k = |v: i64| sortable::encode_i64(v).to_vec();
+    let iv = |lo, hi, relation| Query::DocValues { field: "r".into(), filter: DvFilter::Interval { lo, hi, relation }, boost: 1.0 };
+    assert_eq!(p(json!({"term": {"r": 5}})).unwrap(), iv(k(5), k(5), IntervalRelation::Intersects));
+    assert_eq!(p(json!({"range": {"r": {"gt": 1, "lte": 9, "relation": "within"}}})).unwrap(), iv(k(2), k(9), IntervalRelation::Within));
+    assert_eq!(p(json!({"range": {"r": {"gte": 3, "relation": "CONTAINS"}}})).unwrap(), iv(k(3), vec![0xFF; 8], IntervalRelation::Contains));
+    assert_eq!(p(json!({"range": {"r": {"gt": 5, "lt": 6}}})).unwrap(), Query::MatchNone);
+    assert!(p(json!({"range": {"r": {"gte": 3, "relation": "touches"}}})).is_err());
+    let day = 86_400_000i64;
+    assert_eq!(
+        p(json!({"range": {"d": {"gte": "1970-01-02", "lt": "1970-01-03"}}})).unwrap(),
+        Query::DocValues { field: "d".into(), filter: DvFilter::Interval { lo: k(day), hi: k(2 * day - 1), relation: IntervalRelation::Intersects }, boost: 1.0 }
+    );
+}

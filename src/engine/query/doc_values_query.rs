@@ -19,6 +19,31 @@ pub enum DvFilter {
     Numeric(Vec<(i64, i64)>),
     /// A sorted-set term matching one of these.
     Bytes(Vec<BytesMatch>),
+    /// Range fields: a sorted-set term `lo ++ hi` (inclusive fixed-width keys) related to the
+    /// query interval `[lo, hi]` as `relation` says.
+    Interval { lo: Vec<u8>, hi: Vec<u8>, relation: IntervalRelation },
+}
+
+/// How a document's interval must relate to the query's (OpenSearch's `ShapeRelation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalRelation {
+    /// They share a point (the default).
+    Intersects,
+    /// The document's interval lies within the query's.
+    Within,
+    /// The document's interval contains the query's.
+    Contains,
+}
+
+impl IntervalRelation {
+    /// Whether the document interval `[dlo, dhi]` relates to `[qlo, qhi]`.
+    pub fn holds(self, dlo: &[u8], dhi: &[u8], qlo: &[u8], qhi: &[u8]) -> bool {
+        match self {
+            IntervalRelation::Intersects => dlo <= qhi && dhi >= qlo,
+            IntervalRelation::Within => dlo >= qlo && dhi <= qhi,
+            IntervalRelation::Contains => dlo <= qlo && dhi >= qhi,
+        }
+    }
 }
 
 /// One test of a sorted-set term.
@@ -52,13 +77,17 @@ impl DvFilter {
     pub fn matches_numeric(&self, v: i64) -> bool {
         match self {
             DvFilter::Numeric(ranges) => ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&v)),
-            DvFilter::Bytes(_) => false,
+            DvFilter::Bytes(_) | DvFilter::Interval { .. } => false,
         }
     }
     /// Whether a term matches.
     pub fn matches_bytes(&self, t: &[u8]) -> bool {
         match self {
             DvFilter::Bytes(ms) => ms.iter().any(|m| m.matches(t)),
+            DvFilter::Interval { lo, hi, relation } => {
+                let w = lo.len();
+                t.len() == 2 * w && relation.holds(&t[..w], &t[w..], lo, hi)
+            }
             DvFilter::Numeric(_) => false,
         }
     }
@@ -71,6 +100,7 @@ impl fmt::Display for DvFilter {
                 let parts: Vec<String> = r.iter().map(|(l, h)| format!("[{l} TO {h}]")).collect();
                 write!(f, "{}", parts.join(" "))
             }
+            DvFilter::Interval { relation, .. } => write!(f, "range {relation:?}"),
             DvFilter::Bytes(ms) => {
                 let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
                 let parts: Vec<String> = ms
@@ -110,7 +140,7 @@ pub fn collect_docs(field: &str, filter: &DvFilter, seg: &dyn SegmentView) -> Re
                 }
             }
         }
-        DvFilter::Bytes(_) => {
+        DvFilter::Bytes(_) | DvFilter::Interval { .. } => {
             // Each ordinal's term is looked up and tested once per segment.
             let mut memo: HashMap<u64, bool> = HashMap::new();
             let mut ords = Vec::new();
@@ -163,6 +193,19 @@ mod tests {
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(-3, -3), (50, 60)]), &s).unwrap(), vec![0, 2]);
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(100, 200)]), &s).unwrap(), Vec::<DocId>::new());
         assert_eq!(collect_docs("missing", &DvFilter::Numeric(vec![(i64::MIN, i64::MAX)]), &s).unwrap(), Vec::<DocId>::new());
+    }
+
+    #[test]
+    fn interval_relations() {
+        let k = |v: u8| vec![v];
+        let doc = |lo: u8, hi: u8| [k(lo), k(hi)].concat();
+        let f = |r| DvFilter::Interval { lo: k(3), hi: k(6), relation: r };
+        use IntervalRelation::*;
+        // [1,3] touches [3,6]; [2,2] does not; [4,5] is within; [1,9] contains.
+        assert!(f(Intersects).matches_bytes(&doc(1, 3)) && !f(Intersects).matches_bytes(&doc(2, 2)));
+        assert!(f(Within).matches_bytes(&doc(4, 5)) && !f(Within).matches_bytes(&doc(1, 5)));
+        assert!(f(Contains).matches_bytes(&doc(1, 9)) && !f(Contains).matches_bytes(&doc(4, 9)));
+        assert!(!f(Intersects).matches_bytes(&[1, 2, 3]));
     }
 
     #[test]

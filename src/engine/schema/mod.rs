@@ -24,6 +24,7 @@
 //! | `dynamic_templates.rs` | `dynamic_templates`: parsing, matching, building the new field |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
+//! | `range.rs` | range field types: their values and indexed form |
 //!
 //! `nested` objects are mapped as OpenSearch does but indexed flattened (no block-join yet:
 //! nested queries are not supported); geo_point values get doc values only (no points index yet:
@@ -35,6 +36,7 @@ pub mod dynamic_templates;
 pub mod geo;
 pub mod ip;
 pub mod limits;
+pub mod range;
 mod mapping;
 mod merge;
 mod parse;
@@ -103,6 +105,12 @@ pub enum FieldValue {
     /// IPv4 as IPv4-mapped IPv6.
     Ip(u128),
     Binary(Vec<u8>),
+    /// A `token_count` field's text: the builder analyzes it with `analyzer` and indexes the
+    /// count as a long (points and numeric doc values).
+    TokenCount { text: String, analyzer: String, position_increments: bool },
+    /// A range field's interval: its inclusive bounds' sortable keys `lo ++ hi` (see
+    /// `range.rs`); a sorted-set doc value.
+    Range(Vec<u8>),
 }
 
 /// An error as OpenSearch reports it: `{"type": kind, "reason": reason, "caused_by": ...}`.

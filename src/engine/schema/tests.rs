@@ -726,3 +726,15 @@ proptest! {
         let _ = m.parse("x", &bytes);
     }
 }
+
+#[test]
+fn token_count_needs_an_analyzer_and_carries_the_text() {
+    let e = Mapping::from_json(&json!({"properties": {"c": {"type": "token_count"}}})).expect_err("no analyzer");
+    assert_eq!(e.reason, "Analyzer must be set for field [c] but wasn't.");
+    let m = mapping(json!({"properties": {"c": {"type": "token_count", "analyzer": "standard", "enable_position_increments": false}}}));
+    assert_eq!(m.to_json()["properties"]["c"], json!({"type": "token_count", "analyzer": "standard", "enable_position_increments": false}));
+    assert_eq!(
+        values(&parse(&m, json!({"c": "two words"})).unwrap(), "c"),
+        vec![FieldValue::TokenCount { text: "two words".into(), analyzer: "standard".into(), position_increments: false }]
+    );
+}

@@ -117,6 +117,18 @@ pub enum FieldKind {
     GeoPoint {
         ignore_z_value: Option<bool>,
     },
+    /// The number of tokens `analyzer` makes of a string, indexed as an integer. `analyzer` is
+    /// required; `enable_position_increments` default true (the count is then the position after
+    /// the last token, so removed stopwords count).
+    TokenCount {
+        analyzer: String,
+        enable_position_increments: Option<bool>,
+    },
+    /// `integer_range`, ..., `ip_range` (see `range.rs`); `format`: `date_range` only.
+    Range {
+        kind: super::range::RangeType,
+        format: Option<String>,
+    },
 }
 
 /// A leaf field of a mapping: its kind, common parameters and multi-fields.
@@ -194,6 +206,8 @@ impl FieldType {
             FieldKind::Ip => "ip",
             FieldKind::Binary => "binary",
             FieldKind::GeoPoint { .. } => "geo_point",
+            FieldKind::Range { kind, .. } => kind.type_name(),
+            FieldKind::TokenCount { .. } => "token_count",
         }
     }
 
@@ -251,6 +265,10 @@ impl FieldType {
             "ip" => FieldKind::Ip,
             "binary" => FieldKind::Binary,
             "geo_point" => FieldKind::GeoPoint { ignore_z_value: None },
+            "token_count" => FieldKind::TokenCount { analyzer: String::new(), enable_position_increments: None },
+            "integer_range" | "long_range" | "float_range" | "double_range" | "date_range" | "ip_range" => {
+                FieldKind::Range { kind: super::range::RangeType::from_type_name(type_name).unwrap_or(super::range::RangeType::Long), format: None }
+            }
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
             }
@@ -307,8 +325,9 @@ impl FieldType {
                 "format" => {
                     let f = str_param(name, key, v)?;
                     date::validate_format(&f).map_err(MappingError::illegal)?;
-                    if let FieldKind::Date { format, .. } = &mut ft.kind {
-                        *format = Some(f);
+                    match &mut ft.kind {
+                        FieldKind::Date { format, .. } | FieldKind::Range { format, .. } => *format = Some(f),
+                        _ => {}
                     }
                 }
                 _ => parse_kind_param(&mut ft.kind, name, key, v)?,
@@ -318,6 +337,9 @@ impl FieldType {
             // Stored as OpenSearch prints it back: the parsed (and normalized) point.
             let p = geo::parse_null_value(nv, ignore_z_value.unwrap_or(true), ft.effective_ignore_malformed())?;
             ft.null_value = Some(p.to_json());
+        }
+        if matches!(&ft.kind, FieldKind::TokenCount { analyzer, .. } if analyzer.is_empty()) {
+            return Err(MappingError::parsing(format!("Analyzer must be set for field [{name}] but wasn't.")));
         }
         if matches!(ft.kind, FieldKind::ScaledFloat { .. }) && !scaling_factor_seen {
             return Err(MappingError::parsing(format!("Field [{name}] misses required parameter [scaling_factor]")));
@@ -351,6 +373,13 @@ impl FieldType {
             FieldKind::Date { format, nanos } => {
                 let default = if *nanos { date::DEFAULT_NANOS_FORMAT } else { date::DEFAULT_FORMAT };
                 put(&mut m, "format", format.as_ref().filter(|f| *f != default).map(|f| json!(f)));
+            }
+            FieldKind::Range { format, .. } => {
+                put(&mut m, "format", format.as_ref().map(|f| json!(f)));
+            }
+            FieldKind::TokenCount { analyzer, enable_position_increments } => {
+                m.insert("analyzer".into(), json!(analyzer));
+                put(&mut m, "enable_position_increments", enable_position_increments.map(Value::from));
             }
             FieldKind::GeoPoint { ignore_z_value } => {
                 // Geometry mappers print these whenever they were given, defaults included.
@@ -413,6 +442,11 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::Ip => common.contains(&key) || key == "ignore_malformed",
         FieldKind::Binary => ["doc_values", "store"].contains(&key),
         FieldKind::GeoPoint { .. } => common.contains(&key) || ["ignore_malformed", "ignore_z_value"].contains(&key),
+        FieldKind::TokenCount { .. } => ["index", "doc_values", "store", "analyzer", "enable_position_increments"].contains(&key),
+        FieldKind::Range { kind, .. } => {
+            ["index", "doc_values", "store", "coerce"].contains(&key)
+                || (key == "format" && *kind == super::range::RangeType::Date)
+        }
     }
 }
 
@@ -454,6 +488,11 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
                 *ignore_z_value = Some(bool_param(name, key, v)?);
             }
         }
+        FieldKind::TokenCount { analyzer, enable_position_increments } => match key {
+            "analyzer" => *analyzer = str_param(name, key, v)?,
+            "enable_position_increments" => *enable_position_increments = Some(bool_param(name, key, v)?),
+            _ => {}
+        },
         _ => {}
     }
     Ok(())

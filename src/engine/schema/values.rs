@@ -81,6 +81,12 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             let p = if ft.effective_ignore_malformed() { geo::normalize(p)? } else { p };
             geo::doc_value(p).map(|l| Converted::Value(FieldValue::Long(l)))
         }
+        FieldKind::Range { kind, .. } => super::range::convert_range(*kind, ft, v).map(Converted::Value),
+        FieldKind::TokenCount { analyzer, enable_position_increments } => Ok(Converted::Value(FieldValue::TokenCount {
+            text: scalar_text(v)?,
+            analyzer: analyzer.clone(),
+            position_increments: enable_position_increments.unwrap_or(true),
+        })),
         FieldKind::Binary => {
             let s = match v {
                 Value::String(s) => s,
