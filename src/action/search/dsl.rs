@@ -218,6 +218,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
             super::dsl_doc_values::rewrite(dsl_text::parse(name, inner, ctx)?, ctx.mapping, false)
         }
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
+        "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),
         other => Err(perr(format!("unknown query [{other}]"))),
     }
 }

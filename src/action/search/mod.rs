@@ -12,6 +12,7 @@
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
 //! | [`dsl_doc_values`] | term-level queries on fields searched through their doc values |
+//! | [`dsl_geo`] | geo_distance, geo_bounding_box, geo_polygon |
 //! | [`dsl_text`] | match family and multi_match |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
@@ -36,6 +37,7 @@ pub mod dsl;
 pub mod dsl_cross_fields;
 pub mod dsl_doc_values;
 pub mod dsl_fuzzy;
+pub mod dsl_geo;
 pub mod dsl_keyword;
 pub mod dsl_term;
 pub mod dsl_text;

@@ -19,9 +19,61 @@ pub enum DvFilter {
     Numeric(Vec<(i64, i64)>),
     /// A sorted-set term matching one of these.
     Bytes(Vec<BytesMatch>),
+    /// geo_point fields: a numeric doc value (Lucene's `LatLonDocValuesField` encoding) whose
+    /// point lies in the shape.
+    Geo(GeoShape),
     /// Range fields: a sorted-set term `lo ++ hi` (inclusive fixed-width keys) related to the
     /// query interval `[lo, hi]` as `relation` says.
     Interval { lo: Vec<u8>, hi: Vec<u8>, relation: IntervalRelation },
+}
+
+/// An area for geo_point queries (degrees; distances in meters).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GeoShape {
+    /// Within `meters` of the center (haversine on Lucene's mean earth radius).
+    Distance { lat: f64, lon: f64, meters: f64 },
+    /// Inside the box; `left > right` crosses the dateline.
+    BBox { top: f64, bottom: f64, left: f64, right: f64 },
+    /// Inside the polygon (`(lat, lon)` vertices, closed or not).
+    Polygon(Vec<(f64, f64)>),
+}
+
+/// Lucene's `GeoUtils.EARTH_MEAN_RADIUS`.
+pub const EARTH_MEAN_RADIUS_METERS: f64 = 6_371_008.7714;
+
+/// Haversine distance in meters.
+pub fn haversine_meters(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = (lat2 - lat1).to_radians();
+    let dl = (lon2 - lon1).to_radians();
+    let h = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * EARTH_MEAN_RADIUS_METERS * h.sqrt().min(1.0).asin()
+}
+
+impl GeoShape {
+    /// Whether the point is in the shape.
+    pub fn contains(&self, lat: f64, lon: f64) -> bool {
+        match self {
+            GeoShape::Distance { lat: clat, lon: clon, meters } => haversine_meters(*clat, *clon, lat, lon) <= *meters,
+            GeoShape::BBox { top, bottom, left, right } => {
+                let lon_ok = if left <= right { lon >= *left && lon <= *right } else { lon >= *left || lon <= *right };
+                lat >= *bottom && lat <= *top && lon_ok
+            }
+            GeoShape::Polygon(v) => {
+                // Ray casting (even-odd rule) along the latitude of the point.
+                let mut inside = false;
+                let n = v.len();
+                for i in 0..n {
+                    let (la1, lo1) = v[i];
+                    let (la2, lo2) = v[(i + 1) % n];
+                    if (la1 > lat) != (la2 > lat) && lon < (lo2 - lo1) * (lat - la1) / (la2 - la1) + lo1 {
+                        inside = !inside;
+                    }
+                }
+                inside
+            }
+        }
+    }
 }
 
 /// How a document's interval must relate to the query's (OpenSearch's `ShapeRelation`).
@@ -77,6 +129,10 @@ impl DvFilter {
     pub fn matches_numeric(&self, v: i64) -> bool {
         match self {
             DvFilter::Numeric(ranges) => ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&v)),
+            DvFilter::Geo(shape) => {
+                let p = crate::engine::schema::geo::decode_doc_value(v);
+                shape.contains(p.lat, p.lon)
+            }
             DvFilter::Bytes(_) | DvFilter::Interval { .. } => false,
         }
     }
@@ -88,7 +144,7 @@ impl DvFilter {
                 let w = lo.len();
                 t.len() == 2 * w && relation.holds(&t[..w], &t[w..], lo, hi)
             }
-            DvFilter::Numeric(_) => false,
+            DvFilter::Numeric(_) | DvFilter::Geo(_) => false,
         }
     }
 }
@@ -101,6 +157,7 @@ impl fmt::Display for DvFilter {
                 write!(f, "{}", parts.join(" "))
             }
             DvFilter::Interval { relation, .. } => write!(f, "range {relation:?}"),
+            DvFilter::Geo(shape) => write!(f, "{shape:?}"),
             DvFilter::Bytes(ms) => {
                 let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
                 let parts: Vec<String> = ms
@@ -129,7 +186,7 @@ pub fn collect_docs(field: &str, filter: &DvFilter, seg: &dyn SegmentView) -> Re
     let max_doc = seg.max_doc();
     let mut out = Vec::new();
     match filter {
-        DvFilter::Numeric(_) => {
+        DvFilter::Numeric(_) | DvFilter::Geo(_) => {
             let mut vals = Vec::new();
             for d in 0..max_doc {
                 if !seg.numeric_values(field, d, &mut vals) {
@@ -193,6 +250,19 @@ mod tests {
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(-3, -3), (50, 60)]), &s).unwrap(), vec![0, 2]);
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(100, 200)]), &s).unwrap(), Vec::<DocId>::new());
         assert_eq!(collect_docs("missing", &DvFilter::Numeric(vec![(i64::MIN, i64::MAX)]), &s).unwrap(), Vec::<DocId>::new());
+    }
+
+    #[test]
+    fn geo_shapes() {
+        // One degree of latitude is about 111.2 km.
+        let d = haversine_meters(0.0, 0.0, 1.0, 0.0);
+        assert!((d - 111_195.08).abs() < 1.0, "{d}");
+        let near = GeoShape::Distance { lat: 52.0, lon: 4.0, meters: 12_000.0 };
+        assert!(near.contains(52.1, 4.0) && !near.contains(52.2, 4.0));
+        let bbox = GeoShape::BBox { top: 10.0, bottom: 0.0, left: 170.0, right: -170.0 };
+        assert!(bbox.contains(5.0, 175.0) && bbox.contains(5.0, -175.0) && !bbox.contains(5.0, 0.0) && !bbox.contains(11.0, 175.0));
+        let square = GeoShape::Polygon(vec![(0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0)]);
+        assert!(square.contains(5.0, 5.0) && !square.contains(5.0, 11.0) && !square.contains(-1.0, 5.0));
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub use explain::{ExplValue, Explanation};
 pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
 pub use sort::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
-pub use doc_values_query::{BytesMatch, DvFilter, IntervalRelation};
+pub use doc_values_query::{BytesMatch, DvFilter, GeoShape, IntervalRelation};
 pub use tree::{Query, RangeKind};
 pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;

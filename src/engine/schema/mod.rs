@@ -28,7 +28,7 @@
 //!
 //! `nested` objects are mapped as OpenSearch does but indexed flattened (no block-join yet:
 //! nested queries are not supported); geo_point values get doc values only (no points index yet:
-//! geo queries are not supported).
+//! geo_distance, geo_bounding_box and geo_polygon test every document's doc values).
 
 pub mod date;
 mod dynamic;
