@@ -219,6 +219,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         }
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
         "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),
+        "geo_shape" => super::dsl_geo::parse_shape_query(inner, ctx),
         other => Err(perr(format!("unknown query [{other}]"))),
     }
 }

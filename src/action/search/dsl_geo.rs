@@ -1,5 +1,6 @@
-//! geo_point queries: `geo_distance`, `geo_bounding_box` and `geo_polygon`, answered from the
-//! field's doc values (Fathom keeps no points index for geo_point: every document's points are
+//! geo_point queries: `geo_distance`, `geo_bounding_box`, `geo_polygon` and `geo_shape` (with
+//! GeoJSON `envelope`, `polygon`, `multipolygon` and `circle` shapes), answered from the field's
+//! doc values (Fathom keeps no points index for geo_point: every document's points are
 //! tested, as Lucene's `LatLonDocValuesField` slow queries do).
 
 use serde_json::{Map, Value};
@@ -56,6 +57,116 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         None if ignore_unmapped => Ok(Query::MatchNone),
         None => Err(OsError::new("query_shard_exception", format!("failed to find geo_point field [{f}]")).status(400)),
     }
+}
+
+/// `geo_shape` on a geo_point field: `{"field": {"shape": {...}, "relation": "intersects"}}`.
+/// For points, `intersects` and `within` are the same test; `disjoint` is documents with the
+/// field and no point in the shape.
+pub fn parse_shape_query(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
+    let name = "geo_shape";
+    let m = body(name, v)?;
+    let (mut boost, mut ignore_unmapped) = (1.0, false);
+    let mut field: Option<(&str, &Value)> = None;
+    for (k, val) in m {
+        match k.as_str() {
+            "boost" => boost = f32_of(name, k, val)?,
+            "_name" => {}
+            "ignore_unmapped" => ignore_unmapped = val.as_bool().ok_or_else(|| perr("[geo_shape] [ignore_unmapped] must be a boolean"))?,
+            _ => {
+                if let Some((prev, _)) = field {
+                    return Err(perr(format!("[geo_shape] query doesn't support multiple fields, found [{prev}] and [{k}]")));
+                }
+                field = Some((k.as_str(), val));
+            }
+        }
+    }
+    let (f, spec) = field.ok_or_else(|| perr("[geo_shape] query malformed, no field specified"))?;
+    let spec = spec.as_object().ok_or_else(|| perr("[geo_shape] field must be an object"))?;
+    let mut relation = "intersects".to_string();
+    let mut shape = None;
+    for (k, val) in spec {
+        match k.as_str() {
+            "shape" => shape = Some(val),
+            "relation" => relation = val.as_str().unwrap_or_default().to_ascii_lowercase(),
+            "indexed_shape" => return Err(OsError::illegal("[geo_shape] indexed_shape is not supported")),
+            other => return Err(perr(format!("[geo_shape] query does not support [{other}]"))),
+        }
+    }
+    let shape = shape.ok_or_else(|| perr("either [shape] or [indexed_shape] is required for [geo_shape] query"))?;
+    match ctx.mapping.field_type(f) {
+        Some(ft) if matches!(ft.kind, FieldKind::GeoPoint { .. }) => {}
+        Some(ft) => {
+            return Err(OsError::new(
+                "query_shard_exception",
+                format!("Field [{f}] is of unsupported type [{}]. [geo_shape] query supports the following types [geo_shape, geo_point]", ft.type_name()),
+            )
+            .status(400))
+        }
+        None if ignore_unmapped => return Ok(Query::MatchNone),
+        None => return Err(OsError::new("query_shard_exception", format!("failed to find type for field [{f}]")).status(400)),
+    }
+    let shapes = geojson(shape)?;
+    let any = Query::or(shapes.into_iter().map(|s| Query::DocValues { field: f.into(), filter: DvFilter::Geo(s), boost: 1.0 }).collect());
+    let q = match relation.as_str() {
+        "intersects" | "within" => any,
+        "disjoint" => Query::Bool { must: vec![Query::Exists { field: f.into(), boost: 1.0 }], should: vec![], must_not: vec![any], filter: vec![], minimum_should_match: 0, boost: 1.0 },
+        other => return Err(OsError::illegal(format!("[{other}] relation is not supported for [geo_point] fields"))),
+    };
+    Ok(Query::ConstantScore { query: Box::new(q), boost })
+}
+
+/// `[lon, lat]` of a GeoJSON position.
+fn position(v: &Value) -> OsResult<(f64, f64)> {
+    let p = point("geo_shape", v)?;
+    Ok((p.lat, p.lon))
+}
+
+/// The areas of a GeoJSON shape (`envelope`, `polygon` without holes, `multipolygon`,
+/// `circle`).
+fn geojson(v: &Value) -> OsResult<Vec<GeoShape>> {
+    let t = v.get("type").and_then(Value::as_str).ok_or_else(|| perr("[geo_shape] shape type not included"))?.to_ascii_lowercase();
+    let coords = v.get("coordinates");
+    let ring = |r: &Value| -> OsResult<GeoShape> {
+        let pts = r.as_array().ok_or_else(|| perr("[geo_shape] malformed polygon ring"))?;
+        let mut out: Vec<(f64, f64)> = pts.iter().map(position).collect::<OsResult<_>>()?;
+        if out.len() > 1 && out.first() == out.last() {
+            out.pop();
+        }
+        if out.len() < 3 {
+            return Err(perr("[geo_shape] a polygon ring needs at least three distinct points"));
+        }
+        Ok(GeoShape::Polygon(out))
+    };
+    let polygon = |p: &Value| -> OsResult<GeoShape> {
+        let rings = p.as_array().ok_or_else(|| perr("[geo_shape] malformed polygon"))?;
+        match rings.as_slice() {
+            [outer] => ring(outer),
+            [] => Err(perr("[geo_shape] a polygon needs a ring")),
+            _ => Err(OsError::illegal("[geo_shape] polygons with holes are not supported on geo_point fields")),
+        }
+    };
+    Ok(match t.as_str() {
+        "envelope" => {
+            let c = coords.and_then(Value::as_array).filter(|c| c.len() == 2).ok_or_else(|| perr("[geo_shape] an envelope needs two corners"))?;
+            let (top, left) = position(&c[0])?;
+            let (bottom, right) = position(&c[1])?;
+            if top < bottom {
+                return Err(OsError::illegal(format!("top is below bottom corner: {top} vs. {bottom}")));
+            }
+            vec![GeoShape::BBox { top, bottom, left, right }]
+        }
+        "polygon" => vec![polygon(coords.ok_or_else(|| perr("[geo_shape] coordinates missing"))?)?],
+        "multipolygon" => {
+            let ps = coords.and_then(Value::as_array).ok_or_else(|| perr("[geo_shape] coordinates missing"))?;
+            ps.iter().map(polygon).collect::<OsResult<_>>()?
+        }
+        "circle" => {
+            let (lat, lon) = position(coords.ok_or_else(|| perr("[geo_shape] coordinates missing"))?)?;
+            let meters = meters(v.get("radius").ok_or_else(|| perr("[geo_shape] a circle needs a radius"))?)?;
+            vec![GeoShape::Distance { lat, lon, meters }]
+        }
+        other => return Err(OsError::illegal(format!("[geo_shape] shape type [{other}] is not supported on geo_point fields"))),
+    })
 }
 
 /// A validated point in any of geo_point's forms.
@@ -194,5 +305,11 @@ mod tests {
         assert_eq!(meters(&json!("1.5mi")).unwrap(), 1.5 * 1609.344);
         assert_eq!(meters(&json!("10NM")).unwrap(), 18_520.0);
         assert!(meters(&json!("10 parsecs")).is_err());
+        let env = q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).unwrap();
+        let bbox = Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::BBox { top: 5.0, bottom: 3.0, left: 51.0, right: 53.0 }), boost: 1.0 };
+        assert_eq!(env, Query::ConstantScore { query: Box::new(Query::or(vec![bbox])), boost: 1.0 });
+        assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}, "relation": "contains"}}})).is_err());
+        assert!(q(json!({"geo_shape": {"k": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).is_err());
+        assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "linestring", "coordinates": [[51, 5], [53, 3]]}}}})).is_err());
     }
 }
