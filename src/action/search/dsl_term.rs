@@ -339,6 +339,7 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
             Query::Range { field: field.into(), lo: Some(sortable::encode_u128(lo).to_vec()), hi: Some(sortable::encode_u128(hi).to_vec()), include_lo: true, include_hi: true, kind: RangeKind::Points, boost }
         }
         FieldKind::Binary => return Err(perr(format!("Binary fields do not support searching"))),
+        FieldKind::Range { .. } if !ft.effective_doc_values() => return Err(super::dsl_doc_values::not_searchable(field)),
         FieldKind::Range { kind, format } => {
             let element = kind.element(format.as_deref(), None);
             interval_query(field, &element, kind.width(), Some(v), Some(v), true, true, IntervalRelation::Intersects, None, boost)?
@@ -415,6 +416,8 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             Ok(Query::Range { field: field.into(), lo, hi, include_lo: inc_lo, include_hi: inc_hi, kind: RangeKind::Terms, boost })
         }
         FieldKind::Boolean | FieldKind::Binary => Err(perr(format!("[range] queries on [{}] fields are not supported", ft.type_name()))),
+        // Range fields are searched through their doc values only.
+        FieldKind::Range { .. } if !ft.effective_doc_values() => Err(super::dsl_doc_values::not_searchable(field)),
         FieldKind::Range { kind, format: field_format } => {
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;

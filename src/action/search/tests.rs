@@ -170,7 +170,7 @@ fn ignored_metadata_field_is_a_keyword() {
 #[test]
 fn range_fields_are_queried_by_interval_relation() {
     use crate::engine::query::{DvFilter, IntervalRelation};
-    let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}}})).unwrap();
+    let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}, "nodv": {"type": "long_range", "doc_values": false}}})).unwrap();
     let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
     let p = |v: serde_json::Value| parse(&v, &ctx);
     let k = |v: i64| sortable::encode_i64(v).to_vec();
@@ -180,6 +180,8 @@ fn range_fields_are_queried_by_interval_relation() {
     assert_eq!(p(json!({"range": {"r": {"gte": 3, "relation": "CONTAINS"}}})).unwrap(), iv(k(3), vec![0xFF; 8], IntervalRelation::Contains));
     assert_eq!(p(json!({"range": {"r": {"gt": 5, "lt": 6}}})).unwrap(), Query::MatchNone);
     assert!(p(json!({"range": {"r": {"gte": 3, "relation": "touches"}}})).is_err());
+    assert_eq!(p(json!({"term": {"nodv": 3}})).unwrap_err().kind, "query_shard_exception");
+    assert_eq!(p(json!({"range": {"nodv": {"gte": 3}}})).unwrap_err().kind, "query_shard_exception");
     let day = 86_400_000i64;
     assert_eq!(
         p(json!({"range": {"d": {"gte": "1970-01-02", "lt": "1970-01-03"}}})).unwrap(),
