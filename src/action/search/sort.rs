@@ -178,7 +178,11 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             None => return Err(OsError::new("query_shard_exception", format!("No mapping found for [{}] in order to sort on", s.field)).status(400)),
         },
     };
-    let by = numeric(s, by, fmt == ValueFormat::Unsigned)?;
+    let scale = match mapping.field_type(&s.field).map(|f| &f.kind) {
+        Some(FieldKind::ScaledFloat { scaling_factor }) => Some(*scaling_factor),
+        _ => None,
+    };
+    let by = numeric(s, by, fmt == ValueFormat::Unsigned, scale)?;
     Ok((SortField { by, order: order(SortOrder::Asc), missing }, fmt))
 }
 
@@ -197,8 +201,9 @@ fn unsigned_of(v: &Value) -> Option<u64> {
 }
 
 /// A numeric sort with a `mode`, custom `missing` or `numeric_type` becomes [`SortBy::Numeric`].
-/// `unsigned`: the field is an `unsigned_long`.
-fn numeric(s: &SortSpec, by: SortBy, unsigned: bool) -> OsResult<SortBy> {
+/// `unsigned`: the field is an `unsigned_long`; `scale`: a `scaled_float`'s factor (its sorts are
+/// always numeric sorts, whose values are the unscaled doubles).
+fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsResult<SortBy> {
     let (field, stored_double) = match &by {
         SortBy::Long(f) => (f.clone(), false),
         SortBy::Double(f) => (f.clone(), true),
@@ -207,7 +212,7 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool) -> OsResult<SortBy> {
         }
         _ => return Ok(by),
     };
-    if s.mode.is_none() && s.missing_value.is_none() && s.numeric_type.is_none() {
+    if s.mode.is_none() && s.missing_value.is_none() && s.numeric_type.is_none() && scale.is_none() {
         return Ok(by);
     }
     let mode = match s.mode.as_deref() {
@@ -230,6 +235,7 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool) -> OsResult<SortBy> {
                     mode,
                     missing: Some(unsigned_key(unsigned_of(v).ok_or_else(bad)?)),
                     unsigned,
+                    scale: None,
                 }));
             }
             let d = match v {
@@ -237,7 +243,12 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool) -> OsResult<SortBy> {
                 Value::String(t) => t.trim().parse::<f64>().map_err(|_| bad())?,
                 _ => return Err(bad()),
             };
-            Some(if stored_double { crate::engine::query::sort::double_to_sortable_long(d) } else { d as i64 })
+            Some(match scale {
+                // Java's Math.round, as the column's values.
+                Some(f) => (d * f + 0.5).floor() as i64,
+                None if stored_double => crate::engine::query::sort::double_to_sortable_long(d),
+                None => d as i64,
+            })
         }
     };
     let out_double = match s.numeric_type.as_deref() {
@@ -245,8 +256,8 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool) -> OsResult<SortBy> {
         Some(_) => false,
         None => stored_double,
     };
-    let out_double = out_double && !unsigned;
-    Ok(SortBy::Numeric(NumericSort { field, stored_double, out_double, mode, missing, unsigned }))
+    let out_double = (out_double || scale.is_some()) && !unsigned;
+    Ok(SortBy::Numeric(NumericSort { field, stored_double, out_double, mode, missing, unsigned, scale: scale.map(f64::to_bits) }))
 }
 
 /// A sort value as JSON. Missing numeric values print as OpenSearch's substitutes

@@ -70,6 +70,9 @@ pub struct NumericSort {
     /// signed longs): `sum`, `avg` and `median` compute over the unsigned values, wrapping
     /// around 2^64 like OpenSearch's `UnsignedLongValuesComparatorSource`.
     pub unsigned: bool,
+    /// `scaled_float`: the bits of the scaling factor; the column holds `round(value * factor)`
+    /// and sort values are the doubles `key / factor` (OpenSearch sorts them as doubles).
+    pub scale: Option<u64>,
 }
 
 impl NumericSort {
@@ -317,6 +320,7 @@ impl<'a> KeyReader<'a> {
             (SegKey::Score(s), _) => SortValue::Float(*s),
             (SegKey::Doc(d), _) => SortValue::Long(*d),
             (SegKey::Num(Some(v)), SortBy::Double(_)) => SortValue::Double(sortable_long_to_double(*v)),
+            (SegKey::Num(Some(v)), SortBy::Numeric(NumericSort { scale: Some(bits), .. })) => SortValue::Double(*v as f64 / f64::from_bits(*bits)),
             (SegKey::Num(Some(v)), SortBy::Numeric(ns)) => {
                 let d = if ns.stored_double { sortable_long_to_double(*v) } else { *v as f64 };
                 match (ns.out_double, ns.stored_double) {
