@@ -22,6 +22,15 @@ pub fn with_defaults(f: &FieldType) -> Value {
     match &f.kind {
         // Types whose defaults OpenSearch prints are their own few parameters, already shown.
         FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_) | FieldKind::Alias { .. } => {}
+        FieldKind::TokenCount { .. } => {
+            put("doc_values", json!(f.effective_doc_values()));
+            put("enable_position_increments", json!(true));
+            put("null_value", Value::Null);
+        }
+        FieldKind::Range { .. } => {
+            put("doc_values", json!(f.effective_doc_values()));
+            put("coerce", json!(f.effective_coerce()));
+        }
         FieldKind::Text(t) => {
             let analyzer = t.analyzer.clone().unwrap_or_else(|| "default".into());
             let search = t.search_analyzer.clone().unwrap_or_else(|| analyzer.clone());

@@ -251,6 +251,7 @@ pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_
             let merged = m.mapping.merge(&update)?;
             let analysis = crate::cluster::indices::build_analysis(&m.settings)?;
             crate::cluster::indices::check_mapping_analyzers(&merged, &analysis)?;
+            crate::cluster::mapping_limits::check_mapping(&m.settings, &merged)?;
         }
     }
     for n in &names {

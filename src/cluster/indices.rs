@@ -129,7 +129,8 @@ impl IndexService {
     /// Parses a document with the current mapping (keyword normalizers applied).
     pub fn parse(&self, id: &str, source: &[u8]) -> OsResult<ParsedDocument> {
         let mapping = self.mapping();
-        let mut parsed = mapping.parse(id, source)?;
+        let limits = super::mapping_limits::mapping_limits(&self.metadata().settings)?;
+        let mut parsed = mapping.parse_limited(id, source, limits.doc_limits(&mapping))?;
         normalize_keywords(&mapping, &self.analysis, &mut parsed.fields);
         Ok(parsed)
     }
@@ -269,6 +270,12 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                                 .caused_by(OsError::new("mapper_parsing_exception", format!("{what} [{n}] has not been configured in mappings"))));
                         }
                     }
+                }
+            }
+            FieldKind::TokenCount { analyzer: n, .. } => {
+                if a.analyzer(n).is_none() {
+                    return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"))
+                        .caused_by(OsError::new("mapper_parsing_exception", format!("analyzer [{n}] has not been configured in mappings"))));
                 }
             }
             FieldKind::Keyword(_) | FieldKind::FlatObject(_) => {
@@ -468,6 +475,7 @@ impl ClusterService {
         };
         let analysis = build_analysis(&req.settings)?;
         check_mapping_analyzers(&mapping, &analysis)?;
+        super::mapping_limits::check_mapping(&req.settings, &mapping)?;
         let name = req.name.clone();
         let node = self.update(|md| {
             if let Some(m) = md.indices.get(&name) {
@@ -631,6 +639,7 @@ impl ClusterService {
             if merged == *m.mapping {
                 return Ok(false);
             }
+            super::mapping_limits::check_mapping(&m.settings, &merged)?;
             m.mapping = Arc::new(merged);
             m.mapping_version += 1;
             Ok(true)

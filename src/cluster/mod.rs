@@ -18,6 +18,7 @@
 pub mod corruption;
 pub mod health;
 pub mod indices;
+pub mod mapping_limits;
 pub mod metadata;
 pub mod refresh_listeners;
 pub mod resolve;

@@ -123,6 +123,8 @@ const DYNAMIC: &[&str] = &[
     "index.mapping.depth.limit",
     "index.mapping.nested_fields.limit",
     "index.mapping.field_name_length.limit",
+    "index.mapping.nested_objects.limit",
+    "index.mapping.total_fields.unmap_fields_beyond_limit",
     "index.default_pipeline",
     "index.final_pipeline",
     "index.search.idle.after",

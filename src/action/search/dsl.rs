@@ -211,12 +211,18 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         }
         "function_score" => super::combine::function_score(inner, ctx, d),
         "ids" => dsl_term::ids(inner),
-        "term" | "terms" | "range" | "exists" | "prefix" | "wildcard" | "regexp" | "fuzzy" => dsl_term::parse(name, inner, ctx),
-        "match" | "match_phrase" | "match_phrase_prefix" | "match_bool_prefix" | "multi_match" => dsl_text::parse(name, inner, ctx),
+        "term" | "terms" | "range" | "exists" | "prefix" | "wildcard" | "regexp" | "fuzzy" => {
+            super::dsl_doc_values::rewrite(dsl_term::parse(name, inner, ctx)?, ctx.mapping, name != "exists")
+        }
+        "match" | "match_phrase" | "match_phrase_prefix" | "match_bool_prefix" | "multi_match" => {
+            super::dsl_doc_values::rewrite(dsl_text::parse(name, inner, ctx)?, ctx.mapping, false)
+        }
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
         "intervals" => super::dsl_intervals::parse(inner, ctx),
         "distance_feature" => super::dsl_distance_feature::parse(inner, ctx),
         "combined_fields" => super::dsl_combined_fields::parse(inner, ctx),
+        "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),
+        "geo_shape" => super::dsl_geo::parse_shape_query(inner, ctx),
         other => Err(perr(format!("unknown query [{other}]"))),
     }
 }

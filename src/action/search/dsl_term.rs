@@ -14,7 +14,7 @@ use super::dsl_keyword::{self, CaseInsensitive};
 use super::dsl_constant;
 use super::dsl_wildcard;
 use crate::engine::query::multi_term::parse_wildcard;
-use crate::engine::query::{Query, RangeKind};
+use crate::engine::query::{DvFilter, IntervalRelation, Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
 use crate::engine::segment::points::sortable;
 use crate::error::{OsError, OsResult};
@@ -204,19 +204,19 @@ fn case_insensitive_of(name: &str, spec: &Value) -> OsResult<bool> {
 
 /// Whether `field` is searched by its indexed terms (keyword, text, `_id`).
 fn terms_field(ctx: &QueryContext<'_>, field: &str) -> bool {
-    field == "_id" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
+    field == "_id" || field == "_ignored" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
 }
 
 /// Whether a field is one of the metadata fields queries understand.
 fn is_meta(field: &str) -> bool {
-    matches!(field, "_id" | "_index" | "_routing")
+    matches!(field, "_id" | "_index" | "_routing" | "_ignored")
 }
 
 /// A query over a field's indexed terms (keyword, text, `_id`), `match_none` otherwise.
 fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query) -> Query {
     match ctx.mapping.field_type(field) {
         Some(ft) if matches!(ft.kind, FieldKind::Keyword(_) | FieldKind::Text(_)) => f(field),
-        None if field == "_id" || field == "_routing" => f(field),
+        None if field == "_id" || field == "_routing" || field == "_ignored" => f(field),
         _ => Query::MatchNone,
     }
 }
@@ -287,51 +287,73 @@ fn num_of(field: &str, v: &Value) -> OsResult<f64> {
     }
 }
 
+/// The least (`lower`) or greatest integer a bound admits: exact for integers (JSON or
+/// strings, any size up to i128), rounded toward the range for fractions.
+fn int_bound(field: &str, v: &Value, lower: bool, inclusive: bool) -> OsResult<i128> {
+    let exact = match v {
+        Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)),
+        Value::String(s) => s.trim().parse::<i128>().ok(),
+        _ => None,
+    };
+    if let Some(x) = exact {
+        return Ok(match (lower, inclusive) {
+            (true, true) | (false, true) => x,
+            (true, false) => x.saturating_add(1),
+            (false, false) => x.saturating_sub(1),
+        });
+    }
+    let d = num_of(field, v)?;
+    // `as` saturates (and maps NaN to 0, which a NaN bound cannot reach anyway).
+    Ok(match (lower, inclusive) {
+        (true, true) => d.ceil() as i128,
+        (true, false) => d.floor() as i128 + 1,
+        (false, true) => d.floor() as i128,
+        (false, false) => d.ceil() as i128 - 1,
+    })
+}
+
 /// Inclusive point bounds (`None` = open) of a range over a numeric/date/ip field.
 fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, dm: Option<(&str, i64, i64)>) -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
-    let int_bounds = |lo: Option<f64>, hi: Option<f64>, min: f64, max: f64| -> (Option<Vec<u8>>, Option<Vec<u8>>) {
-        let l = lo.map(|v| {
-            let b = if inc_lo { v.ceil() } else { v.floor() + 1.0 };
-            sortable::encode_i64(b.clamp(min, max) as i64).to_vec()
-        });
-        let h = hi.map(|v| {
-            let b = if inc_hi { v.floor() } else { v.ceil() - 1.0 };
-            sortable::encode_i64(b.clamp(min, max) as i64).to_vec()
-        });
-        (l, h)
-    };
-    Ok(match &ft.kind {
-        FieldKind::Number(n) => {
-            let lo = lo.map(|v| num_of(field, v)).transpose()?;
-            let hi = hi.map(|v| num_of(field, v)).transpose()?;
-            match n {
-                NumberType::Long => int_bounds(lo, hi, i64::MIN as f64, i64::MAX as f64),
-                NumberType::Integer => int_bounds(lo, hi, i32::MIN as f64, i32::MAX as f64),
-                NumberType::Short => int_bounds(lo, hi, i16::MIN as f64, i16::MAX as f64),
-                NumberType::Byte => int_bounds(lo, hi, i8::MIN as f64, i8::MAX as f64),
-                NumberType::UnsignedLong => {
-                    let l = lo.map(|v| sortable::encode_u64((if inc_lo { v.ceil() } else { v.floor() + 1.0 }).max(0.0) as u64).to_vec());
-                    let h = hi.map(|v| sortable::encode_u64((if inc_hi { v.floor() } else { v.ceil() - 1.0 }).max(0.0) as u64).to_vec());
-                    (l, h)
-                }
-                NumberType::Double | NumberType::Float | NumberType::HalfFloat => {
-                    let round = |v: f64| if *n == NumberType::Double { v } else { v as f32 as f64 };
-                    let l = lo.map(|v| {
-                        let k = sortable::encode_f64(round(v)).to_vec();
-                        if inc_lo { k } else { crate::engine::query::multi_term::key_successor(&k).unwrap_or(k) }
-                    });
-                    let h = hi.map(|v| {
-                        let k = sortable::encode_f64(round(v)).to_vec();
-                        if inc_hi { k } else { crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k) }
-                    });
-                    (l, h)
-                }
-            }
+    // Integer bounds within the type's `[min, max]`; a range entirely outside it matches
+    // nothing (an inverted pair of keys).
+    let int_bounds = |min: i128, max: i128, encode: &dyn Fn(i128) -> Vec<u8>| -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+        let l = lo.map(|v| int_bound(field, v, true, inc_lo)).transpose()?;
+        let h = hi.map(|v| int_bound(field, v, false, inc_hi)).transpose()?;
+        if l.is_some_and(|l| l > max) || h.is_some_and(|h| h < min) || matches!((l, h), (Some(l), Some(h)) if l > h) {
+            return Ok((Some(encode(max)), Some(encode(min))));
         }
+        Ok((l.map(|l| encode(l.max(min))), h.map(|h| encode(h.min(max)))))
+    };
+    let long_key = |x: i128| sortable::encode_i64(x as i64).to_vec();
+    Ok(match &ft.kind {
+        FieldKind::Number(n) => match n {
+            NumberType::Long => int_bounds(i64::MIN as i128, i64::MAX as i128, &long_key)?,
+            NumberType::Integer => int_bounds(i32::MIN as i128, i32::MAX as i128, &long_key)?,
+            NumberType::Short => int_bounds(i16::MIN as i128, i16::MAX as i128, &long_key)?,
+            NumberType::Byte => int_bounds(i8::MIN as i128, i8::MAX as i128, &long_key)?,
+            NumberType::UnsignedLong => int_bounds(0, u64::MAX as i128, &|x| sortable::encode_u64(x as u64).to_vec())?,
+            NumberType::Double | NumberType::Float | NumberType::HalfFloat => {
+                let lo = lo.map(|v| num_of(field, v)).transpose()?;
+                let hi = hi.map(|v| num_of(field, v)).transpose()?;
+                let round = |v: f64| if *n == NumberType::Double { v } else { v as f32 as f64 };
+                let l = lo.map(|v| {
+                    let k = sortable::encode_f64(round(v)).to_vec();
+                    if inc_lo { k } else { crate::engine::query::multi_term::key_successor(&k).unwrap_or(k) }
+                });
+                let h = hi.map(|v| {
+                    let k = sortable::encode_f64(round(v)).to_vec();
+                    if inc_hi { k } else { crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k) }
+                });
+                (l, h)
+            }
+        },
+        FieldKind::TokenCount { .. } => return point_bounds(field, &FieldType::new(FieldKind::Number(NumberType::Integer)), lo, hi, inc_lo, inc_hi, dm),
         FieldKind::ScaledFloat { scaling_factor } => {
             let lo = lo.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
             let hi = hi.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
-            int_bounds(lo, hi, i64::MIN as f64, i64::MAX as f64)
+            let l = lo.map(|v| sortable::encode_i64(if inc_lo { v.ceil() } else { v.floor() + 1.0 } as i64).to_vec());
+            let h = hi.map(|v| sortable::encode_i64(if inc_hi { v.floor() } else { v.ceil() - 1.0 } as i64).to_vec());
+            (l, h)
         }
         FieldKind::Date { nanos, .. } => {
             let (fmt, offset, now) = dm.unwrap_or((ft.date_format(), 0, 0));
@@ -370,6 +392,10 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
     if field == "_id" || field == "_routing" {
         return Ok(Query::Terms { field: field.into(), terms: vec![text(v)?.into_bytes()], boost });
     }
+    if field == "_ignored" {
+        // The names of fields whose values `ignore_malformed` dropped (a keyword field).
+        return Ok(Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost });
+    }
     if field == "_index" {
         let name = text(v)?;
         return Ok(if crate::cluster::resolve::glob(&name, ctx.index) { Query::MatchAll { boost } } else { Query::MatchNone });
@@ -404,6 +430,11 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
             Query::Range { field: field.into(), lo: Some(sortable::encode_u128(lo).to_vec()), hi: Some(sortable::encode_u128(hi).to_vec()), include_lo: true, include_hi: true, kind: RangeKind::Points, boost }
         }
         FieldKind::Binary => return Err(perr(format!("Binary fields do not support searching"))),
+        FieldKind::Range { .. } if !ft.effective_doc_values() => return Err(super::dsl_doc_values::not_searchable(field)),
+        FieldKind::Range { kind, format } => {
+            let element = kind.element(format.as_deref(), None);
+            interval_query(field, &element, kind.width(), Some(v), Some(v), true, true, IntervalRelation::Intersects, None, boost)?
+        }
         _ => match point_key(field, ft, v)? {
             Some(k) => Query::Range { field: field.into(), lo: Some(k.clone()), hi: Some(k), include_lo: true, include_hi: true, kind: RangeKind::Points, boost },
             None => Query::MatchNone,
@@ -412,7 +443,7 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
 }
 
 fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
-    let keyword_like = field == "_id" || field == "_routing" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
+    let keyword_like = field == "_id" || field == "_routing" || field == "_ignored" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
     if let Some((ft, c)) = dsl_constant::of(ctx, field) {
         return dsl_constant::terms(field, ft, c, &vals.iter().map(text).collect::<OsResult<Vec<_>>>()?, boost);
     }
@@ -443,6 +474,7 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
     let m = body("range", spec)?;
     let (mut lo, mut hi, mut inc_lo, mut inc_hi) = (None, None, true, true);
     let (mut format, mut tz, mut b) = (None, None, 1.0);
+    let mut relation = IntervalRelation::Intersects;
     for (k, v) in m {
         let v = if v.is_null() { None } else { Some(v.clone()) };
         match k.as_str() {
@@ -457,7 +489,16 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             "format" => format = v.map(|x| str_of("range", k, &x)).transpose()?,
             "time_zone" => tz = v.map(|x| str_of("range", k, &x)).transpose()?,
             "boost" => b = v.map(|x| f32_of("range", k, &x)).transpose()?.unwrap_or(1.0),
-            "relation" | "_name" => {}
+            "relation" => {
+                let r = v.map(|x| str_of("range", k, &x)).transpose()?.unwrap_or_default();
+                relation = match r.to_ascii_lowercase().as_str() {
+                    "intersects" => IntervalRelation::Intersects,
+                    "within" => IntervalRelation::Within,
+                    "contains" => IntervalRelation::Contains,
+                    _ => return Err(perr(format!("[range] query does not support relation [{r}]"))),
+                };
+            }
+            "_name" => {}
             other => return Err(perr(format!("[range] query does not support [{other}]"))),
         }
     }
@@ -478,6 +519,17 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             Ok(Query::Range { field: field.into(), lo, hi, include_lo: inc_lo, include_hi: inc_hi, kind: RangeKind::Terms, boost })
         }
         FieldKind::Boolean | FieldKind::Binary => Err(perr(format!("[range] queries on [{}] fields are not supported", ft.type_name()))),
+        // Range fields are searched through their doc values only.
+        FieldKind::Range { .. } if !ft.effective_doc_values() => Err(super::dsl_doc_values::not_searchable(field)),
+        FieldKind::Range { kind, format: field_format } => {
+            if let Some(f) = &format {
+                date::validate_format(f).map_err(|e| perr(e).status(400))?;
+            }
+            let offset = tz.as_deref().map(date_math::parse_time_zone).transpose().map_err(crate::error::OsError::illegal)?.unwrap_or(0);
+            let element = kind.element(field_format.as_deref(), None);
+            let fmt = format.as_deref().unwrap_or(element.date_format());
+            interval_query(field, &element, kind.width(), lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, relation, Some((fmt, offset, ctx.now_millis)), boost)
+        }
         _ => {
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;
@@ -496,6 +548,19 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             Ok(Query::Range { field: field.into(), lo: l, hi: h, include_lo: true, include_hi: true, kind: RangeKind::Points, boost })
         }
     }
+}
+
+/// A query on a range field: documents with an interval related to `[lo, hi]` (bounds of the
+/// element type; open bounds are the key space's ends) as `relation` says.
+#[allow(clippy::too_many_arguments)]
+fn interval_query(field: &str, element: &FieldType, width: usize, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, relation: IntervalRelation, dm: Option<(&str, i64, i64)>, boost: f32) -> OsResult<Query> {
+    let (l, h) = point_bounds(field, element, lo, hi, inc_lo, inc_hi, dm)?;
+    let l = l.unwrap_or_else(|| vec![0u8; width]);
+    let h = h.unwrap_or_else(|| vec![0xFFu8; width]);
+    if l > h {
+        return Ok(Query::MatchNone);
+    }
+    Ok(Query::DocValues { field: field.into(), filter: DvFilter::Interval { lo: l, hi: h, relation }, boost })
 }
 
 /// `ids`: documents with these `_id`s.

@@ -194,6 +194,10 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
+    let source_disabled = c.mapping.source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) == Some(false);
+    if !req.fields.is_empty() && source_disabled {
+        return Err(OsError::illegal(format!("Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [{}]", c.index)));
+    }
     let engine_sort: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
     let after = match &req.search_after {
         None => None,
@@ -207,7 +211,7 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
                 if vals.len() != fields.len() {
                     return Err(OsError::illegal(format!("search_after has {} value(s) but sort has {}.", vals.len(), fields.len())));
                 }
-                let mut after = vals.iter().zip(&fields).map(|(v, (f, fmt))| sort::after_value(v, f, *fmt)).collect::<OsResult<Vec<_>>>()?;
+                let mut after = vals.iter().zip(&fields).map(|(v, (f, fmt))| sort::after_value(v, f, fmt)).collect::<OsResult<Vec<_>>>()?;
                 shard_doc_after(&mut after, req, &fields, u.ctx);
                 Some(after)
             }
@@ -350,6 +354,7 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
     if !ctxs.is_empty() && failed_shards == ctxs.len() {
         return Err(all_failed(failures, ctxs));
     }
+    check_unsigned_sorts(&results)?;
     // Merge.
     let mut total = 0u64;
     let mut relation = Relation::Eq;
@@ -431,7 +436,7 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
         let sort_vals: Option<Vec<Value>> = if engine_fields.is_empty() {
             None
         } else {
-            Some(h.sort_values.iter().zip(&fields).map(|(v, (f, fmt))| sort::render(v, f, *fmt)).collect())
+            Some(h.sort_values.iter().zip(&fields).map(|(v, (f, fmt))| sort::render(v, f, fmt)).collect())
         };
         let explanation = match (req.explain, r) {
             (true, Some(r)) => Some(u.searcher.explain(&r.query, h.segment, h.doc)?),
@@ -455,6 +460,24 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
         None
     };
     Ok(SearchBody { took: start.elapsed().as_millis() as u64, timed_out, terminated_early, shards, total, max_score, hits })
+}
+
+/// OpenSearch's `validateMergeSortValueFormats`: a sort field that is an `unsigned_long` in one
+/// index must be one in every index (its values do not compare with other numbers).
+fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
+    let mut first: Option<Vec<bool>> = None;
+    for r in results.iter().flatten() {
+        let uns: Vec<bool> = r.fields.iter().map(|(_, fmt)| *fmt == ValueFormat::Unsigned).collect();
+        match &first {
+            None => first = Some(uns),
+            Some(f) if f.iter().zip(&uns).any(|(a, b)| a != b) => {
+                let cause = OsError::illegal("Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type in another index!");
+                return Err(OsError::new("search_phase_execution_exception", "").status(400).with("phase", "fetch").with("grouped", true).with("failed_shards", json!([])).caused_by(cause));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// `_count` over pinned shards: `{"count", "_shards"}`.

@@ -97,6 +97,22 @@ fn plain(req: &SearchRequest) -> bool {
         && (req.source.disabled || req.source.is_noop())
 }
 
+/// The hit's `_ignored` metadata field: the fields whose malformed values were dropped
+/// (`ignore_malformed`), from the field's doc values; `None` when there are none.
+fn ignored_fields(ctx: &ShardContext, leaf: usize, doc: DocId) -> OsResult<Option<Value>> {
+    let segs = &ctx.searcher.query().segments;
+    let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
+    let mut ords = Vec::new();
+    if !seg.sorted_set_ords("_ignored", doc, &mut ords) || ords.is_empty() {
+        return Ok(None);
+    }
+    let mut names = Vec::with_capacity(ords.len());
+    for o in ords {
+        names.push(json!(String::from_utf8_lossy(&seg.sorted_set_term("_ignored", o)?)));
+    }
+    Ok(Some(Value::Array(names)))
+}
+
 /// One hit, as [`hit`] renders it; with `raw` and a [`plain`] request, written straight to
 /// compact JSON with the stored `_source` bytes copied unchanged.
 #[allow(clippy::too_many_arguments)]
@@ -141,6 +157,10 @@ pub fn hit_json(
     if let Some(r) = &d.routing {
         out.extend_from_slice(b",\"_routing\":");
         write_str(&mut out, r);
+    }
+    if let Some(ignored) = ignored_fields(ctx, leaf, doc)? {
+        out.extend_from_slice(b",\"_ignored\":");
+        write_value(&mut out, &ignored);
     }
     if with_source {
         out.extend_from_slice(b",\"_source\":");
@@ -205,6 +225,9 @@ pub fn hit(
     if let Some(r) = &d.routing {
         m.insert("_routing".into(), json!(r));
     }
+    if let Some(ignored) = ignored_fields(ctx, leaf, doc)? {
+        m.insert("_ignored".into(), ignored);
+    }
     let src: Value = if d.source.is_empty() { Value::Null } else { serde_json::from_slice(&d.source).unwrap_or(Value::Null) };
     // With `stored_fields`, `_source` comes only when asked for (`_source` in the list or the
     // body's `_source`).
@@ -232,6 +255,11 @@ pub fn hit(
     }
     if let Some(p) = &parsed {
         field_values::fields_api(&ctx.mapping, p, &src, &req.fields, &mut fields);
+        if !req.fields.is_empty() {
+            let segs = &ctx.searcher.query().segments;
+            let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
+            field_values::token_count_fields(&ctx.mapping, seg.as_ref(), doc, &req.fields, &mut fields)?;
+        }
     }
     if !fields.is_empty() {
         m.insert("fields".into(), Value::Object(fields));

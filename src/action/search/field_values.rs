@@ -192,6 +192,14 @@ pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType,
     let mut nums = Vec::new();
     let mut ords = Vec::new();
     match &ft.kind {
+        FieldKind::Range { kind, format: mf } => {
+            if seg.sorted_set_ords(name, doc, &mut ords) {
+                for o in &ords {
+                    let b = seg.sorted_set_term(name, *o)?;
+                    out.extend(crate::engine::schema::range::display(*kind, fmt.or(mf.as_deref()), &b));
+                }
+            }
+        }
         FieldKind::Keyword(_) | FieldKind::Ip => {
             if seg.sorted_set_ords(name, doc, &mut ords) {
                 for o in &ords {
@@ -215,7 +223,7 @@ pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType,
                         // The column holds the sign-flipped value (`unsigned_to_sortable_long`).
                         FieldKind::Number(NumberType::UnsignedLong) => number(json!((*v as u64) ^ (1u64 << 63)), fmt),
                         FieldKind::ScaledFloat { scaling_factor } => number(json!(*v as f64 / scaling_factor), fmt),
-                        FieldKind::Date { nanos, format: mf } => date_string(*v, *nanos, fmt.or(mf.as_deref()).unwrap_or(date::DEFAULT_FORMAT)),
+                        FieldKind::Date { nanos, .. } => date_string(*v, *nanos, fmt.unwrap_or(ft.date_format())),
                         FieldKind::Boolean => json!(*v != 0),
                         _ => number(json!(v), fmt),
                     });
@@ -249,7 +257,7 @@ fn display(v: &FieldValue, ft: &FieldType, format: Option<&str>) -> Option<Value
     Some(match (v, &ft.kind) {
         (FieldValue::Text { text, .. }, _) => json!(text),
         (FieldValue::Keyword(s), _) => json!(s),
-        (FieldValue::Long(t), FieldKind::Date { nanos, format: mf }) => date_string(*t, *nanos, format.or(mf.as_deref()).unwrap_or(date::DEFAULT_FORMAT)),
+        (FieldValue::Long(t), FieldKind::Date { nanos, .. }) => date_string(*t, *nanos, format.unwrap_or(ft.date_format())),
         (FieldValue::Long(x), FieldKind::ScaledFloat { scaling_factor }) => json!(*x as f64 / scaling_factor),
         (FieldValue::Long(_), FieldKind::GeoPoint { .. }) => return None,
         (FieldValue::Long(x), _) => json!(x),
@@ -259,6 +267,10 @@ fn display(v: &FieldValue, ft: &FieldType, format: Option<&str>) -> Option<Value
         (FieldValue::Bool(b), _) => json!(b),
         (FieldValue::Ip(a), _) => json!(ip::format_ip(*a)),
         (FieldValue::Binary(b), _) => json!(base64::engine::general_purpose::STANDARD.encode(b)),
+        (FieldValue::Range(b), FieldKind::Range { kind, format: mf }) => return crate::engine::schema::range::display(*kind, format.or(mf.as_deref()), b),
+        (FieldValue::Range(_), _) => return None,
+        // Read from doc values (OpenSearch's fetcher for token_count), see `fields_api`.
+        (FieldValue::TokenCount { .. }, _) => return None,
     })
 }
 
@@ -301,6 +313,22 @@ pub fn fields_api(mapping: &Mapping, parsed: &ParsedSource, src: &Value, specs: 
             }
         }
     }
+}
+
+/// The `fields` of `token_count` type, from their doc values (as OpenSearch's fetcher; a count
+/// without doc values is not returned).
+pub fn token_count_fields(mapping: &Mapping, seg: &dyn SegmentView, doc: DocId, specs: &[FieldAndFormat], out: &mut Map<String, Value>) -> OsResult<()> {
+    for s in specs {
+        for (name, ft) in expand(mapping, &s.field) {
+            if matches!(ft.kind, FieldKind::TokenCount { .. }) && ft.effective_doc_values() {
+                let vals = doc_values(seg, doc, &name, ft, None)?;
+                if !vals.is_empty() {
+                    out.insert(name, Value::Array(vals));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `stored_fields` of one hit: the fields mapped `store: true` among `names` (patterns allowed),

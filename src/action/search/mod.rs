@@ -12,6 +12,8 @@
 //! | [`dsl`] | query DSL dispatch and compound queries (bool, constant_score, dis_max, ...) |
 //! | [`dsl_term`] | term-level queries and value encoding per field type |
 //! | [`terms_lookup`] | terms lookups resolved before the shards parse the query |
+//! | [`dsl_doc_values`] | term-level queries on fields searched through their doc values |
+//! | [`dsl_geo`] | geo_distance, geo_bounding_box, geo_polygon |
 //! | [`dsl_text`] | match family and multi_match |
 //! | [`dsl_wildcard`] | queries on `wildcard` fields |
 //! | [`dsl_constant`] | queries on `constant_keyword` fields, answered from the mapping |
@@ -42,8 +44,10 @@ pub mod dsl_combined_fields;
 pub mod dsl_constant;
 pub mod dsl_cross_fields;
 pub mod dsl_distance_feature;
+pub mod dsl_doc_values;
 pub mod dsl_flat_object;
 pub mod dsl_fuzzy;
+pub mod dsl_geo;
 pub mod dsl_intervals;
 pub mod dsl_keyword;
 pub mod dsl_term;

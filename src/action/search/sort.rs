@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::dsl::perr;
 use crate::engine::query::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
-use crate::engine::schema::{ip, FieldKind, Mapping, NumberType};
+use crate::engine::schema::{date, ip, FieldKind, Mapping, NumberType};
 use crate::error::{OsError, OsResult};
 
 /// One requested sort, before the mapping is known.
@@ -111,12 +111,17 @@ pub fn parse_sort_param(s: &str) -> OsResult<Vec<SortSpec>> {
     Ok(out)
 }
 
-/// How a sort value prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a sort value prints (and how a `search_after` value is read): OpenSearch's
+/// `DocValueFormat` of the sort field.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ValueFormat {
     Plain,
     Ip,
     Bool,
+    /// `unsigned_long`: the column holds the value with its sign bit flipped.
+    Unsigned,
+    /// `date`/`date_nanos`: values print as numbers; `search_after` strings parse with `format`.
+    Date { format: String, nanos: bool },
 }
 
 /// Resolves specs against a mapping.
@@ -135,17 +140,20 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
         "_doc" | "_shard_doc" => return Ok((SortField { by: SortBy::Doc, order: order(SortOrder::Asc), missing }, ValueFormat::Plain)),
         _ => {}
     }
-    let by_kind = |kind: &FieldKind, name: &str| -> OsResult<(SortBy, ValueFormat)> {
+    let by_kind = |kind: &FieldKind, name: &str, date_format: &str| -> OsResult<(SortBy, ValueFormat)> {
         Ok(match kind {
+            FieldKind::Number(NumberType::UnsignedLong) => (SortBy::Long(name.into()), ValueFormat::Unsigned),
+            FieldKind::Date { nanos, .. } => (SortBy::Long(name.into()), ValueFormat::Date { format: date_format.to_string(), nanos: *nanos }),
             FieldKind::Keyword(_) => (SortBy::Keyword(name.into()), ValueFormat::Plain),
             FieldKind::Ip => (SortBy::Keyword(name.into()), ValueFormat::Ip),
             FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat) => (SortBy::Double(name.into()), ValueFormat::Plain),
             FieldKind::Boolean => (SortBy::Long(name.into()), ValueFormat::Bool),
-            FieldKind::Number(_) | FieldKind::Date { .. } | FieldKind::ScaledFloat { .. } => (SortBy::Long(name.into()), ValueFormat::Plain),
+            FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::TokenCount { .. } => (SortBy::Long(name.into()), ValueFormat::Plain),
             FieldKind::Text(_) => {
                 return Err(OsError::illegal(format!("Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.")))
             }
             FieldKind::Binary => return Err(OsError::illegal(format!("Field [{name}] of type [binary] does not support sorting"))),
+            FieldKind::Range { kind, .. } => return Err(OsError::illegal(format!("Field [{name}] of type [{}] does not support sorting", kind.type_name()))),
             FieldKind::GeoPoint { .. } => return Err(OsError::illegal("can't sort on geo_point field without using specific sorting feature, like geo_distance")),
             FieldKind::ConstantKeyword(_) => return Err(OsError::illegal(format!("Sorting on field [{name}] of type [constant_keyword] is not supported"))),
             // Unreachable: aliases are resolved below (an alias never targets an alias).
@@ -159,7 +167,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             if !ft.effective_doc_values() && !matches!(ft.kind, FieldKind::Text(_)) {
                 return Err(OsError::illegal(format!("Can't load fielddata on [{}] because fielddata is unsupported on fields of type [{}]. Use doc values instead.", s.field, ft.type_name())));
             }
-            by_kind(&ft.kind, field)?
+            by_kind(&ft.kind, field, ft.date_format())?
         }
         None => match &s.unmapped_type {
             Some(t) => {
@@ -170,17 +178,37 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
                     "ip" => FieldKind::Ip,
                     _ => FieldKind::Number(NumberType::Long),
                 };
-                by_kind(&kind, &s.field)?
+                by_kind(&kind, &s.field, "")?
             }
             None => return Err(OsError::new("query_shard_exception", format!("No mapping found for [{}] in order to sort on", s.field)).status(400)),
         },
     };
-    let by = numeric(s, by)?;
+    let scale = match mapping.field_type(&s.field).map(|f| &f.kind) {
+        Some(FieldKind::ScaledFloat { scaling_factor }) => Some(*scaling_factor),
+        _ => None,
+    };
+    let by = numeric(s, by, fmt == ValueFormat::Unsigned, scale)?;
     Ok((SortField { by, order: order(SortOrder::Asc), missing }, fmt))
 }
 
+/// The column form of an `unsigned_long` (sign bit flipped, so it orders as a signed long).
+fn unsigned_key(u: u64) -> i64 {
+    (u ^ (1 << 63)) as i64
+}
+
+/// An `unsigned_long` from a JSON number or string (a fraction is truncated; out of range: `None`).
+fn unsigned_of(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|d| *d >= 0.0 && *d < 18_446_744_073_709_551_616.0).map(|d| d as u64)),
+        Value::String(s) => s.trim().parse::<u64>().ok().or_else(|| unsigned_of(&Value::from(s.trim().parse::<f64>().ok()?))),
+        _ => None,
+    }
+}
+
 /// A numeric sort with a `mode`, custom `missing` or `numeric_type` becomes [`SortBy::Numeric`].
-fn numeric(s: &SortSpec, by: SortBy) -> OsResult<SortBy> {
+/// `unsigned`: the field is an `unsigned_long`; `scale`: a `scaled_float`'s factor (its sorts are
+/// always numeric sorts, whose values are the unscaled doubles).
+fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsResult<SortBy> {
     let (field, stored_double) = match &by {
         SortBy::Long(f) => (f.clone(), false),
         SortBy::Double(f) => (f.clone(), true),
@@ -189,7 +217,7 @@ fn numeric(s: &SortSpec, by: SortBy) -> OsResult<SortBy> {
         }
         _ => return Ok(by),
     };
-    if s.mode.is_none() && s.missing_value.is_none() && s.numeric_type.is_none() {
+    if s.mode.is_none() && s.missing_value.is_none() && s.numeric_type.is_none() && scale.is_none() {
         return Ok(by);
     }
     let mode = match s.mode.as_deref() {
@@ -204,12 +232,28 @@ fn numeric(s: &SortSpec, by: SortBy) -> OsResult<SortBy> {
         None => None,
         Some(v) => {
             let bad = || OsError::new("number_format_exception", format!("For input string: \"{}\"", v.as_str().map_or_else(|| v.to_string(), str::to_string))).status(400);
+            if unsigned {
+                return Ok(SortBy::Numeric(NumericSort {
+                    field,
+                    stored_double,
+                    out_double: false,
+                    mode,
+                    missing: Some(unsigned_key(unsigned_of(v).ok_or_else(bad)?)),
+                    unsigned,
+                    scale: None,
+                }));
+            }
             let d = match v {
                 Value::Number(n) => n.as_f64().ok_or_else(bad)?,
                 Value::String(t) => t.trim().parse::<f64>().map_err(|_| bad())?,
                 _ => return Err(bad()),
             };
-            Some(if stored_double { crate::engine::query::sort::double_to_sortable_long(d) } else { d as i64 })
+            Some(match scale {
+                // Java's Math.round, as the column's values.
+                Some(f) => (d * f + 0.5).floor() as i64,
+                None if stored_double => crate::engine::query::sort::double_to_sortable_long(d),
+                None => d as i64,
+            })
         }
     };
     let out_double = match s.numeric_type.as_deref() {
@@ -217,19 +261,21 @@ fn numeric(s: &SortSpec, by: SortBy) -> OsResult<SortBy> {
         Some(_) => false,
         None => stored_double,
     };
-    Ok(SortBy::Numeric(NumericSort { field, stored_double, out_double, mode, missing }))
+    let out_double = (out_double || scale.is_some()) && !unsigned;
+    Ok(SortBy::Numeric(NumericSort { field, stored_double, out_double, mode, missing, unsigned, scale: scale.map(f64::to_bits) }))
 }
 
 /// A sort value as JSON. Missing numeric values print as OpenSearch's substitutes
 /// (`Long.MAX_VALUE` when sorting last ascending, ...); missing keywords as `null`.
-pub fn render(v: &SortValue, f: &SortField, fmt: ValueFormat) -> Value {
+pub fn render(v: &SortValue, f: &SortField, fmt: &ValueFormat) -> Value {
     match v {
         SortValue::Float(x) => super::fetch::f32_json(*x),
-        SortValue::Long(x) if fmt == ValueFormat::Bool => json!(x),
+        SortValue::Long(x) if *fmt == ValueFormat::Unsigned && !matches!(f.by, SortBy::Score | SortBy::Doc) => json!((*x as u64) ^ (1 << 63)),
+        SortValue::Long(x) if *fmt == ValueFormat::Bool => json!(x),
         SortValue::Long(x) => json!(x),
         SortValue::Double(x) if x.is_finite() => json!(x),
         SortValue::Double(_) => Value::Null,
-        SortValue::Bytes(b) if fmt == ValueFormat::Ip => {
+        SortValue::Bytes(b) if *fmt == ValueFormat::Ip => {
             let mut a = [0u8; 16];
             if b.len() == 16 {
                 a.copy_from_slice(b);
@@ -242,7 +288,12 @@ pub fn render(v: &SortValue, f: &SortField, fmt: ValueFormat) -> Value {
         SortValue::Null => match &f.by {
             SortBy::Long(_) | SortBy::Numeric(NumericSort { out_double: false, .. }) => {
                 let high = (f.order == SortOrder::Asc) == (f.missing == Missing::Last);
-                json!(if high { i64::MAX } else { i64::MIN })
+                match (fmt, high) {
+                    (ValueFormat::Unsigned, true) => json!(u64::MAX),
+                    (ValueFormat::Unsigned, false) => json!(0),
+                    (_, true) => json!(i64::MAX),
+                    (_, false) => json!(i64::MIN),
+                }
             }
             _ => Value::Null,
         },
@@ -250,11 +301,22 @@ pub fn render(v: &SortValue, f: &SortField, fmt: ValueFormat) -> Value {
 }
 
 /// A `search_after` value converted to the engine's sort value for `f`.
-pub fn after_value(v: &Value, f: &SortField, fmt: ValueFormat) -> OsResult<SortValue> {
+pub fn after_value(v: &Value, f: &SortField, fmt: &ValueFormat) -> OsResult<SortValue> {
     let bad = || OsError::illegal(format!("Failed to parse search_after value [{v}] for sort field"));
+    let numeric_field = matches!(f.by, SortBy::Long(_) | SortBy::Numeric(NumericSort { out_double: false, .. }));
     Ok(match (&f.by, v) {
         (_, Value::Null) => SortValue::Null,
         (SortBy::Score, _) => SortValue::Float(v.as_f64().ok_or_else(bad)? as f32),
+        (_, Value::Number(_) | Value::String(_)) if numeric_field && *fmt == ValueFormat::Unsigned => {
+            SortValue::Long(unsigned_key(unsigned_of(v).ok_or_else(bad)?))
+        }
+        (_, Value::String(s)) if numeric_field && matches!(fmt, ValueFormat::Date { .. }) => {
+            let ValueFormat::Date { format, nanos } = fmt else { return Err(bad()) };
+            // Formatted like the field (OpenSearch's `DocValueFormat.DateTime.parseLong`); a
+            // plain number is taken as the raw value.
+            let parsed = if *nanos { date::parse_date_nanos(s, format) } else { date::parse_date(s, format) };
+            SortValue::Long(parsed.or_else(|_| s.trim().parse::<i64>()).map_err(|_| bad())?)
+        }
         (SortBy::Doc | SortBy::Long(_), Value::Number(n)) => SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?),
         (SortBy::Doc | SortBy::Long(_), Value::String(s)) => SortValue::Long(s.parse().map_err(|_| bad())?),
         (SortBy::Long(_), Value::Bool(b)) => SortValue::Long(*b as i64),
@@ -264,7 +326,7 @@ pub fn after_value(v: &Value, f: &SortField, fmt: ValueFormat) -> OsResult<SortV
         (SortBy::Numeric(ns), Value::String(s)) if !ns.out_double => SortValue::Long(s.parse().map_err(|_| bad())?),
         (SortBy::Numeric(_), Value::Number(n)) => SortValue::Double(n.as_f64().ok_or_else(bad)?),
         (SortBy::Numeric(_), Value::String(s)) => SortValue::Double(s.parse().map_err(|_| bad())?),
-        (SortBy::Keyword(_), Value::String(s)) if fmt == ValueFormat::Ip => {
+        (SortBy::Keyword(_), Value::String(s)) if *fmt == ValueFormat::Ip => {
             SortValue::Bytes(ip::parse_ip(s).ok_or_else(bad)?.to_be_bytes().to_vec())
         }
         (SortBy::Keyword(_), Value::String(s)) => SortValue::Bytes(s.as_bytes().to_vec()),

@@ -16,7 +16,7 @@ use crate::error::OsResult;
 pub fn keyword_missing(specs: &[SortSpec], fields: &[(SortField, ValueFormat)]) -> Option<(usize, Vec<u8>)> {
     specs.iter().zip(fields).enumerate().find_map(|(i, (s, (f, fmt)))| {
         let v = s.missing_value.as_ref()?;
-        if !matches!(f.by, SortBy::Keyword(_)) || *fmt != ValueFormat::Plain {
+        if !matches!(f.by, SortBy::Keyword(_)) || !matches!(fmt, ValueFormat::Plain) {
             return None;
         }
         Some((i, match v {

@@ -140,3 +140,51 @@ fn request_body_and_params() {
     let mut r = SearchRequest::from_body(json!({"track_total_hits": 5})).unwrap();
     assert!(r.apply_params(&|k: &str| (k == "rest_total_hits_as_int").then(|| "true".into())).is_err());
 }
+
+#[test]
+fn integer_bounds_are_exact_and_out_of_range_matches_nothing() {
+    let m = Mapping::from_json(&json!({"properties": {"u": {"type": "unsigned_long"}, "b": {"type": "byte"}, "l": {"type": "long"}}})).unwrap();
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let p = |v: serde_json::Value| parse(&v, &ctx).unwrap();
+    let u = |v: u64| Some(sortable::encode_u64(v).to_vec());
+    let range = |f: &str, lo, hi| Query::Range { field: f.into(), lo, hi, include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 };
+    // A double would round 10223372036854775800 to ...5808.
+    assert_eq!(p(json!({"term": {"u": 10223372036854775800u64}})), range("u", u(10223372036854775800), u(10223372036854775800)));
+    assert_eq!(p(json!({"range": {"u": {"gt": "18446744073709551614"}}})), range("u", u(u64::MAX), None));
+    assert_eq!(p(json!({"term": {"l": 9223372036854775807i64}})), range("l", Some(sortable::encode_i64(i64::MAX).to_vec()), Some(sortable::encode_i64(i64::MAX).to_vec())));
+    assert_eq!(p(json!({"term": {"b": 300}})), Query::MatchNone);
+    assert_eq!(p(json!({"range": {"b": {"gte": 200}}})), Query::MatchNone);
+    assert_eq!(p(json!({"range": {"u": {"lt": 0}}})), Query::MatchNone);
+}
+
+#[test]
+fn ignored_metadata_field_is_a_keyword() {
+    assert_eq!(q(json!({"term": {"_ignored": "my_date"}})).unwrap(), term("_ignored", "my_date"));
+    assert_eq!(
+        q(json!({"terms": {"_ignored": ["a", "b"]}})).unwrap(),
+        Query::Terms { field: "_ignored".into(), terms: vec![b"a".to_vec(), b"b".to_vec()], boost: 1.0 }
+    );
+    assert_eq!(q(json!({"exists": {"field": "_ignored"}})).unwrap(), Query::Exists { field: "_ignored".into(), boost: 1.0 });
+}
+
+#[test]
+fn range_fields_are_queried_by_interval_relation() {
+    use crate::engine::query::{DvFilter, IntervalRelation};
+    let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}, "nodv": {"type": "long_range", "doc_values": false}}})).unwrap();
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let p = |v: serde_json::Value| parse(&v, &ctx);
+    let k = |v: i64| sortable::encode_i64(v).to_vec();
+    let iv = |lo, hi, relation| Query::DocValues { field: "r".into(), filter: DvFilter::Interval { lo, hi, relation }, boost: 1.0 };
+    assert_eq!(p(json!({"term": {"r": 5}})).unwrap(), iv(k(5), k(5), IntervalRelation::Intersects));
+    assert_eq!(p(json!({"range": {"r": {"gt": 1, "lte": 9, "relation": "within"}}})).unwrap(), iv(k(2), k(9), IntervalRelation::Within));
+    assert_eq!(p(json!({"range": {"r": {"gte": 3, "relation": "CONTAINS"}}})).unwrap(), iv(k(3), vec![0xFF; 8], IntervalRelation::Contains));
+    assert_eq!(p(json!({"range": {"r": {"gt": 5, "lt": 6}}})).unwrap(), Query::MatchNone);
+    assert!(p(json!({"range": {"r": {"gte": 3, "relation": "touches"}}})).is_err());
+    assert_eq!(p(json!({"term": {"nodv": 3}})).unwrap_err().kind, "query_shard_exception");
+    assert_eq!(p(json!({"range": {"nodv": {"gte": 3}}})).unwrap_err().kind, "query_shard_exception");
+    let day = 86_400_000i64;
+    assert_eq!(
+        p(json!({"range": {"d": {"gte": "1970-01-02", "lt": "1970-01-03"}}})).unwrap(),
+        Query::DocValues { field: "d".into(), filter: DvFilter::Interval { lo: k(day), hi: k(2 * day - 1), relation: IntervalRelation::Intersects }, boost: 1.0 }
+    );
+}

@@ -390,6 +390,23 @@ impl SegmentBuilder {
                     self.doc_values.add_bytes(f, d, &key);
                 }
             }
+            FieldValue::TokenCount { text, analyzer, position_increments } => {
+                let an = analyzers
+                    .get(analyzer)
+                    .ok_or_else(|| Error::InvalidArgument(format!("analyzer [{analyzer}] has not been configured in mappings")))?;
+                let mut tokens = 0i64;
+                let end = an.analyze(text, 0, &mut |_| tokens += 1);
+                // Lucene's `countPositions`: with position increments, removed tokens count.
+                let count = if *position_increments { i64::from(end.next_position) } else { tokens };
+                self.add_value(d, name, &FieldValue::Long(count), index, doc_values, analyzers, touched)?;
+            }
+            FieldValue::Range(b) => {
+                // Searched through its doc values (see `schema/range.rs`).
+                if doc_values {
+                    let f = self.field(name, IndexOptions::None, false, DocValuesKind::SortedSet, 0)?;
+                    self.doc_values.add_bytes(f, d, b);
+                }
+            }
             FieldValue::Binary(b) => {
                 if doc_values {
                     let f = self.field(name, IndexOptions::None, false, DocValuesKind::Binary, 0)?;

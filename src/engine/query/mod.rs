@@ -38,6 +38,7 @@
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
+//! | [`doc_values_query`] | the same answered from doc values (fields not indexed) |
 //! | [`sort`] | sort fields and values |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
@@ -53,6 +54,7 @@ pub mod count;
 pub mod dis_max;
 pub mod distance_feature;
 pub mod disjunction;
+pub mod doc_values_query;
 pub mod explain;
 pub mod floor;
 pub mod function_score;
@@ -81,6 +83,7 @@ pub use explain::{ExplValue, Explanation};
 pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
 pub use sort::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
+pub use doc_values_query::{BytesMatch, DvFilter, GeoShape, IntervalRelation};
 pub use tree::{Query, RangeKind};
 pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;

@@ -23,6 +23,8 @@ pub enum DocSetQuery {
     PointRange { field: String, lo: Vec<u8>, hi: Vec<u8> },
     /// Docs with a value.
     Exists { field: String },
+    /// Docs whose doc values pass a filter.
+    DocValues { field: String, filter: super::doc_values_query::DvFilter },
 }
 
 /// One element of a parsed wildcard pattern.
@@ -171,6 +173,7 @@ impl DocSetQuery {
                 DocSetQuery::PointRange { field: field.clone(), lo, hi }
             }
             Query::Exists { field, .. } => DocSetQuery::Exists { field: field.clone() },
+            Query::DocValues { field, filter, .. } => DocSetQuery::DocValues { field: field.clone(), filter: filter.clone() },
             other => return Err(Error::InvalidArgument(format!("not a multi-term query: {other}"))),
         }))
     }
@@ -210,7 +213,7 @@ impl DocSetQuery {
                     true
                 })?
             }
-            DocSetQuery::PointRange { .. } | DocSetQuery::Exists { .. } => {}
+            DocSetQuery::PointRange { .. } | DocSetQuery::Exists { .. } | DocSetQuery::DocValues { .. } => {}
         }
         Ok(out)
     }
@@ -250,6 +253,7 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
             }
             return Ok(docs);
         }
+        DocSetQuery::DocValues { field, filter } => return super::doc_values_query::collect_docs(field, filter, seg),
         _ => {}
     }
     let field = match q {
@@ -257,7 +261,7 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
         | DocSetQuery::Prefix { field, .. }
         | DocSetQuery::Wildcard { field, .. }
         | DocSetQuery::TermRange { field, .. } => field,
-        DocSetQuery::PointRange { field, .. } | DocSetQuery::Exists { field } => field,
+        DocSetQuery::PointRange { field, .. } | DocSetQuery::Exists { field } | DocSetQuery::DocValues { field, .. } => field,
     };
     let terms = q.terms(seg)?;
     let mut bits = vec![0u64; (max_doc as usize).div_ceil(64)];

@@ -66,6 +66,13 @@ pub struct NumericSort {
     pub mode: NumMode,
     /// The value of documents without one, in the column's encoding.
     pub missing: Option<i64>,
+    /// The column holds `unsigned_long`s with the sign bit flipped (so that they order as
+    /// signed longs): `sum`, `avg` and `median` compute over the unsigned values, wrapping
+    /// around 2^64 like OpenSearch's `UnsignedLongValuesComparatorSource`.
+    pub unsigned: bool,
+    /// `scaled_float`: the bits of the scaling factor; the column holds `round(value * factor)`
+    /// and sort values are the doubles `key / factor` (OpenSearch sorts them as doubles).
+    pub scale: Option<u64>,
 }
 
 impl NumericSort {
@@ -74,6 +81,9 @@ impl NumericSort {
         let (first, last) = (vals.first().copied(), vals.last().copied());
         let Some(lo) = first else { return self.missing };
         let n = vals.len();
+        if self.unsigned && matches!(self.mode, NumMode::Sum | NumMode::Avg | NumMode::Median) {
+            return Some(self.pick_unsigned(vals));
+        }
         let as_f = |v: i64| if self.stored_double { sortable_long_to_double(v) } else { v as f64 };
         let back = |d: f64| if self.stored_double { double_to_sortable_long(d) } else { d as i64 };
         let round = |d: f64| (d + 0.5).floor();
@@ -95,6 +105,33 @@ impl NumericSort {
                 } else {
                     let m = (as_f(vals[mid - 1]) + as_f(vals[mid])) / 2.0;
                     if self.stored_double { back(m) } else { round(m) as i64 }
+                }
+            }
+        })
+    }
+}
+
+impl NumericSort {
+    /// `sum`, `avg` and `median` over a non-empty `vals` of unsigned longs (sign-flipped).
+    fn pick_unsigned(&self, vals: &[i64]) -> i64 {
+        let flip = |v: i64| (v as u64) ^ (1 << 63);
+        let back = |u: u64| (u ^ (1 << 63)) as i64;
+        // Half up, as `Math.round` over the exact quotient.
+        let div_round = |t: u64, n: u64| {
+            let q = t / n;
+            if (t % n) * 2 >= n { q.wrapping_add(1) } else { q }
+        };
+        let n = vals.len() as u64;
+        let sum = || vals.iter().fold(0u64, |a, v| a.wrapping_add(flip(*v)));
+        back(match self.mode {
+            NumMode::Sum => sum(),
+            NumMode::Avg => div_round(sum(), n),
+            _ => {
+                let mid = vals.len() / 2;
+                if vals.len() % 2 == 1 {
+                    flip(vals[mid])
+                } else {
+                    div_round(flip(vals[mid - 1]).wrapping_add(flip(vals[mid])), 2)
                 }
             }
         })
@@ -170,8 +207,31 @@ pub fn cmp_value(a: &SortValue, b: &SortValue, f: &SortField) -> Ordering {
         (SortValue::Float(x), SortValue::Float(y)) => apply(f.order, x.total_cmp(y)),
         (SortValue::Long(x), SortValue::Long(y)) => cmp_opt(Some(x), Some(y), f),
         (SortValue::Double(x), SortValue::Double(y)) => cmp_opt(Some(x), Some(y), f),
+        // A field mapped as a long in one index and a double in another (OpenSearch widens the
+        // sort to compare them numerically).
+        (SortValue::Long(x), SortValue::Double(y)) => apply(f.order, cmp_long_double(*x, *y)),
+        (SortValue::Double(x), SortValue::Long(y)) => apply(f.order, cmp_long_double(*y, *x).reverse()),
         (SortValue::Bytes(x), SortValue::Bytes(y)) => cmp_opt(Some(x), Some(y), f),
         _ => cmp_opt(opt(a).then_some(&()), opt(b).then_some(&()), f),
+    }
+}
+
+/// Compares a long with a double exactly (NaN sorts after every long).
+pub fn cmp_long_double(x: i64, y: f64) -> Ordering {
+    if y.is_nan() {
+        return Ordering::Less;
+    }
+    // 2^63 is exact in a double; a double below it fits an i64 after flooring.
+    if y >= 9_223_372_036_854_775_808.0 {
+        return Ordering::Less;
+    }
+    if y < -9_223_372_036_854_775_808.0 {
+        return Ordering::Greater;
+    }
+    let fl = y.floor();
+    match x.cmp(&(fl as i64)) {
+        Ordering::Equal if y > fl => Ordering::Less,
+        o => o,
     }
 }
 
@@ -260,6 +320,7 @@ impl<'a> KeyReader<'a> {
             (SegKey::Score(s), _) => SortValue::Float(*s),
             (SegKey::Doc(d), _) => SortValue::Long(*d),
             (SegKey::Num(Some(v)), SortBy::Double(_)) => SortValue::Double(sortable_long_to_double(*v)),
+            (SegKey::Num(Some(v)), SortBy::Numeric(NumericSort { scale: Some(bits), .. })) => SortValue::Double(*v as f64 / f64::from_bits(*bits)),
             (SegKey::Num(Some(v)), SortBy::Numeric(ns)) => {
                 let d = if ns.stored_double { sortable_long_to_double(*v) } else { *v as f64 };
                 match (ns.out_double, ns.stored_double) {

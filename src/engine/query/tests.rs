@@ -271,6 +271,10 @@ impl Oracle<'_> {
             Query::Exists { field, .. } => {
                 !field_terms(d, field).is_empty() || d.long.iter().any(|(f, v)| f == field && !v.is_empty())
             }
+            Query::DocValues { field, filter, .. } => {
+                d.long.iter().filter(|(f, _)| f == field).flat_map(|(_, v)| v.iter()).any(|v| filter.matches_numeric(*v))
+                    || d.keyword.iter().filter(|(f, _)| f == field).flat_map(|(_, v)| v.iter()).any(|t| filter.matches_bytes(t.as_bytes()))
+            }
             _ => unreachable!("not a multi-term query"),
         }
     }
@@ -358,7 +362,8 @@ impl Oracle<'_> {
             | Query::Prefix { boost: b, .. }
             | Query::Wildcard { boost: b, .. }
             | Query::Range { boost: b, .. }
-            | Query::Exists { boost: b, .. } => self.matches_multi(q, d).then_some(boost * b),
+            | Query::Exists { boost: b, .. }
+            | Query::DocValues { boost: b, .. } => self.matches_multi(q, d).then_some(boost * b),
         }
     }
 
@@ -442,6 +447,19 @@ fn leaf() -> impl Strategy<Value = Query> {
             boost: 2.0
         }),
         1 => prop::sample::select(vec!["body", "tag", "num", "nope"]).prop_map(|f| Query::Exists { field: f.into(), boost: 1.0 }),
+        1 => (-6i64..6, 0i64..4, -6i64..6, boost()).prop_map(|(lo, w, other, boost)| Query::DocValues {
+            field: "num".into(),
+            filter: DvFilter::Numeric(vec![(lo, lo + w), (other, other)]),
+            boost
+        }),
+        1 => (word(), any::<bool>(), prop::option::of(word())).prop_map(|(t, prefix, hi)| Query::DocValues {
+            field: "tag".into(),
+            filter: DvFilter::Bytes(vec![
+                if prefix { BytesMatch::Prefix(t.as_bytes()[..1].to_vec()) } else { BytesMatch::Exact(t.into_bytes()) },
+                BytesMatch::Range { lo: None, hi: hi.map(String::into_bytes), include_lo: true, include_hi: false },
+            ]),
+            boost: 1.0
+        }),
         1 => boost().prop_map(|boost| Query::MatchAll { boost }),
         1 => Just(Query::MatchNone),
     ]

@@ -24,6 +24,9 @@ pub enum Query {
     Range { field: String, lo: Option<Vec<u8>>, hi: Option<Vec<u8>>, include_lo: bool, include_hi: bool, kind: RangeKind, boost: f32 },
     /// Documents with any value in `field`; constant score `boost`.
     Exists { field: String, boost: f32 },
+    /// Documents whose doc values of `field` pass `filter` (fields that are not indexed);
+    /// constant score `boost`.
+    DocValues { field: String, filter: super::doc_values_query::DvFilter, boost: f32 },
     /// Every live document; constant score `boost`.
     MatchAll { boost: f32 },
     /// The documents of `query`, all scored `boost`.
@@ -131,6 +134,7 @@ impl fmt::Display for Query {
                 if *include_hi { ']' } else { '}' }
             ),
             Query::Exists { field, .. } => write!(f, "FieldExistsQuery [field={field}]"),
+            Query::DocValues { field, filter, .. } => write!(f, "{field}:{filter}"),
             Query::MatchAll { .. } => write!(f, "*:*"),
             Query::ConstantScore { query, .. } => write!(f, "ConstantScore({query})"),
             Query::MatchNone => write!(f, "MatchNoDocsQuery"),
@@ -201,6 +205,7 @@ impl Query {
             | Query::Wildcard { boost, .. }
             | Query::Range { boost, .. }
             | Query::Exists { boost, .. }
+            | Query::DocValues { boost, .. }
             | Query::MatchAll { boost }
             | Query::ConstantScore { boost, .. }
             | Query::DisMax { boost, .. }
@@ -228,6 +233,7 @@ impl Query {
             | Query::Wildcard { boost, .. }
             | Query::Range { boost, .. }
             | Query::Exists { boost, .. }
+            | Query::DocValues { boost, .. }
             | Query::MatchAll { boost }
             | Query::ConstantScore { boost, .. }
             | Query::DisMax { boost, .. }

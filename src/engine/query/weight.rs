@@ -267,7 +267,8 @@ impl Weight {
             | Query::Prefix { boost: b, .. }
             | Query::Wildcard { boost: b, .. }
             | Query::Range { boost: b, .. }
-            | Query::Exists { boost: b, .. } => match DocSetQuery::from_query(query)? {
+            | Query::Exists { boost: b, .. }
+            | Query::DocValues { boost: b, .. } => match DocSetQuery::from_query(query)? {
                 Some(q) => Weight::DocSet { query: q, score: constant(*b), display },
                 None => Weight::MatchNone,
             },

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::dynamic_templates::{parse_templates, DynamicTemplate};
 use super::types::{bool_param, FieldType};
 use super::{MappingError, ParsedDocument};
 
@@ -17,9 +18,9 @@ pub enum Dynamic {
     False,
     /// Reject documents with new fields (`strict_dynamic_mapping_exception`).
     Strict,
-    /// As `Strict` unless a dynamic template matches (templates are not supported yet: as `Strict`).
+    /// As `Strict` unless a dynamic template matches.
     StrictAllowTemplates,
-    /// As `False` unless a dynamic template matches (as `False` for now).
+    /// As `False` unless a dynamic template matches.
     FalseAllowTemplates,
 }
 
@@ -120,6 +121,8 @@ pub struct Mapping {
     pub routing_required: Option<bool>,
     /// `_meta`, kept verbatim.
     pub meta: Option<Value>,
+    /// `dynamic_templates`, in order (see `dynamic_templates.rs`).
+    pub dynamic_templates: Option<Vec<DynamicTemplate>>,
 }
 
 /// Names OpenSearch reserves for metadata fields; a document may not contain them at its root.
@@ -169,6 +172,7 @@ impl Mapping {
                     }
                     out.dynamic_date_formats = Some(list);
                 }
+                "dynamic_templates" => out.dynamic_templates = Some(parse_templates(val)?),
                 "_source" => out.source = Some(val.clone()),
                 "_meta" => out.meta = Some(val.clone()),
                 "_routing" => {
@@ -207,6 +211,9 @@ impl Mapping {
         }
         if let Some(f) = &self.dynamic_date_formats {
             m.insert("dynamic_date_formats".into(), json!(f));
+        }
+        if let Some(t) = &self.dynamic_templates {
+            m.insert("dynamic_templates".into(), Value::Array(t.iter().map(DynamicTemplate::to_json).collect()));
         }
         if let Some(true) = self.numeric_detection {
             m.insert("numeric_detection".into(), json!(true));
@@ -294,7 +301,13 @@ impl Mapping {
 
     /// Parses a document's `_source` (see `parse.rs`).
     pub fn parse(&self, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
-        super::parse::parse_document(self, id, source)
+        super::parse::parse_document(self, id, source, super::limits::DocLimits::default())
+    }
+
+    /// [`Mapping::parse`] under an index's per-document limits (dynamic field budget, nested
+    /// objects).
+    pub fn parse_limited(&self, id: &str, source: &[u8], limits: super::limits::DocLimits) -> Result<ParsedDocument, MappingError> {
+        super::parse::parse_document(self, id, source, limits)
     }
 
     /// Merges `update` into this mapping (put-mapping rules; see `merge.rs`).
@@ -387,6 +400,25 @@ fn parse_object(name: &str, def: &Map<String, Value>, root: bool) -> Result<Obje
     Ok(o)
 }
 
+/// The mapper a definition describes: an object (no `type`, or `object`/`nested`) or a field.
+pub(super) fn mapper_from_def(name: &str, d: &Map<String, Value>) -> Result<Mapper, MappingError> {
+    let is_object = match d.get("type") {
+        None => true,
+        Some(t) => t == "object" || t == "nested",
+    };
+    Ok(if is_object {
+        if d.get("type").is_none()
+            && !d.contains_key("properties")
+            && d.keys().any(|k| k != "dynamic" && k != "enabled")
+        {
+            return Err(MappingError::parsing(format!("No type specified for field [{name}]")));
+        }
+        Mapper::Object(parse_object(name, d, false)?)
+    } else {
+        Mapper::Field(FieldType::from_json(name, d)?)
+    })
+}
+
 /// Adds the definition of `name` (dotted names become nested objects, as OpenSearch does).
 fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(), MappingError> {
     if name.is_empty() {
@@ -409,21 +441,7 @@ fn insert_property(o: &mut ObjectMapping, name: &str, def: &Value) -> Result<(),
             }
         };
     }
-    let is_object = match d.get("type") {
-        None => true,
-        Some(t) => t == "object" || t == "nested",
-    };
-    let mapper = if is_object {
-        if d.get("type").is_none()
-            && !d.contains_key("properties")
-            && d.keys().any(|k| k != "dynamic" && k != "enabled")
-        {
-            return Err(MappingError::parsing(format!("No type specified for field [{name}]")));
-        }
-        Mapper::Object(parse_object(name, d, false)?)
-    } else {
-        Mapper::Field(FieldType::from_json(name, d)?)
-    };
+    let mapper = mapper_from_def(name, d)?;
     match (o.properties.get_mut(name), mapper) {
         (Some(Mapper::Object(existing)), Mapper::Object(new)) => {
             existing.dynamic = new.dynamic.or(existing.dynamic);

@@ -27,6 +27,10 @@ pub(super) fn merge_mappings(base: &Mapping, update: &Mapping) -> Result<Mapping
     if update.dynamic_date_formats.is_some() {
         out.dynamic_date_formats = update.dynamic_date_formats.clone();
     }
+    if let Some(t) = &update.dynamic_templates {
+        let base_t = base.dynamic_templates.as_deref().unwrap_or(&[]);
+        out.dynamic_templates = Some(super::dynamic_templates::merge_templates(base_t, t));
+    }
     if update.source.is_some() && update.source != base.source {
         if base.source.is_some() {
             return Err(MappingError::illegal(

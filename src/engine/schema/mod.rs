@@ -16,6 +16,7 @@
 //! | `types.rs` | field types and their parameters; parsing and printing one field definition |
 //! | `mapping.rs` | the root/object mappers, `from_json`, `to_json`, lookups |
 //! | `merge.rs` | merging mappings (put-mapping and dynamic updates) and its conflict rules |
+//! | `limits.rs` | `index.mapping.*.limit` checks and the per-document limits |
 //! | `values.rs` | converting one JSON value to the indexed value of one field type |
 //! | `parse.rs` | walking a document and building its fields |
 //! | `stream.rs` | the same without a `Value` tree of the document, for the common cases |
@@ -23,20 +24,25 @@
 //! | `alias.rs` | `alias` fields: resolving them and checking their targets |
 //! | `flat_object.rs` | `flat_object`: flattening an object to keys, values and `path=value` |
 //! | `constant.rs` | `constant_keyword`: its values, and the checks and ordinals of documents |
+//! | `dynamic_templates.rs` | `dynamic_templates`: parsing, matching, building the new field |
 //! | `date.rs`, `ip.rs` | date formats and IP addresses |
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
+//! | `range.rs` | range field types: their values and indexed form |
 //!
 //! `nested` objects are mapped as OpenSearch does but indexed flattened (no block-join yet:
 //! nested queries are not supported); geo_point values get doc values only (no points index yet:
-//! geo queries are not supported).
+//! geo_distance, geo_bounding_box and geo_polygon test every document's doc values).
 
 mod alias;
 mod constant;
 pub mod date;
 pub mod flat_object;
 mod dynamic;
+pub mod dynamic_templates;
 pub mod geo;
 pub mod ip;
+pub mod limits;
+pub mod range;
 mod mapping;
 mod merge;
 mod parse;
@@ -108,6 +114,12 @@ pub enum FieldValue {
     /// IPv4 as IPv4-mapped IPv6.
     Ip(u128),
     Binary(Vec<u8>),
+    /// A `token_count` field's text: the builder analyzes it with `analyzer` and indexes the
+    /// count as a long (points and numeric doc values).
+    TokenCount { text: String, analyzer: String, position_increments: bool },
+    /// A range field's interval: its inclusive bounds' sortable keys `lo ++ hi` (see
+    /// `range.rs`); a sorted-set doc value.
+    Range(Vec<u8>),
 }
 
 /// An error as OpenSearch reports it: `{"type": kind, "reason": reason, "caused_by": ...}`.

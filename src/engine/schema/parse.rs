@@ -18,6 +18,7 @@ use super::{dynamic, geo};
 use super::mapping::{Dynamic, Mapper, Mapping, ObjectMapping, METADATA_FIELDS};
 use super::types::{FieldKind, FieldType};
 use super::values::{convert, Converted};
+use super::limits::DocLimits;
 use super::{FieldValue, IndexableField, MappingError, ParsedDocument};
 
 pub(super) struct DocParser<'a> {
@@ -29,19 +30,24 @@ pub(super) struct DocParser<'a> {
     ignored: Vec<String>,
     /// Inside a `copy_to`: targets' own `copy_to` is not followed (as OpenSearch).
     copying: bool,
+    limits: DocLimits,
+    /// Fields dynamic mapping added so far (against `limits.field_budget`).
+    added_fields: u64,
+    /// `nested` objects parsed so far (against `limits.nested_objects`).
+    nested_objects: u64,
 }
 
 /// Parses `source`: the streaming parse (`stream.rs`) when it covers the document, else the
 /// tree walker. Both give the same result (`stream_tests.rs` checks it).
-pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
-    if let Some(doc) = super::stream::parse_document(base, id, source) {
+pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8], limits: DocLimits) -> Result<ParsedDocument, MappingError> {
+    if let Some(doc) = super::stream::parse_document(base, id, source, limits) {
         return Ok(doc);
     }
-    parse_tree(base, id, source)
+    parse_tree(base, id, source, limits)
 }
 
 /// Parses `source` into a `serde_json::Value` and walks it.
-pub(super) fn parse_tree(base: &Mapping, id: &str, source: &[u8]) -> Result<ParsedDocument, MappingError> {
+pub(super) fn parse_tree(base: &Mapping, id: &str, source: &[u8], limits: DocLimits) -> Result<ParsedDocument, MappingError> {
     let doc: Value = serde_json::from_slice(source).map_err(|e| {
         MappingError::parsing("failed to parse").caused_by(MappingError::new("json_parse_exception", e.to_string()))
     })?;
@@ -49,7 +55,7 @@ pub(super) fn parse_tree(base: &Mapping, id: &str, source: &[u8]) -> Result<Pars
         return Err(MappingError::parsing("failed to parse")
             .caused_by(MappingError::illegal("Malformed content, must start with an object")));
     };
-    let mut p = DocParser::new(base, id);
+    let mut p = DocParser::new(base, id).with_limits(limits);
     if base.root.enabled.unwrap_or(true) {
         let dynamic = p.root_dynamic();
         for (k, v) in obj {
@@ -88,6 +94,9 @@ impl<'a> DocParser<'a> {
             fields: Vec::with_capacity(8),
             ignored: Vec::new(),
             copying: false,
+            limits: DocLimits::default(),
+            added_fields: 0,
+            nested_objects: 0,
         };
         p.fields.push(IndexableField {
             name: "_id".into(),
@@ -98,14 +107,21 @@ impl<'a> DocParser<'a> {
         p
     }
 
-    /// The document: its fields, then an `_ignored` entry per field dropped by `ignore_malformed`.
+    /// The same parser under per-document limits.
+    pub(super) fn with_limits(mut self, limits: DocLimits) -> DocParser<'a> {
+        self.limits = limits;
+        self
+    }
+
+    /// The document: its fields, then an `_ignored` entry per field dropped by `ignore_malformed`
+    /// (indexed for `term`/`terms`, and in doc values for `exists` and for the hits' `_ignored`).
     pub(super) fn finish(mut self) -> ParsedDocument {
         for name in std::mem::take(&mut self.ignored) {
             self.fields.push(IndexableField {
                 name: "_ignored".into(),
                 value: FieldValue::Keyword(name),
                 index: true,
-                doc_values: false,
+                doc_values: true,
             });
         }
         ParsedDocument { fields: self.fields, mapping_update: self.changed.then_some(self.update) }
@@ -150,7 +166,7 @@ impl<'a> DocParser<'a> {
         if !key.contains('.') {
             return self.parse_path(parent, dynamic, key, std::slice::from_ref(&key), v);
         }
-        if key.chars().all(|c| c == '.') {
+        if key.bytes().all(|b| b == b'.') {
             return Err(wrapped(MappingError::illegal("field name cannot contain only the character [.]")));
         }
         let parts: Vec<&str> = key.split('.').collect();
@@ -199,14 +215,40 @@ impl<'a> DocParser<'a> {
                         f.type_name()
                     ))),
                 },
-                None => match dynamic {
-                    Dynamic::True => {
-                        self.add_to_update(full, Mapper::Object(ObjectMapping::default()));
-                        self.parse_path(full, dynamic, key, rest, v)
+                None => {
+                    // The object a dotted key implies: a dynamic template for objects may map it.
+                    let template = match dynamic {
+                        Dynamic::True | Dynamic::StrictAllowTemplates | Dynamic::FalseAllowTemplates => self
+                            .base
+                            .dynamic_templates
+                            .as_deref()
+                            .and_then(|ts| super::dynamic_templates::find(ts, full, name, "object"))
+                            .map(|t| t.build(name, "object"))
+                            .transpose()?
+                            .filter(|m| matches!(m, Mapper::Object(_))),
+                        _ => None,
+                    };
+                    match (template, dynamic) {
+                        (Some(m), _) => {
+                            let inner = match &m {
+                                Mapper::Object(o) => o.dynamic.unwrap_or(dynamic),
+                                Mapper::Field(_) => dynamic,
+                            };
+                            if !self.add_to_update(full, m) {
+                                return Ok(());
+                            }
+                            self.parse_path(full, inner, key, rest, v)
+                        }
+                        (None, Dynamic::True) => {
+                            if !self.add_to_update(full, Mapper::Object(ObjectMapping::default())) {
+                                return Ok(());
+                            }
+                            self.parse_path(full, dynamic, key, rest, v)
+                        }
+                        (None, Dynamic::False | Dynamic::FalseAllowTemplates) => Ok(()),
+                        (None, Dynamic::Strict | Dynamic::StrictAllowTemplates) => Err(strict(dynamic, name, parent)),
                     }
-                    Dynamic::False | Dynamic::FalseAllowTemplates => Ok(()),
-                    Dynamic::Strict | Dynamic::StrictAllowTemplates => Err(strict(name, parent)),
-                },
+                }
             };
         }
         if let Value::Array(items) = v {
@@ -229,18 +271,30 @@ impl<'a> DocParser<'a> {
                     return Ok(());
                 }
                 match dynamic {
-                    Dynamic::False | Dynamic::FalseAllowTemplates => return Ok(()),
-                    Dynamic::Strict | Dynamic::StrictAllowTemplates => return Err(strict(name, parent)),
-                    Dynamic::True => {}
+                    Dynamic::False => return Ok(()),
+                    Dynamic::Strict => return Err(strict(dynamic, name, parent)),
+                    _ => {}
                 }
-                let Some(m) = dynamic::infer(self.base, v) else { return Ok(()) };
-                self.add_to_update(full, m.clone());
+                let Some(m) = dynamic::infer_at(self.base, full, name, parent, v, dynamic)? else { return Ok(()) };
+                if !self.add_to_update(full, m.clone()) {
+                    // Beyond the total-fields limit with `unmap_fields_beyond_limit`: kept in
+                    // `_source` only.
+                    return Ok(());
+                }
                 Cow::Owned(m)
             }
         };
         match mapper.as_ref() {
             Mapper::Object(o) => match v {
                 Value::Object(map) => {
+                    if o.nested {
+                        self.nested_objects += 1;
+                        if let Some(limit) = self.limits.nested_objects.filter(|l| self.nested_objects > *l) {
+                            return Err(MappingError::parsing(format!(
+                                "The number of nested documents has exceeded the allowed limit of [{limit}]. This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting."
+                            )));
+                        }
+                    }
                     if o.enabled.unwrap_or(true) {
                         self.parse_object(full, o.dynamic.unwrap_or(dynamic), map)?;
                     }
@@ -392,10 +446,18 @@ impl<'a> DocParser<'a> {
 
     /// Records a new mapper at `path` in the mapping update, creating its parent objects (with the
     /// index mapping's `dynamic`/`enabled` for objects that already exist there).
-    fn add_to_update(&mut self, path: &str, m: Mapper) {
+    /// Returns false (and adds nothing) when the mapper would go beyond the dynamic field budget.
+    fn add_to_update(&mut self, path: &str, m: Mapper) -> bool {
+        if let Some(budget) = self.limits.field_budget {
+            let n = super::limits::mapper_count(&m);
+            if self.added_fields + n > budget {
+                return false;
+            }
+            self.added_fields += n;
+        }
         self.changed = true;
         let parts: Vec<&str> = path.split('.').collect();
-        let Some((leaf, parents)) = parts.split_last() else { return };
+        let Some((leaf, parents)) = parts.split_last() else { return true };
         let mut obj = &mut self.update.root;
         let mut prefix = String::new();
         for p in parents {
@@ -408,19 +470,16 @@ impl<'a> DocParser<'a> {
             obj = match entry {
                 Mapper::Object(o) => o,
                 // Unreachable: parents of a new mapper are objects; leave the update unchanged.
-                Mapper::Field(_) => return,
+                Mapper::Field(_) => return true,
             };
         }
         obj.properties.insert((*leaf).to_string(), m);
+        true
     }
 }
 
-fn strict(name: &str, parent: &str) -> MappingError {
-    let within = if parent.is_empty() { "_doc" } else { parent };
-    MappingError::new(
-        "strict_dynamic_mapping_exception",
-        format!("mapping set to strict, dynamic introduction of [{name}] within [{within}] is not allowed"),
-    )
+fn strict(dynamic: Dynamic, name: &str, parent: &str) -> MappingError {
+    dynamic::strict_error(dynamic, name, parent)
 }
 
 /// The value as OpenSearch previews it in "failed to parse field" messages (Java's toString).

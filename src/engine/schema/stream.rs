@@ -27,15 +27,16 @@ use serde_json::Value;
 use super::mapping::{Dynamic, Mapper, Mapping, METADATA_FIELDS};
 use super::parse::DocParser;
 use super::types::{FieldKind, FieldType};
+use super::limits::DocLimits;
 use super::values::{convert_str, Converted};
 use super::ParsedDocument;
 
 /// The parsed document, or `None` when the tree walker must parse it (see the module doc).
-pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8]) -> Option<ParsedDocument> {
+pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8], limits: DocLimits) -> Option<ParsedDocument> {
     if !base.root.enabled.unwrap_or(true) {
         return None;
     }
-    let mut p = DocParser::new(base, id);
+    let mut p = DocParser::new(base, id).with_limits(limits);
     let mut de = serde_json::Deserializer::from_slice(source);
     (&mut de).deserialize_any(Root { p: &mut p }).ok()?;
     de.end().ok()?;
@@ -69,7 +70,8 @@ fn plan<'m>(p: &DocParser<'m>, key: &str) -> Plan<'m> {
         Some(_) => Plan::Tree,
         None if p.added(key) => Plan::Tree,
         None => match p.root_dynamic() {
-            Dynamic::False | Dynamic::FalseAllowTemplates => Plan::Drop,
+            // (`false_allow_templates` keeps a key a dynamic template may map.)
+            Dynamic::False => Plan::Drop,
             _ => Plan::Tree,
         },
     }

@@ -90,10 +90,10 @@ fn object(kv: &[(&str, String)]) -> String {
 
 /// Both parses of `doc` against `m`, which must agree.
 fn check(m: &Mapping, doc: &str) {
-    let tree = parse_tree(m, "x", doc.as_bytes());
+    let tree = parse_tree(m, "x", doc.as_bytes(), Default::default());
     let both = m.parse("x", doc.as_bytes());
     assert_eq!(both, tree, "document {doc}");
-    if let Some(streamed) = stream::parse_document(m, "x", doc.as_bytes()) {
+    if let Some(streamed) = stream::parse_document(m, "x", doc.as_bytes(), Default::default()) {
         assert_eq!(Ok(streamed), tree, "document {doc}");
     }
 }
@@ -124,13 +124,13 @@ fn corpus_documents_take_the_streaming_path() {
     let logs = r#"{"@timestamp":898459201,"clientip":"88.10.180.74","request":"GET /italian/help/tausami.js HTTP/1.1","status":200,"size":3841}"#;
     let ms = mappings();
     for (m, doc) in [(&ms[0], text), (&ms[1], logs)] {
-        let streamed = stream::parse_document(m, "x", doc.as_bytes());
+        let streamed = stream::parse_document(m, "x", doc.as_bytes(), Default::default());
         assert!(streamed.is_some(), "{doc}");
-        assert_eq!(streamed.map(Ok), Some(parse_tree(m, "x", doc.as_bytes())));
+        assert_eq!(streamed.map(Ok), Some(parse_tree(m, "x", doc.as_bytes(), Default::default())));
     }
     // Arrays of mapped scalars stream too.
     let doc = r#"{"id": ["a", "b", ["c"]], "title": ["x y", null], "date": [1, "2025-01-01"]}"#;
-    assert!(stream::parse_document(&ms[0], "x", doc.as_bytes()).is_some());
+    assert!(stream::parse_document(&ms[0], "x", doc.as_bytes(), Default::default()).is_some());
     check(&ms[0], doc);
 }
 
@@ -139,11 +139,11 @@ fn declined_documents_match_the_tree() {
     let ms = mappings();
     // A repeated key: the tree keeps its first place and its last value.
     let dup = r#"{"title": "a", "body": "b", "title": "c"}"#;
-    assert!(stream::parse_document(&ms[0], "x", dup.as_bytes()).is_none());
+    assert!(stream::parse_document(&ms[0], "x", dup.as_bytes(), Default::default()).is_none());
     check(&ms[0], dup);
     // A mapping error before a syntax error: the syntax error wins, as when the tree is built first.
     let late = r#"{"date": "not a date", "body": "b" x}"#;
-    assert!(stream::parse_document(&ms[0], "x", late.as_bytes()).is_none());
+    assert!(stream::parse_document(&ms[0], "x", late.as_bytes(), Default::default()).is_none());
     let e = ms[0].parse("x", late.as_bytes()).expect_err("invalid JSON");
     assert_eq!(e.root_cause().kind, "json_parse_exception");
     // Nesting past serde_json's depth limit inside a dropped value is still an error.
@@ -154,5 +154,5 @@ fn declined_documents_match_the_tree() {
     let mut bad = br#"{"unmapped": "x"#.to_vec();
     bad.extend_from_slice(&[0xff, b'"', b'}']);
     assert!(ms[0].parse("x", &bad).is_err());
-    assert!(stream::parse_document(&ms[0], "x", &bad).is_none());
+    assert!(stream::parse_document(&ms[0], "x", &bad, Default::default()).is_none());
 }

@@ -135,6 +135,18 @@ pub enum FieldKind {
     GeoPoint {
         ignore_z_value: Option<bool>,
     },
+    /// The number of tokens `analyzer` makes of a string, indexed as an integer. `analyzer` is
+    /// required; `enable_position_increments` default true (the count is then the position after
+    /// the last token, so removed stopwords count).
+    TokenCount {
+        analyzer: String,
+        enable_position_increments: Option<bool>,
+    },
+    /// `integer_range`, ..., `ip_range` (see `range.rs`); `format`: `date_range` only.
+    Range {
+        kind: super::range::RangeType,
+        format: Option<String>,
+    },
 }
 
 /// A leaf field of a mapping: its kind, common parameters and multi-fields.
@@ -229,6 +241,8 @@ impl FieldType {
             FieldKind::ConstantKeyword(_) => "constant_keyword",
             FieldKind::Alias { .. } => "alias",
             FieldKind::FlatObject(_) => "flat_object",
+            FieldKind::Range { kind, .. } => kind.type_name(),
+            FieldKind::TokenCount { .. } => "token_count",
         }
     }
 
@@ -256,6 +270,7 @@ impl FieldType {
     pub fn date_format(&self) -> &str {
         match &self.kind {
             FieldKind::Date { format: Some(f), .. } => f,
+            FieldKind::Date { nanos: true, .. } => date::DEFAULT_NANOS_FORMAT,
             _ => date::DEFAULT_FORMAT,
         }
     }
@@ -290,6 +305,10 @@ impl FieldType {
             "constant_keyword" => FieldKind::ConstantKeyword(Default::default()),
             "alias" => FieldKind::Alias { path: String::new() },
             "flat_object" => FieldKind::FlatObject(Default::default()),
+            "token_count" => FieldKind::TokenCount { analyzer: String::new(), enable_position_increments: None },
+            "integer_range" | "long_range" | "float_range" | "double_range" | "date_range" | "ip_range" => {
+                FieldKind::Range { kind: super::range::RangeType::from_type_name(type_name).unwrap_or(super::range::RangeType::Long), format: None }
+            }
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
             }
@@ -350,8 +369,9 @@ impl FieldType {
                 "format" => {
                     let f = str_param(name, key, v)?;
                     date::validate_format(&f).map_err(MappingError::illegal)?;
-                    if let FieldKind::Date { format, .. } = &mut ft.kind {
-                        *format = Some(f);
+                    match &mut ft.kind {
+                        FieldKind::Date { format, .. } | FieldKind::Range { format, .. } => *format = Some(f),
+                        _ => {}
                     }
                 }
                 _ => parse_kind_param(&mut ft.kind, name, key, v)?,
@@ -367,6 +387,9 @@ impl FieldType {
         }
         if matches!(&ft.kind, FieldKind::Alias { path } if path.is_empty()) {
             return Err(MappingError::parsing(format!("The [path] property must be specified for field [{name}].")));
+        }
+        if matches!(&ft.kind, FieldKind::TokenCount { analyzer, .. } if analyzer.is_empty()) {
+            return Err(MappingError::parsing(format!("Analyzer must be set for field [{name}] but wasn't.")));
         }
         if matches!(ft.kind, FieldKind::ScaledFloat { .. }) && !scaling_factor_seen {
             return Err(MappingError::parsing(format!("Field [{name}] misses required parameter [scaling_factor]")));
@@ -397,8 +420,16 @@ impl FieldType {
             FieldKind::ScaledFloat { scaling_factor } => {
                 m.insert("scaling_factor".into(), json!(scaling_factor));
             }
-            FieldKind::Date { format, .. } => {
-                put(&mut m, "format", format.as_ref().filter(|f| *f != date::DEFAULT_FORMAT).map(|f| json!(f)));
+            FieldKind::Date { format, nanos } => {
+                let default = if *nanos { date::DEFAULT_NANOS_FORMAT } else { date::DEFAULT_FORMAT };
+                put(&mut m, "format", format.as_ref().filter(|f| *f != default).map(|f| json!(f)));
+            }
+            FieldKind::Range { format, .. } => {
+                put(&mut m, "format", format.as_ref().map(|f| json!(f)));
+            }
+            FieldKind::TokenCount { analyzer, enable_position_increments } => {
+                m.insert("analyzer".into(), json!(analyzer));
+                put(&mut m, "enable_position_increments", enable_position_increments.map(Value::from));
             }
             FieldKind::ConstantKeyword(c) => c.to_json(&mut m),
             FieldKind::Alias { path } => {
@@ -490,6 +521,11 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::ConstantKeyword(_) => ["value", "values", "index", "doc_values"].contains(&key),
         FieldKind::Alias { .. } => key == "path",
         FieldKind::FlatObject(_) => ["index", "doc_values", "ignore_above", "depth_limit", "normalizer"].contains(&key),
+        FieldKind::TokenCount { .. } => ["index", "doc_values", "store", "analyzer", "enable_position_increments"].contains(&key),
+        FieldKind::Range { kind, .. } => {
+            ["index", "doc_values", "store", "coerce"].contains(&key)
+                || (key == "format" && *kind == super::range::RangeType::Date)
+        }
     }
 }
 
@@ -577,6 +613,11 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
                 *path = str_param(name, key, v)?;
             }
         }
+        FieldKind::TokenCount { analyzer, enable_position_increments } => match key {
+            "analyzer" => *analyzer = str_param(name, key, v)?,
+            "enable_position_increments" => *enable_position_increments = Some(bool_param(name, key, v)?),
+            _ => {}
+        },
         _ => {}
     }
     Ok(())

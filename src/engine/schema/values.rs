@@ -86,6 +86,12 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             let p = if ft.effective_ignore_malformed() { geo::normalize(p)? } else { p };
             geo::doc_value(p).map(|l| Converted::Value(FieldValue::Long(l)))
         }
+        FieldKind::Range { kind, .. } => super::range::convert_range(*kind, ft, v).map(Converted::Value),
+        FieldKind::TokenCount { analyzer, enable_position_increments } => Ok(Converted::Value(FieldValue::TokenCount {
+            text: scalar_text(v)?,
+            analyzer: analyzer.clone(),
+            position_increments: enable_position_increments.unwrap_or(true),
+        })),
         FieldKind::Binary => {
             let s = match v {
                 Value::String(s) => s,
@@ -325,7 +331,7 @@ fn integer_input<'v>(v: &'v Value, coerce: bool, class: &str) -> Result<Option<(
         Value::String(_) if !coerce => Err(illegal(format!("{class} value passed as String"))),
         Value::String(s) => {
             let t = s.trim();
-            if let Ok(i) = t.parse::<i128>() {
+            if let Some(i) = t.parse::<i128>().ok().or_else(|| truncated_decimal(t)) {
                 return Ok(Some((i, Shown::Str(s))));
             }
             let d = parse_java_double(s).ok_or_else(|| nfe(s))?;
@@ -336,6 +342,21 @@ fn integer_input<'v>(v: &'v Value, coerce: bool, class: &str) -> Result<Option<(
         }
         other => Err(not_a_value(other)),
     }
+}
+
+/// A plain decimal string (`[+-]digits.digits`, no exponent) truncated toward zero exactly, as
+/// OpenSearch's `BigDecimal` coercion does (a double would round `10223372036854775807.23`).
+fn truncated_decimal(t: &str) -> Option<i128> {
+    let (int, frac) = t.split_once('.')?;
+    let digits = int.strip_prefix(['+', '-']).unwrap_or(int);
+    if digits.is_empty() && frac.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if digits.is_empty() {
+        return Some(0);
+    }
+    let v: i128 = digits.parse().ok()?;
+    Some(if int.starts_with('-') { -v } else { v })
 }
 
 /// Rounds an f32 to the nearest IEEE half-precision value (ties to even), as Lucene's

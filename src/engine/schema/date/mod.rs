@@ -9,8 +9,10 @@
 //! Limits: `date` holds epoch milliseconds in an `i64`; `date_nanos` holds epoch nanoseconds in
 //! an `i64`, so only 1970-01-01T00:00:00Z ..= 2262-04-11T23:47:16.854775807Z (as OpenSearch).
 
-/// OpenSearch's default `format` of `date` and `date_nanos` fields.
+/// OpenSearch's default `format` of `date` fields.
 pub const DEFAULT_FORMAT: &str = "strict_date_optional_time||epoch_millis";
+/// OpenSearch's default `format` of `date_nanos` fields (prints up to nine fraction digits).
+pub const DEFAULT_NANOS_FORMAT: &str = "strict_date_optional_time_nanos||epoch_millis";
 
 const NANOS_PER_SEC: i64 = 1_000_000_000;
 
@@ -114,6 +116,9 @@ fn iso_utc_seconds(alt: &str, s: &str) -> Option<(i64, u32)> {
 
 fn print_instant(secs: i64, nanos: u32, format: &str) -> String {
     let first = format.split("||").next().unwrap_or(format);
+    // `date_optional_time` parses up to nine fraction digits but prints milliseconds (its
+    // `_nanos` variant prints them all), as OpenSearch's `DateFormatters`.
+    let nanos = if matches!(first, "strict_date_optional_time" | "date_optional_time") { nanos - nanos % 1_000_000 } else { nanos };
     match compiled(first) {
         Ok(p) => p.print(secs, nanos),
         Err(_) => print_iso(secs, nanos),

@@ -1,0 +1,315 @@
+//! geo_point queries: `geo_distance`, `geo_bounding_box`, `geo_polygon` and `geo_shape` (with
+//! GeoJSON `envelope`, `polygon`, `multipolygon` and `circle` shapes), answered from the field's
+//! doc values (Fathom keeps no points index for geo_point: every document's points are
+//! tested, as Lucene's `LatLonDocValuesField` slow queries do).
+
+use serde_json::{Map, Value};
+
+use super::dsl::{body, f32_of, perr, QueryContext};
+use crate::engine::query::{DvFilter, GeoShape, Query};
+use crate::engine::schema::geo::{self, GeoPoint};
+use crate::engine::schema::FieldKind;
+use crate::error::{OsError, OsResult};
+
+/// Parses one geo query (`name` is `geo_distance`, `geo_bounding_box` or `geo_polygon`).
+pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
+    let m = body(name, v)?;
+    let mut boost = 1.0;
+    let mut ignore_unmapped = false;
+    let mut distance = None;
+    let mut field: Option<(&str, &Value)> = None;
+    for (k, val) in m {
+        match k.as_str() {
+            "boost" => boost = f32_of(name, k, val)?,
+            "_name" | "validation_method" | "type" => {}
+            "ignore_unmapped" => ignore_unmapped = val.as_bool().ok_or_else(|| perr(format!("[{name}] [ignore_unmapped] must be a boolean")))?,
+            "distance" if name == "geo_distance" => distance = Some(meters(val)?),
+            "distance_type" if name == "geo_distance" => match val.as_str() {
+                Some("arc" | "plane") => {}
+                _ => return Err(perr(format!("[{name}] unknown distance_type [{val}]"))),
+            },
+            _ => {
+                if let Some((prev, _)) = field {
+                    return Err(perr(format!("[{name}] query doesn't support multiple fields, found [{prev}] and [{k}]")));
+                }
+                field = Some((k.as_str(), val));
+            }
+        }
+    }
+    let (f, spec) = field.ok_or_else(|| perr(format!("[{name}] query malformed, no field specified")))?;
+    let shape = match name {
+        "geo_distance" => {
+            let c = point(name, spec)?;
+            let meters = distance.ok_or_else(|| perr("geo_distance requires 'distance' to be specified"))?;
+            GeoShape::Distance { lat: c.lat, lon: c.lon, meters }
+        }
+        "geo_bounding_box" => bbox(name, spec)?,
+        _ => polygon(name, spec)?,
+    };
+    match ctx.mapping.field_type(f) {
+        Some(ft) if matches!(ft.kind, FieldKind::GeoPoint { .. }) => {
+            if !ft.effective_doc_values() {
+                return Err(OsError::illegal(format!("Can't search on field [{f}]: geo_point queries need doc values")));
+            }
+            Ok(Query::DocValues { field: f.into(), filter: DvFilter::Geo(shape), boost })
+        }
+        Some(_) => Err(OsError::new("query_shard_exception", format!("field [{f}] is not a geo_point field")).status(400)),
+        None if ignore_unmapped => Ok(Query::MatchNone),
+        None => Err(OsError::new("query_shard_exception", format!("failed to find geo_point field [{f}]")).status(400)),
+    }
+}
+
+/// `geo_shape` on a geo_point field: `{"field": {"shape": {...}, "relation": "intersects"}}`.
+/// For points, `intersects` and `within` are the same test; `disjoint` is documents with the
+/// field and no point in the shape.
+pub fn parse_shape_query(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
+    let name = "geo_shape";
+    let m = body(name, v)?;
+    let (mut boost, mut ignore_unmapped) = (1.0, false);
+    let mut field: Option<(&str, &Value)> = None;
+    for (k, val) in m {
+        match k.as_str() {
+            "boost" => boost = f32_of(name, k, val)?,
+            "_name" => {}
+            "ignore_unmapped" => ignore_unmapped = val.as_bool().ok_or_else(|| perr("[geo_shape] [ignore_unmapped] must be a boolean"))?,
+            _ => {
+                if let Some((prev, _)) = field {
+                    return Err(perr(format!("[geo_shape] query doesn't support multiple fields, found [{prev}] and [{k}]")));
+                }
+                field = Some((k.as_str(), val));
+            }
+        }
+    }
+    let (f, spec) = field.ok_or_else(|| perr("[geo_shape] query malformed, no field specified"))?;
+    let spec = spec.as_object().ok_or_else(|| perr("[geo_shape] field must be an object"))?;
+    let mut relation = "intersects".to_string();
+    let mut shape = None;
+    for (k, val) in spec {
+        match k.as_str() {
+            "shape" => shape = Some(val),
+            "relation" => relation = val.as_str().unwrap_or_default().to_ascii_lowercase(),
+            "indexed_shape" => return Err(OsError::illegal("[geo_shape] indexed_shape is not supported")),
+            other => return Err(perr(format!("[geo_shape] query does not support [{other}]"))),
+        }
+    }
+    let shape = shape.ok_or_else(|| perr("either [shape] or [indexed_shape] is required for [geo_shape] query"))?;
+    match ctx.mapping.field_type(f) {
+        Some(ft) if matches!(ft.kind, FieldKind::GeoPoint { .. }) => {}
+        Some(ft) => {
+            return Err(OsError::new(
+                "query_shard_exception",
+                format!("Field [{f}] is of unsupported type [{}]. [geo_shape] query supports the following types [geo_shape, geo_point]", ft.type_name()),
+            )
+            .status(400))
+        }
+        None if ignore_unmapped => return Ok(Query::MatchNone),
+        None => return Err(OsError::new("query_shard_exception", format!("failed to find type for field [{f}]")).status(400)),
+    }
+    let shapes = geojson(shape)?;
+    let any = Query::or(shapes.into_iter().map(|s| Query::DocValues { field: f.into(), filter: DvFilter::Geo(s), boost: 1.0 }).collect());
+    let q = match relation.as_str() {
+        "intersects" | "within" => any,
+        "disjoint" => Query::Bool { must: vec![Query::Exists { field: f.into(), boost: 1.0 }], should: vec![], must_not: vec![any], filter: vec![], minimum_should_match: 0, boost: 1.0 },
+        other => return Err(OsError::illegal(format!("[{other}] relation is not supported for [geo_point] fields"))),
+    };
+    Ok(Query::ConstantScore { query: Box::new(q), boost })
+}
+
+/// `[lon, lat]` of a GeoJSON position.
+fn position(v: &Value) -> OsResult<(f64, f64)> {
+    let p = point("geo_shape", v)?;
+    Ok((p.lat, p.lon))
+}
+
+/// The areas of a GeoJSON shape (`envelope`, `polygon` without holes, `multipolygon`,
+/// `circle`).
+fn geojson(v: &Value) -> OsResult<Vec<GeoShape>> {
+    let t = v.get("type").and_then(Value::as_str).ok_or_else(|| perr("[geo_shape] shape type not included"))?.to_ascii_lowercase();
+    let coords = v.get("coordinates");
+    let ring = |r: &Value| -> OsResult<GeoShape> {
+        let pts = r.as_array().ok_or_else(|| perr("[geo_shape] malformed polygon ring"))?;
+        let mut out: Vec<(f64, f64)> = pts.iter().map(position).collect::<OsResult<_>>()?;
+        if out.len() > 1 && out.first() == out.last() {
+            out.pop();
+        }
+        if out.len() < 3 {
+            return Err(perr("[geo_shape] a polygon ring needs at least three distinct points"));
+        }
+        Ok(GeoShape::Polygon(out))
+    };
+    let polygon = |p: &Value| -> OsResult<GeoShape> {
+        let rings = p.as_array().ok_or_else(|| perr("[geo_shape] malformed polygon"))?;
+        match rings.as_slice() {
+            [outer] => ring(outer),
+            [] => Err(perr("[geo_shape] a polygon needs a ring")),
+            _ => Err(OsError::illegal("[geo_shape] polygons with holes are not supported on geo_point fields")),
+        }
+    };
+    Ok(match t.as_str() {
+        "envelope" => {
+            let c = coords.and_then(Value::as_array).filter(|c| c.len() == 2).ok_or_else(|| perr("[geo_shape] an envelope needs two corners"))?;
+            let (top, left) = position(&c[0])?;
+            let (bottom, right) = position(&c[1])?;
+            if top < bottom {
+                return Err(OsError::illegal(format!("top is below bottom corner: {top} vs. {bottom}")));
+            }
+            vec![GeoShape::BBox { top, bottom, left, right }]
+        }
+        "polygon" => vec![polygon(coords.ok_or_else(|| perr("[geo_shape] coordinates missing"))?)?],
+        "multipolygon" => {
+            let ps = coords.and_then(Value::as_array).ok_or_else(|| perr("[geo_shape] coordinates missing"))?;
+            ps.iter().map(polygon).collect::<OsResult<_>>()?
+        }
+        "circle" => {
+            let (lat, lon) = position(coords.ok_or_else(|| perr("[geo_shape] coordinates missing"))?)?;
+            let meters = meters(v.get("radius").ok_or_else(|| perr("[geo_shape] a circle needs a radius"))?)?;
+            vec![GeoShape::Distance { lat, lon, meters }]
+        }
+        other => return Err(OsError::illegal(format!("[geo_shape] shape type [{other}] is not supported on geo_point fields"))),
+    })
+}
+
+/// A validated point in any of geo_point's forms.
+fn point(name: &str, v: &Value) -> OsResult<GeoPoint> {
+    let p = geo::parse_point(v, true).map_err(|e| perr(format!("[{name}] {}", e.reason)))?;
+    geo::doc_value(p).map_err(|e| perr(format!("[{name}] {}", e.reason)))?;
+    Ok(p)
+}
+
+/// A distance (`12km`, `5mi`, `100`: meters) in meters, as OpenSearch's `DistanceUnit.parse`.
+pub fn meters(v: &Value) -> OsResult<f64> {
+    let s = match v {
+        Value::Number(n) => return n.as_f64().ok_or_else(|| perr(format!("failed to parse distance [{v}]"))),
+        Value::String(s) => s.trim(),
+        other => return Err(perr(format!("failed to parse distance [{other}]"))),
+    };
+    const UNITS: [(&str, f64); 20] = [
+        ("nauticalmiles", 1852.0),
+        ("millimeters", 0.001),
+        ("centimeters", 0.01),
+        ("kilometers", 1000.0),
+        ("meters", 1.0),
+        ("miles", 1609.344),
+        ("yards", 0.9144),
+        ("inch", 0.0254),
+        ("feet", 0.3048),
+        ("nmi", 1852.0),
+        ("NM", 1852.0),
+        ("km", 1000.0),
+        ("mm", 0.001),
+        ("cm", 0.01),
+        ("mi", 1609.344),
+        ("yd", 0.9144),
+        ("ft", 0.3048),
+        ("in", 0.0254),
+        ("m", 1.0),
+        ("", 1.0),
+    ];
+    for (suffix, factor) in UNITS {
+        if let Some(num) = s.strip_suffix(suffix) {
+            if let Ok(x) = num.trim().parse::<f64>() {
+                return Ok(x * factor);
+            }
+        }
+    }
+    Err(perr(format!("failed to parse distance [{s}]")))
+}
+
+fn corner(name: &str, m: &Map<String, Value>, key: &str) -> OsResult<Option<GeoPoint>> {
+    m.get(key).map(|v| point(name, v)).transpose()
+}
+
+fn number(name: &str, m: &Map<String, Value>, key: &str) -> OsResult<Option<f64>> {
+    m.get(key).map(|v| v.as_f64().ok_or_else(|| perr(format!("[{name}] [{key}] must be a number")))).transpose()
+}
+
+/// `top_left`/`bottom_right`, `top_right`/`bottom_left` or `top`/`left`/`bottom`/`right`.
+fn bbox(name: &str, spec: &Value) -> OsResult<GeoShape> {
+    let m = spec.as_object().ok_or_else(|| perr(format!("[{name}] field must be an object")))?;
+    for k in m.keys() {
+        if !["top_left", "bottom_right", "top_right", "bottom_left", "top", "left", "bottom", "right"].contains(&k.as_str()) {
+            return Err(perr(format!("[{name}] unexpected field [{k}]")));
+        }
+    }
+    let (mut top, mut bottom, mut left, mut right) = (number(name, m, "top")?, number(name, m, "bottom")?, number(name, m, "left")?, number(name, m, "right")?);
+    if let Some(p) = corner(name, m, "top_left")? {
+        (top, left) = (Some(p.lat), Some(p.lon));
+    }
+    if let Some(p) = corner(name, m, "bottom_right")? {
+        (bottom, right) = (Some(p.lat), Some(p.lon));
+    }
+    if let Some(p) = corner(name, m, "top_right")? {
+        (top, right) = (Some(p.lat), Some(p.lon));
+    }
+    if let Some(p) = corner(name, m, "bottom_left")? {
+        (bottom, left) = (Some(p.lat), Some(p.lon));
+    }
+    match (top, bottom, left, right) {
+        (Some(top), Some(bottom), Some(left), Some(right)) => {
+            if top < bottom {
+                return Err(OsError::illegal(format!("top is below bottom corner: {top} vs. {bottom}")));
+            }
+            Ok(GeoShape::BBox { top, bottom, left, right })
+        }
+        _ => Err(perr(format!("[{name}] requires top, bottom, left and right (or two opposite corners)"))),
+    }
+}
+
+/// `{"points": [p, ...]}`: at least three distinct points.
+fn polygon(name: &str, spec: &Value) -> OsResult<GeoShape> {
+    let pts = spec.get("points").and_then(Value::as_array).ok_or_else(|| perr(format!("[{name}] no points defined for geo_polygon query")))?;
+    let mut v: Vec<(f64, f64)> = Vec::with_capacity(pts.len());
+    for p in pts {
+        let g = point(name, p)?;
+        v.push((g.lat, g.lon));
+    }
+    if v.len() > 1 && v.first() == v.last() {
+        v.pop();
+    }
+    if v.len() < 3 {
+        return Err(perr("too few points defined for geo_polygon query"));
+    }
+    Ok(GeoShape::Polygon(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::action::search::execute::analyzers;
+    use crate::engine::schema::Mapping;
+
+    #[test]
+    fn queries_on_geo_points() {
+        let m = Mapping::from_json(&json!({"properties": {"loc": {"type": "geo_point"}, "k": {"type": "keyword"}}})).unwrap();
+        let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "i", now_millis: 0, analysis: None };
+        let q = |v: Value| super::super::dsl::parse(&v, &ctx);
+        assert_eq!(
+            q(json!({"geo_distance": {"distance": "12km", "loc": {"lat": 40.0, "lon": -70.0}}})).unwrap(),
+            Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::Distance { lat: 40.0, lon: -70.0, meters: 12_000.0 }), boost: 1.0 }
+        );
+        assert_eq!(
+            q(json!({"geo_bounding_box": {"loc": {"top_left": [-74.1, 40.73], "bottom_right": "40.01,-71.12"}}})).unwrap(),
+            Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::BBox { top: 40.73, bottom: 40.01, left: -74.1, right: -71.12 }), boost: 1.0 }
+        );
+        assert!(matches!(
+            q(json!({"geo_polygon": {"loc": {"points": [[0, 0], [0, 10], [10, 10], [0, 0]]}}})).unwrap(),
+            Query::DocValues { filter: DvFilter::Geo(GeoShape::Polygon(ref v)), .. } if v.len() == 3
+        ));
+        assert_eq!(q(json!({"geo_distance": {"distance": 5, "nope": [0, 0], "ignore_unmapped": true}})).unwrap(), Query::MatchNone);
+        assert!(q(json!({"geo_distance": {"distance": 5, "nope": [0, 0]}})).is_err());
+        assert!(q(json!({"geo_distance": {"distance": 5, "k": [0, 0]}})).is_err());
+        assert!(q(json!({"geo_distance": {"loc": [0, 0]}})).is_err());
+        assert!(q(json!({"geo_polygon": {"loc": {"points": [[0, 0], [1, 1]]}}})).is_err());
+        assert_eq!(meters(&json!("1.5mi")).unwrap(), 1.5 * 1609.344);
+        assert_eq!(meters(&json!("10NM")).unwrap(), 18_520.0);
+        assert!(meters(&json!("10 parsecs")).is_err());
+        let env = q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).unwrap();
+        let bbox = Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::BBox { top: 5.0, bottom: 3.0, left: 51.0, right: 53.0 }), boost: 1.0 };
+        assert_eq!(env, Query::ConstantScore { query: Box::new(Query::or(vec![bbox])), boost: 1.0 });
+        assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}, "relation": "contains"}}})).is_err());
+        assert!(q(json!({"geo_shape": {"k": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).is_err());
+        assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "linestring", "coordinates": [[51, 5], [53, 3]]}}}})).is_err());
+    }
+}
