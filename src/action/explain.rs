@@ -91,6 +91,7 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
         index: &svc.name,
         now_millis: now_millis(),
         analysis: Some(&analysis),
+        max_regex_length: svc.metadata().setting("index.max_regex_length").and_then(|s| s.parse().ok()).unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
     };
     let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
     let mut query = build_query(&sr, &qc)?;

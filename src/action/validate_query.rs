@@ -44,7 +44,7 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
     let mut error = None;
     for c in &ctxs {
         let segs = &c.searcher.query().segments;
-        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now_millis(), analysis: c.analysis.as_deref() };
+        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now_millis(), analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.
             if e.kind == "parsing_exception" || e.kind == "x_content_parse_exception" {

@@ -26,6 +26,8 @@ pub struct ShardContext {
     pub mapping: Arc<Mapping>,
     /// `index.max_result_window` (default 10 000).
     pub max_result_window: usize,
+    /// The index's other search limits (`index.max_docvalue_fields_search` and the like).
+    pub limits: super::limits::IndexLimits,
     /// The index's analyzers (query text is analyzed with the field's search analyzer).
     pub analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
     /// The index's analysis chains (keyword normalizers for term-level queries).
@@ -66,6 +68,7 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
             Some(s) => s.parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_result_window]")))?,
             None => DEFAULT_MAX_RESULT_WINDOW,
         };
+        let limits = super::limits::IndexLimits::from_settings(&|k| meta.setting(k).map(str::to_string), max_result_window)?;
         let mapping = svc.mapping();
         failed.extend(svc.failed.iter().map(|f| (svc.name.clone(), f.id, f.reason.clone())));
         for shard in &svc.shards {
@@ -76,6 +79,7 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
                 shard: shard.id,
                 mapping: mapping.clone(),
                 max_result_window,
+                limits,
                 analyzers: svc.analyzers().clone(),
                 analysis: Some(svc.analysis().clone()),
                 searcher: shard.engine.searcher()?,

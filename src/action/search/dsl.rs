@@ -28,6 +28,8 @@ pub struct QueryContext<'a> {
     pub now_millis: i64,
     /// The index's analysis chains, for keyword `normalizer`s (`None`: no normalizer applies).
     pub analysis: Option<&'a IndexAnalysis>,
+    /// `index.max_regex_length`: the longest `regexp` pattern a query may use.
+    pub max_regex_length: usize,
 }
 
 impl std::fmt::Debug for QueryContext<'_> {

@@ -18,7 +18,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         "one": {"type": "constant_keyword", "value": "d3efault"},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     parse(&v, &ctx)
 }
 

@@ -14,7 +14,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         "k": {"type": "keyword"},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     parse(&v, &ctx)
 }
 
@@ -63,7 +63,7 @@ fn ranges_on_key_paths_stay_within_the_path() {
 #[test]
 fn boolean_similarity_scores_the_boost() {
     let m = Mapping::from_json(&json!({"properties": {"c": {"type": "flat_object", "similarity": "boolean"}}})).unwrap();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     assert_eq!(
         parse(&json!({"term": {"c.a": {"value": "x", "boost": 2.0}}}), &ctx).unwrap(),
         Query::ConstantScore { query: Box::new(Query::term("c._valueAndPath", "c.a=x")), boost: 2.0 }

@@ -283,7 +283,7 @@ mod tests {
     #[test]
     fn queries_on_geo_points() {
         let m = Mapping::from_json(&json!({"properties": {"loc": {"type": "geo_point"}, "k": {"type": "keyword"}}})).unwrap();
-        let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "i", now_millis: 0, analysis: None };
+        let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "i", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
         let q = |v: Value| super::super::dsl::parse(&v, &ctx);
         assert_eq!(
             q(json!({"geo_distance": {"distance": "12km", "loc": {"lat": 40.0, "lon": -70.0}}})).unwrap(),

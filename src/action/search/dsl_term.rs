@@ -612,6 +612,7 @@ pub(super) fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mu
 /// field's analyzer (on a `text` field `Foo.*` matches no lowercased term); `case_insensitive`
 /// is Lucene's `ASCII_CASE_INSENSITIVE` match flag (here Unicode simple case folding).
 pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
+    super::limits::check_regex_length(pattern, ctx.max_regex_length)?;
     if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) && field != "_id" {
         return Ok(Query::MatchNone);
     }

@@ -78,7 +78,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let analysis = IndexAnalysis::from_settings(&json!({})).expect("analysis");
     let seg: Arc<dyn SegmentView> = Arc::new(TermsOnly(VALUES.iter().map(|v| v.as_bytes().to_vec()).collect()));
     let segs = [seg];
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &segs, index: "idx", now_millis: 0, analysis: Some(&analysis) };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &segs, index: "idx", now_millis: 0, analysis: Some(&analysis), max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     parse(&v, &ctx)
 }
 

@@ -189,7 +189,11 @@ struct UnitResult {
 /// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
 fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, deadline: Option<Instant>, last: Option<&LastHit>) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
-    let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
+    // The shard's limits first, then the refusal of the parts not built (OpenSearch checks the
+    // limits before it compiles scripts or runs rescorers).
+    super::limits::check_request(&c.limits, req)?;
+    req.refuse_unbuilt()?;
+    let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
     let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
@@ -313,6 +317,9 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
             "Result window is too large, from + size must be less than or equal to: [{window}] but was [{k}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting."
         ));
         return Err(all_failed(ctxs.iter().enumerate().map(|(i, _)| (i, e.clone())).collect(), ctxs));
+    }
+    if ctxs.is_empty() {
+        req.refuse_unbuilt()?;
     }
     let now = now_millis();
     let units = units(ctxs, req.dfs);
@@ -445,7 +452,10 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
         let q = r.map(|r| &r.query);
         hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, q, req, raw)?);
     }
-    let max_score = if sorted_by_fields && !req.track_scores { None } else { max_score };
+    // A sort reports a max score only when it leads with `_score` descending (the first hit's
+    // score, OpenSearch 3.2+) or with `track_scores`.
+    let score_first = engine_fields.first().is_some_and(|f| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
+    let max_score = if !engine_fields.is_empty() && !score_first && !req.track_scores { None } else { max_score };
     let mut shards = json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
     if failed_shards > 0 {
         shards["failures"] = shard_failures(&failures, ctxs);
@@ -487,7 +497,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     let mut failures = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {
         let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
-        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now, analysis: c.analysis.as_deref() };
+        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now, analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
         let r = build_query(req, &qc).and_then(|q| with_alias_filter(q, c, &qc)).and_then(|q| {
             if let Some(min) = req.min_score {
                 Ok(c.searcher.query().count_min_score(&q, min)?)

@@ -265,7 +265,7 @@ pub fn hit(
         m.insert("fields".into(), Value::Object(fields));
     }
     if let (Some(h), Some(q)) = (&req.highlight, query) {
-        if let Some(hl) = highlight::highlight(h, q, &src, ctx)? {
+        if let Some(hl) = highlight::highlight(h, q, &src, ctx, &d.id)? {
             m.insert("highlight".into(), hl);
         }
     }

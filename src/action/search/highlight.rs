@@ -2,15 +2,19 @@
 //! the tokens that are query terms of that field (terms, phrase terms, prefixes) wrapped in
 //! `pre_tags`/`post_tags`, cut into fragments of about `fragment_size` characters
 //! (`number_of_fragments: 0` returns the whole value). `require_field_match: false` (the
-//! default) highlights query terms of any field.
+//! default) highlights query terms of any field. A multi-field (`text.fvh`) highlights its
+//! parent's source value; `matched_fields` adds the spans of other fields' query terms, found
+//! with those fields' analyzers. Text longer than `index.highlight.max_analyzed_offset` fails
+//! (plain always; unified when the field has no indexed offsets) unless the field sets
+//! `max_analyzer_offset`, which then bounds the analyzed prefix.
 
 use serde_json::{json, Map, Value};
 
 use super::context::ShardContext;
 use super::fetch::values_at;
 use crate::engine::query::Query;
-use crate::engine::schema::FieldKind;
-use crate::error::OsResult;
+use crate::engine::schema::{FieldKind, FieldType, Mapper, Mapping, TextIndexOptions};
+use crate::error::{OsError, OsResult};
 
 /// Most fragments returned per field.
 pub const MAX_FRAGMENTS: usize = 100;
@@ -56,8 +60,40 @@ fn tags(m: &Map<String, Value>, k: &str) -> Option<String> {
     m.get(k).and_then(|v| v.as_array()).and_then(|a| a.first()).and_then(Value::as_str).map(str::to_string)
 }
 
-/// The `highlight` object of one hit, `None` when nothing is highlighted.
-pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext) -> OsResult<Option<Value>> {
+/// The `_source` path holding a field's values: a multi-field's parent.
+fn source_path(mapping: &Mapping, path: &str) -> String {
+    let mut end = 0;
+    for (i, c) in path.char_indices().chain(std::iter::once((path.len(), '.'))) {
+        if c == '.' {
+            end = i;
+            if matches!(mapping.mapper(&path[..end]), Some(Mapper::Field(_))) {
+                return path[..end].to_string();
+            }
+        }
+    }
+    path[..end].to_string()
+}
+
+/// The analyzer a field's text is re-analyzed with: `Some("")` for a keyword (the whole value is
+/// one token), `None` for fields not highlighted.
+fn analyzer_of(ft: &FieldType) -> Option<String> {
+    match &ft.kind {
+        FieldKind::Text(p) => Some(p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into())),
+        FieldKind::Keyword(_) => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// OpenSearch's error for a highlighted text longer than `index.highlight.max_analyzed_offset`.
+fn too_long(field: &str, id: &str, index: &str, max: usize, plain: bool) -> OsError {
+    let advice = if plain { "For large texts, indexing with offsets or term vectors, and highlighting with unified or fvh highlighter is recommended!" } else { "For large texts, indexing with offsets or term vectors is recommended!" };
+    OsError::illegal(format!(
+        "The length of [{field}] field of [{id}] doc of [{index}] index has exceeded [{max}] - maximum allowed to be analyzed for highlighting. This maximum can be set by changing the [index.highlight.max_analyzed_offset] index level setting. {advice}"
+    ))
+}
+
+/// The `highlight` object of one hit (`id`), `None` when nothing is highlighted.
+pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext, id: &str) -> OsResult<Option<Value>> {
     let Some(top) = spec.as_object() else { return Ok(None) };
     let mut qt = Vec::new();
     terms(q, &mut qt, 0);
@@ -87,38 +123,83 @@ pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext) -> Os
         };
         for path in paths {
             let Some(ft) = ctx.mapping.field_type(&path) else { continue };
+            if analyzer_of(ft).is_none() {
+                continue;
+            }
             let pre = tags(&opts, "pre_tags").unwrap_or_else(|| pre.clone());
             let post = tags(&opts, "post_tags").unwrap_or_else(|| post.clone());
             let frag_size = opt_usize(&opts, "fragment_size").unwrap_or(frag_size);
             let nfrag = opt_usize(&opts, "number_of_fragments").unwrap_or(nfrag).min(MAX_FRAGMENTS);
             let require = opts.get("require_field_match").and_then(Value::as_bool).unwrap_or(require);
-            let wanted: Vec<(&[u8], bool)> = qt.iter().filter(|(f, _, _)| !require || *f == path).map(|(_, t, p)| (t.as_slice(), *p)).collect();
-            if wanted.is_empty() {
+            let opt = |k: &str| opts.get(k).or_else(|| top.get(k));
+            let ty = opt("type").and_then(Value::as_str).unwrap_or("unified");
+            if !matches!(ty, "unified" | "plain" | "fvh") {
+                return Err(OsError::illegal(format!("unknown highlighter type [{ty}] for the field [{path}]")));
+            }
+            let field_max = opt("max_analyzer_offset").and_then(Value::as_u64).map(|v| v as usize);
+            // The field and its `matched_fields`, each with its query terms and analyzer.
+            let mut sources: Vec<(String, String)> = Vec::new();
+            let matched = opts.get("matched_fields").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>()).unwrap_or_default();
+            for f in std::iter::once(path.as_str()).chain(matched) {
+                if let Some(a) = ctx.mapping.field_type(f).and_then(analyzer_of) {
+                    if !sources.iter().any(|s| s.0 == f) {
+                        sources.push((f.to_string(), a));
+                    }
+                }
+            }
+            let wanted: Vec<Vec<(&[u8], bool)>> =
+                sources.iter().map(|(sf, _)| qt.iter().filter(|(f, _, _)| !require || f == sf).map(|(_, t, p)| (t.as_slice(), *p)).collect()).collect();
+            if wanted.iter().all(Vec::is_empty) {
                 continue;
             }
-            let analyzer = match &ft.kind {
-                FieldKind::Text(p) => p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into()),
-                FieldKind::Keyword(_) => String::new(),
-                _ => continue,
-            };
             let mut vals = Vec::new();
-            values_at(src, &path, &mut vals);
-            let mut frags = Vec::new();
-            for v in vals {
-                let Some(text) = v.as_str() else { continue };
-                let mut spans: Vec<(usize, usize)> = Vec::new();
-                let is_hit = |t: &[u8]| wanted.iter().any(|(w, p)| if *p { t.starts_with(w) } else { t == *w });
-                if analyzer.is_empty() {
-                    if is_hit(text.as_bytes()) {
-                        spans.push((0, text.len()));
+            values_at(src, &source_path(&ctx.mapping, &path), &mut vals);
+            let texts: Vec<&str> = vals.iter().filter_map(|v| v.as_str()).collect();
+            // Unified analyzes the values joined (one separator between two) unless the field
+            // has indexed offsets; plain analyzes each value; fvh reads term vectors.
+            let max = ctx.limits.max_analyzed_offset;
+            let analyzed = matches!(&ft.kind, FieldKind::Text(p) if p.index_options != Some(TextIndexOptions::Offsets));
+            let joined: usize = texts.iter().map(|t| t.encode_utf16().count()).sum::<usize>() + texts.len().saturating_sub(1);
+            if field_max.is_none() {
+                if ty == "plain" {
+                    if texts.iter().any(|t| t.encode_utf16().count() > max) {
+                        return Err(too_long(&path, id, &ctx.index, max, true));
                     }
-                } else if let Some(a) = ctx.analyzers.get(&analyzer) {
-                    a.analyze(text, 0, &mut |t| {
-                        if is_hit(t.term.as_bytes()) && spans.len() < 10_000 {
-                            spans.push((t.start, t.end));
-                        }
-                    });
+                } else if ty == "unified" && analyzed && joined > max {
+                    return Err(too_long(&path, id, &ctx.index, max, false));
                 }
+            }
+            let mut frags = Vec::new();
+            let mut offset = 0usize;
+            for text in texts {
+                let mut spans: Vec<(usize, usize)> = Vec::new();
+                for ((_, analyzer), wanted) in sources.iter().zip(&wanted) {
+                    let is_hit = |t: &[u8]| wanted.iter().any(|(w, p)| if *p { t.starts_with(w) } else { t == *w });
+                    if analyzer.is_empty() {
+                        if is_hit(text.as_bytes()) {
+                            spans.push((0, text.len()));
+                        }
+                    } else if let Some(a) = ctx.analyzers.get(analyzer) {
+                        a.analyze(text, 0, &mut |t| {
+                            // `max_analyzer_offset`: tokens past it (in the joined values) are not analyzed.
+                            let within = field_max.is_none_or(|m| offset + text[..t.end].encode_utf16().count() <= m);
+                            if within && is_hit(t.term.as_bytes()) && spans.len() < 10_000 {
+                                spans.push((t.start, t.end));
+                            }
+                        });
+                    }
+                }
+                offset += text.encode_utf16().count() + 1;
+                spans.sort_unstable();
+                spans.dedup();
+                let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+                for s in spans {
+                    match merged.last_mut() {
+                        Some(l) if s.0 < l.1 => l.1 = l.1.max(s.1),
+                        _ => merged.push(s),
+                    }
+                }
+                let spans = merged;
                 if spans.is_empty() {
                     continue;
                 }

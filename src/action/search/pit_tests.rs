@@ -70,6 +70,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         shard,
         mapping: Arc::new(crate::engine::schema::Mapping::default()),
         max_result_window: 10,
+        limits: Default::default(),
         analyzers: Arc::new(crate::engine::index::writer::default_analyzers()),
         analysis: None,
         searcher: crate::engine::index::Searcher::new(vec![], 0),

@@ -370,7 +370,16 @@ impl Parser<'_, '_> {
                     match_field(p.ctx, f, &Value::String(ph.clone()), MatchKind::Phrase, &mo)
                 })?
             }
-            Tok::Regex(r) => self.per_field(&fields, |p, f, b| dsl_term::regexp(p.ctx, f, &r, false, b))?,
+            Tok::Regex(r) => {
+                // Too long a regexp fails the query even when other field errors are lenient.
+                super::limits::check_regex_length(&r, self.ctx.max_regex_length)?;
+                self.per_field(&fields, |p, f, b| {
+                    // A text field's regexp is normalized like its wildcards (lowercased, as the
+                    // analyzer's `normalize` does).
+                    let text = matches!(p.ctx.mapping.field_type(f).map(|t| &t.kind), Some(FieldKind::Text(_)));
+                    dsl_term::regexp(p.ctx, f, &if text { r.to_lowercase() } else { r.clone() }, false, b)
+                })?
+            }
             Tok::Range { lo, hi, inc_lo, inc_hi } => self.per_field(&fields, |p, f, b| {
                 let mut spec = serde_json::Map::new();
                 if lo != "*" {

@@ -56,6 +56,12 @@ pub struct SearchRequest {
     pub pit: Option<Value>,
     /// `scroll=` keep alive: the search opens a scroll (no result-window check on later pages).
     pub scroll: Option<std::time::Duration>,
+    /// `request_cache=` (Fathom has no request cache; `true` is refused with `scroll`).
+    pub request_cache: Option<bool>,
+    /// `script_fields` and `rescore` as given: not built yet, refused after the shards' limit
+    /// checks on them (see [`super::limits`]).
+    pub script_fields: Option<Value>,
+    pub rescore: Option<Value>,
 }
 
 /// `q=` and its companions.
@@ -100,6 +106,9 @@ impl Default for SearchRequest {
             dfs: false,
             pit: None,
             scroll: None,
+            request_cache: None,
+            script_fields: None,
+            rescore: None,
         }
     }
 }
@@ -110,6 +119,15 @@ fn int(key: &str, v: &Value) -> OsResult<i64> {
         Value::String(s) => s.parse::<i64>().map_err(|_| perr(format!("[{key}] failed to parse field [{key}]"))),
         _ => Err(perr(format!("[{key}] must be an integer"))),
     }
+}
+
+/// An `int` field: a JSON number beyond Java's `int` range fails as Jackson's coercion does.
+fn int32(key: &str, v: &Value) -> OsResult<i64> {
+    let n = int(key, v)?;
+    if n > i32::MAX as i64 || n < i32::MIN as i64 {
+        return Err(OsError::new("input_coercion_exception", format!("Numeric value ({n}) out of range of int (-2147483648 - 2147483647)")));
+    }
+    Ok(n)
 }
 
 fn flag(key: &str, v: &Value) -> OsResult<bool> {
@@ -154,7 +172,7 @@ pub fn parse_track_total_hits(v: &Value) -> OsResult<TrackTotalHits> {
 }
 
 /// OpenSearch's `parsing_exception` for a search body key it has no parser for.
-fn unknown_key(key: &str, v: &Value) -> OsError {
+pub(super) fn unknown_key(key: &str, v: &Value) -> OsError {
     let tok = match v {
         Value::Object(_) => "START_OBJECT",
         Value::Array(_) => "START_ARRAY",
@@ -178,8 +196,8 @@ impl SearchRequest {
             match k {
                 "query" => r.query = Some(val),
                 "post_filter" => r.post_filter = Some(val),
-                "from" => r.from = usize_from("from", int(k, v)?)?,
-                "size" => r.size = usize_from("size", int(k, v)?)?,
+                "from" => r.from = usize_from("from", int32(k, v)?)?,
+                "size" => r.size = usize_from("size", int32(k, v)?)?,
                 "sort" => r.sort = parse_sort(v)?,
                 "search_after" => r.search_after = Some(v.as_array().cloned().ok_or_else(|| perr("[search_after] must be an array"))?),
                 "track_total_hits" => {
@@ -213,10 +231,12 @@ impl SearchRequest {
                 // Parts of the search body Fathom does not build yet (aggregations: issue 17,
                 // stats groups and profiling: issue 20, the rest below) are refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
-                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "include_named_queries_score" | "search_pipeline" | "derived" | "verbose_pipeline" => {
+                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "slice" | "include_named_queries_score" | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }
                 "highlight" => r.highlight = Some(val),
+                "script_fields" if v.is_object() => r.script_fields = Some(val),
+                "rescore" if v.is_object() || v.is_array() => r.rescore = Some(val),
                 "pit" => {
                     if !v.is_object() {
                         return Err(perr("[point_in_time] must be an object"));
@@ -301,6 +321,9 @@ impl SearchRequest {
             })?;
             self.scroll = Some(d.unwrap_or(std::time::Duration::ZERO));
         }
+        if let Some(b) = boolp("request_cache")? {
+            self.request_cache = Some(b);
+        }
         if let Some(r) = get("routing") {
             self.routing = Some(r);
         }
@@ -315,6 +338,17 @@ impl SearchRequest {
             }
         }
         self.finish()
+    }
+
+    /// The error for a part of the body Fathom parses for its limits but does not build yet
+    /// (`script_fields`, `rescore`): OpenSearch's error for a body key it has no parser for.
+    pub fn refuse_unbuilt(&self) -> OsResult<()> {
+        for (k, v) in [("script_fields", &self.script_fields), ("rescore", &self.rescore)] {
+            if let Some(v) = v {
+                return Err(unknown_key(k, v));
+            }
+        }
+        Ok(())
     }
 
     /// Cross-field checks after body and parameters are read.

@@ -35,6 +35,12 @@ pub fn validate(req: &mut SearchRequest) -> OsResult<()> {
     if req.size == 0 {
         errs.push("[size] cannot be [0] in a scroll context".to_string());
     }
+    if req.rescore.as_ref().is_some_and(|r| r.as_array().is_none_or(|a| !a.is_empty())) {
+        errs.push("using [rescore] is not allowed in a scroll context".to_string());
+    }
+    if req.request_cache == Some(true) {
+        errs.push("[request_cache] cannot be used in a scroll context".to_string());
+    }
     if !errs.is_empty() {
         return Err(OsError::validation(&errs));
     }

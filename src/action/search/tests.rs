@@ -25,7 +25,7 @@ fn mapping() -> Mapping {
 
 fn q(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let m = mapping();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 86_400_000 * 10, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 86_400_000 * 10, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     parse(&v, &ctx)
 }
 
@@ -109,7 +109,7 @@ fn parsing_errors_use_opensearch_messages() {
 #[test]
 fn query_string_syntax() {
     let m = mapping();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     let o = QsOptions { fields: vec![("title".into(), 1.0)], ..QsOptions::default() };
     assert_eq!(parse_query_string("fox", &ctx, &o).unwrap(), term("title", "fox"));
     match parse_query_string("fox AND tag:a -tag:b", &ctx, &o).unwrap() {
@@ -142,9 +142,35 @@ fn request_body_and_params() {
 }
 
 #[test]
+fn int_fields_overflow_and_request_cache_in_scroll() {
+    let e = SearchRequest::from_body(json!({"size": 2147483648u64})).unwrap_err();
+    assert_eq!((e.kind.as_str(), e.status), ("input_coercion_exception", 400));
+    assert!(e.reason.starts_with("Numeric value (2147483648) out of range of int"), "{}", e.reason);
+    assert_eq!(SearchRequest::from_body(json!({"from": 2147483647})).unwrap().from, 2147483647);
+    let params = |cache: &'static str| move |k: &str| match k {
+        "scroll" => Some("1m".to_string()),
+        "request_cache" => Some(cache.to_string()),
+        _ => None,
+    };
+    let mut r = SearchRequest::default();
+    r.apply_params(&params("true")).unwrap();
+    let e = super::scroll::validate(&mut r).unwrap_err();
+    assert_eq!(e.reason, "Validation Failed: 1: [request_cache] cannot be used in a scroll context;");
+    r.size = 0;
+    let e = super::scroll::validate(&mut r).unwrap_err();
+    assert_eq!(e.reason, "Validation Failed: 1: [size] cannot be [0] in a scroll context;2: [request_cache] cannot be used in a scroll context;");
+    let mut r = SearchRequest::default();
+    r.apply_params(&params("false")).unwrap();
+    super::scroll::validate(&mut r).unwrap();
+    // script_fields and rescore are kept for the shards' limit checks, then refused.
+    let r = SearchRequest::from_body(json!({"script_fields": {"a": {}}, "rescore": []})).unwrap();
+    assert_eq!(r.refuse_unbuilt().unwrap_err().reason, "Unknown key for a START_OBJECT in [script_fields].");
+}
+
+#[test]
 fn integer_bounds_are_exact_and_out_of_range_matches_nothing() {
     let m = Mapping::from_json(&json!({"properties": {"u": {"type": "unsigned_long"}, "b": {"type": "byte"}, "l": {"type": "long"}}})).unwrap();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     let p = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     let u = |v: u64| Some(sortable::encode_u64(v).to_vec());
     let range = |f: &str, lo, hi| Query::Range { field: f.into(), lo, hi, include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 };
@@ -171,7 +197,7 @@ fn ignored_metadata_field_is_a_keyword() {
 fn range_fields_are_queried_by_interval_relation() {
     use crate::engine::query::{DvFilter, IntervalRelation};
     let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}, "nodv": {"type": "long_range", "doc_values": false}}})).unwrap();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None };
+    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
     let p = |v: serde_json::Value| parse(&v, &ctx);
     let k = |v: i64| sortable::encode_i64(v).to_vec();
     let iv = |lo, hi, relation| Query::DocValues { field: "r".into(), filter: DvFilter::Interval { lo, hi, relation }, boost: 1.0 };
