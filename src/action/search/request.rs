@@ -56,6 +56,10 @@ pub struct SearchRequest {
     pub pit: Option<Value>,
     /// `scroll=` keep alive: the search opens a scroll (no result-window check on later pages).
     pub scroll: Option<std::time::Duration>,
+    /// `include_named_queries_score`: `matched_queries` maps each name to its score.
+    pub named_queries_score: bool,
+    /// `slice`: one slice of a scroll or PIT search.
+    pub slice: Option<super::slice::Slice>,
 }
 
 /// `q=` and its companions.
@@ -100,6 +104,8 @@ impl Default for SearchRequest {
             dfs: false,
             pit: None,
             scroll: None,
+            named_queries_score: false,
+            slice: None,
         }
     }
 }
@@ -205,6 +211,8 @@ impl SearchRequest {
                 "seq_no_primary_term" => r.seq_no_primary_term = flag(k, v)?,
                 "explain" => r.explain = flag(k, v)?,
                 "track_scores" => r.track_scores = flag(k, v)?,
+                "slice" => r.slice = Some(super::slice::parse(v)?),
+                "include_named_queries_score" => r.named_queries_score = flag(k, v)?,
                 "min_score" => r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32),
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
                 // Asking for nothing: accepted.
@@ -213,7 +221,7 @@ impl SearchRequest {
                 // Parts of the search body Fathom does not build yet (aggregations: issue 17,
                 // stats groups and profiling: issue 20, the rest below) are refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
-                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "slice" | "script_fields" | "include_named_queries_score" | "search_pipeline" | "derived" | "verbose_pipeline" => {
+                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "rescore" | "script_fields" | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }
                 "highlight" => r.highlight = Some(val),
@@ -284,7 +292,7 @@ impl SearchRequest {
         if let Some(t) = get("timeout") {
             self.timeout = parse_timeout(&t)?;
         }
-        for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores)] {
+        for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores), ("include_named_queries_score", &mut self.named_queries_score)] {
             if let Some(b) = boolp(k)? {
                 *slot = b;
             }
