@@ -19,7 +19,6 @@ fn unbuilt_body_keys_are_refused() {
         ("script_fields", json!({})),
         ("collapse", json!({"field": "k"})),
         ("rescore", json!([])),
-        ("slice", json!({"id": 0, "max": 2})),
         ("indices_boost", json!([])),
         ("ext", json!({"x": {}})),
         ("profile", json!(true)),
@@ -32,7 +31,7 @@ fn unbuilt_body_keys_are_refused() {
     }
     // Asking for nothing is fine.
     assert_eq!(post(s.addr, "/i/_search", r#"{"profile": false, "ext": {}}"#).status, 200);
-    for p in ["include_named_queries_score=true", "stats=g", "search_pipeline=p", "suggest_field=f"] {
+    for p in ["stats=g", "search_pipeline=p", "suggest_field=f"] {
         let r = get(s.addr, &format!("/i/_search?{p}"));
         assert_eq!(r.status, 400, "{p}: {}", r.text());
         assert!(r.text().contains("unrecognized parameter"), "{p}: {}", r.text());

@@ -28,6 +28,10 @@ pub struct ShardContext {
     pub max_result_window: usize,
     /// The index's other search limits (`index.max_docvalue_fields_search` and the like).
     pub limits: super::limits::IndexLimits,
+    /// `index.max_slices_per_scroll` (default 1024).
+    pub max_slices_per_scroll: i64,
+    /// The index's `number_of_shards` (sliced searches split by it).
+    pub num_shards: u32,
     /// The index's analyzers (query text is analyzed with the field's search analyzer).
     pub analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
     /// The index's analysis chains (keyword normalizers for term-level queries).
@@ -69,6 +73,11 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
             None => DEFAULT_MAX_RESULT_WINDOW,
         };
         let limits = super::limits::IndexLimits::from_settings(&|k| meta.setting(k).map(str::to_string), max_result_window)?;
+        let max_slices_per_scroll = match meta.setting("index.max_slices_per_scroll") {
+            Some(s) => s.parse::<i64>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_slices_per_scroll]")))?,
+            None => super::slice::DEFAULT_MAX_SLICES_PER_SCROLL,
+        };
+        let num_shards = meta.number_of_shards();
         let mapping = svc.mapping();
         failed.extend(svc.failed.iter().map(|f| (svc.name.clone(), f.id, f.reason.clone())));
         for shard in &svc.shards {
@@ -80,6 +89,8 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
                 mapping: mapping.clone(),
                 max_result_window,
                 limits,
+                max_slices_per_scroll,
+                num_shards,
                 analyzers: svc.analyzers().clone(),
                 analysis: Some(svc.analysis().clone()),
                 searcher: shard.engine.searcher()?,

@@ -13,6 +13,8 @@ use super::body::SearchBody;
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
+use super::named;
+use super::slice;
 use super::field_values;
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
@@ -181,9 +183,25 @@ struct UnitResult {
     total: (u64, Relation),
     max_score: Option<f32>,
     query: Query,
+    /// The named queries (`_name`) of `query` and `post_filter`.
+    named: Vec<(String, Query)>,
     fields: Vec<(SortField, ValueFormat)>,
     /// Collection stopped at the deadline.
     timed_out: bool,
+}
+
+/// A shard's number and the index's shard count as a slice sees them: with `routing` or
+/// `preference` reaching only some shards of the index, its position among those searched and
+/// their count (`SliceBuilder.toFilter`).
+fn slice_position(ctxs: &[ShardContext], ci: usize, req: &SearchRequest) -> (i32, i32) {
+    let c = &ctxs[ci];
+    let mut same: Vec<u32> = ctxs.iter().filter(|x| x.index == c.index).map(|x| x.shard).collect();
+    if (req.routing.is_some() || req.preference.is_some()) && (same.len() as u32) < c.num_shards {
+        same.sort_unstable();
+        let pos = same.iter().position(|&s| s == c.shard).unwrap_or(0);
+        return (pos as i32, same.len() as i32);
+    }
+    (c.shard as i32, c.num_shards as i32)
 }
 
 /// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
@@ -195,6 +213,16 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
     req.refuse_unbuilt()?;
     let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
     let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
+    let query = match &req.slice {
+        None => query,
+        Some(s) => {
+            slice::check(s, c, req.scroll.is_some() || req.pit.is_some())?;
+            let (shard, n) = slice_position(ctxs, u.ctx, req);
+            let f = slice::filter(s, c, shard, n)?;
+            Query::Bool { must: vec![query], should: vec![], must_not: vec![], filter: vec![f], minimum_should_match: 0, boost: 1.0 }
+        }
+    };
+    let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
@@ -237,7 +265,7 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
         let total = if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
         top.max_score = top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
         top.hits.truncate(k);
-        return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, fields, timed_out: top.timed_out });
+        return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, named, fields, timed_out: top.timed_out });
     }
     let top = match sort_missing::keyword_missing(&req.sort, &fields) {
         Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
@@ -249,7 +277,7 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
         let by_score = TopSpec { size: 1, track_total_hits: TrackTotalHits::Disabled, deadline, ..TopSpec::default() };
         max_score = u.searcher.search(&query, &by_score)?.max_score;
     }
-    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, fields, timed_out: top.timed_out })
+    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, named, fields, timed_out: top.timed_out })
 }
 
 /// The score of one hit of a field-sorted search (`track_scores`), from its explanation.
@@ -322,7 +350,7 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
         req.refuse_unbuilt()?;
     }
     let now = now_millis();
-    let units = units(ctxs, req.dfs);
+    let units = units(ctxs, req.dfs && req.slice.is_none());
     let mut results: Vec<Option<UnitResult>> = Vec::with_capacity(units.len());
     let mut failures: Vec<(usize, OsError)> = Vec::new();
     // `timeout`: checked between units and, inside a unit, every few thousand collected docs
@@ -431,6 +459,7 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
     }
     let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
     let mut hits = Vec::with_capacity(page.len());
+    let mut named_weights: Vec<Option<named::NamedWeights>> = (0..units.len()).map(|_| None).collect();
     for (ui, h) in &page {
         let u = &units[*ui];
         let Some((ci, li)) = u.origin.get(h.segment).copied() else { continue };
@@ -449,8 +478,18 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
             (true, Some(r)) => Some(u.searcher.explain(&r.query, h.segment, h.doc)?),
             _ => None,
         };
+        let matched = match r {
+            Some(r) if !r.named.is_empty() => {
+                let w = match &mut named_weights[*ui] {
+                    Some(w) => w,
+                    slot => slot.insert(named::NamedWeights::compile(&r.named, &u.searcher)?),
+                };
+                named::render(&w.matches(&u.searcher, h.segment, h.doc)?, req.named_queries_score)
+            }
+            _ => None,
+        };
         let q = r.map(|r| &r.query);
-        hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, q, req, raw)?);
+        hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?);
     }
     // A sort reports a max score only when it leads with `_score` descending (the first hit's
     // score, OpenSearch 3.2+) or with `track_scores`.

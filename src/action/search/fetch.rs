@@ -123,12 +123,13 @@ pub fn hit_json(
     score: Option<f32>,
     sort: Option<Vec<Value>>,
     explanation: Option<Explanation>,
+    matched: Option<Value>,
     query: Option<&Query>,
     req: &SearchRequest,
     raw: bool,
 ) -> OsResult<HitJson> {
-    if !raw || explanation.is_some() || !plain(req) {
-        return hit(ctx, leaf, doc, score, sort, explanation, query, req).map(HitJson::Value);
+    if !raw || explanation.is_some() || matched.is_some() || !plain(req) {
+        return hit(ctx, leaf, doc, score, sort, explanation, matched, query, req).map(HitJson::Value);
     }
     let leaves = ctx.searcher.leaves();
     let l = leaves.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
@@ -189,6 +190,7 @@ pub fn hit(
     score: Option<f32>,
     sort: Option<Vec<Value>>,
     explanation: Option<Explanation>,
+    matched: Option<Value>,
     query: Option<&Query>,
     req: &SearchRequest,
 ) -> OsResult<Value> {
@@ -206,6 +208,9 @@ pub fn hit(
         m.insert("_score".into(), score.map_or(Value::Null, f32_json));
         if let Some(s) = sort {
             m.insert("sort".into(), Value::Array(s));
+        }
+        if let Some(mq) = matched {
+            m.insert("matched_queries".into(), mq);
         }
         return Ok(Value::Object(m));
     }
@@ -271,6 +276,9 @@ pub fn hit(
     }
     if let Some(s) = sort {
         m.insert("sort".into(), Value::Array(s));
+    }
+    if let Some(mq) = matched {
+        m.insert("matched_queries".into(), mq);
     }
     if let Some(e) = explanation {
         m.insert("_explanation".into(), explanation_json(&e));

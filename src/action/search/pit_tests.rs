@@ -71,6 +71,8 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         mapping: Arc::new(crate::engine::schema::Mapping::default()),
         max_result_window: 10,
         limits: Default::default(),
+        max_slices_per_scroll: 1024,
+        num_shards: 1,
         analyzers: Arc::new(crate::engine::index::writer::default_analyzers()),
         analysis: None,
         searcher: crate::engine::index::Searcher::new(vec![], 0),

@@ -62,6 +62,10 @@ pub struct SearchRequest {
     /// checks on them (see [`super::limits`]).
     pub script_fields: Option<Value>,
     pub rescore: Option<Value>,
+    /// `include_named_queries_score`: `matched_queries` maps each name to its score.
+    pub named_queries_score: bool,
+    /// `slice`: one slice of a scroll or PIT search.
+    pub slice: Option<super::slice::Slice>,
 }
 
 /// `q=` and its companions.
@@ -109,6 +113,8 @@ impl Default for SearchRequest {
             request_cache: None,
             script_fields: None,
             rescore: None,
+            named_queries_score: false,
+            slice: None,
         }
     }
 }
@@ -223,6 +229,8 @@ impl SearchRequest {
                 "seq_no_primary_term" => r.seq_no_primary_term = flag(k, v)?,
                 "explain" => r.explain = flag(k, v)?,
                 "track_scores" => r.track_scores = flag(k, v)?,
+                "slice" => r.slice = Some(super::slice::parse(v)?),
+                "include_named_queries_score" => r.named_queries_score = flag(k, v)?,
                 "min_score" => r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32),
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
                 // Asking for nothing: accepted.
@@ -231,7 +239,7 @@ impl SearchRequest {
                 // Parts of the search body Fathom does not build yet (aggregations: issue 17,
                 // stats groups and profiling: issue 20, the rest below) are refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
-                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "slice" | "include_named_queries_score" | "search_pipeline" | "derived" | "verbose_pipeline" => {
+                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }
                 "highlight" => r.highlight = Some(val),
@@ -304,7 +312,7 @@ impl SearchRequest {
         if let Some(t) = get("timeout") {
             self.timeout = parse_timeout(&t)?;
         }
-        for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores)] {
+        for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores), ("include_named_queries_score", &mut self.named_queries_score)] {
             if let Some(b) = boolp(k)? {
                 *slot = b;
             }

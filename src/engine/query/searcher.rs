@@ -478,6 +478,20 @@ impl Searcher {
         Ok(TopDocs { total: total(count, threshold), hits, max_score, timed_out })
     }
 
+    /// `query` compiled for explaining (or matching) many documents, see [`Searcher::explain_with`].
+    pub fn explain_weight(&self, query: &Query) -> Result<Weight> {
+        Weight::compile_explained(query, &self.views(), 1.0, true)
+    }
+
+    /// The explanation of `doc` of segment `segment` by a weight of [`Searcher::explain_weight`].
+    pub fn explain_with(&self, w: &Weight, segment: usize, doc: DocId) -> Result<Explanation> {
+        let views = self.views();
+        let seg = *views
+            .get(segment)
+            .ok_or_else(|| Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len())))?;
+        w.explain(seg, doc)
+    }
+
     /// Lucene's explanation of the score of `doc` of segment `segment` for `query`.
     pub fn explain(&self, query: &Query, segment: usize, doc: DocId) -> Result<Explanation> {
         let views = self.views();

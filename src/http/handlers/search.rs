@@ -121,13 +121,13 @@ fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 // Parameters that ask for something Fathom does not build yet are left out, so they get
-// OpenSearch's unrecognized-parameter error instead of being dropped: `include_named_queries_score`,
+// OpenSearch's unrecognized-parameter error instead of being dropped:
 // `stats`, `phase_took`, `cancel_after_time_interval`, the `suggest_*` family, and
 // `search_pipeline`/`verbose_pipeline` (issue 25).
 const SEARCH_P: &[&str] = &[
     "allow_no_indices", "allow_partial_search_results", "analyze_wildcard", "analyzer", "batched_reduce_size",
     "ccs_minimize_roundtrips", "default_operator", "df", "docvalue_fields", "expand_wildcards", "explain", "from", "ignore_throttled",
-    "ignore_unavailable", "lenient", "max_concurrent_shard_requests", "pre_filter_shard_size",
+    "ignore_unavailable", "include_named_queries_score", "lenient", "max_concurrent_shard_requests", "pre_filter_shard_size",
     "preference", "q", "request_cache", "rest_total_hits_as_int", "routing", "scroll", "search_type", "seq_no_primary_term",
     "size", "sort", "_source", "_source_excludes", "_source_includes", "stored_fields",
     "terminate_after", "timeout", "track_scores", "track_total_hits", "typed_keys", "version",
