@@ -48,7 +48,11 @@ fn http_ingest(server: &Server, index: &str, corpus: Corpus, lines: &[String]) -
 }
 
 fn record(corpus: Corpus, line: &str, wall: Duration, cpu: Duration) {
-    RUNS.lock().expect("runs").entry((corpus.name().into(), line.into())).or_default().push((wall.as_secs_f64(), cpu.as_secs_f64()));
+    RUNS.lock()
+        .expect("runs")
+        .entry((corpus.name().into(), line.into()))
+        .or_default()
+        .push((wall.as_secs_f64(), cpu.as_secs_f64()));
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -60,7 +64,10 @@ fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
     let Some(lines) = corpus.load() else { return };
     let (server, _) = Server::start();
     let mut g = c.benchmark_group(format!("http_bulk/{}", corpus.name()));
-    g.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(20));
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(20));
     g.throughput(Throughput::Elements(lines.len() as u64));
     let mut n = 0;
     g.bench_function("fathom_http_bulk", |b| {
@@ -100,7 +107,11 @@ fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
     let f_rate = median(f.iter().map(|(w, _)| k / w).collect());
     let f_cpu = median(f.iter().map(|(_, c)| k / c.max(1e-3)).collect());
     let t_rate = median(t.iter().map(|(w, _)| k / w).collect());
-    eprintln!("\n== http_bulk {} ({} docs, {CLIENTS} connections, {BATCH}/bulk, durability=request), medians ==", corpus.name(), lines.len());
+    eprintln!(
+        "\n== http_bulk {} ({} docs, {CLIENTS} connections, {BATCH}/bulk, durability=request), medians ==",
+        corpus.name(),
+        lines.len()
+    );
     eprintln!("fathom over HTTP:    {f_rate:>10.0} docs/s   {f_cpu:>10.0} docs per server CPU-s");
     eprintln!("tantivy in-process:  {t_rate:>10.0} docs/s");
     eprintln!("ratio (HTTP docs/s ÷ tantivy docs/s): {:.2}  (target ≥ 0.8)", f_rate / t_rate);
@@ -116,7 +127,11 @@ fn bench_start(_c: &mut Criterion) {
         rss.push(s.rss_kb() as f64 / 1024.0);
     }
     eprintln!("\n== start ==");
-    eprintln!("start to green (5 starts, empty data dir): median {:.1} ms, max {:.1} ms (target < 200 ms)", median(greens.clone()), greens.iter().cloned().fold(0.0, f64::max));
+    eprintln!(
+        "start to green (5 starts, empty data dir): median {:.1} ms, max {:.1} ms (target < 200 ms)",
+        median(greens.clone()),
+        greens.iter().cloned().fold(0.0, f64::max)
+    );
     eprintln!("idle RSS after start: median {:.1} MB (target < 50 MB)", median(rss));
 }
 

@@ -59,8 +59,14 @@ impl Q {
     /// `(path, body)` of the HTTP request of `mode`.
     fn http(&self, mode: &str) -> (String, String) {
         match mode {
-            "top10" => (format!("/{INDEX}/_search"), json!({"size": 10, "track_total_hits": false, "_source": false, "query": self.dsl}).to_string()),
-            "top10+src" => (format!("/{INDEX}/_search"), json!({"size": 10, "track_total_hits": false, "query": self.dsl}).to_string()),
+            "top10" => (
+                format!("/{INDEX}/_search"),
+                json!({"size": 10, "track_total_hits": false, "_source": false, "query": self.dsl}).to_string(),
+            ),
+            "top10+src" => (
+                format!("/{INDEX}/_search"),
+                json!({"size": 10, "track_total_hits": false, "query": self.dsl}).to_string(),
+            ),
             _ => (format!("/{INDEX}/_count"), json!({"query": self.dsl}).to_string()),
         }
     }
@@ -86,7 +92,9 @@ fn millis(s: &str) -> i64 {
 /// The engine query, the tantivy query and the DSL query of one `queries.json` entry (the first
 /// two as in `benches/queries.rs`).
 fn build(kind: &str, q: &Value, body: Field, date: Field) -> (FQuery, Box<dyn TQuery>, Value) {
-    let tt = |t: &str| -> Box<dyn TQuery> { Box::new(TermQuery::new(Term::from_field_text(body, t), IndexRecordOption::WithFreqs)) };
+    let tt = |t: &str| -> Box<dyn TQuery> {
+        Box::new(TermQuery::new(Term::from_field_text(body, t), IndexRecordOption::WithFreqs))
+    };
     match kind {
         "term" => {
             let t = &terms_of(q)[0];
@@ -118,7 +126,8 @@ fn build(kind: &str, q: &Value, body: Field, date: Field) -> (FQuery, Box<dyn TQ
         }
         "date_range" => {
             assert_eq!(q["field"], "date");
-            let (gte, lt) = (q["gte"].as_str().expect("date ranges have gte"), q["lt"].as_str().expect("date ranges have lt"));
+            let (gte, lt) =
+                (q["gte"].as_str().expect("date ranges have gte"), q["lt"].as_str().expect("date ranges have lt"));
             let (lo, hi) = (millis(gte), millis(lt));
             let f = FQuery::Range {
                 field: "date".into(),
@@ -154,7 +163,12 @@ fn load_server() -> Option<Server> {
     c.ok("POST", &format!("/{INDEX}/_refresh"), "");
     c.ok("POST", &format!("/{INDEX}/_forcemerge?max_num_segments=1"), "");
     let merged = t0.elapsed();
-    let cat: Value = serde_json::from_slice(&c.ok("GET", &format!("/_cat/indices/{INDEX}?format=json&h=docs.count,segments.count"), "")).expect("cat JSON");
+    let cat: Value = serde_json::from_slice(&c.ok(
+        "GET",
+        &format!("/_cat/indices/{INDEX}?format=json&h=docs.count,segments.count"),
+        "",
+    ))
+    .expect("cat JSON");
     let docs = cat[0]["docs.count"].as_str().and_then(|s| s.parse::<u64>().ok());
     assert_eq!(docs, Some(lines.len() as u64), "docs in the server index: {cat}");
     let segments = cat[0]["segments.count"].as_str().unwrap_or("?").to_string();
@@ -186,15 +200,25 @@ fn latency(rounds: usize, mut f: impl FnMut() -> Duration) -> f64 {
 /// `$FATHOM_HTTP_DIAG`: the server's force-merged shard, flushed and copied, opened in this
 /// process; every query of `kinds` timed on it and on the bench's own index with the same engine
 /// call, and both segments' files compared (why a query is slower over HTTP than in the engine).
-fn diagnose(server: &Server, conn: &mut Conn, bench: &fathom::engine::index::Searcher, bench_dir: &std::path::Path, sets: &[(&str, Vec<Q>)]) {
+fn diagnose(
+    server: &Server,
+    conn: &mut Conn,
+    bench: &fathom::engine::index::Searcher,
+    bench_dir: &std::path::Path,
+    sets: &[(&str, Vec<Q>)],
+) {
     use fathom::engine::index::IndexWriter;
     use fathom::engine::store::FsDirectory;
     conn.ok("POST", &format!("/{INDEX}/_flush"), "");
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", server.pid())).unwrap_or_default();
-    let data = cmdline.split(|&b| b == 0).find_map(|a| std::str::from_utf8(a).ok()?.strip_prefix("path.data=").map(std::path::PathBuf::from));
+    let data = cmdline
+        .split(|&b| b == 0)
+        .find_map(|a| std::str::from_utf8(a).ok()?.strip_prefix("path.data=").map(std::path::PathBuf::from));
     let Some(data) = data else { return eprintln!("diag: no path.data in the server's command line") };
     fn find(d: &std::path::Path, depth: usize) -> Option<std::path::PathBuf> {
-        if d.file_name().is_some_and(|n| n == "index") && d.parent().is_some_and(|p| p.file_name().is_some_and(|n| n == "0")) {
+        if d.file_name().is_some_and(|n| n == "index")
+            && d.parent().is_some_and(|p| p.file_name().is_some_and(|n| n == "0"))
+        {
             return Some(d.to_path_buf());
         }
         if depth == 0 {
@@ -209,7 +233,11 @@ fn diagnose(server: &Server, conn: &mut Conn, bench: &fathom::engine::index::Sea
             std::fs::copy(e.path(), copy.path().join(e.file_name())).expect("copy a shard file");
         }
     }
-    let (w, _) = IndexWriter::open(std::sync::Arc::new(FsDirectory::open(copy.path()).expect("copy dir")), common::fathom_config()).expect("open the server's shard copy");
+    let (w, _) = IndexWriter::open(
+        std::sync::Arc::new(FsDirectory::open(copy.path()).expect("copy dir")),
+        common::fathom_config(),
+    )
+    .expect("open the server's shard copy");
     let server_s = w.searcher().expect("searcher");
     let sizes = |dir: &std::path::Path| -> std::collections::BTreeMap<String, u64> {
         let mut m = std::collections::BTreeMap::new();
@@ -221,8 +249,18 @@ fn diagnose(server: &Server, conn: &mut Conn, bench: &fathom::engine::index::Sea
         m
     };
     for (name, s) in [("bench", bench), ("server", &server_s)] {
-        let l: Vec<String> = s.leaves().iter().map(|l| format!("max_doc {} deleted {}", l.reader.max_doc(), l.live.num_deleted())).collect();
-        eprintln!("diag {name}: {} leaves [{}], num_docs {}, deleted {}", s.leaves().len(), l.join("; "), s.num_docs(), s.num_deleted());
+        let l: Vec<String> = s
+            .leaves()
+            .iter()
+            .map(|l| format!("max_doc {} deleted {}", l.reader.max_doc(), l.live.num_deleted()))
+            .collect();
+        eprintln!(
+            "diag {name}: {} leaves [{}], num_docs {}, deleted {}",
+            s.leaves().len(),
+            l.join("; "),
+            s.num_docs(),
+            s.num_deleted()
+        );
     }
     eprintln!("diag bench files by extension: {:?}", sizes(bench_dir));
     eprintln!("diag server files by extension: {:?}", sizes(copy.path()));
@@ -230,22 +268,35 @@ fn diagnose(server: &Server, conn: &mut Conn, bench: &fathom::engine::index::Sea
     for (kind, qs) in sets {
         let (mut b, mut sv) = (Vec::new(), Vec::new());
         for q in qs {
-            let time = |s: &fathom::engine::index::Searcher| latency(7, || {
-                let t = Instant::now();
-                black_box(s.query().search(&q.fathom, &top).expect("search"));
-                t.elapsed()
-            });
+            let time = |s: &fathom::engine::index::Searcher| {
+                latency(7, || {
+                    let t = Instant::now();
+                    black_box(s.query().search(&q.fathom, &top).expect("search"));
+                    t.elapsed()
+                })
+            };
             let (tb, ts) = (time(bench), time(&server_s));
             let rb = bench.query().search(&q.fathom, &top).expect("search");
             let rs = server_s.query().search(&q.fathom, &top).expect("search");
             let scores = |r: &fathom::engine::query::TopDocs| r.hits.iter().map(|h| h.score).collect::<Vec<f32>>();
             if kind == &"or" {
-                eprintln!("diag or {:<22} {:>8} hits  bench {:>8.1} us  server {:>8.1} us  same scores: {}", q.id, q.count, tb, ts, scores(&rb) == scores(&rs));
+                eprintln!(
+                    "diag or {:<22} {:>8} hits  bench {:>8.1} us  server {:>8.1} us  same scores: {}",
+                    q.id,
+                    q.count,
+                    tb,
+                    ts,
+                    scores(&rb) == scores(&rs)
+                );
             }
             b.push(tb);
             sv.push(ts);
         }
-        eprintln!("diag {kind}: engine top-10 median bench {:.1} us, server's segment {:.1} us", median(&mut b), median(&mut sv));
+        eprintln!(
+            "diag {kind}: engine top-10 median bench {:.1} us, server's segment {:.1} us",
+            median(&mut b),
+            median(&mut sv)
+        );
     }
 }
 
@@ -279,7 +330,11 @@ fn http_search_bench(c: &mut Criterion) {
             q.check("count", s, &b);
             qs.push(q);
         }
-        eprintln!("{kind}: {} queries, {} hits in all, counts equal over HTTP, in the engine and in tantivy", qs.len(), qs.iter().map(|q| q.count).sum::<u64>());
+        eprintln!(
+            "{kind}: {} queries, {} hits in all, counts equal over HTTP, in the engine and in tantivy",
+            qs.len(),
+            qs.iter().map(|q| q.count).sum::<u64>()
+        );
         sets.push((kind, qs));
     }
 
@@ -348,9 +403,27 @@ fn http_search_bench(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("http_query_top10/{kind}"));
         g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
         g.throughput(Throughput::Elements(qs.len() as u64));
-        g.bench_function("fathom_http", |b| b.iter(|| qs.iter().zip(&reqs[si]).for_each(|(q, r)| { black_box(http(q, &r[0], "top10")); })));
-        g.bench_function("fathom_engine", |b| b.iter(|| qs.iter().for_each(|q| { black_box(engine(q, "top10")); })));
-        g.bench_function("tantivy", |b| b.iter(|| qs.iter().for_each(|q| { black_box(tantivy(q, "top10")); })));
+        g.bench_function("fathom_http", |b| {
+            b.iter(|| {
+                qs.iter().zip(&reqs[si]).for_each(|(q, r)| {
+                    black_box(http(q, &r[0], "top10"));
+                })
+            })
+        });
+        g.bench_function("fathom_engine", |b| {
+            b.iter(|| {
+                qs.iter().for_each(|q| {
+                    black_box(engine(q, "top10"));
+                })
+            })
+        });
+        g.bench_function("tantivy", |b| {
+            b.iter(|| {
+                qs.iter().for_each(|q| {
+                    black_box(tantivy(q, "top10"));
+                })
+            })
+        });
         g.finish();
     }
 
@@ -359,7 +432,13 @@ fn http_search_bench(c: &mut Criterion) {
     eprintln!("\n== query latency, us, median of {rounds} rounds per query, then median / p99 across queries ==");
     eprintln!(
         "{:<11} {:<9} {:>18} {:>18} {:>18} {:>14} {:>16}",
-        "query", "mode", "HTTP med / p99", "engine med / p99", "tantivy med / p99", "HTTP overhead", "per-query ovh med"
+        "query",
+        "mode",
+        "HTTP med / p99",
+        "engine med / p99",
+        "tantivy med / p99",
+        "HTTP overhead",
+        "per-query ovh med"
     );
     for (si, (kind, qs)) in sets.iter().enumerate() {
         for (mi, mode) in MODES.into_iter().enumerate() {
@@ -375,7 +454,10 @@ fn http_search_bench(c: &mut Criterion) {
             let mut diff: Vec<f64> = h.iter().zip(&e).map(|(a, b)| a - b).collect();
             if mode == "top10+src" {
                 let i = (0..diff.len()).max_by(|&a, &b| diff[a].total_cmp(&diff[b])).unwrap_or(0);
-                worst.push(format!("{kind:<11} {:<22} {:>8} hits  HTTP {:>9.1} us  engine {:>9.1} us", qs[i].id, qs[i].count, h[i], e[i]));
+                worst.push(format!(
+                    "{kind:<11} {:<22} {:>8} hits  HTTP {:>9.1} us  engine {:>9.1} us",
+                    qs[i].id, qs[i].count, h[i], e[i]
+                ));
             }
             let (hm, em, tm) = (median(&mut h), median(&mut e), median(&mut t));
             eprintln!(
@@ -392,10 +474,12 @@ fn http_search_bench(c: &mut Criterion) {
     eprintln!("{:<11} {:>18} {:>18}", "query", "_id only (top10)", "with _source");
     for (kind, qs) in &sets {
         let mut per = [false, true].map(|with_source| -> Vec<f64> {
-            qs.iter().map(|q| {
-                engine_fetch(q, with_source);
-                latency(rounds, || engine_fetch(q, with_source))
-            }).collect()
+            qs.iter()
+                .map(|q| {
+                    engine_fetch(q, with_source);
+                    latency(rounds, || engine_fetch(q, with_source))
+                })
+                .collect()
         });
         let hits: u64 = qs.iter().map(|q| q.count.min(10)).sum();
         let [a, b] = &mut per;

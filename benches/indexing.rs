@@ -120,7 +120,11 @@ fn interleaved(corpus: Corpus, lines: &[String]) {
             rates.push((n / cpu.as_secs_f64().max(1e-3)).round());
         }
         let best = rates.iter().copied().fold(0f64, f64::max);
-        eprintln!("fathom alone x{rounds} {}: docs/CPU-s per round {rates:?} -> median {:.0}, best {best:.0}", corpus.name(), median(rates.clone()));
+        eprintln!(
+            "fathom alone x{rounds} {}: docs/CPU-s per round {rates:?} -> median {:.0}, best {best:.0}",
+            corpus.name(),
+            median(rates.clone())
+        );
         return;
     }
     let mut rates: Vec<[f64; 3]> = Vec::new();
@@ -131,8 +135,16 @@ fn interleaved(corpus: Corpus, lines: &[String]) {
             let c0 = cpu_time();
             let docs = match i {
                 0 => fathom_index(dir.path(), corpus, lines).searcher().expect("searcher").num_docs(),
-                1 => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Fathom).reader().expect("reader").searcher().num_docs(),
-                _ => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Default).reader().expect("reader").searcher().num_docs(),
+                1 => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Fathom)
+                    .reader()
+                    .expect("reader")
+                    .searcher()
+                    .num_docs(),
+                _ => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Default)
+                    .reader()
+                    .expect("reader")
+                    .searcher()
+                    .num_docs(),
             };
             let cpu = cpu_time() - c0;
             assert_eq!(docs, lines.len() as u64, "every line indexed");

@@ -61,7 +61,9 @@ fn fathom_iterate(ft: &FieldTerms<'_>, terms: &[String]) -> (u64, u64, u64) {
 fn tantivy_iterate(inv: &InvertedIndexReader, field: tantivy::schema::Field, terms: &[String]) -> (u64, u64, u64) {
     let (mut n, mut freqs, mut ids) = (0, 0, 0);
     for t in terms {
-        let Some(mut p) = inv.read_postings(&Term::from_field_text(field, t), IndexRecordOption::WithFreqs).expect("postings") else {
+        let Some(mut p) =
+            inv.read_postings(&Term::from_field_text(field, t), IndexRecordOption::WithFreqs).expect("postings")
+        else {
             continue;
         };
         let mut d = p.doc();
@@ -79,7 +81,9 @@ fn tantivy_iterate(inv: &InvertedIndexReader, field: tantivy::schema::Field, ter
 fn fathom_intersect(ft: &FieldTerms<'_>, pairs: &[(String, String)]) -> u64 {
     let mut total = 0;
     for (x, y) in pairs {
-        let (Some(ix), Some(iy)) = (ft.seek_exact(x.as_bytes()).expect("seek"), ft.seek_exact(y.as_bytes()).expect("seek")) else {
+        let (Some(ix), Some(iy)) =
+            (ft.seek_exact(x.as_bytes()).expect("seek"), ft.seek_exact(y.as_bytes()).expect("seek"))
+        else {
             continue;
         };
         let (ix, iy) = if ix.doc_freq <= iy.doc_freq { (ix, iy) } else { (iy, ix) };
@@ -106,7 +110,9 @@ fn fathom_intersect(ft: &FieldTerms<'_>, pairs: &[(String, String)]) -> u64 {
 fn tantivy_intersect(inv: &InvertedIndexReader, field: tantivy::schema::Field, pairs: &[(String, String)]) -> u64 {
     let mut total = 0;
     for (x, y) in pairs {
-        let rd = |t: &str| inv.read_postings(&Term::from_field_text(field, t), IndexRecordOption::WithFreqs).expect("postings");
+        let rd = |t: &str| {
+            inv.read_postings(&Term::from_field_text(field, t), IndexRecordOption::WithFreqs).expect("postings")
+        };
         let (Some(a), Some(b)) = (rd(x), rd(y)) else { continue };
         let (mut a, mut b) = if a.doc_freq() <= b.doc_freq() { (a, b) } else { (b, a) };
         let (mut d, mut e) = (a.doc(), b.doc());
@@ -173,21 +179,27 @@ fn postings(c: &mut Criterion) {
     g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Elements(lookups.len() as u64));
     g.bench_function("fathom", |b| b.iter(|| assert_eq!(black_box(fathom_lookup(&ft, &lookups)), expect_lookup)));
-    g.bench_function("tantivy", |b| b.iter(|| assert_eq!(black_box(tantivy_lookup(&inv, body, &lookups)), expect_lookup)));
+    g.bench_function("tantivy", |b| {
+        b.iter(|| assert_eq!(black_box(tantivy_lookup(&inv, body, &lookups)), expect_lookup))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("postings/iterate");
     g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     g.throughput(Throughput::Elements(expect_iter.0));
     g.bench_function("fathom", |b| b.iter(|| assert_eq!(black_box(fathom_iterate(&ft, &singles)), expect_iter)));
-    g.bench_function("tantivy", |b| b.iter(|| assert_eq!(black_box(tantivy_iterate(&inv, body, &singles)), expect_iter)));
+    g.bench_function("tantivy", |b| {
+        b.iter(|| assert_eq!(black_box(tantivy_iterate(&inv, body, &singles)), expect_iter))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("postings/advance_and");
     g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     g.throughput(Throughput::Elements(pairs.len() as u64));
     g.bench_function("fathom", |b| b.iter(|| assert_eq!(black_box(fathom_intersect(&ft, &pairs)), expect_and)));
-    g.bench_function("tantivy", |b| b.iter(|| assert_eq!(black_box(tantivy_intersect(&inv, body, &pairs)), expect_and)));
+    g.bench_function("tantivy", |b| {
+        b.iter(|| assert_eq!(black_box(tantivy_intersect(&inv, body, &pairs)), expect_and))
+    });
     g.finish();
 }
 

@@ -14,17 +14,20 @@ mod common;
 use std::ops::Bound;
 use std::time::{Duration, Instant};
 
-use common::{build_pair, fathom_config, fathom_index, queries, queries_of, read_docs, tantivy_index, terms_of, Corpus, FathomTokenizer, TantivyTokens, FATHOM_TOKENIZER, WRITER_BUDGET};
-use fathom::engine::index::IndexWriter;
-use fathom::engine::store::FsDirectory;
-use std::path::Path;
-use std::sync::Arc;
+use common::{
+    build_pair, fathom_config, fathom_index, queries, queries_of, read_docs, tantivy_index, terms_of, Corpus,
+    FathomTokenizer, TantivyTokens, FATHOM_TOKENIZER, WRITER_BUDGET,
+};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use fathom::engine::index::IndexWriter;
 use fathom::engine::query::bm25::Bm25;
 use fathom::engine::query::{Query as FQuery, RangeKind, TopSpec, TrackTotalHits};
-use fathom::engine::segment::{Postings, NO_MORE_DOCS};
 use fathom::engine::segment::points::sortable;
+use fathom::engine::segment::{Postings, NO_MORE_DOCS};
+use fathom::engine::store::FsDirectory;
 use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query as TQuery, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
@@ -48,7 +51,9 @@ fn millis(s: &str) -> i64 {
 }
 
 fn build(kind: &str, q: &Value, body: Field, date: Field) -> (FQuery, Box<dyn TQuery>) {
-    let tt = |t: &str| -> Box<dyn TQuery> { Box::new(TermQuery::new(Term::from_field_text(body, t), IndexRecordOption::WithFreqs)) };
+    let tt = |t: &str| -> Box<dyn TQuery> {
+        Box::new(TermQuery::new(Term::from_field_text(body, t), IndexRecordOption::WithFreqs))
+    };
     match kind {
         "term" => {
             let t = &terms_of(q)[0];
@@ -134,7 +139,10 @@ fn block_bound_report(seg: &fathom::engine::index::Leaf, term: &str, tenth: f32)
 
 /// The band of query `id` in `queries.json` (`high`, `high+low`, ...; `?` when absent).
 fn band_of<'a>(all: &'a Value, id: &str) -> &'a str {
-    all["queries"].as_array().and_then(|a| a.iter().find(|x| x["id"] == id)).map_or("?", |x| x["band"].as_str().unwrap_or("?"))
+    all["queries"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["id"] == id))
+        .map_or("?", |x| x["band"].as_str().unwrap_or("?"))
 }
 
 /// One line per band of `kind`: Fathom and tantivy medians of the per-query latencies `f`, `t`
@@ -150,7 +158,11 @@ fn band_table(kind: &str, mode: &str, qs: &[Q], all: &Value, f: &[f64], t: &[f64
             let mut fb: Vec<f64> = idx.iter().map(|&i| f[i]).collect();
             let mut tb: Vec<f64> = idx.iter().map(|&i| t[i]).collect();
             let (fm, tm) = (median(&mut fb), median(&mut tb));
-            format!("{kind:<11} {mode:<6} {b:<14} ({:>3}) fathom {fm:>9.1}  tantivy {tm:>9.1}  ratio {:.2}", idx.len(), fm / tm)
+            format!(
+                "{kind:<11} {mode:<6} {b:<14} ({:>3}) fathom {fm:>9.1}  tantivy {tm:>9.1}  ratio {:.2}",
+                idx.len(),
+                fm / tm
+            )
         })
         .collect()
 }
@@ -262,7 +274,9 @@ fn queries_bench(c: &mut Criterion) {
         // `$FATHOM_QUERY_IDS=term-medium,and-hh` keeps the queries whose id starts with one of these.
         let ids = std::env::var("FATHOM_QUERY_IDS").ok();
         let mut qs = Vec::new();
-        for q in src.iter().filter(|q| ids.as_deref().is_none_or(|p| p.split(',').any(|p| q["id"].as_str().unwrap_or("").starts_with(p)))) {
+        for q in src.iter().filter(|q| {
+            ids.as_deref().is_none_or(|p| p.split(',').any(|p| q["id"].as_str().unwrap_or("").starts_with(p)))
+        }) {
             let (f, t) = build(kind, q, body, date);
             let count = ts.search(t.as_ref(), &Count).expect("tantivy count") as u64;
             let fc = fq.count(&f).expect("fathom count");
@@ -270,7 +284,11 @@ fn queries_bench(c: &mut Criterion) {
             assert_eq!(fc, count, "{kind} {id} {f}: hit counts differ (fathom {fc}, tantivy {count})");
             qs.push(Q { id, fathom: f, tantivy: t, count });
         }
-        eprintln!("{kind}: {} queries, {} hits in all, counts equal on both engines", qs.len(), qs.iter().map(|q| q.count).sum::<u64>());
+        eprintln!(
+            "{kind}: {} queries, {} hits in all, counts equal on both engines",
+            qs.len(),
+            qs.iter().map(|q| q.count).sum::<u64>()
+        );
         sets.push((kind, qs));
     }
 
@@ -309,7 +327,10 @@ fn queries_bench(c: &mut Criterion) {
     let mut ranges: Vec<String> = Vec::new();
     let mut bands: Vec<String> = Vec::new();
     eprintln!("\n== query latency, us, median of {rounds} rounds per query, then median / p99 across queries ==");
-    eprintln!("{:<11} {:<6} {:>20} {:>20} {:>12}", "query", "mode", "fathom med / p99", "tantivy med / p99", "median ratio");
+    eprintln!(
+        "{:<11} {:<6} {:>20} {:>20} {:>12}",
+        "query", "mode", "fathom med / p99", "tantivy med / p99", "median ratio"
+    );
     for (kind, qs) in &sets {
         for mode in ["top10", "count"] {
             let (mut f, mut t): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
@@ -330,8 +351,18 @@ fn queries_bench(c: &mut Criterion) {
             }
             if *kind == "date_range" {
                 for (i, q) in qs.iter().enumerate() {
-                    let band = all["queries"].as_array().and_then(|a| a.iter().find(|x| x["id"] == q.id.as_str())).map_or("", |x| x["band"].as_str().unwrap_or(""));
-                    ranges.push(format!("{:<10} {mode:<6} {band:>5} {:>8} hits  fathom {:>8.1} us  tantivy {:>8.1} us  ratio {:.2}", q.id, q.count, f[i], t[i], f[i] / t[i]));
+                    let band = all["queries"]
+                        .as_array()
+                        .and_then(|a| a.iter().find(|x| x["id"] == q.id.as_str()))
+                        .map_or("", |x| x["band"].as_str().unwrap_or(""));
+                    ranges.push(format!(
+                        "{:<10} {mode:<6} {band:>5} {:>8} hits  fathom {:>8.1} us  tantivy {:>8.1} us  ratio {:.2}",
+                        q.id,
+                        q.count,
+                        f[i],
+                        t[i],
+                        f[i] / t[i]
+                    ));
                 }
             }
             if std::env::var_os("FATHOM_QUERY_EACH").is_some() {

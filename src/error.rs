@@ -43,8 +43,14 @@ pub fn status_of(kind: &str) -> u16 {
         "rejected_execution_exception" | "opensearch_rejected_execution_exception" => 429,
         "security_exception" => 403,
         "cluster_block_exception" => 403,
-        "engine_exception" | "mapper_exception" | "translog_corrupted_exception" | "corrupt_index_exception" | "exception"
-        | "io_exception" | "opensearch_exception" | "shard_not_found_exception" => 500,
+        "engine_exception"
+        | "mapper_exception"
+        | "translog_corrupted_exception"
+        | "corrupt_index_exception"
+        | "exception"
+        | "io_exception"
+        | "opensearch_exception"
+        | "shard_not_found_exception" => 500,
         _ => 400,
     }
 }
@@ -52,7 +58,13 @@ pub fn status_of(kind: &str) -> u16 {
 impl OsError {
     /// An exception of type `kind` with its usual status.
     pub fn new(kind: &str, reason: impl Into<String>) -> OsError {
-        OsError { status: status_of(kind), kind: kind.to_string(), reason: reason.into(), meta: Map::new(), caused_by: None }
+        OsError {
+            status: status_of(kind),
+            kind: kind.to_string(),
+            reason: reason.into(),
+            meta: Map::new(),
+            caused_by: None,
+        }
     }
     /// `illegal_argument_exception` (400).
     pub fn illegal(reason: impl Into<String>) -> OsError {

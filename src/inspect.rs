@@ -33,9 +33,21 @@ pub fn inspect(path: &Path) -> Result<String> {
     }
     if commit::parse_generation(&name).is_some() {
         let cp = CommitPoint::decode_file(&bytes, &name)?;
-        let _ = writeln!(out, "commit generation: {}\nversion: {}\nnext segment: {}", cp.generation, cp.version, cp.counter);
+        let _ = writeln!(
+            out,
+            "commit generation: {}\nversion: {}\nnext segment: {}",
+            cp.generation, cp.version, cp.counter
+        );
         for s in &cp.segments {
-            let _ = writeln!(out, "segment {} id {} max_doc {} del_gen {} del_count {}", s.id.name, hex(&s.id.id), s.max_doc, s.del_gen, s.del_count);
+            let _ = writeln!(
+                out,
+                "segment {} id {} max_doc {} del_gen {} del_count {}",
+                s.id.name,
+                hex(&s.id.id),
+                s.max_doc,
+                s.del_gen,
+                s.del_count
+            );
         }
         for (k, v) in &cp.user_data {
             let _ = writeln!(out, "user_data {k} = {v}");
@@ -93,10 +105,22 @@ fn component(path: &Path, name: &str, bytes: &[u8]) -> Result<Option<String>> {
             let s = postings::check_files(&read("tim")?, &read("doc")?, &read("pos")?).map_err(|e| e.in_file(name))?;
             format!("postings (with the segment's .tim/.doc/.pos): {s:?}\n")
         }
-        "nvd" => format!("norms for field numbers {:?}\n", norms::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
-        "dvd" => format!("doc values: {:?}\n", doc_values::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
-        "fdt" => format!("stored fields: {:?}\n", stored::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
-        "pts" => format!("points: {:?}\n", points::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?),
+        "nvd" => format!(
+            "norms for field numbers {:?}\n",
+            norms::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?
+        ),
+        "dvd" => format!(
+            "doc values: {:?}\n",
+            doc_values::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?
+        ),
+        "fdt" => format!(
+            "stored fields: {:?}\n",
+            stored::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?
+        ),
+        "pts" => format!(
+            "points: {:?}\n",
+            points::check_file(bytes, max_doc_beside(path, name)?).map_err(|e| e.in_file(name))?
+        ),
         "liv" => {
             let max_doc = max_doc_beside(path, name).unwrap_or(u32::MAX);
             format!("live docs: {:?}\n", live_docs::check_file(bytes, max_doc).map_err(|e| e.in_file(name))?)
@@ -123,8 +147,10 @@ mod tests {
         use crate::shard::engine::{default_config, no_fields_parser};
         use crate::shard::{IndexOp, ShardEngine};
         let tmp = tempfile::tempdir().unwrap();
-        let index: std::sync::Arc<dyn Directory> = std::sync::Arc::new(FsDirectory::open(tmp.path().join("index")).unwrap());
-        let tl: std::sync::Arc<dyn Directory> = std::sync::Arc::new(FsDirectory::open(tmp.path().join("translog")).unwrap());
+        let index: std::sync::Arc<dyn Directory> =
+            std::sync::Arc::new(FsDirectory::open(tmp.path().join("index")).unwrap());
+        let tl: std::sync::Arc<dyn Directory> =
+            std::sync::Arc::new(FsDirectory::open(tmp.path().join("translog")).unwrap());
         let engine = ShardEngine::open(index, tl, default_config(no_fields_parser())).unwrap();
         for i in 0..5 {
             engine.index(IndexOp { id: format!("{i}"), source: b"{}".to_vec(), ..Default::default() }).unwrap();
@@ -143,7 +169,11 @@ mod tests {
         }
         assert!(seen >= 10);
         // A damaged file is reported with its name.
-        let dvd = std::fs::read_dir(tmp.path().join("index")).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "dvd")).unwrap();
+        let dvd = std::fs::read_dir(tmp.path().join("index"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "dvd"))
+            .unwrap();
         let mut b = std::fs::read(&dvd).unwrap();
         let mid = b.len() / 2;
         b[mid] ^= 0xff;

@@ -59,7 +59,8 @@ fn main() -> ExitCode {
 #[cfg(feature = "server")]
 fn serve(overrides: Vec<String>) -> ExitCode {
     use fathom::node::NodeSettings;
-    let filter = tracing_subscriber::EnvFilter::try_from_env("FATHOM_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FATHOM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
     let conf = std::env::var_os("FATHOM_PATH_CONF").map(PathBuf::from);
     let settings = match NodeSettings::load(conf.as_deref(), &overrides) {
@@ -69,7 +70,12 @@ fn serve(overrides: Vec<String>) -> ExitCode {
             return ExitCode::from(78);
         }
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).thread_name("fathom[http]").enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("fathom[http]")
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("fathom: cannot start the runtime: {e}");

@@ -74,7 +74,9 @@ impl ThreadPool {
         let mut threads = Vec::new();
         for i in 0..size {
             let s = shared.clone();
-            let spawned = std::thread::Builder::new().name(format!("fathom[{node}][{name}][T#{}]", i + 1)).spawn(move || worker(s, i));
+            let spawned = std::thread::Builder::new()
+                .name(format!("fathom[{node}][{name}][T#{}]", i + 1))
+                .spawn(move || worker(s, i));
             match spawned {
                 Ok(h) => threads.push(h),
                 Err(e) => tracing::error!(pool = name, error = %e, "could not start a pool thread"),

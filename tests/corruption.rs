@@ -22,7 +22,12 @@ fn open(root: &Path) -> fathom::engine::Result<ShardEngine> {
 
 fn index(engine: &ShardEngine, id: &str, body: &str) {
     let r = engine
-        .index(IndexOp { id: id.into(), source: body.as_bytes().to_vec(), constraints: Constraints::default(), ..Default::default() })
+        .index(IndexOp {
+            id: id.into(),
+            source: body.as_bytes().to_vec(),
+            constraints: Constraints::default(),
+            ..Default::default()
+        })
         .expect("index");
     engine.ensure_synced(r.location, r.seq_no).expect("sync");
 }
@@ -117,7 +122,10 @@ fn every_file_flipped_truncated_or_deleted_is_detected() {
                     let msg = e.to_string();
                     // A deleted commit point cannot be named (it is gone); the error says that no
                     // commit point was found over existing segment files.
-                    let names_it = msg.contains(name) || (mutation == "delete" && name.starts_with("segments_") && msg.contains("no commit point found"));
+                    let names_it = msg.contains(name)
+                        || (mutation == "delete"
+                            && name.starts_with("segments_")
+                            && msg.contains("no commit point found"));
                     assert!(names_it, "{mutation} {file}: error does not name the file: {msg}");
                     detected += 1;
                 }
@@ -131,7 +139,10 @@ fn every_file_flipped_truncated_or_deleted_is_detected() {
             }
         }
     }
-    eprintln!("corruption: {} files × 3 mutations: {detected} detected, {tolerated} tolerated with correct contents", files.len());
+    eprintln!(
+        "corruption: {} files × 3 mutations: {detected} detected, {tolerated} tolerated with correct contents",
+        files.len()
+    );
     assert!(detected > files.len(), "most mutations must be detected");
 }
 

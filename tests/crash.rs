@@ -88,13 +88,23 @@ fn workload(engine: &ShardEngine, seed: u64) -> Outcome {
         let write = match roll {
             0..=44 => {
                 let id = format!("d{}", rng.below(12));
-                Write::Index { id, source: format!("{{\"k\":{k},\"seed\":{seed}}}").into_bytes(), create: false, auto: false }
+                Write::Index {
+                    id,
+                    source: format!("{{\"k\":{k},\"seed\":{seed}}}").into_bytes(),
+                    create: false,
+                    auto: false,
+                }
             }
             45..=54 => {
                 let id = format!("d{}", rng.below(12));
                 Write::Index { id, source: format!("{{\"create\":{k}}}").into_bytes(), create: true, auto: false }
             }
-            55..=64 => Write::Index { id: format!("auto{k}"), source: format!("{{\"auto\":{k}}}").into_bytes(), create: false, auto: true },
+            55..=64 => Write::Index {
+                id: format!("auto{k}"),
+                source: format!("{{\"auto\":{k}}}").into_bytes(),
+                create: false,
+                auto: true,
+            },
             65..=79 => Write::Delete { id: format!("d{}", rng.below(12)) },
             80..=87 => {
                 if engine.refresh().is_err() {
@@ -261,7 +271,8 @@ fn clean_restart_keeps_everything() {
     root.crash(CrashMode::DropUnsynced);
     let engine = open(&root).expect("reopen");
     let got = contents(&engine);
-    let expected: BTreeMap<String, Vec<u8>> = outcome.acked.into_iter().filter_map(|(id, s)| s.map(|s| (id, s))).collect();
+    let expected: BTreeMap<String, Vec<u8>> =
+        outcome.acked.into_iter().filter_map(|(id, s)| s.map(|s| (id, s))).collect();
     assert_eq!(got, expected);
     let rs = engine.recovery_state();
     assert_eq!(rs.stage().name(), "DONE");
@@ -280,7 +291,10 @@ fn prepared() -> (FaultyDirectory, BTreeMap<String, Vec<u8>>) {
     let mut expected = BTreeMap::new();
     for i in 0..20 {
         let src = format!("{{\"i\":{i}}}").into_bytes();
-        sync(&engine, engine.index(IndexOp { id: format!("d{i}"), source: src.clone(), ..Default::default() }).unwrap());
+        sync(
+            &engine,
+            engine.index(IndexOp { id: format!("d{i}"), source: src.clone(), ..Default::default() }).unwrap(),
+        );
         expected.insert(format!("d{i}"), src);
     }
     engine.flush().unwrap();
@@ -327,7 +341,8 @@ fn power_loss_during_open_and_recovery() {
             root.fail_after(n);
             drop(open(&root));
             root.crash(mode);
-            let engine = open(&root).unwrap_or_else(|e| panic!("recovery crash at I/O {n}/{steps} {mode:?}: reopen failed: {e}"));
+            let engine = open(&root)
+                .unwrap_or_else(|e| panic!("recovery crash at I/O {n}/{steps} {mode:?}: reopen failed: {e}"));
             assert_eq!(contents(&engine), expected, "recovery crash at I/O {n} {mode:?}");
         }
     }

@@ -126,7 +126,11 @@ fn index_search_update_delete_merge_restart() {
     assert_eq!(term_docs(&s, "body", "fox").len(), 20);
     assert_eq!(term_docs(&s, "tag", "t1").len(), 13);
     assert_eq!(term_docs(&s, "ok", "T").len(), 20);
-    assert_eq!(term_docs(&s, "title.keyword", "Document number 7"), Vec::<String>::new(), "explicit text has no keyword sub-field");
+    assert_eq!(
+        term_docs(&s, "title.keyword", "Document number 7"),
+        Vec::<String>::new(),
+        "explicit text has no keyword sub-field"
+    );
     assert_eq!(range_docs(&s, "views", 100, 150), vec!["d10", "d11", "d12", "d13", "d14", "d15"]);
 
     // Norms and doc values are there for BM25 and sorting.
@@ -253,7 +257,15 @@ fn a_rejected_update_keeps_the_live_copy_and_its_doc_id() {
     use fathom::engine::store::RamDirectory;
     let (w, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
     let field = |v: FieldValue| vec![IndexableField { name: "f".into(), value: v, index: true, doc_values: true }];
-    let doc = |id: &str, fields, seq| Document { id: id.into(), routing: None, source: format!("{{\"id\":\"{id}\"}}").into_bytes(), fields, seq_no: seq, primary_term: 1, version: 1 };
+    let doc = |id: &str, fields, seq| Document {
+        id: id.into(),
+        routing: None,
+        source: format!("{{\"id\":\"{id}\"}}").into_bytes(),
+        fields,
+        seq_no: seq,
+        primary_term: 1,
+        version: 1,
+    };
     w.update(&doc("x", field(FieldValue::Long(5)), 0)).unwrap();
     // Same field as a keyword: its doc-values kind conflicts, so the add fails part-way.
     assert!(w.update(&doc("x", field(FieldValue::Keyword("k".into())), 1)).is_err());
@@ -269,7 +281,12 @@ fn a_rejected_update_keeps_the_live_copy_and_its_doc_id() {
 
 /// Refreshes `engine` until `done` (at most 100,000 rounds), flushing every `flush_every`-th
 /// round and yielding between rounds when asked; returns the rounds run.
-fn spawn_refresher(engine: Arc<ShardEngine>, done: Arc<std::sync::atomic::AtomicBool>, flush_every: u32, yield_between: bool) -> std::thread::JoinHandle<u32> {
+fn spawn_refresher(
+    engine: Arc<ShardEngine>,
+    done: Arc<std::sync::atomic::AtomicBool>,
+    flush_every: u32,
+    yield_between: bool,
+) -> std::thread::JoinHandle<u32> {
     std::thread::spawn(move || {
         let mut rounds = 0u32;
         while !done.load(std::sync::atomic::Ordering::Acquire) && rounds < 100_000 {
@@ -295,7 +312,10 @@ fn xorshift(x: &mut u64) {
 
 /// The `views` of `id` by realtime get (`None`: no such document).
 fn views_of(engine: &ShardEngine, id: &str) -> Option<u64> {
-    engine.get(id).unwrap().map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap())
+    engine
+        .get(id)
+        .unwrap()
+        .map(|d| serde_json::from_slice::<serde_json::Value>(&d.source).unwrap()["views"].as_u64().unwrap())
 }
 
 /// Refreshes write the buffer outside the writer's lock while two threads index, update and
@@ -400,7 +420,8 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
                 let mut acked = Vec::new();
                 for n in 0..APPENDS {
                     let id = format!("auto-{t}-{n}");
-                    let source = serde_json::to_vec(&serde_json::json!({"title": format!("append {n}"), "views": n})).unwrap();
+                    let source =
+                        serde_json::to_vec(&serde_json::json!({"title": format!("append {n}"), "views": n})).unwrap();
                     let fields = mapping().parse(&id, &source).unwrap().fields;
                     let op = IndexOp { id: id.clone(), source, fields, auto_generated_id: true, ..Default::default() };
                     let r = engine.index(op).unwrap();
@@ -428,11 +449,19 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
                 if x % 4 == 0 {
                     let r = engine.delete(&id, Constraints::default()).unwrap();
                     engine.ensure_synced(r.location, r.seq_no).unwrap();
-                    assert_eq!(r.created_or_found, model.get(&id).copied().flatten().is_some(), "delete of {id} found it");
+                    assert_eq!(
+                        r.created_or_found,
+                        model.get(&id).copied().flatten().is_some(),
+                        "delete of {id} found it"
+                    );
                     model.insert(id.clone(), None);
                 } else {
                     let r = put(&engine, &id, serde_json::json!({"title": format!("write {n}"), "views": n}));
-                    assert_eq!(r.created_or_found, model.get(&id).copied().flatten().is_none(), "index of {id} created it");
+                    assert_eq!(
+                        r.created_or_found,
+                        model.get(&id).copied().flatten().is_none(),
+                        "index of {id} created it"
+                    );
                     model.insert(id.clone(), Some(n));
                 }
                 let got = views_of(&engine, &id);

@@ -16,7 +16,11 @@ fn call(s: &TestServer, method: &str, path: &str, body: Value) -> (u16, Value) {
 fn tokens(body: &Value) -> Vec<(String, i64)> {
     body["tokens"]
         .as_array()
-        .map(|t| t.iter().map(|t| (t["token"].as_str().unwrap_or("").to_owned(), t["position"].as_i64().unwrap_or(-1))).collect())
+        .map(|t| {
+            t.iter()
+                .map(|t| (t["token"].as_str().unwrap_or("").to_owned(), t["position"].as_i64().unwrap_or(-1)))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -59,7 +63,8 @@ fn analyze_defects_and_referring_filters() {
     assert_eq!(tokens(&body), vec![("one".into(), 0), ("two".into(), 1), ("three".into(), 102)]);
 
     // Over the limit: Java's IllegalStateException, a 500, with OpenSearch's message.
-    let (status, body) = call(&s, "POST", "/idx/_analyze", json!({"analyzer": "standard", "text": "one two three four"}));
+    let (status, body) =
+        call(&s, "POST", "/idx/_analyze", json!({"analyzer": "standard", "text": "one two three four"}));
     assert_eq!(status, 500, "{body}");
     assert_eq!(body["error"]["type"], json!("illegal_state_exception"));
     assert_eq!(
@@ -84,7 +89,8 @@ fn analyze_defects_and_referring_filters() {
     assert_eq!(body["error"]["reason"], json!("Line [2]: Invalid escaped char in [\\u00]"));
 
     // A multiplexer over the index's own filters, one of them a chain.
-    let (status, body) = call(&s, "POST", "/idx/_analyze", json!({"tokenizer": "whitespace", "filter": ["both"], "text": "ab"}));
+    let (status, body) =
+        call(&s, "POST", "/idx/_analyze", json!({"tokenizer": "whitespace", "filter": ["both"], "text": "ab"}));
     assert_eq!(status, 200, "{body}");
     assert_eq!(tokens(&body), vec![("ab".into(), 0), ("AB".into(), 0), ("BA".into(), 0)]);
     let (status, body) = call(

@@ -67,14 +67,21 @@ fn wait_for_active_shards_times_out_with_unavailable_shards() {
     assert_eq!(v["errors"], true);
     let items = v["items"].as_array().unwrap();
     let reason = "[rep][0] Not enough active copies to meet shard count of [2] (have 1, needed 2). Timeout: [300ms], request: [BulkShardRequest [[rep][0]] containing [2] requests]";
-    assert_eq!(items[0], json!({"index": {"_index": "rep", "_id": "b1", "status": 503, "error": {"type": "unavailable_shards_exception", "reason": reason}}}));
+    assert_eq!(
+        items[0],
+        json!({"index": {"_index": "rep", "_id": "b1", "status": 503, "error": {"type": "unavailable_shards_exception", "reason": reason}}})
+    );
     assert_eq!(items[1]["index"]["status"], 503, "solo has 1 copy of the 2 asked too: {v}");
     assert_eq!(items[2]["delete"]["error"]["reason"], reason);
     let r = ndjson(&s, "/_bulk?wait_for_active_shards=1", body);
     assert_eq!(r.json()["errors"], false, "{}", r.text());
 
     // Invalid values are 400 before anything runs.
-    for (q, reason) in [("abc", "cannot parse ActiveShardCount[abc]"), ("-2", "shard count cannot be a negative value"), ("ALL", "cannot parse ActiveShardCount[ALL]")] {
+    for (q, reason) in [
+        ("abc", "cannot parse ActiveShardCount[abc]"),
+        ("-2", "shard count cannot be a negative value"),
+        ("ALL", "cannot parse ActiveShardCount[ALL]"),
+    ] {
         let r = put(s.addr, &format!("/rep/_doc/9?wait_for_active_shards={q}"), r#"{"a":9}"#);
         assert_eq!((r.status, r.json()["error"]["type"].clone()), (400, json!("illegal_argument_exception")));
         assert_eq!(r.json()["error"]["reason"], reason);
@@ -112,7 +119,10 @@ fn bulk_body_renders_the_same_raw_and_generic() {
     let v = raw.json();
     let item = &v["items"][0]["index"];
     let keys: Vec<&String> = item.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["_index", "_id", "_version", "result", "forced_refresh", "_shards", "_seq_no", "_primary_term", "status"]);
+    assert_eq!(
+        keys,
+        ["_index", "_id", "_version", "result", "forced_refresh", "_shards", "_seq_no", "_primary_term", "status"]
+    );
     assert_eq!(v["items"][1]["delete"]["result"], "not_found");
     assert_eq!(v["items"][1]["delete"]["status"], 404);
     assert_eq!(v["items"][2]["update"]["result"], "updated");

@@ -17,7 +17,11 @@ fn shard_dir(data: &Path, uuid: &str, shard: u32) -> PathBuf {
 /// Flips one bit in the middle of the shard's first `.si` file.
 fn flip_a_bit(dir: &Path) -> PathBuf {
     let index = dir.join("index");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&index).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "si")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&index)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "si"))
+        .collect();
     files.sort();
     let f = files.first().cloned().unwrap_or_else(|| panic!("no .si in {}", index.display()));
     let mut bytes = std::fs::read(&f).unwrap();

@@ -18,7 +18,7 @@ fn update_with_a_stale_seq_no_is_a_conflict_and_changes_nothing() {
     let s = TestServer::start(dir.path(), &[]);
     assert_eq!(put(s.addr, "/u/_doc/1?refresh=true", r#"{"a":1}"#).status, 201);
     assert_eq!(put(s.addr, "/u/_doc/1", r#"{"a":1}"#).status, 200); // seq_no 1 now
-    // A doc that would be a noop, a script that deletes, and a real change: all 409.
+                                                                    // A doc that would be a noop, a script that deletes, and a real change: all 409.
     for body in [r#"{"doc":{"a":1}}"#, r#"{"script":"ctx.op = 'delete'"}"#, r#"{"doc":{"a":2}}"#] {
         let r = post(s.addr, "/u/_update/1?if_seq_no=0&if_primary_term=1", body);
         assert_eq!(r.status, 409, "{body}: {}", r.text());
@@ -34,7 +34,11 @@ fn update_with_a_stale_seq_no_is_a_conflict_and_changes_nothing() {
     assert_eq!((g["_version"].clone(), g["_source"].clone()), (json!(2), json!({"a": 1})));
 
     // The same in a bulk update line.
-    let r = ndjson(&s, "/_bulk", "{\"update\":{\"_index\":\"u\",\"_id\":\"1\",\"if_seq_no\":0,\"if_primary_term\":1}}\n{\"doc\":{\"a\":1}}\n");
+    let r = ndjson(
+        &s,
+        "/_bulk",
+        "{\"update\":{\"_index\":\"u\",\"_id\":\"1\",\"if_seq_no\":0,\"if_primary_term\":1}}\n{\"doc\":{\"a\":1}}\n",
+    );
     let item = &r.json()["items"][0]["update"];
     assert_eq!(item["status"], 409, "{item}");
     assert_eq!(item["error"]["type"], "version_conflict_engine_exception");
@@ -46,9 +50,15 @@ fn update_with_a_stale_seq_no_is_a_conflict_and_changes_nothing() {
 
     // UpdateRequest.validate and the bulk parser's versioning check.
     let r = post(s.addr, "/u/_update/9?if_seq_no=0&if_primary_term=1", r#"{"doc":{"a":1},"upsert":{"a":0}}"#);
-    assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: upsert requests don't support `if_seq_no` and `if_primary_term`;");
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "Validation Failed: 1: upsert requests don't support `if_seq_no` and `if_primary_term`;"
+    );
     let r = post(s.addr, "/u/_update/9?if_seq_no=0&if_primary_term=1", r#"{"doc":{"a":1},"doc_as_upsert":true}"#);
-    assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: compare and write operations can not be used with upsert;");
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "Validation Failed: 1: compare and write operations can not be used with upsert;"
+    );
     let r = post(s.addr, "/u/_update/9", r#"{"script":"ctx._source.a = 1","doc_as_upsert":true}"#);
     assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: doc must be specified if doc_as_upsert is enabled;");
     let r = post(s.addr, "/u/_update/1?version=3", r#"{"doc":{"a":1}}"#);
@@ -58,7 +68,10 @@ fn update_with_a_stale_seq_no_is_a_conflict_and_changes_nothing() {
     );
     let r = ndjson(&s, "/_bulk", "{\"update\":{\"_index\":\"u\",\"_id\":\"1\",\"version\":3}}\n{\"doc\":{\"a\":1}}\n");
     assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(r.json()["error"]["reason"], "Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead");
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead"
+    );
 }
 
 #[test]
@@ -81,7 +94,10 @@ fn realtime_false_reads_only_refreshed_documents() {
     // A delete is not visible to non-realtime reads (nor searches) before a refresh either.
     assert_eq!(delete(s.addr, "/r/_doc/old").status, 200);
     assert_eq!(get(s.addr, "/r/_doc/old?realtime=false").json()["_source"], json!({"v": 1}));
-    assert_eq!(post(s.addr, "/r/_search", r#"{"query":{"ids":{"values":["old"]}}}"#).json()["hits"]["total"]["value"], 1);
+    assert_eq!(
+        post(s.addr, "/r/_search", r#"{"query":{"ids":{"values":["old"]}}}"#).json()["hits"]["total"]["value"],
+        1
+    );
     assert_eq!(post(s.addr, "/r/_refresh", "").status, 200);
     assert_eq!(get(s.addr, "/r/_doc/old?realtime=false").json()["found"], false);
     assert_eq!(put(s.addr, "/r/_doc/old", r#"{"v":2}"#).status, 201);
@@ -114,7 +130,10 @@ fn source_filtering_forms_of_get_get_source_and_mget() {
     let r = get(s.addr, "/f/_source/1?_source_includes=x.y.z");
     assert_eq!(r.json(), json!({"x": {"y": {"z": 3}}}));
     let r = get(s.addr, "/f/_source/1?_source=false");
-    assert_eq!((r.status, r.json()["error"]["reason"].clone()), (400, json!("Validation Failed: 1: fetching source can not be disabled;")));
+    assert_eq!(
+        (r.status, r.json()["error"]["reason"].clone()),
+        (400, json!("Validation Failed: 1: fetching source can not be disabled;"))
+    );
     assert_eq!(get(s.addr, "/f/_source/1?stored_fields=n").status, 400);
 
     let m = post(
@@ -153,7 +172,10 @@ fn mget_validation_and_removed_item_fields() {
     let s = TestServer::start(dir.path(), &[]);
     assert_eq!(put(s.addr, "/m/_doc/1", r#"{"foo":"bar"}"#).status, 201);
     let r = post(s.addr, "/_mget", r#"{"docs":[{"_index":"m"},{"_id":"1"}]}"#);
-    assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: id is missing for doc 0;2: index is missing for doc 1;");
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "Validation Failed: 1: id is missing for doc 0;2: index is missing for doc 1;"
+    );
     let r = post(s.addr, "/_mget", "{}");
     assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: no documents to get;");
     let r = post(s.addr, "/_mget", r#"{"docs":[{"_index":"m","_id":"1","_routing":"x"}]}"#);
@@ -169,7 +191,10 @@ fn explain_scores_one_document() {
     assert_eq!(put(s.addr, "/e", r#"{"aliases":{"ea":{"filter":{"term":{"foo":"bar"}}}}}"#).status, 200);
     assert_eq!(put(s.addr, "/e/_doc/1?refresh=true", r#"{"foo":"bar","title":"howdy partner"}"#).status, 201);
     let r = post(s.addr, "/e/_explain/1", r#"{"query":{"match_all":{}}}"#).json();
-    assert_eq!((r["_index"].clone(), r["matched"].clone(), r["explanation"]["value"].clone()), (json!("e"), json!(true), json!(1.0)));
+    assert_eq!(
+        (r["_index"].clone(), r["matched"].clone(), r["explanation"]["value"].clone()),
+        (json!("e"), json!(true), json!(1.0))
+    );
     let r = get(s.addr, "/ea/_explain/1?q=title:howdy").json();
     assert_eq!((r["_index"].clone(), r["matched"].clone()), (json!("e"), json!(true)));
     assert!(r["explanation"]["value"].as_f64().unwrap() > 0.0, "{r}");
@@ -203,18 +228,29 @@ fn put_alias_forms_and_error_traces() {
     let body = "{\"update\":{\"_index\":\"missing_idx\",\"_id\":\"123\"}}\n{\"doc\":{\"f\":1}}\n";
     let r = ndjson(&s, "/_bulk?error_trace=true", body).json();
     let trace = r["items"][0]["update"]["error"]["stack_trace"].as_str().unwrap().to_string();
-    assert!(trace.contains("[[missing_idx][0]]") && trace.contains("DocumentMissingException[[123]: document missing]"), "{trace}");
+    assert!(
+        trace.contains("[[missing_idx][0]]") && trace.contains("DocumentMissingException[[123]: document missing]"),
+        "{trace}"
+    );
     let r = ndjson(&s, "/_bulk", body).json();
     assert_eq!(r["items"][0]["update"]["error"].get("stack_trace"), None);
     let r = get(s.addr, "/never_made/_doc/1?error_trace=true").json();
-    assert!(r["error"]["root_cause"][0]["stack_trace"].as_str().unwrap().contains("IndexNotFoundException[no such index [never_made]]"), "{r}");
+    assert!(
+        r["error"]["root_cause"][0]["stack_trace"]
+            .as_str()
+            .unwrap()
+            .contains("IndexNotFoundException[no such index [never_made]]"),
+        "{r}"
+    );
 
     // flush and forcemerge parameters.
     let r = post(s.addr, "/pa/_flush?force=true&wait_if_ongoing=false", "");
     assert_eq!(r.json()["error"]["reason"], "Validation Failed: 1: wait_if_ongoing must be true for a force flush;");
     let r = post(s.addr, "/pa/_forcemerge?only_expunge_deletes=true&max_num_segments=2", "");
     assert_eq!(r.status, 200, "{}", r.text());
-    assert!(r.header("Warning").is_some_and(|w| w.contains("setting only_expunge_deletes and max_num_segments at the same time is deprecated")));
+    assert!(r.header("Warning").is_some_and(
+        |w| w.contains("setting only_expunge_deletes and max_num_segments at the same time is deprecated")
+    ));
 }
 
 #[test]

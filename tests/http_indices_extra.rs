@@ -17,7 +17,8 @@ fn call(addr: SocketAddr, method: &str, path: &str, body: Option<Value>) -> (u16
     let text = String::from_utf8_lossy(&out).into_owned();
     let status: u16 = text.get(9..12).and_then(|c| c.parse().ok()).expect("status line");
     let (head, rest) = text.split_once("\r\n\r\n").expect("headers end");
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { dechunk(rest) } else { rest.to_string() };
+    let body =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { dechunk(rest) } else { rest.to_string() };
     (status, body)
 }
 
@@ -43,7 +44,9 @@ fn indices_extra_apis() {
     let dir = tempfile::tempdir().expect("temp dir");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let data = dir.path().to_string_lossy().to_string();
-    let running = rt.block_on(fathom::http::start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")]))).expect("start");
+    let running = rt
+        .block_on(fathom::http::start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")])))
+        .expect("start");
     let a = running.addr;
 
     // Templates.
@@ -53,7 +56,16 @@ fn indices_extra_apis() {
     assert_eq!(s, 200);
     assert_eq!(b["lt"]["settings"], json!({"index": {"number_of_replicas": "0"}}));
     assert_eq!(call(a, "HEAD", "/_template/nope", None).0, 404);
-    assert_eq!(call(a, "PUT", "/_component_template/c1", Some(json!({"template": {"mappings": {"properties": {"c": {"type": "long"}}}}}))).0, 200);
+    assert_eq!(
+        call(
+            a,
+            "PUT",
+            "/_component_template/c1",
+            Some(json!({"template": {"mappings": {"properties": {"c": {"type": "long"}}}}}))
+        )
+        .0,
+        200
+    );
     assert_eq!(call(a, "PUT", "/_index_template/it1", Some(json!({"index_patterns": ["data-*"], "composed_of": ["c1"], "template": {"settings": {"number_of_replicas": 0}}}))).0, 200);
     let (s, b) = json_of(call(a, "PUT", "/_index_template/it2", Some(json!({"index_patterns": ["data-x*"]}))));
     assert_eq!(s, 400);
@@ -74,7 +86,10 @@ fn indices_extra_apis() {
     let actions = json!({"actions": [{"add": {"index": "data-1", "alias": "d", "routing": "r", "is_write_index": true}}, {"add": {"indices": ["logs-1", "data-1"], "aliases": ["both"]}}]});
     assert_eq!(call(a, "POST", "/_aliases", Some(actions)).0, 200);
     let (_, b) = json_of(call(a, "GET", "/data-1/_alias/d", None));
-    assert_eq!(b["data-1"]["aliases"]["d"], json!({"index_routing": "r", "search_routing": "r", "is_write_index": true}));
+    assert_eq!(
+        b["data-1"]["aliases"]["d"],
+        json!({"index_routing": "r", "search_routing": "r", "is_write_index": true})
+    );
     let (s, b) = json_of(call(a, "GET", "/_alias/both,missing", None));
     assert_eq!((s, b["error"].as_str()), (404, Some("alias [missing] missing")));
     assert!(b["logs-1"]["aliases"]["both"].is_object());

@@ -13,14 +13,22 @@ fn bulk(s: &TestServer, index: &str, docs: &[Value]) {
     for (i, d) in docs.iter().enumerate() {
         b.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{d}\n"));
     }
-    let r = common::http::send(s.addr, "POST", &format!("/{index}/_bulk?refresh=true"), Some(b.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        &format!("/{index}/_bulk?refresh=true"),
+        Some(b.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["errors"], json!(false), "{}", r.text());
 }
 
 fn ids(v: &Value) -> Vec<String> {
-    let mut out: Vec<String> =
-        v["hits"]["hits"].as_array().map(|a| a.iter().filter_map(|h| h["_id"].as_str().map(str::to_string)).collect()).unwrap_or_default();
+    let mut out: Vec<String> = v["hits"]["hits"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|h| h["_id"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
     out.sort();
     out
 }
@@ -29,7 +37,11 @@ fn ids(v: &Value) -> Vec<String> {
 fn phrases_are_checked_against_the_source() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
-    let r = put(s.addr, "/m", r#"{"mappings":{"properties":{"t":{"type":"match_only_text"},"k":{"type":"keyword","copy_to":"c"},"c":{"type":"match_only_text"}}}}"#);
+    let r = put(
+        s.addr,
+        "/m",
+        r#"{"mappings":{"properties":{"t":{"type":"match_only_text"},"k":{"type":"keyword","copy_to":"c"},"c":{"type":"match_only_text"}}}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     let m = get(s.addr, "/m/_mapping").json();
     assert_eq!(m["m"]["mappings"]["properties"]["t"], json!({"type": "match_only_text"}), "{m}");
@@ -51,7 +63,10 @@ fn phrases_are_checked_against_the_source() {
     assert!(r["hits"]["hits"].as_array().unwrap().iter().all(|h| h["_score"] == json!(2.5)), "{r}");
     // Across the values of an array only with a slop over the position gap.
     assert_eq!(ids(&search(json!({"match_phrase": {"t": {"query": "peter piper", "slop": 2}}}))), vec!["0", "1", "3"]);
-    assert_eq!(ids(&search(json!({"match_phrase": {"t": {"query": "peter piper", "slop": 101}}}))), vec!["0", "1", "2", "3"]);
+    assert_eq!(
+        ids(&search(json!({"match_phrase": {"t": {"query": "peter piper", "slop": 101}}}))),
+        vec!["0", "1", "2", "3"]
+    );
     let r = get(s.addr, "/m/_search?q=%22peter%20picked%22~1&df=t").json();
     assert_eq!(ids(&r), vec!["0", "1"], "{r}");
     // A copy_to target checks the values copied into it.
@@ -77,14 +92,24 @@ fn refused_parameters() {
     for (def, msg) in [
         (json!({"type": "match_only_text", "norms": true}), "Norms cannot be enabled on for match_only_text field"),
         (json!({"type": "match_only_text", "index_options": "positions"}), "accepted values are [docs]"),
-        (json!({"type": "match_only_text", "index_phrases": true}), "Index phrases cannot be enabled on for match_only_text field"),
-        (json!({"type": "match_only_text", "index_prefixes": {}}), "Index prefixes cannot be enabled on for match_only_text field"),
+        (
+            json!({"type": "match_only_text", "index_phrases": true}),
+            "Index phrases cannot be enabled on for match_only_text field",
+        ),
+        (
+            json!({"type": "match_only_text", "index_prefixes": {}}),
+            "Index prefixes cannot be enabled on for match_only_text field",
+        ),
     ] {
         let r = put(s.addr, "/bad", &json!({"mappings": {"properties": {"f": def}}}).to_string());
         assert_eq!(r.status, 400, "{}", r.text());
         assert!(r.text().contains(msg), "{}", r.text());
     }
-    let r = put(s.addr, "/ok", r#"{"mappings":{"properties":{"f":{"type":"match_only_text","norms":false,"index_options":"docs"}}}}"#);
+    let r = put(
+        s.addr,
+        "/ok",
+        r#"{"mappings":{"properties":{"f":{"type":"match_only_text","norms":false,"index_options":"docs"}}}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     // A text field cannot become match_only_text.
     let r = put(s.addr, "/t", r#"{"mappings":{"properties":{"f":{"type":"text"}}}}"#);

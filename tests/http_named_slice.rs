@@ -11,15 +11,32 @@ fn hits(v: &Value) -> Vec<Value> {
 }
 
 fn hit<'v>(v: &'v Value, id: &str) -> &'v Value {
-    v["hits"]["hits"].as_array().unwrap().iter().find(|h| h["_id"] == json!(id)).unwrap_or_else(|| panic!("no hit {id} in {v}"))
+    v["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["_id"] == json!(id))
+        .unwrap_or_else(|| panic!("no hit {id} in {v}"))
 }
 
 #[test]
 fn named_queries_at_several_levels() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
-    assert_eq!(put(s.addr, "/n", r#"{"mappings":{"properties":{"k":{"type":"keyword"},"t":{"type":"text"},"n":{"type":"long"}}}}"#).status, 200);
-    for (id, doc) in [("1", json!({"k": "a", "t": "quick fox", "n": 1})), ("2", json!({"k": "b", "t": "lazy dog", "n": 2})), ("3", json!({"k": "a", "t": "lazy fox", "n": 3}))] {
+    assert_eq!(
+        put(
+            s.addr,
+            "/n",
+            r#"{"mappings":{"properties":{"k":{"type":"keyword"},"t":{"type":"text"},"n":{"type":"long"}}}}"#
+        )
+        .status,
+        200
+    );
+    for (id, doc) in [
+        ("1", json!({"k": "a", "t": "quick fox", "n": 1})),
+        ("2", json!({"k": "b", "t": "lazy dog", "n": 2})),
+        ("3", json!({"k": "a", "t": "lazy fox", "n": 3})),
+    ] {
         assert_eq!(put(s.addr, &format!("/n/_doc/{id}?refresh=true"), &doc.to_string()).status, 201);
     }
     let body = json!({"query": {"bool": {
@@ -34,7 +51,10 @@ fn named_queries_at_several_levels() {
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
     let names = |id: &str| -> Vec<String> {
-        let mut n: Vec<String> = hit(&v, id)["matched_queries"].as_array().map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect()).unwrap_or_default();
+        let mut n: Vec<String> = hit(&v, id)["matched_queries"]
+            .as_array()
+            .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
         n.sort();
         n
     };
@@ -59,7 +79,12 @@ fn named_queries_at_several_levels() {
     assert!(hit(&v2, "1")["matched_queries"].is_object(), "{v2}");
 
     // A post_filter's names count too; hits matching no named query have no matched_queries.
-    let r = post(s.addr, "/n/_search", &json!({"query": {"match_all": {}}, "post_filter": {"term": {"k": {"value": "a", "_name": "pf"}}}}).to_string()).json();
+    let r = post(
+        s.addr,
+        "/n/_search",
+        &json!({"query": {"match_all": {}}, "post_filter": {"term": {"k": {"value": "a", "_name": "pf"}}}}).to_string(),
+    )
+    .json();
     assert_eq!(hits(&r).len(), 2, "{r}");
     assert_eq!(hit(&r, "1")["matched_queries"], json!(["pf"]), "{r}");
     let r = post(s.addr, "/n/_search", &json!({"query": {"bool": {"should": [{"match_all": {}}, {"term": {"k": {"value": "b", "_name": "only_b"}}}]}}}).to_string()).json();
@@ -103,7 +128,13 @@ fn slices_partition_a_scroll() {
             bulk.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{{\"n\":{i},\"k\":\"v{i}\"}}\n"));
         }
         bulk.push_str("{\"index\":{\"_id\":\"none\"}}\n{\"k\":\"x\"}\n");
-        let r = send(s.addr, "POST", &format!("/{index}/_bulk?refresh=true"), Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+        let r = send(
+            s.addr,
+            "POST",
+            &format!("/{index}/_bulk?refresh=true"),
+            Some(bulk.as_bytes()),
+            &[("Content-Type", "application/x-ndjson")],
+        );
         assert_eq!(r.status, 200, "{}", r.text());
         let mut every: Vec<String> = (0..40).map(|i| i.to_string()).chain(["none".to_string()]).collect();
         every.sort();
@@ -156,12 +187,26 @@ fn slices_partition_a_pit() {
     for i in 0..30 {
         bulk.push_str(&format!("{{\"index\":{{\"_id\":\"d{i}\"}}}}\n{{\"x\":{i}}}\n"));
     }
-    assert_eq!(send(s.addr, "POST", "/p/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]).status, 200);
+    assert_eq!(
+        send(
+            s.addr,
+            "POST",
+            "/p/_bulk?refresh=true",
+            Some(bulk.as_bytes()),
+            &[("Content-Type", "application/x-ndjson")]
+        )
+        .status,
+        200
+    );
     let pit = post(s.addr, "/p/_search/point_in_time?keep_alive=1m", "").json();
     let pit_id = pit["pit_id"].as_str().unwrap_or_else(|| panic!("{pit}")).to_string();
     let mut union = Vec::new();
     for id in 0..4 {
-        let r = post(s.addr, "/_search", &json!({"size": 100, "pit": {"id": pit_id}, "slice": {"id": id, "max": 4}}).to_string());
+        let r = post(
+            s.addr,
+            "/_search",
+            &json!({"size": 100, "pit": {"id": pit_id}, "slice": {"id": id, "max": 4}}).to_string(),
+        );
         assert_eq!(r.status, 200, "{}", r.text());
         let part = ids(&r.json());
         assert!(part.len() < 30, "slice {id}");

@@ -25,7 +25,12 @@ fn ok(s: &TestServer, method: &str, path: &str, body: Value) -> Value {
 }
 
 fn create_index(s: &TestServer, name: &str, shards: u32) {
-    ok(s, "PUT", &format!("/{name}"), json!({"settings": {"number_of_shards": shards, "refresh_interval": "-1"}, "mappings": {"properties": {"n": {"type": "long"}}}}));
+    ok(
+        s,
+        "PUT",
+        &format!("/{name}"),
+        json!({"settings": {"number_of_shards": shards, "refresh_interval": "-1"}, "mappings": {"properties": {"n": {"type": "long"}}}}),
+    );
 }
 
 fn index_doc(s: &TestServer, index: &str, id: &str, n: i64) {
@@ -41,9 +46,19 @@ fn create_pit(s: &TestServer, index: &str, keep_alive: &str) -> String {
 
 /// Every hit of a PIT search: id → n.
 fn pit_docs(s: &TestServer, pit: &str) -> BTreeMap<String, i64> {
-    let v = ok(s, "POST", "/_search", json!({"size": 1000, "pit": {"id": pit, "keep_alive": "1m"}, "sort": [{"n": "asc"}]}));
+    let v = ok(
+        s,
+        "POST",
+        "/_search",
+        json!({"size": 1000, "pit": {"id": pit, "keep_alive": "1m"}, "sort": [{"n": "asc"}]}),
+    );
     assert_eq!(v["pit_id"], json!(pit));
-    v["hits"]["hits"].as_array().expect("hits").iter().map(|h| (h["_id"].as_str().unwrap_or("").to_string(), h["_source"]["n"].as_i64().unwrap_or(-1))).collect()
+    v["hits"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| (h["_id"].as_str().unwrap_or("").to_string(), h["_source"]["n"].as_i64().unwrap_or(-1)))
+        .collect()
 }
 
 fn shard_index_dir(data: &Path, s: &TestServer, index: &str) -> PathBuf {
@@ -81,9 +96,15 @@ fn pit_is_frozen_and_pins_its_segment_files() {
 
     // Segments pinned by the PIT, and their files on disk.
     let segs = ok(&s, "GET", "/_cat/pit_segments?format=json", json!({"pit_id": [pit]}));
-    let names: Vec<String> = segs.as_array().expect("rows").iter().map(|r| r["segment"].as_str().unwrap_or("").to_string()).collect();
+    let names: Vec<String> =
+        segs.as_array().expect("rows").iter().map(|r| r["segment"].as_str().unwrap_or("").to_string()).collect();
     assert_eq!(names.len(), 3, "{segs}");
-    let total: i64 = segs.as_array().expect("rows").iter().map(|r| r["docs.count"].as_str().and_then(|x| x.parse::<i64>().ok()).unwrap_or(0)).sum();
+    let total: i64 = segs
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["docs.count"].as_str().and_then(|x| x.parse::<i64>().ok()).unwrap_or(0))
+        .sum();
     assert_eq!(total, 30);
     let idx_dir = shard_index_dir(dir.path(), &s, "frozen");
     for n in &names {
@@ -145,7 +166,11 @@ fn pit_errors() {
     let (st, v) = call(&s, "POST", "/_search?scroll=1m", json!({"pit": {"id": pit}}));
     assert_eq!(st, 400, "{v}");
     let (st, v) = call(&s, "POST", "/e/_search/point_in_time", Value::Null);
-    assert_eq!((st, v["error"]["reason"].as_str()), (400, Some("Validation Failed: 1: keep alive not specified;")), "{v}");
+    assert_eq!(
+        (st, v["error"]["reason"].as_str()),
+        (400, Some("Validation Failed: 1: keep alive not specified;")),
+        "{v}"
+    );
     let (st, v) = call(&s, "POST", "/e/_search/point_in_time?keep_alive=2d", Value::Null);
     assert_eq!(st, 400, "{v}");
     let (st, _) = call(&s, "POST", "/missing/_search/point_in_time?keep_alive=1m", Value::Null);
@@ -179,7 +204,8 @@ fn keep_alive_expiry_and_max_open_contexts() {
     let start = Instant::now();
     loop {
         let all = ok(&s, "GET", "/_search/point_in_time/_all", Value::Null);
-        let ids: Vec<&str> = all["pits"].as_array().expect("pits").iter().filter_map(|p| p["pit_id"].as_str()).collect();
+        let ids: Vec<&str> =
+            all["pits"].as_array().expect("pits").iter().filter_map(|p| p["pit_id"].as_str()).collect();
         if ids == vec![long.as_str()] {
             break;
         }
@@ -203,23 +229,38 @@ fn scroll_pages_over_every_document() {
     for i in 0..53 {
         bulk.push_str(&format!("{{\"index\":{{\"_index\":\"sc\",\"_id\":\"{i}\"}}}}\n{{\"n\":{i}}}\n"));
     }
-    let r = send(s.addr, "POST", "/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r =
+        send(s.addr, "POST", "/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
     assert_eq!(r.status, 200);
     let first = ok(&s, "POST", "/sc/_search?scroll=1m", json!({"size": 10, "sort": ["n"]}));
     let mut id = first["_scroll_id"].as_str().expect("scroll id").to_string();
     assert_eq!(first["hits"]["total"]["value"], json!(53));
-    let mut seen: Vec<i64> = first["hits"]["hits"].as_array().expect("hits").iter().map(|h| h["_source"]["n"].as_i64().unwrap_or(-1)).collect();
+    let mut seen: Vec<i64> = first["hits"]["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|h| h["_source"]["n"].as_i64().unwrap_or(-1))
+        .collect();
     // Documents indexed after the scroll started are not seen.
     post(s.addr, "/sc/_doc/late?refresh=true", "{\"n\": 999}");
     for round in 0..20 {
         let body = if round % 2 == 0 { json!({"scroll": "1m", "scroll_id": id}) } else { Value::Null };
-        let path = if round % 2 == 0 { "/_search/scroll?rest_total_hits_as_int=true".to_string() } else { format!("/_search/scroll/{id}?scroll=1m") };
+        let path = if round % 2 == 0 {
+            "/_search/scroll?rest_total_hits_as_int=true".to_string()
+        } else {
+            format!("/_search/scroll/{id}?scroll=1m")
+        };
         let v = ok(&s, "POST", &path, body);
         if round % 2 == 0 {
             assert_eq!(v["hits"]["total"], json!(53));
         }
         id = v["_scroll_id"].as_str().expect("scroll id").to_string();
-        let page: Vec<i64> = v["hits"]["hits"].as_array().expect("hits").iter().map(|h| h["_source"]["n"].as_i64().unwrap_or(-1)).collect();
+        let page: Vec<i64> = v["hits"]["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .map(|h| h["_source"]["n"].as_i64().unwrap_or(-1))
+            .collect();
         if page.is_empty() {
             break;
         }

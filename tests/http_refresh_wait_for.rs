@@ -25,7 +25,13 @@ fn wait_for_is_answered_by_the_scheduled_refresh() {
     assert_eq!(count(&s, "w"), 1);
     // Bulk and update wait too.
     let body = "{\"index\":{\"_id\":\"2\"}}\n{\"a\":2}\n{\"index\":{\"_id\":\"3\"}}\n{\"a\":3}\n";
-    let r = common::http::send(s.addr, "POST", "/w/_bulk?refresh=wait_for", Some(body.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        "/w/_bulk?refresh=wait_for",
+        Some(body.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.json()["items"][0]["index"].get("forced_refresh").is_none(), "{}", r.text());
     assert_eq!(count(&s, "w"), 3);
@@ -69,7 +75,9 @@ fn waiting_writes_do_not_hold_the_write_threads() {
     // More waiting writes than the node has write threads (one per core).
     let n = std::thread::available_parallelism().map_or(2, |p| p.get()) + 2;
     let waiters: Vec<_> = (0..n)
-        .map(|i| std::thread::spawn(move || put(addr, &format!("/held/_doc/w{i}?refresh=wait_for"), r#"{"a":1}"#).status))
+        .map(|i| {
+            std::thread::spawn(move || put(addr, &format!("/held/_doc/w{i}?refresh=wait_for"), r#"{"a":1}"#).status)
+        })
         .collect();
     std::thread::sleep(Duration::from_millis(300));
     // A plain write and a read still go through while they wait.

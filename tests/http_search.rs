@@ -20,7 +20,9 @@ impl Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
         let data = dir.path().to_string_lossy().to_string();
-        let running = rt.block_on(start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")]))).expect("server starts");
+        let running = rt
+            .block_on(start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")])))
+            .expect("server starts");
         let addr = running.addr;
         Server { rt, running: Some(running), addr, _dir: dir }
     }
@@ -29,7 +31,11 @@ impl Server {
     fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
         let mut s = TcpStream::connect(self.addr).expect("connect");
         let body = body.unwrap_or("");
-        let ct = if path.contains("_bulk") || path.contains("_msearch") { "application/x-ndjson" } else { "application/json" };
+        let ct = if path.contains("_bulk") || path.contains("_msearch") {
+            "application/x-ndjson"
+        } else {
+            "application/json"
+        };
         let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: {ct}\r\nContent-Length: {}\r\n\r\n{body}", body.len());
         s.write_all(req.as_bytes()).expect("write");
         let mut raw = Vec::new();
@@ -89,7 +95,11 @@ fn bm25_scores_match_lucene_formula() {
         "nothing to see here at all today",
         "fox",
     ];
-    s.ok("PUT", "/bm", json!({"settings": {"number_of_shards": 1}, "mappings": {"properties": {"body": {"type": "text"}}}}));
+    s.ok(
+        "PUT",
+        "/bm",
+        json!({"settings": {"number_of_shards": 1}, "mappings": {"properties": {"body": {"type": "text"}}}}),
+    );
     for (i, d) in corpus.iter().enumerate() {
         s.ok("PUT", &format!("/bm/_doc/{i}"), json!({"body": d}));
     }
@@ -166,8 +176,19 @@ fn multi_shard_sort_paging_and_counts() {
     // Counts and the window limit.
     assert_eq!(s.ok("POST", "/m/_count", json!({"query": {"match": {"t": "even"}}}))["count"], 20);
     assert_eq!(s.ok("GET", "/m/_count?q=k:k01", json!(null))["count"], 8);
-    assert_eq!(s.ok("POST", "/m/_count", json!({"query": {"range": {"d": {"gte": "2024-01-10", "lt": "2024-01-12"}}}}))["count"], 4);
-    assert_eq!(s.ok("POST", "/m/_count", json!({"query": {"range": {"d": {"gte": "2024-01-10||/d", "lte": "2024-01-11||/d"}}}}))["count"], 4);
+    assert_eq!(
+        s.ok("POST", "/m/_count", json!({"query": {"range": {"d": {"gte": "2024-01-10", "lt": "2024-01-12"}}}}))
+            ["count"],
+        4
+    );
+    assert_eq!(
+        s.ok(
+            "POST",
+            "/m/_count",
+            json!({"query": {"range": {"d": {"gte": "2024-01-10||/d", "lte": "2024-01-11||/d"}}}})
+        )["count"],
+        4
+    );
     let (st, e) = s.call("POST", "/m/_search", Some(&json!({"from": 45, "size": 10}).to_string()));
     assert_eq!(st, 400, "{e}");
     assert_eq!(e["error"]["root_cause"][0]["type"], "illegal_argument_exception");
@@ -179,7 +200,11 @@ fn multi_shard_sort_paging_and_counts() {
     let r = s.ok("POST", "/m/_search?rest_total_hits_as_int=true", json!({"size": 0}));
     assert_eq!(r["hits"]["total"], 40);
     // dfs: one shard's statistics or all three, the same documents match.
-    let a = s.ok("POST", "/m/_search?search_type=dfs_query_then_fetch", json!({"query": {"match": {"t": "odd"}}, "size": 40}));
+    let a = s.ok(
+        "POST",
+        "/m/_search?search_type=dfs_query_then_fetch",
+        json!({"query": {"match": {"t": "odd"}}, "size": 40}),
+    );
     assert_eq!(a["hits"]["hits"].as_array().map(Vec::len), Some(20));
     // msearch.
     let ms = "{\"index\":\"m\"}\n{\"query\":{\"term\":{\"k\":\"k02\"}},\"size\":0}\n{\"index\":\"missing\"}\n{}\n";

@@ -28,10 +28,17 @@ fn without_took(mut v: Value) -> Value {
 fn search_bytes_equal_the_tree_rendering() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
-    let r = put(s.addr, "/b", r#"{"settings":{"number_of_shards":2,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"},"n":{"type":"long"},"k":{"type":"keyword"}}}}"#);
+    let r = put(
+        s.addr,
+        "/b",
+        r#"{"settings":{"number_of_shards":2,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"},"n":{"type":"long"},"k":{"type":"keyword"}}}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     let docs = [
-        (r#"{"index":{"_id":"1"}}"#, r#"{"body":"alpha beta","n":1,"k":"x","u":"é \"q\" \\ \u00e9","z":{"a":[1,2.5],"b":null}}"#),
+        (
+            r#"{"index":{"_id":"1"}}"#,
+            r#"{"body":"alpha beta","n":1,"k":"x","u":"é \"q\" \\ \u00e9","z":{"a":[1,2.5],"b":null}}"#,
+        ),
         (r#"{"index":{"_id":"2","routing":"r1"}}"#, r#"{"body":"alpha","n":2,"k":"y"}"#),
         (r#"{"index":{"_id":"é/3"}}"#, r#"{"n":3,"body":"beta gamma alpha alpha"}"#),
         (r#"{"index":{"_id":"4"}}"#, r#"{"body":"gamma","n":4,"k":"x","big":123456789012345678901}"#),
@@ -43,7 +50,13 @@ fn search_bytes_equal_the_tree_rendering() {
         b.push_str(d);
         b.push('\n');
     }
-    let r = common::http::send(s.addr, "POST", "/b/_bulk?refresh=true", Some(b.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        "/b/_bulk?refresh=true",
+        Some(b.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["errors"], json!(false), "{}", r.text());
     let bodies = [
@@ -63,7 +76,13 @@ fn search_bytes_equal_the_tree_rendering() {
         let direct = post(s.addr, "/b/_search", &body.to_string());
         assert_eq!(direct.status, 200, "{body}: {}", direct.text());
         let ms = format!("{{\"index\":\"b\"}}\n{body}\n");
-        let multi = common::http::send(s.addr, "POST", "/_msearch", Some(ms.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+        let multi = common::http::send(
+            s.addr,
+            "POST",
+            "/_msearch",
+            Some(ms.as_bytes()),
+            &[("Content-Type", "application/x-ndjson")],
+        );
         assert_eq!(multi.status, 200, "{}", multi.text());
         let tree = multi.json()["responses"][0].clone();
         let mut tree = without_took(tree);

@@ -40,7 +40,13 @@ fn setup(s: &TestServer) {
     for (i, d) in docs.iter().enumerate() {
         bulk.push_str(&format!("{{\"index\":{{\"_id\":\"{}\"}}}}\n{d}\n", i + 1));
     }
-    let r = send(s.addr, "POST", "/t/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = send(
+        s.addr,
+        "POST",
+        "/t/_bulk?refresh=true",
+        Some(bulk.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
 }
 
@@ -50,7 +56,10 @@ fn search(s: &TestServer, body: Value) -> (u16, Value) {
 }
 
 fn hit<'a>(body: &'a Value, id: &str) -> &'a Value {
-    body["hits"]["hits"].as_array().and_then(|a| a.iter().find(|h| h["_id"] == id)).unwrap_or_else(|| panic!("no hit {id} in {body}"))
+    body["hits"]["hits"]
+        .as_array()
+        .and_then(|a| a.iter().find(|h| h["_id"] == id))
+        .unwrap_or_else(|| panic!("no hit {id} in {body}"))
 }
 
 #[test]
@@ -85,7 +94,10 @@ fn docvalue_fields_render_like_doc_value_format() {
     let (st, b) = search(&s, json!({"docvalue_fields": ["title"]}));
     assert_eq!(st, 400, "{b}");
     assert_eq!(b["error"]["root_cause"][0]["type"], "illegal_argument_exception");
-    assert!(b["error"]["root_cause"][0]["reason"].as_str().unwrap_or("").starts_with("Text fields are not optimised"), "{b}");
+    assert!(
+        b["error"]["root_cause"][0]["reason"].as_str().unwrap_or("").starts_with("Text fields are not optimised"),
+        "{b}"
+    );
     let (st, b) = search(&s, json!({"docvalue_fields": [{"field": "tag", "format": "x"}]}));
     assert_eq!(st, 400, "{b}");
 }
@@ -94,7 +106,10 @@ fn docvalue_fields_render_like_doc_value_format() {
 fn fields_api_parses_source_through_the_mapping() {
     let (s, _d) = server();
     setup(&s);
-    let (st, b) = search(&s, json!({"query": {"ids": {"values": ["1", "2"]}}, "fields": ["title*", "n", {"field": "when", "format": "epoch_millis"}, "user.*", "nope"]}));
+    let (st, b) = search(
+        &s,
+        json!({"query": {"ids": {"values": ["1", "2"]}}, "fields": ["title*", "n", {"field": "when", "format": "epoch_millis"}, "user.*", "nope"]}),
+    );
     assert_eq!(st, 200, "{b}");
     let f1 = &hit(&b, "1")["fields"];
     assert_eq!(f1["title"], json!(["quick brown fox"]));
@@ -169,7 +184,9 @@ fn timeout_reports_partial_results() {
 fn keyword_sort_missing_value_and_bad_missing() {
     let (s, _d) = server();
     setup(&s);
-    let ids = |b: &Value| b["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let ids = |b: &Value| {
+        b["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
     // Doc 3 has no tag: as "0" it sorts first ascending, as "zzz" last.
     let (st, b) = search(&s, json!({"sort": [{"tag": {"order": "asc", "missing": "0"}}]}));
     assert_eq!(st, 200, "{b}");

@@ -13,20 +13,33 @@ fn bulk(s: &TestServer, index: &str, docs: &[Value]) {
     for (i, d) in docs.iter().enumerate() {
         b.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{d}\n"));
     }
-    let r = common::http::send(s.addr, "POST", &format!("/{index}/_bulk?refresh=true"), Some(b.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        &format!("/{index}/_bulk?refresh=true"),
+        Some(b.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["errors"], json!(false), "{}", r.text());
 }
 
 fn ids(v: &Value) -> Vec<String> {
-    v["hits"]["hits"].as_array().map(|a| a.iter().filter_map(|h| h["_id"].as_str().map(str::to_string)).collect()).unwrap_or_default()
+    v["hits"]["hits"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|h| h["_id"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
 }
 
 #[test]
 fn scroll_pages_through_ties_and_keeps_the_first_total() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
-    let r = put(s.addr, "/sc", r#"{"settings":{"number_of_shards":2,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"},"k":{"type":"keyword"}}}}"#);
+    let r = put(
+        s.addr,
+        "/sc",
+        r#"{"settings":{"number_of_shards":2,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"},"k":{"type":"keyword"}}}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     // Equal scores everywhere (same body), and many equal sort keys.
     let docs: Vec<Value> = (0..53).map(|i| json!({"body": "same words here", "k": format!("k{}", i % 4)})).collect();
@@ -62,7 +75,8 @@ fn scroll_pages_through_ties_and_keeps_the_first_total() {
     }
     // The sort order is kept across pages.
     let first = post(s.addr, "/sc/_search?scroll=1m", &json!({"size": 10, "sort": [{"k": "desc"}]}).to_string()).json();
-    let mut keys: Vec<String> = first["hits"]["hits"].as_array().unwrap().iter().map(|h| h["sort"][0].as_str().unwrap().to_string()).collect();
+    let mut keys: Vec<String> =
+        first["hits"]["hits"].as_array().unwrap().iter().map(|h| h["sort"][0].as_str().unwrap().to_string()).collect();
     let sid = first["_scroll_id"].as_str().unwrap().to_string();
     let page = post(s.addr, "/_search/scroll", &json!({"scroll": "1m", "scroll_id": sid}).to_string()).json();
     keys.extend(page["hits"]["hits"].as_array().unwrap().iter().map(|h| h["sort"][0].as_str().unwrap().to_string()));
@@ -75,15 +89,26 @@ fn scroll_pages_through_ties_and_keeps_the_first_total() {
 fn tiny_timeout_returns_partial_hits_timed_out() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
-    let r = put(s.addr, "/big", r#"{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"},"n":{"type":"long"}}}}"#);
+    let r = put(
+        s.addr,
+        "/big",
+        r#"{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"},"n":{"type":"long"}}}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
-    let docs: Vec<Value> = (0..30_000).map(|i| json!({"body": if i % 3 == 0 { "alpha beta" } else { "alpha gamma" }, "n": i})).collect();
+    let docs: Vec<Value> =
+        (0..30_000).map(|i| json!({"body": if i % 3 == 0 { "alpha beta" } else { "alpha gamma" }, "n": i})).collect();
     for chunk in docs.chunks(10_000) {
         let mut b = String::new();
         for d in chunk {
             b.push_str(&format!("{{\"index\":{{}}}}\n{d}\n"));
         }
-        let r = common::http::send(s.addr, "POST", "/big/_bulk", Some(b.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+        let r = common::http::send(
+            s.addr,
+            "POST",
+            "/big/_bulk",
+            Some(b.as_bytes()),
+            &[("Content-Type", "application/x-ndjson")],
+        );
         assert_eq!(r.status, 200);
     }
     assert_eq!(post(s.addr, "/big/_refresh", "").status, 200);
@@ -109,7 +134,11 @@ fn tiny_timeout_returns_partial_hits_timed_out() {
 fn wildcard_prefix_regexp_on_text_are_not_normalized() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
-    let r = put(s.addr, "/w", r#"{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"}}}}"#);
+    let r = put(
+        s.addr,
+        "/w",
+        r#"{"settings":{"number_of_shards":1,"number_of_replicas":0},"mappings":{"properties":{"body":{"type":"text"}}}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     bulk(&s, "w", &[json!({"body": "Quick Brown Fox"}), json!({"body": "lazy dog"})]);
     let count = |q: Value| -> usize {

@@ -37,10 +37,16 @@ fn request_checks_and_index_limits() {
     assert_eq!(st, 400, "{b}");
     assert!(b.to_string().contains("Trying to retrieve too many docvalue_fields. Must be less than or equal to: [2] but was [3]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting."), "{b}");
 
-    let sf = |n: usize| -> Value { (0..n).map(|i| (format!("f{i}"), json!({"script": {"source": "1;"}}))).collect::<serde_json::Map<_, _>>().into() };
+    let sf = |n: usize| -> Value {
+        (0..n).map(|i| (format!("f{i}"), json!({"script": {"source": "1;"}}))).collect::<serde_json::Map<_, _>>().into()
+    };
     let (st, b) = search(&s, "/l/_search", json!({"script_fields": sf(3)}));
     assert_eq!(st, 400, "{b}");
-    assert!(b.to_string().contains("Trying to retrieve too many script_fields. Must be less than or equal to: [2] but was [3]."), "{b}");
+    assert!(
+        b.to_string()
+            .contains("Trying to retrieve too many script_fields. Must be less than or equal to: [2] but was [3]."),
+        "{b}"
+    );
     // Within the limit, script_fields are still refused (not built).
     let (st, b) = search(&s, "/l/_search", json!({"script_fields": sf(2)}));
     assert_eq!((st, b["error"]["type"].clone()), (400, json!("parsing_exception")), "{b}");
@@ -49,14 +55,16 @@ fn request_checks_and_index_limits() {
     let (st, b) = search(&s, "/l/_search", rescore);
     assert_eq!(st, 400, "{b}");
     assert!(b.to_string().contains("Rescore window [10001] is too large. It must be less than [10000]."), "{b}");
-    let (st, b) = search(&s, "/l/_search", json!({"rescore": {"window_size": 5, "query": {"rescore_query": {"match_all": {}}}}}));
+    let (st, b) =
+        search(&s, "/l/_search", json!({"rescore": {"window_size": 5, "query": {"rescore_query": {"match_all": {}}}}}));
     assert_eq!((st, b["error"]["type"].clone()), (400, json!("parsing_exception")), "{b}");
 
     let msg = "The length of regex [6] used in the Regexp Query request has exceeded the allowed maximum of [5]. This maximum can be set by changing the [index.max_regex_length] index level setting.";
     let (st, b) = search(&s, "/l/_search", json!({"query": {"regexp": {"foo": "ba.*rr"}}}));
     assert_eq!(st, 400, "{b}");
     assert!(b.to_string().contains(msg), "{b}");
-    let (st, b) = search(&s, "/l/_search", json!({"query": {"query_string": {"query": "/ba.*rr/", "default_field": "foo"}}}));
+    let (st, b) =
+        search(&s, "/l/_search", json!({"query": {"query_string": {"query": "/ba.*rr/", "default_field": "foo"}}}));
     assert_eq!(st, 400, "{b}");
     assert!(b.to_string().contains(msg), "{b}");
     let (st, b) = search(&s, "/l/_search", json!({"query": {"regexp": {"foo": "ba.*"}}}));
@@ -89,16 +97,28 @@ fn highlight_limits_multi_fields_and_matched_fields() {
     assert_eq!(b["hits"]["hits"][0]["highlight"]["f2"][0], json!("The quick brown <em>fox</em> went"), "{b}");
     assert_eq!(search(&s, "/h/_search", hl("f2", json!({"match": {"f2": "fox"}}), json!({}), "plain")).0, 400);
     // `max_analyzer_offset` analyzes only a prefix instead of failing.
-    let (st, b) = search(&s, "/h/_search", hl("f1", json!({"match": {"f1": "quick fox"}}), json!({"max_analyzer_offset": 10}), "unified"));
+    let (st, b) = search(
+        &s,
+        "/h/_search",
+        hl("f1", json!({"match": {"f1": "quick fox"}}), json!({"max_analyzer_offset": 10}), "unified"),
+    );
     assert_eq!(st, 200, "{b}");
     assert_eq!(b["hits"]["hits"][0]["highlight"]["f1"][0], json!("The <em>quick</em> brown fox went"), "{b}");
     // A multi-field highlights its parent's value.
-    let (st, b) = search(&s, "/h/_search", hl("f1.sub", json!({"match": {"f1.sub": "fox"}}), json!({"max_analyzer_offset": 100}), "unified"));
+    let (st, b) = search(
+        &s,
+        "/h/_search",
+        hl("f1.sub", json!({"match": {"f1.sub": "fox"}}), json!({"max_analyzer_offset": 100}), "unified"),
+    );
     assert_eq!(st, 200, "{b}");
     assert_eq!(b["hits"]["hits"][0]["highlight"]["f1.sub"][0], json!("The quick brown <em>fox</em> went"), "{b}");
     // `matched_fields` adds the other field's terms (the stopword `the`).
     let q = json!({"multi_match": {"query": "the dog", "fields": ["st", "st.plain"]}});
-    let (st, b) = search(&s, "/h/_search", hl("st", q, json!({"matched_fields": ["st.plain"], "max_analyzer_offset": 100}), "unified"));
+    let (st, b) = search(
+        &s,
+        "/h/_search",
+        hl("st", q, json!({"matched_fields": ["st.plain"], "max_analyzer_offset": 100}), "unified"),
+    );
     assert_eq!(st, 200, "{b}");
     assert_eq!(b["hits"]["hits"][0]["highlight"]["st"][0], json!("over <em>the</em> <em>dog</em>"), "{b}");
     let (st, b) = search(&s, "/h/_search", hl("st", json!({"match": {"st": "dog"}}), json!({}), "nope"));
@@ -121,7 +141,8 @@ fn max_score_of_score_led_sorts_and_uppercase_regexp() {
     let (_, tracked) = search(&s, "/m/_search", json!({"query": q, "sort": [{"_score": "asc"}], "track_scores": true}));
     assert!(tracked["hits"]["max_score"].is_number(), "{tracked}");
 
-    let (st, b) = search(&s, "/m/_search", json!({"query": {"query_string": {"query": "/WOR.S/", "default_field": "t"}}}));
+    let (st, b) =
+        search(&s, "/m/_search", json!({"query": {"query_string": {"query": "/WOR.S/", "default_field": "t"}}}));
     assert_eq!(st, 200, "{b}");
     assert_eq!(b["hits"]["total"]["value"], json!(2), "{b}");
 }

@@ -25,7 +25,13 @@ fn setup(s: &TestServer) {
     for (i, d) in docs.iter().enumerate() {
         bulk.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{d}\n"));
     }
-    let r = common::http::send(s.addr, "POST", "/t/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        "/t/_bulk?refresh=true",
+        Some(bulk.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
 }
 
@@ -37,7 +43,12 @@ fn search(s: &TestServer, query: Value) -> (u16, Value) {
 fn scores(s: &TestServer, query: Value) -> Vec<(String, f32)> {
     let (st, v) = search(s, query);
     assert_eq!(st, 200, "{v}");
-    let mut out: Vec<(String, f32)> = v["hits"]["hits"].as_array().unwrap().iter().map(|h| (h["_id"].as_str().unwrap().to_string(), h["_score"].as_f64().unwrap() as f32)).collect();
+    let mut out: Vec<(String, f32)> = v["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["_id"].as_str().unwrap().to_string(), h["_score"].as_f64().unwrap() as f32))
+        .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
@@ -51,7 +62,10 @@ fn boosting_and_function_score_over_http() {
     assert_eq!(base.len(), 4);
 
     // boosting: docs 1 and 4 contain "lazy".
-    let got = scores(&s, json!({"boosting": {"positive": {"match": {"body": "fox"}}, "negative": {"term": {"body": "lazy"}}, "negative_boost": 0.3, "boost": 2}}));
+    let got = scores(
+        &s,
+        json!({"boosting": {"positive": {"match": {"body": "fox"}}, "negative": {"term": {"body": "lazy"}}, "negative_boost": 0.3, "boost": 2}}),
+    );
     for ((id, b), (id2, g)) in base.iter().zip(&got) {
         assert_eq!(id, id2);
         let f = if id == "1" || id == "4" { *b as f64 * 0.3f32 as f64 } else { *b as f64 };
@@ -59,8 +73,11 @@ fn boosting_and_function_score_over_http() {
     }
 
     // field_value_factor (smallest value of multi-valued fields), sum boost mode.
-    let got = scores(&s, json!({"function_score": {"query": {"match": {"body": "fox"}},
-        "field_value_factor": {"field": "likes", "factor": 1.2, "modifier": "sqrt", "missing": 4}, "boost_mode": "sum"}}));
+    let got = scores(
+        &s,
+        json!({"function_score": {"query": {"match": {"body": "fox"}},
+        "field_value_factor": {"field": "likes", "factor": 1.2, "modifier": "sqrt", "missing": 4}, "boost_mode": "sum"}}),
+    );
     let likes = [("0", 3.0), ("1", 1.0), ("2", 4.0), ("4", 0.0)];
     for ((id, b), (_, g)) in base.iter().zip(&got) {
         let v = likes.iter().find(|l| l.0 == id).unwrap().1;
@@ -68,10 +85,13 @@ fn boosting_and_function_score_over_http() {
     }
 
     // Several filtered functions, score_mode sum, boost_mode replace, min_score.
-    let got = scores(&s, json!({"function_score": {"query": {"match": {"body": "fox"}}, "functions": [
+    let got = scores(
+        &s,
+        json!({"function_score": {"query": {"match": {"body": "fox"}}, "functions": [
         {"filter": {"term": {"tag": "a"}}, "weight": 2},
         {"filter": {"term": {"body": "lazy"}}, "field_value_factor": {"field": "rank"}, "weight": 3}
-    ], "score_mode": "sum", "boost_mode": "replace", "min_score": 1.5}}));
+    ], "score_mode": "sum", "boost_mode": "replace", "min_score": 1.5}}),
+    );
     assert_eq!(got, vec![("0".to_string(), 2.0), ("1".to_string(), 6.75), ("4".to_string(), 12.0)]);
 
     // A single weight with the query's boost: the boost applies to the query score.
@@ -104,7 +124,12 @@ fn sorted(s: &TestServer, sort: Value) -> Vec<(String, Value)> {
     let r = post(s.addr, "/t/_search", &json!({"sort": sort, "size": 20, "_source": false}).to_string());
     let v = r.json();
     assert_eq!(r.status, 200, "{v}");
-    v["hits"]["hits"].as_array().unwrap().iter().map(|h| (h["_id"].as_str().unwrap().to_string(), h["sort"][0].clone())).collect()
+    v["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["_id"].as_str().unwrap().to_string(), h["sort"][0].clone()))
+        .collect()
 }
 
 #[test]
@@ -114,13 +139,34 @@ fn sort_modes_missing_and_numeric_type() {
     setup(&s);
     // likes: 0 -> 3, 1 -> [10, 1], 2 -> none, 3 -> 7, 4 -> 0.
     let got = sorted(&s, json!([{"likes": {"order": "desc", "mode": "sum", "missing": 5}}]));
-    assert_eq!(got, vec![("1".into(), json!(11)), ("3".into(), json!(7)), ("2".into(), json!(5)), ("0".into(), json!(3)), ("4".into(), json!(0))]);
+    assert_eq!(
+        got,
+        vec![
+            ("1".into(), json!(11)),
+            ("3".into(), json!(7)),
+            ("2".into(), json!(5)),
+            ("0".into(), json!(3)),
+            ("4".into(), json!(0))
+        ]
+    );
     let got = sorted(&s, json!([{"likes": {"order": "asc", "mode": "avg", "missing": "_first"}}]));
     assert_eq!(got.first().map(|g| g.0.as_str()), Some("2"));
     assert_eq!(got.iter().find(|g| g.0 == "1").map(|g| g.1.clone()), Some(json!(6)));
     let got = sorted(&s, json!([{"likes": {"order": "desc", "mode": "min", "numeric_type": "double", "missing": 2}}]));
-    assert_eq!(got, vec![("3".into(), json!(7.0)), ("0".into(), json!(3.0)), ("2".into(), json!(2.0)), ("1".into(), json!(1.0)), ("4".into(), json!(0.0))]);
+    assert_eq!(
+        got,
+        vec![
+            ("3".into(), json!(7.0)),
+            ("0".into(), json!(3.0)),
+            ("2".into(), json!(2.0)),
+            ("1".into(), json!(1.0)),
+            ("4".into(), json!(0.0))
+        ]
+    );
     let got = sorted(&s, json!([{"rank": {"order": "asc", "missing": 1.5}}]));
-    assert_eq!(got.iter().map(|g| g.1.clone()).collect::<Vec<_>>(), vec![json!(0.5), json!(1.0), json!(1.5), json!(2.25), json!(4.0)]);
+    assert_eq!(
+        got.iter().map(|g| g.1.clone()).collect::<Vec<_>>(),
+        vec![json!(0.5), json!(1.0), json!(1.5), json!(2.25), json!(4.0)]
+    );
     s.stop();
 }

@@ -72,7 +72,11 @@ fn shard_doc_needs_a_point_in_time() {
     let s = TestServer::start(dir.path(), &[]);
     let r = put(s.addr, "/p", r#"{"settings":{"number_of_shards":2,"number_of_replicas":0}}"#);
     assert_eq!(r.status, 200, "{}", r.text());
-    for body in [json!({"sort": ["_shard_doc"]}), json!({"sort": [{"_shard_doc": "desc"}]}), json!({"sort": [{"_shard_doc": {"order": "asc"}}]})] {
+    for body in [
+        json!({"sort": ["_shard_doc"]}),
+        json!({"sort": [{"_shard_doc": "desc"}]}),
+        json!({"sort": [{"_shard_doc": {"order": "asc"}}]}),
+    ] {
         let r = post(s.addr, "/p/_search", &body.to_string());
         assert_eq!(r.status, 400, "{body}: {}", r.text());
         assert_eq!(r.json()["error"]["type"], json!("action_request_validation_exception"), "{}", r.text());
@@ -96,7 +100,13 @@ fn shard_doc_orders_a_pit_shard_by_shard_and_pages_with_search_after() {
     for i in 0..30 {
         bulk.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{{\"n\":{i}}}\n"));
     }
-    let r = common::http::send(s.addr, "POST", "/sd/_bulk?refresh=true", Some(bulk.as_bytes()), &[("Content-Type", "application/x-ndjson")]);
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        "/sd/_bulk?refresh=true",
+        Some(bulk.as_bytes()),
+        &[("Content-Type", "application/x-ndjson")],
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     let pit = post(s.addr, "/sd/_search/point_in_time?keep_alive=1m", "").json();
     let id = pit["pit_id"].as_str().expect("pit id").to_string();

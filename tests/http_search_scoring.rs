@@ -20,7 +20,9 @@ impl Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
         let data = dir.path().to_string_lossy().to_string();
-        let running = rt.block_on(start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")]))).expect("server starts");
+        let running = rt
+            .block_on(start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")])))
+            .expect("server starts");
         let addr = running.addr;
         Server { rt, running: Some(running), addr, _dir: dir }
     }
@@ -29,7 +31,11 @@ impl Server {
     fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
         let mut s = TcpStream::connect(self.addr).expect("connect");
         let body = body.unwrap_or("");
-        let ct = if path.contains("_bulk") || path.contains("_msearch") { "application/x-ndjson" } else { "application/json" };
+        let ct = if path.contains("_bulk") || path.contains("_msearch") {
+            "application/x-ndjson"
+        } else {
+            "application/json"
+        };
         let req = format!("{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: {ct}\r\nContent-Length: {}\r\n\r\n{body}", body.len());
         s.write_all(req.as_bytes()).expect("write");
         let mut raw = Vec::new();
@@ -123,7 +129,11 @@ fn scores(r: &Value) -> Vec<(usize, f64)> {
 }
 
 fn assert_scores(what: &str, got: &[(usize, f64)], want: &[(usize, f64)]) {
-    assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), want.iter().map(|w| w.0).collect::<Vec<_>>(), "{what}: matching docs");
+    assert_eq!(
+        got.iter().map(|g| g.0).collect::<Vec<_>>(),
+        want.iter().map(|w| w.0).collect::<Vec<_>>(),
+        "{what}: matching docs"
+    );
     for (g, w) in got.iter().zip(want) {
         assert!((g.1 - w.1).abs() <= 1e-5 * w.1.max(1.0), "{what}: doc {}: got {}, want {}", g.0, g.1, w.1);
     }
@@ -165,7 +175,8 @@ fn blend(stats: &[(f64, f64, f64)], max_doc: f64) -> Vec<f64> {
 fn cross_fields_blends_doc_freqs_across_fields() {
     let s = Server::new();
     let title = [Some("fox"), Some("quick fox"), None, Some("lazy dog"), Some("fox den")];
-    let body = [Some("the quick brown dog"), Some("a fox"), Some("quick quick fox jumps"), Some("the end"), Some("dog days")];
+    let body =
+        [Some("the quick brown dog"), Some("a fox"), Some("quick quick fox jumps"), Some("the end"), Some("dog days")];
     let docs: Vec<Value> = title
         .iter()
         .zip(&body)
@@ -190,7 +201,8 @@ fn cross_fields_blends_doc_freqs_across_fields() {
             let mut total = 0.0;
             let mut matched = 0;
             for t in &terms {
-                let stats: Vec<(f64, f64, f64)> = fields.iter().map(|(f, _)| (f.df(t), f.doc_count(), f.sum_ttf())).collect();
+                let stats: Vec<(f64, f64, f64)> =
+                    fields.iter().map(|(f, _)| (f.df(t), f.doc_count(), f.sum_ttf())).collect();
                 let dfs = blend(&stats, title.len() as f64);
                 let per: Vec<f64> = fields
                     .iter()
@@ -231,7 +243,8 @@ fn fuzzy_blends_expansions_and_boosts_by_similarity() {
             for (t, sim) in expansions.iter().filter(|(t, _)| allowed.contains(t)) {
                 if f.freq(d, t) > 0.0 {
                     any = true;
-                    total += sim * bm25_idf(idf(max_df_of(&f, allowed), f.doc_count()), f.freq(d, t), f.dl(d), f.avgdl());
+                    total +=
+                        sim * bm25_idf(idf(max_df_of(&f, allowed), f.doc_count()), f.freq(d, t), f.dl(d), f.avgdl());
                 }
             }
             if any {
@@ -246,20 +259,38 @@ fn fuzzy_blends_expansions_and_boosts_by_similarity() {
     assert_eq!(max_df, 2.0);
     let r = s.ok("POST", "/fz/_search?size=20", json!({"query": {"fuzzy": {"body": {"value": "brwn"}}}}));
     assert_scores("fuzzy brwn", &scores(&r), &expected(&["brown", "bran"]));
-    let r = s.ok("POST", "/fz/_search?size=20", json!({"query": {"match": {"body": {"query": "brwn", "fuzziness": "AUTO"}}}}));
+    let r = s.ok(
+        "POST",
+        "/fz/_search?size=20",
+        json!({"query": {"match": {"body": {"query": "brwn", "fuzziness": "AUTO"}}}}),
+    );
     assert_scores("match brwn fuzziness", &scores(&r), &expected(&["brown", "bran"]));
     // One expansion: equal boosts, the smaller term wins.
-    let r = s.ok("POST", "/fz/_search?size=20", json!({"query": {"fuzzy": {"body": {"value": "brwn", "max_expansions": 1}}}}));
+    let r = s.ok(
+        "POST",
+        "/fz/_search?size=20",
+        json!({"query": {"fuzzy": {"body": {"value": "brwn", "max_expansions": 1}}}}),
+    );
     assert_scores("fuzzy brwn max_expansions 1", &scores(&r), &expected(&["bran"]));
     // The prefix covering the value: exact matches only.
-    let r = s.ok("POST", "/fz/_search?size=20", json!({"query": {"fuzzy": {"body": {"value": "bran", "fuzziness": 1, "prefix_length": 4}}}}));
+    let r = s.ok(
+        "POST",
+        "/fz/_search?size=20",
+        json!({"query": {"fuzzy": {"body": {"value": "bran", "fuzziness": 1, "prefix_length": 4}}}}),
+    );
     assert_eq!(scores(&r).iter().map(|x| x.0).collect::<Vec<_>>(), vec![1]);
 }
 
 #[test]
 fn match_phrase_prefix_is_one_multi_phrase() {
     let s = Server::new();
-    let body = [Some("quick brown fox"), Some("quick brownie pie"), Some("quick bread"), Some("slow brown cow"), Some("brown quick")];
+    let body = [
+        Some("quick brown fox"),
+        Some("quick brownie pie"),
+        Some("quick bread"),
+        Some("slow brown cow"),
+        Some("brown quick"),
+    ];
     let docs: Vec<Value> = body.iter().map(|b| json!({"body": b})).collect();
     index(&s, "pp", json!({"properties": {"body": {"type": "text"}}}), &docs);
     let f = Field::new(&body);
@@ -271,15 +302,27 @@ fn match_phrase_prefix_is_one_multi_phrase() {
     };
     let r = s.ok("POST", "/pp/_search?size=20", json!({"query": {"match_phrase_prefix": {"body": "quick bro"}}}));
     assert_scores("quick bro", &scores(&r), &phrase(&["brown", "brownie"], &[0, 1]));
-    let r = s.ok("POST", "/pp/_search?size=20", json!({"query": {"match_phrase_prefix": {"body": {"query": "quick bro", "max_expansions": 1}}}}));
+    let r = s.ok(
+        "POST",
+        "/pp/_search?size=20",
+        json!({"query": {"match_phrase_prefix": {"body": {"query": "quick bro", "max_expansions": 1}}}}),
+    );
     assert_scores("quick bro, 1 expansion", &scores(&r), &phrase(&["brown"], &[0]));
-    let r = s.ok("POST", "/pp/_search?size=20", json!({"query": {"multi_match": {"query": "quick bro", "type": "phrase_prefix", "fields": ["body"]}}}));
+    let r = s.ok(
+        "POST",
+        "/pp/_search?size=20",
+        json!({"query": {"multi_match": {"query": "quick bro", "type": "phrase_prefix", "fields": ["body"]}}}),
+    );
     assert_scores("multi_match phrase_prefix", &scores(&r), &phrase(&["brown", "brownie"], &[0, 1]));
     // One term: a disjunction of the expansions, each scored with its own statistics.
     let r = s.ok("POST", "/pp/_search?size=20", json!({"query": {"match_phrase_prefix": {"body": "bro"}}}));
     let want: Vec<(usize, f64)> = (0..body.len())
         .filter_map(|d| {
-            let sc: f64 = ["brown", "brownie"].iter().filter(|t| f.freq(d, t) > 0.0).map(|t| bm25_idf(idf(f.df(t), n), f.freq(d, t), f.dl(d), f.avgdl())).sum();
+            let sc: f64 = ["brown", "brownie"]
+                .iter()
+                .filter(|t| f.freq(d, t) > 0.0)
+                .map(|t| bm25_idf(idf(f.df(t), n), f.freq(d, t), f.dl(d), f.avgdl()))
+                .sum();
             (sc > 0.0).then_some((d, sc))
         })
         .collect();
@@ -289,9 +332,20 @@ fn match_phrase_prefix_is_one_multi_phrase() {
 #[test]
 fn keyword_normalizer_applies_to_term_level_queries() {
     let s = Server::new();
-    let docs = [json!({"tag": "Foo", "raw": "FoO"}), json!({"tag": "BAR", "raw": "bar"}), json!({"tag": "foobar", "raw": "Baz"})];
-    index(&s, "kn", json!({"properties": {"tag": {"type": "keyword", "normalizer": "lower"}, "raw": {"type": "keyword"}}}), &docs);
-    let ids = |q: Value| -> Vec<usize> { scores(&s.ok("POST", "/kn/_search", json!({ "query": q }))).into_iter().map(|x| x.0).collect() };
+    let docs = [
+        json!({"tag": "Foo", "raw": "FoO"}),
+        json!({"tag": "BAR", "raw": "bar"}),
+        json!({"tag": "foobar", "raw": "Baz"}),
+    ];
+    index(
+        &s,
+        "kn",
+        json!({"properties": {"tag": {"type": "keyword", "normalizer": "lower"}, "raw": {"type": "keyword"}}}),
+        &docs,
+    );
+    let ids = |q: Value| -> Vec<usize> {
+        scores(&s.ok("POST", "/kn/_search", json!({ "query": q }))).into_iter().map(|x| x.0).collect()
+    };
     assert_eq!(ids(json!({"term": {"tag": "FOO"}})), vec![0]);
     assert_eq!(ids(json!({"terms": {"tag": ["fOo", "Bar"]}})), vec![0, 1]);
     assert_eq!(ids(json!({"prefix": {"tag": "FO"}})), vec![0, 2]);
@@ -346,7 +400,11 @@ fn java_hash(s: &str) -> u32 {
 #[test]
 fn random_score_hashes_seq_no_and_id_like_opensearch() {
     let s = Server::new();
-    s.ok("PUT", "/rs", json!({"settings": {"number_of_shards": 1}, "mappings": {"properties": {"n": {"type": "long"}}}}));
+    s.ok(
+        "PUT",
+        "/rs",
+        json!({"settings": {"number_of_shards": 1}, "mappings": {"properties": {"n": {"type": "long"}}}}),
+    );
     for i in 0..6 {
         s.ok("PUT", &format!("/rs/_doc/d{i}"), json!({"n": i}));
     }
@@ -365,7 +423,12 @@ fn random_score_hashes_seq_no_and_id_like_opensearch() {
             .as_array()
             .expect("hits")
             .iter()
-            .map(|h| (h["_id"].as_str().and_then(|x| x.trim_start_matches('d').parse().ok()).expect("id"), h["_score"].as_f64().expect("score")))
+            .map(|h| {
+                (
+                    h["_id"].as_str().and_then(|x| x.trim_start_matches('d').parse().ok()).expect("id"),
+                    h["_score"].as_f64().expect("score"),
+                )
+            })
             .collect();
         out.sort_by_key(|x| x.0);
         out
@@ -385,13 +448,27 @@ fn fuzzy_rewrite_methods() {
     let docs: Vec<Value> = body.iter().map(|b| json!({"body": b})).collect();
     index(&s, "fr", json!({"properties": {"body": {"type": "text"}}}), &docs);
     let f = Field::new(&body);
-    let q = |rewrite: &str| scores(&s.ok("POST", "/fr/_search?size=20", json!({"query": {"fuzzy": {"body": {"value": "brwn", "rewrite": rewrite, "boost": 2.0}}}})));
+    let q = |rewrite: &str| {
+        scores(&s.ok(
+            "POST",
+            "/fr/_search?size=20",
+            json!({"query": {"fuzzy": {"body": {"value": "brwn", "rewrite": rewrite, "boost": 2.0}}}}),
+        ))
+    };
     assert_scores("constant_score", &q("constant_score"), &[(0, 2.0), (1, 2.0), (2, 2.0)]);
     // Each term with its own statistics, boosted by its similarity 0.75.
     let own = |d: usize, t: &str| 2.0 * 0.75 * bm25_idf(idf(f.df(t), f.doc_count()), f.freq(d, t), f.dl(d), f.avgdl());
-    assert_scores("scoring_boolean", &q("scoring_boolean"), &[(0, own(0, "brown")), (1, own(1, "bran")), (2, own(2, "brown"))]);
+    assert_scores(
+        "scoring_boolean",
+        &q("scoring_boolean"),
+        &[(0, own(0, "brown")), (1, own(1, "bran")), (2, own(2, "brown"))],
+    );
     assert_scores("top_terms_1", &q("top_terms_1"), &[(1, own(1, "bran"))]);
     assert_scores("top_terms_boost_5", &q("top_terms_boost_5"), &[(0, 1.5), (1, 1.5), (2, 1.5)]);
-    let (st, _) = s.call("POST", "/fr/_search", Some(&json!({"query": {"fuzzy": {"body": {"value": "brwn", "rewrite": "nope"}}}}).to_string()));
+    let (st, _) = s.call(
+        "POST",
+        "/fr/_search",
+        Some(&json!({"query": {"fuzzy": {"body": {"value": "brwn", "rewrite": "nope"}}}}).to_string()),
+    );
     assert_eq!(st, 400);
 }

@@ -16,8 +16,8 @@ use fathom::engine::schema::Mapping;
 use fathom::engine::store::FsDirectory;
 use serde_json::{json, Value};
 use tantivy::schema::{
-    DateOptions, IndexRecordOption, IpAddrOptions, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED,
-    STORED, STRING,
+    DateOptions, IndexRecordOption, IpAddrOptions, NumericOptions, Schema, TextFieldIndexing, TextOptions, FAST,
+    INDEXED, STORED, STRING,
 };
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use tantivy::{DateTime, TantivyDocument};
@@ -58,7 +58,8 @@ impl Corpus {
 
     /// `$FATHOM_CORPUS_DIR` (default `/tmp/corpus`)/`<name>.ndjson`.
     pub fn path(self) -> PathBuf {
-        let dir = std::env::var_os("FATHOM_CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/tmp/corpus"));
+        let dir =
+            std::env::var_os("FATHOM_CORPUS_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/tmp/corpus"));
         dir.join(format!("{}.ndjson", self.name()))
     }
 
@@ -81,8 +82,11 @@ impl Corpus {
             return None;
         };
         use std::io::BufRead;
-        let lines: Vec<String> =
-            std::io::BufReader::new(file).lines().take(n).collect::<std::io::Result<_>>().expect("corpus file is readable UTF-8");
+        let lines: Vec<String> = std::io::BufReader::new(file)
+            .lines()
+            .take(n)
+            .collect::<std::io::Result<_>>()
+            .expect("corpus file is readable UTF-8");
         assert!(!lines.is_empty(), "{} is empty", path.display());
         Some(lines)
     }
@@ -111,7 +115,9 @@ impl Corpus {
     /// The same schema for tantivy; text fields use `tokenizer`.
     pub fn tantivy_schema(self, tokenizer: &str) -> Schema {
         let text = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default().set_tokenizer(tokenizer).set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         );
         let date = DateOptions::from(INDEXED) | FAST;
         let mut b = Schema::builder();
@@ -215,7 +221,15 @@ pub fn fathom_doc(mapping: &Mapping, n: usize, line: &str) -> Document {
     let parsed = mapping.parse(&id, line.as_bytes()).expect("corpus lines parse with the bench mapping");
     assert!(parsed.mapping_update.is_none(), "dynamic: false never updates the mapping");
     // `fields` includes `_id`; the writer skips it and indexes `Document::id` (as the shard does).
-    Document { id, routing: None, source: line.as_bytes().to_vec(), fields: parsed.fields, seq_no: n as i64, primary_term: 1, version: 1 }
+    Document {
+        id,
+        routing: None,
+        source: line.as_bytes().to_vec(),
+        fields: parsed.fields,
+        seq_no: n as i64,
+        primary_term: 1,
+        version: 1,
+    }
 }
 
 /// Indexes `lines` into a new Fathom index in `dir` (refresh when the buffer is full, commit at
@@ -323,7 +337,12 @@ pub fn build_pair(corpus: Corpus) -> Option<Pair> {
     assert_eq!(s.leaves().len(), 1, "fathom force-merged to one segment");
     assert_eq!(s.num_docs(), lines.len() as u64);
     assert_eq!(tantivy.searchable_segment_ids().expect("segments").len(), 1, "tantivy merged to one segment");
-    eprintln!("built both {} indexes over {} docs, one segment each, in {:.1?}", corpus.name(), lines.len(), t0.elapsed());
+    eprintln!(
+        "built both {} indexes over {} docs, one segment each, in {:.1?}",
+        corpus.name(),
+        lines.len(),
+        t0.elapsed()
+    );
     Some(Pair { _fathom_dir: fd, _tantivy_dir: td, fathom, tantivy, lines: lines.len() })
 }
 

@@ -25,13 +25,17 @@ impl Conn {
 
     /// Sends one request and reads the whole response: (status, body).
     pub fn request(&mut self, method: &str, path: &str, ctype: &str, body: &[u8]) -> (u16, Vec<u8>) {
-        let head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n", body.len());
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
         let s = self.r.get_mut();
         s.write_all(head.as_bytes()).expect("the server reads requests");
         s.write_all(body).expect("the server reads request bodies");
         let mut line = String::new();
         self.r.read_line(&mut line).expect("the server answers with a status line");
-        let status: u16 = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("status line {line:?}"));
+        let status: u16 =
+            line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("status line {line:?}"));
         let mut len = 0usize;
         loop {
             line.clear();
@@ -44,7 +48,10 @@ impl Conn {
                 if k.eq_ignore_ascii_case("content-length") {
                     len = v.trim().parse().expect("Content-Length is a number");
                 }
-                assert!(!(k.eq_ignore_ascii_case("transfer-encoding")), "chunked responses are not read by this client: {l}");
+                assert!(
+                    !(k.eq_ignore_ascii_case("transfer-encoding")),
+                    "chunked responses are not read by this client: {l}"
+                );
             }
         }
         let mut buf = vec![0; len];
@@ -98,14 +105,19 @@ impl Server {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
         let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
         let f: Vec<&str> = after.split_whitespace().collect();
-        let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let ticks: u64 =
+            f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
         Duration::from_secs_f64(ticks as f64 / 100.0)
     }
 
     /// Resident set size in kB.
     pub fn rss_kb(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
     }
 }
 

@@ -90,7 +90,8 @@ fn round_trip(data: &[u8]) {
     let Some((&bits, rest)) = data.split_first() else { return };
     let bits32 = bits % 33;
     let mask32 = if bits32 == 32 { u32::MAX } else { (1u32 << bits32) - 1 };
-    let values: Vec<u32> = rest.chunks_exact(4).take(BLOCK).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & mask32).collect();
+    let values: Vec<u32> =
+        rest.chunks_exact(4).take(BLOCK).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & mask32).collect();
     let mut packed = Vec::new();
     bitpack::pack32(&values, bits32, &mut packed);
     assert_eq!(packed.len(), bitpack::packed_len(values.len(), bits32));
@@ -100,11 +101,16 @@ fn round_trip(data: &[u8]) {
 
     let bits64 = bits % 65;
     let mask64 = if bits64 == 64 { u64::MAX } else { (1u64 << bits64) - 1 };
-    let values: Vec<u64> = rest.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8-byte chunk")) & mask64).collect();
+    let values: Vec<u64> =
+        rest.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8-byte chunk")) & mask64).collect();
     let mut packed = Vec::new();
     bitpack::pack64(&values, bits64, &mut packed);
     for (i, &v) in values.iter().enumerate() {
-        assert_eq!(bitpack::get64(&packed, bits64, i).expect("index within packed values"), v, "pack64/get64 at {bits64} bits");
+        assert_eq!(
+            bitpack::get64(&packed, bits64, i).expect("index within packed values"),
+            v,
+            "pack64/get64 at {bits64} bits"
+        );
     }
     let mut vbuf = Vec::new();
     for &v in &values {

@@ -100,7 +100,12 @@ fn document(d: &Doc, seq_no: i64) -> Document {
         fields.push(field("ip", FieldValue::Ip(v)));
     }
     if let Some(v) = &d.binary {
-        fields.push(IndexableField { name: "bin".into(), value: FieldValue::Binary(v.clone()), index: false, doc_values: true });
+        fields.push(IndexableField {
+            name: "bin".into(),
+            value: FieldValue::Binary(v.clone()),
+            index: false,
+            doc_values: true,
+        });
     }
     Document {
         id: format!("id{}", d.id % 16),
@@ -171,7 +176,11 @@ fn check_index(w: &IndexWriter, model: &BTreeMap<String, StoredDocument>, when: 
         let got = w.get(&id).expect("get by _id");
         assert_eq!(got.as_ref(), model.get(&id), "get({id}) {when}");
         let v = w.lookup(&id).expect("lookup by _id");
-        assert_eq!(v.map(|v| (v.seq_no, v.version)), model.get(&id).map(|d| (d.seq_no, d.version)), "lookup({id}) {when}");
+        assert_eq!(
+            v.map(|v| (v.seq_no, v.version)),
+            model.get(&id).map(|d| (d.seq_no, d.version)),
+            "lookup({id}) {when}"
+        );
     }
     w.refresh().expect("refresh");
     let s = w.searcher().expect("searcher");
@@ -204,7 +213,9 @@ fn translog_round_trip(ops: &[Op], roll_every: u8) {
                 primary_term: 1,
                 version: *version,
             },
-            Op::Delete { id, version } => Operation::Delete { id: id.clone(), seq_no, primary_term: 1, version: *version },
+            Op::Delete { id, version } => {
+                Operation::Delete { id: id.clone(), seq_no, primary_term: 1, version: *version }
+            }
             Op::Nothing { reason } => Operation::NoOp { seq_no, primary_term: 1, reason: reason.clone() },
         };
         t.add(&op).expect("add");

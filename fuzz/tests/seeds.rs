@@ -62,7 +62,8 @@ fn column_seeds_decode_with_their_prefixes() {
     let seg = fathom_fuzz::segment_for(file);
     let dir = RamDirectory::new();
     write_file(&dir, &seg.file(doc_values::EXT), file).unwrap();
-    doc_values::DocValuesReader::open(&dir, &seg, &fathom_fuzz::column_infos(&kinds, &[]), max_doc).expect("kinds prefix matches");
+    doc_values::DocValuesReader::open(&dir, &seg, &fathom_fuzz::column_infos(&kinds, &[]), max_doc)
+        .expect("kinds prefix matches");
 
     let s = seed("points", "golden_pts");
     let max_doc = u16_at(&s, 0) as u32;
@@ -71,7 +72,8 @@ fn column_seeds_decode_with_their_prefixes() {
     let seg = fathom_fuzz::segment_for(file);
     let dir = RamDirectory::new();
     write_file(&dir, &seg.file(points::EXT), file).unwrap();
-    points::PointsReader::open(&dir, &seg, &fathom_fuzz::column_infos(&[], &s[2..6]), max_doc).expect("widths prefix matches");
+    points::PointsReader::open(&dir, &seg, &fathom_fuzz::column_infos(&[], &s[2..6]), max_doc)
+        .expect("widths prefix matches");
 
     let s = seed("stored", "golden_fdt");
     assert_eq!(stored::check_file(&s[2..], u16_at(&s, 0) as u32).expect("stored seed").version, 1);

@@ -24,9 +24,18 @@ fn names(v: &Value, key: &str) -> OsResult<Vec<String>> {
     match v {
         Value::String(s) if s.is_empty() => Err(OsError::illegal(format!("[{key}] can't be empty string"))),
         Value::Array(a) if a.is_empty() => Err(OsError::illegal(format!("[{key}] can't be empty"))),
-        Value::Array(a) if a.iter().any(|x| x.as_str() == Some("")) => Err(OsError::illegal(format!("[{key}] can't contain empty string"))),
+        Value::Array(a) if a.iter().any(|x| x.as_str() == Some("")) => {
+            Err(OsError::illegal(format!("[{key}] can't contain empty string")))
+        }
         Value::String(s) => Ok(vec![s.clone()]),
-        Value::Array(a) => a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| OsError::parsing(format!("[{key}] must be an array of strings")))).collect(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| OsError::parsing(format!("[{key}] must be an array of strings")))
+            })
+            .collect(),
         _ => Err(OsError::parsing(format!("[{key}] must be a string or an array of strings"))),
     }
 }
@@ -45,7 +54,9 @@ pub fn parse_action(v: &Value) -> OsResult<AliasAction> {
             "index" | "indices" => indices.extend(names(val, k)?),
             "alias" | "aliases" if kind != "remove_index" => aliases.extend(names(val, k)?),
             "must_exist" if kind == "remove" => must_exist = val.as_bool(),
-            "filter" | "routing" | "index_routing" | "search_routing" | "is_write_index" | "is_hidden" if kind == "add" => {
+            "filter" | "routing" | "index_routing" | "search_routing" | "is_write_index" | "is_hidden"
+                if kind == "add" =>
+            {
                 def_fields.insert(k.clone(), val.clone());
             }
             other => return Err(OsError::illegal(format!("[{kind}] unknown field [{other}]"))),
@@ -84,14 +95,28 @@ pub fn parse_actions(body: &Value) -> OsResult<Vec<AliasAction>> {
 }
 
 fn targets(md: &Metadata, exprs: &[String]) -> OsResult<Vec<String>> {
-    let opts = IndicesOptions { ignore_unavailable: false, allow_no_indices: false, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false };
+    let opts = IndicesOptions {
+        ignore_unavailable: false,
+        allow_no_indices: false,
+        expand: ExpandWildcards { open: true, closed: true, hidden: false },
+        forbid_closed: false,
+    };
     resolve(md, &exprs.join(","), opts)
 }
 
 fn validate_alias_name(md: &Metadata, alias: &str) -> OsResult<()> {
-    let bad = |why: &str| Err(OsError::new("invalid_alias_name_exception", format!("Invalid alias name [{alias}]: {why}")).with("index", alias).with("index_uuid", "_na_"));
+    let bad = |why: &str| {
+        Err(OsError::new("invalid_alias_name_exception", format!("Invalid alias name [{alias}]: {why}"))
+            .with("index", alias)
+            .with("index_uuid", "_na_"))
+    };
     if md.indices.contains_key(alias) {
-        return Err(OsError::new("invalid_alias_name_exception", format!("Invalid alias name [{alias}], an index exists with the same name as the alias")).with("index", alias).with("index_uuid", "_na_"));
+        return Err(OsError::new(
+            "invalid_alias_name_exception",
+            format!("Invalid alias name [{alias}], an index exists with the same name as the alias"),
+        )
+        .with("index", alias)
+        .with("index_uuid", "_na_"));
     }
     if alias.starts_with('_') || alias.starts_with('-') || alias.starts_with('+') {
         return bad("must not start with '_', '-', or '+'");
@@ -202,7 +227,10 @@ fn check_write_indices(md: &Metadata, changed: &BTreeSet<String>) -> OsResult<()
 /// `aliases_not_found_exception`.
 pub fn aliases_not_found(names: &[String]) -> OsError {
     let list = names.join(",");
-    OsError::new("aliases_not_found_exception", format!("aliases [{list}] missing")).status(404).with("resource.type", "aliases").with("resource.id", list)
+    OsError::new("aliases_not_found_exception", format!("aliases [{list}] missing"))
+        .status(404)
+        .with("resource.type", "aliases")
+        .with("resource.id", list)
 }
 
 /// `DELETE /{index}/_alias/{name}`.
@@ -213,7 +241,12 @@ pub fn delete(cs: &ClusterService, index: &str, names: &str) -> OsResult<Value> 
 
 /// The answer of `GET [/{index}]/_alias[/{name}]`: `(status, body)`. A named alias that matches
 /// nothing makes it a 404 whose body carries `error` and `status` beside what was found.
-pub fn get(md: &Metadata, index_expr: Option<&str>, names: Option<&str>, opts: IndicesOptions) -> OsResult<(u16, Value)> {
+pub fn get(
+    md: &Metadata,
+    index_expr: Option<&str>,
+    names: Option<&str>,
+    opts: IndicesOptions,
+) -> OsResult<(u16, Value)> {
     let indices = resolve(md, index_expr.unwrap_or("_all"), opts)?;
     let patterns: Option<Vec<&str>> = names.map(|n| n.split(',').map(str::trim).filter(|p| !p.is_empty()).collect());
     let wanted = |a: &str| -> bool {
@@ -240,7 +273,8 @@ pub fn get(md: &Metadata, index_expr: Option<&str>, names: Option<&str>, opts: I
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for n in &indices {
         let Some(m) = md.indices.get(n) else { continue };
-        let aliases: Map<String, Value> = m.aliases.iter().filter(|(a, _)| wanted(a)).map(|(a, d)| (a.clone(), d.to_json())).collect();
+        let aliases: Map<String, Value> =
+            m.aliases.iter().filter(|(a, _)| wanted(a)).map(|(a, d)| (a.clone(), d.to_json())).collect();
         seen.extend(aliases.keys().cloned());
         if patterns.is_none() || !aliases.is_empty() {
             out.insert(n.clone(), json!({"aliases": aliases}));
@@ -253,7 +287,10 @@ pub fn get(md: &Metadata, index_expr: Option<&str>, names: Option<&str>, opts: I
         .map(|p| p.to_string())
         .collect();
     if !missing.is_empty() {
-        out.insert("error".into(), json!(format!("alias{} [{}] missing", if missing.len() > 1 { "es" } else { "" }, missing.join(","))));
+        out.insert(
+            "error".into(),
+            json!(format!("alias{} [{}] missing", if missing.len() > 1 { "es" } else { "" }, missing.join(","))),
+        );
         out.insert("status".into(), json!(404));
         return Ok((404, Value::Object(out)));
     }

@@ -20,7 +20,13 @@ pub fn analyze(cs: &ClusterService, index: Option<&str>, body: &Value) -> OsResu
     let (analysis, max_tokens): (Option<&IndexAnalysis>, usize) = match &svc {
         Some(s) => {
             let meta = s.metadata();
-            let max = crate::cluster::settings::get_int(&meta.settings, "index.analyze.max_token_count", 10_000, 1, i32::MAX as i64)? as usize;
+            let max = crate::cluster::settings::get_int(
+                &meta.settings,
+                "index.analyze.max_token_count",
+                10_000,
+                1,
+                i32::MAX as i64,
+            )? as usize;
             (Some(s.analysis().as_ref()), max)
         }
         None => (None, 10_000),
@@ -40,6 +46,10 @@ pub fn analyze(cs: &ClusterService, index: Option<&str>, body: &Value) -> OsResu
     run(body, analysis, &field, max_tokens).map_err(|e| {
         let error = OsError::new(e.kind, e.reason);
         // Java's IllegalStateException (the token limit) is an internal server error.
-        if e.kind == "illegal_state_exception" { error.status(500) } else { error }
+        if e.kind == "illegal_state_exception" {
+            error.status(500)
+        } else {
+            error
+        }
     })
 }

@@ -11,7 +11,10 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::documents::active_shards::{self, ActiveShardCount, Shortfall};
-use super::documents::{assign_id, delete_routed, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait, Refresh, WriteOutcome};
+use super::documents::{
+    assign_id, delete_routed, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait,
+    Refresh, WriteOutcome,
+};
 use super::update::{self, UpdateRequest};
 use crate::cluster::{ClusterService, IndexService, IndexShard};
 use crate::engine::translog::Durability;
@@ -39,7 +42,10 @@ pub struct BulkDefaults {
 }
 
 fn lines(body: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    body.split(|b| *b == b'\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l))).filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+    body.split(|b| *b == b'\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
 }
 
 /// One parsed item.
@@ -55,8 +61,12 @@ fn parse_items(body: &[u8]) -> OsResult<Vec<Item<'_>>> {
     let mut items = Vec::new();
     while let Some((line_no, line)) = it.next() {
         let (op, meta) = meta::parse(line, line_no)?;
-        if op == OpType::Update && (meta.version.is_some() || parse_version_type(meta.version_type.as_deref())? != VersionType::Internal) {
-            return Err(OsError::illegal("Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead"));
+        if op == OpType::Update
+            && (meta.version.is_some() || parse_version_type(meta.version_type.as_deref())? != VersionType::Internal)
+        {
+            return Err(OsError::illegal(
+                "Update requests do not support versioning. Please use `if_seq_no` and `if_primary_term` instead",
+            ));
         }
         let source = if op == OpType::Delete {
             None
@@ -270,7 +280,8 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
     let d = run.d;
     let given_id = m.id.as_deref().map(str::to_string);
     // Before an id is assigned, failures show `""` for index items and `null` otherwise.
-    let pre_id = || if item.op == OpType::Index { Some(given_id.clone().unwrap_or_default()) } else { given_id.clone() };
+    let pre_id =
+        || if item.op == OpType::Index { Some(given_id.clone().unwrap_or_default()) } else { given_id.clone() };
     let routing = m.routing().map(str::to_string).or_else(|| d.routing.clone());
     let require_alias = m.require_alias.unwrap_or(d.require_alias);
     let constraints = Constraints {
@@ -294,7 +305,9 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             }
             if let Some(p) = m.pipeline.as_deref().or(d.pipeline.as_deref()) {
                 if p != "_none" {
-                    return Err(fail(index, pre_id())(OsError::illegal(format!("pipeline with id [{p}] does not exist"))));
+                    return Err(fail(index, pre_id())(OsError::illegal(format!(
+                        "pipeline with id [{p}] does not exist"
+                    ))));
                 }
             }
             let (svc, total) = run.target(index, require_alias).map_err(fail(index, pre_id()))?;
@@ -303,9 +316,15 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             let shard = route_doc(&svc, &id, routing.as_deref()).map_err(fail(&svc.name, Some(id.clone())))?;
             if run.active_ok(&svc, &shard).is_err() {
                 let describe = active_shards::describe_index(&svc.name, &id, source);
-                return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
+                return Ok(Outcome::Unavailable {
+                    index: svc.name.clone(),
+                    id: Some(id),
+                    shard: Arc::as_ptr(&shard),
+                    describe,
+                });
             }
-            let w = index_routed(run.cs, &svc, &shard, id.clone(), auto, routing, source.to_vec(), constraints).map_err(fail(&svc.name, Some(id.clone())))?;
+            let w = index_routed(run.cs, &svc, &shard, id.clone(), auto, routing, source.to_vec(), constraints)
+                .map_err(fail(&svc.name, Some(id.clone())))?;
             run.wrote(shard, w);
             let (result, status) = if w.created_or_found { ("created", 201) } else { ("updated", 200) };
             Ok(Outcome::Written { index: svc, id, total, w, result, status })
@@ -318,7 +337,12 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             let shard = route_doc(&svc, &id, routing.as_deref()).map_err(fail(&svc.name, Some(id.clone())))?;
             if run.active_ok(&svc, &shard).is_err() {
                 let describe = active_shards::describe_delete(&svc.name, &id);
-                return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
+                return Ok(Outcome::Unavailable {
+                    index: svc.name.clone(),
+                    id: Some(id),
+                    shard: Arc::as_ptr(&shard),
+                    describe,
+                });
             }
             let w = delete_routed(&svc, &shard, &id, constraints).map_err(fail(&svc.name, Some(id.clone())))?;
             run.wrote(shard, w);
@@ -356,16 +380,27 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 }
             }
             if let Ok((svc, _)) = run.target(index, require_alias) {
-                let shard = svc.route(routing.as_deref().unwrap_or(&id)).map_err(fail(index, Some(id.clone())))?.clone();
+                let shard =
+                    svc.route(routing.as_deref().unwrap_or(&id)).map_err(fail(index, Some(id.clone())))?.clone();
                 if run.active_ok(&svc, &shard).is_err() {
                     let describe = active_shards::describe_update(&svc.name, &req);
-                    return Ok(Outcome::Unavailable { index: svc.name.clone(), id: Some(id), shard: Arc::as_ptr(&shard), describe });
+                    return Ok(Outcome::Unavailable {
+                        index: svc.name.clone(),
+                        id: Some(id),
+                        shard: Arc::as_ptr(&shard),
+                        describe,
+                    });
                 }
             }
             let (outcome, get) = update::update(run.cs, &req).map_err(fail(index, Some(id.clone())))?;
             // Updates synced inside the update action already; the entry only drives refresh.
             if d.refresh != Refresh::False && outcome.write.is_some() {
-                if let Some(shard) = run.cs.index(&outcome.index).ok().and_then(|svc| svc.route(routing.as_deref().unwrap_or(&id)).ok().cloned()) {
+                if let Some(shard) = run
+                    .cs
+                    .index(&outcome.index)
+                    .ok()
+                    .and_then(|svc| svc.route(routing.as_deref().unwrap_or(&id)).ok().cloned())
+                {
                     if !run.refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
                         run.refreshed.push(shard);
                     }

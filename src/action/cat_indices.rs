@@ -36,7 +36,9 @@ pub struct IndexRow {
 pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Option<&str>) -> OsResult<Vec<IndexRow>> {
     let want = match health {
         None => None,
-        Some(h) => Some(Status::parse(h).ok_or_else(|| OsError::illegal(format!("unknown cluster health status [{h}]")))?),
+        Some(h) => {
+            Some(Status::parse(h).ok_or_else(|| OsError::illegal(format!("unknown cluster health status [{h}]")))?)
+        }
     };
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
@@ -49,19 +51,22 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
         }
         let stats = match m.state {
             IndexState::Close => None,
-            IndexState::Open => Some(cs.index(&n).map(|svc| {
-                let mut s = DocStats::default();
-                for shard in &svc.shards {
-                    for seg in shard.engine.writer().segment_stats() {
-                        s.docs += u64::from(seg.max_doc.saturating_sub(seg.deleted));
-                        s.deleted += u64::from(seg.deleted);
-                        s.store_bytes += seg.size_bytes;
-                        s.segments += 1;
-                    }
-                }
-                s
-            })
-            .unwrap_or_default()),
+            IndexState::Open => Some(
+                cs.index(&n)
+                    .map(|svc| {
+                        let mut s = DocStats::default();
+                        for shard in &svc.shards {
+                            for seg in shard.engine.writer().segment_stats() {
+                                s.docs += u64::from(seg.max_doc.saturating_sub(seg.deleted));
+                                s.deleted += u64::from(seg.deleted);
+                                s.store_bytes += seg.size_bytes;
+                                s.segments += 1;
+                            }
+                        }
+                        s
+                    })
+                    .unwrap_or_default(),
+            ),
         };
         out.push(IndexRow {
             name: n.clone(),

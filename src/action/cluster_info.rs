@@ -72,14 +72,21 @@ impl Default for HealthRequest {
             wait_for_no_initializing_shards: false,
             wait_for_events: None,
             timeout: Duration::from_secs(30),
-            expand: IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: crate::cluster::resolve::ExpandWildcards { open: true, closed: true, hidden: true }, forbid_closed: false },
+            expand: IndicesOptions {
+                ignore_unavailable: false,
+                allow_no_indices: true,
+                expand: crate::cluster::resolve::ExpandWildcards { open: true, closed: true, hidden: true },
+                forbid_closed: false,
+            },
         }
     }
 }
 
 fn nodes_condition(spec: &str, nodes: u32) -> OsResult<bool> {
     let s = spec.trim();
-    let parse = |x: &str| x.trim().parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_nodes [{spec}]")));
+    let parse = |x: &str| {
+        x.trim().parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_nodes [{spec}]")))
+    };
     Ok(if let Some(r) = s.strip_prefix(">=") {
         nodes >= parse(r)?
     } else if let Some(r) = s.strip_prefix("<=") {
@@ -105,7 +112,10 @@ fn nodes_condition(spec: &str, nodes: u32) -> OsResult<bool> {
 pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)> {
     if let Some(e) = &req.wait_for_events {
         if !["immediate", "urgent", "high", "normal", "low", "languid"].contains(&e.to_ascii_lowercase().as_str()) {
-            return Err(OsError::illegal(format!("No enum constant org.opensearch.common.Priority.{}", e.to_ascii_uppercase())));
+            return Err(OsError::illegal(format!(
+                "No enum constant org.opensearch.common.Priority.{}",
+                e.to_ascii_uppercase()
+            )));
         }
     }
     if let Some(n) = &req.wait_for_nodes {
@@ -182,7 +192,9 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
         let want = match a.as_str() {
             "all" => h.active + h.unassigned,
             "" => 0,
-            n => n.parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_active_shards [{n}]")))?,
+            n => {
+                n.parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_active_shards [{n}]")))?
+            }
         };
         ok &= h.active >= want;
     }
@@ -251,7 +263,9 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
             if let Some(m) = md.indices.get(n) {
                 let mut shards = Map::new();
                 for i in 0..m.number_of_shards() {
-                    let mut copies = vec![json!({"state": "STARTED", "primary": true, "node": node_id, "relocating_node": null, "shard": i, "index": n, "allocation_id": {"id": format!("{}-{i}", m.uuid)}})];
+                    let mut copies = vec![
+                        json!({"state": "STARTED", "primary": true, "node": node_id, "relocating_node": null, "shard": i, "index": n, "allocation_id": {"id": format!("{}-{i}", m.uuid)}}),
+                    ];
                     for _ in 0..crate::cluster::health::effective_replicas(m, 1) {
                         copies.push(json!({"state": "UNASSIGNED", "primary": false, "node": null, "relocating_node": null, "shard": i, "index": n, "recovery_source": {"type": "PEER"}, "unassigned_info": {"reason": "INDEX_CREATED", "delayed": false, "allocation_status": "no_attempt"}}));
                     }

@@ -39,7 +39,8 @@ impl ActiveWait {
     /// Checks shard `shard` of `svc` (waiting up to the timeout); `describe` renders the
     /// request for the error message.
     pub fn check(&self, svc: &IndexService, shard: u32, describe: impl FnOnce() -> String) -> OsResult<()> {
-        active_shards::check(svc, shard, self.want, self.timeout, Instant::now() + self.timeout).map_err(|s| s.error(&describe()))
+        active_shards::check(svc, shard, self.want, self.timeout, Instant::now() + self.timeout)
+            .map_err(|s| s.error(&describe()))
     }
 }
 
@@ -114,7 +115,10 @@ pub fn write_response(o: &WriteOutcome) -> Value {
         m.insert("forced_refresh".into(), json!(true));
     }
     let successful = if o.write.is_some() { 1 } else { 0 };
-    m.insert("_shards".into(), json!({"total": if o.write.is_some() { o.shards_total } else { 0 }, "successful": successful, "failed": 0}));
+    m.insert(
+        "_shards".into(),
+        json!({"total": if o.write.is_some() { o.shards_total } else { 0 }, "successful": successful, "failed": 0}),
+    );
     if let Some(w) = &o.write {
         m.insert("_seq_no".into(), json!(w.seq_no));
         m.insert("_primary_term".into(), json!(w.primary_term));
@@ -150,7 +154,8 @@ pub fn write_target(cs: &ClusterService, name: &str, require_alias: bool) -> OsR
     }
     let targets = md.alias_indices(name);
     if !targets.is_empty() {
-        let write: Vec<_> = targets.iter().filter(|m| m.aliases.get(name).and_then(|a| a.is_write_index) == Some(true)).collect();
+        let write: Vec<_> =
+            targets.iter().filter(|m| m.aliases.get(name).and_then(|a| a.is_write_index) == Some(true)).collect();
         let chosen = match (write.first(), targets.len()) {
             (Some(m), _) => m.name.clone(),
             (None, 1) if targets[0].aliases.get(name).and_then(|a| a.is_write_index) != Some(false) => targets[0].name.clone(),
@@ -168,9 +173,8 @@ pub fn write_target(cs: &ClusterService, name: &str, require_alias: bool) -> OsR
         )));
     }
     if !auto_create_allowed(&md.persistent_settings, name) {
-        return Err(OsError::index_not_found(name).tap_reason(format!(
-            "no such index [{name}] and [action.auto_create_index] is [false]"
-        )));
+        return Err(OsError::index_not_found(name)
+            .tap_reason(format!("no such index [{name}] and [action.auto_create_index] is [false]")));
     }
     let req = templates::apply(&md, CreateIndex { name: name.to_string(), ..Default::default() })?;
     match cs.create_index(req) {
@@ -214,16 +218,26 @@ pub fn doc_error(e: OsError, svc: &IndexService, shard: &IndexShard) -> OsError 
 /// Checks `_routing.required`.
 pub fn check_routing(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResult<()> {
     if routing.is_none() && svc.mapping().routing_required == Some(true) {
-        return Err(OsError::new("routing_missing_exception", format!("routing is required for [{}]/[{id}]", svc.name))
-            .with("index", svc.name.as_str())
-            .with("index_uuid", svc.uuid.as_str()));
+        return Err(OsError::new(
+            "routing_missing_exception",
+            format!("routing is required for [{}]/[{id}]", svc.name),
+        )
+        .with("index", svc.name.as_str())
+        .with("index_uuid", svc.uuid.as_str()));
     }
     Ok(())
 }
 
 /// Indexes one document into a resolved index without waiting for durability; the caller calls
 /// [`sync_and_refresh`]. Dynamic mapping updates are persisted before the document is indexed.
-pub fn index_into(cs: &ClusterService, svc: &IndexService, id: Option<String>, routing: Option<String>, source: Vec<u8>, constraints: Constraints) -> OsResult<(Arc<IndexShard>, String, WriteResult)> {
+pub fn index_into(
+    cs: &ClusterService,
+    svc: &IndexService,
+    id: Option<String>,
+    routing: Option<String>,
+    source: Vec<u8>,
+    constraints: Constraints,
+) -> OsResult<(Arc<IndexShard>, String, WriteResult)> {
     let (id, auto) = assign_id(id, &constraints)?;
     let shard = route_doc(svc, &id, routing.as_deref())?;
     let w = index_routed(cs, svc, &shard, id.clone(), auto, routing, source, constraints)?;
@@ -252,7 +266,16 @@ pub fn route_doc(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResul
 
 /// Parses and indexes a document on its shard (see [`route_doc`]).
 #[allow(clippy::too_many_arguments)]
-pub fn index_routed(cs: &ClusterService, svc: &IndexService, shard: &IndexShard, id: String, auto: bool, routing: Option<String>, source: Vec<u8>, constraints: Constraints) -> OsResult<WriteResult> {
+pub fn index_routed(
+    cs: &ClusterService,
+    svc: &IndexService,
+    shard: &IndexShard,
+    id: String,
+    auto: bool,
+    routing: Option<String>,
+    source: Vec<u8>,
+    constraints: Constraints,
+) -> OsResult<WriteResult> {
     let parsed = svc.parse(&id, &source)?;
     if let Some(update) = &parsed.mapping_update {
         cs.apply_mapping_update(&svc.name, update)?;
@@ -264,7 +287,12 @@ pub fn index_routed(cs: &ClusterService, svc: &IndexService, shard: &IndexShard,
 /// Makes a write durable (translog fsync under `request` durability) and applies `refresh`
 /// (`wait_for`: the answer waits for the shard's next refresh, see
 /// [`crate::cluster::indices::defer_refresh_wait`]). Returns whether a refresh was forced.
-pub fn sync_and_refresh(svc: &IndexService, shard: &Arc<IndexShard>, w: &WriteResult, refresh: Refresh) -> OsResult<bool> {
+pub fn sync_and_refresh(
+    svc: &IndexService,
+    shard: &Arc<IndexShard>,
+    w: &WriteResult,
+    refresh: Refresh,
+) -> OsResult<bool> {
     if shard.engine.durability() == Durability::Request {
         shard.engine.ensure_synced(w.location, w.seq_no)?;
     }
@@ -321,14 +349,24 @@ pub struct DeleteRequest {
 }
 
 /// Deletes in a resolved index without syncing.
-pub fn delete_in(svc: &IndexService, id: &str, routing: Option<&str>, constraints: Constraints) -> OsResult<(Arc<IndexShard>, WriteResult)> {
+pub fn delete_in(
+    svc: &IndexService,
+    id: &str,
+    routing: Option<&str>,
+    constraints: Constraints,
+) -> OsResult<(Arc<IndexShard>, WriteResult)> {
     let shard = route_doc(svc, id, routing)?;
     let w = delete_routed(svc, &shard, id, constraints)?;
     Ok((shard, w))
 }
 
 /// Deletes a document on its shard (see [`route_doc`]).
-pub fn delete_routed(svc: &IndexService, shard: &IndexShard, id: &str, constraints: Constraints) -> OsResult<WriteResult> {
+pub fn delete_routed(
+    svc: &IndexService,
+    shard: &IndexShard,
+    id: &str,
+    constraints: Constraints,
+) -> OsResult<WriteResult> {
     shard.engine.delete(id, constraints).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 
@@ -336,12 +374,20 @@ pub fn delete_routed(svc: &IndexService, shard: &IndexShard, id: &str, constrain
 pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome> {
     let svc = match cs.index(&req.index) {
         Ok(s) => s,
-        Err(e) if e.kind == "index_not_found_exception" && cs.metadata().is_alias(&req.index) => write_target(cs, &req.index, false)?,
+        Err(e) if e.kind == "index_not_found_exception" && cs.metadata().is_alias(&req.index) => {
+            write_target(cs, &req.index, false)?
+        }
         Err(e) => return Err(e),
     };
     let shard = route_doc(&svc, &req.id, req.routing.as_deref())?;
     req.wait.check(&svc, shard.id, || {
-        active_shards::describe_shard_request(&svc.name, shard.id, 1, &active_shards::describe_delete(&svc.name, &req.id), req.refresh)
+        active_shards::describe_shard_request(
+            &svc.name,
+            shard.id,
+            1,
+            &active_shards::describe_delete(&svc.name, &req.id),
+            req.refresh,
+        )
     })?;
     let w = delete_routed(&svc, &shard, &req.id, req.constraints)?;
     let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
@@ -450,7 +496,10 @@ pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
         if !ok {
             return Err(OsError::new(
                 "version_conflict_engine_exception",
-                format!("[{}]: version conflict, current version [{}] is different than the one provided [{v}]", req.id, doc.version),
+                format!(
+                    "[{}]: version conflict, current version [{}] is different than the one provided [{v}]",
+                    req.id, doc.version
+                ),
             )
             .with("index", svc.name.as_str())
             .with("shard", shard.id.to_string())

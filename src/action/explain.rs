@@ -91,13 +91,24 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
         index: &svc.name,
         now_millis: now_millis(),
         analysis: Some(&analysis),
-        max_regex_length: svc.metadata().setting("index.max_regex_length").and_then(|s| s.parse().ok()).unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
+        max_regex_length: svc
+            .metadata()
+            .setting("index.max_regex_length")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
     };
     let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
     let mut query = build_query(&sr, &qc)?;
     if let Some(f) = &alias_filter {
         let filter = dsl::parse(f, &qc)?;
-        query = Query::Bool { must: vec![query], should: vec![], must_not: vec![], filter: vec![filter], minimum_should_match: 0, boost: 1.0 };
+        query = Query::Bool {
+            must: vec![query],
+            should: vec![],
+            must_not: vec![],
+            filter: vec![filter],
+            minimum_should_match: 0,
+            boost: 1.0,
+        };
     }
     let e = qsearcher.explain(&query, segment, doc)?;
     out.insert("matched".into(), json!(e.matched));

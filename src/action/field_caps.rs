@@ -59,7 +59,15 @@ pub fn index_fields(m: &Mapping) -> BTreeMap<String, FieldCap> {
             let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
             match mapper {
                 Mapper::Object(inner) => {
-                    out.insert(path.clone(), FieldCap { type_name: inner.type_name().into(), searchable: false, aggregatable: false, meta: BTreeMap::new() });
+                    out.insert(
+                        path.clone(),
+                        FieldCap {
+                            type_name: inner.type_name().into(),
+                            searchable: false,
+                            aggregatable: false,
+                            meta: BTreeMap::new(),
+                        },
+                    );
                     walk(m, &path, inner, out);
                 }
                 Mapper::Field(f) => {
@@ -78,7 +86,10 @@ pub fn index_fields(m: &Mapping) -> BTreeMap<String, FieldCap> {
     }
     let mut out = BTreeMap::new();
     for (name, s, a) in METADATA {
-        out.insert((*name).to_string(), FieldCap { type_name: (*name).to_string(), searchable: *s, aggregatable: *a, meta: BTreeMap::new() });
+        out.insert(
+            (*name).to_string(),
+            FieldCap { type_name: (*name).to_string(), searchable: *s, aggregatable: *a, meta: BTreeMap::new() },
+        );
     }
     walk(m, "", &m.root, &mut out);
     out
@@ -93,9 +104,19 @@ fn query_fields(q: &Value) -> OsResult<Option<Vec<String>>> {
     Ok(Some(match kind.as_str() {
         "match_all" => Vec::new(),
         "match_none" => return Ok(None),
-        "term" | "terms" | "range" | "match" | "match_phrase" | "prefix" | "wildcard" | "regexp" | "fuzzy" | "match_phrase_prefix" => {
-            body.as_object().map(|m| m.keys().filter(|k| !matches!(k.as_str(), "boost" | "_name")).cloned().collect()).unwrap_or_default()
-        }
+        "term"
+        | "terms"
+        | "range"
+        | "match"
+        | "match_phrase"
+        | "prefix"
+        | "wildcard"
+        | "regexp"
+        | "fuzzy"
+        | "match_phrase_prefix" => body
+            .as_object()
+            .map(|m| m.keys().filter(|k| !matches!(k.as_str(), "boost" | "_name")).cloned().collect())
+            .unwrap_or_default(),
         "exists" => body.get("field").and_then(Value::as_str).map(|f| vec![f.to_string()]).unwrap_or_default(),
         "bool" => {
             // Only `must`/`filter` clauses restrict the indices; anything else keeps the index.
@@ -123,7 +144,8 @@ fn can_match(m: &Mapping, index: &str, filter: &Value) -> OsResult<bool> {
     let Some(fields) = query_fields(filter)? else { return Ok(false) };
     for f in fields {
         if f == "_index" {
-            if let Some(v) = filter.pointer("/term/_index").map(|v| v.get("value").unwrap_or(v)).and_then(Value::as_str) {
+            if let Some(v) = filter.pointer("/term/_index").map(|v| v.get("value").unwrap_or(v)).and_then(Value::as_str)
+            {
                 if !glob(v, index) {
                     return Ok(false);
                 }
@@ -169,14 +191,19 @@ pub fn field_caps(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &F
             }
         }
         let all = index_fields(&m.mapping);
-        let wanted: BTreeMap<String, FieldCap> = all.into_iter().filter(|(k, _)| req.fields.iter().any(|p| glob(p, k))).collect();
+        let wanted: BTreeMap<String, FieldCap> =
+            all.into_iter().filter(|(k, _)| req.fields.iter().any(|p| glob(p, k))).collect();
         per_index.push((n, wanted));
     }
     // field -> type -> merged
     let mut merged: BTreeMap<String, BTreeMap<String, (bool, bool, Merged)>> = BTreeMap::new();
     for (index, fields) in &per_index {
         for (name, cap) in fields {
-            let e = merged.entry(name.clone()).or_default().entry(cap.type_name.clone()).or_insert_with(|| (true, true, Merged::default()));
+            let e = merged
+                .entry(name.clone())
+                .or_default()
+                .entry(cap.type_name.clone())
+                .or_insert_with(|| (true, true, Merged::default()));
             e.0 &= cap.searchable;
             e.1 &= cap.aggregatable;
             e.2.indices.push(index.clone());
@@ -194,9 +221,22 @@ pub fn field_caps(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &F
     if req.include_unmapped {
         for (field, types) in merged.iter_mut() {
             let mapped: BTreeSet<&String> = types.values().flat_map(|t| t.2.indices.iter()).collect();
-            let unmapped: Vec<String> = per_index.iter().map(|(i, _)| i).filter(|i| !mapped.contains(i)).cloned().collect();
+            let unmapped: Vec<String> =
+                per_index.iter().map(|(i, _)| i).filter(|i| !mapped.contains(i)).cloned().collect();
             if !unmapped.is_empty() && !field.starts_with('_') {
-                types.insert("unmapped".into(), (false, false, Merged { non_searchable: unmapped.clone(), non_aggregatable: unmapped.clone(), indices: unmapped, meta: BTreeMap::new() }));
+                types.insert(
+                    "unmapped".into(),
+                    (
+                        false,
+                        false,
+                        Merged {
+                            non_searchable: unmapped.clone(),
+                            non_aggregatable: unmapped.clone(),
+                            indices: unmapped,
+                            meta: BTreeMap::new(),
+                        },
+                    ),
+                );
             }
         }
     }
@@ -231,7 +271,13 @@ pub fn field_caps(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &F
 
 /// `GET [/{index}]/_mapping/field/{fields}`: `{index: {"mappings": {full_name: {"full_name",
 /// "mapping": {leaf_name: definition}}}}}`.
-pub fn field_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, fields: &[String], include_defaults: bool) -> OsResult<Value> {
+pub fn field_mapping(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    fields: &[String],
+    include_defaults: bool,
+) -> OsResult<Value> {
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
     let mut out = Map::new();
@@ -266,9 +312,14 @@ mod tests {
 
     #[test]
     fn caps_of_a_mapping() {
-        let m = mapping(json!({"properties": {"t": {"type": "text", "fields": {"k": {"type": "keyword"}}}, "o": {"properties": {"n": {"type": "long", "index": false, "meta": {"unit": "ms"}}}}}}));
+        let m = mapping(
+            json!({"properties": {"t": {"type": "text", "fields": {"k": {"type": "keyword"}}}, "o": {"properties": {"n": {"type": "long", "index": false, "meta": {"unit": "ms"}}}}}}),
+        );
         let f = index_fields(&m);
-        assert_eq!(f["t"], FieldCap { type_name: "text".into(), searchable: true, aggregatable: false, meta: BTreeMap::new() });
+        assert_eq!(
+            f["t"],
+            FieldCap { type_name: "text".into(), searchable: true, aggregatable: false, meta: BTreeMap::new() }
+        );
         assert!(f["t.k"].aggregatable);
         assert_eq!(f["o"].type_name, "object");
         assert!(!f["o.n"].searchable);

@@ -90,7 +90,10 @@ mod tests {
     fn defaults_fill_what_the_mapping_leaves_out() {
         let m = Mapping::from_json(&json!({"properties": {"t": {"type": "text", "search_analyzer": "simple"}, "k": {"type": "keyword", "ignore_above": 5}}})).unwrap();
         let t = with_defaults(m.field_type("t").unwrap());
-        assert_eq!((t["type"].clone(), t["analyzer"].clone(), t["search_analyzer"].clone()), (json!("text"), json!("default"), json!("simple")));
+        assert_eq!(
+            (t["type"].clone(), t["analyzer"].clone(), t["search_analyzer"].clone()),
+            (json!("text"), json!("default"), json!("simple"))
+        );
         assert_eq!(t["norms"], true);
         let k = with_defaults(m.field_type("k").unwrap());
         assert_eq!((k["ignore_above"].clone(), k["doc_values"].clone()), (json!(5), json!(true)));

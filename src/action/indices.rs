@@ -31,7 +31,9 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
                         req.aliases.push((alias.clone(), AliasMetadata::from_json(alias, def)?));
                     }
                 }
-                other => return Err(OsError::new("parse_exception", format!("unknown key [{other}] for create index"))),
+                other => {
+                    return Err(OsError::new("parse_exception", format!("unknown key [{other}] for create index")))
+                }
             }
         }
     } else if !body.is_null() {
@@ -89,7 +91,10 @@ pub fn delete(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult
 pub fn settings_json(m: &IndexMetadata, flat: bool, filter: Option<&[String]>) -> Value {
     let mut s: FlatSettings = m.settings.clone();
     if let Some(f) = filter {
-        s.retain(|k, _| f.iter().any(|p| crate::cluster::resolve::glob(p, k) || crate::cluster::resolve::glob(&format!("index.{p}"), k)));
+        s.retain(|k, _| {
+            f.iter()
+                .any(|p| crate::cluster::resolve::glob(p, k) || crate::cluster::resolve::glob(&format!("index.{p}"), k))
+        });
     }
     if flat {
         flat_json(&s)
@@ -117,7 +122,13 @@ fn defaults() -> FlatSettings {
 }
 
 /// `GET /{targets}`.
-pub fn get(cs: &ClusterService, expr: &str, opts: IndicesOptions, flat: bool, include_defaults: bool) -> OsResult<Value> {
+pub fn get(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    flat: bool,
+    include_defaults: bool,
+) -> OsResult<Value> {
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
     let mut out = Map::new();
@@ -164,7 +175,9 @@ pub fn open(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<V
 pub enum Broadcast {
     Refresh,
     Flush,
-    ForceMerge { max_num_segments: usize },
+    ForceMerge {
+        max_num_segments: usize,
+    },
     /// `_cache/clear`: Fathom keeps no query, request or fielddata caches yet, so each shard has
     /// nothing to clear and succeeds.
     ClearCache,
@@ -187,13 +200,15 @@ pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broa
                 Broadcast::Refresh => s.refresh().map(|_| ()),
                 Broadcast::ClearCache => Ok(()),
                 Broadcast::Flush => s.engine.flush().map_err(OsError::from),
-                Broadcast::ForceMerge { max_num_segments } => {
-                    s.refresh().and_then(|_| s.engine.force_merge(max_num_segments).map_err(OsError::from)).and_then(|_| s.refresh().map(|_| ()))
-                }
+                Broadcast::ForceMerge { max_num_segments } => s
+                    .refresh()
+                    .and_then(|_| s.engine.force_merge(max_num_segments).map_err(OsError::from))
+                    .and_then(|_| s.refresh().map(|_| ())),
             };
             match r {
                 Ok(()) => ok += 1,
-                Err(e) => failures.push(json!({"shard": s.id, "index": n, "status": "INTERNAL_SERVER_ERROR", "reason": e.to_json()})),
+                Err(e) => failures
+                    .push(json!({"shard": s.id, "index": n, "status": "INTERNAL_SERVER_ERROR", "reason": e.to_json()})),
             }
         }
     }
@@ -218,7 +233,13 @@ pub fn get_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsR
 }
 
 /// `PUT /{targets}/_mapping`.
-pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_index_only: bool, body: &Value) -> OsResult<Value> {
+pub fn put_mapping(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    write_index_only: bool,
+    body: &Value,
+) -> OsResult<Value> {
     if !body.is_object() {
         return Err(OsError::new("parse_exception", "request body is required"));
     }
@@ -269,7 +290,14 @@ pub fn put_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions, write_
 }
 
 /// `GET [/{targets}]/_settings[/{names}]`.
-pub fn get_settings(cs: &ClusterService, expr: &str, opts: IndicesOptions, filter: Option<&[String]>, flat: bool, include_defaults: bool) -> OsResult<Value> {
+pub fn get_settings(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    filter: Option<&[String]>,
+    flat: bool,
+    include_defaults: bool,
+) -> OsResult<Value> {
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
     let mut out = Map::new();
@@ -288,7 +316,13 @@ pub fn get_settings(cs: &ClusterService, expr: &str, opts: IndicesOptions, filte
 }
 
 /// `PUT [/{targets}]/_settings`.
-pub fn put_settings(cs: &ClusterService, expr: &str, opts: IndicesOptions, body: &Value, preserve_existing: bool) -> OsResult<Value> {
+pub fn put_settings(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    body: &Value,
+    preserve_existing: bool,
+) -> OsResult<Value> {
     let body = match body.get("settings") {
         Some(s) if body.as_object().is_some_and(|m| m.len() == 1) => s,
         _ => body,

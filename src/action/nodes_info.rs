@@ -8,14 +8,33 @@ use crate::threadpool::Pools;
 
 /// The metrics `_nodes` knows.
 pub const METRICS: &[&str] = &[
-    "settings", "os", "process", "jvm", "thread_pool", "transport", "http", "plugins", "modules", "ingest", "aggregations", "indices",
+    "settings",
+    "os",
+    "process",
+    "jvm",
+    "thread_pool",
+    "transport",
+    "http",
+    "plugins",
+    "modules",
+    "ingest",
+    "aggregations",
+    "indices",
     "search_pipelines",
 ];
 
 /// The OpenSearch modules whose behaviour Fathom provides (`nodes.*.modules`).
 const MODULES: &[(&str, &str, &str)] = &[
-    ("analysis-common", "Adds \"built in\" analyzers to OpenSearch.", "org.opensearch.analysis.common.CommonAnalysisModulePlugin"),
-    ("lang-painless", "An easy, safe and fast scripting language for OpenSearch", "org.opensearch.painless.PainlessModulePlugin"),
+    (
+        "analysis-common",
+        "Adds \"built in\" analyzers to OpenSearch.",
+        "org.opensearch.analysis.common.CommonAnalysisModulePlugin",
+    ),
+    (
+        "lang-painless",
+        "An easy, safe and fast scripting language for OpenSearch",
+        "org.opensearch.painless.PainlessModulePlugin",
+    ),
 ];
 
 fn module(name: &str, desc: &str, class: &str) -> Value {
@@ -40,13 +59,22 @@ fn selects(cs: &ClusterService, filter: &str) -> bool {
             || crate::cluster::resolve::glob(f, &cs.node.node_name)
             || f.split_once(':').is_some_and(|(k, v)| {
                 cs.node.attributes.iter().any(|(ak, av)| ak == k && crate::cluster::resolve::glob(v, av))
-                    || (k == "data" || k == "ingest" || k == "cluster_manager" || k == "master") && (v == "true") == cs.node.roles.iter().any(|r| r == k || (k == "master" && r == "cluster_manager"))
+                    || (k == "data" || k == "ingest" || k == "cluster_manager" || k == "master")
+                        && (v == "true")
+                            == cs.node.roles.iter().any(|r| r == k || (k == "master" && r == "cluster_manager"))
             })
     })
 }
 
 /// The nodes info body.
-pub fn info(cs: &ClusterService, pools: &Pools, node_filter: Option<&str>, metrics: Option<&str>, settings: &Map<String, Value>, max_content_length: usize) -> OsResult<Value> {
+pub fn info(
+    cs: &ClusterService,
+    pools: &Pools,
+    node_filter: Option<&str>,
+    metrics: Option<&str>,
+    settings: &Map<String, Value>,
+    max_content_length: usize,
+) -> OsResult<Value> {
     let metrics: Vec<&str> = match metrics {
         None => METRICS.to_vec(),
         Some(m) => {
@@ -55,7 +83,11 @@ pub fn info(cs: &ClusterService, pools: &Pools, node_filter: Option<&str>, metri
                     return Err(OsError::illegal(format!("request [/_nodes] contains unrecognized metric: [{x}]")));
                 }
             }
-            if m.split(',').any(|x| x == "_all") { METRICS.to_vec() } else { m.split(',').filter(|x| *x != "_none").collect() }
+            if m.split(',').any(|x| x == "_all") {
+                METRICS.to_vec()
+            } else {
+                m.split(',').filter(|x| *x != "_none").collect()
+            }
         }
     };
     let mut nodes = Map::new();
@@ -80,8 +112,12 @@ pub fn info(cs: &ClusterService, pools: &Pools, node_filter: Option<&str>, metri
         let processors = std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1);
         for m in &metrics {
             let val = match *m {
-                "settings" => json!(crate::cluster::settings::nest(&settings.iter().map(|(k, v)| (k.clone(), v.clone())).collect())),
-                "os" => json!({"refresh_interval_in_millis": 1000, "name": std::env::consts::OS, "arch": std::env::consts::ARCH, "available_processors": processors, "allocated_processors": processors}),
+                "settings" => json!(crate::cluster::settings::nest(
+                    &settings.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+                )),
+                "os" => {
+                    json!({"refresh_interval_in_millis": 1000, "name": std::env::consts::OS, "arch": std::env::consts::ARCH, "available_processors": processors, "allocated_processors": processors})
+                }
                 "process" => json!({"refresh_interval_in_millis": 1000, "id": std::process::id(), "mlockall": false}),
                 "jvm" => json!({}),
                 "thread_pool" => {
@@ -92,8 +128,12 @@ pub fn info(cs: &ClusterService, pools: &Pools, node_filter: Option<&str>, metri
                     }
                     Value::Object(tp)
                 }
-                "transport" => json!({"bound_address": [format!("{}:9300", n.host)], "publish_address": format!("{}:9300", n.host), "profiles": {}}),
-                "http" => json!({"bound_address": [n.http_address], "publish_address": n.http_address, "max_content_length_in_bytes": max_content_length}),
+                "transport" => {
+                    json!({"bound_address": [format!("{}:9300", n.host)], "publish_address": format!("{}:9300", n.host), "profiles": {}})
+                }
+                "http" => {
+                    json!({"bound_address": [n.http_address], "publish_address": n.http_address, "max_content_length_in_bytes": max_content_length})
+                }
                 "plugins" => json!([]),
                 "modules" => Value::Array(MODULES.iter().map(|(a, b, c)| module(a, b, c)).collect()),
                 "ingest" => json!({"processors": []}),
@@ -107,5 +147,7 @@ pub fn info(cs: &ClusterService, pools: &Pools, node_filter: Option<&str>, metri
         nodes.insert(n.node_id.clone(), v);
     }
     let count = nodes.len();
-    Ok(json!({"_nodes": {"total": count, "successful": count, "failed": 0}, "cluster_name": cs.node.cluster_name, "nodes": nodes}))
+    Ok(
+        json!({"_nodes": {"total": count, "successful": count, "failed": 0}, "cluster_name": cs.node.cluster_name, "nodes": nodes}),
+    )
 }

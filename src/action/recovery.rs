@@ -12,12 +12,12 @@ use std::time::UNIX_EPOCH;
 
 use serde_json::{json, Map, Value};
 
+use super::units::{human_bytes, human_millis};
 use crate::cluster::indices::NodeIdentity;
 use crate::cluster::metadata::IndexState;
 use crate::cluster::resolve::{resolve, ExpandWildcards, IndicesOptions};
 use crate::cluster::ClusterService;
 use crate::error::OsResult;
-use super::units::{human_bytes, human_millis};
 use crate::shard::recovery::{RecoverySource, RecoveryState, Stage, Timer};
 
 /// The recovery of one shard copy.
@@ -30,7 +30,12 @@ pub struct ShardRecovery {
 
 /// `RecoveryRequest`'s default: `STRICT_EXPAND_OPEN_CLOSED` (closed indices are reported).
 pub fn default_options() -> IndicesOptions {
-    IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false }
+    IndicesOptions {
+        ignore_unavailable: false,
+        allow_no_indices: true,
+        expand: ExpandWildcards { open: true, closed: true, hidden: false },
+        forbid_closed: false,
+    }
 }
 
 /// Files listed at most per closed shard store.
@@ -38,7 +43,12 @@ const MAX_STORE_FILES: usize = 100_000;
 
 /// The recoveries of the indices `expr` names, by index name then shard id; `active_only` keeps
 /// those not yet DONE.
-pub fn recoveries(cs: &ClusterService, expr: &str, opts: IndicesOptions, active_only: bool) -> OsResult<Vec<ShardRecovery>> {
+pub fn recoveries(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    active_only: bool,
+) -> OsResult<Vec<ShardRecovery>> {
     let md = cs.metadata();
     let mut out = Vec::new();
     for name in resolve(&md, expr, opts)? {
@@ -49,7 +59,9 @@ pub fn recoveries(cs: &ClusterService, expr: &str, opts: IndicesOptions, active_
                 // Closed or deleted since the metadata was read: nothing to report.
                 Err(_) => Vec::new(),
             },
-            IndexState::Close => (0..m.number_of_shards()).map(|i| (i, closed_shard_state(m.creation_date(), &cs.shard_store_path(&m.uuid, i)))).collect(),
+            IndexState::Close => (0..m.number_of_shards())
+                .map(|i| (i, closed_shard_state(m.creation_date(), &cs.shard_store_path(&m.uuid, i))))
+                .collect(),
         };
         states.sort_by_key(|(id, _)| *id);
         for (shard, state) in states {
@@ -76,7 +88,9 @@ fn closed_shard_state(creation_date: i64, store: &Path) -> RecoveryState {
             if !meta.is_file() {
                 continue;
             }
-            if let Some(ms) = meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64) {
+            if let Some(ms) =
+                meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_millis() as u64)
+            {
                 newest = Some(newest.map_or(ms, |n| n.max(ms)));
             }
             files.push((entry.file_name().to_string_lossy().into_owned(), meta.len()));
@@ -132,7 +146,14 @@ pub fn translog_percent(rs: &RecoveryState) -> f64 {
 }
 
 /// Writes `raw: value` and, with `human`, `readable: text` (`humanReadableField`).
-fn human_field(o: &mut Map<String, Value>, human: bool, raw: &str, readable: &str, value: Value, text: impl FnOnce() -> String) {
+fn human_field(
+    o: &mut Map<String, Value>,
+    human: bool,
+    raw: &str,
+    readable: &str,
+    value: Value,
+    text: impl FnOnce() -> String,
+) {
     if human {
         o.insert(readable.to_string(), Value::String(text()));
     }

@@ -25,7 +25,11 @@ pub fn resolve_index(md: &Metadata, expr: &str, expand: ExpandWildcards) -> OsRe
     }
     let mut indices_out: BTreeSet<&str> = BTreeSet::new();
     let mut aliases_out: BTreeSet<&str> = BTreeSet::new();
-    let parts: Vec<&str> = if expr.is_empty() || expr == "_all" { vec!["*"] } else { expr.split(',').map(str::trim).filter(|p| !p.is_empty()).collect() };
+    let parts: Vec<&str> = if expr.is_empty() || expr == "_all" {
+        vec!["*"]
+    } else {
+        expr.split(',').map(str::trim).filter(|p| !p.is_empty()).collect()
+    };
     for p in parts {
         if p.contains('*') {
             for (name, m) in &md.indices {
@@ -68,7 +72,8 @@ pub fn resolve_index(md: &Metadata, expr: &str, expand: ExpandWildcards) -> OsRe
             v
         })
         .collect();
-    let aliases: Vec<Value> = aliases_out.iter().map(|a| json!({"name": a, "indices": aliases[a].0.iter().collect::<Vec<_>>()})).collect();
+    let aliases: Vec<Value> =
+        aliases_out.iter().map(|a| json!({"name": a, "indices": aliases[a].0.iter().collect::<Vec<_>>()})).collect();
     Ok(json!({"indices": indices, "aliases": aliases, "data_streams": []}))
 }
 
@@ -97,7 +102,11 @@ mod tests {
     #[test]
     fn wildcards_follow_expand_and_aliases_list_all_their_indices() {
         let mut md = Metadata::default();
-        for m in [index("i1", IndexState::Open, &["a", "b"]), index("i2", IndexState::Close, &["a"]), index("i3", IndexState::Open, &["b"])] {
+        for m in [
+            index("i1", IndexState::Open, &["a", "b"]),
+            index("i2", IndexState::Close, &["a"]),
+            index("i3", IndexState::Open, &["b"]),
+        ] {
             md.indices.insert(m.name.clone(), std::sync::Arc::new(m));
         }
         let open = ExpandWildcards { open: true, closed: false, hidden: false };

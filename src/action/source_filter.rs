@@ -28,7 +28,14 @@ impl SourceFilter {
         let list = |v: &Value| -> Result<Vec<String>, String> {
             match v {
                 Value::String(s) => Ok(vec![s.clone()]),
-                Value::Array(a) => a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| format!("expected a string in _source list, got {x}"))).collect(),
+                Value::Array(a) => a
+                    .iter()
+                    .map(|x| {
+                        x.as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| format!("expected a string in _source list, got {x}"))
+                    })
+                    .collect(),
                 Value::Null => Ok(Vec::new()),
                 other => Err(format!("expected a string or list of strings, got {other}")),
             }
@@ -47,13 +54,16 @@ impl SourceFilter {
                 }
                 Ok(f)
             }
-            other => Err(format!("Expected one of [TRUE, FALSE, VALUE_STRING, START_ARRAY, START_OBJECT] but found [{other}]")),
+            other => Err(format!(
+                "Expected one of [TRUE, FALSE, VALUE_STRING, START_ARRAY, START_OBJECT] but found [{other}]"
+            )),
         }
     }
 
     /// From URL parameters: `_source` (true/false/list), `_source_includes`, `_source_excludes`.
     pub fn from_params(source: Option<&str>, includes: Option<&str>, excludes: Option<&str>) -> SourceFilter {
-        let split = |s: &str| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect::<Vec<_>>();
+        let split =
+            |s: &str| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect::<Vec<_>>();
         let mut f = SourceFilter::default();
         match source {
             Some("false") => f.disabled = true,
@@ -166,7 +176,11 @@ mod tests {
     use serde_json::json;
 
     fn f(inc: &[&str], exc: &[&str]) -> SourceFilter {
-        SourceFilter { disabled: false, includes: inc.iter().map(|s| s.to_string()).collect(), excludes: exc.iter().map(|s| s.to_string()).collect() }
+        SourceFilter {
+            disabled: false,
+            includes: inc.iter().map(|s| s.to_string()).collect(),
+            excludes: exc.iter().map(|s| s.to_string()).collect(),
+        }
     }
 
     #[test]

@@ -36,7 +36,10 @@ fn parse_err(msg: impl Into<String>) -> OsError {
 fn patterns(v: &Value) -> OsResult<Vec<String>> {
     match v {
         Value::String(s) => Ok(s.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect()),
-        Value::Array(a) => a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| parse_err("index_patterns must be strings"))).collect(),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| x.as_str().map(str::to_string).ok_or_else(|| parse_err("index_patterns must be strings")))
+            .collect(),
         Value::Null => Ok(Vec::new()),
         _ => Err(parse_err("Malformed [index_patterns] value, should be a string or a list of strings")),
     }
@@ -58,7 +61,10 @@ fn normalise_template_body(v: &Value, what: &str) -> OsResult<Map<String, Value>
                     Some(o) if o.len() == 1 && o.get("_doc").is_some_and(Value::is_object) => o["_doc"].clone(),
                     _ => val.clone(),
                 };
-                Mapping::from_json(&unwrapped).map_err(|e| OsError::new("mapper_parsing_exception", "Failed to parse mapping: ".to_string() + &e.reason).caused_by(OsError::from(e)))?;
+                Mapping::from_json(&unwrapped).map_err(|e| {
+                    OsError::new("mapper_parsing_exception", "Failed to parse mapping: ".to_string() + &e.reason)
+                        .caused_by(OsError::from(e))
+                })?;
                 out.insert("mappings".into(), unwrapped);
             }
             "aliases" => {
@@ -92,7 +98,13 @@ pub fn normalise(kind: Kind, name: &str, body: &Value, order_param: Option<i64>)
                         out.insert("index_patterns".into(), json!(patterns(v)?));
                     }
                     "order" => {
-                        out.insert("order".into(), json!(v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).ok_or_else(|| parse_err("[order] must be a number"))?));
+                        out.insert(
+                            "order".into(),
+                            json!(v
+                                .as_i64()
+                                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                                .ok_or_else(|| parse_err("[order] must be a number"))?),
+                        );
                     }
                     "version" => {
                         out.insert("version".into(), v.clone());
@@ -125,7 +137,10 @@ pub fn normalise(kind: Kind, name: &str, body: &Value, order_param: Option<i64>)
                         out.insert(k.clone(), json!(patterns(v)?));
                     }
                     ("priority", Kind::Composable) => {
-                        let p = v.as_i64().filter(|p| *p >= 0).ok_or_else(|| OsError::validation(&["index template priority must be >= 0".into()]))?;
+                        let p = v
+                            .as_i64()
+                            .filter(|p| *p >= 0)
+                            .ok_or_else(|| OsError::validation(&["index template priority must be >= 0".into()]))?;
                         out.insert(k.clone(), json!(p));
                     }
                     ("data_stream", Kind::Composable) | ("version", _) | ("_meta", _) => {
@@ -134,10 +149,16 @@ pub fn normalise(kind: Kind, name: &str, body: &Value, order_param: Option<i64>)
                     ("template", _) => {
                         out.insert("template".into(), Value::Object(normalise_template_body(v, "template")?));
                     }
-                    (other, _) => return Err(OsError::illegal(format!("[{}] unknown field [{other}]", if kind == Kind::Component { "component_template" } else { "index_template" }))),
+                    (other, _) => {
+                        return Err(OsError::illegal(format!(
+                            "[{}] unknown field [{other}]",
+                            if kind == Kind::Component { "component_template" } else { "index_template" }
+                        )))
+                    }
                 }
             }
-            if kind == Kind::Composable && out.get("index_patterns").and_then(Value::as_array).is_none_or(Vec::is_empty) {
+            if kind == Kind::Composable && out.get("index_patterns").and_then(Value::as_array).is_none_or(Vec::is_empty)
+            {
                 return Err(OsError::validation(&["index patterns are missing".into()]));
             }
             if kind == Kind::Component && !out.contains_key("template") {
@@ -160,7 +181,14 @@ fn overlaps(a: &[String], b: &[String]) -> bool {
 }
 
 /// `PUT _template/{name}`, `_index_template/{name}`, `_component_template/{name}`.
-pub fn put(cs: &ClusterService, kind: Kind, name: &str, body: &Value, create: bool, order: Option<i64>) -> OsResult<Value> {
+pub fn put(
+    cs: &ClusterService,
+    kind: Kind,
+    name: &str,
+    body: &Value,
+    create: bool,
+    order: Option<i64>,
+) -> OsResult<Value> {
     if name.is_empty() || name.contains(' ') || name.contains(',') || name.contains('*') {
         return Err(OsError::validation(&[format!("name must not contain a space, ',' or '*' [{name}]")]));
     }
@@ -184,7 +212,8 @@ pub fn put(cs: &ClusterService, kind: Kind, name: &str, body: &Value, create: bo
 }
 
 fn check_composable(md: &Metadata, name: &str, t: &Value) -> OsResult<()> {
-    let missing: Vec<String> = str_list(&t["composed_of"]).into_iter().filter(|c| !md.component_templates.contains_key(c)).collect();
+    let missing: Vec<String> =
+        str_list(&t["composed_of"]).into_iter().filter(|c| !md.component_templates.contains_key(c)).collect();
     if !missing.is_empty() {
         return Err(OsError::new("invalid_index_template_exception", format!("index_template [{name}] invalid, cause [index template [{name}] specifies component templates {} that do not exist]", fmt_list(&missing))));
     }
@@ -193,7 +222,11 @@ fn check_composable(md: &Metadata, name: &str, t: &Value) -> OsResult<()> {
     let conflicts: Vec<(&String, Vec<String>)> = md
         .index_templates
         .iter()
-        .filter(|(n, o)| n.as_str() != name && o["priority"].as_i64().unwrap_or(0) == prio && overlaps(&pats, &str_list(&o["index_patterns"])))
+        .filter(|(n, o)| {
+            n.as_str() != name
+                && o["priority"].as_i64().unwrap_or(0) == prio
+                && overlaps(&pats, &str_list(&o["index_patterns"]))
+        })
         .map(|(n, o)| (n, str_list(&o["index_patterns"])))
         .collect();
     if !conflicts.is_empty() {
@@ -266,7 +299,8 @@ pub fn get_legacy(md: &Metadata, expr: Option<&str>, flat: bool) -> (u16, Value)
         }
         out.insert((*n).clone(), with_flat_settings(Value::Object(v), flat, &["settings"]));
     }
-    let status = if out.is_empty() && expr.is_some_and(|e| !e.is_empty() && e != "_all" && e != "*") { 404 } else { 200 };
+    let status =
+        if out.is_empty() && expr.is_some_and(|e| !e.is_empty() && e != "_all" && e != "*") { 404 } else { 200 };
     (status, Value::Object(out))
 }
 
@@ -282,7 +316,10 @@ pub fn get(md: &Metadata, kind: Kind, expr: Option<&str>, flat: bool) -> OsResul
             return Err(OsError::new("resource_not_found_exception", format!("{what} matching [{e}] not found")));
         }
     }
-    let items: Vec<Value> = names.iter().map(|n| json!({"name": n, item_key: with_flat_settings(all[*n].clone(), flat, &["template", "settings"])})).collect();
+    let items: Vec<Value> = names
+        .iter()
+        .map(|n| json!({"name": n, item_key: with_flat_settings(all[*n].clone(), flat, &["template", "settings"])}))
+        .collect();
     Ok(json!({ list_key: items }))
 }
 
@@ -292,15 +329,25 @@ pub fn delete(cs: &ClusterService, kind: Kind, expr: &str) -> OsResult<Value> {
         let names: Vec<String> = names_matching(store(md, kind), Some(expr)).into_iter().cloned().collect();
         if names.is_empty() {
             return Err(match kind {
-                Kind::Legacy | Kind::Composable => OsError::new("index_template_missing_exception", format!("index_template [{expr}] missing")),
+                Kind::Legacy | Kind::Composable => {
+                    OsError::new("index_template_missing_exception", format!("index_template [{expr}] missing"))
+                }
                 Kind::Component => OsError::new("resource_not_found_exception", expr.to_string()),
             });
         }
         if kind == Kind::Component {
             for n in &names {
-                let users: Vec<String> = md.index_templates.iter().filter(|(_, t)| str_list(&t["composed_of"]).contains(n)).map(|(k, _)| k.clone()).collect();
+                let users: Vec<String> = md
+                    .index_templates
+                    .iter()
+                    .filter(|(_, t)| str_list(&t["composed_of"]).contains(n))
+                    .map(|(k, _)| k.clone())
+                    .collect();
                 if !users.is_empty() {
-                    return Err(OsError::illegal(format!("component templates [{n}] cannot be removed as they are still in use by index templates {}", fmt_list(&users))));
+                    return Err(OsError::illegal(format!(
+                        "component templates [{n}] cannot be removed as they are still in use by index templates {}",
+                        fmt_list(&users)
+                    )));
                 }
             }
         }
@@ -344,7 +391,8 @@ pub fn simulate_index(md: &Metadata, index: &str, body: Option<&Value>) -> OsRes
     let overlapping: Vec<Value> = match &winner {
         Some((w, pats)) => {
             let v1 = md.templates.iter().filter(|(_, t)| overlaps(pats, &str_list(&t["index_patterns"])));
-            let v2 = md.index_templates.iter().filter(|(n, t)| *n != w && overlaps(pats, &str_list(&t["index_patterns"])));
+            let v2 =
+                md.index_templates.iter().filter(|(n, t)| *n != w && overlaps(pats, &str_list(&t["index_patterns"])));
             v1.chain(v2).map(|(n, t)| json!({"name": n, "index_patterns": t["index_patterns"]})).collect()
         }
         None => md
@@ -381,7 +429,13 @@ pub fn cat_rows(md: &Metadata, name: Option<&str>) -> Vec<CatRow> {
     let keep = |n: &str| name.is_none_or(|p| glob(p, n));
     let mut out = Vec::new();
     for (n, t) in md.templates.iter().filter(|(n, _)| keep(n)) {
-        out.push(CatRow { name: n.clone(), patterns: str_list(&t["index_patterns"]), order: Some(t["order"].as_i64().unwrap_or(0)), version: t["version"].as_i64(), composed_of: None });
+        out.push(CatRow {
+            name: n.clone(),
+            patterns: str_list(&t["index_patterns"]),
+            order: Some(t["order"].as_i64().unwrap_or(0)),
+            version: t["version"].as_i64(),
+            composed_of: None,
+        });
     }
     for (n, t) in md.index_templates.iter().filter(|(n, _)| keep(n)) {
         out.push(CatRow {
@@ -407,7 +461,10 @@ mod tests {
         assert_eq!(t["settings"], json!({"index": {"number_of_shards": "1"}}));
         assert_eq!(t["mappings"]["properties"]["f"]["type"], "keyword");
         assert_eq!(t["aliases"]["a"], json!({"index_routing": "1", "search_routing": "1"}));
-        assert!(normalise(Kind::Legacy, "t", &json!({"settings": {}}), None).unwrap_err().reason.contains("index patterns are missing"));
+        assert!(normalise(Kind::Legacy, "t", &json!({"settings": {}}), None)
+            .unwrap_err()
+            .reason
+            .contains("index patterns are missing"));
     }
 
     #[test]
@@ -417,25 +474,34 @@ mod tests {
         let t = normalise(Kind::Composable, "b", &json!({"index_patterns": ["foo-bar*"]}), None).unwrap();
         let e = check_composable(&md, "b", &t).unwrap_err();
         assert!(e.reason.starts_with("index template [b] has index patterns [foo-bar*] matching patterns from existing templates [a] with patterns (a => [foo*]) that have the same priority [0]"), "{}", e.reason);
-        let t = normalise(Kind::Composable, "b", &json!({"index_patterns": ["foo-bar*"], "priority": 1}), None).unwrap();
+        let t =
+            normalise(Kind::Composable, "b", &json!({"index_patterns": ["foo-bar*"], "priority": 1}), None).unwrap();
         assert!(check_composable(&md, "b", &t).is_ok());
     }
 
     #[test]
     fn simulate_lists_overlapping_legacy_then_composable_and_uses_the_body() {
         let mut md = Metadata::default();
-        md.templates.insert("v1".into(), json!({"index_patterns": ["t*", "t1*"], "order": 0, "settings": {"index": {"number_of_shards": "5"}}}));
+        md.templates.insert(
+            "v1".into(),
+            json!({"index_patterns": ["t*", "t1*"], "order": 0, "settings": {"index": {"number_of_shards": "5"}}}),
+        );
         md.index_templates.insert("v2".into(), json!({"index_patterns": ["te*"], "priority": 10}));
         md.index_templates.insert("win".into(), json!({"index_patterns": ["te*"], "priority": 20, "template": {"settings": {"index": {"number_of_shards": "1"}}}}));
         md.index_templates.insert("other".into(), json!({"index_patterns": ["x*"], "priority": 1}));
         let v = simulate_index(&md, "test", None).unwrap();
-        assert_eq!(v["overlapping"], json!([{"name": "v1", "index_patterns": ["t*", "t1*"]}, {"name": "v2", "index_patterns": ["te*"]}]));
+        assert_eq!(
+            v["overlapping"],
+            json!([{"name": "v1", "index_patterns": ["t*", "t1*"]}, {"name": "v2", "index_patterns": ["te*"]}])
+        );
         assert_eq!(v["template"]["settings"]["index"]["number_of_shards"], "1");
         // A body template with a higher priority wins, and the stored ones become overlapping.
-        let body = json!({"index_patterns": "te*", "priority": 30, "template": {"settings": {"index.blocks.write": true}}});
+        let body =
+            json!({"index_patterns": "te*", "priority": 30, "template": {"settings": {"index.blocks.write": true}}});
         let v = simulate_index(&md, "test", Some(&body)).unwrap();
         assert_eq!(v["template"]["settings"]["index"]["blocks"]["write"], "true");
-        let names: Vec<&str> = v["overlapping"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> =
+            v["overlapping"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["v1", "v2", "win"]);
         assert_eq!(md.index_templates.len(), 3, "the simulation stores nothing");
     }

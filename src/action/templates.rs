@@ -72,16 +72,28 @@ pub fn apply(md: &Metadata, req: CreateIndex) -> OsResult<CreateIndex> {
                     return Err(OsError::illegal(format!("component template [{c}] does not exist")));
                 };
                 let inner = &ct["template"];
-                layers.push(Layer { settings: inner["settings"].clone(), mappings: inner["mappings"].clone(), aliases: inner["aliases"].clone() });
+                layers.push(Layer {
+                    settings: inner["settings"].clone(),
+                    mappings: inner["mappings"].clone(),
+                    aliases: inner["aliases"].clone(),
+                });
             }
         }
         let inner = &t["template"];
-        layers.push(Layer { settings: inner["settings"].clone(), mappings: inner["mappings"].clone(), aliases: inner["aliases"].clone() });
+        layers.push(Layer {
+            settings: inner["settings"].clone(),
+            mappings: inner["mappings"].clone(),
+            aliases: inner["aliases"].clone(),
+        });
     } else {
         let mut legacy: Vec<&Value> = md.templates.values().filter(|t| matches(t, &req.name)).collect();
         legacy.sort_by_key(|t| t["order"].as_i64().unwrap_or(0));
         for t in legacy {
-            layers.push(Layer { settings: t["settings"].clone(), mappings: t["mappings"].clone(), aliases: t["aliases"].clone() });
+            layers.push(Layer {
+                settings: t["settings"].clone(),
+                mappings: t["mappings"].clone(),
+                aliases: t["aliases"].clone(),
+            });
         }
     }
     if layers.is_empty() {
@@ -123,7 +135,8 @@ mod tests {
     #[test]
     fn legacy_templates_apply_in_order() {
         let mut md = Metadata::default();
-        md.templates.insert("a".into(), json!({"index_patterns": ["t*"], "order": 1, "settings": {"number_of_shards": 2}}));
+        md.templates
+            .insert("a".into(), json!({"index_patterns": ["t*"], "order": 1, "settings": {"number_of_shards": 2}}));
         md.templates.insert("b".into(), json!({"index_patterns": ["te*"], "order": 0, "settings": {"number_of_shards": 3, "number_of_replicas": 0}, "mappings": {"properties": {"f": {"type": "keyword"}}}}));
         let r = apply(&md, CreateIndex { name: "test".into(), ..Default::default() }).unwrap();
         assert_eq!(r.settings["index.number_of_shards"], json!("2"));
@@ -135,7 +148,8 @@ mod tests {
     fn composable_wins_over_legacy() {
         let mut md = Metadata::default();
         md.templates.insert("a".into(), json!({"index_patterns": ["t*"], "settings": {"number_of_shards": 2}}));
-        md.component_templates.insert("c".into(), json!({"template": {"mappings": {"properties": {"x": {"type": "long"}}}}}));
+        md.component_templates
+            .insert("c".into(), json!({"template": {"mappings": {"properties": {"x": {"type": "long"}}}}}));
         md.index_templates.insert("it".into(), json!({"index_patterns": ["t*"], "priority": 5, "composed_of": ["c"], "template": {"settings": {"number_of_replicas": 0}, "aliases": {"al": {}}}}));
         let r = apply(&md, CreateIndex { name: "test".into(), ..Default::default() }).unwrap();
         assert!(!r.settings.contains_key("index.number_of_shards"));

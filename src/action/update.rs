@@ -3,12 +3,15 @@
 
 use serde_json::{json, Map, Value};
 
-use super::documents::{active_shards, delete_in, doc_error, index_into, shards_total, sync_and_refresh, write_target, ActiveWait, Refresh, WriteOutcome};
-use super::source_filter::SourceFilter;
-use crate::error::{OsError, OsResult};
+use super::documents::{
+    active_shards, delete_in, doc_error, index_into, shards_total, sync_and_refresh, write_target, ActiveWait, Refresh,
+    WriteOutcome,
+};
 use super::script_glue::{Script, UpdateContext};
-use crate::shard::versioning::{check_seq_no, Constraints, Current};
+use super::source_filter::SourceFilter;
 use crate::cluster::ClusterService;
+use crate::error::{OsError, OsResult};
+use crate::shard::versioning::{check_seq_no, Constraints, Current};
 
 /// An update request.
 #[derive(Debug, Clone, Default)]
@@ -52,8 +55,24 @@ impl UpdateRequest {
                 "if_seq_no" => self.if_seq_no = v.as_i64(),
                 "if_primary_term" => self.if_primary_term = v.as_u64(),
                 other => {
-                    let known = ["doc", "script", "upsert", "doc_as_upsert", "scripted_upsert", "detect_noop", "_source", "if_seq_no", "if_primary_term"];
-                    return Err(OsError::new("x_content_parse_exception", format!("[1:2] [UpdateRequest] unknown field [{other}]{}", crate::error::did_you_mean(other, &known, 0.5))));
+                    let known = [
+                        "doc",
+                        "script",
+                        "upsert",
+                        "doc_as_upsert",
+                        "scripted_upsert",
+                        "detect_noop",
+                        "_source",
+                        "if_seq_no",
+                        "if_primary_term",
+                    ];
+                    return Err(OsError::new(
+                        "x_content_parse_exception",
+                        format!(
+                            "[1:2] [UpdateRequest] unknown field [{other}]{}",
+                            crate::error::did_you_mean(other, &known, 0.5)
+                        ),
+                    ));
                 }
             }
         }
@@ -134,13 +153,23 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
         let svc = write_target(cs, &req.index, req.require_alias)?;
         let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
         req.wait.check(&svc, shard.id, || {
-            active_shards::describe_shard_request(&svc.name, shard.id, 1, &active_shards::describe_update(&svc.name, req), req.refresh)
+            active_shards::describe_shard_request(
+                &svc.name,
+                shard.id,
+                1,
+                &active_shards::describe_update(&svc.name, req),
+                req.refresh,
+            )
         })?;
     }
     let mut attempt = 0;
     loop {
         match update_once(cs, req, script.as_ref()) {
-            Err(e) if e.kind == "version_conflict_engine_exception" && attempt < req.retry_on_conflict && req.if_seq_no.is_none() => {
+            Err(e)
+                if e.kind == "version_conflict_engine_exception"
+                    && attempt < req.retry_on_conflict
+                    && req.if_seq_no.is_none() =>
+            {
                 attempt += 1;
             }
             other => return other,
@@ -148,11 +177,16 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
     }
 }
 
-fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>) -> OsResult<(WriteOutcome, Option<Value>)> {
+fn update_once(
+    cs: &ClusterService,
+    req: &UpdateRequest,
+    script: Option<&Script>,
+) -> OsResult<(WriteOutcome, Option<Value>)> {
     let svc = write_target(cs, &req.index, req.require_alias)?;
     let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
     let current = shard.engine.get(&req.id)?;
-    let base_constraints = Constraints { if_seq_no: req.if_seq_no, if_primary_term: req.if_primary_term, ..Default::default() };
+    let base_constraints =
+        Constraints { if_seq_no: req.if_seq_no, if_primary_term: req.if_primary_term, ..Default::default() };
     if let (Some(doc), Some(_)) = (&current, req.if_seq_no) {
         // As `ShardGetService.getForUpdate`: a stale pair is a conflict whatever the update
         // would do (noop, delete or index), and nothing changes.
@@ -164,7 +198,13 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
         let mut upsert = match (&req.upsert, req.doc_as_upsert, &req.doc) {
             (Some(u), _, _) => u.clone(),
             (None, true, Some(d)) => d.clone(),
-            _ => return Err(doc_error(OsError::new("document_missing_exception", format!("[{}]: document missing", req.id)), &svc, &shard)),
+            _ => {
+                return Err(doc_error(
+                    OsError::new("document_missing_exception", format!("[{}]: document missing", req.id)),
+                    &svc,
+                    &shard,
+                ))
+            }
         };
         if let (Some(s), true) = (script, req.scripted_upsert) {
             let mut ctx = UpdateContext {
@@ -180,7 +220,12 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
             match ctx.op.as_str() {
                 "none" | "noop" => return Ok((noop(&svc.name, &req.id, None, shards_total(&svc)), None)),
                 "create" | "index" => {}
-                other => return Err(OsError::illegal(format!("Invalid upsert operation [{other}] for script [{}], doing nothing...", s.source()))),
+                other => {
+                    return Err(OsError::illegal(format!(
+                        "Invalid upsert operation [{other}] for script [{}], doing nothing...",
+                        s.source()
+                    )))
+                }
             }
             upsert = Value::Object(ctx.source);
         }
@@ -190,11 +235,20 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
         let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
         let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &upsert, f));
         return Ok((
-            WriteOutcome { index: svc.name.clone(), id, result: "created", write: Some(w), shards_total: shards_total(&svc), forced_refresh: forced, status: 201 },
+            WriteOutcome {
+                index: svc.name.clone(),
+                id,
+                result: "created",
+                write: Some(w),
+                shards_total: shards_total(&svc),
+                forced_refresh: forced,
+                status: 201,
+            },
             get,
         ));
     };
-    let mut source: Map<String, Value> = serde_json::from_slice::<Value>(&doc.source).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
+    let mut source: Map<String, Value> =
+        serde_json::from_slice::<Value>(&doc.source).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
     let mut op = "index".to_string();
     if let Some(changes) = &req.doc {
         let Some(changes) = changes.as_object() else {
@@ -221,7 +275,10 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
     let total = shards_total(&svc);
     match op.as_str() {
         "none" | "noop" => {
-            let get = req.source.as_ref().map(|f| get_field(&doc.seq_no, doc.primary_term, &Value::Object(source.clone()), f));
+            let get = req
+                .source
+                .as_ref()
+                .map(|f| get_field(&doc.seq_no, doc.primary_term, &Value::Object(source.clone()), f));
             let mut o = noop(&svc.name, &req.id, None, total);
             o.write = Some(crate::shard::engine::WriteResult {
                 seq_no: doc.seq_no,
@@ -233,16 +290,35 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
             Ok((o, get))
         }
         "delete" => {
-            let c = Constraints { if_seq_no: Some(doc.seq_no), if_primary_term: Some(doc.primary_term), ..Default::default() };
+            let c = Constraints {
+                if_seq_no: Some(doc.seq_no),
+                if_primary_term: Some(doc.primary_term),
+                ..Default::default()
+            };
             let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), c)?;
             let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
-            Ok((WriteOutcome { index: svc.name.clone(), id: req.id.clone(), result: "deleted", write: Some(w), shards_total: total, forced_refresh: forced, status: 200 }, None))
+            Ok((
+                WriteOutcome {
+                    index: svc.name.clone(),
+                    id: req.id.clone(),
+                    result: "deleted",
+                    write: Some(w),
+                    shards_total: total,
+                    forced_refresh: forced,
+                    status: 200,
+                },
+                None,
+            ))
         }
         "index" => {
             let c = if base_constraints.if_seq_no.is_some() {
                 base_constraints
             } else {
-                Constraints { if_seq_no: Some(doc.seq_no), if_primary_term: Some(doc.primary_term), ..Default::default() }
+                Constraints {
+                    if_seq_no: Some(doc.seq_no),
+                    if_primary_term: Some(doc.primary_term),
+                    ..Default::default()
+                }
             };
             let new_source = Value::Object(source);
             let body = serde_json::to_vec(&new_source)?;
@@ -250,7 +326,18 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
             let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), routing, body, c)?;
             let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
             let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &new_source, f));
-            Ok((WriteOutcome { index: svc.name.clone(), id, result: "updated", write: Some(w), shards_total: total, forced_refresh: forced, status: 200 }, get))
+            Ok((
+                WriteOutcome {
+                    index: svc.name.clone(),
+                    id,
+                    result: "updated",
+                    write: Some(w),
+                    shards_total: total,
+                    forced_refresh: forced,
+                    status: 200,
+                },
+                get,
+            ))
         }
         other => Err(OsError::illegal(format!(
             "Operation type [{other}] not allowed, only [index, delete, noop, none] are allowed"
@@ -260,7 +347,15 @@ fn update_once(cs: &ClusterService, req: &UpdateRequest, script: Option<&Script>
 
 fn noop(index: &str, id: &str, _w: Option<()>, _total: u32) -> WriteOutcome {
     // A noop writes nothing: no shard copies took part.
-    WriteOutcome { index: index.to_string(), id: id.to_string(), result: "noop", write: None, shards_total: 0, forced_refresh: false, status: 200 }
+    WriteOutcome {
+        index: index.to_string(),
+        id: id.to_string(),
+        result: "noop",
+        write: None,
+        shards_total: 0,
+        forced_refresh: false,
+        status: 200,
+    }
 }
 
 fn get_field(seq_no: &i64, primary_term: u64, source: &Value, f: &SourceFilter) -> Value {

@@ -44,7 +44,15 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
     let mut error = None;
     for c in &ctxs {
         let segs = &c.searcher.query().segments;
-        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now_millis(), analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
+        let qc = QueryContext {
+            mapping: &c.mapping,
+            analyzers: &c.analyzers,
+            segments: segs,
+            index: &c.index,
+            now_millis: now_millis(),
+            analysis: c.analysis.as_deref(),
+            max_regex_length: c.limits.max_regex_length,
+        };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.
             if e.kind == "parsing_exception" || e.kind == "x_content_parse_exception" {
@@ -56,7 +64,9 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
         }
     }
     if valid && (req.explain || req.rewrite) {
-        return Err(OsError::illegal("[explain] and [rewrite] of a valid query are not supported: Fathom has no Lucene query to print"));
+        return Err(OsError::illegal(
+            "[explain] and [rewrite] of a valid query are not supported: Fathom has no Lucene query to print",
+        ));
     }
     // One shard per index answers, as OpenSearch picks one random shard per index.
     let mut indices: Vec<&str> = ctxs.iter().map(|c| c.index.as_str()).collect();

@@ -21,7 +21,11 @@ fn path(shard_dir: &Path) -> PathBuf {
 pub fn is_corruption(e: &Error) -> bool {
     matches!(
         e,
-        Error::Corrupt { .. } | Error::ChecksumMismatch { .. } | Error::TranslogCorrupted { .. } | Error::FormatTooOld { .. } | Error::FormatTooNew { .. }
+        Error::Corrupt { .. }
+            | Error::ChecksumMismatch { .. }
+            | Error::TranslogCorrupted { .. }
+            | Error::FormatTooOld { .. }
+            | Error::FormatTooNew { .. }
     )
 }
 

@@ -76,7 +76,16 @@ impl IndexHealth {
         } else {
             Status::Green
         };
-        IndexHealth { name: m.name.clone(), status, shards, replicas, active_primaries: shards - down, active: shards - down, unassigned, failed: failed.to_vec() }
+        IndexHealth {
+            name: m.name.clone(),
+            status,
+            shards,
+            replicas,
+            active_primaries: shards - down,
+            active: shards - down,
+            unassigned,
+            failed: failed.to_vec(),
+        }
     }
 
     /// The `indices.{name}` object; with `shards` the per-shard breakdown.

@@ -44,7 +44,8 @@ impl IndexShard {
     /// `refresh=wait_for` after a write: waits for the shard's next refresh (scheduled or
     /// asked for by anyone); see [`RefreshListeners`]. Returns whether a refresh was forced.
     pub fn wait_for_refresh(&self) -> OsResult<bool> {
-        self.listeners.wait(refresh_listeners::MAX_LISTENERS, refresh_listeners::WAIT_LIMIT, || self.refresh().map(|_| ()))
+        self.listeners
+            .wait(refresh_listeners::MAX_LISTENERS, refresh_listeners::WAIT_LIMIT, || self.refresh().map(|_| ()))
     }
 }
 
@@ -167,7 +168,11 @@ impl IndexService {
 
 /// Applies keyword fields' `normalizer` to their values, as OpenSearch indexes them: the
 /// normalizer's tokens (one, for a normalizer) joined.
-pub fn normalize_keywords(mapping: &Mapping, analysis: &IndexAnalysis, fields: &mut [crate::engine::schema::IndexableField]) {
+pub fn normalize_keywords(
+    mapping: &Mapping,
+    analysis: &IndexAnalysis,
+    fields: &mut [crate::engine::schema::IndexableField],
+) {
     use crate::engine::schema::{FieldKind, FieldValue};
     for f in fields.iter_mut() {
         let FieldValue::Keyword(value) = &mut f.value else { continue };
@@ -274,8 +279,14 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
             }
             FieldKind::TokenCount { analyzer: n, .. } => {
                 if a.analyzer(n).is_none() {
-                    return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"))
-                        .caused_by(OsError::new("mapper_parsing_exception", format!("analyzer [{n}] has not been configured in mappings"))));
+                    return Err(OsError::new(
+                        "mapper_parsing_exception",
+                        format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"),
+                    )
+                    .caused_by(OsError::new(
+                        "mapper_parsing_exception",
+                        format!("analyzer [{n}] has not been configured in mappings"),
+                    )));
                 }
             }
             FieldKind::Keyword(_) | FieldKind::FlatObject(_) => {
@@ -286,8 +297,14 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                 };
                 if let Some(n) = normalizer {
                     if a.normalizer(n).is_none() {
-                        return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: normalizer [{n}] not found for field [{path}]"))
-                            .caused_by(OsError::new("mapper_parsing_exception", format!("normalizer [{n}] not found for field [{path}]"))));
+                        return Err(OsError::new(
+                            "mapper_parsing_exception",
+                            format!("Failed to parse mapping [_doc]: normalizer [{n}] not found for field [{path}]"),
+                        )
+                        .caused_by(OsError::new(
+                            "mapper_parsing_exception",
+                            format!("normalizer [{n}] not found for field [{path}]"),
+                        )));
                     }
                 }
             }
@@ -416,7 +433,10 @@ impl ClusterService {
         let parser_analysis = analysis.clone();
         let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
             let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
-            let mut fields = m.parse(id, source).map(|p| p.fields).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
+            let mut fields = m
+                .parse(id, source)
+                .map(|p| p.fields)
+                .map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
             normalize_keywords(&m, &parser_analysis, &mut fields);
             Ok(fields)
         });
@@ -428,7 +448,10 @@ impl ClusterService {
             Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
             _ => Durability::Request,
         };
-        if let Some(Some(d)) = meta.setting("index.translog.sync_interval").map(|s| settings::parse_time(s, "sync_interval").ok().flatten()) {
+        if let Some(Some(d)) = meta
+            .setting("index.translog.sync_interval")
+            .map(|s| settings::parse_time(s, "sync_interval").ok().flatten())
+        {
             config.translog.sync_interval = d;
         }
         let mut shards = Vec::new();
@@ -446,7 +469,12 @@ impl ClusterService {
                 ShardEngine::open(index_dir, translog_dir, config.clone())
             })();
             match opened {
-                Ok(engine) => shards.push(Arc::new(IndexShard { id: i, engine, last_refresh: Mutex::new(Instant::now()), listeners: RefreshListeners::default() })),
+                Ok(engine) => shards.push(Arc::new(IndexShard {
+                    id: i,
+                    engine,
+                    last_refresh: Mutex::new(Instant::now()),
+                    listeners: RefreshListeners::default(),
+                })),
                 Err(e) => {
                     let reason = format!("failed to recover from gateway: {e}");
                     tracing::error!(index = %meta.name, shard = i, error = %e, "shard failed to open; the index is red, its other shards serve");
@@ -459,7 +487,16 @@ impl ClusterService {
                 }
             }
         }
-        Ok(Arc::new(IndexService { name: meta.name.clone(), uuid: meta.uuid.clone(), meta: RwLock::new(meta), mapping, analysis, analyzers, shards, failed }))
+        Ok(Arc::new(IndexService {
+            name: meta.name.clone(),
+            uuid: meta.uuid.clone(),
+            meta: RwLock::new(meta),
+            mapping,
+            analysis,
+            analyzers,
+            shards,
+            failed,
+        }))
     }
 
     /// Creates an index (templates already applied by the caller).
@@ -467,10 +504,12 @@ impl ClusterService {
         validate_index_name(&req.name)?;
         settings::validate_new(&req.settings)?;
         let mapping = match &req.mappings {
-            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => Mapping::from_json(m).and_then(|m| m.validate_aliases().map(|()| m)).map_err(|e| {
-                OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: {}", e.reason))
-                    .caused_by(OsError::from(e))
-            })?,
+            Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => {
+                Mapping::from_json(m).and_then(|m| m.validate_aliases().map(|()| m)).map_err(|e| {
+                    OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: {}", e.reason))
+                        .caused_by(OsError::from(e))
+                })?
+            }
             _ => Mapping::new_dynamic(),
         };
         let analysis = build_analysis(&req.settings)?;
@@ -531,7 +570,9 @@ impl ClusterService {
         });
         if node.is_err() {
             // A failed create must not leave a service or files behind.
-            if let Some(svc) = self.services_mut().remove(&name).filter(|s| !self.metadata().indices.contains_key(&s.name)) {
+            if let Some(svc) =
+                self.services_mut().remove(&name).filter(|s| !self.metadata().indices.contains_key(&s.name))
+            {
                 svc.close();
                 let _ = std::fs::remove_dir_all(self.index_dir(&svc.uuid));
             }
@@ -613,7 +654,11 @@ impl ClusterService {
 
     /// Replaces an index's metadata through `f` (mapping, settings, aliases updates) and
     /// publishes it to the open service.
-    pub fn update_index(&self, name: &str, f: impl FnOnce(&mut IndexMetadata) -> OsResult<bool>) -> OsResult<Arc<IndexMetadata>> {
+    pub fn update_index(
+        &self,
+        name: &str,
+        f: impl FnOnce(&mut IndexMetadata) -> OsResult<bool>,
+    ) -> OsResult<Arc<IndexMetadata>> {
         let meta = self.update(|md| {
             let m = md.indices.get(name).ok_or_else(|| OsError::index_not_found(name))?;
             let mut nm = (**m).clone();

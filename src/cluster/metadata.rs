@@ -149,7 +149,8 @@ impl IndexMetadata {
     pub fn to_state_json(&self) -> Value {
         let aliases: Map<String, Value> = self.aliases.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
         let mapping = self.mapping_json();
-        let mappings = if mapping.as_object().is_some_and(|m| m.is_empty()) { json!({}) } else { json!({"_doc": mapping}) };
+        let mappings =
+            if mapping.as_object().is_some_and(|m| m.is_empty()) { json!({}) } else { json!({"_doc": mapping}) };
         json!({
             "version": self.version,
             "mapping_version": self.mapping_version,

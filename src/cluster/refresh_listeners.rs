@@ -103,7 +103,9 @@ mod tests {
         let l = Arc::new(RefreshListeners::default());
         let refreshes = Arc::new(AtomicU64::new(0));
         let (l2, r2) = (l.clone(), refreshes.clone());
-        let waiter = std::thread::spawn(move || l2.wait(MAX_LISTENERS, Duration::from_secs(10), || panic!("must not force")).unwrap());
+        let waiter = std::thread::spawn(move || {
+            l2.wait(MAX_LISTENERS, Duration::from_secs(10), || panic!("must not force")).unwrap()
+        });
         let t = Instant::now();
         while l.waiting() == 0 && t.elapsed() < Duration::from_secs(5) {
             std::thread::yield_now();
@@ -124,11 +126,12 @@ mod tests {
         l.refresh(|| Ok(())).unwrap();
         // Nothing refreshes after the wait starts: it times out and forces.
         let mut forced = 0;
-        assert!(l.wait(MAX_LISTENERS, Duration::from_millis(30), || {
-            forced += 1;
-            Ok(())
-        })
-        .unwrap());
+        assert!(l
+            .wait(MAX_LISTENERS, Duration::from_millis(30), || {
+                forced += 1;
+                Ok(())
+            })
+            .unwrap());
         assert_eq!(forced, 1);
     }
 

@@ -25,7 +25,12 @@ impl ExpandWildcards {
                 "hidden" => e.hidden = true,
                 "all" => e = ExpandWildcards { open: true, closed: true, hidden: true },
                 "none" => {}
-                other => return Err(OsError::illegal(format!("No enum constant org.opensearch.action.support.IndicesOptions.WildcardStates.{}", other.to_ascii_uppercase()))),
+                other => {
+                    return Err(OsError::illegal(format!(
+                        "No enum constant org.opensearch.action.support.IndicesOptions.WildcardStates.{}",
+                        other.to_ascii_uppercase()
+                    )))
+                }
             }
         }
         Ok(e)
@@ -45,11 +50,21 @@ pub struct IndicesOptions {
 impl IndicesOptions {
     /// Strict, open wildcards, no-match is an error only for explicit names (search default).
     pub fn lenient_expand_open() -> IndicesOptions {
-        IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: false, hidden: false }, forbid_closed: true }
+        IndicesOptions {
+            ignore_unavailable: false,
+            allow_no_indices: true,
+            expand: ExpandWildcards { open: true, closed: false, hidden: false },
+            forbid_closed: true,
+        }
     }
     /// Strict, open and closed wildcards (delete index, get index).
     pub fn strict_expand_open_closed() -> IndicesOptions {
-        IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false }
+        IndicesOptions {
+            ignore_unavailable: false,
+            allow_no_indices: true,
+            expand: ExpandWildcards { open: true, closed: true, hidden: false },
+            forbid_closed: false,
+        }
     }
 }
 

@@ -193,8 +193,11 @@ const OPEN_PREFIXES: &[&str] = &[
 
 /// Whether a setting may be changed on an existing index.
 pub fn is_dynamic(key: &str) -> bool {
-    DYNAMIC.contains(&key) || key.starts_with("index.blocks.") || key.starts_with("index.routing.allocation.")
-        || key.starts_with("index.search.slowlog.") || key.starts_with("index.indexing.slowlog.")
+    DYNAMIC.contains(&key)
+        || key.starts_with("index.blocks.")
+        || key.starts_with("index.routing.allocation.")
+        || key.starts_with("index.search.slowlog.")
+        || key.starts_with("index.indexing.slowlog.")
 }
 
 /// Whether `key` is a setting Fathom knows.
@@ -213,10 +216,8 @@ pub fn get_str<'a>(flat: &'a FlatSettings, key: &str) -> Option<&'a str> {
 /// Parses an integer setting with OpenSearch's messages.
 pub fn get_int(flat: &FlatSettings, key: &str, default: i64, min: i64, max: i64) -> OsResult<i64> {
     let Some(s) = get_str(flat, key) else { return Ok(default) };
-    let v: i64 = s
-        .trim()
-        .parse()
-        .map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [{key}]")))?;
+    let v: i64 =
+        s.trim().parse().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [{key}]")))?;
     if v < min {
         return Err(OsError::illegal(format!("Failed to parse value [{s}] for setting [{key}] must be >= {min}")));
     }
@@ -232,9 +233,7 @@ pub fn get_bool(flat: &FlatSettings, key: &str, default: bool) -> OsResult<bool>
         None => Ok(default),
         Some("true") => Ok(true),
         Some("false") => Ok(false),
-        Some(s) => Err(OsError::illegal(format!(
-            "Failed to parse value [{s}] as only [true] or [false] are allowed."
-        ))),
+        Some(s) => Err(OsError::illegal(format!("Failed to parse value [{s}] as only [true] or [false] are allowed."))),
     }
 }
 
@@ -248,8 +247,16 @@ pub fn parse_time(s: &str, key: &str) -> OsResult<Option<Duration>> {
         return Ok(Some(Duration::ZERO));
     }
     let lower = t.to_ascii_lowercase();
-    let units: [(&str, f64); 8] =
-        [("nanos", 1e-9), ("micros", 1e-6), ("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0), ("d", 86400.0), ("", 0.0)];
+    let units: [(&str, f64); 8] = [
+        ("nanos", 1e-9),
+        ("micros", 1e-6),
+        ("ms", 1e-3),
+        ("s", 1.0),
+        ("m", 60.0),
+        ("h", 3600.0),
+        ("d", 86400.0),
+        ("", 0.0),
+    ];
     for (suffix, mult) in units {
         if suffix.is_empty() {
             break;
@@ -305,7 +312,10 @@ pub fn validate_values(flat: &FlatSettings) -> OsResult<()> {
     }
     if let Some(s) = get_str(flat, "index.translog.durability") {
         if !s.eq_ignore_ascii_case("request") && !s.eq_ignore_ascii_case("async") {
-            return Err(OsError::illegal(format!("No enum constant org.opensearch.index.translog.Translog.Durability.{}", s.to_ascii_uppercase())));
+            return Err(OsError::illegal(format!(
+                "No enum constant org.opensearch.index.translog.Translog.Durability.{}",
+                s.to_ascii_uppercase()
+            )));
         }
     }
     get_bool(flat, "index.hidden", false)?;
@@ -319,8 +329,12 @@ mod tests {
 
     #[test]
     fn flattens_every_form() {
-        let a = flatten_index_settings(&json!({"index": {"number_of_shards": 2, "analysis": {"analyzer": {"a": {"type": "standard"}}}}})).unwrap();
-        let b = flatten_index_settings(&json!({"number_of_shards": "2", "index.analysis.analyzer.a.type": "standard"})).unwrap();
+        let a = flatten_index_settings(
+            &json!({"index": {"number_of_shards": 2, "analysis": {"analyzer": {"a": {"type": "standard"}}}}}),
+        )
+        .unwrap();
+        let b = flatten_index_settings(&json!({"number_of_shards": "2", "index.analysis.analyzer.a.type": "standard"}))
+            .unwrap();
         assert_eq!(a, b);
         assert_eq!(a["index.number_of_shards"], json!("2"));
     }

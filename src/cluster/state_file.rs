@@ -51,9 +51,12 @@ pub fn load(dir: &Arc<dyn Directory>) -> Result<Option<(u64, Value)>> {
 pub fn decode(bytes: &[u8], file: &str) -> Result<Value> {
     let header = check_header(bytes, file, CODEC, VERSION, VERSION, None)?;
     let body = check_footer(bytes, file)?;
-    let json = body.get(header.len..).ok_or_else(|| Error::corrupt(file, header.len as u64, "body shorter than its header"))?;
-    serde_json::from_slice(json)
-        .map_err(|e| Error::corrupt(file, header.len as u64 + e.column() as u64, format!("metadata is not valid JSON: {e}")))
+    let json = body
+        .get(header.len..)
+        .ok_or_else(|| Error::corrupt(file, header.len as u64, "body shorter than its header"))?;
+    serde_json::from_slice(json).map_err(|e| {
+        Error::corrupt(file, header.len as u64 + e.column() as u64, format!("metadata is not valid JSON: {e}"))
+    })
 }
 
 /// Writes generation `gen` durably and removes older generations.
@@ -63,7 +66,8 @@ pub fn store(dir: &Arc<dyn Directory>, gen: u64, state: &Value) -> Result<()> {
         dir.delete(&pending)?;
     }
     let mut out = IndexOutput::create(dir.as_ref(), &pending, CODEC, VERSION, &crate::engine::segment::random_id())?;
-    let body = serde_json::to_vec(state).map_err(|e| Error::InvalidArgument(format!("metadata is not serialisable: {e}")))?;
+    let body =
+        serde_json::to_vec(state).map_err(|e| Error::InvalidArgument(format!("metadata is not serialisable: {e}")))?;
     out.put(&body)?;
     out.finish()?;
     dir.rename(&pending, &file_name(gen))?;

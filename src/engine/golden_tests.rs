@@ -46,7 +46,12 @@ fn commit_point() -> CommitPoint {
         generation: 1,
         version: 1,
         counter: 1,
-        segments: vec![CommitSegment { id: SegmentId { name: "_0".into(), id: SEG_ID }, max_doc: 3, del_gen: 1, del_count: 1 }],
+        segments: vec![CommitSegment {
+            id: SegmentId { name: "_0".into(), id: SEG_ID },
+            max_doc: 3,
+            del_gen: 1,
+            del_count: 1,
+        }],
         user_data,
     }
 }

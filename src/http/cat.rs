@@ -38,7 +38,14 @@ pub struct Column {
 impl Column {
     /// A column from OpenSearch's attribute string (`alias:a,b;default:false;text-align:right;desc:...`).
     pub fn new(name: &str, attrs: &str) -> Column {
-        let mut c = Column { name: name.to_string(), aliases: Vec::new(), default: true, right: false, desc: "not available".into(), sibling: None };
+        let mut c = Column {
+            name: name.to_string(),
+            aliases: Vec::new(),
+            default: true,
+            right: false,
+            desc: "not available".into(),
+            sibling: None,
+        };
         for part in attrs.split(';') {
             let Some((k, v)) = part.split_once(':') else { continue };
             match k {
@@ -137,7 +144,8 @@ fn compare(a: &Cell, b: &Cell) -> Ordering {
 }
 
 /// Parameters every `_cat` endpoint accepts.
-pub const CAT_PARAMS: &[&str] = &["format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout"];
+pub const CAT_PARAMS: &[&str] =
+    &["format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout"];
 
 impl Table {
     /// An empty table with these columns (`(name, attributes)` as [`Column::new`] reads them).
@@ -146,7 +154,10 @@ impl Table {
     }
 
     fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name).or_else(|| self.columns.iter().position(|c| c.aliases.iter().any(|a| a == name)))
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .or_else(|| self.columns.iter().position(|c| c.aliases.iter().any(|a| a == name)))
     }
 
     /// The displayed columns: `(column index, display name)`.
@@ -158,7 +169,10 @@ impl Table {
                 out.push((i, d));
             }
         };
-        let with_sibling = |out: &mut Vec<(usize, String)>, i: usize, d: String, push: &mut dyn FnMut(&mut Vec<(usize, String)>, usize, String)| {
+        let with_sibling = |out: &mut Vec<(usize, String)>,
+                            i: usize,
+                            d: String,
+                            push: &mut dyn FnMut(&mut Vec<(usize, String)>, usize, String)| {
             push(out, i, d.clone());
             if pri {
                 if let Some(s) = &self.columns[i].sibling {
@@ -205,7 +219,11 @@ impl Table {
                 _ => (key, false),
             };
             let Some(i) = self.column_index(name) else {
-                return Err(OsError::new("unsupported_operation_exception", format!("Unable to sort by unknown sort key `{name}`")).status(500));
+                return Err(OsError::new(
+                    "unsupported_operation_exception",
+                    format!("Unable to sort by unknown sort key `{name}`"),
+                )
+                .status(500));
             };
             keys.push((i, desc));
         }
@@ -223,7 +241,8 @@ impl Table {
 
     /// Renders the table for `req` (`format`, `h`, `s`, `v`, `help`, `bytes`, `time`, `pri`).
     pub fn respond(mut self, req: &RestRequest) -> OsResult<RestResponse> {
-        let units = Units { bytes: req.param("bytes").map(str::to_string), time: req.param("time").map(str::to_string) };
+        let units =
+            Units { bytes: req.param("bytes").map(str::to_string), time: req.param("time").map(str::to_string) };
         if req.bool_param("help", false)? {
             return Ok(RestResponse::text(self.help()));
         }
@@ -235,19 +254,28 @@ impl Table {
                     .rows
                     .iter()
                     .map(|r| {
-                        let m: Map<String, Value> = display.iter().map(|(i, d)| (d.clone(), units.render(&r[*i]).map_or(Value::Null, Value::String))).collect();
+                        let m: Map<String, Value> = display
+                            .iter()
+                            .map(|(i, d)| (d.clone(), units.render(&r[*i]).map_or(Value::Null, Value::String)))
+                            .collect();
                         Value::Object(m)
                     })
                     .collect();
                 Ok(RestResponse::ok(Value::Array(rows)))
             }
-            None | Some("text") | Some("txt") => Ok(RestResponse::text(self.text(&display, &units, req.bool_param("v", false)?))),
+            None | Some("text") | Some("txt") => {
+                Ok(RestResponse::text(self.text(&display, &units, req.bool_param("v", false)?)))
+            }
             Some(other) => Err(OsError::illegal(format!("Unsupported format [{other}]"))),
         }
     }
 
     fn text(&self, display: &[(usize, String)], units: &Units, verbose: bool) -> String {
-        let rendered: Vec<Vec<String>> = self.rows.iter().map(|r| display.iter().map(|(i, _)| units.render(&r[*i]).unwrap_or_default()).collect()).collect();
+        let rendered: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| display.iter().map(|(i, _)| units.render(&r[*i]).unwrap_or_default()).collect())
+            .collect();
         let mut width: Vec<usize> = display.iter().map(|(_, d)| if verbose { d.chars().count() } else { 0 }).collect();
         for r in &rendered {
             for (w, c) in width.iter_mut().zip(r) {
@@ -285,7 +313,8 @@ impl Table {
     }
 
     fn help(&self) -> String {
-        let rows: Vec<[String; 3]> = self.columns.iter().map(|c| [c.name.clone(), c.aliases.join(","), c.desc.clone()]).collect();
+        let rows: Vec<[String; 3]> =
+            self.columns.iter().map(|c| [c.name.clone(), c.aliases.join(","), c.desc.clone()]).collect();
         let mut w = [0usize; 3];
         for r in &rows {
             for k in 0..3 {

@@ -71,7 +71,8 @@ pub fn stack_trace(e: &Map<String, Value>) -> String {
 }
 
 fn is_exception(v: &Value) -> bool {
-    v.as_object().is_some_and(|m| m.get("type").is_some_and(Value::is_string) && m.get("reason").is_some_and(Value::is_string))
+    v.as_object()
+        .is_some_and(|m| m.get("type").is_some_and(Value::is_string) && m.get("reason").is_some_and(Value::is_string))
 }
 
 fn add_to_exception(v: &mut Value) {
@@ -91,7 +92,9 @@ fn visit(key: &str, v: &mut Value) {
     }
     match v {
         _ if matches!(key, "error" | "caused_by" | "reason" | "cause") && is_exception(v) => add_to_exception(v),
-        Value::Array(items) if key == "root_cause" => items.iter_mut().filter(|i| is_exception(i)).for_each(add_to_exception),
+        Value::Array(items) if key == "root_cause" => {
+            items.iter_mut().filter(|i| is_exception(i)).for_each(add_to_exception)
+        }
         Value::Array(items) => items.iter_mut().for_each(|i| visit("", i)),
         Value::Object(m) => m.iter_mut().for_each(|(k, c)| visit(k, c)),
         _ => {}
@@ -111,7 +114,10 @@ mod tests {
     #[test]
     fn opensearch_exceptions_print_index_shard_and_name() {
         let e = json!({"type": "document_missing_exception", "reason": "[123]: document missing", "index": "idx", "shard": "0", "index_uuid": "u1"});
-        assert_eq!(stack_trace(e.as_object().unwrap()), "[idx/u1][[idx][0]] DocumentMissingException[[123]: document missing]");
+        assert_eq!(
+            stack_trace(e.as_object().unwrap()),
+            "[idx/u1][[idx][0]] DocumentMissingException[[123]: document missing]"
+        );
         let e = json!({"type": "index_not_found_exception", "reason": "no such index [x]", "index": "x", "index_uuid": "_na_"});
         assert_eq!(stack_trace(e.as_object().unwrap()), "[x] IndexNotFoundException[no such index [x]]");
     }

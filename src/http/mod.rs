@@ -12,8 +12,8 @@
 //! | `cat.rs` | the CAT table renderer |
 //! | `handlers/` | one file per API group |
 
-pub mod cat;
 pub mod binary_formats;
+pub mod cat;
 pub mod error_trace;
 pub mod handlers;
 pub mod render;
@@ -32,7 +32,10 @@ pub async fn bind(settings: &NodeSettings) -> Result<tokio::net::TcpListener, St
     let host = if host == "localhost" || host == "_local_" { "127.0.0.1" } else { host };
     let spec = settings.get_or("http.port", "9200-9299");
     let (lo, hi) = match spec.split_once('-') {
-        Some((a, b)) => (a.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?, b.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?),
+        Some((a, b)) => (
+            a.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?,
+            b.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?,
+        ),
         None => {
             let p = spec.trim().parse::<u16>().map_err(|_| format!("invalid http.port [{spec}]"))?;
             (p, p)
@@ -40,9 +43,10 @@ pub async fn bind(settings: &NodeSettings) -> Result<tokio::net::TcpListener, St
     };
     let mut last = String::new();
     for port in lo..=hi.max(lo) {
-        let addr: SocketAddr = format!("{}:{port}", if host.contains(':') { format!("[{host}]") } else { host.to_string() })
-            .parse()
-            .map_err(|e| format!("invalid network.host [{host}]: {e}"))?;
+        let addr: SocketAddr =
+            format!("{}:{port}", if host.contains(':') { format!("[{host}]") } else { host.to_string() })
+                .parse()
+                .map_err(|e| format!("invalid network.host [{host}]: {e}"))?;
         match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => return Ok(l),
             Err(e) => last = format!("{addr}: {e}"),

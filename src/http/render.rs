@@ -49,7 +49,9 @@ impl RestResponse {
         if let Some(raw) = self.raw_json.take() {
             self.body = match serde_json::from_slice(&raw) {
                 Ok(v) => Body::Json(v),
-                Err(e) => Body::Json(crate::error::OsError::internal(format!("pre-rendered body is not JSON: {e}")).to_body()),
+                Err(e) => {
+                    Body::Json(crate::error::OsError::internal(format!("pre-rendered body is not JSON: {e}")).to_body())
+                }
             };
         }
     }

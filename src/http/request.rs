@@ -125,16 +125,19 @@ impl RestRequest {
             None => Ok(default),
             Some("") | Some("true") => Ok(true),
             Some("false") => Ok(false),
-            Some(v) => Err(OsError::illegal(format!(
-                "Failed to parse value [{v}] as only [true] or [false] are allowed."
-            ))),
+            Some(v) => {
+                Err(OsError::illegal(format!("Failed to parse value [{v}] as only [true] or [false] are allowed.")))
+            }
         }
     }
     /// An integer parameter.
     pub fn int_param(&self, name: &str) -> OsResult<Option<i64>> {
         match self.param(name) {
             None => Ok(None),
-            Some(v) => v.parse::<i64>().map(Some).map_err(|_| OsError::illegal(format!("Failed to parse int parameter [{name}] with value [{v}]"))),
+            Some(v) => v
+                .parse::<i64>()
+                .map(Some)
+                .map_err(|_| OsError::illegal(format!("Failed to parse int parameter [{name}] with value [{v}]"))),
         }
     }
     /// A time parameter (`30s`, `1m`, `-1`).
@@ -173,8 +176,10 @@ impl RestRequest {
 /// Parses JSON with OpenSearch-like errors (a `parse_exception` naming line and column).
 pub fn parse_json(bytes: &[u8]) -> OsResult<Value> {
     serde_json::from_slice(bytes).map_err(|e| {
-        OsError::new("parse_exception", format!("Failed to parse content to map"))
-            .caused_by(OsError::new("json_parse_exception", format!("{e} at [Source: REDACTED; line: {}, column: {}]", e.line(), e.column())))
+        OsError::new("parse_exception", format!("Failed to parse content to map")).caused_by(OsError::new(
+            "json_parse_exception",
+            format!("{e} at [Source: REDACTED; line: {}, column: {}]", e.line(), e.column()),
+        ))
     })
 }
 

@@ -41,7 +41,8 @@ pub struct Route {
 }
 
 /// Parameters every endpoint accepts.
-pub const COMMON_PARAMS: &[&str] = &["pretty", "human", "error_trace", "filter_path", "format", "source", "source_content_type"];
+pub const COMMON_PARAMS: &[&str] =
+    &["pretty", "human", "error_trace", "filter_path", "format", "source", "source_content_type"];
 
 /// The table.
 #[derive(Debug, Default)]
@@ -64,7 +65,15 @@ fn split(path: &str) -> Vec<&str> {
 
 impl Router {
     /// Adds a route for each method.
-    pub fn add(&mut self, methods: &[Method], pattern: &'static str, action: &'static str, pool: Pool, params: &'static [&'static str], handler: Handler) {
+    pub fn add(
+        &mut self,
+        methods: &[Method],
+        pattern: &'static str,
+        action: &'static str,
+        pool: Pool,
+        params: &'static [&'static str],
+        handler: Handler,
+    ) {
         let segs: Vec<Seg> = split(pattern)
             .into_iter()
             .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
@@ -118,7 +127,8 @@ impl Router {
             if best_any == Some(score) && !methods.contains(&r.method) {
                 methods.push(r.method);
             }
-            let method_ok = r.method == method || (method == Method::Head && r.method == Method::Get && !self.has_explicit_head(r.pattern));
+            let method_ok = r.method == method
+                || (method == Method::Head && r.method == Method::Get && !self.has_explicit_head(r.pattern));
             if method_ok && best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, r));
             }
@@ -166,15 +176,13 @@ pub fn check_params(route: &Route, req: &RestRequest) -> OsResult<()> {
         return Ok(());
     }
     unknown.sort_unstable();
-    let mut msg = format!(
-        "request [{}] contains unrecognized parameter{}: ",
-        req.path,
-        if unknown.len() > 1 { "s" } else { "" }
-    );
+    let mut msg =
+        format!("request [{}] contains unrecognized parameter{}: ", req.path, if unknown.len() > 1 { "s" } else { "" });
     let parts: Vec<String> = unknown
         .iter()
         .map(|u| {
-            let similar: Vec<&str> = route.params.iter().copied().filter(|p| crate::error::similarity(u, p) >= 0.7).collect();
+            let similar: Vec<&str> =
+                route.params.iter().copied().filter(|p| crate::error::similarity(u, p) >= 0.7).collect();
             if similar.is_empty() {
                 format!("[{u}]")
             } else {

@@ -29,7 +29,11 @@ pub struct Server {
 }
 
 /// Serves connections from `listener` until `shutdown` resolves.
-pub async fn serve(server: Arc<Server>, listener: tokio::net::TcpListener, shutdown: impl std::future::Future<Output = ()>) {
+pub async fn serve(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -79,7 +83,8 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let (parts, body) = req.into_parts();
     let path = parts.uri.path().to_string();
     let params = parse_query(parts.uri.query().unwrap_or(""));
-    let accept_gzip = parts.headers.get("accept-encoding").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("gzip"));
+    let accept_gzip =
+        parts.headers.get("accept-encoding").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("gzip"));
     let pretty = params.get("pretty").is_some_and(|v| v != "false");
     let error_trace = params.get("error_trace").is_some_and(|v| v != "false");
     let filter = params.get("filter_path").cloned();
@@ -90,11 +95,23 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         _ => Format::Json,
     };
     let Some(method) = Method::parse(parts.method.as_str()) else {
-        return finish(RestResponse::json(405, json!({"error": format!("Incorrect HTTP method for uri [{path}] and method [{}]", parts.method), "status": 405})), false, pretty, None, Format::Json, false);
+        return finish(
+            RestResponse::json(
+                405,
+                json!({"error": format!("Incorrect HTTP method for uri [{path}] and method [{}]", parts.method), "status": 405}),
+            ),
+            false,
+            pretty,
+            None,
+            Format::Json,
+            false,
+        );
     };
     let head = method == Method::Head;
     let max = server.node.max_content_length;
-    if let Some(len) = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok()) {
+    if let Some(len) =
+        parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok())
+    {
         if len > max {
             return finish(RestResponse::status(413), head, pretty, None, Format::Json, false);
         }
@@ -105,10 +122,21 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
             if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
                 return finish(RestResponse::status(413), head, pretty, None, Format::Json, false);
             }
-            return finish(error_response(&OsError::new("io_exception", format!("failed to read the request body: {e}")), head), head, pretty, None, Format::Json, false);
+            return finish(
+                error_response(&OsError::new("io_exception", format!("failed to read the request body: {e}")), head),
+                head,
+                pretty,
+                None,
+                Format::Json,
+                false,
+            );
         }
     };
-    let gzipped = parts.headers.get(CONTENT_ENCODING).and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
+    let gzipped = parts
+        .headers
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
     let bytes = if gzipped {
         let mut out = Vec::new();
         let mut dec = flate2::read::GzDecoder::new(&bytes[..]).take(max as u64 + 1);
@@ -167,14 +195,17 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     });
     let (result, warnings, waits) = match submitted {
         Err(e) => (Err(e), Vec::new(), Vec::new()),
-        Ok(()) => rx.await.unwrap_or_else(|_| (Err(OsError::internal("the handler was dropped")), Vec::new(), Vec::new())),
+        Ok(()) => {
+            rx.await.unwrap_or_else(|_| (Err(OsError::internal("the handler was dropped")), Vec::new(), Vec::new()))
+        }
     };
     // `refresh=wait_for`: the shards' next refresh, waited for on a blocking thread, not on the
     // pool that ran the write (a wait lasts up to a refresh interval).
     let result = if waits.is_empty() || result.is_err() {
         result
     } else {
-        let waited = tokio::task::spawn_blocking(move || waits.iter().try_for_each(|s| s.wait_for_refresh().map(|_| ()))).await;
+        let waited =
+            tokio::task::spawn_blocking(move || waits.iter().try_for_each(|s| s.wait_for_refresh().map(|_| ()))).await;
         match waited {
             Ok(Ok(())) => result,
             Ok(Err(e)) => Err(e),
@@ -193,12 +224,22 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     }
     for w in warnings {
         let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
-        resp.headers.push(("Warning".into(), format!("299 OpenSearch-3.3.0-{} \"{escaped}\"", crate::action::cluster_info::BUILD_HASH)));
+        resp.headers.push((
+            "Warning".into(),
+            format!("299 OpenSearch-3.3.0-{} \"{escaped}\"", crate::action::cluster_info::BUILD_HASH),
+        ));
     }
     finish(resp, head, pretty, filter.as_deref(), format, accept_gzip)
 }
 
-fn finish(mut resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>, format: Format, gzip: bool) -> Response<Full<Bytes>> {
+fn finish(
+    mut resp: RestResponse,
+    head: bool,
+    pretty: bool,
+    filter: Option<&str>,
+    format: Format,
+    gzip: bool,
+) -> Response<Full<Bytes>> {
     let generic = pretty || filter.is_some_and(|f| !f.is_empty()) || format != Format::Json;
     if generic {
         resp.json_body();
@@ -230,7 +271,8 @@ fn finish(mut resp: RestResponse, head: bool, pretty: bool, filter: Option<&str>
             }
         }
     };
-    let mut builder = Response::builder().status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+    let mut builder =
+        Response::builder().status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
     builder = builder.header(CONTENT_TYPE, HeaderValue::from_static(ctype));
     for (k, v) in &headers {
         builder = builder.header(k.as_str(), v.as_str());

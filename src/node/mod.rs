@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::action::search::pit::{ReaderContexts, DEFAULT_MAX_OPEN_PIT_CONTEXT};
 use crate::cluster::indices::new_uuid;
 use crate::cluster::{ClusterService, NodeIdentity};
 use crate::error::{OsError, OsResult};
-use crate::action::search::pit::{ReaderContexts, DEFAULT_MAX_OPEN_PIT_CONTEXT};
 use crate::threadpool::Pools;
 pub use settings::NodeSettings;
 
@@ -38,7 +38,8 @@ pub struct Node {
 /// Parses a byte size (`100mb`, `1gb`, `512kb`, `1024b`, `1024`).
 pub fn parse_bytes(s: &str) -> Option<usize> {
     let t = s.trim().to_ascii_lowercase();
-    let units: [(&str, usize); 6] = [("kb", 1 << 10), ("mb", 1 << 20), ("gb", 1 << 30), ("tb", 1 << 40), ("pb", 1 << 50), ("b", 1)];
+    let units: [(&str, usize); 6] =
+        [("kb", 1 << 10), ("mb", 1 << 20), ("gb", 1 << 30), ("tb", 1 << 40), ("pb", 1 << 50), ("b", 1)];
     for (u, m) in units {
         if let Some(n) = t.strip_suffix(u) {
             return n.trim().parse::<f64>().ok().filter(|v| *v >= 0.0).map(|v| (v * m as f64) as usize);
@@ -57,7 +58,9 @@ impl Node {
         let roles: Vec<String> = settings
             .get("node.roles")
             .map(|r| r.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
-            .unwrap_or_else(|| vec!["cluster_manager".into(), "data".into(), "ingest".into(), "remote_cluster_client".into()]);
+            .unwrap_or_else(|| {
+                vec!["cluster_manager".into(), "data".into(), "ingest".into(), "remote_cluster_client".into()]
+            });
         let identity = NodeIdentity {
             cluster_name: settings.get_or("cluster.name", "fathom").to_string(),
             node_name,
@@ -68,14 +71,18 @@ impl Node {
             http_address,
         };
         let max_content_length = match settings.get("http.max_content_length") {
-            Some(v) => parse_bytes(v).ok_or_else(|| OsError::illegal(format!("failed to parse [http.max_content_length] with value [{v}]")))?,
+            Some(v) => parse_bytes(v).ok_or_else(|| {
+                OsError::illegal(format!("failed to parse [http.max_content_length] with value [{v}]"))
+            })?,
             None => 100 << 20,
         };
         let cluster = Arc::new(ClusterService::open(&data_path, identity.clone())?);
         let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let pools = Pools::new(&identity.node_name, processors);
         let max_open_pit = match settings.get("search.max_open_pit_context") {
-            Some(v) => v.parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{v}] for setting [search.max_open_pit_context]")))?,
+            Some(v) => v.parse::<usize>().map_err(|_| {
+                OsError::illegal(format!("Failed to parse value [{v}] for setting [search.max_open_pit_context]"))
+            })?,
             None => DEFAULT_MAX_OPEN_PIT_CONTEXT,
         };
         let reader_contexts = Arc::new(ReaderContexts::new(max_open_pit));
@@ -119,7 +126,11 @@ impl Node {
 }
 
 fn hostname_or(default: &str) -> String {
-    std::fs::read_to_string("/etc/hostname").ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| default.to_string())
+    std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| default.to_string())
 }
 
 /// Whether an address is loopback (binding elsewhere needs security, which is not enabled).

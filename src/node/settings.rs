@@ -103,7 +103,8 @@ impl NodeSettings {
         let dir = conf_dir.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("config"));
         let file = dir.join("fathom.yml");
         if file.exists() {
-            let text = std::fs::read_to_string(&file).map_err(|e| ConfigError(format!("cannot read [{}]: {e}", file.display())))?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| ConfigError(format!("cannot read [{}]: {e}", file.display())))?;
             map = parse_yaml(&text).map_err(|e| ConfigError(format!("{}: {}", file.display(), e.0)))?;
         }
         for o in overrides {

@@ -241,7 +241,10 @@ pub(crate) fn negate(v: &Value) -> Result<Value, ArithError> {
         Value::Double(d) => Value::Double(-d),
         Value::Null => return Err(err("null_pointer_exception", "Cannot apply [-] operation to a null value".into())),
         other => {
-            return Err(err("class_cast_exception", format!("Cannot apply [-] operation to type [{}].", other.java_class())))
+            return Err(err(
+                "class_cast_exception",
+                format!("Cannot apply [-] operation to type [{}].", other.java_class()),
+            ))
         }
     })
 }
@@ -251,7 +254,9 @@ pub(crate) fn complement(v: &Value) -> Result<Value, ArithError> {
     match v {
         Value::Int(i) => Ok(Value::Int(!i)),
         Value::Long(l) => Ok(Value::Long(!l)),
-        other => Err(err("class_cast_exception", format!("Cannot apply [~] operation to type [{}].", other.java_class()))),
+        other => {
+            Err(err("class_cast_exception", format!("Cannot apply [~] operation to type [{}].", other.java_class())))
+        }
     }
 }
 

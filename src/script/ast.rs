@@ -125,12 +125,34 @@ pub(crate) enum ExprKind {
     ListInit(Vec<Expr>),
     MapInit(Vec<(Expr, Expr)>),
     /// `new ArrayList(...)` / `new HashMap(...)`: `true` for a map.
-    New { map: bool, args: Vec<Expr> },
-    Field { target: Box<Expr>, name: String, null_safe: bool },
-    Index { target: Box<Expr>, index: Box<Expr> },
-    Call { target: Box<Expr>, name: String, args: Vec<Expr>, null_safe: bool },
-    StaticCall { class: StaticClass, name: String, args: Vec<Expr> },
-    StaticField { class: StaticClass, name: String },
+    New {
+        map: bool,
+        args: Vec<Expr>,
+    },
+    Field {
+        target: Box<Expr>,
+        name: String,
+        null_safe: bool,
+    },
+    Index {
+        target: Box<Expr>,
+        index: Box<Expr>,
+    },
+    Call {
+        target: Box<Expr>,
+        name: String,
+        args: Vec<Expr>,
+        null_safe: bool,
+    },
+    StaticCall {
+        class: StaticClass,
+        name: String,
+        args: Vec<Expr>,
+    },
+    StaticField {
+        class: StaticClass,
+        name: String,
+    },
     Neg(Box<Expr>),
     Not(Box<Expr>),
     Complement(Box<Expr>),
@@ -143,9 +165,17 @@ pub(crate) enum ExprKind {
     Instanceof(Box<Expr>, Type),
     Cast(Type, Box<Expr>),
     /// `target = value` or `target op= value`.
-    Assign { target: Box<Expr>, op: Option<BinOp>, value: Box<Expr> },
+    Assign {
+        target: Box<Expr>,
+        op: Option<BinOp>,
+        value: Box<Expr>,
+    },
     /// `++x`, `x--`, ...: `delta` is +1 or -1.
-    IncDec { target: Box<Expr>, delta: i32, prefix: bool },
+    IncDec {
+        target: Box<Expr>,
+        delta: i32,
+        prefix: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -162,10 +192,34 @@ pub(crate) enum Stmt {
     Decl(Vec<Decl>),
     If(Expr, Box<Stmt>, Option<Box<Stmt>>),
     /// `cost` is what one iteration takes from the loop budget (the body's statement count).
-    While { cond: Expr, body: Box<Stmt>, cost: u64, pos: usize },
-    DoWhile { body: Box<Stmt>, cond: Expr, cost: u64, pos: usize },
-    For { init: Option<Box<Stmt>>, cond: Option<Expr>, step: Vec<Expr>, body: Box<Stmt>, cost: u64, pos: usize },
-    ForEach { slot: usize, ty: Type, iterable: Expr, body: Box<Stmt>, cost: u64, pos: usize },
+    While {
+        cond: Expr,
+        body: Box<Stmt>,
+        cost: u64,
+        pos: usize,
+    },
+    DoWhile {
+        body: Box<Stmt>,
+        cond: Expr,
+        cost: u64,
+        pos: usize,
+    },
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Vec<Expr>,
+        body: Box<Stmt>,
+        cost: u64,
+        pos: usize,
+    },
+    ForEach {
+        slot: usize,
+        ty: Type,
+        iterable: Expr,
+        body: Box<Stmt>,
+        cost: u64,
+        pos: usize,
+    },
     Block(Vec<Stmt>),
     Break,
     Continue,

@@ -74,7 +74,11 @@ impl ScriptError {
 
     /// The HTTP status OpenSearch answers with: 404 for a missing stored script, else 400.
     pub fn status(&self) -> u16 {
-        if self.kind == "resource_not_found_exception" { 404 } else { 400 }
+        if self.kind == "resource_not_found_exception" {
+            404
+        } else {
+            400
+        }
     }
 
     /// The error object as OpenSearch renders it (the value of `"error"` without `root_cause`,

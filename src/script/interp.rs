@@ -66,7 +66,11 @@ impl Exec<'_> {
 
     fn check_work(at: usize) -> Result<(), RuntimeError> {
         if super::value::work_done() > MAX_WORK {
-            return fail(at, "painless_error", format!("The script visited more than {MAX_WORK} values in comparisons, copies and conversions."));
+            return fail(
+                at,
+                "painless_error",
+                format!("The script visited more than {MAX_WORK} values in comparisons, copies and conversions."),
+            );
         }
         Ok(())
     }
@@ -75,7 +79,11 @@ impl Exec<'_> {
         Self::check_work(at)?;
         self.budget = self.budget.saturating_sub(cost);
         if self.budget == 0 {
-            return fail(at, "painless_error", "The maximum number of statements that can be executed in a loop has been reached.".into());
+            return fail(
+                at,
+                "painless_error",
+                "The maximum number of statements that can be executed in a loop has been reached.".into(),
+            );
         }
         Ok(())
     }
@@ -116,19 +124,17 @@ impl Exec<'_> {
                 Some(e) => self.eval(e)?,
                 None => Value::Null,
             })),
-            Stmt::While { cond, body, cost, pos } => {
-                loop {
-                    if !self.condition(cond)? {
-                        return Ok(Flow::Normal);
-                    }
-                    self.tick(*cost, *pos)?;
-                    match self.stmt(body)? {
-                        Flow::Break => return Ok(Flow::Normal),
-                        r @ Flow::Return(_) => return Ok(r),
-                        Flow::Normal | Flow::Continue => {}
-                    }
+            Stmt::While { cond, body, cost, pos } => loop {
+                if !self.condition(cond)? {
+                    return Ok(Flow::Normal);
                 }
-            }
+                self.tick(*cost, *pos)?;
+                match self.stmt(body)? {
+                    Flow::Break => return Ok(Flow::Normal),
+                    r @ Flow::Return(_) => return Ok(r),
+                    Flow::Normal | Flow::Continue => {}
+                }
+            },
             Stmt::DoWhile { body, cond, cost, pos } => loop {
                 self.tick(*cost, *pos)?;
                 match self.stmt(body)? {
@@ -169,11 +175,21 @@ impl Exec<'_> {
                         l.borrow().clone()
                     }
                     Value::Map(_) => {
-                        return fail(iterable.pos, "illegal_argument_exception", "Cannot iterate over [java.util.HashMap]".into())
+                        return fail(
+                            iterable.pos,
+                            "illegal_argument_exception",
+                            "Cannot iterate over [java.util.HashMap]".into(),
+                        )
                     }
-                    Value::Null => return fail(iterable.pos, "null_pointer_exception", "Cannot iterate over a null value".into()),
+                    Value::Null => {
+                        return fail(iterable.pos, "null_pointer_exception", "Cannot iterate over a null value".into())
+                    }
                     other => {
-                        return fail(iterable.pos, "illegal_argument_exception", format!("Cannot iterate over [{}]", other.java_class()))
+                        return fail(
+                            iterable.pos,
+                            "illegal_argument_exception",
+                            format!("Cannot iterate over [{}]", other.java_class()),
+                        )
                     }
                 };
                 for item in items {
@@ -200,8 +216,12 @@ impl Exec<'_> {
     fn condition(&mut self, e: &Expr) -> Result<bool, RuntimeError> {
         match self.eval(e)? {
             Value::Bool(b) => Ok(b),
-            Value::Null => fail(e.pos, "null_pointer_exception", "Cannot cast null to a primitive type [boolean].".into()),
-            other => fail(e.pos, "class_cast_exception", format!("Cannot cast {} to java.lang.Boolean", other.java_class())),
+            Value::Null => {
+                fail(e.pos, "null_pointer_exception", "Cannot cast null to a primitive type [boolean].".into())
+            }
+            other => {
+                fail(e.pos, "class_cast_exception", format!("Cannot cast {} to java.lang.Boolean", other.java_class()))
+            }
         }
     }
 
@@ -276,7 +296,9 @@ impl Exec<'_> {
                 }
                 methods::call_static(*class, name, vals).or_else(|(kind, reason)| fail(at, kind, reason))
             }
-            ExprKind::StaticField { class, name } => methods::static_field(*class, name).or_else(|(kind, reason)| fail(at, kind, reason)),
+            ExprKind::StaticField { class, name } => {
+                methods::static_field(*class, name).or_else(|(kind, reason)| fail(at, kind, reason))
+            }
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner)?;
                 lift(arith::negate(&v))
@@ -385,8 +407,16 @@ impl Exec<'_> {
             ExprKind::Local(slot) => Ok(Place::Local(*slot)),
             ExprKind::Field { target: obj, name, .. } => match self.eval(obj)? {
                 Value::Map(m) => Ok(Place::Map(m, name.clone())),
-                Value::Null => fail(at, "null_pointer_exception", format!("cannot access method/field [{name}] from a null def reference")),
-                other => fail(at, "illegal_argument_exception", format!("dynamic setter [{}, {name}] not found", other.java_class())),
+                Value::Null => fail(
+                    at,
+                    "null_pointer_exception",
+                    format!("cannot access method/field [{name}] from a null def reference"),
+                ),
+                other => fail(
+                    at,
+                    "illegal_argument_exception",
+                    format!("dynamic setter [{}, {name}] not found", other.java_class()),
+                ),
             },
             ExprKind::Index { target: obj, index } => {
                 let o = self.eval(obj)?;
@@ -395,7 +425,8 @@ impl Exec<'_> {
                     Value::Map(m) => Ok(Place::Map(m, i.to_key())),
                     Value::List(l) => {
                         let len = l.borrow().len();
-                        let idx = methods::list_index(&i, len, true).or_else(|(kind, reason)| fail(at, kind, reason))?;
+                        let idx =
+                            methods::list_index(&i, len, true).or_else(|(kind, reason)| fail(at, kind, reason))?;
                         Ok(Place::List(l, idx))
                     }
                     Value::Null => fail(at, "null_pointer_exception", "Cannot store to a null value".into()),
@@ -416,7 +447,13 @@ impl Exec<'_> {
             Place::Map(m, k) => m.borrow().get(k).cloned().unwrap_or(Value::Null),
             Place::List(l, i) => match l.borrow().get(*i) {
                 Some(v) => v.clone(),
-                None => return fail(at, "index_out_of_bounds_exception", format!("Index {i} out of bounds for length {}", l.borrow().len())),
+                None => {
+                    return fail(
+                        at,
+                        "index_out_of_bounds_exception",
+                        format!("Index {i} out of bounds for length {}", l.borrow().len()),
+                    )
+                }
             },
         })
     }
@@ -436,7 +473,13 @@ impl Exec<'_> {
                 let len = list.len();
                 match list.get_mut(*i) {
                     Some(slot) => *slot = v,
-                    None => return fail(at, "index_out_of_bounds_exception", format!("Index {i} out of bounds for length {len}")),
+                    None => {
+                        return fail(
+                            at,
+                            "index_out_of_bounds_exception",
+                            format!("Index {i} out of bounds for length {len}"),
+                        )
+                    }
                 }
             }
         }
@@ -480,8 +523,12 @@ pub(crate) fn implicit_cast(ty: Type, v: Value, at: usize) -> Result<Value, Runt
         (Type::Bool, Value::Bool(_)) => true,
         (Type::Int | Type::Byte | Type::Short | Type::Char, Value::Int(_)) => true,
         (Type::Long, Value::Int(_) | Value::Long(_)) => return Ok(Value::Long(int_value(&v))),
-        (Type::Float, Value::Int(_) | Value::Long(_) | Value::Float(_)) => return Ok(Value::Float(arith::as_f64(&v) as f32)),
-        (Type::Double, Value::Int(_) | Value::Long(_) | Value::Double(_)) => return Ok(Value::Double(arith::as_f64(&v))),
+        (Type::Float, Value::Int(_) | Value::Long(_) | Value::Float(_)) => {
+            return Ok(Value::Float(arith::as_f64(&v) as f32))
+        }
+        (Type::Double, Value::Int(_) | Value::Long(_) | Value::Double(_)) => {
+            return Ok(Value::Double(arith::as_f64(&v)))
+        }
         (Type::Double, Value::Float(f)) => return Ok(Value::Double(f64::from(*f))),
         _ => false,
     };
@@ -489,7 +536,11 @@ pub(crate) fn implicit_cast(ty: Type, v: Value, at: usize) -> Result<Value, Runt
         return Ok(v);
     }
     if matches!(v, Value::Null) {
-        return fail(at, "null_pointer_exception", format!("Cannot cast null to a primitive type [{}].", ty.java_name()));
+        return fail(
+            at,
+            "null_pointer_exception",
+            format!("Cannot cast null to a primitive type [{}].", ty.java_name()),
+        );
     }
     fail(at, "class_cast_exception", format!("Cannot cast {} to {}", v.java_class(), ty.java_name()))
 }
@@ -513,7 +564,9 @@ pub(crate) fn explicit_cast(ty: Type, v: Value, at: usize) -> Result<Value, Runt
         Type::Short if num => Value::Int(i32::from(to_i64_java(&v, true) as i16)),
         Type::Char if num => Value::Int(i32::from(to_i64_java(&v, true) as u16)),
         Type::Char => match &v {
-            Value::Str(s) if s.encode_utf16().count() == 1 => Value::Int(i32::from(s.encode_utf16().next().unwrap_or(0))),
+            Value::Str(s) if s.encode_utf16().count() == 1 => {
+                Value::Int(i32::from(s.encode_utf16().next().unwrap_or(0)))
+            }
             _ => return implicit_cast(ty, v, at),
         },
         Type::Float if num => Value::Float(match v {

@@ -174,7 +174,8 @@ fn lex_number(source: &str, start: usize) -> Result<(Tok, usize), CompileError> 
         let digits = &source[start + 2..i];
         let long = bytes.get(i).is_some_and(|b| *b == b'l' || *b == b'L');
         let end = if long { i + 1 } else { i };
-        let v = u64::from_str_radix(digits, 16).map_err(|_| bad(format!("Invalid int constant [{}].", &source[start..end])))?;
+        let v = u64::from_str_radix(digits, 16)
+            .map_err(|_| bad(format!("Invalid int constant [{}].", &source[start..end])))?;
         return if long {
             Ok((Tok::Long(v as i64), end))
         } else if v <= u64::from(u32::MAX) {

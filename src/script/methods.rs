@@ -40,7 +40,9 @@ fn int_arg(v: &Value) -> Result<i64, JavaError> {
 fn str_arg(v: &Value) -> Result<&str, JavaError> {
     match v {
         Value::Str(s) => Ok(s),
-        Value::Null => Err(("null_pointer_exception", "Cannot invoke \"String.length()\" because \"str\" is null".into())),
+        Value::Null => {
+            Err(("null_pointer_exception", "Cannot invoke \"String.length()\" because \"str\" is null".into()))
+        }
         other => cast_error(other, "java.lang.String"),
     }
 }
@@ -98,7 +100,9 @@ pub(crate) fn get_field(target: &Value, name: &str) -> Result<Value, JavaError> 
         Value::Null => npe(name),
         Value::List(l) if name == "empty" => Ok(Value::Bool(l.borrow().is_empty())),
         Value::Str(s) if name == "empty" => Ok(Value::Bool(s.is_empty())),
-        other => Err(("illegal_argument_exception", format!("dynamic getter [{}, {name}] not found", other.java_class()))),
+        other => {
+            Err(("illegal_argument_exception", format!("dynamic getter [{}, {name}] not found", other.java_class())))
+        }
     }
 }
 
@@ -358,9 +362,13 @@ fn call_string(target: &Value, s: &str, name: &str, args: Vec<Value>) -> Result<
             let (from, to) = (str_arg(&from)?, str_arg(&to)?);
             // Size the result before building it: each match grows it by `to.len() - from.len()`.
             let matches = if from.is_empty() { s.chars().count() + 1 } else { s.matches(from).count() };
-            let size = (s.len() - matches.saturating_mul(from.len()).min(s.len())).saturating_add(matches.saturating_mul(to.len()));
+            let size = (s.len() - matches.saturating_mul(from.len()).min(s.len()))
+                .saturating_add(matches.saturating_mul(to.len()));
             if size > super::value::MAX_STRING_BYTES {
-                return Err(("illegal_argument_exception", format!("string longer than [{}] bytes", super::value::MAX_STRING_BYTES)));
+                return Err((
+                    "illegal_argument_exception",
+                    format!("string longer than [{}] bytes", super::value::MAX_STRING_BYTES),
+                ));
             }
             string_result(s.replace(from, to))
         }
@@ -412,7 +420,11 @@ fn call_number(target: &Value, name: &str, args: Vec<Value>) -> Result<Value, Ja
 }
 
 fn num_arg(v: &Value) -> Result<f64, JavaError> {
-    if v.is_numeric() { Ok(as_f64(v)) } else { cast_error(v, "double") }
+    if v.is_numeric() {
+        Ok(as_f64(v))
+    } else {
+        cast_error(v, "double")
+    }
 }
 
 fn parse_number<T: std::str::FromStr>(v: &Value) -> Result<T, JavaError> {
@@ -464,12 +476,14 @@ pub(crate) fn call_static(class: StaticClass, name: &str, args: Vec<Value>) -> R
         (StaticClass::Integer, "parseInt", 1) => Ok(Value::Int(parse_number::<i32>(&a(0))?)),
         (StaticClass::Long, "parseLong", 1) => Ok(Value::Long(parse_number::<i64>(&a(0))?)),
         (StaticClass::Double, "parseDouble", 1) => Ok(Value::Double(parse_number::<f64>(&a(0))?)),
-        (StaticClass::Integer | StaticClass::Long | StaticClass::Double | StaticClass::String, "toString" | "valueOf", 1)
-            if class == StaticClass::String || name == "toString" =>
-        {
-            string_result(a(0).java_string())
+        (
+            StaticClass::Integer | StaticClass::Long | StaticClass::Double | StaticClass::String,
+            "toString" | "valueOf",
+            1,
+        ) if class == StaticClass::String || name == "toString" => string_result(a(0).java_string()),
+        (StaticClass::Boolean, "parseBoolean", 1) => {
+            Ok(Value::Bool(matches!(a(0), Value::Str(s) if s.eq_ignore_ascii_case("true"))))
         }
-        (StaticClass::Boolean, "parseBoolean", 1) => Ok(Value::Bool(matches!(a(0), Value::Str(s) if s.eq_ignore_ascii_case("true")))),
         (StaticClass::String, "join", 2) => {
             let sep = a(0);
             let sep = str_arg(&sep)?.to_string();

@@ -104,7 +104,10 @@ impl Script {
     pub fn compile(source: &str, lang: Option<&str>) -> Result<Script, ScriptError> {
         let lang = lang.unwrap_or(PAINLESS);
         if lang != PAINLESS {
-            return Err(ScriptError::plain("illegal_argument_exception", format!("script_lang not supported [{lang}]")));
+            return Err(ScriptError::plain(
+                "illegal_argument_exception",
+                format!("script_lang not supported [{lang}]"),
+            ));
         }
         let to_error = |e: error::CompileError| error::compile_error(source, lang, &e);
         let tokens = lexer::lex(source).map_err(to_error)?;
@@ -122,7 +125,10 @@ impl Script {
     pub fn compile_analysis_predicate(source: &str, lang: Option<&str>) -> Result<Script, ScriptError> {
         let lang = lang.unwrap_or(PAINLESS);
         if lang != PAINLESS {
-            return Err(ScriptError::plain("illegal_argument_exception", format!("script_lang not supported [{lang}]")));
+            return Err(ScriptError::plain(
+                "illegal_argument_exception",
+                format!("script_lang not supported [{lang}]"),
+            ));
         }
         let to_error = |e: error::CompileError| error::compile_error(source, lang, &e);
         let tokens = lexer::lex(source).map_err(to_error)?;
@@ -176,7 +182,10 @@ impl Script {
             Some(Value::Map(m)) => {
                 let mut out = Map::new();
                 for (k, v) in m.borrow().iter() {
-                    out.insert(k.clone(), v.to_json().map_err(|r| self.runtime_failure(0, "illegal_argument_exception", r))?);
+                    out.insert(
+                        k.clone(),
+                        v.to_json().map_err(|r| self.runtime_failure(0, "illegal_argument_exception", r))?,
+                    );
                 }
                 out
             }
@@ -203,7 +212,9 @@ impl Script {
         };
         let flow = exec.run(&program.stmts).map_err(|e| self.runtime_failure(e.at, e.kind, e.reason))?;
         let result = match flow {
-            interp::Flow::Return(v) => v.to_json().map_err(|r| self.runtime_failure(0, "illegal_argument_exception", r))?,
+            interp::Flow::Return(v) => {
+                v.to_json().map_err(|r| self.runtime_failure(0, "illegal_argument_exception", r))?
+            }
             _ => Json::Null,
         };
         Ok((result, ctx))

@@ -62,34 +62,62 @@ pub fn parse_script_request(v: &Json) -> Result<ScriptRequest, ScriptError> {
                     Json::String(s) => s.clone(),
                     // Templates pass JSON objects as source; painless then fails to compile them.
                     Json::Object(_) => value.to_string(),
-                    other => return Err(parse_error(format!("[script] source doesn't support values of type: {}", token_name(other)))),
+                    other => {
+                        return Err(parse_error(format!(
+                            "[script] source doesn't support values of type: {}",
+                            token_name(other)
+                        )))
+                    }
                 });
             }
             "id" => {
                 kinds += 1;
                 id = Some(match value {
                     Json::String(s) => s.clone(),
-                    other => return Err(parse_error(format!("[script] id doesn't support values of type: {}", token_name(other)))),
+                    other => {
+                        return Err(parse_error(format!(
+                            "[script] id doesn't support values of type: {}",
+                            token_name(other)
+                        )))
+                    }
                 });
             }
             "lang" => {
                 lang = Some(match value {
                     Json::String(s) => s.clone(),
-                    other => return Err(parse_error(format!("[script] lang doesn't support values of type: {}", token_name(other)))),
+                    other => {
+                        return Err(parse_error(format!(
+                            "[script] lang doesn't support values of type: {}",
+                            token_name(other)
+                        )))
+                    }
                 })
             }
             "params" => match value {
                 Json::Object(p) => params = p.clone(),
-                other => return Err(parse_error(format!("[script] params doesn't support values of type: {}", token_name(other)))),
+                other => {
+                    return Err(parse_error(format!(
+                        "[script] params doesn't support values of type: {}",
+                        token_name(other)
+                    )))
+                }
             },
             "options" => match value {
                 Json::Object(o) if o.keys().all(|k| k == "content_type") => {}
                 Json::Object(o) => {
-                    let shown: Vec<String> =
-                        o.iter().filter(|(k, _)| *k != "content_type").map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(&v.to_string()))).collect();
+                    let shown: Vec<String> = o
+                        .iter()
+                        .filter(|(k, _)| *k != "content_type")
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(&v.to_string())))
+                        .collect();
                     return Err(illegal(&format!("illegal compiler options [{{{}}}] specified", shown.join(", "))));
                 }
-                other => return Err(parse_error(format!("[script] options doesn't support values of type: {}", token_name(other)))),
+                other => {
+                    return Err(parse_error(format!(
+                        "[script] options doesn't support values of type: {}",
+                        token_name(other)
+                    )))
+                }
             },
             other => return Err(parse_error(format!("[script] unknown field [{other}]"))),
         }
@@ -101,7 +129,10 @@ pub fn parse_script_request(v: &Json) -> Result<ScriptRequest, ScriptError> {
         if lang.is_some() {
             return Err(illegal("illegally specified <lang> for a stored script"));
         }
-        return Err(ScriptError::plain("resource_not_found_exception", format!("unable to find script [{id}] in cluster state")));
+        return Err(ScriptError::plain(
+            "resource_not_found_exception",
+            format!("unable to find script [{id}] in cluster state"),
+        ));
     }
     match source {
         Some(source) => Ok(ScriptRequest { source, lang: lang.unwrap_or_else(|| PAINLESS.into()), params }),

@@ -124,7 +124,9 @@ impl Value {
 
     fn to_json_at(&self, depth: usize, nodes: &mut usize) -> Result<Json, String> {
         if depth > MAX_VALUE_DEPTH {
-            return Err(format!("value nested deeper than {MAX_VALUE_DEPTH} levels (a list or map containing itself?)"));
+            return Err(format!(
+                "value nested deeper than {MAX_VALUE_DEPTH} levels (a list or map containing itself?)"
+            ));
         }
         *nodes += 1;
         add_work(1);
@@ -242,8 +244,7 @@ impl Value {
                     return true;
                 }
                 let (Ok(a), Ok(b)) = (a.try_borrow(), b.try_borrow()) else { return false };
-                a.len() == b.len()
-                    && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v.equals_at(w, depth + 1, steps)))
+                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v.equals_at(w, depth + 1, steps)))
             }
             _ => false,
         }
@@ -298,7 +299,11 @@ pub(crate) fn java_double_string(d: f64, as_float: Option<f32>) -> String {
             Some(f) => format!("{f}"),
             None => format!("{d}"),
         };
-        if s.contains('.') { s } else { format!("{s}.0") }
+        if s.contains('.') {
+            s
+        } else {
+            format!("{s}.0")
+        }
     } else {
         let s = match as_float {
             Some(f) => format!("{f:e}"),

@@ -72,7 +72,10 @@ impl LocalCheckpointTracker {
         LocalCheckpointTracker {
             next_seq_no: AtomicI64::new(max_seq_no + 1),
             max_seq_no: AtomicI64::new(max_seq_no),
-            checkpoints: Mutex::new(Checkpoints { processed: Prefix::new(local_checkpoint), persisted: Prefix::new(local_checkpoint) }),
+            checkpoints: Mutex::new(Checkpoints {
+                processed: Prefix::new(local_checkpoint),
+                persisted: Prefix::new(local_checkpoint),
+            }),
         }
     }
 

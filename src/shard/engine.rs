@@ -70,7 +70,10 @@ pub struct ShardConfig {
 
 impl fmt::Debug for ShardConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ShardConfig").field("translog", &self.translog).field("primary_term", &self.primary_term).finish()
+        f.debug_struct("ShardConfig")
+            .field("translog", &self.translog)
+            .field("primary_term", &self.primary_term)
+            .finish()
     }
 }
 
@@ -150,7 +153,11 @@ impl ShardEngine {
     /// Opens a shard copy from its own store: `index` holds segments and commit points, `translog`
     /// the translog. An empty store is initialised (EMPTY_STORE); otherwise the last commit is
     /// opened and the translog replayed (EXISTING_STORE). Recovery stages are recorded.
-    pub fn open(index: Arc<dyn Directory>, translog_dir: Arc<dyn Directory>, config: ShardConfig) -> Result<ShardEngine> {
+    pub fn open(
+        index: Arc<dyn Directory>,
+        translog_dir: Arc<dyn Directory>,
+        config: ShardConfig,
+    ) -> Result<ShardEngine> {
         let (writer, commit) = IndexWriter::open(index.clone(), config.writer.clone())?;
         let source = if commit.is_some() { RecoverySource::ExistingStore } else { RecoverySource::EmptyStore };
         let mut rs = RecoveryState::new(source, true);
@@ -182,22 +189,45 @@ impl ShardEngine {
             let tl_uuid = random_id();
             let history_uuid = uuid_string(&random_id());
             writer.commit(initial_user_data(&tl_uuid, &history_uuid))?;
-            let translog = Translog::create(translog_dir, tl_uuid, config.primary_term, NO_OPS_PERFORMED, config.translog.clone())?;
-            let engine = ShardEngine::assemble(writer, translog, LocalCheckpointTracker::new(NO_OPS_PERFORMED, NO_OPS_PERFORMED), config, history_uuid, rs);
+            let translog = Translog::create(
+                translog_dir,
+                tl_uuid,
+                config.primary_term,
+                NO_OPS_PERFORMED,
+                config.translog.clone(),
+            )?;
+            let engine = ShardEngine::assemble(
+                writer,
+                translog,
+                LocalCheckpointTracker::new(NO_OPS_PERFORMED, NO_OPS_PERFORMED),
+                config,
+                history_uuid,
+                rs,
+            );
             engine.finish_recovery();
             return Ok(engine);
         };
 
-        let tl_uuid = uuid_bytes(commit.user_data.get(keys::TRANSLOG_UUID).map(String::as_str).unwrap_or(""), keys::TRANSLOG_UUID)?;
-        let tl_gen: u64 = commit.user_data.get(keys::TRANSLOG_GENERATION).and_then(|g| g.parse().ok()).ok_or_else(|| {
-            Error::corrupt(commit.file_name(), 0, "commit point has no translog_generation")
-        })?;
+        let tl_uuid = uuid_bytes(
+            commit.user_data.get(keys::TRANSLOG_UUID).map(String::as_str).unwrap_or(""),
+            keys::TRANSLOG_UUID,
+        )?;
+        let tl_gen: u64 = commit
+            .user_data
+            .get(keys::TRANSLOG_GENERATION)
+            .and_then(|g| g.parse().ok())
+            .ok_or_else(|| Error::corrupt(commit.file_name(), 0, "commit point has no translog_generation"))?;
         let max_seq_no = commit.user_i64(keys::MAX_SEQ_NO).unwrap_or(NO_OPS_PERFORMED);
         let local_checkpoint = commit.user_i64(keys::LOCAL_CHECKPOINT).unwrap_or(NO_OPS_PERFORMED);
         if local_checkpoint > max_seq_no || local_checkpoint < NO_OPS_PERFORMED || max_seq_no >= i64::MAX / 2 {
-            return Err(Error::corrupt(commit.file_name(), 0, format!("local checkpoint {local_checkpoint} > max_seq_no {max_seq_no}")));
+            return Err(Error::corrupt(
+                commit.file_name(),
+                0,
+                format!("local checkpoint {local_checkpoint} > max_seq_no {max_seq_no}"),
+            ));
         }
-        let history_uuid = commit.user_data.get(keys::HISTORY_UUID).cloned().unwrap_or_else(|| uuid_string(&random_id()));
+        let history_uuid =
+            commit.user_data.get(keys::HISTORY_UUID).cloned().unwrap_or_else(|| uuid_string(&random_id()));
         rs.advance(Stage::Translog);
         // A crash between the first commit and the end of the translog's creation (see
         // EMPTY_STORE) leaves a commit that never saw an operation and no `translog.ckp`: no
@@ -213,12 +243,26 @@ impl ShardEngine {
             }
             Translog::create(translog_dir, tl_uuid, config.primary_term, NO_OPS_PERFORMED, config.translog.clone())?
         } else {
-            Translog::open(translog_dir, tl_uuid, tl_gen, config.primary_term, config.translog.clone(), RecoveryPolicy::TolerateTornTail)?
+            Translog::open(
+                translog_dir,
+                tl_uuid,
+                tl_gen,
+                config.primary_term,
+                config.translog.clone(),
+                RecoveryPolicy::TolerateTornTail,
+            )?
         };
         let ops = translog.snapshot(local_checkpoint + 1)?;
         rs.translog.total = ops.len() as i64;
         rs.translog.total_on_start = ops.len() as i64;
-        let engine = ShardEngine::assemble(writer, translog, LocalCheckpointTracker::new(max_seq_no, local_checkpoint), config, history_uuid, rs);
+        let engine = ShardEngine::assemble(
+            writer,
+            translog,
+            LocalCheckpointTracker::new(max_seq_no, local_checkpoint),
+            config,
+            history_uuid,
+            rs,
+        );
         for op in ops {
             engine.replay(&op)?;
             lock(&engine.recovery).translog.recovered += 1;
@@ -295,8 +339,10 @@ impl ShardEngine {
             }
             Operation::Delete { id, seq_no, primary_term, version } => {
                 self.writer.delete(id)?;
-                lock(&self.tombstones)
-                    .insert(id.clone(), Tombstone { seq_no: *seq_no, primary_term: *primary_term, version: *version, at: Instant::now() });
+                lock(&self.tombstones).insert(
+                    id.clone(),
+                    Tombstone { seq_no: *seq_no, primary_term: *primary_term, version: *version, at: Instant::now() },
+                );
             }
             Operation::NoOp { .. } => {}
         }
@@ -306,7 +352,12 @@ impl ShardEngine {
 
     fn current(&self, id: &str) -> Result<Option<Current>> {
         if let Some(v) = self.writer.lookup(id)? {
-            return Ok(Some(Current { seq_no: v.seq_no, primary_term: v.primary_term, version: v.version, deleted: false }));
+            return Ok(Some(Current {
+                seq_no: v.seq_no,
+                primary_term: v.primary_term,
+                version: v.version,
+                deleted: false,
+            }));
         }
         let t = lock(&self.tombstones).get(id).copied();
         Ok(t.filter(|t| t.at.elapsed() < self.config.gc_deletes).map(|t| Current {
@@ -337,8 +388,17 @@ impl ShardEngine {
         let (version, created) = resolve_index(&op.id, &op.constraints, current)?;
         let seq_no = self.tracker.generate_seq_no();
         let primary_term = self.config.primary_term;
-        let doc = Document { id: op.id, routing: op.routing, source: op.source, fields: op.fields, seq_no, primary_term, version };
-        let applied = if op.auto_generated_id { self.writer.append(&doc) } else { self.writer.update(&doc).map(|_| ()) };
+        let doc = Document {
+            id: op.id,
+            routing: op.routing,
+            source: op.source,
+            fields: op.fields,
+            seq_no,
+            primary_term,
+            version,
+        };
+        let applied =
+            if op.auto_generated_id { self.writer.append(&doc) } else { self.writer.update(&doc).map(|_| ()) };
         if let Err(e) = applied {
             return Err(self.after_failed_apply(seq_no, e));
         }
@@ -392,7 +452,8 @@ impl ShardEngine {
         let _w = lock(&self.write_lock);
         self.check_open()?;
         let seq_no = self.tracker.generate_seq_no();
-        let location = self.log(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason: reason.to_string() })?;
+        let location =
+            self.log(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason: reason.to_string() })?;
         self.tracker.mark_processed(seq_no);
         Ok((seq_no, location))
     }

@@ -258,7 +258,10 @@ mod tests {
         for i in 0..4 {
             r.index.add_file(format!("f{i}"), 10, true);
         }
-        assert_eq!((r.index.total_files, r.index.reused_files, r.index.total_bytes, r.index.reused_bytes), (4, 4, 40, 40));
+        assert_eq!(
+            (r.index.total_files, r.index.reused_files, r.index.total_bytes, r.index.reused_bytes),
+            (4, 4, 40, 40)
+        );
         assert_eq!(r.index.details.len(), 4);
         r.advance(Stage::Translog);
         r.translog.total = 10;

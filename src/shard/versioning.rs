@@ -68,7 +68,10 @@ pub fn check_seq_no(id: &str, c: &Constraints, current: Option<Current>) -> Resu
                 }
             }
             _ => {
-                return Err(conflict(id, format!("required seqNo [{seq}], primary term [{term}]. but no document was found")));
+                return Err(conflict(
+                    id,
+                    format!("required seqNo [{seq}], primary term [{term}]. but no document was found"),
+                ));
             }
         }
     }
@@ -170,7 +173,10 @@ mod tests {
             "[1]: version conflict, required seqNo [5], primary term [1]. current document has seqNo [6] and primary term [1]"
         );
         let e = resolve_index("1", &c, None).unwrap_err();
-        assert_eq!(e.to_string(), "[1]: version conflict, required seqNo [5], primary term [1]. but no document was found");
+        assert_eq!(
+            e.to_string(),
+            "[1]: version conflict, required seqNo [5], primary term [1]. but no document was found"
+        );
         assert!(resolve_index("1", &c, cur(5, 3, false)).is_ok());
     }
 
@@ -179,7 +185,10 @@ mod tests {
         let ext = Constraints { version: Some(5), version_type: VersionType::External, ..Default::default() };
         assert_eq!(resolve_index("1", &ext, None).unwrap(), (5, true));
         let e = resolve_index("1", &ext, cur(0, 5, false)).unwrap_err();
-        assert_eq!(e.to_string(), "[1]: version conflict, current version [5] is higher or equal to the one provided [5]");
+        assert_eq!(
+            e.to_string(),
+            "[1]: version conflict, current version [5] is higher or equal to the one provided [5]"
+        );
         let gte = Constraints { version_type: VersionType::ExternalGte, ..ext };
         assert_eq!(resolve_index("1", &gte, cur(0, 5, false)).unwrap(), (5, false));
         assert!(resolve_index("1", &gte, cur(0, 6, false)).is_err());

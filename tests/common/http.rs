@@ -20,7 +20,8 @@ pub struct Resp {
 
 impl Resp {
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
@@ -35,7 +36,10 @@ pub fn send(addr: SocketAddr, method: &str, path: &str, body: Option<&[u8]>, hea
     let mut s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let body = body.unwrap_or_default();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) && !body.is_empty() {
         req.push_str("Content-Type: application/json\r\n");
     }
@@ -51,7 +55,8 @@ pub fn send(addr: SocketAddr, method: &str, path: &str, body: Option<&[u8]>, hea
     let head = String::from_utf8_lossy(&raw[..split]).into_owned();
     let mut lines = head.lines();
     let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers: Vec<(String, String)> = lines.filter_map(|l| l.split_once(": ").map(|(a, b)| (a.to_string(), b.to_string()))).collect();
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(": ").map(|(a, b)| (a.to_string(), b.to_string()))).collect();
     Resp { status, headers, body: raw[split + 4..].to_vec() }
 }
 

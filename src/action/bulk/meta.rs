@@ -140,7 +140,9 @@ pub fn parse(line: &[u8], line_no: usize) -> OsResult<(OpType, ItemMeta<'_>)> {
 fn apply_op_type(op: OpType, op_type: Option<&str>) -> OsResult<OpType> {
     match (op, op_type) {
         (OpType::Index, Some("create")) => Ok(OpType::Create),
-        (OpType::Index, Some(other)) if other != "index" => Err(OsError::illegal(format!("opType must be 'create' or 'index', found: [{other}]"))),
+        (OpType::Index, Some(other)) if other != "index" => {
+            Err(OsError::illegal(format!("opType must be 'create' or 'index', found: [{other}]")))
+        }
         (op, _) => Ok(op),
     }
 }
@@ -165,13 +167,21 @@ fn str_field(m: &Map<String, Value>, k: &str) -> Option<Cow<'static, str>> {
 /// The general path through a `Value`: every shape the fast struct refuses, with the error
 /// messages OpenSearch gives for malformed lines.
 fn parse_slow(line: &[u8], line_no: usize) -> OsResult<(OpType, ItemMeta<'static>)> {
-    let action: Value = serde_json::from_slice(line)
-        .map_err(|_| OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT but found [{}]", json_token_name(line))))?;
+    let action: Value = serde_json::from_slice(line).map_err(|_| {
+        OsError::illegal(format!(
+            "Malformed action/metadata line [{line_no}], expected START_OBJECT but found [{}]",
+            json_token_name(line)
+        ))
+    })?;
     let Some(obj) = action.as_object() else {
-        return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]")));
+        return Err(OsError::illegal(format!(
+            "Malformed action/metadata line [{line_no}], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]"
+        )));
     };
     if obj.is_empty() {
-        return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected FIELD_NAME but found [END_OBJECT]")));
+        return Err(OsError::illegal(format!(
+            "Malformed action/metadata line [{line_no}], expected FIELD_NAME but found [END_OBJECT]"
+        )));
     }
     if obj.len() != 1 {
         return Err(OsError::illegal(format!(
@@ -180,7 +190,9 @@ fn parse_slow(line: &[u8], line_no: usize) -> OsResult<(OpType, ItemMeta<'static
         )));
     }
     let Some((name, meta)) = obj.iter().next() else {
-        return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected FIELD_NAME but found [END_OBJECT]")));
+        return Err(OsError::illegal(format!(
+            "Malformed action/metadata line [{line_no}], expected FIELD_NAME but found [END_OBJECT]"
+        )));
     };
     let op = match name.as_str() {
         "index" => OpType::Index,
@@ -194,15 +206,32 @@ fn parse_slow(line: &[u8], line_no: usize) -> OsResult<(OpType, ItemMeta<'static
         }
     };
     let Some(meta) = meta.as_object() else {
-        return Err(OsError::illegal(format!("Malformed action/metadata line [{line_no}], expected START_OBJECT but found [VALUE_STRING]")));
+        return Err(OsError::illegal(format!(
+            "Malformed action/metadata line [{line_no}], expected START_OBJECT but found [VALUE_STRING]"
+        )));
     };
     for k in meta.keys() {
         if !matches!(
             k.as_str(),
-            "_index" | "_id" | "routing" | "_routing" | "if_seq_no" | "if_primary_term" | "version" | "version_type" | "pipeline"
-                | "require_alias" | "retry_on_conflict" | "_source" | "op_type" | "dynamic_templates" | "_type"
+            "_index"
+                | "_id"
+                | "routing"
+                | "_routing"
+                | "if_seq_no"
+                | "if_primary_term"
+                | "version"
+                | "version_type"
+                | "pipeline"
+                | "require_alias"
+                | "retry_on_conflict"
+                | "_source"
+                | "op_type"
+                | "dynamic_templates"
+                | "_type"
         ) {
-            return Err(OsError::illegal(format!("Action/metadata line [{line_no}] contains an unknown parameter [{k}]")));
+            return Err(OsError::illegal(format!(
+                "Action/metadata line [{line_no}] contains an unknown parameter [{k}]"
+            )));
         }
     }
     let text = |k: &str| meta.get(k).and_then(Value::as_str).map(|s| Cow::Owned(s.to_string()));

@@ -12,7 +12,9 @@ fn err(line: &str) -> String {
 
 #[test]
 fn fast_path_borrows_plain_strings() {
-    let (op, m) = meta::parse(br#"{"index":{"_index":"logs","_id":"a1","routing":"r","if_seq_no":3,"if_primary_term":1}}"#, 1).unwrap();
+    let (op, m) =
+        meta::parse(br#"{"index":{"_index":"logs","_id":"a1","routing":"r","if_seq_no":3,"if_primary_term":1}}"#, 1)
+            .unwrap();
     assert_eq!(op, OpType::Index);
     assert!(matches!(m.index, Some(Cow::Borrowed("logs"))));
     assert!(matches!(m.id, Some(Cow::Borrowed("a1"))));
@@ -37,11 +39,23 @@ fn other_shapes_go_through_the_value_path() {
 #[test]
 fn malformed_lines_keep_opensearch_messages() {
     assert_eq!(err("{bad"), "Malformed action/metadata line [3], expected START_OBJECT but found [VALUE_STRING]");
-    assert_eq!(err("[1]"), "Malformed action/metadata line [3], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]");
+    assert_eq!(
+        err("[1]"),
+        "Malformed action/metadata line [3], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]"
+    );
     assert_eq!(err("{}"), "Malformed action/metadata line [3], expected FIELD_NAME but found [END_OBJECT]");
-    assert_eq!(err(r#"{"index":{},"create":{}}"#), "Malformed action/metadata line [3], expected a simple value for field [create] but found [START_OBJECT]");
-    assert_eq!(err(r#"{"upsert":{}}"#), "Malformed action/metadata line [3], expected field [create], [delete], [index] or [update] but found [upsert]");
-    assert_eq!(err(r#"{"index":"x"}"#), "Malformed action/metadata line [3], expected START_OBJECT but found [VALUE_STRING]");
+    assert_eq!(
+        err(r#"{"index":{},"create":{}}"#),
+        "Malformed action/metadata line [3], expected a simple value for field [create] but found [START_OBJECT]"
+    );
+    assert_eq!(
+        err(r#"{"upsert":{}}"#),
+        "Malformed action/metadata line [3], expected field [create], [delete], [index] or [update] but found [upsert]"
+    );
+    assert_eq!(
+        err(r#"{"index":"x"}"#),
+        "Malformed action/metadata line [3], expected START_OBJECT but found [VALUE_STRING]"
+    );
     assert_eq!(err(r#"{"index":{"_foo":1}}"#), "Action/metadata line [3] contains an unknown parameter [_foo]");
     assert_eq!(err(r#"{"index":{"op_type":"upsert"}}"#), "opType must be 'create' or 'index', found: [upsert]");
 }
@@ -110,10 +124,19 @@ fn written_item_matches_the_value_rendering() {
             "_shards": {"total": 2, "successful": 1, "failed": 0}, "_seq_no": 7, "_primary_term": 1, "status": 201}})
     );
     let keys: Vec<&String> = v["create"].as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["_index", "_id", "_version", "result", "forced_refresh", "_shards", "_seq_no", "_primary_term", "status"]);
+    assert_eq!(
+        keys,
+        ["_index", "_id", "_version", "result", "forced_refresh", "_shards", "_seq_no", "_primary_term", "status"]
+    );
     let mut f = Vec::new();
     render::failed(&mut f, OpType::Delete, "i", None, 400, &json!({"type": "x"}));
-    assert_eq!(String::from_utf8(f).unwrap(), r#"{"delete":{"_index":"i","_id":null,"status":400,"error":{"type":"x"}}}"#);
+    assert_eq!(
+        String::from_utf8(f).unwrap(),
+        r#"{"delete":{"_index":"i","_id":null,"status":400,"error":{"type":"x"}}}"#
+    );
     let body = render::body(3, false, br#"{"a":1},{"b":2}"#);
-    assert_eq!(serde_json::from_slice::<Value>(&body).unwrap(), json!({"took": 3, "errors": false, "items": [{"a": 1}, {"b": 2}]}));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&body).unwrap(),
+        json!({"took": 3, "errors": false, "items": [{"a": 1}, {"b": 2}]})
+    );
 }

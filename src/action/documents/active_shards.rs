@@ -117,7 +117,13 @@ fn short_of(want: ActiveShardCount, m: &IndexMetadata) -> Option<(u32, u32, Stri
 
 /// Checks shard `shard` of `svc` against `want`, waiting until `deadline` for copies (a bulk
 /// request shares one deadline among its shards, as their waits run in parallel in OpenSearch).
-pub fn check(svc: &IndexService, shard: u32, want: ActiveShardCount, timeout: Duration, deadline: Instant) -> Result<(), Shortfall> {
+pub fn check(
+    svc: &IndexService,
+    shard: u32,
+    want: ActiveShardCount,
+    timeout: Duration,
+    deadline: Instant,
+) -> Result<(), Shortfall> {
     if want.trivially_met() {
         return Ok(());
     }
@@ -138,7 +144,11 @@ pub fn check(svc: &IndexService, shard: u32, want: ActiveShardCount, timeout: Du
 pub fn describe_index(index: &str, id: &str, source: &[u8]) -> String {
     const MAX: usize = 2048;
     let s = if source.len() > MAX {
-        format!("n/a, actual length: [{}], max length: {}", crate::action::units::human_bytes(source.len() as u64), crate::action::units::human_bytes(MAX as u64))
+        format!(
+            "n/a, actual length: [{}], max length: {}",
+            crate::action::units::human_bytes(source.len() as u64),
+            crate::action::units::human_bytes(MAX as u64)
+        )
     } else {
         match serde_json::from_slice::<serde_json::Value>(source) {
             Ok(v) => v.to_string(),
@@ -205,7 +215,14 @@ mod tests {
 
     #[test]
     fn messages() {
-        let s = Shortfall { index: "i".into(), shard: 0, label: "2".into(), have: 1, needed: 2, timeout: Duration::from_millis(100) };
+        let s = Shortfall {
+            index: "i".into(),
+            shard: 0,
+            label: "2".into(),
+            have: 1,
+            needed: 2,
+            timeout: Duration::from_millis(100),
+        };
         let single = describe_index("i", "1", br#"{ "a" : 1 }"#);
         assert_eq!(single, r#"index {[i][1], source[{"a":1}]}"#);
         let req = describe_shard_request("i", 0, 1, &single, super::super::Refresh::False);
@@ -213,7 +230,10 @@ mod tests {
             s.error(&req).reason,
             r#"[i][0] Not enough active copies to meet shard count of [2] (have 1, needed 2). Timeout: [100ms], request: [BulkShardRequest [[i][0]] containing [index {[i][1], source[{"a":1}]}]]"#
         );
-        assert_eq!(describe_shard_request("i", 3, 5, "", super::super::Refresh::True), "BulkShardRequest [[i][3]] containing [5] requests and a refresh");
+        assert_eq!(
+            describe_shard_request("i", 3, 5, "", super::super::Refresh::True),
+            "BulkShardRequest [[i][3]] containing [5] requests and a refresh"
+        );
         assert_eq!(time_value(Duration::from_secs(60)), "1m");
         assert_eq!(time_value(Duration::ZERO), "0s");
     }

@@ -37,7 +37,9 @@ pub fn generate_id() -> String {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
     // Never backwards; a wrapped sequence moves time on by a millisecond so ids stay unique.
     let bump = u64::from(sequence == 0);
-    let prev = LAST_TIMESTAMP.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(last.max(now) + bump)).unwrap_or(0);
+    let prev = LAST_TIMESTAMP
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(last.max(now) + bump))
+        .unwrap_or(0);
     let timestamp = prev.max(now) + bump;
     let mut out = String::with_capacity(20);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode_string(layout(sequence, timestamp, mac), &mut out);
@@ -52,7 +54,9 @@ mod tests {
     fn ids_are_20_url_safe_chars_and_unique() {
         let ids: std::collections::HashSet<String> = (0..20_000).map(|_| generate_id()).collect();
         assert_eq!(ids.len(), 20_000);
-        assert!(ids.iter().all(|id| id.len() == 20 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')));
+        assert!(ids
+            .iter()
+            .all(|id| id.len() == 20 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')));
     }
 
     #[test]

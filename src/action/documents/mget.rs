@@ -53,13 +53,20 @@ fn parse_doc(d: &Value, defaults: &MgetDefaults) -> OsResult<(Option<String>, Op
     };
     let mut index = defaults.index.clone();
     let mut id = None;
-    let mut g = GetRequest { routing: defaults.routing.clone(), refresh: defaults.refresh, not_realtime: defaults.not_realtime, ..Default::default() };
+    let mut g = GetRequest {
+        routing: defaults.routing.clone(),
+        refresh: defaults.refresh,
+        not_realtime: defaults.not_realtime,
+        ..Default::default()
+    };
     let mut stored: Option<Vec<String>> = None;
     let mut source: Option<SourceFilter> = None;
     for (k, v) in m {
         match (k.as_str(), v) {
             (_, Value::Null) => {}
-            ("fields", _) => return Err(OsError::parsing("Unsupported field [fields] used, expected [stored_fields] instead")),
+            ("fields", _) => {
+                return Err(OsError::parsing("Unsupported field [fields] used, expected [stored_fields] instead"))
+            }
             ("_index", v) if text(v).is_some() => index = text(v),
             ("_id", v) if text(v).is_some() => id = text(v),
             ("routing", v) if text(v).is_some() => g.routing = text(v),
@@ -74,7 +81,9 @@ fn parse_doc(d: &Value, defaults: &MgetDefaults) -> OsResult<(Option<String>, Op
                 let f = match v {
                     Value::Number(_) => return Err(parse_error(format!("illegal type for _source: [{}]", token(v)))),
                     Value::Object(o) => {
-                        if let Some(bad) = o.keys().find(|k| !matches!(k.as_str(), "includes" | "include" | "excludes" | "exclude")) {
+                        if let Some(bad) =
+                            o.keys().find(|k| !matches!(k.as_str(), "includes" | "include" | "excludes" | "exclude"))
+                        {
                             return Err(parse_error(format!("source definition may not contain [{bad}]")));
                         }
                         SourceFilter::from_json(v).map_err(parse_error)?
@@ -83,7 +92,9 @@ fn parse_doc(d: &Value, defaults: &MgetDefaults) -> OsResult<(Option<String>, Op
                 };
                 source = Some(f);
             }
-            (other, _) => return Err(parse_error(format!("failed to parse multi get request. unknown field [{other}]"))),
+            (other, _) => {
+                return Err(parse_error(format!("failed to parse multi get request. unknown field [{other}]")))
+            }
         }
     }
     g.stored_fields = stored.or_else(|| defaults.stored_fields.clone());
@@ -99,7 +110,10 @@ pub fn parse(body: &Value, defaults: &MgetDefaults) -> OsResult<Vec<GetRequest>>
     let mut items: Vec<(Option<String>, Option<String>, GetRequest)> = Vec::new();
     for (k, v) in m {
         let Value::Array(list) = v else {
-            return Err(OsError::parsing(format!("unexpected token [{}], expected [FIELD_NAME] or [START_ARRAY]", token(v))));
+            return Err(OsError::parsing(format!(
+                "unexpected token [{}], expected [FIELD_NAME] or [START_ARRAY]",
+                token(v)
+            )));
         };
         match k.as_str() {
             "docs" => {
@@ -123,7 +137,11 @@ pub fn parse(body: &Value, defaults: &MgetDefaults) -> OsResult<Vec<GetRequest>>
                     items.push((defaults.index.clone(), Some(id), g));
                 }
             }
-            other => return Err(OsError::parsing(format!("unknown key [{other}] for a START_ARRAY, expected [docs] or [ids]"))),
+            other => {
+                return Err(OsError::parsing(format!(
+                    "unknown key [{other}] for a START_ARRAY, expected [docs] or [ids]"
+                )))
+            }
         }
     }
     let mut errors = Vec::new();
@@ -195,7 +213,10 @@ mod tests {
         assert_eq!(reason(parse(&json!({"docs": [{"_id": "1", "fields": ["a"]}]}), &d)).0, "parsing_exception");
         assert_eq!(reason(parse(&json!({"docs": ["1"]}), &d)).1, "docs array element should include an object");
         assert_eq!(reason(parse(&json!({"ids": [null]}), &d)).1, "ids array element should only contain ids");
-        assert_eq!(reason(parse(&json!({"other": []}), &d)).1, "unknown key [other] for a START_ARRAY, expected [docs] or [ids]");
+        assert_eq!(
+            reason(parse(&json!({"other": []}), &d)).1,
+            "unknown key [other] for a START_ARRAY, expected [docs] or [ids]"
+        );
     }
 
     #[test]

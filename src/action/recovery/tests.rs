@@ -57,12 +57,18 @@ fn existing_store_counts_and_details() {
     assert_eq!(plain["id"], 2);
     assert_eq!(plain["source"], json!({"bootstrap_new_history_uuid": false}));
     assert_eq!(plain["index"]["files"], json!({"total": 2, "reused": 2, "recovered": 0, "percent": "100.0%"}));
-    assert_eq!(plain["index"]["size"], json!({"total_in_bytes": 2148, "reused_in_bytes": 2148, "recovered_in_bytes": 0, "percent": "100.0%"}));
+    assert_eq!(
+        plain["index"]["size"],
+        json!({"total_in_bytes": 2148, "reused_in_bytes": 2148, "recovered_in_bytes": 0, "percent": "100.0%"})
+    );
     assert_eq!(plain["translog"]["recovered"], 7);
     assert_eq!(plain["translog"]["total"], 7);
     assert!(plain.get("start_time").is_none() && plain["index"].get("total_time").is_none());
     let detailed = shard_json(&r, &node(), true, true);
-    assert_eq!(detailed["index"]["files"]["details"][0], json!({"name": "_0.seg", "length": "2kb", "length_in_bytes": 2048, "reused": true, "recovered": "0b", "recovered_in_bytes": 0}));
+    assert_eq!(
+        detailed["index"]["files"]["details"][0],
+        json!({"name": "_0.seg", "length": "2kb", "length_in_bytes": 2048, "reused": true, "recovered": "0b", "recovered_in_bytes": 0})
+    );
     assert_eq!(detailed["index"]["size"]["total"], "2kb");
 }
 

@@ -36,7 +36,9 @@ impl Reader<'_> {
 
 /// The values of a base64 RoaringBitmap, ascending.
 pub fn decode_base64(s: &str) -> Result<Vec<u32>, String> {
-    let bytes = base64::engine::general_purpose::STANDARD.decode(s.trim()).map_err(|e| format!("invalid base64 bitmap: {e}"))?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s.trim())
+        .map_err(|e| format!("invalid base64 bitmap: {e}"))?;
     decode(&bytes)
 }
 

@@ -70,7 +70,9 @@ impl SearchBody {
 
     /// The body as compact JSON, the same document [`SearchBody::into_value`] serializes to.
     pub fn to_json(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256 + self.hits.iter().map(|h| if let HitJson::Raw(b) = h { b.len() + 1 } else { 128 }).sum::<usize>());
+        let mut out = Vec::with_capacity(
+            256 + self.hits.iter().map(|h| if let HitJson::Raw(b) = h { b.len() + 1 } else { 128 }).sum::<usize>(),
+        );
         out.extend_from_slice(b"{\"took\":");
         write_value(&mut out, &Value::from(self.took));
         out.extend_from_slice(if self.timed_out { b",\"timed_out\":true" } else { b",\"timed_out\":false" });
@@ -136,7 +138,10 @@ mod tests {
         let bytes = b.to_json();
         let parsed: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(parsed, b.clone().into_value());
-        assert_eq!(serde_json::to_string(&b.into_value()).unwrap(), String::from_utf8(bytes).unwrap().replace("{\"b\" : 1 }", "{\"b\":1}"));
+        assert_eq!(
+            serde_json::to_string(&b.into_value()).unwrap(),
+            String::from_utf8(bytes).unwrap().replace("{\"b\" : 1 }", "{\"b\":1}")
+        );
     }
 
     #[test]

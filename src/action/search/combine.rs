@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use super::dsl::{body, f32_of, parse_at, perr, str_of, QueryContext};
 use crate::engine::query::function_score::{
-    java_string_hash, mix32, CombineMode, FilterFunction, FunctionScore, Modifier, RandomSource, ScoreFunction, ScoreMode,
+    java_string_hash, mix32, CombineMode, FilterFunction, FunctionScore, Modifier, RandomSource, ScoreFunction,
+    ScoreMode,
 };
 use crate::engine::query::Query;
 use crate::engine::schema::{FieldKind, NumberType};
@@ -49,7 +50,12 @@ fn boost_mode(s: &str) -> OsResult<CombineMode> {
         "avg" => CombineMode::Avg,
         "max" => CombineMode::Max,
         "min" => CombineMode::Min,
-        _ => return Err(OsError::illegal(format!("No enum constant org.opensearch.common.lucene.search.function.CombineFunction.{}", s.to_ascii_uppercase()))),
+        _ => {
+            return Err(OsError::illegal(format!(
+                "No enum constant org.opensearch.common.lucene.search.function.CombineFunction.{}",
+                s.to_ascii_uppercase()
+            )))
+        }
     })
 }
 
@@ -59,10 +65,19 @@ pub fn function_score(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResu
     let m = body(name, v)?;
     let mut query = None;
     let mut boost = 1.0;
-    let mut spec = FunctionScore { query: Query::MatchAll { boost: 1.0 }, functions: vec![], score_mode: ScoreMode::Multiply, boost_mode: CombineMode::Multiply, max_boost: f32::MAX, min_score: None };
+    let mut spec = FunctionScore {
+        query: Query::MatchAll { boost: 1.0 },
+        functions: vec![],
+        score_mode: ScoreMode::Multiply,
+        boost_mode: CombineMode::Multiply,
+        max_boost: f32::MAX,
+        min_score: None,
+    };
     let mut single: Option<String> = None;
     let mut array = false;
-    let misplaced = |e: String| perr(format!("failed to parse [function_score] query. [you can either define [functions] array or a single function, not both. {e}]"));
+    let misplaced = |e: String| {
+        perr(format!("failed to parse [function_score] query. [you can either define [functions] array or a single function, not both. {e}]"))
+    };
     for (k, val) in m {
         match k.as_str() {
             "query" => {
@@ -81,7 +96,9 @@ pub fn function_score(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResu
                 if let Some(s) = &single {
                     return Err(misplaced(format!("already found [{s}], now encountering [functions].")));
                 }
-                let a = val.as_array().ok_or_else(|| perr("failed to parse [function_score] query. field [functions] is not supported"))?;
+                let a = val.as_array().ok_or_else(|| {
+                    perr("failed to parse [function_score] query. field [functions] is not supported")
+                })?;
                 array = true;
                 for f in a.iter().take(10_000) {
                     spec.functions.push(filter_function(f, ctx, depth)?);
@@ -99,7 +116,9 @@ pub fn function_score(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResu
                 } else if val.is_object() {
                     FilterFunction { filter: None, function: score_function(other, val, ctx)?, weight: None }
                 } else {
-                    return Err(perr(format!("failed to parse [function_score] query. field [{other}] is not supported")));
+                    return Err(perr(format!(
+                        "failed to parse [function_score] query. field [{other}] is not supported"
+                    )));
                 };
                 spec.functions.push(function);
                 single = Some(other.to_string());
@@ -122,23 +141,32 @@ fn filter_function(f: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<
         match fk.as_str() {
             "filter" => {
                 let q = parse_at(fv, ctx, depth)?;
-                filter = if matches!(q, Query::MatchAll { .. }) && fv.get("match_all").is_some() { None } else { Some(q) };
+                filter =
+                    if matches!(q, Query::MatchAll { .. }) && fv.get("match_all").is_some() { None } else { Some(q) };
             }
             "weight" => weight = Some(f32_of("function_score", fk, fv)?),
             "_name" => {}
             other if fv.is_object() => {
                 if let Some((prev, _)) = &function {
-                    return Err(perr(format!("failed to parse function_score functions. already found [{prev}], now encountering [{other}].")));
+                    return Err(perr(format!(
+                        "failed to parse function_score functions. already found [{prev}], now encountering [{other}]."
+                    )));
                 }
                 function = Some((other.to_string(), score_function(other, fv, ctx)?));
             }
-            other => return Err(perr(format!("failed to parse [function_score] query. field [{other}] is not supported"))),
+            other => {
+                return Err(perr(format!("failed to parse [function_score] query. field [{other}] is not supported")))
+            }
         }
     }
     let function = match function {
         Some((_, f)) => f,
         None if weight.is_some() => ScoreFunction::One,
-        None => return Err(perr("failed to parse [function_score] query. an entry in functions list is missing a function.")),
+        None => {
+            return Err(perr(
+                "failed to parse [function_score] query. an entry in functions list is missing a function.",
+            ))
+        }
     };
     Ok(FilterFunction { filter, function, weight })
 }
@@ -165,19 +193,34 @@ fn field_value_factor(v: &Value, ctx: &QueryContext<'_>) -> OsResult<ScoreFuncti
                 let s = str_of("field_value_factor", k, val)?;
                 modifier = Modifier::parse(&s).ok_or_else(|| OsError::illegal(format!("No enum constant org.opensearch.common.lucene.search.function.FieldValueFactorFunction.Modifier.{}", s.to_ascii_uppercase())))?;
             }
-            "missing" => missing = Some(f32_of("field_value_factor", k, val).map(f64::from).or_else(|_| val.as_f64().ok_or_else(|| perr("[field_value_factor] [missing] must be a number")))?),
+            "missing" => {
+                missing =
+                    Some(f32_of("field_value_factor", k, val).map(f64::from).or_else(|_| {
+                        val.as_f64().ok_or_else(|| perr("[field_value_factor] [missing] must be a number"))
+                    })?)
+            }
             other => return Err(perr(format!("field_value_factor query does not support [{other}]"))),
         }
     }
     let field = field.ok_or_else(|| perr("[field_value_factor] required field 'field' missing"))?;
     let (has_column, doubles) = match ctx.mapping.field_type(&field).map(|ft| &ft.kind) {
         Some(FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat)) => (true, true),
-        Some(FieldKind::Number(_) | FieldKind::Date { .. } | FieldKind::Boolean | FieldKind::ScaledFloat { .. }) => (true, false),
-        Some(_) => return Err(OsError::illegal(format!("Field [{field}] of type [{}] is not supported for field_value_factor", ctx.mapping.field_type(&field).map_or("", |f| f.type_name())))),
+        Some(FieldKind::Number(_) | FieldKind::Date { .. } | FieldKind::Boolean | FieldKind::ScaledFloat { .. }) => {
+            (true, false)
+        }
+        Some(_) => {
+            return Err(OsError::illegal(format!(
+                "Field [{field}] of type [{}] is not supported for field_value_factor",
+                ctx.mapping.field_type(&field).map_or("", |f| f.type_name())
+            )))
+        }
         None if field == "_seq_no" || field == "_primary_term" || field == "_version" => (true, false),
         None => {
             if missing.is_none() {
-                return Err(OsError::new("exception", format!("Unable to find a field mapper for field [{field}]. No 'missing' value defined.")));
+                return Err(OsError::new(
+                    "exception",
+                    format!("Unable to find a field mapper for field [{field}]. No 'missing' value defined."),
+                ));
             }
             (false, false)
         }
@@ -195,10 +238,14 @@ fn random_score(v: &Value, ctx: &QueryContext<'_>) -> OsResult<ScoreFunction> {
                     Value::Number(n) => match n.as_i64() {
                         Some(i) if i32::try_from(i).is_ok() => i as i32,
                         Some(l) => (l ^ ((l as u64) >> 32) as i64) as i32,
-                        None => return Err(perr(format!("random_score seed must be an int, long or string, not '{n}'"))),
+                        None => {
+                            return Err(perr(format!("random_score seed must be an int, long or string, not '{n}'")))
+                        }
                     },
                     Value::String(s) => java_string_hash(s),
-                    other => return Err(perr(format!("random_score seed must be an int, long or string, not '{other}'"))),
+                    other => {
+                        return Err(perr(format!("random_score seed must be an int, long or string, not '{other}'")))
+                    }
                 })
             }
             "field" => field = Some(str_of("random_score", k, val)?),
@@ -220,11 +267,17 @@ fn random_score(v: &Value, ctx: &QueryContext<'_>) -> OsResult<ScoreFunction> {
         Some("_seq_no") => RandomSource::Long("_seq_no".into()),
         Some(f) => match ctx.mapping.field_type(f).map(|ft| &ft.kind) {
             Some(FieldKind::Keyword(_)) => RandomSource::Keyword(f.into()),
-            Some(FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat)) | Some(FieldKind::Text(_)) | Some(FieldKind::Binary) => {
+            Some(FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat))
+            | Some(FieldKind::Text(_))
+            | Some(FieldKind::Binary) => {
                 return Err(OsError::illegal(format!("Field [{f}] is not supported as a source of random numbers")))
             }
             Some(_) => RandomSource::Long(f.into()),
-            None => return Err(OsError::illegal(format!("Field [{f}] is not mapped and cannot be used as a source of random numbers."))),
+            None => {
+                return Err(OsError::illegal(format!(
+                    "Field [{f}] is not mapped and cannot be used as a source of random numbers."
+                )))
+            }
         },
     };
     Ok(ScoreFunction::Random { salted_seed, source })
@@ -240,7 +293,16 @@ fn script_score(v: &Value) -> OsResult<ScoreFunction> {
         _ => "",
     };
     match src.trim().trim_end_matches(['d', 'D', 'f', 'F']).parse::<f64>() {
-        Ok(c) if c.is_finite() => Ok(ScoreFunction::FieldValueFactor { field: String::new(), doubles: false, has_column: false, factor: 1.0, modifier: Modifier::None, missing: Some(c) }),
-        _ => Err(OsError::illegal(format!("script_score: scripts other than constants are not supported in queries: [{src}]"))),
+        Ok(c) if c.is_finite() => Ok(ScoreFunction::FieldValueFactor {
+            field: String::new(),
+            doubles: false,
+            has_column: false,
+            factor: 1.0,
+            modifier: Modifier::None,
+            missing: Some(c),
+        }),
+        _ => Err(OsError::illegal(format!(
+            "script_score: scripts other than constants are not supported in queries: [{src}]"
+        ))),
     }
 }

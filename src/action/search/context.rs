@@ -53,7 +53,11 @@ pub type FailedShard = (String, u32, String);
 
 /// [`acquire`], and the shards of the resolved indices that failed to open (searched as failed
 /// shards: counted in `_shards.total` and `_shards.failed`).
-pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<(Vec<ShardContext>, Vec<FailedShard>)> {
+pub fn acquire_with_failed(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+) -> OsResult<(Vec<ShardContext>, Vec<FailedShard>)> {
     let mut failed = Vec::new();
     let md = cs.metadata();
     let names = resolve::resolve(&md, expr, opts)?;
@@ -69,12 +73,17 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
         };
         let meta = svc.metadata();
         let max_result_window = match meta.setting("index.max_result_window") {
-            Some(s) => s.parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_result_window]")))?,
+            Some(s) => s.parse::<usize>().map_err(|_| {
+                OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_result_window]"))
+            })?,
             None => DEFAULT_MAX_RESULT_WINDOW,
         };
-        let limits = super::limits::IndexLimits::from_settings(&|k| meta.setting(k).map(str::to_string), max_result_window)?;
+        let limits =
+            super::limits::IndexLimits::from_settings(&|k| meta.setting(k).map(str::to_string), max_result_window)?;
         let max_slices_per_scroll = match meta.setting("index.max_slices_per_scroll") {
-            Some(s) => s.parse::<i64>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_slices_per_scroll]")))?,
+            Some(s) => s.parse::<i64>().map_err(|_| {
+                OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_slices_per_scroll]"))
+            })?,
             None => super::slice::DEFAULT_MAX_SLICES_PER_SCROLL,
         };
         let num_shards = meta.number_of_shards();
@@ -104,7 +113,12 @@ pub fn acquire_with_failed(cs: &ClusterService, expr: &str, opts: IndicesOptions
 /// index) and `preference` (`_shards:0,2`, optionally followed by `|` and another preference)
 /// reaches; `_shards.total` then counts only them. Other preferences pick a copy, and one node
 /// has one copy of each shard.
-pub fn restrict(cs: &ClusterService, ctxs: &mut Vec<ShardContext>, routing: Option<&str>, preference: Option<&str>) -> OsResult<()> {
+pub fn restrict(
+    cs: &ClusterService,
+    ctxs: &mut Vec<ShardContext>,
+    routing: Option<&str>,
+    preference: Option<&str>,
+) -> OsResult<()> {
     if let Some(r) = routing.filter(|r| !r.is_empty()) {
         let md = cs.metadata();
         let values: Vec<&str> = r.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
@@ -122,7 +136,17 @@ pub fn restrict(cs: &ClusterService, ctxs: &mut Vec<ShardContext>, routing: Opti
             }
             ctxs.retain(|c| shards.contains(&c.shard));
         } else if p.starts_with('_') {
-            let known = ["_local", "_only_local", "_primary", "_primary_first", "_replica", "_replica_first", "_only_nodes:", "_prefer_nodes:", "_only_primary"];
+            let known = [
+                "_local",
+                "_only_local",
+                "_primary",
+                "_primary_first",
+                "_replica",
+                "_replica_first",
+                "_only_nodes:",
+                "_prefer_nodes:",
+                "_only_primary",
+            ];
             if !known.iter().any(|k| p == *k || (k.ends_with(':') && p.starts_with(k))) {
                 return Err(OsError::illegal(format!("no Preference for [{p}]")));
             }

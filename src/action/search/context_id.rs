@@ -152,4 +152,3 @@ impl ContextId {
 pub fn decode_pit_id(id: &str) -> OsResult<ContextId> {
     ContextId::decode(id, ContextKind::Pit).ok_or_else(|| OsError::illegal(format!("invalid id: [{id}]")))
 }
-

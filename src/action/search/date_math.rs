@@ -155,7 +155,8 @@ pub fn eval(expr: &str, format: &str, offset: i64, now: i64, round_up: bool) -> 
             '/' => {
                 let unit = *b.get(i).ok_or_else(|| format!("truncated date math [{expr}]"))? as char;
                 i += 1;
-                let f = floor_unit(t, unit).ok_or_else(|| format!("unit [{unit}] not supported for date math [{expr}]"))?;
+                let f =
+                    floor_unit(t, unit).ok_or_else(|| format!("unit [{unit}] not supported for date math [{expr}]"))?;
                 t = if round_up { add_unit(f, 1, unit).ok_or("date math overflow")? - 1 } else { f };
             }
             '+' | '-' => {
@@ -163,11 +164,16 @@ pub fn eval(expr: &str, format: &str, offset: i64, now: i64, round_up: bool) -> 
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                let n: i64 = if start == i { 1 } else { math[start..i].parse().map_err(|_| format!("bad number in date math [{expr}]"))? };
+                let n: i64 = if start == i {
+                    1
+                } else {
+                    math[start..i].parse().map_err(|_| format!("bad number in date math [{expr}]"))?
+                };
                 let unit = *b.get(i).ok_or_else(|| format!("truncated date math [{expr}]"))? as char;
                 i += 1;
                 let n = if op == '-' { -n } else { n };
-                t = add_unit(t, n, unit).ok_or_else(|| format!("unit [{unit}] not supported for date math [{expr}]"))?;
+                t = add_unit(t, n, unit)
+                    .ok_or_else(|| format!("unit [{unit}] not supported for date math [{expr}]"))?;
             }
             other => return Err(format!("operator not supported for date math [{other}{}]", &math[i..])),
         }
@@ -194,7 +200,10 @@ mod tests {
     fn rounding_and_arithmetic() {
         let t = eval("2024-03-15T10:20:30Z", F, 0, 0, false).unwrap();
         assert_eq!(eval("2024-03-15T10:20:30Z||/d", F, 0, 0, false).unwrap(), t - (10 * 3600 + 20 * 60 + 30) * 1000);
-        assert_eq!(eval("2024-03-15T10:20:30Z||/d", F, 0, 0, true).unwrap(), t - (10 * 3600 + 20 * 60 + 30) * 1000 + DAY - 1);
+        assert_eq!(
+            eval("2024-03-15T10:20:30Z||/d", F, 0, 0, true).unwrap(),
+            t - (10 * 3600 + 20 * 60 + 30) * 1000 + DAY - 1
+        );
         assert_eq!(eval("2024-01-31||+1M", F, 0, 0, false).unwrap(), days_from_civil(2024, 2, 29) * DAY);
         assert_eq!(eval("now-1d/d", F, 0, 3 * DAY + 5, false).unwrap(), 2 * DAY);
         assert_eq!(eval("now/M", F, 0, 40 * DAY, false).unwrap(), 31 * DAY);

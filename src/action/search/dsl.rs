@@ -34,7 +34,10 @@ pub struct QueryContext<'a> {
 
 impl std::fmt::Debug for QueryContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QueryContext").field("index", &self.index).field("segments", &self.segments.len()).finish_non_exhaustive()
+        f.debug_struct("QueryContext")
+            .field("index", &self.index)
+            .field("segments", &self.segments.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -55,8 +58,12 @@ pub fn body<'v>(name: &str, v: &'v Value) -> OsResult<&'v Map<String, Value>> {
 /// A float parameter.
 pub fn f32_of(name: &str, key: &str, v: &Value) -> OsResult<f32> {
     match v {
-        Value::Number(n) => n.as_f64().map(|f| f as f32).ok_or_else(|| perr(format!("[{name}] [{key}] must be a number"))),
-        Value::String(s) => s.trim().parse::<f32>().map_err(|_| perr(format!("[{name}] failed to parse [{key}] value [{s}]"))),
+        Value::Number(n) => {
+            n.as_f64().map(|f| f as f32).ok_or_else(|| perr(format!("[{name}] [{key}] must be a number")))
+        }
+        Value::String(s) => {
+            s.trim().parse::<f32>().map_err(|_| perr(format!("[{name}] failed to parse [{key}] value [{s}]")))
+        }
         other => Err(perr(format!("[{name}] [{key}] must be a number, got {other}"))),
     }
 }
@@ -64,8 +71,13 @@ pub fn f32_of(name: &str, key: &str, v: &Value) -> OsResult<f32> {
 /// An integer parameter.
 pub fn i64_of(name: &str, key: &str, v: &Value) -> OsResult<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)).ok_or_else(|| perr(format!("[{name}] [{key}] must be an integer"))),
-        Value::String(s) => s.trim().parse::<i64>().map_err(|_| perr(format!("[{name}] failed to parse [{key}] value [{s}]"))),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().map(|f| f as i64))
+            .ok_or_else(|| perr(format!("[{name}] [{key}] must be an integer"))),
+        Value::String(s) => {
+            s.trim().parse::<i64>().map_err(|_| perr(format!("[{name}] failed to parse [{key}] value [{s}]")))
+        }
         other => Err(perr(format!("[{name}] [{key}] must be an integer, got {other}"))),
     }
 }
@@ -101,7 +113,9 @@ pub fn single_field<'v>(name: &str, m: &'v Map<String, Value>) -> OsResult<(&'v 
             "_name" if !v.is_object() => {}
             _ => {
                 if let Some((prev, _)) = field {
-                    return Err(perr(format!("[{name}] query doesn't support multiple fields, found [{prev}] and [{k}]")));
+                    return Err(perr(format!(
+                        "[{name}] query doesn't support multiple fields, found [{prev}] and [{k}]"
+                    )));
                 }
                 field = Some((k.as_str(), v));
             }
@@ -208,7 +222,8 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
             }
             let pos = pos.ok_or_else(|| perr("[boosting] query requires 'positive' query to be set'"))?;
             let neg = neg.ok_or_else(|| perr("[boosting] query requires 'negative' query to be set'"))?;
-            let nb = nb.ok_or_else(|| perr("[boosting] query requires 'negative_boost' to be set to be a positive value'"))?;
+            let nb =
+                nb.ok_or_else(|| perr("[boosting] query requires 'negative_boost' to be set to be a positive value'"))?;
             Ok(boosted(super::combine::boosting(pos, neg, nb), boost))
         }
         "function_score" => super::combine::function_score(inner, ctx, d),
@@ -307,7 +322,8 @@ pub fn min_should_match(spec: &str, n: usize) -> OsResult<usize> {
     if s.contains('<') {
         let mut result = n;
         for part in s.split_whitespace() {
-            let (lhs, rhs) = part.split_once('<').ok_or_else(|| perr(format!("Invalid minimum_should_match [{spec}]")))?;
+            let (lhs, rhs) =
+                part.split_once('<').ok_or_else(|| perr(format!("Invalid minimum_should_match [{spec}]")))?;
             let upper: i64 = lhs.trim().parse().map_err(|_| perr(format!("Invalid minimum_should_match [{spec}]")))?;
             if n <= upper {
                 return Ok(result.clamp(0, n) as usize);
@@ -324,10 +340,18 @@ fn simple_msm(s: &str, n: i64, spec: &str) -> OsResult<i64> {
     let r = if let Some(p) = s.strip_suffix('%') {
         let pct: i64 = p.trim().parse().map_err(|_| bad())?;
         let v = n * pct / 100;
-        if pct < 0 { n + v } else { v }
+        if pct < 0 {
+            n + v
+        } else {
+            v
+        }
     } else {
         let v: i64 = s.trim().parse().map_err(|_| bad())?;
-        if v < 0 { n + v } else { v }
+        if v < 0 {
+            n + v
+        } else {
+            v
+        }
     };
     Ok(r)
 }

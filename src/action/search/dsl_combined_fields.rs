@@ -31,13 +31,23 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                     }
                 }
                 Value::String(s) => specs.push(field_and_boost(s)?),
-                _ => return Err(xparse(format!("[{NAME}] fields doesn't support values of type: {}", if v.is_object() { "START_OBJECT" } else { "VALUE" }))),
+                _ => {
+                    return Err(xparse(format!(
+                        "[{NAME}] fields doesn't support values of type: {}",
+                        if v.is_object() { "START_OBJECT" } else { "VALUE" }
+                    )))
+                }
             },
             "operator" => {
                 and = match str_of(NAME, k, v)?.to_ascii_lowercase().as_str() {
                     "and" => true,
                     "or" => false,
-                    other => return Err(OsError::illegal(format!("No enum constant org.opensearch.index.query.Operator.{}", other.to_ascii_uppercase()))),
+                    other => {
+                        return Err(OsError::illegal(format!(
+                            "No enum constant org.opensearch.index.query.Operator.{}",
+                            other.to_ascii_uppercase()
+                        )))
+                    }
                 }
             }
             "minimum_should_match" => msm = Some(str_of(NAME, k, v)?),
@@ -48,7 +58,8 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     }
     let text = text.ok_or_else(|| xparse("Required [query]"))?;
     // Mapped fields only (patterns expanded); none mapped: nothing matches.
-    let mut fields: Vec<(String, f32)> = expand_fields(ctx, &specs).into_iter().filter(|(f, _)| ctx.mapping.field_type(f).is_some()).collect();
+    let mut fields: Vec<(String, f32)> =
+        expand_fields(ctx, &specs).into_iter().filter(|(f, _)| ctx.mapping.field_type(f).is_some()).collect();
     if fields.is_empty() {
         return Ok(Query::MatchNone);
     }
@@ -56,7 +67,10 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     for (f, w) in &fields {
         let ft = ctx.mapping.field_type(f).ok_or_else(|| perr(format!("unknown field [{f}]")))?;
         let FieldKind::Text(p) = &ft.kind else {
-            return Err(OsError::illegal(format!("Field [{f}] of type [{}] does not support [{NAME}] queries", ft.type_name())));
+            return Err(OsError::illegal(format!(
+                "Field [{f}] of type [{}] does not support [{NAME}] queries",
+                ft.type_name()
+            )));
         };
         let a = p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into());
         if analyzer.as_ref().is_some_and(|x| *x != a) {
@@ -78,7 +92,10 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     }
     let fields = dedup;
     let name = analyzer.unwrap_or_else(|| "default".into());
-    let a = ctx.analyzers.get(&name).ok_or_else(|| OsError::illegal(format!("analyzer [{name}] has not been configured in mappings")))?;
+    let a = ctx
+        .analyzers
+        .get(&name)
+        .ok_or_else(|| OsError::illegal(format!("analyzer [{name}] has not been configured in mappings")))?;
     // (term, position, position length)
     let mut toks: Vec<(String, u32, u32)> = Vec::new();
     a.analyze(&text, 0, &mut |t| {
@@ -108,7 +125,11 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         while j < toks.len() && toks[j].1 == toks[i].1 {
             j += 1;
         }
-        clauses.push(if j - i == 1 { term(&toks[i].0) } else { combine(toks[i..j].iter().map(|t| term(&t.0)).collect()) });
+        clauses.push(if j - i == 1 {
+            term(&toks[i].0)
+        } else {
+            combine(toks[i..j].iter().map(|t| term(&t.0)).collect())
+        });
         i = j;
     }
     let mut q = if clauses.len() == 1 { clauses.pop().unwrap_or(Query::MatchNone) } else { combine(clauses) };
@@ -121,7 +142,14 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             single @ Query::CombinedField { .. } if !and => {
                 // One optional clause: Lucene's boolean of one clause takes the minimum too.
                 let n = min_should_match(&s, 1)?;
-                Query::Bool { must: vec![], should: vec![single], must_not: vec![], filter: vec![], minimum_should_match: n as u32, boost: 1.0 }
+                Query::Bool {
+                    must: vec![],
+                    should: vec![single],
+                    must_not: vec![],
+                    filter: vec![],
+                    minimum_should_match: n as u32,
+                    boost: 1.0,
+                }
             }
             other => other,
         };

@@ -33,7 +33,13 @@ pub fn text(v: &Value) -> OsResult<String> {
 }
 
 /// The query for the keys `pred` accepts (`buildQuery`).
-pub fn build(field: &str, ft: &FieldType, c: &ConstantKeywordParams, pred: impl Fn(&str) -> bool, boost: f32) -> OsResult<Query> {
+pub fn build(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    pred: impl Fn(&str) -> bool,
+    boost: f32,
+) -> OsResult<Query> {
     let keys = c.keys();
     let matching: Vec<usize> = (0..keys.len()).filter(|&i| pred(&keys[i])).collect();
     of_ordinals(field, ft, c, &matching, boost)
@@ -48,7 +54,9 @@ fn of_ordinals(field: &str, ft: &FieldType, c: &ConstantKeywordParams, ords: &[u
     }
     let index = ft.effective_index();
     if !index && !ft.effective_doc_values() {
-        return Err(OsError::illegal(format!("Cannot search on field [{field}] since it is not indexed nor has doc values.")));
+        return Err(OsError::illegal(format!(
+            "Cannot search on field [{field}] since it is not indexed nor has doc values."
+        )));
     }
     let term = |o: usize| ConstantKeywordParams::term_of(o).into_bytes();
     if ords.len() == 1 && index {
@@ -74,7 +82,14 @@ pub fn exists(field: &str, ft: &FieldType, c: &ConstantKeywordParams, boost: f32
 }
 
 /// `term` (`case_insensitive`: OpenSearch's `Regex.simpleMatch(value, key, true)`).
-pub fn term(field: &str, ft: &FieldType, c: &ConstantKeywordParams, value: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
+pub fn term(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    value: &str,
+    case_insensitive: bool,
+    boost: f32,
+) -> OsResult<Query> {
     if case_insensitive {
         return build(field, ft, c, |k| simple_match(value, k), boost);
     }
@@ -87,7 +102,14 @@ pub fn terms(field: &str, ft: &FieldType, c: &ConstantKeywordParams, values: &[S
 }
 
 /// `prefix`.
-pub fn prefix(field: &str, ft: &FieldType, c: &ConstantKeywordParams, value: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
+pub fn prefix(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    value: &str,
+    case_insensitive: bool,
+    boost: f32,
+) -> OsResult<Query> {
     if case_insensitive {
         let lower = value.to_lowercase();
         return build(field, ft, c, |k| k.to_lowercase().starts_with(&lower), boost);
@@ -96,7 +118,14 @@ pub fn prefix(field: &str, ft: &FieldType, c: &ConstantKeywordParams, value: &st
 }
 
 /// `wildcard`.
-pub fn wildcard(field: &str, ft: &FieldType, c: &ConstantKeywordParams, pattern: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
+pub fn wildcard(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    pattern: &str,
+    case_insensitive: bool,
+    boost: f32,
+) -> OsResult<Query> {
     if case_insensitive {
         let p = parse_wildcard(&pattern.to_lowercase());
         return build(field, ft, c, |k| wildcard_matches(&p, &k.to_lowercase()), boost);
@@ -106,7 +135,14 @@ pub fn wildcard(field: &str, ft: &FieldType, c: &ConstantKeywordParams, pattern:
 }
 
 /// `regexp` (anchored, like Lucene's).
-pub fn regexp(field: &str, ft: &FieldType, c: &ConstantKeywordParams, pattern: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
+pub fn regexp(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    pattern: &str,
+    case_insensitive: bool,
+    boost: f32,
+) -> OsResult<Query> {
     let re = regex::RegexBuilder::new(&format!("^(?:{pattern})$"))
         .case_insensitive(case_insensitive)
         .size_limit(1 << 20)
@@ -117,7 +153,16 @@ pub fn regexp(field: &str, ft: &FieldType, c: &ConstantKeywordParams, pattern: &
 
 /// `fuzzy`: the keys within the allowed edits of `value` (the first `prefix_len` characters exact).
 #[allow(clippy::too_many_arguments)]
-pub fn fuzzy(field: &str, ft: &FieldType, c: &ConstantKeywordParams, value: &str, fz: &str, prefix_len: usize, transpositions: bool, boost: f32) -> OsResult<Query> {
+pub fn fuzzy(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    value: &str,
+    fz: &str,
+    prefix_len: usize,
+    transpositions: bool,
+    boost: f32,
+) -> OsResult<Query> {
     let v: Vec<char> = value.chars().collect();
     let edits = fuzzy_edits(fz, v.len())?;
     let pre = prefix_len.min(v.len());
@@ -127,14 +172,25 @@ pub fn fuzzy(field: &str, ft: &FieldType, c: &ConstantKeywordParams, value: &str
         c,
         |k| {
             let kc: Vec<char> = k.chars().collect();
-            kc.len() >= pre && kc[..pre] == v[..pre] && edit_distance(&v[pre..], &kc[pre..], edits, transpositions) <= edits
+            kc.len() >= pre
+                && kc[..pre] == v[..pre]
+                && edit_distance(&v[pre..], &kc[pre..], edits, transpositions) <= edits
         },
         boost,
     )
 }
 
 /// `range` over the sorted keys (`rangeQuery`: Java string order).
-pub fn range(field: &str, ft: &FieldType, c: &ConstantKeywordParams, lo: Option<&str>, hi: Option<&str>, inc_lo: bool, inc_hi: bool, boost: f32) -> OsResult<Query> {
+pub fn range(
+    field: &str,
+    ft: &FieldType,
+    c: &ConstantKeywordParams,
+    lo: Option<&str>,
+    hi: Option<&str>,
+    inc_lo: bool,
+    inc_hi: bool,
+    boost: f32,
+) -> OsResult<Query> {
     let cmp = |a: &str, b: &str| a.encode_utf16().cmp(b.encode_utf16());
     let keys = c.keys();
     let ords: Vec<usize> = (0..keys.len())
@@ -151,8 +207,11 @@ pub fn range(field: &str, ft: &FieldType, c: &ConstantKeywordParams, lo: Option<
 /// OpenSearch's `Regex.simpleMatch(pattern, s, ignoreCase)`: `*` matches any sequence, every
 /// other character itself (ignoring case).
 fn simple_match(pattern: &str, s: &str) -> bool {
-    let p: Vec<WildcardToken> =
-        pattern.to_lowercase().chars().map(|c| if c == '*' { WildcardToken::Any } else { WildcardToken::Char(c) }).collect();
+    let p: Vec<WildcardToken> = pattern
+        .to_lowercase()
+        .chars()
+        .map(|c| if c == '*' { WildcardToken::Any } else { WildcardToken::Char(c) })
+        .collect();
     wildcard_matches(&p, &s.to_lowercase())
 }
 

@@ -18,7 +18,15 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         "one": {"type": "constant_keyword", "value": "d3efault"},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     parse(&v, &ctx)
 }
 
@@ -41,10 +49,16 @@ fn naive(pred: impl Fn(&str) -> bool) -> Vec<&'static str> {
 fn queries_pick_the_values_a_naive_filter_picks() {
     let cases: Vec<(serde_json::Value, Vec<&str>)> = vec![
         (json!({"term": {"all": "fgh"}}), naive(|k| k == "fgh")),
-        (json!({"term": {"all": {"value": "fGh", "case_insensitive": true}}}), naive(|k| k.eq_ignore_ascii_case("fgh"))),
+        (
+            json!({"term": {"all": {"value": "fGh", "case_insensitive": true}}}),
+            naive(|k| k.eq_ignore_ascii_case("fgh")),
+        ),
         (json!({"terms": {"all": ["xyz", "xy2"]}}), naive(|k| k == "xyz")),
         (json!({"prefix": {"all": "x"}}), naive(|k| k.starts_with('x'))),
-        (json!({"prefix": {"all": {"value": "XY", "case_insensitive": true}}}), naive(|k| k.to_lowercase().starts_with("xy"))),
+        (
+            json!({"prefix": {"all": {"value": "XY", "case_insensitive": true}}}),
+            naive(|k| k.to_lowercase().starts_with("xy")),
+        ),
         (json!({"wildcard": {"all": "*g*"}}), naive(|k| k.contains('g'))),
         (json!({"regexp": {"all": "x.*"}}), naive(|k| k.starts_with('x'))),
         (json!({"fuzzy": {"all": {"value": "xz", "fuzziness": 2}}}), vec!["xYy", "xyz"]),
@@ -63,9 +77,15 @@ fn queries_pick_the_values_a_naive_filter_picks() {
 #[test]
 fn query_shapes_follow_opensearch() {
     // One value among several, indexed: a (scored) term query on its ordinal.
-    assert_eq!(run(json!({"term": {"all": "fgh"}})).unwrap(), Query::Term { field: "all".into(), term: vec![1], boost: 1.0 });
+    assert_eq!(
+        run(json!({"term": {"all": "fgh"}})).unwrap(),
+        Query::Term { field: "all".into(), term: vec![1], boost: 1.0 }
+    );
     // Not indexed: a terms query (doc-values-like, constant score).
-    assert_eq!(run(json!({"term": {"dv": "fgh"}})).unwrap(), Query::Terms { field: "dv".into(), terms: vec![vec![1]], boost: 1.0 });
+    assert_eq!(
+        run(json!({"term": {"dv": "fgh"}})).unwrap(),
+        Query::Terms { field: "dv".into(), terms: vec![vec![1]], boost: 1.0 }
+    );
     // Every value: exists.
     assert_eq!(run(json!({"exists": {"field": "all"}})).unwrap(), run(json!({"wildcard": {"all": "*"}})).unwrap());
     assert_eq!(run(json!({"exists": {"field": "none"}})).unwrap(), Query::MatchNone);
@@ -76,7 +96,13 @@ fn query_shapes_follow_opensearch() {
     assert_eq!(run(json!({"exists": {"field": "one"}})).unwrap(), Query::MatchAll { boost: 1.0 });
     assert_eq!(run(json!({"regexp": {"one": "d\\defau[a-z]?t"}})).unwrap(), Query::MatchAll { boost: 1.0 });
     assert_eq!(run(json!({"regexp": {"one": "d\\defa[a-z]?t"}})).unwrap(), Query::MatchNone);
-    assert_eq!(run(json!({"range": {"one": {"from": "d3efault", "include_lower": "false"}}})).unwrap(), Query::MatchNone);
+    assert_eq!(
+        run(json!({"range": {"one": {"from": "d3efault", "include_lower": "false"}}})).unwrap(),
+        Query::MatchNone
+    );
     assert_eq!(run(json!({"range": {"one": {"from": null, "to": null}}})).unwrap(), Query::MatchAll { boost: 1.0 });
-    assert_eq!(run(json!({"range": {"one": {"from": "d3efaul", "to": "d3efault1"}}})).unwrap(), Query::MatchAll { boost: 1.0 });
+    assert_eq!(
+        run(json!({"range": {"one": {"from": "d3efaul", "to": "d3efault1"}}})).unwrap(),
+        Query::MatchAll { boost: 1.0 }
+    );
 }

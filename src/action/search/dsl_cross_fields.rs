@@ -36,7 +36,9 @@ fn group_key(ctx: &QueryContext<'_>, field: &str, analyzer: Option<&str>) -> Opt
         return Some(GroupKey::Analyzer(a.to_string()));
     }
     Some(match &ft.kind {
-        FieldKind::Text(p) => GroupKey::Analyzer(p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into())),
+        FieldKind::Text(p) => GroupKey::Analyzer(
+            p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into()),
+        ),
         FieldKind::Keyword(k) => match &k.normalizer {
             Some(n) => GroupKey::Normalizer(n.clone()),
             None => GroupKey::Keyword,
@@ -46,7 +48,13 @@ fn group_key(ctx: &QueryContext<'_>, field: &str, analyzer: Option<&str>) -> Opt
 }
 
 /// `cross_fields` over `fields` (already expanded, with boosts).
-pub fn cross_fields(ctx: &QueryContext<'_>, fields: &[(String, f32)], text: &Value, o: &MatchOptions, tie: f32) -> OsResult<Query> {
+pub fn cross_fields(
+    ctx: &QueryContext<'_>,
+    fields: &[(String, f32)],
+    text: &Value,
+    o: &MatchOptions,
+    tie: f32,
+) -> OsResult<Query> {
     if let [(f, b)] = fields {
         return match_field(ctx, f, text, MatchKind::Bool, &MatchOptions { boost: *b, ..o.clone() });
     }
@@ -70,7 +78,14 @@ pub fn cross_fields(ctx: &QueryContext<'_>, fields: &[(String, f32)], text: &Val
 }
 
 /// The match query of one group of several fields.
-fn blended_group(ctx: &QueryContext<'_>, key: &GroupKey, fields: &[(String, f32)], text: &Value, o: &MatchOptions, tie: f32) -> OsResult<Query> {
+fn blended_group(
+    ctx: &QueryContext<'_>,
+    key: &GroupKey,
+    fields: &[(String, f32)],
+    text: &Value,
+    o: &MatchOptions,
+    tie: f32,
+) -> OsResult<Query> {
     let s = str_of("multi_match", "query", text)?;
     let tokens: Vec<String> = match key {
         GroupKey::Analyzer(_) => {
@@ -98,7 +113,14 @@ fn blended_group(ctx: &QueryContext<'_>, key: &GroupKey, fields: &[(String, f32)
         Some(m) => min_should_match(m, clauses.len())?,
         None => 0,
     };
-    Ok(Query::Bool { must: vec![], should: clauses, must_not: vec![], filter: vec![], minimum_should_match: msm as u32, boost: 1.0 })
+    Ok(Query::Bool {
+        must: vec![],
+        should: clauses,
+        must_not: vec![],
+        filter: vec![],
+        minimum_should_match: msm as u32,
+        boost: 1.0,
+    })
 }
 
 /// `MultiMatchQuery.blendTerm`: the term over the group's fields.
@@ -107,8 +129,14 @@ fn blend_term(ctx: &QueryContext<'_>, fields: &[(String, f32)], t: &str, lenient
     let mut others = Vec::new();
     for (f, b) in fields {
         match ctx.mapping.field_type(f).map(|ft| &ft.kind) {
-            Some(FieldKind::Text(_)) => terms.push(BlendedTerm { field: f.clone(), term: t.as_bytes().to_vec(), boost: *b }),
-            Some(FieldKind::Keyword(_)) => terms.push(BlendedTerm { field: f.clone(), term: dsl_keyword::normalize(ctx, f, t).into_bytes(), boost: *b }),
+            Some(FieldKind::Text(_)) => {
+                terms.push(BlendedTerm { field: f.clone(), term: t.as_bytes().to_vec(), boost: *b })
+            }
+            Some(FieldKind::Keyword(_)) => terms.push(BlendedTerm {
+                field: f.clone(),
+                term: dsl_keyword::normalize(ctx, f, t).into_bytes(),
+                boost: *b,
+            }),
             _ => match dsl_term::term(ctx, f, &Value::String(t.to_string()), 1.0) {
                 Ok(q) => others.push(super::dsl::boosted(q, *b)),
                 Err(_) if lenient => {}

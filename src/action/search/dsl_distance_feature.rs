@@ -33,33 +33,47 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     let field = field.ok_or_else(|| xparse("Required [field]"))?;
     let origin = origin.ok_or_else(|| xparse("Required [origin]"))?;
     let pivot = pivot.ok_or_else(|| xparse("Required [pivot]"))?;
-    let ft = ctx.mapping.field_type(&field).ok_or_else(|| OsError::illegal(format!("Can't run [{NAME}] query on unmapped fields!")))?;
+    let ft = ctx
+        .mapping
+        .field_type(&field)
+        .ok_or_else(|| OsError::illegal(format!("Can't run [{NAME}] query on unmapped fields!")))?;
     let (origin, pivot) = match &ft.kind {
         FieldKind::Date { nanos, .. } => {
             let fmt = ft.date_format();
             let s = match &origin {
                 Value::String(s) => s.clone(),
                 Value::Number(n) => n.to_string(),
-                other => return Err(OsError::illegal(format!("failed to parse date field [{other}] with format [{fmt}]"))),
+                other => {
+                    return Err(OsError::illegal(format!("failed to parse date field [{other}] with format [{fmt}]")))
+                }
             };
             let o = if *nanos && !s.starts_with("now") && !s.contains("||") {
-                crate::engine::schema::date::parse_date_nanos(&s, fmt).map_err(|e| OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")))?
+                crate::engine::schema::date::parse_date_nanos(&s, fmt).map_err(|e| {
+                    OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]"))
+                })?
             } else {
-                let ms = super::date_math::eval(&s, fmt, 0, ctx.now_millis, false).map_err(|e| OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")))?;
-                if *nanos { ms.saturating_mul(1_000_000) } else { ms }
+                let ms = super::date_math::eval(&s, fmt, 0, ctx.now_millis, false).map_err(|e| {
+                    OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]"))
+                })?;
+                if *nanos {
+                    ms.saturating_mul(1_000_000)
+                } else {
+                    ms
+                }
             };
             let p = time_value_nanos(&pivot)?;
             (Origin::Long(o), if *nanos { p as f64 } else { (p / 1_000_000) as f64 })
         }
         FieldKind::GeoPoint { .. } => {
-            let p = crate::engine::schema::geo::parse_point(&origin, true).map_err(|e| OsError::new("parse_exception", e.reason).status(400))?;
+            let p = crate::engine::schema::geo::parse_point(&origin, true)
+                .map_err(|e| OsError::new("parse_exception", e.reason).status(400))?;
             (Origin::Geo { lat: p.lat, lon: p.lon }, distance_meters(&pivot)?)
         }
         _ => {
             return Err(OsError::illegal(format!(
-                "Illegal data type of [{}]![{NAME}] query can only be run on a date, date_nanos or geo_point field type!",
-                ft.type_name()
-            )))
+            "Illegal data type of [{}]![{NAME}] query can only be run on a date, date_nanos or geo_point field type!",
+            ft.type_name()
+        )))
         }
     };
     Ok(Query::DistanceFeature { field, origin, pivot, boost })
@@ -68,7 +82,8 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
 /// OpenSearch's `TimeValue.parseTimeValue`, in nanoseconds.
 fn time_value_nanos(s: &str) -> OsResult<i64> {
     let t = s.trim().to_ascii_lowercase();
-    let units: [(&str, f64); 7] = [("nanos", 1.0), ("micros", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86400e9)];
+    let units: [(&str, f64); 7] =
+        [("nanos", 1.0), ("micros", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86400e9)];
     for (u, mult) in units {
         if let Some(n) = t.strip_suffix(u) {
             // "ms" before "s", "nanos"/"micros" before "s"; "m" must not take "ms".

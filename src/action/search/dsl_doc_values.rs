@@ -23,7 +23,13 @@ enum Access {
 fn access(ft: &FieldType) -> Access {
     let searchable_kind = matches!(
         ft.kind,
-        FieldKind::Keyword(_) | FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::Date { .. } | FieldKind::Boolean | FieldKind::Ip | FieldKind::TokenCount { .. }
+        FieldKind::Keyword(_)
+            | FieldKind::Number(_)
+            | FieldKind::ScaledFloat { .. }
+            | FieldKind::Date { .. }
+            | FieldKind::Boolean
+            | FieldKind::Ip
+            | FieldKind::TokenCount { .. }
     );
     if ft.effective_index() || !searchable_kind {
         return Access::Indexed;
@@ -31,13 +37,18 @@ fn access(ft: &FieldType) -> Access {
     if !ft.effective_doc_values() {
         return Access::None;
     }
-    Access::DocValues { bytes: matches!(ft.kind, FieldKind::Keyword(_) | FieldKind::Ip), boolean: matches!(ft.kind, FieldKind::Boolean) }
+    Access::DocValues {
+        bytes: matches!(ft.kind, FieldKind::Keyword(_) | FieldKind::Ip),
+        boolean: matches!(ft.kind, FieldKind::Boolean),
+    }
 }
 
 /// OpenSearch's error for a field that is neither indexed nor has doc values.
 pub fn not_searchable(field: &str) -> OsError {
     let reason = format!("Cannot search on field [{field}] since it is not indexed nor has doc values.");
-    OsError::new("query_shard_exception", format!("failed to create query: {reason}")).status(400).caused_by(OsError::illegal(reason))
+    OsError::new("query_shard_exception", format!("failed to create query: {reason}"))
+        .status(400)
+        .caused_by(OsError::illegal(reason))
 }
 
 /// Rewrites the leaves of `q` on doc-values-only fields of `mapping`. `strict`: a leaf on a field
@@ -53,7 +64,9 @@ pub fn rewrite(q: Query, mapping: &Mapping, strict: bool) -> OsResult<Query> {
             minimum_should_match,
             boost,
         },
-        Query::ConstantScore { query, boost } => Query::ConstantScore { query: Box::new(rewrite(*query, mapping, strict)?), boost },
+        Query::ConstantScore { query, boost } => {
+            Query::ConstantScore { query: Box::new(rewrite(*query, mapping, strict)?), boost }
+        }
         Query::DisMax { queries, tie_breaker, boost } => Query::DisMax { queries: all(queries)?, tie_breaker, boost },
         Query::Term { ref field, .. }
         | Query::Terms { ref field, .. }
@@ -83,14 +96,20 @@ fn leaf(q: Query, bytes: bool, boolean: bool) -> Query {
         }
     };
     let (field, filter, boost) = match q {
-        Query::Term { field, term, boost } if boolean => (field, DvFilter::Numeric(bool_value(&term).map(|v| (v, v)).into_iter().collect()), boost),
+        Query::Term { field, term, boost } if boolean => {
+            (field, DvFilter::Numeric(bool_value(&term).map(|v| (v, v)).into_iter().collect()), boost)
+        }
         Query::Terms { field, terms, boost } if boolean => {
             (field, DvFilter::Numeric(terms.iter().filter_map(|t| bool_value(t)).map(|v| (v, v)).collect()), boost)
         }
         Query::Term { field, term, boost } => (field, DvFilter::Bytes(vec![BytesMatch::Exact(term)]), boost),
-        Query::Terms { field, terms, boost } => (field, DvFilter::Bytes(terms.into_iter().map(BytesMatch::Exact).collect()), boost),
+        Query::Terms { field, terms, boost } => {
+            (field, DvFilter::Bytes(terms.into_iter().map(BytesMatch::Exact).collect()), boost)
+        }
         Query::Prefix { field, prefix, boost } => (field, DvFilter::Bytes(vec![BytesMatch::Prefix(prefix)]), boost),
-        Query::Wildcard { field, pattern, boost } => (field, DvFilter::Bytes(vec![BytesMatch::Wildcard(parse_wildcard(&pattern))]), boost),
+        Query::Wildcard { field, pattern, boost } => {
+            (field, DvFilter::Bytes(vec![BytesMatch::Wildcard(parse_wildcard(&pattern))]), boost)
+        }
         Query::Range { field, lo, hi, include_lo, include_hi, kind, boost } if bytes || kind == RangeKind::Terms => {
             (field, DvFilter::Bytes(vec![BytesMatch::Range { lo, hi, include_lo, include_hi }]), boost)
         }
@@ -137,32 +156,75 @@ mod tests {
 
     fn range(field: &str, lo: i64, hi: i64, il: bool, ih: bool) -> Query {
         let k = |v: i64| Some(sortable::encode_i64(v).to_vec());
-        Query::Range { field: field.into(), lo: k(lo), hi: k(hi), include_lo: il, include_hi: ih, kind: RangeKind::Points, boost: 2.0 }
+        Query::Range {
+            field: field.into(),
+            lo: k(lo),
+            hi: k(hi),
+            include_lo: il,
+            include_hi: ih,
+            kind: RangeKind::Points,
+            boost: 2.0,
+        }
     }
 
     #[test]
     fn leaves_on_doc_values_only_fields_read_doc_values() {
         let m = mapping();
         let r = |q| rewrite(q, &m, true).unwrap();
-        assert_eq!(r(Query::term("k", "x")), Query::DocValues { field: "k".into(), filter: DvFilter::Bytes(vec![BytesMatch::Exact(b"x".to_vec())]), boost: 1.0 });
-        assert_eq!(r(range("n", 3, 9, false, true)), Query::DocValues { field: "n".into(), filter: DvFilter::Numeric(vec![(4, 9)]), boost: 2.0 });
-        assert_eq!(r(range("n", 3, 4, false, false)), Query::DocValues { field: "n".into(), filter: DvFilter::Numeric(vec![]), boost: 2.0 });
-        assert_eq!(r(Query::term("b", "T")), Query::DocValues { field: "b".into(), filter: DvFilter::Numeric(vec![(1, 1)]), boost: 1.0 });
+        assert_eq!(
+            r(Query::term("k", "x")),
+            Query::DocValues {
+                field: "k".into(),
+                filter: DvFilter::Bytes(vec![BytesMatch::Exact(b"x".to_vec())]),
+                boost: 1.0
+            }
+        );
+        assert_eq!(
+            r(range("n", 3, 9, false, true)),
+            Query::DocValues { field: "n".into(), filter: DvFilter::Numeric(vec![(4, 9)]), boost: 2.0 }
+        );
+        assert_eq!(
+            r(range("n", 3, 4, false, false)),
+            Query::DocValues { field: "n".into(), filter: DvFilter::Numeric(vec![]), boost: 2.0 }
+        );
+        assert_eq!(
+            r(Query::term("b", "T")),
+            Query::DocValues { field: "b".into(), filter: DvFilter::Numeric(vec![(1, 1)]), boost: 1.0 }
+        );
         // Indexed fields and unmapped ones are left alone, inside compounds too.
         let q = Query::or(vec![range("both", 1, 2, true, true), Query::term("nope", "x")]);
         assert_eq!(r(q.clone()), q);
         let nested = r(Query::ConstantScore { query: Box::new(Query::or(vec![Query::term("k", "x")])), boost: 1.0 });
-        assert!(matches!(nested, Query::ConstantScore { query, .. } if matches!(&*query, Query::Bool { should, .. } if matches!(should[0], Query::DocValues { .. }))));
+        assert!(
+            matches!(nested, Query::ConstantScore { query, .. } if matches!(&*query, Query::Bool { should, .. } if matches!(should[0], Query::DocValues { .. })))
+        );
     }
 
     #[test]
     fn ip_ranges_compare_keys() {
         let m = mapping();
         let k = |v: u128| Some(sortable::encode_u128(v).to_vec());
-        let q = Query::Range { field: "i".into(), lo: k(1), hi: k(5), include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 };
+        let q = Query::Range {
+            field: "i".into(),
+            lo: k(1),
+            hi: k(5),
+            include_lo: true,
+            include_hi: true,
+            kind: RangeKind::Points,
+            boost: 1.0,
+        };
         assert_eq!(
             rewrite(q, &m, true).unwrap(),
-            Query::DocValues { field: "i".into(), filter: DvFilter::Bytes(vec![BytesMatch::Range { lo: k(1), hi: k(5), include_lo: true, include_hi: true }]), boost: 1.0 }
+            Query::DocValues {
+                field: "i".into(),
+                filter: DvFilter::Bytes(vec![BytesMatch::Range {
+                    lo: k(1),
+                    hi: k(5),
+                    include_lo: true,
+                    include_hi: true
+                }]),
+                boost: 1.0
+            }
         );
     }
 

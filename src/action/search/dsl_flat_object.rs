@@ -63,7 +63,8 @@ pub fn rewrite(name: &str, v: &Value, ctx: &QueryContext<'_>) -> Option<OsResult
                 }
             }
             if dotted {
-                let has = |o: &Map<String, Value>, ks: &[&str]| ks.iter().any(|k| o.get(*k).is_some_and(|x| !x.is_null()));
+                let has =
+                    |o: &Map<String, Value>, ks: &[&str]| ks.iter().any(|k| o.get(*k).is_some_and(|x| !x.is_null()));
                 let (has_lo, has_hi) = (has(&o, &["gte", "gt", "from"]), has(&o, &["lte", "lt", "to"]));
                 if !has_lo {
                     o.remove("from");
@@ -88,11 +89,16 @@ pub fn rewrite(name: &str, v: &Value, ctx: &QueryContext<'_>) -> Option<OsResult
         }
         (_, scalar) => prefixed(scalar),
     };
-    let mut outer: Map<String, Value> = m.iter().filter(|(k, _)| k.as_str() == "boost" || k.as_str() == "_name").map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut outer: Map<String, Value> = m
+        .iter()
+        .filter(|(k, _)| k.as_str() == "boost" || k.as_str() == "_name")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     outer.insert(target, new_spec);
     let q = dsl_term::parse(name, &Value::Object(outer), ctx);
     // `similarity: boolean`: a matching term scores its boost.
-    let boolean = ctx.mapping.field_type(root).and_then(|f| f.extra.get("similarity")).and_then(Value::as_str) == Some("boolean");
+    let boolean =
+        ctx.mapping.field_type(root).and_then(|f| f.extra.get("similarity")).and_then(Value::as_str) == Some("boolean");
     Some(q.map(|q| match q {
         Query::Term { field, term, boost } if boolean => {
             Query::ConstantScore { query: Box::new(Query::Term { field, term, boost: 1.0 }), boost }

@@ -14,16 +14,33 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         "k": {"type": "keyword"},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     parse(&v, &ctx)
 }
 
 #[test]
 fn root_and_key_paths_go_to_their_sub_fields() {
     assert_eq!(run(json!({"term": {"c": "Mike"}})).unwrap(), Query::term("c._value", "Mike"));
-    assert_eq!(run(json!({"term": {"c.author.given": "Mike"}})).unwrap(), Query::term("c._valueAndPath", "c.author.given=Mike"));
-    assert_eq!(run(json!({"term": {"issue.labels.status": 1}})).unwrap(), Query::term("issue.labels._valueAndPath", "issue.labels.status=1"));
-    assert_eq!(run(json!({"match": {"c.title": "Lucene in Action"}})).unwrap(), Query::term("c._valueAndPath", "c.title=Lucene in Action"));
+    assert_eq!(
+        run(json!({"term": {"c.author.given": "Mike"}})).unwrap(),
+        Query::term("c._valueAndPath", "c.author.given=Mike")
+    );
+    assert_eq!(
+        run(json!({"term": {"issue.labels.status": 1}})).unwrap(),
+        Query::term("issue.labels._valueAndPath", "issue.labels.status=1")
+    );
+    assert_eq!(
+        run(json!({"match": {"c.title": "Lucene in Action"}})).unwrap(),
+        Query::term("c._valueAndPath", "c.title=Lucene in Action")
+    );
     assert_eq!(run(json!({"match": {"c": "Lucene in Action"}})).unwrap(), Query::term("c._value", "Lucene in Action"));
     assert_eq!(
         run(json!({"prefix": {"c.author.given": {"value": "Mi"}}})).unwrap(),
@@ -54,7 +71,10 @@ fn ranges_on_key_paths_stay_within_the_path() {
         kind: RangeKind::Terms,
         boost: 1.0,
     };
-    assert_eq!(run(json!({"range": {"c.id": {"gte": "c-0000", "lte": "c-0006"}}})).unwrap(), r("c.id=c-0000", "c.id=c-0006", true, true));
+    assert_eq!(
+        run(json!({"range": {"c.id": {"gte": "c-0000", "lte": "c-0006"}}})).unwrap(),
+        r("c.id=c-0000", "c.id=c-0006", true, true)
+    );
     assert_eq!(run(json!({"range": {"c.id": {"gt": "b"}}})).unwrap(), r("c.id=b", "c.id>", false, false));
     assert_eq!(run(json!({"range": {"c.id": {"lt": "b"}}})).unwrap(), r("c.id=", "c.id=b", true, false));
     assert!(matches!(run(json!({"range": {"c": {"gte": "a"}}})).unwrap(), Query::Range { hi: None, .. }));
@@ -62,8 +82,17 @@ fn ranges_on_key_paths_stay_within_the_path() {
 
 #[test]
 fn boolean_similarity_scores_the_boost() {
-    let m = Mapping::from_json(&json!({"properties": {"c": {"type": "flat_object", "similarity": "boolean"}}})).unwrap();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let m =
+        Mapping::from_json(&json!({"properties": {"c": {"type": "flat_object", "similarity": "boolean"}}})).unwrap();
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     assert_eq!(
         parse(&json!({"term": {"c.a": {"value": "x", "boost": 2.0}}}), &ctx).unwrap(),
         Query::ConstantScore { query: Box::new(Query::term("c._valueAndPath", "c.a=x")), boost: 2.0 }

@@ -17,12 +17,22 @@ pub fn fuzzy_edits(fz: &str, len: usize) -> OsResult<u32> {
     if let Some(rest) = f.strip_prefix("AUTO").or_else(|| f.strip_prefix("auto")) {
         let (lo, hi) = match rest.strip_prefix(':') {
             Some(r) => {
-                let (a, b) = r.split_once(',').ok_or_else(|| perr(format!("failed to find low and high distance values")))?;
-                (a.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?, b.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?)
+                let (a, b) =
+                    r.split_once(',').ok_or_else(|| perr(format!("failed to find low and high distance values")))?;
+                (
+                    a.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?,
+                    b.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?,
+                )
             }
             None => (3, 6),
         };
-        return Ok(if len < lo { 0 } else if len < hi { 1 } else { 2 });
+        return Ok(if len < lo {
+            0
+        } else if len < hi {
+            1
+        } else {
+            2
+        });
     }
     let n: f64 = f.parse().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?;
     Ok((n as u32).min(2))
@@ -67,7 +77,16 @@ pub fn edit_distance(a: &[char], b: &[char], max: u32, transpositions: bool) -> 
 /// kept (`TopTermsRewrite`), and scored as a disjunction whose terms all take the largest doc
 /// freq among them (Lucene's `BlendedTermQuery`). Keyword values are normalized first.
 #[allow(clippy::too_many_arguments)]
-pub fn fuzzy(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, max_exp: usize, transpositions: bool, boost: f32) -> OsResult<Query> {
+pub fn fuzzy(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    value: &str,
+    fz: &str,
+    prefix_len: usize,
+    max_exp: usize,
+    transpositions: bool,
+    boost: f32,
+) -> OsResult<Query> {
     if super::dsl_wildcard::is_wildcard(ctx, field) {
         return Err(super::dsl_wildcard::fuzzy_error(field));
     }
@@ -104,7 +123,10 @@ pub enum Rewrite {
 impl Rewrite {
     /// Parses a `rewrite` value; `max` is the query's `max_expansions` (for the default).
     pub fn parse(s: &str, max: usize) -> OsResult<Rewrite> {
-        let n = |rest: &str| rest.parse::<usize>().map_err(|_| crate::error::OsError::illegal(format!("Failed to parse rewrite_method [{s}]")));
+        let n = |rest: &str| {
+            rest.parse::<usize>()
+                .map_err(|_| crate::error::OsError::illegal(format!("Failed to parse rewrite_method [{s}]")))
+        };
         Ok(match s {
             "constant_score" | "constant_score_boolean" | "constant_score_blended" => Rewrite::ConstantScore,
             "scoring_boolean" => Rewrite::ScoringBoolean,
@@ -127,7 +149,16 @@ impl Rewrite {
 
 /// `fuzzy` with an explicit `rewrite` method.
 #[allow(clippy::too_many_arguments)]
-pub fn fuzzy_rewritten(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &str, prefix_len: usize, transpositions: bool, rewrite: &Rewrite, boost: f32) -> OsResult<Query> {
+pub fn fuzzy_rewritten(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    value: &str,
+    fz: &str,
+    prefix_len: usize,
+    transpositions: bool,
+    rewrite: &Rewrite,
+    boost: f32,
+) -> OsResult<Query> {
     if super::dsl_wildcard::is_wildcard(ctx, field) {
         return Err(super::dsl_wildcard::fuzzy_error(field));
     }
@@ -146,7 +177,9 @@ pub fn fuzzy_rewritten(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &st
     }
     let term_q = |sim: f32, t: Vec<u8>| Query::Term { field: field.into(), term: t, boost: sim };
     let should: Vec<Query> = match rewrite {
-        Rewrite::ConstantScore => return Ok(Query::Terms { field: field.into(), terms: all.into_iter().map(|x| x.1).collect(), boost }),
+        Rewrite::ConstantScore => {
+            return Ok(Query::Terms { field: field.into(), terms: all.into_iter().map(|x| x.1).collect(), boost })
+        }
         Rewrite::ScoringBoolean => {
             if all.len() > MAX_CLAUSE_COUNT {
                 return Err(crate::error::OsError::illegal(format!("maxClauseCount is set to {MAX_CLAUSE_COUNT}")));
@@ -156,7 +189,10 @@ pub fn fuzzy_rewritten(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &st
         Rewrite::TopTerms(n) => top_terms(all, *n).into_iter().map(|(s, t)| term_q(s, t)).collect(),
         Rewrite::TopTermsBoost(n) => top_terms(all, *n)
             .into_iter()
-            .map(|(s, t)| Query::ConstantScore { query: Box::new(Query::Term { field: field.into(), term: t, boost: 1.0 }), boost: s })
+            .map(|(s, t)| Query::ConstantScore {
+                query: Box::new(Query::Term { field: field.into(), term: t, boost: 1.0 }),
+                boost: s,
+            })
             .collect(),
         Rewrite::TopTermsBlended(_) => vec![],
     };
@@ -164,7 +200,14 @@ pub fn fuzzy_rewritten(ctx: &QueryContext<'_>, field: &str, value: &str, fz: &st
 }
 
 /// The field's terms within `edits` of `chars` with their similarity boosts (`FuzzyTermsEnum`).
-fn fuzzy_terms(ctx: &QueryContext<'_>, field: &str, chars: &[char], edits: u32, prefix_len: usize, transpositions: bool) -> OsResult<Vec<(f32, Vec<u8>)>> {
+fn fuzzy_terms(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    chars: &[char],
+    edits: u32,
+    prefix_len: usize,
+    transpositions: bool,
+) -> OsResult<Vec<(f32, Vec<u8>)>> {
     let value: String = chars.iter().collect();
     if edits == 0 || prefix_len >= chars.len() {
         // Lucene's `SingleTermsEnum`: only the term itself.

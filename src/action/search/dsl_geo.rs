@@ -22,7 +22,10 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         match k.as_str() {
             "boost" => boost = f32_of(name, k, val)?,
             "_name" | "validation_method" | "type" => {}
-            "ignore_unmapped" => ignore_unmapped = val.as_bool().ok_or_else(|| perr(format!("[{name}] [ignore_unmapped] must be a boolean")))?,
+            "ignore_unmapped" => {
+                ignore_unmapped =
+                    val.as_bool().ok_or_else(|| perr(format!("[{name}] [ignore_unmapped] must be a boolean")))?
+            }
             "distance" if name == "geo_distance" => distance = Some(meters(val)?),
             "distance_type" if name == "geo_distance" => match val.as_str() {
                 Some("arc" | "plane") => {}
@@ -30,7 +33,9 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             },
             _ => {
                 if let Some((prev, _)) = field {
-                    return Err(perr(format!("[{name}] query doesn't support multiple fields, found [{prev}] and [{k}]")));
+                    return Err(perr(format!(
+                        "[{name}] query doesn't support multiple fields, found [{prev}] and [{k}]"
+                    )));
                 }
                 field = Some((k.as_str(), val));
             }
@@ -49,11 +54,15 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     match ctx.mapping.field_type(f) {
         Some(ft) if matches!(ft.kind, FieldKind::GeoPoint { .. }) => {
             if !ft.effective_doc_values() {
-                return Err(OsError::illegal(format!("Can't search on field [{f}]: geo_point queries need doc values")));
+                return Err(OsError::illegal(format!(
+                    "Can't search on field [{f}]: geo_point queries need doc values"
+                )));
             }
             Ok(Query::DocValues { field: f.into(), filter: DvFilter::Geo(shape), boost })
         }
-        Some(_) => Err(OsError::new("query_shard_exception", format!("field [{f}] is not a geo_point field")).status(400)),
+        Some(_) => {
+            Err(OsError::new("query_shard_exception", format!("field [{f}] is not a geo_point field")).status(400))
+        }
         None if ignore_unmapped => Ok(Query::MatchNone),
         None => Err(OsError::new("query_shard_exception", format!("failed to find geo_point field [{f}]")).status(400)),
     }
@@ -71,10 +80,15 @@ pub fn parse_shape_query(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         match k.as_str() {
             "boost" => boost = f32_of(name, k, val)?,
             "_name" => {}
-            "ignore_unmapped" => ignore_unmapped = val.as_bool().ok_or_else(|| perr("[geo_shape] [ignore_unmapped] must be a boolean"))?,
+            "ignore_unmapped" => {
+                ignore_unmapped =
+                    val.as_bool().ok_or_else(|| perr("[geo_shape] [ignore_unmapped] must be a boolean"))?
+            }
             _ => {
                 if let Some((prev, _)) = field {
-                    return Err(perr(format!("[geo_shape] query doesn't support multiple fields, found [{prev}] and [{k}]")));
+                    return Err(perr(format!(
+                        "[geo_shape] query doesn't support multiple fields, found [{prev}] and [{k}]"
+                    )));
                 }
                 field = Some((k.as_str(), val));
             }
@@ -106,10 +120,22 @@ pub fn parse_shape_query(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         None => return Err(OsError::new("query_shard_exception", format!("failed to find type for field [{f}]")).status(400)),
     }
     let shapes = geojson(shape)?;
-    let any = Query::or(shapes.into_iter().map(|s| Query::DocValues { field: f.into(), filter: DvFilter::Geo(s), boost: 1.0 }).collect());
+    let any = Query::or(
+        shapes
+            .into_iter()
+            .map(|s| Query::DocValues { field: f.into(), filter: DvFilter::Geo(s), boost: 1.0 })
+            .collect(),
+    );
     let q = match relation.as_str() {
         "intersects" | "within" => any,
-        "disjoint" => Query::Bool { must: vec![Query::Exists { field: f.into(), boost: 1.0 }], should: vec![], must_not: vec![any], filter: vec![], minimum_should_match: 0, boost: 1.0 },
+        "disjoint" => Query::Bool {
+            must: vec![Query::Exists { field: f.into(), boost: 1.0 }],
+            should: vec![],
+            must_not: vec![any],
+            filter: vec![],
+            minimum_should_match: 0,
+            boost: 1.0,
+        },
         other => return Err(OsError::illegal(format!("[{other}] relation is not supported for [geo_point] fields"))),
     };
     Ok(Query::ConstantScore { query: Box::new(q), boost })
@@ -124,7 +150,11 @@ fn position(v: &Value) -> OsResult<(f64, f64)> {
 /// The areas of a GeoJSON shape (`envelope`, `polygon` without holes, `multipolygon`,
 /// `circle`).
 fn geojson(v: &Value) -> OsResult<Vec<GeoShape>> {
-    let t = v.get("type").and_then(Value::as_str).ok_or_else(|| perr("[geo_shape] shape type not included"))?.to_ascii_lowercase();
+    let t = v
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| perr("[geo_shape] shape type not included"))?
+        .to_ascii_lowercase();
     let coords = v.get("coordinates");
     let ring = |r: &Value| -> OsResult<GeoShape> {
         let pts = r.as_array().ok_or_else(|| perr("[geo_shape] malformed polygon ring"))?;
@@ -147,7 +177,10 @@ fn geojson(v: &Value) -> OsResult<Vec<GeoShape>> {
     };
     Ok(match t.as_str() {
         "envelope" => {
-            let c = coords.and_then(Value::as_array).filter(|c| c.len() == 2).ok_or_else(|| perr("[geo_shape] an envelope needs two corners"))?;
+            let c = coords
+                .and_then(Value::as_array)
+                .filter(|c| c.len() == 2)
+                .ok_or_else(|| perr("[geo_shape] an envelope needs two corners"))?;
             let (top, left) = position(&c[0])?;
             let (bottom, right) = position(&c[1])?;
             if top < bottom {
@@ -165,7 +198,11 @@ fn geojson(v: &Value) -> OsResult<Vec<GeoShape>> {
             let meters = meters(v.get("radius").ok_or_else(|| perr("[geo_shape] a circle needs a radius"))?)?;
             vec![GeoShape::Distance { lat, lon, meters }]
         }
-        other => return Err(OsError::illegal(format!("[geo_shape] shape type [{other}] is not supported on geo_point fields"))),
+        other => {
+            return Err(OsError::illegal(format!(
+                "[geo_shape] shape type [{other}] is not supported on geo_point fields"
+            )))
+        }
     })
 }
 
@@ -227,11 +264,14 @@ fn number(name: &str, m: &Map<String, Value>, key: &str) -> OsResult<Option<f64>
 fn bbox(name: &str, spec: &Value) -> OsResult<GeoShape> {
     let m = spec.as_object().ok_or_else(|| perr(format!("[{name}] field must be an object")))?;
     for k in m.keys() {
-        if !["top_left", "bottom_right", "top_right", "bottom_left", "top", "left", "bottom", "right"].contains(&k.as_str()) {
+        if !["top_left", "bottom_right", "top_right", "bottom_left", "top", "left", "bottom", "right"]
+            .contains(&k.as_str())
+        {
             return Err(perr(format!("[{name}] unexpected field [{k}]")));
         }
     }
-    let (mut top, mut bottom, mut left, mut right) = (number(name, m, "top")?, number(name, m, "bottom")?, number(name, m, "left")?, number(name, m, "right")?);
+    let (mut top, mut bottom, mut left, mut right) =
+        (number(name, m, "top")?, number(name, m, "bottom")?, number(name, m, "left")?, number(name, m, "right")?);
     if let Some(p) = corner(name, m, "top_left")? {
         (top, left) = (Some(p.lat), Some(p.lon));
     }
@@ -257,7 +297,10 @@ fn bbox(name: &str, spec: &Value) -> OsResult<GeoShape> {
 
 /// `{"points": [p, ...]}`: at least three distinct points.
 fn polygon(name: &str, spec: &Value) -> OsResult<GeoShape> {
-    let pts = spec.get("points").and_then(Value::as_array).ok_or_else(|| perr(format!("[{name}] no points defined for geo_polygon query")))?;
+    let pts = spec
+        .get("points")
+        .and_then(Value::as_array)
+        .ok_or_else(|| perr(format!("[{name}] no points defined for geo_polygon query")))?;
     let mut v: Vec<(f64, f64)> = Vec::with_capacity(pts.len());
     for p in pts {
         let g = point(name, p)?;
@@ -282,22 +325,43 @@ mod tests {
 
     #[test]
     fn queries_on_geo_points() {
-        let m = Mapping::from_json(&json!({"properties": {"loc": {"type": "geo_point"}, "k": {"type": "keyword"}}})).unwrap();
-        let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "i", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+        let m = Mapping::from_json(&json!({"properties": {"loc": {"type": "geo_point"}, "k": {"type": "keyword"}}}))
+            .unwrap();
+        let ctx = QueryContext {
+            mapping: &m,
+            analyzers: analyzers(),
+            segments: &[],
+            index: "i",
+            now_millis: 0,
+            analysis: None,
+            max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        };
         let q = |v: Value| super::super::dsl::parse(&v, &ctx);
         assert_eq!(
             q(json!({"geo_distance": {"distance": "12km", "loc": {"lat": 40.0, "lon": -70.0}}})).unwrap(),
-            Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::Distance { lat: 40.0, lon: -70.0, meters: 12_000.0 }), boost: 1.0 }
+            Query::DocValues {
+                field: "loc".into(),
+                filter: DvFilter::Geo(GeoShape::Distance { lat: 40.0, lon: -70.0, meters: 12_000.0 }),
+                boost: 1.0
+            }
         );
         assert_eq!(
-            q(json!({"geo_bounding_box": {"loc": {"top_left": [-74.1, 40.73], "bottom_right": "40.01,-71.12"}}})).unwrap(),
-            Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::BBox { top: 40.73, bottom: 40.01, left: -74.1, right: -71.12 }), boost: 1.0 }
+            q(json!({"geo_bounding_box": {"loc": {"top_left": [-74.1, 40.73], "bottom_right": "40.01,-71.12"}}}))
+                .unwrap(),
+            Query::DocValues {
+                field: "loc".into(),
+                filter: DvFilter::Geo(GeoShape::BBox { top: 40.73, bottom: 40.01, left: -74.1, right: -71.12 }),
+                boost: 1.0
+            }
         );
         assert!(matches!(
             q(json!({"geo_polygon": {"loc": {"points": [[0, 0], [0, 10], [10, 10], [0, 0]]}}})).unwrap(),
             Query::DocValues { filter: DvFilter::Geo(GeoShape::Polygon(ref v)), .. } if v.len() == 3
         ));
-        assert_eq!(q(json!({"geo_distance": {"distance": 5, "nope": [0, 0], "ignore_unmapped": true}})).unwrap(), Query::MatchNone);
+        assert_eq!(
+            q(json!({"geo_distance": {"distance": 5, "nope": [0, 0], "ignore_unmapped": true}})).unwrap(),
+            Query::MatchNone
+        );
         assert!(q(json!({"geo_distance": {"distance": 5, "nope": [0, 0]}})).is_err());
         assert!(q(json!({"geo_distance": {"distance": 5, "k": [0, 0]}})).is_err());
         assert!(q(json!({"geo_distance": {"loc": [0, 0]}})).is_err());
@@ -305,11 +369,19 @@ mod tests {
         assert_eq!(meters(&json!("1.5mi")).unwrap(), 1.5 * 1609.344);
         assert_eq!(meters(&json!("10NM")).unwrap(), 18_520.0);
         assert!(meters(&json!("10 parsecs")).is_err());
-        let env = q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).unwrap();
-        let bbox = Query::DocValues { field: "loc".into(), filter: DvFilter::Geo(GeoShape::BBox { top: 5.0, bottom: 3.0, left: 51.0, right: 53.0 }), boost: 1.0 };
+        let env = q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}}))
+            .unwrap();
+        let bbox = Query::DocValues {
+            field: "loc".into(),
+            filter: DvFilter::Geo(GeoShape::BBox { top: 5.0, bottom: 3.0, left: 51.0, right: 53.0 }),
+            boost: 1.0,
+        };
         assert_eq!(env, Query::ConstantScore { query: Box::new(Query::or(vec![bbox])), boost: 1.0 });
         assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}, "relation": "contains"}}})).is_err());
-        assert!(q(json!({"geo_shape": {"k": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).is_err());
-        assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "linestring", "coordinates": [[51, 5], [53, 3]]}}}})).is_err());
+        assert!(
+            q(json!({"geo_shape": {"k": {"shape": {"type": "envelope", "coordinates": [[51, 5], [53, 3]]}}}})).is_err()
+        );
+        assert!(q(json!({"geo_shape": {"loc": {"shape": {"type": "linestring", "coordinates": [[51, 5], [53, 3]]}}}}))
+            .is_err());
     }
 }

@@ -43,7 +43,8 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     if it.next().is_some() {
         return Err(perr("Expected [END_OBJECT] but got [FIELD_NAME]"));
     }
-    let spec = spec.as_object().ok_or_else(|| perr(format!("Expected [START_OBJECT] but got [{}]", token_name(spec))))?;
+    let spec =
+        spec.as_object().ok_or_else(|| perr(format!("Expected [START_OBJECT] but got [{}]", token_name(spec))))?;
     let mut boost = 1.0f32;
     let mut rule: Option<(&str, &Value)> = None;
     for (k, v) in spec {
@@ -87,13 +88,49 @@ fn token_name(v: &Value) -> &'static str {
 /// A parsed rule (OpenSearch's providers).
 #[derive(Debug, Clone)]
 enum Rule {
-    Match { query: String, max_gaps: i32, mode: Mode, analyzer: Option<String>, filter: Option<Box<Filter>>, use_field: Option<String> },
-    AnyOf { subs: Vec<Rule>, filter: Option<Box<Filter>> },
-    AllOf { subs: Vec<Rule>, mode: Mode, max_gaps: i32, filter: Option<Box<Filter>> },
-    Prefix { prefix: String, analyzer: Option<String>, use_field: Option<String> },
-    Wildcard { pattern: String, analyzer: Option<String>, use_field: Option<String>, max_expansions: Option<usize> },
-    Regexp { pattern: String, use_field: Option<String>, max_expansions: Option<usize>, case_insensitive: bool },
-    Fuzzy { term: String, prefix_length: usize, transpositions: bool, fuzziness: String, analyzer: Option<String>, use_field: Option<String> },
+    Match {
+        query: String,
+        max_gaps: i32,
+        mode: Mode,
+        analyzer: Option<String>,
+        filter: Option<Box<Filter>>,
+        use_field: Option<String>,
+    },
+    AnyOf {
+        subs: Vec<Rule>,
+        filter: Option<Box<Filter>>,
+    },
+    AllOf {
+        subs: Vec<Rule>,
+        mode: Mode,
+        max_gaps: i32,
+        filter: Option<Box<Filter>>,
+    },
+    Prefix {
+        prefix: String,
+        analyzer: Option<String>,
+        use_field: Option<String>,
+    },
+    Wildcard {
+        pattern: String,
+        analyzer: Option<String>,
+        use_field: Option<String>,
+        max_expansions: Option<usize>,
+    },
+    Regexp {
+        pattern: String,
+        use_field: Option<String>,
+        max_expansions: Option<usize>,
+        case_insensitive: bool,
+    },
+    Fuzzy {
+        term: String,
+        prefix_length: usize,
+        transpositions: bool,
+        fuzziness: String,
+        analyzer: Option<String>,
+        use_field: Option<String>,
+    },
 }
 
 /// A rule's `filter`.
@@ -128,7 +165,9 @@ fn mode_of(ordered: Option<bool>, mode: Option<String>) -> OsResult<Mode> {
 }
 
 fn ordered_deprecated() {
-    crate::error::deprecation_warning("Deprecated field [ordered] used, this field is unused and will be removed entirely");
+    crate::error::deprecation_warning(
+        "Deprecated field [ordered] used, this field is unused and will be removed entirely",
+    );
 }
 
 /// `{"RULE": {...}}` inside `intervals` lists and filters.
@@ -158,7 +197,8 @@ impl Filter {
         if kind == "script" {
             return Err(OsError::illegal("script filters of interval rules are not supported"));
         }
-        let b = body.as_object().ok_or_else(|| perr(format!("Expected [START_OBJECT] but got [{}]", token_name(body))))?;
+        let b =
+            body.as_object().ok_or_else(|| perr(format!("Expected [START_OBJECT] but got [{}]", token_name(body))))?;
         let mut bi = b.iter();
         let Some((rname, rbody)) = bi.next() else { return Err(perr("Expected [FIELD_NAME] but got [END_OBJECT]")) };
         if bi.next().is_some() || it.next().is_some() {
@@ -172,7 +212,9 @@ impl Rule {
     fn parse(name: &str, v: &Value) -> OsResult<Rule> {
         let known = ["match", "any_of", "all_of", "prefix", "wildcard", "regexp", "fuzzy"];
         if !known.contains(&name) {
-            return Err(perr(format!("Unknown interval type [{name}], expecting one of [match, any_of, all_of, prefix, wildcard, regexp]")));
+            return Err(perr(format!(
+                "Unknown interval type [{name}], expecting one of [match, any_of, all_of, prefix, wildcard, regexp]"
+            )));
         }
         let m = obj(name, v)?;
         let s = |k: &str, v: &Value| str_of(name, k, v);
@@ -180,7 +222,8 @@ impl Rule {
         let required = |k: &str| xparse(format!("Required [{k}]"));
         Ok(match name {
             "match" => {
-                let (mut query, mut max_gaps, mut ordered, mut mode, mut analyzer, mut filter, mut use_field) = (None, -1, None, None, None, None, None);
+                let (mut query, mut max_gaps, mut ordered, mut mode, mut analyzer, mut filter, mut use_field) =
+                    (None, -1, None, None, None, None, None);
                 for (k, v) in m {
                     match k.as_str() {
                         "query" => query = Some(s(k, v)?),
@@ -225,7 +268,12 @@ impl Rule {
                         other => return Err(unknown(other)),
                     }
                 }
-                Rule::AllOf { subs: subs.ok_or_else(|| required("intervals"))?, mode: mode_of(ordered, mode)?, max_gaps, filter }
+                Rule::AllOf {
+                    subs: subs.ok_or_else(|| required("intervals"))?,
+                    mode: mode_of(ordered, mode)?,
+                    max_gaps,
+                    filter,
+                }
             }
             "prefix" => {
                 let (mut prefix, mut analyzer, mut use_field) = (None, None, None);
@@ -251,7 +299,12 @@ impl Rule {
                     }
                 }
                 let max_expansions = max_expansions.filter(|n| *n > 0).map(|n| n as usize);
-                Rule::Wildcard { pattern: pattern.ok_or_else(|| required("pattern"))?, analyzer, use_field, max_expansions }
+                Rule::Wildcard {
+                    pattern: pattern.ok_or_else(|| required("pattern"))?,
+                    analyzer,
+                    use_field,
+                    max_expansions,
+                }
             }
             "regexp" => {
                 let (mut pattern, mut use_field, mut max_expansions, mut ci) = (None, None, None, false);
@@ -261,13 +314,17 @@ impl Rule {
                         "flags" => {
                             let f = s(k, v)?;
                             if !f.split('|').all(|x| x.trim().eq_ignore_ascii_case("ALL")) {
-                                return Err(OsError::illegal(format!("regexp flags [{f}] are not supported in interval rules (only ALL)")));
+                                return Err(OsError::illegal(format!(
+                                    "regexp flags [{f}] are not supported in interval rules (only ALL)"
+                                )));
                             }
                         }
                         "flags_value" => {
                             let f = int_of(name, k, v)?;
                             if f != 0xff && f != 0xffff && f != -1 {
-                                return Err(OsError::illegal(format!("regexp flags_value [{f}] is not supported in interval rules (only ALL)")));
+                                return Err(OsError::illegal(format!(
+                                    "regexp flags_value [{f}] is not supported in interval rules (only ALL)"
+                                )));
                             }
                         }
                         "use_field" => use_field = Some(s(k, v)?),
@@ -277,10 +334,16 @@ impl Rule {
                     }
                 }
                 let max_expansions = max_expansions.filter(|n| *n > 0).map(|n| n as usize);
-                Rule::Regexp { pattern: pattern.ok_or_else(|| required("pattern"))?, use_field, max_expansions, case_insensitive: ci }
+                Rule::Regexp {
+                    pattern: pattern.ok_or_else(|| required("pattern"))?,
+                    use_field,
+                    max_expansions,
+                    case_insensitive: ci,
+                }
             }
             _ => {
-                let (mut term, mut prefix_length, mut transpositions, mut fuzziness, mut analyzer, mut use_field) = (None, 0usize, true, "AUTO".to_string(), None, None);
+                let (mut term, mut prefix_length, mut transpositions, mut fuzziness, mut analyzer, mut use_field) =
+                    (None, 0usize, true, "AUTO".to_string(), None, None);
                 for (k, v) in m {
                     match k.as_str() {
                         "term" => term = Some(s(k, v)?),
@@ -292,7 +355,14 @@ impl Rule {
                         other => return Err(unknown(other)),
                     }
                 }
-                Rule::Fuzzy { term: term.ok_or_else(|| required("term"))?, prefix_length, transpositions, fuzziness, analyzer, use_field }
+                Rule::Fuzzy {
+                    term: term.ok_or_else(|| required("term"))?,
+                    prefix_length,
+                    transpositions,
+                    fuzziness,
+                    analyzer,
+                    use_field,
+                }
             }
         })
     }
@@ -301,9 +371,11 @@ impl Rule {
     /// are not visited, as in OpenSearch).
     fn use_fields(&self, out: &mut Vec<String>) {
         match self {
-            Rule::Match { use_field, .. } | Rule::Prefix { use_field, .. } | Rule::Wildcard { use_field, .. } | Rule::Regexp { use_field, .. } | Rule::Fuzzy { use_field, .. } => {
-                out.extend(use_field.iter().cloned())
-            }
+            Rule::Match { use_field, .. }
+            | Rule::Prefix { use_field, .. }
+            | Rule::Wildcard { use_field, .. }
+            | Rule::Regexp { use_field, .. }
+            | Rule::Fuzzy { use_field, .. } => out.extend(use_field.iter().cloned()),
             Rule::AnyOf { subs, .. } | Rule::AllOf { subs, .. } => subs.iter().for_each(|s| s.use_fields(out)),
         }
     }
@@ -341,7 +413,8 @@ impl Rule {
                 let toks = parse_wildcard(&p);
                 let lit: String = p.chars().take_while(|c| !matches!(c, '*' | '?' | '\\')).collect();
                 expand(ctx, f, lit.as_bytes(), max_expansions.unwrap_or(DEFAULT_MAX_EXPANSIONS), &p, &|t| {
-                    t.starts_with(lit.as_bytes()) && std::str::from_utf8(t).map(|s| wildcard_matches(&toks, s)).unwrap_or(false)
+                    t.starts_with(lit.as_bytes())
+                        && std::str::from_utf8(t).map(|s| wildcard_matches(&toks, s)).unwrap_or(false)
                 })?
             }
             Rule::Regexp { pattern, use_field, max_expansions, case_insensitive } => {
@@ -425,26 +498,42 @@ fn combine(mut sources: Vec<Source>, max_gaps: i32, mode: Mode) -> Result<Source
 
 /// The field must be a text field indexing positions (`TextFieldType.intervals`).
 fn text_field(ctx: &QueryContext<'_>, field: &str) -> OsResult<()> {
-    let ft = ctx.mapping.field_type(field).ok_or_else(|| OsError::illegal(format!("Cannot create intervals over field [{field}] with no positions indexed")))?;
+    let ft = ctx.mapping.field_type(field).ok_or_else(|| {
+        OsError::illegal(format!("Cannot create intervals over field [{field}] with no positions indexed"))
+    })?;
     match &ft.kind {
         FieldKind::Text(p) => {
             if p.index_options.is_some_and(|o| o < TextIndexOptions::Positions) {
-                return Err(OsError::illegal(format!("Cannot create intervals over field [{field}] with no positions indexed")));
+                return Err(OsError::illegal(format!(
+                    "Cannot create intervals over field [{field}] with no positions indexed"
+                )));
             }
             Ok(())
         }
-        _ => Err(OsError::illegal(format!("Can only use interval queries on text fields - not on [{field}] which is of type [{}]", ft.type_name()))),
+        _ => Err(OsError::illegal(format!(
+            "Can only use interval queries on text fields - not on [{field}] which is of type [{}]",
+            ft.type_name()
+        ))),
     }
 }
 
 /// The search analyzer of `field` (or the one named), with its name.
-fn analyzer_of(ctx: &QueryContext<'_>, field: &str, named: Option<&str>) -> OsResult<(String, std::sync::Arc<dyn Analyzer>)> {
+fn analyzer_of(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    named: Option<&str>,
+) -> OsResult<(String, std::sync::Arc<dyn Analyzer>)> {
     let name = match (named, ctx.mapping.field_type(field).map(|f| &f.kind)) {
         (Some(a), _) => a.to_string(),
-        (None, Some(FieldKind::Text(p))) => p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into()),
+        (None, Some(FieldKind::Text(p))) => {
+            p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into())
+        }
         (None, _) => "default".into(),
     };
-    let a = ctx.analyzers.get(&name).ok_or_else(|| OsError::illegal(format!("analyzer [{name}] has not been configured in mappings")))?;
+    let a = ctx
+        .analyzers
+        .get(&name)
+        .ok_or_else(|| OsError::illegal(format!("analyzer [{name}] has not been configured in mappings")))?;
     Ok((name, a))
 }
 
@@ -504,7 +593,14 @@ fn normalize_wildcard(ctx: &QueryContext<'_>, field: &str, named: Option<&str>, 
 
 /// The terms of `field` from `from` on accepted by `accept`, as a multi-term source; more than
 /// `max` in one segment is an error (Lucene's `MultiTermIntervalsSource`).
-fn expand(ctx: &QueryContext<'_>, field: &str, from: &[u8], max: usize, pattern: &str, accept: &dyn Fn(&[u8]) -> bool) -> OsResult<Source> {
+fn expand(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    from: &[u8],
+    max: usize,
+    pattern: &str,
+    accept: &dyn Fn(&[u8]) -> bool,
+) -> OsResult<Source> {
     let mut all: std::collections::BTreeSet<Vec<u8>> = std::collections::BTreeSet::new();
     for seg in ctx.segments {
         let (mut n, mut visited, mut over) = (0usize, 0usize, false);
@@ -537,7 +633,14 @@ fn expand(ctx: &QueryContext<'_>, field: &str, from: &[u8], max: usize, pattern:
 }
 
 /// OpenSearch's `IntervalBuilder.analyzeText` for a `match` rule.
-fn analyzed(ctx: &QueryContext<'_>, field: &str, named: Option<&str>, text: &str, max_gaps: i32, mode: Mode) -> OsResult<Source> {
+fn analyzed(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    named: Option<&str>,
+    text: &str,
+    max_gaps: i32,
+    mode: Mode,
+) -> OsResult<Source> {
     text_field(ctx, field)?;
     let (_, a) = analyzer_of(ctx, field, named)?;
     // (term, position increment, position length)
@@ -559,7 +662,8 @@ fn analyzed(ctx: &QueryContext<'_>, field: &str, named: Option<&str>, text: &str
     if toks.iter().any(|t| t.2 > 1) {
         return Err(OsError::illegal("interval rules over multi-position (graph) tokens are not supported"));
     }
-    let extend = |s: Source, spaces: u32| if spaces == 0 { s } else { iv::extend(s, spaces.min(i32::MAX as u32) as i32, 0) };
+    let extend =
+        |s: Source, spaces: u32| if spaces == 0 { s } else { iv::extend(s, spaces.min(i32::MAX as u32) as i32, 0) };
     let parts = if toks.iter().any(|t| t.1 == 0) {
         // Phrase with single-term synonyms: stacked terms become disjunctions.
         let mut parts = Vec::new();

@@ -16,7 +16,9 @@ use crate::error::{OsError, OsResult};
 /// index defines).
 pub fn normalize(ctx: &QueryContext<'_>, field: &str, value: &str) -> String {
     let Some(FieldKind::Keyword(k)) = ctx.mapping.field_type(field).map(|f| &f.kind) else { return value.to_string() };
-    let Some(norm) = k.normalizer.as_deref().and_then(|n| ctx.analysis.and_then(|a| a.normalizer(n))) else { return value.to_string() };
+    let Some(norm) = k.normalizer.as_deref().and_then(|n| ctx.analysis.and_then(|a| a.normalizer(n))) else {
+        return value.to_string();
+    };
     // The normalizer's tokens joined, as `cluster::indices::normalize_keywords` indexes them.
     let mut out = String::new();
     norm.analyze(value, 0, &mut |t| out.push_str(t.term));
@@ -129,7 +131,9 @@ pub fn case_insensitive(ctx: &QueryContext<'_>, field: &str, ci: &CaseInsensitiv
         }
     }
     if too_many {
-        return Err(OsError::illegal(format!("case insensitive query on [{field}] matches more than {MAX_REGEXP_TERMS} terms")));
+        return Err(OsError::illegal(format!(
+            "case insensitive query on [{field}] matches more than {MAX_REGEXP_TERMS} terms"
+        )));
     }
     if out.is_empty() {
         return Ok(Query::MatchNone);

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use super::date_math;
 use super::dsl::{body, bool_of, f32_of, i64_of, perr, single_field, str_of, QueryContext};
+use super::dsl_constant;
 use super::dsl_fuzzy::{fuzzy, fuzzy_rewritten, Rewrite};
 use super::dsl_keyword::{self, CaseInsensitive};
-use super::dsl_constant;
 use super::dsl_wildcard;
 use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{DvFilter, IntervalRelation, Query, RangeKind};
@@ -75,14 +75,22 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             };
             if bitmap {
                 let [Value::String(b64)] = &vals[..] else {
-                    return Err(crate::error::OsError::illegal("[terms] query with value_type [bitmap] takes exactly one base64 encoded bitmap"));
+                    return Err(crate::error::OsError::illegal(
+                        "[terms] query with value_type [bitmap] takes exactly one base64 encoded bitmap",
+                    ));
                 };
                 // OpenSearch 3.3 filters integer fields only (long fields came in 3.6).
                 let ft = ctx.mapping.field_type(field);
-                if let Some(ft) = ft.filter(|t| !matches!(t.kind, FieldKind::Number(crate::engine::schema::NumberType::Integer))) {
-                    return Err(crate::error::OsError::illegal(format!("Field [{field}] of type [{}] does not support bitmap queries", ft.type_name())));
+                if let Some(ft) =
+                    ft.filter(|t| !matches!(t.kind, FieldKind::Number(crate::engine::schema::NumberType::Integer)))
+                {
+                    return Err(crate::error::OsError::illegal(format!(
+                        "Field [{field}] of type [{}] does not support bitmap queries",
+                        ft.type_name()
+                    )));
                 }
-                let nums = super::bitmap::decode_base64(b64).map_err(|_| crate::error::OsError::illegal("Failed to deserialize the bitmap."))?;
+                let nums = super::bitmap::decode_base64(b64)
+                    .map_err(|_| crate::error::OsError::illegal("Failed to deserialize the bitmap."))?;
                 return terms(ctx, field, &nums.into_iter().map(Value::from).collect::<Vec<_>>(), boost);
             }
             terms(ctx, field, vals, boost)
@@ -100,7 +108,12 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                     let (value, b) = value_and_boost(name, spec, "value")?;
                     if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
                         let v = dsl_keyword::normalize(ctx, field, &text(&value)?);
-                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Term(v.chars().collect()), boost * b);
+                        return dsl_keyword::case_insensitive(
+                            ctx,
+                            field,
+                            &CaseInsensitive::Term(v.chars().collect()),
+                            boost * b,
+                        );
                     }
                     term(ctx, field, &value, boost * b)
                 }
@@ -110,24 +123,47 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                     if dsl_wildcard::is_wildcard(ctx, field) {
                         let s = dsl_wildcard::prefix_pattern(ctx, field, &str_of(name, "value", &value)?);
                         if case_insensitive_of(name, spec)? {
-                            return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Wildcard(parse_wildcard(&s)), boost * b);
+                            return dsl_keyword::case_insensitive(
+                                ctx,
+                                field,
+                                &CaseInsensitive::Wildcard(parse_wildcard(&s)),
+                                boost * b,
+                            );
                         }
                         return Ok(Query::Wildcard { field: field.into(), pattern: s, boost: boost * b });
                     }
                     let s = dsl_keyword::normalize(ctx, field, &str_of(name, "value", &value)?);
                     if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
-                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Prefix(s.chars().collect()), boost * b);
+                        return dsl_keyword::case_insensitive(
+                            ctx,
+                            field,
+                            &CaseInsensitive::Prefix(s.chars().collect()),
+                            boost * b,
+                        );
                     }
-                    Ok(on_terms_field(ctx, field, |f| Query::Prefix { field: f.into(), prefix: s.as_bytes().to_vec(), boost: boost * b }))
+                    Ok(on_terms_field(ctx, field, |f| Query::Prefix {
+                        field: f.into(),
+                        prefix: s.as_bytes().to_vec(),
+                        boost: boost * b,
+                    }))
                 }
                 "wildcard" => {
                     let key = if spec.get("wildcard").is_some() { "wildcard" } else { "value" };
                     let (value, b) = value_and_boost(name, spec, key)?;
                     let s = dsl_keyword::normalize_wildcard(ctx, field, &str_of(name, "value", &value)?);
                     if case_insensitive_of(name, spec)? && terms_field(ctx, field) {
-                        return dsl_keyword::case_insensitive(ctx, field, &CaseInsensitive::Wildcard(parse_wildcard(&s)), boost * b);
+                        return dsl_keyword::case_insensitive(
+                            ctx,
+                            field,
+                            &CaseInsensitive::Wildcard(parse_wildcard(&s)),
+                            boost * b,
+                        );
                     }
-                    Ok(on_terms_field(ctx, field, |f| Query::Wildcard { field: f.into(), pattern: s.clone(), boost: boost * b }))
+                    Ok(on_terms_field(ctx, field, |f| Query::Wildcard {
+                        field: f.into(),
+                        pattern: s.clone(),
+                        boost: boost * b,
+                    }))
                 }
                 "regexp" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
@@ -136,12 +172,32 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                 "fuzzy" => {
                     let (value, b) = value_and_boost(name, spec, "value")?;
                     let s = str_of(name, "value", &value)?;
-                    let fz = spec.get("fuzziness").map(|f| str_of(name, "fuzziness", f)).transpose()?.unwrap_or_else(|| "AUTO".into());
-                    let prefix = spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0) as usize;
-                    let max = spec.get("max_expansions").map(|v| i64_of(name, "max_expansions", v)).transpose()?.unwrap_or(50).max(1) as usize;
-                    let tr = spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
+                    let fz = spec
+                        .get("fuzziness")
+                        .map(|f| str_of(name, "fuzziness", f))
+                        .transpose()?
+                        .unwrap_or_else(|| "AUTO".into());
+                    let prefix = spec
+                        .get("prefix_length")
+                        .map(|v| i64_of(name, "prefix_length", v))
+                        .transpose()?
+                        .unwrap_or(0)
+                        .max(0) as usize;
+                    let max = spec
+                        .get("max_expansions")
+                        .map(|v| i64_of(name, "max_expansions", v))
+                        .transpose()?
+                        .unwrap_or(50)
+                        .max(1) as usize;
+                    let tr = spec
+                        .get("transpositions")
+                        .map(|v| bool_of(name, "transpositions", v))
+                        .transpose()?
+                        .unwrap_or(true);
                     match spec.get("rewrite").map(|v| str_of(name, "rewrite", v)).transpose()? {
-                        Some(r) => fuzzy_rewritten(ctx, field, &s, &fz, prefix, tr, &Rewrite::parse(&r, max)?, boost * b),
+                        Some(r) => {
+                            fuzzy_rewritten(ctx, field, &s, &fz, prefix, tr, &Rewrite::parse(&r, max)?, boost * b)
+                        }
                         None => fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b),
                     }
                 }
@@ -152,7 +208,14 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
 }
 
 /// A term-level query (not `range`) on a `constant_keyword` field.
-fn constant_keyword(name: &str, field: &str, spec: &Value, boost: f32, ft: &FieldType, c: &crate::engine::schema::ConstantKeywordParams) -> OsResult<Query> {
+fn constant_keyword(
+    name: &str,
+    field: &str,
+    spec: &Value,
+    boost: f32,
+    ft: &FieldType,
+    c: &crate::engine::schema::ConstantKeywordParams,
+) -> OsResult<Query> {
     let key = if name == "wildcard" && spec.get("wildcard").is_some() { "wildcard" } else { "value" };
     let (value, b) = value_and_boost(name, spec, key)?;
     let (boost, ci) = (boost * b, case_insensitive_of(name, spec)?);
@@ -163,9 +226,16 @@ fn constant_keyword(name: &str, field: &str, spec: &Value, boost: f32, ft: &Fiel
         "wildcard" => dsl_constant::wildcard(field, ft, c, &s, ci, boost),
         "regexp" => dsl_constant::regexp(field, ft, c, &s, ci, boost),
         "fuzzy" => {
-            let fz = spec.get("fuzziness").map(|f| str_of(name, "fuzziness", f)).transpose()?.unwrap_or_else(|| "AUTO".into());
-            let prefix = spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0) as usize;
-            let tr = spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
+            let fz = spec
+                .get("fuzziness")
+                .map(|f| str_of(name, "fuzziness", f))
+                .transpose()?
+                .unwrap_or_else(|| "AUTO".into());
+            let prefix =
+                spec.get("prefix_length").map(|v| i64_of(name, "prefix_length", v)).transpose()?.unwrap_or(0).max(0)
+                    as usize;
+            let tr =
+                spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
             dsl_constant::fuzzy(field, ft, c, &s, &fz, prefix, tr, boost)
         }
         _ => Err(perr(format!("unknown query [{name}]"))),
@@ -182,7 +252,16 @@ fn value_and_boost(name: &str, spec: &Value, key: &str) -> OsResult<(Value, f32)
                 match k.as_str() {
                     "boost" => boost = f32_of(name, k, v)?,
                     k2 if k2 == key || k2 == "value" || (name == "term" && k2 == "term") => value = Some(v.clone()),
-                    "_name" | "case_insensitive" | "rewrite" | "flags" | "max_determinized_states" | "fuzziness" | "prefix_length" | "max_expansions" | "transpositions" | "flags_value" => {}
+                    "_name"
+                    | "case_insensitive"
+                    | "rewrite"
+                    | "flags"
+                    | "max_determinized_states"
+                    | "fuzziness"
+                    | "prefix_length"
+                    | "max_expansions"
+                    | "transpositions"
+                    | "flags_value" => {}
                     other => return Err(perr(format!("[{name}] query does not support [{other}]"))),
                 }
             }
@@ -204,7 +283,9 @@ fn case_insensitive_of(name: &str, spec: &Value) -> OsResult<bool> {
 
 /// Whether `field` is searched by its indexed terms (keyword, text, `_id`).
 fn terms_field(ctx: &QueryContext<'_>, field: &str) -> bool {
-    field == "_id" || field == "_ignored" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
+    field == "_id"
+        || field == "_ignored"
+        || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
 }
 
 /// Whether a field is one of the metadata fields queries understand.
@@ -225,10 +306,14 @@ fn on_terms_field(ctx: &QueryContext<'_>, field: &str, f: impl Fn(&str) -> Query
 pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> OsResult<Query> {
     match field {
         // Every document has these (OpenSearch answers them with a match-all).
-        "_id" | "_index" | "_seq_no" | "_version" | "_primary_term" => return Ok(Query::ConstantScore { query: Box::new(Query::MatchAll { boost: 1.0 }), boost }),
+        "_id" | "_index" | "_seq_no" | "_version" | "_primary_term" => {
+            return Ok(Query::ConstantScore { query: Box::new(Query::MatchAll { boost: 1.0 }), boost })
+        }
         // Routed documents carry a `_routing` term.
         "_routing" => return Ok(Query::Prefix { field: field.into(), prefix: Vec::new(), boost }),
-        "_source" => return Err(OsError::new("query_shard_exception", "The _source field is not searchable").status(400)),
+        "_source" => {
+            return Err(OsError::new("query_shard_exception", "The _source field is not searchable").status(400))
+        }
         _ => {}
     }
     Ok(exists_of(ctx, field, boost))
@@ -248,8 +333,13 @@ fn exists_of(ctx: &QueryContext<'_>, field: &str, boost: f32) -> Query {
     if let Some(obj) = ctx.mapping.object(field) {
         let _ = obj;
         let prefix = format!("{field}.");
-        let subs: Vec<Query> =
-            ctx.mapping.leaf_fields().into_iter().filter(|(p, _)| p.starts_with(&prefix)).map(|(p, _)| Query::Exists { field: p, boost: 1.0 }).collect();
+        let subs: Vec<Query> = ctx
+            .mapping
+            .leaf_fields()
+            .into_iter()
+            .filter(|(p, _)| p.starts_with(&prefix))
+            .map(|(p, _)| Query::Exists { field: p, boost: 1.0 })
+            .collect();
         if subs.is_empty() {
             return Query::MatchNone;
         }
@@ -283,7 +373,9 @@ fn num_of(field: &str, v: &Value) -> OsResult<f64> {
     match v {
         Value::Number(n) => n.as_f64().ok_or_else(|| perr(format!("failed to parse number for [{field}]"))),
         Value::String(s) => s.trim().parse::<f64>().map_err(|_| perr(format!("For input string: \"{s}\"")).status(400)),
-        Value::Bool(_) | Value::Null | Value::Array(_) | Value::Object(_) => Err(perr(format!("failed to parse number [{v}] for [{field}]"))),
+        Value::Bool(_) | Value::Null | Value::Array(_) | Value::Object(_) => {
+            Err(perr(format!("failed to parse number [{v}] for [{field}]")))
+        }
     }
 }
 
@@ -313,17 +405,27 @@ fn int_bound(field: &str, v: &Value, lower: bool, inclusive: bool) -> OsResult<i
 }
 
 /// Inclusive point bounds (`None` = open) of a range over a numeric/date/ip field.
-fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, dm: Option<(&str, i64, i64)>) -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+fn point_bounds(
+    field: &str,
+    ft: &FieldType,
+    lo: Option<&Value>,
+    hi: Option<&Value>,
+    inc_lo: bool,
+    inc_hi: bool,
+    dm: Option<(&str, i64, i64)>,
+) -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
     // Integer bounds within the type's `[min, max]`; a range entirely outside it matches
     // nothing (an inverted pair of keys).
-    let int_bounds = |min: i128, max: i128, encode: &dyn Fn(i128) -> Vec<u8>| -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
-        let l = lo.map(|v| int_bound(field, v, true, inc_lo)).transpose()?;
-        let h = hi.map(|v| int_bound(field, v, false, inc_hi)).transpose()?;
-        if l.is_some_and(|l| l > max) || h.is_some_and(|h| h < min) || matches!((l, h), (Some(l), Some(h)) if l > h) {
-            return Ok((Some(encode(max)), Some(encode(min))));
-        }
-        Ok((l.map(|l| encode(l.max(min))), h.map(|h| encode(h.min(max)))))
-    };
+    let int_bounds =
+        |min: i128, max: i128, encode: &dyn Fn(i128) -> Vec<u8>| -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+            let l = lo.map(|v| int_bound(field, v, true, inc_lo)).transpose()?;
+            let h = hi.map(|v| int_bound(field, v, false, inc_hi)).transpose()?;
+            if l.is_some_and(|l| l > max) || h.is_some_and(|h| h < min) || matches!((l, h), (Some(l), Some(h)) if l > h)
+            {
+                return Ok((Some(encode(max)), Some(encode(min))));
+            }
+            Ok((l.map(|l| encode(l.max(min))), h.map(|h| encode(h.min(max)))))
+        };
     let long_key = |x: i128| sortable::encode_i64(x as i64).to_vec();
     Ok(match &ft.kind {
         FieldKind::Number(n) => match n {
@@ -338,16 +440,34 @@ fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Val
                 let round = |v: f64| if *n == NumberType::Double { v } else { v as f32 as f64 };
                 let l = lo.map(|v| {
                     let k = sortable::encode_f64(round(v)).to_vec();
-                    if inc_lo { k } else { crate::engine::query::multi_term::key_successor(&k).unwrap_or(k) }
+                    if inc_lo {
+                        k
+                    } else {
+                        crate::engine::query::multi_term::key_successor(&k).unwrap_or(k)
+                    }
                 });
                 let h = hi.map(|v| {
                     let k = sortable::encode_f64(round(v)).to_vec();
-                    if inc_hi { k } else { crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k) }
+                    if inc_hi {
+                        k
+                    } else {
+                        crate::engine::query::multi_term::key_predecessor(&k).unwrap_or(k)
+                    }
                 });
                 (l, h)
             }
         },
-        FieldKind::TokenCount { .. } => return point_bounds(field, &FieldType::new(FieldKind::Number(NumberType::Integer)), lo, hi, inc_lo, inc_hi, dm),
+        FieldKind::TokenCount { .. } => {
+            return point_bounds(
+                field,
+                &FieldType::new(FieldKind::Number(NumberType::Integer)),
+                lo,
+                hi,
+                inc_lo,
+                inc_hi,
+                dm,
+            )
+        }
         FieldKind::ScaledFloat { scaling_factor } => {
             let lo = lo.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
             let hi = hi.map(|v| num_of(field, v)).transpose()?.map(|v| v * scaling_factor);
@@ -363,8 +483,9 @@ fn point_bounds(field: &str, ft: &FieldType, lo: Option<&Value>, hi: Option<&Val
                     Value::Number(n) => n.to_string(),
                     other => return Err(perr(format!("failed to parse date field [{other}] with format [{fmt}]"))),
                 };
-                let ms = date_math::eval(&s, fmt, offset, now, up)
-                    .map_err(|e| perr(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")).status(400))?;
+                let ms = date_math::eval(&s, fmt, offset, now, up).map_err(|e| {
+                    perr(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")).status(400)
+                })?;
                 Ok(if *nanos { ms.saturating_mul(1_000_000) } else { ms })
             };
             // gt and lte round up; gte and lt round down.
@@ -398,22 +519,40 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
     }
     if field == "_index" {
         let name = text(v)?;
-        return Ok(if crate::cluster::resolve::glob(&name, ctx.index) { Query::MatchAll { boost } } else { Query::MatchNone });
+        return Ok(if crate::cluster::resolve::glob(&name, ctx.index) {
+            Query::MatchAll { boost }
+        } else {
+            Query::MatchNone
+        });
     }
     let Some(ft) = ctx.mapping.field_type(field) else { return Ok(Query::MatchNone) };
     Ok(match &ft.kind {
         FieldKind::Keyword(k) if k.wildcard => dsl_wildcard::term(ctx, field, &text(v)?, boost),
         FieldKind::ConstantKeyword(c) => return dsl_constant::term(field, ft, c, &text(v)?, false, boost),
         FieldKind::Text(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
-        FieldKind::Keyword(_) => Query::Term { field: field.into(), term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(), boost },
+        FieldKind::Keyword(_) => {
+            Query::Term { field: field.into(), term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(), boost }
+        }
         FieldKind::Boolean => {
             let b = match v {
                 Value::Bool(b) => *b,
                 Value::String(s) if s == "true" => true,
                 Value::String(s) if s == "false" || s.is_empty() => false,
-                other => return Err(perr(format!("Can't parse boolean value [{}], expected [true] or [false]", text(other)?))),
+                other => {
+                    return Err(perr(format!(
+                        "Can't parse boolean value [{}], expected [true] or [false]",
+                        text(other)?
+                    )))
+                }
             };
-            Query::ConstantScore { query: Box::new(Query::Term { field: field.into(), term: if b { b"T".to_vec() } else { b"F".to_vec() }, boost: 1.0 }), boost }
+            Query::ConstantScore {
+                query: Box::new(Query::Term {
+                    field: field.into(),
+                    term: if b { b"T".to_vec() } else { b"F".to_vec() },
+                    boost: 1.0,
+                }),
+                boost,
+            }
         }
         FieldKind::Ip if matches!(v, Value::String(s) if s.contains('/')) => {
             let s = text(v)?;
@@ -427,23 +566,55 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
             let mask = if bits == 0 { 0 } else { u128::MAX << (128 - bits) };
             let lo = a & mask;
             let hi = lo | !mask;
-            Query::Range { field: field.into(), lo: Some(sortable::encode_u128(lo).to_vec()), hi: Some(sortable::encode_u128(hi).to_vec()), include_lo: true, include_hi: true, kind: RangeKind::Points, boost }
+            Query::Range {
+                field: field.into(),
+                lo: Some(sortable::encode_u128(lo).to_vec()),
+                hi: Some(sortable::encode_u128(hi).to_vec()),
+                include_lo: true,
+                include_hi: true,
+                kind: RangeKind::Points,
+                boost,
+            }
         }
         FieldKind::Binary => return Err(perr(format!("Binary fields do not support searching"))),
-        FieldKind::Range { .. } if !ft.effective_doc_values() => return Err(super::dsl_doc_values::not_searchable(field)),
+        FieldKind::Range { .. } if !ft.effective_doc_values() => {
+            return Err(super::dsl_doc_values::not_searchable(field))
+        }
         FieldKind::Range { kind, format } => {
             let element = kind.element(format.as_deref(), None);
-            interval_query(field, &element, kind.width(), Some(v), Some(v), true, true, IntervalRelation::Intersects, None, boost)?
+            interval_query(
+                field,
+                &element,
+                kind.width(),
+                Some(v),
+                Some(v),
+                true,
+                true,
+                IntervalRelation::Intersects,
+                None,
+                boost,
+            )?
         }
         _ => match point_key(field, ft, v)? {
-            Some(k) => Query::Range { field: field.into(), lo: Some(k.clone()), hi: Some(k), include_lo: true, include_hi: true, kind: RangeKind::Points, boost },
+            Some(k) => Query::Range {
+                field: field.into(),
+                lo: Some(k.clone()),
+                hi: Some(k),
+                include_lo: true,
+                include_hi: true,
+                kind: RangeKind::Points,
+                boost,
+            },
             None => Query::MatchNone,
         },
     })
 }
 
 fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsResult<Query> {
-    let keyword_like = field == "_id" || field == "_routing" || field == "_ignored" || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
+    let keyword_like = field == "_id"
+        || field == "_routing"
+        || field == "_ignored"
+        || matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)));
     if let Some((ft, c)) = dsl_constant::of(ctx, field) {
         return dsl_constant::terms(field, ft, c, &vals.iter().map(text).collect::<OsResult<Vec<_>>>()?, boost);
     }
@@ -451,7 +622,10 @@ fn terms(ctx: &QueryContext<'_>, field: &str, vals: &[Value], boost: f32) -> OsR
         return Ok(dsl_wildcard::terms(field, vals.iter().map(text).collect::<OsResult<Vec<_>>>()?, boost));
     }
     if keyword_like {
-        let ts = vals.iter().map(|v| text(v).map(|s| dsl_keyword::normalize(ctx, field, &s).into_bytes())).collect::<OsResult<Vec<_>>>()?;
+        let ts = vals
+            .iter()
+            .map(|v| text(v).map(|s| dsl_keyword::normalize(ctx, field, &s).into_bytes()))
+            .collect::<OsResult<Vec<_>>>()?;
         if ts.is_empty() {
             return Ok(Query::MatchNone);
         }
@@ -516,27 +690,59 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
         FieldKind::Keyword(_) | FieldKind::Text(_) => {
             let lo = lo.as_ref().map(text).transpose()?.map(String::into_bytes);
             let hi = hi.as_ref().map(text).transpose()?.map(String::into_bytes);
-            Ok(Query::Range { field: field.into(), lo, hi, include_lo: inc_lo, include_hi: inc_hi, kind: RangeKind::Terms, boost })
+            Ok(Query::Range {
+                field: field.into(),
+                lo,
+                hi,
+                include_lo: inc_lo,
+                include_hi: inc_hi,
+                kind: RangeKind::Terms,
+                boost,
+            })
         }
-        FieldKind::Boolean | FieldKind::Binary => Err(perr(format!("[range] queries on [{}] fields are not supported", ft.type_name()))),
+        FieldKind::Boolean | FieldKind::Binary => {
+            Err(perr(format!("[range] queries on [{}] fields are not supported", ft.type_name())))
+        }
         // Range fields are searched through their doc values only.
         FieldKind::Range { .. } if !ft.effective_doc_values() => Err(super::dsl_doc_values::not_searchable(field)),
         FieldKind::Range { kind, format: field_format } => {
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;
             }
-            let offset = tz.as_deref().map(date_math::parse_time_zone).transpose().map_err(crate::error::OsError::illegal)?.unwrap_or(0);
+            let offset = tz
+                .as_deref()
+                .map(date_math::parse_time_zone)
+                .transpose()
+                .map_err(crate::error::OsError::illegal)?
+                .unwrap_or(0);
             let element = kind.element(field_format.as_deref(), None);
             let fmt = format.as_deref().unwrap_or(element.date_format());
-            interval_query(field, &element, kind.width(), lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, relation, Some((fmt, offset, ctx.now_millis)), boost)
+            interval_query(
+                field,
+                &element,
+                kind.width(),
+                lo.as_ref(),
+                hi.as_ref(),
+                inc_lo,
+                inc_hi,
+                relation,
+                Some((fmt, offset, ctx.now_millis)),
+                boost,
+            )
         }
         _ => {
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;
             }
-            let offset = tz.as_deref().map(date_math::parse_time_zone).transpose().map_err(|e| crate::error::OsError::illegal(e))?.unwrap_or(0);
+            let offset = tz
+                .as_deref()
+                .map(date_math::parse_time_zone)
+                .transpose()
+                .map_err(|e| crate::error::OsError::illegal(e))?
+                .unwrap_or(0);
             let fmt = format.as_deref().unwrap_or(ft.date_format());
-            let (l, h) = point_bounds(field, ft, lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, Some((fmt, offset, ctx.now_millis)))?;
+            let (l, h) =
+                point_bounds(field, ft, lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, Some((fmt, offset, ctx.now_millis)))?;
             if let (Some(a), Some(b)) = (&l, &h) {
                 if a > b {
                     return Ok(Query::MatchNone);
@@ -545,7 +751,15 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             if l.is_none() && h.is_none() {
                 return Ok(Query::Exists { field: field.into(), boost });
             }
-            Ok(Query::Range { field: field.into(), lo: l, hi: h, include_lo: true, include_hi: true, kind: RangeKind::Points, boost })
+            Ok(Query::Range {
+                field: field.into(),
+                lo: l,
+                hi: h,
+                include_lo: true,
+                include_hi: true,
+                kind: RangeKind::Points,
+                boost,
+            })
         }
     }
 }
@@ -553,7 +767,18 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
 /// A query on a range field: documents with an interval related to `[lo, hi]` (bounds of the
 /// element type; open bounds are the key space's ends) as `relation` says.
 #[allow(clippy::too_many_arguments)]
-fn interval_query(field: &str, element: &FieldType, width: usize, lo: Option<&Value>, hi: Option<&Value>, inc_lo: bool, inc_hi: bool, relation: IntervalRelation, dm: Option<(&str, i64, i64)>, boost: f32) -> OsResult<Query> {
+fn interval_query(
+    field: &str,
+    element: &FieldType,
+    width: usize,
+    lo: Option<&Value>,
+    hi: Option<&Value>,
+    inc_lo: bool,
+    inc_hi: bool,
+    relation: IntervalRelation,
+    dm: Option<(&str, i64, i64)>,
+    boost: f32,
+) -> OsResult<Query> {
     let (l, h) = point_bounds(field, element, lo, hi, inc_lo, inc_hi, dm)?;
     let l = l.unwrap_or_else(|| vec![0u8; width]);
     let h = h.unwrap_or_else(|| vec![0xFFu8; width]);
@@ -588,7 +813,12 @@ pub fn ids(v: &Value) -> OsResult<Query> {
 }
 
 /// Visits every term of `field` over the shard's segments (bounded).
-pub(super) fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mut dyn FnMut(&[u8]) -> bool) -> OsResult<()> {
+pub(super) fn visit_all(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    from: &[u8],
+    f: &mut dyn FnMut(&[u8]) -> bool,
+) -> OsResult<()> {
     for seg in ctx.segments {
         let mut n = 0usize;
         let mut over = false;
@@ -601,7 +831,9 @@ pub(super) fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mu
             f(t)
         })?;
         if over {
-            return Err(crate::error::OsError::illegal(format!("query on [{field}] visits more than {MAX_TERMS_VISITED} terms")));
+            return Err(crate::error::OsError::illegal(format!(
+                "query on [{field}] visits more than {MAX_TERMS_VISITED} terms"
+            )));
         }
     }
     Ok(())
@@ -611,9 +843,17 @@ pub(super) fn visit_all(ctx: &QueryContext<'_>, field: &str, from: &[u8], f: &mu
 /// Like OpenSearch's `StringFieldType.regexpQuery`, the pattern is never normalized by the
 /// field's analyzer (on a `text` field `Foo.*` matches no lowercased term); `case_insensitive`
 /// is Lucene's `ASCII_CASE_INSENSITIVE` match flag (here Unicode simple case folding).
-pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, case_insensitive: bool, boost: f32) -> OsResult<Query> {
+pub fn regexp(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    pattern: &str,
+    case_insensitive: bool,
+    boost: f32,
+) -> OsResult<Query> {
     super::limits::check_regex_length(pattern, ctx.max_regex_length)?;
-    if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_))) && field != "_id" {
+    if !matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(_) | FieldKind::Text(_)))
+        && field != "_id"
+    {
         return Ok(Query::MatchNone);
     }
     let normalized;
@@ -641,7 +881,9 @@ pub fn regexp(ctx: &QueryContext<'_>, field: &str, pattern: &str, case_insensiti
         true
     })?;
     if too_many {
-        return Err(crate::error::OsError::illegal(format!("regexp [{pattern}] matches more than {MAX_REGEXP_TERMS} terms")));
+        return Err(crate::error::OsError::illegal(format!(
+            "regexp [{pattern}] matches more than {MAX_REGEXP_TERMS} terms"
+        )));
     }
     if out.is_empty() {
         return Ok(Query::MatchNone);

@@ -70,7 +70,12 @@ fn options(name: &str, m: &Map<String, Value>, skip: &[&str]) -> OsResult<MatchO
                 o.and = match str_of(name, k, v)?.to_ascii_lowercase().as_str() {
                     "and" => true,
                     "or" => false,
-                    other => return Err(OsError::illegal(format!("No enum constant org.opensearch.index.query.Operator.{}", other.to_ascii_uppercase()))),
+                    other => {
+                        return Err(OsError::illegal(format!(
+                            "No enum constant org.opensearch.index.query.Operator.{}",
+                            other.to_ascii_uppercase()
+                        )))
+                    }
                 }
             }
             "minimum_should_match" => o.minimum_should_match = Some(str_of(name, k, v)?),
@@ -136,14 +141,24 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
 }
 
 /// The terms of `text` analyzed for `field` with their positions.
-pub fn analyze(ctx: &QueryContext<'_>, field: &str, analyzer: Option<&str>, text: &str) -> OsResult<Vec<(String, u32)>> {
+pub fn analyze(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    analyzer: Option<&str>,
+    text: &str,
+) -> OsResult<Vec<(String, u32)>> {
     let ft = ctx.mapping.field_type(field);
     let name = match (analyzer, ft.map(|f| &f.kind)) {
         (Some(a), _) => a.to_string(),
-        (None, Some(FieldKind::Text(p))) => p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into()),
+        (None, Some(FieldKind::Text(p))) => {
+            p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into())
+        }
         (None, _) => "default".into(),
     };
-    let a = ctx.analyzers.get(&name).ok_or_else(|| OsError::illegal(format!("analyzer [{name}] has not been configured in mappings")))?;
+    let a = ctx
+        .analyzers
+        .get(&name)
+        .ok_or_else(|| OsError::illegal(format!("analyzer [{name}] has not been configured in mappings")))?;
     let mut out = Vec::new();
     a.analyze(text, 0, &mut |t| {
         if out.len() < MAX_QUERY_TOKENS {
@@ -154,7 +169,13 @@ pub fn analyze(ctx: &QueryContext<'_>, field: &str, analyzer: Option<&str>, text
 }
 
 /// A match-family query on one field.
-pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: MatchKind, o: &MatchOptions) -> OsResult<Query> {
+pub fn match_field(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    text: &Value,
+    kind: MatchKind,
+    o: &MatchOptions,
+) -> OsResult<Query> {
     let field = ctx.mapping.resolve_alias(field);
     if super::dsl_flat_object::split(ctx, field).is_some() {
         // A flat_object's search analyzer is the keyword analyzer: the text is one term.
@@ -170,9 +191,14 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
         if matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_))) && o.fuzziness.is_some() {
             let s = str_of("match", "query", text)?;
             let fz = o.fuzziness.as_deref().unwrap_or("AUTO");
-            return Ok(boosted(super::dsl_fuzzy::fuzzy(ctx, field, &s, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?, o.boost));
+            return Ok(boosted(
+                super::dsl_fuzzy::fuzzy(ctx, field, &s, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?,
+                o.boost,
+            ));
         }
-        if matches!(kind, MatchKind::PhrasePrefix | MatchKind::BoolPrefix) && matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_))) {
+        if matches!(kind, MatchKind::PhrasePrefix | MatchKind::BoolPrefix)
+            && matches!(ft.map(|f| &f.kind), Some(FieldKind::Keyword(_)))
+        {
             let s = super::dsl_keyword::normalize(ctx, field, &str_of("match", "query", text)?);
             if kind == MatchKind::PhrasePrefix {
                 return Ok(boosted(phrase_prefix(ctx, field, &[(s, 0)], o)?, o.boost));
@@ -199,7 +225,16 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
                 let c = if kind == MatchKind::BoolPrefix && i == last {
                     Query::Prefix { field: field.into(), prefix: t.as_bytes().to_vec(), boost: 1.0 }
                 } else if let Some(fz) = &o.fuzziness {
-                    super::dsl_fuzzy::fuzzy(ctx, field, t, fz, o.prefix_length, o.max_expansions, o.transpositions, 1.0)?
+                    super::dsl_fuzzy::fuzzy(
+                        ctx,
+                        field,
+                        t,
+                        fz,
+                        o.prefix_length,
+                        o.max_expansions,
+                        o.transpositions,
+                        1.0,
+                    )?
                 } else {
                     term(t)
                 };
@@ -218,14 +253,26 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
                     Some(s) => min_should_match(s, clauses.len())?,
                     None => 0,
                 };
-                Query::Bool { must: vec![], should: clauses, must_not: vec![], filter: vec![], minimum_should_match: msm as u32, boost: 1.0 }
+                Query::Bool {
+                    must: vec![],
+                    should: clauses,
+                    must_not: vec![],
+                    filter: vec![],
+                    minimum_should_match: msm as u32,
+                    boost: 1.0,
+                }
             }
         }
         MatchKind::Phrase => {
             if tokens.len() == 1 {
                 term(&tokens[0].0)
             } else {
-                Query::Phrase { field: field.into(), terms: tokens.iter().map(|(t, p)| (t.as_bytes().to_vec(), *p)).collect(), slop: o.slop, boost: 1.0 }
+                Query::Phrase {
+                    field: field.into(),
+                    terms: tokens.iter().map(|(t, p)| (t.as_bytes().to_vec(), *p)).collect(),
+                    slop: o.slop,
+                    boost: 1.0,
+                }
             }
         }
         MatchKind::PhrasePrefix => phrase_prefix(ctx, field, &tokens, o)?,
@@ -238,7 +285,12 @@ pub fn match_field(ctx: &QueryContext<'_>, field: &str, text: &Value, kind: Matc
 /// `max_expansions` are found (`getPrefixTerms`), and the phrase becomes Lucene's
 /// `MultiPhraseQuery` with those alternatives at the last position (one position: a disjunction
 /// of the expansions' term queries). No expansion: nothing matches.
-pub fn phrase_prefix(ctx: &QueryContext<'_>, field: &str, tokens: &[(String, u32)], o: &MatchOptions) -> OsResult<Query> {
+pub fn phrase_prefix(
+    ctx: &QueryContext<'_>,
+    field: &str,
+    tokens: &[(String, u32)],
+    o: &MatchOptions,
+) -> OsResult<Query> {
     let Some(((last, last_pos), head)) = tokens.split_last() else { return Ok(Query::MatchNone) };
     let expansions = prefix_expansions(ctx, field, last.as_bytes(), o.max_expansions)?;
     if expansions.is_empty() {
@@ -276,7 +328,10 @@ fn prefix_expansions(ctx: &QueryContext<'_>, field: &str, prefix: &[u8], max: us
 /// `title^2` → (`title`, 2).
 pub fn field_and_boost(spec: &str) -> OsResult<(String, f32)> {
     match spec.rsplit_once('^') {
-        Some((f, b)) => Ok((f.to_string(), b.trim().parse::<f32>().map_err(|_| perr(format!("failed to parse boost of field [{spec}]")))?)),
+        Some((f, b)) => Ok((
+            f.to_string(),
+            b.trim().parse::<f32>().map_err(|_| perr(format!("failed to parse boost of field [{spec}]")))?,
+        )),
         None => Ok((spec.to_string(), 1.0)),
     }
 }

@@ -24,13 +24,19 @@ use crate::error::OsError;
 
 /// Whether `field` is mapped as `wildcard`.
 pub fn is_wildcard(ctx: &QueryContext<'_>, field: &str) -> bool {
-    matches!(ctx.mapping.field_type(field).map(|f| &f.kind), Some(FieldKind::Keyword(KeywordParams { wildcard: true, .. })))
+    matches!(
+        ctx.mapping.field_type(field).map(|f| &f.kind),
+        Some(FieldKind::Keyword(KeywordParams { wildcard: true, .. }))
+    )
 }
 
 /// `term`: the normalized value, constant score.
 pub fn term(ctx: &QueryContext<'_>, field: &str, value: &str, boost: f32) -> Query {
     let t = dsl_keyword::normalize(ctx, field, value);
-    Query::ConstantScore { query: Box::new(Query::Term { field: field.into(), term: t.into_bytes(), boost: 1.0 }), boost }
+    Query::ConstantScore {
+        query: Box::new(Query::Term { field: field.into(), term: t.into_bytes(), boost: 1.0 }),
+        boost,
+    }
 }
 
 /// `terms`: any of the values exactly as given (constant score).

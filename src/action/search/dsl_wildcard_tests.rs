@@ -78,7 +78,15 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let analysis = IndexAnalysis::from_settings(&json!({})).expect("analysis");
     let seg: Arc<dyn SegmentView> = Arc::new(TermsOnly(VALUES.iter().map(|v| v.as_bytes().to_vec()).collect()));
     let segs = [seg];
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &segs, index: "idx", now_millis: 0, analysis: Some(&analysis), max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &segs,
+        index: "idx",
+        now_millis: 0,
+        analysis: Some(&analysis),
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     parse(&v, &ctx)
 }
 
@@ -114,7 +122,9 @@ fn mapping_parses_and_prints_like_opensearch() {
 
 #[test]
 fn values_index_as_one_keyword_term() {
-    let m = Mapping::from_json(&json!({"properties": {"a": {"type": "wildcard", "ignore_above": 3, "null_value": "nil"}}})).unwrap();
+    let m =
+        Mapping::from_json(&json!({"properties": {"a": {"type": "wildcard", "ignore_above": 3, "null_value": "nil"}}}))
+            .unwrap();
     use crate::engine::schema::FieldValue::Keyword;
     let vals = |src: &[u8]| -> Vec<_> {
         let doc = m.parse("1", src).unwrap();
@@ -138,9 +148,18 @@ fn term_and_terms_are_constant_score() {
 
 #[test]
 fn prefix_is_a_wildcard_of_value_star() {
-    assert_eq!(run(json!({"prefix": {"w": "[2024"}})).unwrap(), Query::Wildcard { field: "w".into(), pattern: "[2024*".into(), boost: 1.0 });
-    assert_eq!(run(json!({"prefix": {"w.lower": "NoDe"}})).unwrap(), Query::Wildcard { field: "w.lower".into(), pattern: "node*".into(), boost: 1.0 });
-    assert_eq!(terms_of(&run(json!({"prefix": {"w": {"value": "ab", "case_insensitive": true}}})).unwrap()), vec!["ABCD", "AbCd", "abcd"]);
+    assert_eq!(
+        run(json!({"prefix": {"w": "[2024"}})).unwrap(),
+        Query::Wildcard { field: "w".into(), pattern: "[2024*".into(), boost: 1.0 }
+    );
+    assert_eq!(
+        run(json!({"prefix": {"w.lower": "NoDe"}})).unwrap(),
+        Query::Wildcard { field: "w.lower".into(), pattern: "node*".into(), boost: 1.0 }
+    );
+    assert_eq!(
+        terms_of(&run(json!({"prefix": {"w": {"value": "ab", "case_insensitive": true}}})).unwrap()),
+        vec!["ABCD", "AbCd", "abcd"]
+    );
 }
 
 #[test]
@@ -149,13 +168,24 @@ fn wildcard_patterns_normalize_their_literals() {
         run(json!({"wildcard": {"w.lower": {"value": "*NODE*\\*"}}})).unwrap(),
         Query::Wildcard { field: "w.lower".into(), pattern: "*node*\\*".into(), boost: 1.0 }
     );
-    assert_eq!(terms_of(&run(json!({"wildcard": {"w": {"value": "abcd", "case_insensitive": true}}})).unwrap()), vec!["ABCD", "AbCd", "abcd"]);
+    assert_eq!(
+        terms_of(&run(json!({"wildcard": {"w": {"value": "abcd", "case_insensitive": true}}})).unwrap()),
+        vec!["ABCD", "AbCd", "abcd"]
+    );
 }
 
 /// Regexp expansion against a naive check of every value.
 #[test]
 fn regexp_matches_the_values_a_naive_matcher_picks() {
-    for (pattern, ci) in [(".*", false), ("AbCd", false), ("AbCd", true), ("\\*", false), ("\\\\\\*", false), (".*[Nn]ode.*", false), ("x.y", false)] {
+    for (pattern, ci) in [
+        (".*", false),
+        ("AbCd", false),
+        ("AbCd", true),
+        ("\\*", false),
+        ("\\\\\\*", false),
+        (".*[Nn]ode.*", false),
+        ("x.y", false),
+    ] {
         let re = regex::RegexBuilder::new(&format!("^(?:{pattern})$")).case_insensitive(ci).build().unwrap();
         let mut want: Vec<&str> = VALUES.iter().copied().filter(|v| re.is_match(v)).collect();
         want.sort();
@@ -205,6 +235,10 @@ fn query_string_regexp_and_aliases() {
 #[test]
 fn fuzzy_and_range_are_rejected() {
     let e = run(json!({"fuzzy": {"w": "abc"}})).unwrap_err();
-    assert!(format!("{e:?}").contains("Can only use fuzzy queries on keyword and text fields - not on [w] which is of type [wildcard]"), "{e:?}");
+    assert!(
+        format!("{e:?}")
+            .contains("Can only use fuzzy queries on keyword and text fields - not on [w] which is of type [wildcard]"),
+        "{e:?}"
+    );
     assert!(run(json!({"range": {"w": {"gte": "a"}}})).is_err());
 }

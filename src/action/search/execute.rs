@@ -13,11 +13,11 @@ use super::body::SearchBody;
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
-use super::named;
-use super::slice;
 use super::field_values;
+use super::named;
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
+use super::slice;
 use super::sort::{self, ValueFormat};
 use super::sort_missing;
 use crate::engine::analysis::AnalyzerRegistry;
@@ -61,7 +61,11 @@ fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
                 u.searcher = query::Searcher::new(s);
                 u.origin.extend((0..segs.len()).map(|li| (ci, li)));
             }
-            _ => out.push(Unit { searcher: query::Searcher::new(segs.clone()), origin: (0..segs.len()).map(|li| (ci, li)).collect(), ctx: ci }),
+            _ => out.push(Unit {
+                searcher: query::Searcher::new(segs.clone()),
+                origin: (0..segs.len()).map(|li| (ci, li)).collect(),
+                ctx: ci,
+            }),
         }
     }
     out
@@ -94,8 +98,20 @@ fn shard_doc_after(after: &mut [SortValue], req: &SearchRequest, fields: &[(Sort
             let here = shard as i128;
             *v = match (s.cmp(&here), desc) {
                 (std::cmp::Ordering::Equal, _) => d,
-                (std::cmp::Ordering::Less, false) | (std::cmp::Ordering::Greater, true) => if desc { i64::MAX } else { -1 },
-                _ => if desc { -1 } else { i64::MAX },
+                (std::cmp::Ordering::Less, false) | (std::cmp::Ordering::Greater, true) => {
+                    if desc {
+                        i64::MAX
+                    } else {
+                        -1
+                    }
+                }
+                _ => {
+                    if desc {
+                        -1
+                    } else {
+                        i64::MAX
+                    }
+                }
             };
         }
     }
@@ -107,7 +123,14 @@ fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsRes
         None => q,
         Some(f) => {
             let f = dsl::parse(f, qc)?;
-            Query::Bool { must: vec![q], should: vec![], must_not: vec![], filter: vec![f], minimum_should_match: 0, boost: 1.0 }
+            Query::Bool {
+                must: vec![q],
+                should: vec![],
+                must_not: vec![],
+                filter: vec![f],
+                minimum_should_match: 0,
+                boost: 1.0,
+            }
         }
     })
 }
@@ -135,7 +158,14 @@ pub fn build_query(req: &SearchRequest, qc: &QueryContext<'_>) -> OsResult<Query
     };
     if let Some(pf) = &req.post_filter {
         let f = dsl::parse(pf, qc)?;
-        q = Query::Bool { must: vec![q], should: vec![], must_not: vec![], filter: vec![f], minimum_should_match: 0, boost: 1.0 };
+        q = Query::Bool {
+            must: vec![q],
+            should: vec![],
+            must_not: vec![],
+            filter: vec![f],
+            minimum_should_match: 0,
+            boost: 1.0,
+        };
     }
     Ok(q)
 }
@@ -205,13 +235,28 @@ fn slice_position(ctxs: &[ShardContext], ci: usize, req: &SearchRequest) -> (i32
 }
 
 /// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
-fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, deadline: Option<Instant>, last: Option<&LastHit>) -> OsResult<UnitResult> {
+fn run_unit(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    now: i64,
+    deadline: Option<Instant>,
+    last: Option<&LastHit>,
+) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
     // The shard's limits first, then the refusal of the parts not built (OpenSearch checks the
     // limits before it compiles scripts or runs rescorers).
     super::limits::check_request(&c.limits, req)?;
     req.refuse_unbuilt()?;
-    let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: &u.searcher.segments, index: &c.index, now_millis: now, analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
+    let qc = QueryContext {
+        mapping: &c.mapping,
+        analyzers: &c.analyzers,
+        segments: &u.searcher.segments,
+        index: &c.index,
+        now_millis: now,
+        analysis: c.analysis.as_deref(),
+        max_regex_length: c.limits.max_regex_length,
+    };
     let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     let query = match &req.slice {
         None => query,
@@ -219,16 +264,27 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
             slice::check(s, c, req.scroll.is_some() || req.pit.is_some())?;
             let (shard, n) = slice_position(ctxs, u.ctx, req);
             let f = slice::filter(s, c, shard, n)?;
-            Query::Bool { must: vec![query], should: vec![], must_not: vec![], filter: vec![f], minimum_should_match: 0, boost: 1.0 }
+            Query::Bool {
+                must: vec![query],
+                should: vec![],
+                must_not: vec![],
+                filter: vec![f],
+                minimum_should_match: 0,
+                boost: 1.0,
+            }
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
-    let source_disabled = c.mapping.source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) == Some(false);
+    let source_disabled =
+        c.mapping.source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) == Some(false);
     if !req.fields.is_empty() && source_disabled {
-        return Err(OsError::illegal(format!("Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [{}]", c.index)));
+        return Err(OsError::illegal(format!(
+            "Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [{}]",
+            c.index
+        )));
     }
     let engine_sort: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
     let after = match &req.search_after {
@@ -238,19 +294,40 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
                 if vals.len() != 1 {
                     return Err(OsError::illegal(format!("Sort must contain at least one field.")));
                 }
-                Some(vec![SortValue::Float(vals[0].as_f64().ok_or_else(|| OsError::illegal("search_after value must be a number when sorting by score"))? as f32)])
+                Some(vec![SortValue::Float(
+                    vals[0]
+                        .as_f64()
+                        .ok_or_else(|| OsError::illegal("search_after value must be a number when sorting by score"))?
+                        as f32,
+                )])
             } else {
                 if vals.len() != fields.len() {
-                    return Err(OsError::illegal(format!("search_after has {} value(s) but sort has {}.", vals.len(), fields.len())));
+                    return Err(OsError::illegal(format!(
+                        "search_after has {} value(s) but sort has {}.",
+                        vals.len(),
+                        fields.len()
+                    )));
                 }
-                let mut after = vals.iter().zip(&fields).map(|(v, (f, fmt))| sort::after_value(v, f, fmt)).collect::<OsResult<Vec<_>>>()?;
+                let mut after = vals
+                    .iter()
+                    .zip(&fields)
+                    .map(|(v, (f, fmt))| sort::after_value(v, f, fmt))
+                    .collect::<OsResult<Vec<_>>>()?;
                 shard_doc_after(&mut after, req, &fields, u.ctx);
                 Some(after)
             }
         }
     };
     let k = req.from.saturating_add(req.size);
-    let mut spec = TopSpec { size: k, from: 0, sort: engine_sort, track_total_hits: req.track_total_hits, after, after_doc: None, deadline };
+    let mut spec = TopSpec {
+        size: k,
+        from: 0,
+        sort: engine_sort,
+        track_total_hits: req.track_total_hits,
+        after,
+        after_doc: None,
+        deadline,
+    };
     if let Some(l) = last {
         spec.after = Some(l.values.clone());
         spec.after_doc = Some((l.segment, l.doc));
@@ -262,10 +339,20 @@ fn run_unit(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest, now: i64, dead
         let mut top = u.searcher.search(&query, &spec)?;
         top.hits.retain(|h| h.score >= min);
         // Exact even past the collection limit: every match is scored once more and counted.
-        let total = if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
-        top.max_score = top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
+        let total =
+            if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
+        top.max_score =
+            top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
         top.hits.truncate(k);
-        return Ok(UnitResult { hits: top.hits, total: (total, Relation::Eq), max_score: top.max_score, query, named, fields, timed_out: top.timed_out });
+        return Ok(UnitResult {
+            hits: top.hits,
+            total: (total, Relation::Eq),
+            max_score: top.max_score,
+            query,
+            named,
+            fields,
+            timed_out: top.timed_out,
+        });
     }
     let top = match sort_missing::keyword_missing(&req.sort, &fields) {
         Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
@@ -331,12 +418,21 @@ pub fn search_contexts_body(ctxs: &[ShardContext], req: &SearchRequest) -> OsRes
 
 /// [`search_contexts`] for a scroll page: continues after each unit's last emitted hit of
 /// `scroll` and records the new ones (the first page, with an empty state, records the total).
-pub fn search_contexts_with(ctxs: &[ShardContext], req: &SearchRequest, scroll: Option<&mut ScrollState>) -> OsResult<Value> {
+pub fn search_contexts_with(
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    scroll: Option<&mut ScrollState>,
+) -> OsResult<Value> {
     run(ctxs, req, scroll, false).map(SearchBody::into_value)
 }
 
 /// Query-then-fetch; `raw`: plain hits rendered as bytes (see [`fetch::hit_json`]).
-fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut ScrollState>, raw: bool) -> OsResult<SearchBody> {
+fn run(
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    mut scroll: Option<&mut ScrollState>,
+    raw: bool,
+) -> OsResult<SearchBody> {
     let start = Instant::now();
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     let k = req.from.saturating_add(req.size);
@@ -374,7 +470,9 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
         }
         match r {
             Ok(r) => results.push(Some(r)),
-            Err(e) if e.kind == "parsing_exception" || e.kind == "action_request_validation_exception" => return Err(e),
+            Err(e) if e.kind == "parsing_exception" || e.kind == "action_request_validation_exception" => {
+                return Err(e)
+            }
             Err(e) => {
                 for ci in u.origin.iter().map(|o| o.0).chain(std::iter::once(u.ctx)) {
                     if !failures.iter().any(|f| f.0 == ci) {
@@ -424,10 +522,19 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
     let fields = sort_fields.unwrap_or_default();
     let engine_fields: Vec<SortField> = fields.iter().map(|f| f.0.clone()).collect();
     if engine_fields.is_empty() {
-        merged.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)).then(a.1.segment.cmp(&b.1.segment)).then(a.1.doc.cmp(&b.1.doc)));
+        merged.sort_by(|a, b| {
+            b.1.score
+                .total_cmp(&a.1.score)
+                .then(a.0.cmp(&b.0))
+                .then(a.1.segment.cmp(&b.1.segment))
+                .then(a.1.doc.cmp(&b.1.doc))
+        });
     } else {
         merged.sort_by(|a, b| {
-            query::sort::cmp_values(&a.1.sort_values, &b.1.sort_values, &engine_fields).then(a.0.cmp(&b.0)).then(a.1.segment.cmp(&b.1.segment)).then(a.1.doc.cmp(&b.1.doc))
+            query::sort::cmp_values(&a.1.sort_values, &b.1.sort_values, &engine_fields)
+                .then(a.0.cmp(&b.0))
+                .then(a.1.segment.cmp(&b.1.segment))
+                .then(a.1.doc.cmp(&b.1.doc))
         });
     }
     let mut terminated_early = None;
@@ -493,22 +600,36 @@ fn run(ctxs: &[ShardContext], req: &SearchRequest, mut scroll: Option<&mut Scrol
     }
     // A sort reports a max score only when it leads with `_score` descending (the first hit's
     // score, OpenSearch 3.2+) or with `track_scores`.
-    let score_first = engine_fields.first().is_some_and(|f| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
+    let score_first =
+        engine_fields.first().is_some_and(|f| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
     let max_score = if !engine_fields.is_empty() && !score_first && !req.track_scores { None } else { max_score };
-    let mut shards = json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
+    let mut shards =
+        json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
     if failed_shards > 0 {
         shards["failures"] = shard_failures(&failures, ctxs);
     }
     let total = if req.track_total_hits != TrackTotalHits::Disabled || req.rest_total_hits_as_int {
         Some(if req.rest_total_hits_as_int {
-            if req.track_total_hits == TrackTotalHits::Disabled { json!(-1) } else { json!(total) }
+            if req.track_total_hits == TrackTotalHits::Disabled {
+                json!(-1)
+            } else {
+                json!(total)
+            }
         } else {
             json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }})
         })
     } else {
         None
     };
-    Ok(SearchBody { took: start.elapsed().as_millis() as u64, timed_out, terminated_early, shards, total, max_score, hits })
+    Ok(SearchBody {
+        took: start.elapsed().as_millis() as u64,
+        timed_out,
+        terminated_early,
+        shards,
+        total,
+        max_score,
+        hits,
+    })
 }
 
 /// OpenSearch's `validateMergeSortValueFormats`: a sort field that is an `unsigned_long` in one
@@ -521,7 +642,12 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
             None => first = Some(uns),
             Some(f) if f.iter().zip(&uns).any(|(a, b)| a != b) => {
                 let cause = OsError::illegal("Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type in another index!");
-                return Err(OsError::new("search_phase_execution_exception", "").status(400).with("phase", "fetch").with("grouped", true).with("failed_shards", json!([])).caused_by(cause));
+                return Err(OsError::new("search_phase_execution_exception", "")
+                    .status(400)
+                    .with("phase", "fetch")
+                    .with("grouped", true)
+                    .with("failed_shards", json!([]))
+                    .caused_by(cause));
             }
             Some(_) => {}
         }
@@ -536,7 +662,15 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     let mut failures = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {
         let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
-        let qc = QueryContext { mapping: &c.mapping, analyzers: &c.analyzers, segments: segs, index: &c.index, now_millis: now, analysis: c.analysis.as_deref(), max_regex_length: c.limits.max_regex_length };
+        let qc = QueryContext {
+            mapping: &c.mapping,
+            analyzers: &c.analyzers,
+            segments: segs,
+            index: &c.index,
+            now_millis: now,
+            analysis: c.analysis.as_deref(),
+            max_regex_length: c.limits.max_regex_length,
+        };
         let r = build_query(req, &qc).and_then(|q| with_alias_filter(q, c, &qc)).and_then(|q| {
             if let Some(min) = req.min_score {
                 Ok(c.searcher.query().count_min_score(&q, min)?)
@@ -545,10 +679,12 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
             }
         });
         match r {
-            Ok(x) => n += match req.terminate_after {
-                Some(t) if t > 0 => x.min(t),
-                _ => x,
-            },
+            Ok(x) => {
+                n += match req.terminate_after {
+                    Some(t) if t > 0 => x.min(t),
+                    _ => x,
+                }
+            }
             Err(e) if e.kind == "parsing_exception" => return Err(e),
             Err(e) => failures.push((ci, e)),
         }
@@ -556,7 +692,8 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     if !ctxs.is_empty() && failures.len() == ctxs.len() {
         return Err(all_failed(failures, ctxs));
     }
-    let mut shards = json!({"total": ctxs.len(), "successful": ctxs.len() - failures.len(), "skipped": 0, "failed": failures.len()});
+    let mut shards =
+        json!({"total": ctxs.len(), "successful": ctxs.len() - failures.len(), "skipped": 0, "failed": failures.len()});
     if !failures.is_empty() {
         shards["failures"] = shard_failures(&failures, ctxs);
     }

@@ -233,7 +233,8 @@ pub fn hit(
     if let Some(ignored) = ignored_fields(ctx, leaf, doc)? {
         m.insert("_ignored".into(), ignored);
     }
-    let src: Value = if d.source.is_empty() { Value::Null } else { serde_json::from_slice(&d.source).unwrap_or(Value::Null) };
+    let src: Value =
+        if d.source.is_empty() { Value::Null } else { serde_json::from_slice(&d.source).unwrap_or(Value::Null) };
     // With `stored_fields`, `_source` comes only when asked for (`_source` in the list or the
     // body's `_source`).
     let source_wanted = match &req.stored_fields {
@@ -249,7 +250,8 @@ pub fn hit(
     // there), then the fields API (replacing).
     let mut fields = Map::new();
     let stored: &[String] = req.stored_fields.as_deref().unwrap_or(&[]);
-    let parsed = (!req.fields.is_empty() || !stored.is_empty()).then(|| ParsedSource::new(&ctx.mapping, &d.id, &d.source));
+    let parsed =
+        (!req.fields.is_empty() || !stored.is_empty()).then(|| ParsedSource::new(&ctx.mapping, &d.id, &d.source));
     if let Some(p) = &parsed {
         field_values::stored_fields(&ctx.mapping, p, &src, stored, &mut fields);
     }

@@ -41,14 +41,22 @@ pub fn parse_list(key: &str, v: &Value) -> OsResult<Vec<FieldAndFormat>> {
                         ("field", Value::String(s)) => field = Some(s.clone()),
                         ("format", Value::String(s)) => format = Some(s.clone()),
                         ("format", Value::Null) => {}
-                        ("field" | "format", _) => return Err(xparse(format!("[docvalues_field] {k} doesn't support values of type: {}", token(v)))),
+                        ("field" | "format", _) => {
+                            return Err(xparse(format!(
+                                "[docvalues_field] {k} doesn't support values of type: {}",
+                                token(v)
+                            )))
+                        }
                         _ => return Err(xparse(format!("[docvalues_field] unknown field [{k}]"))),
                     }
                 }
                 let field = field.ok_or_else(|| OsError::illegal("Required [field]"))?;
                 Ok(FieldAndFormat { field, format })
             }
-            _ => Err(OsError::parsing(format!("Expected [VALUE_STRING] or [START_OBJECT] in [{key}] but found [{}]", token(x)))),
+            _ => Err(OsError::parsing(format!(
+                "Expected [VALUE_STRING] or [START_OBJECT] in [{key}] but found [{}]",
+                token(x)
+            ))),
         }
     };
     match v {
@@ -121,7 +129,12 @@ pub fn check_fields(mapping: &Mapping, specs: &[FieldAndFormat]) -> OsResult<()>
         for (name, ft) in expand(mapping, &s.field) {
             match ft.kind {
                 FieldKind::Date { .. } => date::validate_format(f).map_err(OsError::illegal)?,
-                _ => return Err(OsError::illegal(format!("Field [{name}] of type [{}] doesn't support formats.", ft.type_name()))),
+                _ => {
+                    return Err(OsError::illegal(format!(
+                        "Field [{name}] of type [{}] doesn't support formats.",
+                        ft.type_name()
+                    )))
+                }
             }
         }
     }
@@ -138,7 +151,13 @@ pub fn decimal_format(x: f64, pattern: &str) -> String {
     let max_frac = frac_pat.chars().filter(|c| *c == '0' || *c == '#').count().min(17);
     let min_int = int_pat.chars().filter(|c| *c == '0').count();
     if !x.is_finite() {
-        return if x.is_nan() { "NaN".into() } else if x > 0.0 { "∞".into() } else { "-∞".into() };
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x > 0.0 {
+            "∞".into()
+        } else {
+            "-∞".into()
+        };
     }
     let scale = 10f64.powi(max_frac as i32);
     let scaled = x.abs() * scale;
@@ -185,7 +204,13 @@ fn date_string(t: i64, nanos: bool, format: &str) -> Value {
 }
 
 /// The doc values of one field of one document, printed as OpenSearch's `DocValueFormat`.
-pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType, format: Option<&str>) -> OsResult<Vec<Value>> {
+pub fn doc_values(
+    seg: &dyn SegmentView,
+    doc: DocId,
+    name: &str,
+    ft: &FieldType,
+    format: Option<&str>,
+) -> OsResult<Vec<Value>> {
     let format = doc_value_format(name, ft, format)?;
     let fmt = format.as_deref();
     let mut out = Vec::new();
@@ -205,7 +230,10 @@ pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType,
                 for o in &ords {
                     let b = seg.sorted_set_term(name, *o)?;
                     if matches!(ft.kind, FieldKind::Ip) {
-                        let a: [u8; 16] = b.as_slice().try_into().map_err(|_| OsError::internal(format!("bad ip doc value in [{name}]")))?;
+                        let a: [u8; 16] = b
+                            .as_slice()
+                            .try_into()
+                            .map_err(|_| OsError::internal(format!("bad ip doc value in [{name}]")))?;
                         out.push(json!(ip::format_ip(u128::from_be_bytes(a))));
                     } else {
                         out.push(json!(String::from_utf8_lossy(&b)));
@@ -217,9 +245,11 @@ pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType,
             if seg.numeric_values(name, doc, &mut nums) {
                 for v in &nums {
                     out.push(match kind {
-                        FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat) => {
-                            number(serde_json::Number::from_f64(sortable_long_to_double(*v)).map_or(Value::Null, Value::Number), fmt)
-                        }
+                        FieldKind::Number(NumberType::Double | NumberType::Float | NumberType::HalfFloat) => number(
+                            serde_json::Number::from_f64(sortable_long_to_double(*v))
+                                .map_or(Value::Null, Value::Number),
+                            fmt,
+                        ),
                         // The column holds the sign-flipped value (`unsigned_to_sortable_long`).
                         FieldKind::Number(NumberType::UnsignedLong) => number(json!((*v as u64) ^ (1u64 << 63)), fmt),
                         FieldKind::ScaledFloat { scaling_factor } => number(json!(*v as f64 / scaling_factor), fmt),
@@ -235,7 +265,13 @@ pub fn doc_values(seg: &dyn SegmentView, doc: DocId, name: &str, ft: &FieldType,
 }
 
 /// `docvalue_fields` of one hit, in request order (a field asked twice gets its values twice).
-pub fn docvalue_fields(mapping: &Mapping, seg: &dyn SegmentView, doc: DocId, specs: &[FieldAndFormat], out: &mut Map<String, Value>) -> OsResult<()> {
+pub fn docvalue_fields(
+    mapping: &Mapping,
+    seg: &dyn SegmentView,
+    doc: DocId,
+    specs: &[FieldAndFormat],
+    out: &mut Map<String, Value>,
+) -> OsResult<()> {
     for s in specs {
         for (name, ft) in expand(mapping, &s.field) {
             let vals = doc_values(seg, doc, &name, ft, s.format.as_deref())?;
@@ -257,7 +293,9 @@ fn display(v: &FieldValue, ft: &FieldType, format: Option<&str>) -> Option<Value
     Some(match (v, &ft.kind) {
         (FieldValue::Text { text, .. }, _) => json!(text),
         (FieldValue::Keyword(s), _) => json!(s),
-        (FieldValue::Long(t), FieldKind::Date { nanos, .. }) => date_string(*t, *nanos, format.unwrap_or(ft.date_format())),
+        (FieldValue::Long(t), FieldKind::Date { nanos, .. }) => {
+            date_string(*t, *nanos, format.unwrap_or(ft.date_format()))
+        }
         (FieldValue::Long(x), FieldKind::ScaledFloat { scaling_factor }) => json!(*x as f64 / scaling_factor),
         (FieldValue::Long(_), FieldKind::GeoPoint { .. }) => return None,
         (FieldValue::Long(x), _) => json!(x),
@@ -267,7 +305,9 @@ fn display(v: &FieldValue, ft: &FieldType, format: Option<&str>) -> Option<Value
         (FieldValue::Bool(b), _) => json!(b),
         (FieldValue::Ip(a), _) => json!(ip::format_ip(*a)),
         (FieldValue::Binary(b), _) => json!(base64::engine::general_purpose::STANDARD.encode(b)),
-        (FieldValue::Range(b), FieldKind::Range { kind, format: mf }) => return crate::engine::schema::range::display(*kind, format.or(mf.as_deref()), b),
+        (FieldValue::Range(b), FieldKind::Range { kind, format: mf }) => {
+            return crate::engine::schema::range::display(*kind, format.or(mf.as_deref()), b)
+        }
         (FieldValue::Range(_), _) => return None,
         // Read from doc values (OpenSearch's fetcher for token_count), see `fields_api`.
         (FieldValue::TokenCount { .. }, _) => return None,
@@ -293,7 +333,13 @@ impl ParsedSource {
 
 /// The values of mapped `fields` (`specs`) from a parsed source (`src` for what the mapping
 /// cannot rebuild, like geo points), always arrays; fields without values are left out.
-pub fn fields_api(mapping: &Mapping, parsed: &ParsedSource, src: &Value, specs: &[FieldAndFormat], out: &mut Map<String, Value>) {
+pub fn fields_api(
+    mapping: &Mapping,
+    parsed: &ParsedSource,
+    src: &Value,
+    specs: &[FieldAndFormat],
+    out: &mut Map<String, Value>,
+) {
     for s in specs {
         for (name, ft) in expand(mapping, &s.field) {
             let mut vals = Vec::new();
@@ -317,7 +363,13 @@ pub fn fields_api(mapping: &Mapping, parsed: &ParsedSource, src: &Value, specs: 
 
 /// The `fields` of `token_count` type, from their doc values (as OpenSearch's fetcher; a count
 /// without doc values is not returned).
-pub fn token_count_fields(mapping: &Mapping, seg: &dyn SegmentView, doc: DocId, specs: &[FieldAndFormat], out: &mut Map<String, Value>) -> OsResult<()> {
+pub fn token_count_fields(
+    mapping: &Mapping,
+    seg: &dyn SegmentView,
+    doc: DocId,
+    specs: &[FieldAndFormat],
+    out: &mut Map<String, Value>,
+) -> OsResult<()> {
     for s in specs {
         for (name, ft) in expand(mapping, &s.field) {
             if matches!(ft.kind, FieldKind::TokenCount { .. }) && ft.effective_doc_values() {
@@ -333,7 +385,13 @@ pub fn token_count_fields(mapping: &Mapping, seg: &dyn SegmentView, doc: DocId, 
 
 /// `stored_fields` of one hit: the fields mapped `store: true` among `names` (patterns allowed),
 /// values as the fields API prints them with the mapping's formats.
-pub fn stored_fields(mapping: &Mapping, parsed: &ParsedSource, src: &Value, names: &[String], out: &mut Map<String, Value>) {
+pub fn stored_fields(
+    mapping: &Mapping,
+    parsed: &ParsedSource,
+    src: &Value,
+    names: &[String],
+    out: &mut Map<String, Value>,
+) {
     let specs: Vec<FieldAndFormat> = names
         .iter()
         .filter(|n| !n.starts_with('_') || n.contains('*'))

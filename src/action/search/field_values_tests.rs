@@ -102,7 +102,11 @@ fn docvalue_checks() {
     assert_eq!(e.reason, "Can't load fielddata on [nodv] because fielddata is unsupported on fields of type [keyword]. Use doc values instead.");
     let e = check_docvalue_fields(&m, &[ff("tag", Some("x"))]).unwrap_err();
     assert_eq!(e.reason, "Field [tag] of type [keyword] does not support custom formats");
-    check_docvalue_fields(&m, &[ff("when", Some("yyyy-MM-dd")), ff("n", Some("#.0")), ff("tag", Some(USE_FIELD_MAPPING)), ff("nope", None)]).unwrap();
+    check_docvalue_fields(
+        &m,
+        &[ff("when", Some("yyyy-MM-dd")), ff("n", Some("#.0")), ff("tag", Some(USE_FIELD_MAPPING)), ff("nope", None)],
+    )
+    .unwrap();
     let e = check_fields(&m, &[ff("n", Some("#.0"))]).unwrap_err();
     assert_eq!(e.reason, "Field [n] of type [integer] doesn't support formats.");
 }

@@ -30,13 +30,17 @@ fn terms(q: &Query, out: &mut Vec<(String, Vec<u8>, bool)>, depth: usize) {
         Query::Phrase { field, terms, .. } => out.extend(terms.iter().map(|t| (field.clone(), t.0.clone(), false))),
         Query::Prefix { field, prefix, .. } => out.push((field.clone(), prefix.clone(), true)),
         Query::Blended { terms, .. } => out.extend(terms.iter().map(|t| (t.field.clone(), t.term.clone(), false))),
-        Query::MultiPhrase { field, positions, .. } => out.extend(positions.iter().flat_map(|p| p.0.iter()).map(|t| (field.clone(), t.clone(), false))),
+        Query::MultiPhrase { field, positions, .. } => {
+            out.extend(positions.iter().flat_map(|p| p.0.iter()).map(|t| (field.clone(), t.clone(), false)))
+        }
         Query::Intervals { source, .. } => {
             let mut ts = Vec::new();
             source.terms(&mut ts);
             out.extend(ts.into_iter().map(|(f, t)| (f, t, false)));
         }
-        Query::CombinedField { fields, term, .. } => out.extend(fields.iter().map(|(f, _)| (f.clone(), term.clone(), false))),
+        Query::CombinedField { fields, term, .. } => {
+            out.extend(fields.iter().map(|(f, _)| (f.clone(), term.clone(), false)))
+        }
         Query::Bool { must, should, filter, .. } => {
             for c in must.iter().chain(should).chain(filter) {
                 terms(c, out, depth + 1);
@@ -78,7 +82,9 @@ fn source_path(mapping: &Mapping, path: &str) -> String {
 /// one token), `None` for fields not highlighted.
 fn analyzer_of(ft: &FieldType) -> Option<String> {
     match &ft.kind {
-        FieldKind::Text(p) => Some(p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into())),
+        FieldKind::Text(p) => {
+            Some(p.search_analyzer.clone().or_else(|| p.analyzer.clone()).unwrap_or_else(|| "default".into()))
+        }
         FieldKind::Keyword(_) => Some(String::new()),
         _ => None,
     }
@@ -86,7 +92,11 @@ fn analyzer_of(ft: &FieldType) -> Option<String> {
 
 /// OpenSearch's error for a highlighted text longer than `index.highlight.max_analyzed_offset`.
 fn too_long(field: &str, id: &str, index: &str, max: usize, plain: bool) -> OsError {
-    let advice = if plain { "For large texts, indexing with offsets or term vectors, and highlighting with unified or fvh highlighter is recommended!" } else { "For large texts, indexing with offsets or term vectors is recommended!" };
+    let advice = if plain {
+        "For large texts, indexing with offsets or term vectors, and highlighting with unified or fvh highlighter is recommended!"
+    } else {
+        "For large texts, indexing with offsets or term vectors is recommended!"
+    };
     OsError::illegal(format!(
         "The length of [{field}] field of [{id}] doc of [{index}] index has exceeded [{max}] - maximum allowed to be analyzed for highlighting. This maximum can be set by changing the [index.highlight.max_analyzed_offset] index level setting. {advice}"
     ))
@@ -104,7 +114,9 @@ pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext, id: &
     let require = top.get("require_field_match").and_then(Value::as_bool).unwrap_or(true);
     let mut fields: Vec<(String, Map<String, Value>)> = Vec::new();
     match top.get("fields") {
-        Some(Value::Object(m)) => fields.extend(m.iter().map(|(k, v)| (k.clone(), v.as_object().cloned().unwrap_or_default()))),
+        Some(Value::Object(m)) => {
+            fields.extend(m.iter().map(|(k, v)| (k.clone(), v.as_object().cloned().unwrap_or_default())))
+        }
         Some(Value::Array(a)) => {
             for x in a {
                 if let Some(m) = x.as_object() {
@@ -117,7 +129,12 @@ pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext, id: &
     let mut out = Map::new();
     for (pattern, opts) in fields {
         let paths: Vec<String> = if pattern.contains('*') {
-            ctx.mapping.leaf_fields().into_iter().map(|(p, _)| p).filter(|p| crate::cluster::resolve::glob(&pattern, p)).collect()
+            ctx.mapping
+                .leaf_fields()
+                .into_iter()
+                .map(|(p, _)| p)
+                .filter(|p| crate::cluster::resolve::glob(&pattern, p))
+                .collect()
         } else {
             vec![pattern.clone()]
         };
@@ -139,7 +156,11 @@ pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext, id: &
             let field_max = opt("max_analyzer_offset").and_then(Value::as_u64).map(|v| v as usize);
             // The field and its `matched_fields`, each with its query terms and analyzer.
             let mut sources: Vec<(String, String)> = Vec::new();
-            let matched = opts.get("matched_fields").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>()).unwrap_or_default();
+            let matched = opts
+                .get("matched_fields")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+                .unwrap_or_default();
             for f in std::iter::once(path.as_str()).chain(matched) {
                 if let Some(a) = ctx.mapping.field_type(f).and_then(analyzer_of) {
                     if !sources.iter().any(|s| s.0 == f) {
@@ -147,8 +168,12 @@ pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext, id: &
                     }
                 }
             }
-            let wanted: Vec<Vec<(&[u8], bool)>> =
-                sources.iter().map(|(sf, _)| qt.iter().filter(|(f, _, _)| !require || f == sf).map(|(_, t, p)| (t.as_slice(), *p)).collect()).collect();
+            let wanted: Vec<Vec<(&[u8], bool)>> = sources
+                .iter()
+                .map(|(sf, _)| {
+                    qt.iter().filter(|(f, _, _)| !require || f == sf).map(|(_, t, p)| (t.as_slice(), *p)).collect()
+                })
+                .collect();
             if wanted.iter().all(Vec::is_empty) {
                 continue;
             }
@@ -159,7 +184,8 @@ pub fn highlight(spec: &Value, q: &Query, src: &Value, ctx: &ShardContext, id: &
             // has indexed offsets; plain analyzes each value; fvh reads term vectors.
             let max = ctx.limits.max_analyzed_offset;
             let analyzed = matches!(&ft.kind, FieldKind::Text(p) if p.index_options != Some(TextIndexOptions::Offsets));
-            let joined: usize = texts.iter().map(|t| t.encode_utf16().count()).sum::<usize>() + texts.len().saturating_sub(1);
+            let joined: usize =
+                texts.iter().map(|t| t.encode_utf16().count()).sum::<usize>() + texts.len().saturating_sub(1);
             if field_max.is_none() {
                 if ty == "plain" {
                     if texts.iter().any(|t| t.encode_utf16().count() > max) {

@@ -25,7 +25,13 @@ pub const DEFAULT_MAX_REGEX_LENGTH: usize = 1000;
 
 impl Default for IndexLimits {
     fn default() -> Self {
-        IndexLimits { max_docvalue_fields: 100, max_script_fields: 32, max_rescore_window: super::context::DEFAULT_MAX_RESULT_WINDOW, max_regex_length: DEFAULT_MAX_REGEX_LENGTH, max_analyzed_offset: 1_000_000 }
+        IndexLimits {
+            max_docvalue_fields: 100,
+            max_script_fields: 32,
+            max_rescore_window: super::context::DEFAULT_MAX_RESULT_WINDOW,
+            max_regex_length: DEFAULT_MAX_REGEX_LENGTH,
+            max_analyzed_offset: 1_000_000,
+        }
     }
 }
 
@@ -35,7 +41,10 @@ impl IndexLimits {
     pub fn from_settings(setting: &dyn Fn(&str) -> Option<String>, max_result_window: usize) -> OsResult<IndexLimits> {
         let get = |key: &str, default: usize| -> OsResult<usize> {
             match setting(key) {
-                Some(s) => s.trim().parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [{key}]"))),
+                Some(s) => s
+                    .trim()
+                    .parse::<usize>()
+                    .map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [{key}]"))),
                 None => Ok(default),
             }
         };
@@ -122,21 +131,49 @@ mod tests {
     #[test]
     fn reads_settings_with_defaults_and_rescore_fallback() {
         let l = IndexLimits::from_settings(&|k| (k == "index.max_script_fields").then(|| "2".to_string()), 50).unwrap();
-        assert_eq!(l, IndexLimits { max_docvalue_fields: 100, max_script_fields: 2, max_rescore_window: 50, max_regex_length: 1000, max_analyzed_offset: 1_000_000 });
+        assert_eq!(
+            l,
+            IndexLimits {
+                max_docvalue_fields: 100,
+                max_script_fields: 2,
+                max_rescore_window: 50,
+                max_regex_length: 1000,
+                max_analyzed_offset: 1_000_000
+            }
+        );
         assert!(IndexLimits::from_settings(&|_| Some("x".into()), 50).is_err());
     }
 
     #[test]
     fn limits_are_inclusive() {
-        let l = IndexLimits { max_docvalue_fields: 2, max_script_fields: 2, max_rescore_window: 10, max_regex_length: 3, max_analyzed_offset: 5 };
+        let l = IndexLimits {
+            max_docvalue_fields: 2,
+            max_script_fields: 2,
+            max_rescore_window: 10,
+            max_regex_length: 3,
+            max_analyzed_offset: 5,
+        };
         assert!(l.check_docvalue_fields(2).is_ok());
         let e = l.check_docvalue_fields(3).unwrap_err();
-        assert!(e.reason.starts_with("Trying to retrieve too many docvalue_fields. Must be less than or equal to: [2] but was [3]."), "{}", e.reason);
+        assert!(
+            e.reason.starts_with(
+                "Trying to retrieve too many docvalue_fields. Must be less than or equal to: [2] but was [3]."
+            ),
+            "{}",
+            e.reason
+        );
         assert!(l.check_script_fields(3, 0).is_ok());
         assert!(l.check_script_fields(3, 10).unwrap_err().reason.contains("[index.max_script_fields]"));
         assert!(l.check_rescore_window(10).is_ok());
-        assert!(l.check_rescore_window(11).unwrap_err().reason.starts_with("Rescore window [11] is too large. It must be less than [10]."));
+        assert!(l
+            .check_rescore_window(11)
+            .unwrap_err()
+            .reason
+            .starts_with("Rescore window [11] is too large. It must be less than [10]."));
         assert!(check_regex_length("abc", 3).is_ok());
-        assert!(check_regex_length("abcd", 3).unwrap_err().reason.starts_with("The length of regex [4] used in the Regexp Query request"));
+        assert!(check_regex_length("abcd", 3)
+            .unwrap_err()
+            .reason
+            .starts_with("The length of regex [4] used in the Regexp Query request"));
     }
 }

@@ -30,24 +30,29 @@ fn rewrite(q: Query, ctx: &QueryContext<'_>, depth: usize) -> Query {
     match q {
         Query::Phrase { ref field, ref terms, boost, .. } if terms.len() > 1 => match checker(ctx, field, &q) {
             Some(check) => {
-                let filter = terms.iter().map(|(t, _)| Query::Term { field: field.clone(), term: t.clone(), boost: 1.0 }).collect();
-                verified(filter, check, boost)
-            }
-            None => q,
-        },
-        Query::MultiPhrase { ref field, ref positions, boost, .. } if positions.len() > 1 => match checker(ctx, field, &q) {
-            Some(check) => {
-                let filter = positions
+                let filter = terms
                     .iter()
-                    .map(|(ts, _)| match ts.as_slice() {
-                        [one] => Query::Term { field: field.clone(), term: one.clone(), boost: 1.0 },
-                        many => Query::Terms { field: field.clone(), terms: many.to_vec(), boost: 1.0 },
-                    })
+                    .map(|(t, _)| Query::Term { field: field.clone(), term: t.clone(), boost: 1.0 })
                     .collect();
                 verified(filter, check, boost)
             }
             None => q,
         },
+        Query::MultiPhrase { ref field, ref positions, boost, .. } if positions.len() > 1 => {
+            match checker(ctx, field, &q) {
+                Some(check) => {
+                    let filter = positions
+                        .iter()
+                        .map(|(ts, _)| match ts.as_slice() {
+                            [one] => Query::Term { field: field.clone(), term: one.clone(), boost: 1.0 },
+                            many => Query::Terms { field: field.clone(), terms: many.to_vec(), boost: 1.0 },
+                        })
+                        .collect();
+                    verified(filter, check, boost)
+                }
+                None => q,
+            }
+        }
         Query::Bool { must, should, must_not, filter, minimum_should_match, boost } => Query::Bool {
             must: all(must),
             should: all(should),
@@ -56,7 +61,9 @@ fn rewrite(q: Query, ctx: &QueryContext<'_>, depth: usize) -> Query {
             minimum_should_match,
             boost,
         },
-        Query::ConstantScore { query, boost } => Query::ConstantScore { query: Box::new(rewrite(*query, ctx, depth + 1)), boost },
+        Query::ConstantScore { query, boost } => {
+            Query::ConstantScore { query: Box::new(rewrite(*query, ctx, depth + 1)), boost }
+        }
         Query::DisMax { queries, tie_breaker, boost } => Query::DisMax { queries: all(queries), tie_breaker, boost },
         Query::Boosting { positive, negative, negative_boost, boost } => Query::Boosting {
             positive: Box::new(rewrite(*positive, ctx, depth + 1)),
@@ -78,7 +85,8 @@ fn rewrite(q: Query, ctx: &QueryContext<'_>, depth: usize) -> Query {
 }
 
 fn verified(filter: Vec<Query>, check: SourcePhrase, boost: f32) -> Query {
-    let approx = Query::Bool { must: vec![], should: vec![], must_not: vec![], filter, minimum_should_match: 0, boost: 1.0 };
+    let approx =
+        Query::Bool { must: vec![], should: vec![], must_not: vec![], filter, minimum_should_match: 0, boost: 1.0 };
     Query::Verified { approx: Box::new(approx), check: CheckRef(Arc::new(check)), boost }
 }
 
@@ -92,7 +100,13 @@ fn checker(ctx: &QueryContext<'_>, field: &str, phrase: &Query) -> Option<Source
     let analyzer_name = p.analyzer.clone().unwrap_or_else(|| "default".into());
     let analyzer = ctx.analyzers.get(&analyzer_name)?;
     let gap = p.position_increment_gap.unwrap_or(100);
-    Some(SourcePhrase { field: field.to_string(), source_paths: source_paths(ctx.mapping, field), analyzer, gap, phrase: phrase.with_boost(1.0) })
+    Some(SourcePhrase {
+        field: field.to_string(),
+        source_paths: source_paths(ctx.mapping, field),
+        analyzer,
+        gap,
+        phrase: phrase.with_boost(1.0),
+    })
 }
 
 /// Where a field's values come from in `_source`: its own path (the parent's for a
@@ -143,7 +157,8 @@ impl SourcePhrase {
                 _ => continue,
             };
             let first = next.map_or(0, |n| n + self.gap);
-            let end = self.analyzer.analyze(&text, first, &mut |tok| mem.add(&self.field, tok.term.as_bytes(), tok.position));
+            let end =
+                self.analyzer.analyze(&text, first, &mut |tok| mem.add(&self.field, tok.term.as_bytes(), tok.position));
             next = Some(end.next_position);
         }
         mem
@@ -184,7 +199,12 @@ mod tests {
     }
 
     fn phrase(words: &[&str], slop: u32) -> Query {
-        Query::Phrase { field: "t".into(), terms: words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect(), slop, boost: 1.0 }
+        Query::Phrase {
+            field: "t".into(),
+            terms: words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect(),
+            slop,
+            boost: 1.0,
+        }
     }
 
     #[test]

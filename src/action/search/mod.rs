@@ -94,7 +94,12 @@ pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Searc
 
 /// The shard contexts a request searches, and the shards of its indices that failed to open
 /// (reported as failed; not with `routing` or `preference`, which pick shards themselves).
-fn targets(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
+fn targets(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &SearchRequest,
+) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
     let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
     if req.routing.is_some() || req.preference.is_some() {
         failed.clear();
@@ -107,7 +112,12 @@ fn targets(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRe
 }
 
 /// [`search`] as a [`body::SearchBody`], for writing the response straight to bytes.
-pub fn search_body(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<body::SearchBody> {
+pub fn search_body(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &SearchRequest,
+) -> OsResult<body::SearchBody> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
@@ -206,7 +216,10 @@ pub fn msearch(
         let r = p.and_then(|(header, index, o, req)| {
             if let Some(p) = &req.pit {
                 if header.get("index").is_some_and(|i| !i.is_null()) || default_index.is_some() {
-                    return Err(OsError::validation(&["[indices] cannot be used with point in time. Do not specify any index with point in time.".to_string()]));
+                    return Err(OsError::validation(&[
+                        "[indices] cannot be used with point in time. Do not specify any index with point in time."
+                            .to_string(),
+                    ]));
                 }
                 return pit::search(reg, p, &req);
             }

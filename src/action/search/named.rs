@@ -189,7 +189,10 @@ mod tests {
         assert_eq!(java_string_hash(""), 0);
         assert_eq!(java_string_hash("a"), 97);
         assert_eq!(java_string_hash("hello"), 99162322);
-        assert_eq!(java_string_hash("foo_query"), "foo_query".chars().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)));
+        assert_eq!(
+            java_string_hash("foo_query"),
+            "foo_query".chars().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32))
+        );
     }
 
     /// A model of Java's `HashMap`: chained buckets, doubling past three quarters full with

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-pub use super::context_id::{decode_pit_id, ContextId, ContextKind, ShardRef};
 use super::context::{acquire, ShardContext};
+pub use super::context_id::{decode_pit_id, ContextId, ContextKind, ShardRef};
 use super::execute::now_millis;
 use super::request::SearchRequest;
 use crate::cluster::resolve::IndicesOptions;
@@ -69,7 +69,11 @@ pub fn time_value(ms: u64) -> String {
     for (suffix, unit) in UNITS {
         if ms >= unit {
             let tenths = ms * 10 / unit;
-            return if tenths % 10 == 0 { format!("{}{suffix}", tenths / 10) } else { format!("{}.{}{suffix}", tenths / 10, tenths % 10) };
+            return if tenths % 10 == 0 {
+                format!("{}{suffix}", tenths / 10)
+            } else {
+                format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+            };
         }
     }
     format!("{ms}ms")
@@ -121,7 +125,14 @@ impl ReaderContexts {
     }
 
     /// Registers `ctxs` as one PIT or scroll; returns its id. `max_open` bounds the PIT contexts.
-    pub fn register(&self, ctxs: Vec<ShardContext>, kind: ContextKind, keep_alive: Duration, max_open: Option<usize>, cursor: Option<ScrollCursor>) -> OsResult<String> {
+    pub fn register(
+        &self,
+        ctxs: Vec<ShardContext>,
+        kind: ContextKind,
+        keep_alive: Duration,
+        max_open: Option<usize>,
+        cursor: Option<ScrollCursor>,
+    ) -> OsResult<String> {
         let mut map = self.lock();
         if let Some(max) = max_open {
             let open = map.values().filter(|c| c.kind == ContextKind::Pit).count();
@@ -134,14 +145,30 @@ impl ReaderContexts {
         }
         let shards: Vec<ShardRef> = ctxs
             .iter()
-            .map(|c| ShardRef { index: c.index.clone(), index_uuid: c.index_uuid.clone(), shard: c.shard, context: self.next.fetch_add(1, Ordering::Relaxed) })
+            .map(|c| ShardRef {
+                index: c.index.clone(),
+                index_uuid: c.index_uuid.clone(),
+                shard: c.shard,
+                context: self.next.fetch_add(1, Ordering::Relaxed),
+            })
             .collect();
         let id = ContextId { kind, session: self.session.clone(), shards: shards.clone() }.encode();
         let now = Instant::now();
         let created_ms = now_millis();
         let cursor = cursor.map(|c| Arc::new(Mutex::new(c)));
         for (ctx, s) in ctxs.into_iter().zip(shards) {
-            map.insert(s.context, ReaderContext { ctx, kind, owner: id.clone(), keep_alive, created_ms, last_access: now, cursor: cursor.clone() });
+            map.insert(
+                s.context,
+                ReaderContext {
+                    ctx,
+                    kind,
+                    owner: id.clone(),
+                    keep_alive,
+                    created_ms,
+                    last_access: now,
+                    cursor: cursor.clone(),
+                },
+            );
         }
         Ok(id)
     }
@@ -152,7 +179,11 @@ impl ReaderContexts {
         let mut map = self.lock();
         let mut found = Found { contexts: Vec::new(), missing: Vec::new(), cursor: None };
         for s in &id.shards {
-            let hit = if id.session == self.session { map.get_mut(&s.context).filter(|c| c.kind == id.kind && c.ctx.index_uuid == s.index_uuid) } else { None };
+            let hit = if id.session == self.session {
+                map.get_mut(&s.context).filter(|c| c.kind == id.kind && c.ctx.index_uuid == s.index_uuid)
+            } else {
+                None
+            };
             match hit {
                 Some(c) => {
                     c.last_access = Instant::now();
@@ -177,7 +208,10 @@ impl ReaderContexts {
             return 0;
         }
         let mut map = self.lock();
-        id.shards.iter().filter(|s| map.get(&s.context).is_some_and(|c| c.kind == id.kind) && map.remove(&s.context).is_some()).count()
+        id.shards
+            .iter()
+            .filter(|s| map.get(&s.context).is_some_and(|c| c.kind == id.kind) && map.remove(&s.context).is_some())
+            .count()
     }
 
     /// Frees every context of a kind; returns the owners' ids (in creation order) with their count.
@@ -210,8 +244,12 @@ impl ReaderContexts {
     /// [`ReaderContexts::reap`] against the cluster's current metadata.
     pub fn reap_in(&self, cs: &ClusterService) -> usize {
         let md = cs.metadata();
-        let open: std::collections::HashSet<&str> =
-            md.indices.values().filter(|m| m.state == crate::cluster::metadata::IndexState::Open).map(|m| m.uuid.as_str()).collect();
+        let open: std::collections::HashSet<&str> = md
+            .indices
+            .values()
+            .filter(|m| m.state == crate::cluster::metadata::IndexState::Open)
+            .map(|m| m.uuid.as_str())
+            .collect();
         self.reap(&|u| open.contains(u))
     }
 
@@ -242,7 +280,9 @@ impl ReaderContexts {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                s.parse::<usize>().map_err(|_| OsError::illegal(format!("Failed to parse value [{s}] for setting [search.max_open_pit_context]")))
+                s.parse::<usize>().map_err(|_| {
+                    OsError::illegal(format!("Failed to parse value [{s}] for setting [search.max_open_pit_context]"))
+                })
             }
         }
     }
@@ -259,7 +299,13 @@ pub struct CreatePit {
 }
 
 /// `POST /{targets}/_search/point_in_time`: `{pit_id, _shards, creation_time}`.
-pub fn create(cs: &ClusterService, reg: &ReaderContexts, expr: &str, opts: IndicesOptions, p: &CreatePit) -> OsResult<Value> {
+pub fn create(
+    cs: &ClusterService,
+    reg: &ReaderContexts,
+    expr: &str,
+    opts: IndicesOptions,
+    p: &CreatePit,
+) -> OsResult<Value> {
     let keep_alive = p.keep_alive.ok_or_else(|| OsError::validation(&["keep alive not specified".to_string()]))?;
     check_keep_alive(keep_alive, "point_in_time.max_keep_alive")?;
     let mut ctxs = acquire(cs, expr, opts)?;
@@ -297,7 +343,11 @@ pub fn search_found(found: &Found, req: &SearchRequest) -> OsResult<Value> {
 }
 
 /// [`search_found`] for a scroll page (see [`super::execute::search_contexts_with`]).
-pub fn search_found_with(found: &Found, req: &SearchRequest, scroll: Option<&mut super::execute::ScrollState>) -> OsResult<Value> {
+pub fn search_found_with(
+    found: &Found,
+    req: &SearchRequest,
+    scroll: Option<&mut super::execute::ScrollState>,
+) -> OsResult<Value> {
     if found.contexts.is_empty() {
         return Err(all_missing(&found.missing));
     }
@@ -331,7 +381,10 @@ pub fn prepend(body: Value, key: &str, v: Value) -> Value {
 
 /// `_search` with `"pit": {"id", "keep_alive"}`.
 pub fn search(reg: &ReaderContexts, pit: &Value, req: &SearchRequest) -> OsResult<Value> {
-    let id = pit.get("id").and_then(Value::as_str).ok_or_else(|| OsError::parsing("[point_in_time] failed to parse field [id]"))?;
+    let id = pit
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| OsError::parsing("[point_in_time] failed to parse field [id]"))?;
     let keep_alive = match pit.get("keep_alive") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => {
@@ -349,7 +402,11 @@ pub fn search(reg: &ReaderContexts, pit: &Value, req: &SearchRequest) -> OsResul
 
 /// `GET /_search/point_in_time/_all`.
 pub fn list(reg: &ReaderContexts) -> Value {
-    let pits: Vec<Value> = reg.list_pits().into_iter().map(|(id, c, k)| json!({"pit_id": id, "creation_time": c, "keep_alive": k})).collect();
+    let pits: Vec<Value> = reg
+        .list_pits()
+        .into_iter()
+        .map(|(id, c, k)| json!({"pit_id": id, "creation_time": c, "keep_alive": k}))
+        .collect();
     json!({ "pits": pits })
 }
 
@@ -357,7 +414,14 @@ pub fn list(reg: &ReaderContexts) -> Value {
 pub fn body_pit_ids(body: &Value) -> OsResult<Vec<String>> {
     let ids = match body.get("pit_id") {
         Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map(str::to_string).ok_or_else(|| OsError::parsing("[pit_id] must be a string or a list of strings"))).collect::<OsResult<Vec<_>>>()?,
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| OsError::parsing("[pit_id] must be a string or a list of strings"))
+            })
+            .collect::<OsResult<Vec<_>>>()?,
         Some(_) => return Err(OsError::parsing("[pit_id] must be a string or a list of strings")),
         None => vec![],
     };
@@ -384,7 +448,8 @@ pub fn delete(reg: &ReaderContexts, ids: &[String]) -> OsResult<Value> {
 
 /// `DELETE /_search/point_in_time/_all`.
 pub fn delete_all(reg: &ReaderContexts) -> Value {
-    let pits: Vec<Value> = reg.free_all(ContextKind::Pit).into_iter().map(|(id, _)| json!({"successful": true, "pit_id": id})).collect();
+    let pits: Vec<Value> =
+        reg.free_all(ContextKind::Pit).into_iter().map(|(id, _)| json!({"successful": true, "pit_id": id})).collect();
     json!({ "pits": pits })
 }
 

@@ -7,7 +7,14 @@ fn id(n: usize) -> ContextId {
     ContextId {
         kind: ContextKind::Pit,
         session: "sess".into(),
-        shards: (0..n).map(|i| ShardRef { index: format!("ix{i}"), index_uuid: format!("u{i}"), shard: i as u32, context: 1000 + i as u64 }).collect(),
+        shards: (0..n)
+            .map(|i| ShardRef {
+                index: format!("ix{i}"),
+                index_uuid: format!("u{i}"),
+                shard: i as u32,
+                context: 1000 + i as u64,
+            })
+            .collect(),
     }
 }
 
@@ -182,7 +189,10 @@ proptest! {
 #[test]
 fn empty_registry() {
     let r = ReaderContexts::new(2);
-    assert_eq!(r.register(vec![], ContextKind::Pit, Duration::from_secs(1), Some(2), None).map(|s| !s.is_empty()).ok(), Some(true));
+    assert_eq!(
+        r.register(vec![], ContextKind::Pit, Duration::from_secs(1), Some(2), None).map(|s| !s.is_empty()).ok(),
+        Some(true)
+    );
     assert_eq!(r.reap(&|_| true), 0);
     assert!(r.list_pits().is_empty());
     let f = r.find(&id(1), None);

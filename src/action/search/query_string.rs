@@ -34,7 +34,17 @@ pub struct QsOptions {
 
 impl Default for QsOptions {
     fn default() -> Self {
-        QsOptions { fields: vec![("*".into(), 1.0)], and: false, analyzer: None, lenient: false, phrase_slop: 0, minimum_should_match: None, tie_breaker: 0.0, analyze_wildcard: false, simple: false }
+        QsOptions {
+            fields: vec![("*".into(), 1.0)],
+            and: false,
+            analyzer: None,
+            lenient: false,
+            phrase_slop: 0,
+            minimum_should_match: None,
+            tie_breaker: 0.0,
+            analyze_wildcard: false,
+            simple: false,
+        }
     }
 }
 
@@ -63,9 +73,23 @@ pub fn parse_dsl(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Quer
             "tie_breaker" => o.tie_breaker = f32_of(name, k, v)?,
             "analyze_wildcard" => o.analyze_wildcard = bool_of(name, k, v)?,
             "boost" => boost = f32_of(name, k, v)?,
-            "_name" | "flags" | "fuzziness" | "fuzzy_max_expansions" | "fuzzy_prefix_length" | "fuzzy_transpositions" | "auto_generate_synonyms_phrase_query"
-            | "allow_leading_wildcard" | "enable_position_increments" | "max_determinized_states" | "quote_field_suffix" | "quote_analyzer" | "rewrite" | "time_zone"
-            | "type" | "escape" | "fuzzy_rewrite" => {}
+            "_name"
+            | "flags"
+            | "fuzziness"
+            | "fuzzy_max_expansions"
+            | "fuzzy_prefix_length"
+            | "fuzzy_transpositions"
+            | "auto_generate_synonyms_phrase_query"
+            | "allow_leading_wildcard"
+            | "enable_position_increments"
+            | "max_determinized_states"
+            | "quote_field_suffix"
+            | "quote_analyzer"
+            | "rewrite"
+            | "time_zone"
+            | "type"
+            | "escape"
+            | "fuzzy_rewrite" => {}
             other => return Err(perr(format!("[{name}] query does not support [{other}]"))),
         }
     }
@@ -93,7 +117,12 @@ enum Tok {
     Colon,
     Caret(f32),
     Tilde(Option<f32>),
-    Range { lo: String, hi: String, inc_lo: bool, inc_hi: bool },
+    Range {
+        lo: String,
+        hi: String,
+        inc_lo: bool,
+        inc_hi: bool,
+    },
     /// `/regexp/` (`\/` is a slash inside it).
     Regex(String),
 }
@@ -116,7 +145,11 @@ fn lex(s: &str, simple: bool) -> OsResult<Vec<Tok>> {
             '(' => out.push(Tok::LParen),
             ')' => out.push(Tok::RParen),
             ':' => out.push(Tok::Colon),
-            '+' => out.push(if simple && matches!(out.last(), Some(Tok::Word(_) | Tok::Phrase(_) | Tok::RParen)) { Tok::And } else { Tok::Plus }),
+            '+' => out.push(if simple && matches!(out.last(), Some(Tok::Word(_) | Tok::Phrase(_) | Tok::RParen)) {
+                Tok::And
+            } else {
+                Tok::Plus
+            }),
             '-' => out.push(Tok::Minus),
             '!' if !simple => out.push(Tok::Not),
             '|' if simple => out.push(Tok::Or),
@@ -181,7 +214,12 @@ fn lex(s: &str, simple: bool) -> OsResult<Vec<Tok>> {
                 if parts.len() != 2 {
                     return Err(perr(format!("Cannot parse '{s}': range must be [a TO b]")));
                 }
-                out.push(Tok::Range { lo: parts[0].trim().to_string(), hi: parts[1].trim().to_string(), inc_lo: c == '[', inc_hi: cs[end] == ']' });
+                out.push(Tok::Range {
+                    lo: parts[0].trim().to_string(),
+                    hi: parts[1].trim().to_string(),
+                    inc_lo: c == '[',
+                    inc_hi: cs[end] == ']',
+                });
                 i = end + 1;
                 continue;
             }
@@ -366,7 +404,13 @@ impl Parser<'_, '_> {
                     _ => self.o.phrase_slop,
                 };
                 self.per_field(&fields, |p, f, b| {
-                    let mo = MatchOptions { slop, analyzer: p.o.analyzer.clone(), lenient: p.o.lenient, boost: b, ..MatchOptions::default() };
+                    let mo = MatchOptions {
+                        slop,
+                        analyzer: p.o.analyzer.clone(),
+                        lenient: p.o.lenient,
+                        boost: b,
+                        ..MatchOptions::default()
+                    };
                     match_field(p.ctx, f, &Value::String(ph.clone()), MatchKind::Phrase, &mo)
                 })?
             }
@@ -391,7 +435,15 @@ impl Parser<'_, '_> {
                 spec.insert("boost".into(), json!(b));
                 dsl_term::parse("range", &json!({ f: Value::Object(spec) }), p.ctx)
             })?,
-            Tok::And | Tok::Or | Tok::Not | Tok::Plus | Tok::Minus | Tok::Colon | Tok::RParen | Tok::Caret(_) | Tok::Tilde(_) => {
+            Tok::And
+            | Tok::Or
+            | Tok::Not
+            | Tok::Plus
+            | Tok::Minus
+            | Tok::Colon
+            | Tok::RParen
+            | Tok::Caret(_)
+            | Tok::Tilde(_) => {
                 if self.o.simple {
                     return Ok(None);
                 }
@@ -409,7 +461,11 @@ impl Parser<'_, '_> {
         Ok(Some(q))
     }
 
-    fn per_field(&self, fields: &[(String, f32)], mut f: impl FnMut(&Self, &str, f32) -> OsResult<Query>) -> OsResult<Query> {
+    fn per_field(
+        &self,
+        fields: &[(String, f32)],
+        mut f: impl FnMut(&Self, &str, f32) -> OsResult<Query>,
+    ) -> OsResult<Query> {
         let fields = expand_fields(self.ctx, fields);
         let mut qs = Vec::new();
         for (name, b) in &fields {
@@ -425,9 +481,22 @@ impl Parser<'_, '_> {
 
     fn word(&self, field: &str, w: &str, fuzzy: Option<f32>, boost: f32) -> OsResult<Query> {
         let kind = self.ctx.mapping.field_type(field).map(|f| &f.kind);
-        if let Some(rest) = w.strip_prefix(">=").or_else(|| w.strip_prefix("<=")).or_else(|| w.strip_prefix('>')).or_else(|| w.strip_prefix('<')) {
+        if let Some(rest) = w
+            .strip_prefix(">=")
+            .or_else(|| w.strip_prefix("<="))
+            .or_else(|| w.strip_prefix('>'))
+            .or_else(|| w.strip_prefix('<'))
+        {
             if !rest.is_empty() {
-                let op = if w.starts_with(">=") { "gte" } else if w.starts_with("<=") { "lte" } else if w.starts_with('>') { "gt" } else { "lt" };
+                let op = if w.starts_with(">=") {
+                    "gte"
+                } else if w.starts_with("<=") {
+                    "lte"
+                } else if w.starts_with('>') {
+                    "gt"
+                } else {
+                    "lt"
+                };
                 return dsl_term::parse("range", &json!({ field: { op: rest, "boost": boost } }), self.ctx);
             }
         }

@@ -131,7 +131,10 @@ fn int(key: &str, v: &Value) -> OsResult<i64> {
 fn int32(key: &str, v: &Value) -> OsResult<i64> {
     let n = int(key, v)?;
     if n > i32::MAX as i64 || n < i32::MIN as i64 {
-        return Err(OsError::new("input_coercion_exception", format!("Numeric value ({n}) out of range of int (-2147483648 - 2147483647)")));
+        return Err(OsError::new(
+            "input_coercion_exception",
+            format!("Numeric value ({n}) out of range of int (-2147483648 - 2147483647)"),
+        ));
     }
     Ok(n)
 }
@@ -152,7 +155,11 @@ fn names(key: &str, v: &Value) -> OsResult<Vec<String>> {
             .iter()
             .map(|x| match x {
                 Value::String(s) => Ok(s.clone()),
-                Value::Object(m) => m.get("field").and_then(Value::as_str).map(str::to_string).ok_or_else(|| perr(format!("[{key}] entries need a [field]"))),
+                Value::Object(m) => m
+                    .get("field")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| perr(format!("[{key}] entries need a [field]"))),
                 _ => Err(perr(format!("[{key}] must be a list of strings"))),
             })
             .collect(),
@@ -170,7 +177,9 @@ pub fn parse_track_total_hits(v: &Value) -> OsResult<TrackTotalHits> {
         other => {
             let n = int("track_total_hits", other)?;
             if n < -1 {
-                return Err(OsError::validation(&["[track_total_hits] parameter must be positive or equals to -1, got ".to_string() + &n.to_string()]));
+                return Err(OsError::validation(&[
+                    "[track_total_hits] parameter must be positive or equals to -1, got ".to_string() + &n.to_string(),
+                ]));
             }
             Ok(if n == -1 { TrackTotalHits::Accurate } else { TrackTotalHits::UpTo(n as u64) })
         }
@@ -205,7 +214,9 @@ impl SearchRequest {
                 "from" => r.from = usize_from("from", int32(k, v)?)?,
                 "size" => r.size = usize_from("size", int32(k, v)?)?,
                 "sort" => r.sort = parse_sort(v)?,
-                "search_after" => r.search_after = Some(v.as_array().cloned().ok_or_else(|| perr("[search_after] must be an array"))?),
+                "search_after" => {
+                    r.search_after = Some(v.as_array().cloned().ok_or_else(|| perr("[search_after] must be an array"))?)
+                }
                 "track_total_hits" => {
                     r.track_total_hits = parse_track_total_hits(v)?;
                     r.track_total_hits_set = true;
@@ -231,7 +242,9 @@ impl SearchRequest {
                 "track_scores" => r.track_scores = flag(k, v)?,
                 "slice" => r.slice = Some(super::slice::parse(v)?),
                 "include_named_queries_score" => r.named_queries_score = flag(k, v)?,
-                "min_score" => r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32),
+                "min_score" => {
+                    r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32)
+                }
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
                 // Asking for nothing: accepted.
                 "profile" if v == &Value::Bool(false) => {}
@@ -239,7 +252,8 @@ impl SearchRequest {
                 // Parts of the search body Fathom does not build yet (aggregations: issue 17,
                 // stats groups and profiling: issue 20, the rest below) are refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
-                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest" | "search_pipeline" | "derived" | "verbose_pipeline" => {
+                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest"
+                | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }
                 "highlight" => r.highlight = Some(val),
@@ -260,14 +274,21 @@ impl SearchRequest {
     /// Applies URL parameters (`get` returns a parameter's value).
     pub fn apply_params(&mut self, get: &dyn Fn(&str) -> Option<String>) -> OsResult<()> {
         let num = |k: &str| -> OsResult<Option<i64>> {
-            get(k).map(|s| s.parse::<i64>().map_err(|_| OsError::illegal(format!("Failed to parse int parameter [{k}] with value [{s}]")))).transpose()
+            get(k)
+                .map(|s| {
+                    s.parse::<i64>()
+                        .map_err(|_| OsError::illegal(format!("Failed to parse int parameter [{k}] with value [{s}]")))
+                })
+                .transpose()
         };
         let boolp = |k: &str| -> OsResult<Option<bool>> {
             get(k)
                 .map(|s| match s.as_str() {
                     "" | "true" => Ok(true),
                     "false" => Ok(false),
-                    _ => Err(OsError::illegal(format!("Failed to parse value [{s}] as only [true] or [false] are allowed."))),
+                    _ => Err(OsError::illegal(format!(
+                        "Failed to parse value [{s}] as only [true] or [false] are allowed."
+                    ))),
                 })
                 .transpose()
         };
@@ -300,19 +321,35 @@ impl SearchRequest {
             self.track_total_hits_set = true;
         }
         if get("_source").is_some() || get("_source_includes").is_some() || get("_source_excludes").is_some() {
-            self.source = SourceFilter::from_params(get("_source").as_deref(), get("_source_includes").as_deref(), get("_source_excludes").as_deref());
+            self.source = SourceFilter::from_params(
+                get("_source").as_deref(),
+                get("_source_includes").as_deref(),
+                get("_source_excludes").as_deref(),
+            );
             self.source_set = true;
         }
         if let Some(s) = get("stored_fields") {
-            self.stored_fields = Some(s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect());
+            self.stored_fields =
+                Some(s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect());
         }
         if let Some(s) = get("docvalue_fields") {
-            self.docvalue_fields = s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(|f| FieldAndFormat { field: f.to_string(), format: None }).collect();
+            self.docvalue_fields = s
+                .split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|f| FieldAndFormat { field: f.to_string(), format: None })
+                .collect();
         }
         if let Some(t) = get("timeout") {
             self.timeout = parse_timeout(&t)?;
         }
-        for (k, slot) in [("version", &mut self.version), ("seq_no_primary_term", &mut self.seq_no_primary_term), ("explain", &mut self.explain), ("track_scores", &mut self.track_scores), ("include_named_queries_score", &mut self.named_queries_score)] {
+        for (k, slot) in [
+            ("version", &mut self.version),
+            ("seq_no_primary_term", &mut self.seq_no_primary_term),
+            ("explain", &mut self.explain),
+            ("track_scores", &mut self.track_scores),
+            ("include_named_queries_score", &mut self.named_queries_score),
+        ] {
             if let Some(b) = boolp(k)? {
                 *slot = b;
             }
@@ -362,14 +399,18 @@ impl SearchRequest {
     /// Cross-field checks after body and parameters are read.
     pub fn finish(&mut self) -> OsResult<()> {
         if self.pit.is_none() && self.sort.iter().any(|s| s.field == "_shard_doc") {
-            return Err(OsError::validation(&["[_shard_doc] sort field cannot be used without [point in time]".to_string()]));
+            return Err(OsError::validation(&[
+                "[_shard_doc] sort field cannot be used without [point in time]".to_string()
+            ]));
         }
         if self.rest_total_hits_as_int {
             match self.track_total_hits {
                 TrackTotalHits::Accurate => {}
                 _ if !self.track_total_hits_set => self.track_total_hits = TrackTotalHits::Accurate,
                 TrackTotalHits::UpTo(n) => {
-                    return Err(OsError::illegal(format!("[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got {n}")))
+                    return Err(OsError::illegal(format!(
+                    "[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got {n}"
+                )))
                 }
                 TrackTotalHits::Disabled => {}
             }
@@ -381,7 +422,13 @@ impl SearchRequest {
 /// A `timeout` value (`10ms`, `1s`; `-1`: none), with OpenSearch's message for a bad one.
 pub fn parse_timeout(s: &str) -> OsResult<Option<std::time::Duration>> {
     crate::cluster::settings::parse_time(s, "timeout").map_err(|_| {
-        OsError::new("parse_exception", format!("failed to parse setting [timeout] with value [{s}] as a time value: unit is missing or unrecognized")).status(400)
+        OsError::new(
+            "parse_exception",
+            format!(
+                "failed to parse setting [timeout] with value [{s}] as a time value: unit is missing or unrecognized"
+            ),
+        )
+        .status(400)
     })
 }
 

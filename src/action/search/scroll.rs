@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 
 use super::context::acquire;
 use super::execute::{search_contexts_with, ScrollState};
-use super::pit::{all_missing, check_keep_alive, prepend, search_found_with, ContextId, ContextKind, ReaderContexts, ScrollCursor};
+use super::pit::{
+    all_missing, check_keep_alive, prepend, search_found_with, ContextId, ContextKind, ReaderContexts, ScrollCursor,
+};
 use super::request::SearchRequest;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
@@ -52,7 +54,14 @@ pub fn validate(req: &mut SearchRequest) -> OsResult<()> {
 }
 
 /// `_search?scroll=`: the first page and `_scroll_id`.
-pub fn start(cs: &ClusterService, reg: &ReaderContexts, expr: &str, opts: IndicesOptions, req: &SearchRequest, keep_alive: Duration) -> OsResult<Value> {
+pub fn start(
+    cs: &ClusterService,
+    reg: &ReaderContexts,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &SearchRequest,
+    keep_alive: Duration,
+) -> OsResult<Value> {
     check_keep_alive(keep_alive, "search.max_keep_alive")?;
     let mut req = req.clone();
     validate(&mut req)?;
@@ -77,7 +86,12 @@ pub fn decode(id: &str) -> OsResult<ContextId> {
 }
 
 /// `/_search/scroll`: the next page.
-pub fn next(reg: &ReaderContexts, scroll_id: &str, keep_alive: Option<Duration>, rest_total_hits_as_int: Option<bool>) -> OsResult<Value> {
+pub fn next(
+    reg: &ReaderContexts,
+    scroll_id: &str,
+    keep_alive: Option<Duration>,
+    rest_total_hits_as_int: Option<bool>,
+) -> OsResult<Value> {
     if let Some(k) = keep_alive {
         check_keep_alive(k, "search.max_keep_alive")?;
     }
@@ -113,8 +127,17 @@ pub fn clear(reg: &ReaderContexts, ids: &[String]) -> OsResult<(u16, Value)> {
 pub fn body_scroll_ids(body: &Value) -> OsResult<Vec<String>> {
     match body.get("scroll_id") {
         None | Some(Value::Null) => Ok(vec![]),
-        Some(Value::String(s)) => Ok(s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect()),
-        Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map(str::to_string).ok_or_else(|| OsError::parsing("[scroll_id] must be a string or a list of strings"))).collect(),
+        Some(Value::String(s)) => {
+            Ok(s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect())
+        }
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| OsError::parsing("[scroll_id] must be a string or a list of strings"))
+            })
+            .collect(),
         Some(_) => Err(OsError::parsing("[scroll_id] must be a string or a list of strings")),
     }
 }

@@ -36,9 +36,21 @@ fn parse_err(key: &str, cause: OsError) -> OsError {
 }
 
 fn int_of(key: &str, v: &Value) -> OsResult<i32> {
-    let bad = || parse_err(key, OsError::illegal(format!("For input string: \"{}\"", v.as_str().map_or_else(|| v.to_string(), str::to_string))));
+    let bad = || {
+        parse_err(
+            key,
+            OsError::illegal(format!(
+                "For input string: \"{}\"",
+                v.as_str().map_or_else(|| v.to_string(), str::to_string)
+            )),
+        )
+    };
     match v {
-        Value::Number(n) => n.as_i64().and_then(|i| i32::try_from(i).ok()).or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 2e9).map(|f| f as i32)).ok_or_else(bad),
+        Value::Number(n) => n
+            .as_i64()
+            .and_then(|i| i32::try_from(i).ok())
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 2e9).map(|f| f as i32))
+            .ok_or_else(bad),
         Value::String(s) => s.trim().parse::<i32>().map_err(|_| bad()),
         _ => Err(bad()),
     }
@@ -46,7 +58,9 @@ fn int_of(key: &str, v: &Value) -> OsResult<i32> {
 
 /// Parses the body's `slice` object (OpenSearch's `ObjectParser` with `SliceBuilder`'s setters).
 pub fn parse(v: &Value) -> OsResult<Slice> {
-    let m = v.as_object().ok_or_else(|| OsError::new("x_content_parse_exception", "[slice] Expected START_OBJECT but was: VALUE"))?;
+    let m = v
+        .as_object()
+        .ok_or_else(|| OsError::new("x_content_parse_exception", "[slice] Expected START_OBJECT but was: VALUE"))?;
     let mut s = Slice { field: "_id".into(), id: -1, max: -1 };
     for (k, v) in m {
         match k.as_str() {
@@ -210,7 +224,11 @@ fn within_shard(field: &str, id: i32, max: i32, ctx: &ShardContext) -> OsResult<
         return Ok(Query::Terms { field: "_id".into(), terms, boost: 1.0 });
     }
     let check = DocValuesSlice { field: field.to_string(), id, max };
-    Ok(Query::Verified { approx: Box::new(Query::MatchAll { boost: 1.0 }), check: CheckRef(Arc::new(check)), boost: 1.0 })
+    Ok(Query::Verified {
+        approx: Box::new(Query::MatchAll { boost: 1.0 }),
+        check: CheckRef(Arc::new(check)),
+        boost: 1.0,
+    })
 }
 
 /// OpenSearch's checks of a sliced search on a shard: a scroll or PIT only, at most
@@ -218,7 +236,11 @@ fn within_shard(field: &str, id: i32, max: i32, ctx: &ShardContext) -> OsResult<
 /// with doc values.
 pub fn check(s: &Slice, ctx: &ShardContext, scroll_or_pit: bool) -> OsResult<()> {
     if !scroll_or_pit {
-        return Err(OsError::new("search_exception", "`slice` cannot be used outside of a scroll context or PIT context").status(500));
+        return Err(OsError::new(
+            "search_exception",
+            "`slice` cannot be used outside of a scroll context or PIT context",
+        )
+        .status(500));
     }
     if s.max as i64 > ctx.max_slices_per_scroll {
         return Err(OsError::illegal(format!(
@@ -230,12 +252,21 @@ pub fn check(s: &Slice, ctx: &ShardContext, scroll_or_pit: bool) -> OsResult<()>
         return Ok(());
     }
     if s.field == "_uid" {
-        return Err(OsError::illegal("Computing slices on the [_uid] field is illegal for 7.x indices, use [_id] instead"));
+        return Err(OsError::illegal(
+            "Computing slices on the [_uid] field is illegal for 7.x indices, use [_id] instead",
+        ));
     }
     let Some(ft) = ctx.mapping.field_type(&s.field) else {
         return Err(OsError::illegal(format!("field {} not found", s.field)));
     };
-    let numeric = matches!(ft.kind, FieldKind::Number(_) | FieldKind::ScaledFloat { .. } | FieldKind::Date { .. } | FieldKind::Boolean | FieldKind::TokenCount { .. });
+    let numeric = matches!(
+        ft.kind,
+        FieldKind::Number(_)
+            | FieldKind::ScaledFloat { .. }
+            | FieldKind::Date { .. }
+            | FieldKind::Boolean
+            | FieldKind::TokenCount { .. }
+    );
     if !ft.effective_doc_values() || !numeric {
         return Err(OsError::illegal(format!("cannot load numeric doc values on {}", s.field)));
     }
@@ -272,7 +303,10 @@ mod tests {
     #[test]
     fn parsing_and_its_errors() {
         assert_eq!(parse(&json!({"id": 1, "max": 3})).unwrap(), Slice { field: "_id".into(), id: 1, max: 3 });
-        assert_eq!(parse(&json!({"field": "n", "id": 0, "max": 2})).unwrap(), Slice { field: "n".into(), id: 0, max: 2 });
+        assert_eq!(
+            parse(&json!({"field": "n", "id": 0, "max": 2})).unwrap(),
+            Slice { field: "n".into(), id: 0, max: 2 }
+        );
         let cause = |v: Value| parse(&v).unwrap_err().caused_by.map(|c| c.reason).unwrap_or_default();
         assert_eq!(cause(json!({"id": 0, "max": 1})), "max must be greater than 1");
         assert_eq!(cause(json!({"id": 2, "max": 2})), "max must be greater than id");
@@ -323,7 +357,8 @@ mod tests {
         };
         for n in 1..=6usize {
             for seed in 0..50u32 {
-                let b: Vec<u8> = (0..n).map(|i| (seed.wrapping_mul(97).wrapping_add(i as u32 * 31) % 256) as u8).collect();
+                let b: Vec<u8> =
+                    (0..n).map(|i| (seed.wrapping_mul(97).wrapping_add(i as u32 * 31) % 256) as u8).collect();
                 assert_eq!(base64_url_no_pad(&enc(&b)), Some(b.clone()), "{b:?}");
             }
         }

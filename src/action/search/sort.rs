@@ -33,7 +33,15 @@ fn order_of(s: &str) -> OsResult<SortOrder> {
 }
 
 fn spec(field: &str) -> SortSpec {
-    SortSpec { field: field.to_string(), order: None, missing: None, unmapped_type: None, mode: None, missing_value: None, numeric_type: None }
+    SortSpec {
+        field: field.to_string(),
+        order: None,
+        missing: None,
+        unmapped_type: None,
+        mode: None,
+        missing_value: None,
+        numeric_type: None,
+    }
 }
 
 fn one(v: &Value) -> OsResult<SortSpec> {
@@ -50,7 +58,8 @@ fn one(v: &Value) -> OsResult<SortSpec> {
                 Value::String(o) => s.order = Some(order_of(o)?),
                 Value::Object(om) => {
                     for (k, v) in om {
-                        let text = || v.as_str().map(str::to_string).ok_or_else(|| perr(format!("[{k}] must be a string")));
+                        let text =
+                            || v.as_str().map(str::to_string).ok_or_else(|| perr(format!("[{k}] must be a string")));
                         match k.as_str() {
                             "order" => s.order = Some(order_of(&text()?)?),
                             "missing" => {
@@ -121,7 +130,10 @@ pub enum ValueFormat {
     /// `unsigned_long`: the column holds the value with its sign bit flipped.
     Unsigned,
     /// `date`/`date_nanos`: values print as numbers; `search_after` strings parse with `format`.
-    Date { format: String, nanos: bool },
+    Date {
+        format: String,
+        nanos: bool,
+    },
 }
 
 /// Resolves specs against a mapping.
@@ -136,8 +148,12 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
     };
     let missing = s.missing.unwrap_or(Missing::Last);
     match s.field.as_str() {
-        "_score" => return Ok((SortField { by: SortBy::Score, order: order(SortOrder::Desc), missing }, ValueFormat::Plain)),
-        "_doc" | "_shard_doc" => return Ok((SortField { by: SortBy::Doc, order: order(SortOrder::Asc), missing }, ValueFormat::Plain)),
+        "_score" => {
+            return Ok((SortField { by: SortBy::Score, order: order(SortOrder::Desc), missing }, ValueFormat::Plain))
+        }
+        "_doc" | "_shard_doc" => {
+            return Ok((SortField { by: SortBy::Doc, order: order(SortOrder::Asc), missing }, ValueFormat::Plain))
+        }
         _ => {}
     }
     let by_kind = |kind: &FieldKind, name: &str, date_format: &str| -> OsResult<(SortBy, ValueFormat)> {
@@ -180,7 +196,13 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
                 };
                 by_kind(&kind, &s.field, "")?
             }
-            None => return Err(OsError::new("query_shard_exception", format!("No mapping found for [{}] in order to sort on", s.field)).status(400)),
+            None => {
+                return Err(OsError::new(
+                    "query_shard_exception",
+                    format!("No mapping found for [{}] in order to sort on", s.field),
+                )
+                .status(400))
+            }
         },
     };
     let scale = match mapping.field_type(&s.field).map(|f| &f.kind) {
@@ -199,8 +221,12 @@ fn unsigned_key(u: u64) -> i64 {
 /// An `unsigned_long` from a JSON number or string (a fraction is truncated; out of range: `None`).
 fn unsigned_of(v: &Value) -> Option<u64> {
     match v {
-        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|d| *d >= 0.0 && *d < 18_446_744_073_709_551_616.0).map(|d| d as u64)),
-        Value::String(s) => s.trim().parse::<u64>().ok().or_else(|| unsigned_of(&Value::from(s.trim().parse::<f64>().ok()?))),
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| n.as_f64().filter(|d| *d >= 0.0 && *d < 18_446_744_073_709_551_616.0).map(|d| d as u64)),
+        Value::String(s) => {
+            s.trim().parse::<u64>().ok().or_else(|| unsigned_of(&Value::from(s.trim().parse::<f64>().ok()?)))
+        }
         _ => None,
     }
 }
@@ -213,7 +239,10 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsRe
         SortBy::Long(f) => (f.clone(), false),
         SortBy::Double(f) => (f.clone(), true),
         SortBy::Keyword(_) if matches!(s.mode.as_deref(), Some("sum" | "avg" | "median")) => {
-            return Err(OsError::illegal(format!("only sorting on numeric fields supports [{}] mode", s.mode.as_deref().unwrap_or(""))));
+            return Err(OsError::illegal(format!(
+                "only sorting on numeric fields supports [{}] mode",
+                s.mode.as_deref().unwrap_or("")
+            )));
         }
         _ => return Ok(by),
     };
@@ -231,7 +260,13 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsRe
     let missing = match &s.missing_value {
         None => None,
         Some(v) => {
-            let bad = || OsError::new("number_format_exception", format!("For input string: \"{}\"", v.as_str().map_or_else(|| v.to_string(), str::to_string))).status(400);
+            let bad = || {
+                OsError::new(
+                    "number_format_exception",
+                    format!("For input string: \"{}\"", v.as_str().map_or_else(|| v.to_string(), str::to_string)),
+                )
+                .status(400)
+            };
             if unsigned {
                 return Ok(SortBy::Numeric(NumericSort {
                     field,
@@ -262,7 +297,15 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsRe
         None => stored_double,
     };
     let out_double = (out_double || scale.is_some()) && !unsigned;
-    Ok(SortBy::Numeric(NumericSort { field, stored_double, out_double, mode, missing, unsigned, scale: scale.map(f64::to_bits) }))
+    Ok(SortBy::Numeric(NumericSort {
+        field,
+        stored_double,
+        out_double,
+        mode,
+        missing,
+        unsigned,
+        scale: scale.map(f64::to_bits),
+    }))
 }
 
 /// A sort value as JSON. Missing numeric values print as OpenSearch's substitutes
@@ -270,7 +313,9 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsRe
 pub fn render(v: &SortValue, f: &SortField, fmt: &ValueFormat) -> Value {
     match v {
         SortValue::Float(x) => super::fetch::f32_json(*x),
-        SortValue::Long(x) if *fmt == ValueFormat::Unsigned && !matches!(f.by, SortBy::Score | SortBy::Doc) => json!((*x as u64) ^ (1 << 63)),
+        SortValue::Long(x) if *fmt == ValueFormat::Unsigned && !matches!(f.by, SortBy::Score | SortBy::Doc) => {
+            json!((*x as u64) ^ (1 << 63))
+        }
         SortValue::Long(x) if *fmt == ValueFormat::Bool => json!(x),
         SortValue::Long(x) => json!(x),
         SortValue::Double(x) if x.is_finite() => json!(x),
@@ -317,12 +362,16 @@ pub fn after_value(v: &Value, f: &SortField, fmt: &ValueFormat) -> OsResult<Sort
             let parsed = if *nanos { date::parse_date_nanos(s, format) } else { date::parse_date(s, format) };
             SortValue::Long(parsed.or_else(|_| s.trim().parse::<i64>()).map_err(|_| bad())?)
         }
-        (SortBy::Doc | SortBy::Long(_), Value::Number(n)) => SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?),
+        (SortBy::Doc | SortBy::Long(_), Value::Number(n)) => {
+            SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?)
+        }
         (SortBy::Doc | SortBy::Long(_), Value::String(s)) => SortValue::Long(s.parse().map_err(|_| bad())?),
         (SortBy::Long(_), Value::Bool(b)) => SortValue::Long(*b as i64),
         (SortBy::Double(_), Value::Number(n)) => SortValue::Double(n.as_f64().ok_or_else(bad)?),
         (SortBy::Double(_), Value::String(s)) => SortValue::Double(s.parse().map_err(|_| bad())?),
-        (SortBy::Numeric(ns), Value::Number(n)) if !ns.out_double => SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?),
+        (SortBy::Numeric(ns), Value::Number(n)) if !ns.out_double => {
+            SortValue::Long(n.as_i64().or_else(|| n.as_f64().map(|x| x as i64)).ok_or_else(bad)?)
+        }
         (SortBy::Numeric(ns), Value::String(s)) if !ns.out_double => SortValue::Long(s.parse().map_err(|_| bad())?),
         (SortBy::Numeric(_), Value::Number(n)) => SortValue::Double(n.as_f64().ok_or_else(bad)?),
         (SortBy::Numeric(_), Value::String(s)) => SortValue::Double(s.parse().map_err(|_| bad())?),

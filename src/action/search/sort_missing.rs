@@ -9,7 +9,9 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use super::sort::{SortSpec, ValueFormat};
-use crate::engine::query::{self, sort::cmp_values, Hit, Query, Relation, SortBy, SortField, SortValue, TopDocs, TopSpec};
+use crate::engine::query::{
+    self, sort::cmp_values, Hit, Query, Relation, SortBy, SortField, SortValue, TopDocs, TopSpec,
+};
 use crate::error::OsResult;
 
 /// The first keyword sort field with a custom `missing` value: its index and the value's bytes.
@@ -19,10 +21,13 @@ pub fn keyword_missing(specs: &[SortSpec], fields: &[(SortField, ValueFormat)]) 
         if !matches!(f.by, SortBy::Keyword(_)) || !matches!(fmt, ValueFormat::Plain) {
             return None;
         }
-        Some((i, match v {
-            Value::String(t) => t.clone().into_bytes(),
-            other => other.to_string().into_bytes(),
-        }))
+        Some((
+            i,
+            match v {
+                Value::String(t) => t.clone().into_bytes(),
+                other => other.to_string().into_bytes(),
+            },
+        ))
     })
 }
 
@@ -58,7 +63,8 @@ pub fn search(searcher: &query::Searcher, q: &Query, spec: &TopSpec, fi: usize, 
             }
         },
     };
-    let without = if run_without { Some(searcher.search(&bool_query(q, vec![], vec![exists]), &without_spec)?) } else { None };
+    let without =
+        if run_without { Some(searcher.search(&bool_query(q, vec![], vec![exists]), &without_spec)?) } else { None };
     let mut hits: Vec<Hit> = with.hits;
     let (mut total, mut relation, mut max_score) = (with.total.0, with.total.1, with.max_score);
     let mut timed_out = with.timed_out;
@@ -78,7 +84,9 @@ pub fn search(searcher: &query::Searcher, q: &Query, spec: &TopSpec, fi: usize, 
             h
         }));
     }
-    hits.sort_by(|a, b| cmp_values(&a.sort_values, &b.sort_values, &spec.sort).then(a.segment.cmp(&b.segment)).then(a.doc.cmp(&b.doc)));
+    hits.sort_by(|a, b| {
+        cmp_values(&a.sort_values, &b.sort_values, &spec.sort).then(a.segment.cmp(&b.segment)).then(a.doc.cmp(&b.doc))
+    });
     // Both runs skipped `spec.from` hits of their own; callers pass `from: 0`.
     hits.truncate(spec.size);
     Ok(TopDocs { total: (total, relation), hits, max_score, timed_out })

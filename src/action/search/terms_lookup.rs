@@ -54,7 +54,9 @@ fn lookup_of(terms: &Map<String, Value>) -> impl Iterator<Item = (&String, &Map<
 
 fn has_lookup(v: &Value) -> bool {
     match v {
-        Value::Object(m) => m.iter().any(|(k, v)| (k == "terms" && v.as_object().is_some_and(|t| lookup_of(t).next().is_some())) || has_lookup(v)),
+        Value::Object(m) => m.iter().any(|(k, v)| {
+            (k == "terms" && v.as_object().is_some_and(|t| lookup_of(t).next().is_some())) || has_lookup(v)
+        }),
         Value::Array(a) => a.iter().any(has_lookup),
         _ => false,
     }
@@ -109,7 +111,9 @@ fn fetch(cs: &ClusterService, spec: &Map<String, Value>, depth: usize) -> OsResu
     let path = path.ok_or_else(|| OsError::illegal("[terms] query lookup element requires specifying the path."))?;
     let sources: Vec<Value> = match (id, query) {
         (Some(_), Some(_)) | (None, None) => {
-            return Err(OsError::illegal("[terms] query lookup element requires specifying either the id or the query."));
+            return Err(OsError::illegal(
+                "[terms] query lookup element requires specifying either the id or the query.",
+            ));
         }
         (Some(id), None) => {
             let svc = read_target(cs, &index)?;
@@ -120,12 +124,16 @@ fn fetch(cs: &ClusterService, spec: &Map<String, Value>, depth: usize) -> OsResu
             }
         }
         (None, Some(q)) => {
-            let body = json!({"query": q, "size": MAX_LOOKUP_DOCS, "_source": [path.clone()], "track_total_hits": false});
+            let body =
+                json!({"query": q, "size": MAX_LOOKUP_DOCS, "_source": [path.clone()], "track_total_hits": false});
             let req = SearchRequest::from_body(body)?;
             let req = resolve_at(cs, &req, depth + 1)?.unwrap_or(req);
             let ctxs = super::acquire(cs, &index, IndicesOptions::lenient_expand_open())?;
             let res = super::execute::search_contexts(&ctxs, &req)?;
-            res.pointer("/hits/hits").and_then(Value::as_array).map(|hits| hits.iter().filter_map(|h| h.get("_source").cloned()).collect()).unwrap_or_default()
+            res.pointer("/hits/hits")
+                .and_then(Value::as_array)
+                .map(|hits| hits.iter().filter_map(|h| h.get("_source").cloned()).collect())
+                .unwrap_or_default()
         }
     };
     let mut seen: HashSet<String> = HashSet::new();
@@ -155,7 +163,9 @@ mod tests {
 
     #[test]
     fn finds_lookups_only_in_terms_objects() {
-        assert!(has_lookup(&json!({"bool": {"filter": [{"terms": {"user": {"index": "i", "id": "1", "path": "p"}}}]}})));
+        assert!(has_lookup(
+            &json!({"bool": {"filter": [{"terms": {"user": {"index": "i", "id": "1", "path": "p"}}}]}})
+        ));
         assert!(!has_lookup(&json!({"terms": {"user": ["a", "b"], "boost": 2}})));
         assert!(!has_lookup(&json!({"match": {"terms": {"query": "x"}}})));
         let t = json!({"user": {"index": "i"}, "boost": 1, "_name": "n"});

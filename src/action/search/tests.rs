@@ -25,7 +25,15 @@ fn mapping() -> Mapping {
 
 fn q(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let m = mapping();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 86_400_000 * 10, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 86_400_000 * 10,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     parse(&v, &ctx)
 }
 
@@ -35,12 +43,21 @@ fn term(f: &str, t: &str) -> Query {
 
 #[test]
 fn match_analyzes_text_and_combines_by_operator() {
-    assert_eq!(q(json!({"match": {"title": "Brown FOX"}})).unwrap(), Query::or(vec![term("title", "brown"), term("title", "fox")]));
-    assert_eq!(q(json!({"match": {"title": {"query": "a b", "operator": "and"}}})).unwrap(), Query::and(vec![term("title", "a"), term("title", "b")]));
+    assert_eq!(
+        q(json!({"match": {"title": "Brown FOX"}})).unwrap(),
+        Query::or(vec![term("title", "brown"), term("title", "fox")])
+    );
+    assert_eq!(
+        q(json!({"match": {"title": {"query": "a b", "operator": "and"}}})).unwrap(),
+        Query::and(vec![term("title", "a"), term("title", "b")])
+    );
     assert_eq!(q(json!({"match": {"title": "Fox"}})).unwrap(), term("title", "fox"));
     assert_eq!(q(json!({"match": {"tag": "Fox Den"}})).unwrap(), term("tag", "Fox Den"));
     assert_eq!(q(json!({"match": {"missing": "x"}})).unwrap(), Query::MatchNone);
-    assert_eq!(q(json!({"match": {"title": {"query": "", "zero_terms_query": "all"}}})).unwrap(), Query::MatchAll { boost: 1.0 });
+    assert_eq!(
+        q(json!({"match": {"title": {"query": "", "zero_terms_query": "all"}}})).unwrap(),
+        Query::MatchAll { boost: 1.0 }
+    );
     match q(json!({"match": {"title": {"query": "a b c d", "minimum_should_match": "75%"}}})).unwrap() {
         Query::Bool { minimum_should_match, should, .. } => assert_eq!((minimum_should_match, should.len()), (3, 4)),
         other => panic!("{other:?}"),
@@ -56,23 +73,53 @@ fn term_level_queries_encode_by_field_type() {
     let k = |v: i64| Some(sortable::encode_i64(v).to_vec());
     assert_eq!(
         q(json!({"term": {"n": 5}})).unwrap(),
-        Query::Range { field: "n".into(), lo: k(5), hi: k(5), include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 }
+        Query::Range {
+            field: "n".into(),
+            lo: k(5),
+            hi: k(5),
+            include_lo: true,
+            include_hi: true,
+            kind: RangeKind::Points,
+            boost: 1.0
+        }
     );
     assert_eq!(q(json!({"term": {"n": 5.5}})).unwrap(), Query::MatchNone);
     assert_eq!(
         q(json!({"range": {"n": {"gt": 1.5, "lt": 4}}})).unwrap(),
-        Query::Range { field: "n".into(), lo: k(2), hi: k(3), include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 }
+        Query::Range {
+            field: "n".into(),
+            lo: k(2),
+            hi: k(3),
+            include_lo: true,
+            include_hi: true,
+            kind: RangeKind::Points,
+            boost: 1.0
+        }
     );
     let day = 86_400_000i64;
     assert_eq!(
         q(json!({"range": {"when": {"gte": "now-1d/d", "lte": "now/d"}}})).unwrap(),
-        Query::Range { field: "when".into(), lo: k(9 * day), hi: k(11 * day - 1), include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 }
+        Query::Range {
+            field: "when".into(),
+            lo: k(9 * day),
+            hi: k(11 * day - 1),
+            include_lo: true,
+            include_hi: true,
+            kind: RangeKind::Points,
+            boost: 1.0
+        }
     );
     assert!(matches!(q(json!({"range": {"tag": {"gte": "a"}}})).unwrap(), Query::Range { kind: RangeKind::Terms, .. }));
     assert!(matches!(q(json!({"term": {"addr": "10.0.0.0/8"}})).unwrap(), Query::Range { .. }));
-    assert_eq!(q(json!({"ids": {"values": ["1", "2"]}})).unwrap(), Query::Terms { field: "_id".into(), terms: vec![b"1".to_vec(), b"2".to_vec()], boost: 1.0 });
+    assert_eq!(
+        q(json!({"ids": {"values": ["1", "2"]}})).unwrap(),
+        Query::Terms { field: "_id".into(), terms: vec![b"1".to_vec(), b"2".to_vec()], boost: 1.0 }
+    );
     assert_eq!(q(json!({"term": {"_index": "id*"}})).unwrap(), Query::MatchAll { boost: 1.0 });
-    assert_eq!(q(json!({"prefix": {"tag": "ab"}})).unwrap(), Query::Prefix { field: "tag".into(), prefix: b"ab".to_vec(), boost: 1.0 });
+    assert_eq!(
+        q(json!({"prefix": {"tag": "ab"}})).unwrap(),
+        Query::Prefix { field: "tag".into(), prefix: b"ab".to_vec(), boost: 1.0 }
+    );
 }
 
 #[test]
@@ -85,10 +132,23 @@ fn compound_queries() {
         other => panic!("{other:?}"),
     }
     assert_eq!(q(json!({"bool": {}})).unwrap(), Query::MatchAll { boost: 1.0 });
-    assert!(matches!(q(json!({"dis_max": {"queries": [{"term": {"tag": "a"}}, {"term": {"tag": "b"}}], "tie_breaker": 0.3}})).unwrap(), Query::DisMax { .. }));
-    assert!(matches!(q(json!({"multi_match": {"query": "fox", "fields": ["title^2", "tag"]}})).unwrap(), Query::DisMax { .. }));
-    assert!(matches!(q(json!({"multi_match": {"query": "fox", "fields": ["title", "tag"], "type": "most_fields"}})).unwrap(), Query::Bool { .. }));
-    assert_eq!(q(json!({"constant_score": {"filter": {"term": {"tag": "a"}}, "boost": 2}})).unwrap(), Query::ConstantScore { query: Box::new(term("tag", "a")), boost: 2.0 });
+    assert!(matches!(
+        q(json!({"dis_max": {"queries": [{"term": {"tag": "a"}}, {"term": {"tag": "b"}}], "tie_breaker": 0.3}}))
+            .unwrap(),
+        Query::DisMax { .. }
+    ));
+    assert!(matches!(
+        q(json!({"multi_match": {"query": "fox", "fields": ["title^2", "tag"]}})).unwrap(),
+        Query::DisMax { .. }
+    ));
+    assert!(matches!(
+        q(json!({"multi_match": {"query": "fox", "fields": ["title", "tag"], "type": "most_fields"}})).unwrap(),
+        Query::Bool { .. }
+    ));
+    assert_eq!(
+        q(json!({"constant_score": {"filter": {"term": {"tag": "a"}}, "boost": 2}})).unwrap(),
+        Query::ConstantScore { query: Box::new(term("tag", "a")), boost: 2.0 }
+    );
 }
 
 #[test]
@@ -96,9 +156,15 @@ fn parsing_errors_use_opensearch_messages() {
     let reason = |v| q(v).map(|_| ()).unwrap_err().reason;
     assert_eq!(reason(json!({"nope": {}})), "unknown query [nope]");
     assert_eq!(reason(json!({"match": "x"})), "[match] query malformed, no start_object after query name");
-    assert_eq!(reason(json!({"term": {"a": 1}, "match": {}})), "[term] malformed query, expected [END_OBJECT] but found [FIELD_NAME]");
+    assert_eq!(
+        reason(json!({"term": {"a": 1}, "match": {}})),
+        "[term] malformed query, expected [END_OBJECT] but found [FIELD_NAME]"
+    );
     assert_eq!(reason(json!({})), "query malformed, empty clause found");
-    assert_eq!(reason(json!({"term": {"a": 1, "b": 2}})), "[term] query doesn't support multiple fields, found [a] and [b]");
+    assert_eq!(
+        reason(json!({"term": {"a": 1, "b": 2}})),
+        "[term] query doesn't support multiple fields, found [a] and [b]"
+    );
     let mut deep = json!({"match_all": {}});
     for _ in 0..100 {
         deep = json!({"bool": {"must": [deep]}});
@@ -109,7 +175,15 @@ fn parsing_errors_use_opensearch_messages() {
 #[test]
 fn query_string_syntax() {
     let m = mapping();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     let o = QsOptions { fields: vec![("title".into(), 1.0)], ..QsOptions::default() };
     assert_eq!(parse_query_string("fox", &ctx, &o).unwrap(), term("title", "fox"));
     match parse_query_string("fox AND tag:a -tag:b", &ctx, &o).unwrap() {
@@ -126,9 +200,15 @@ fn query_string_syntax() {
 
 #[test]
 fn request_body_and_params() {
-    let r = SearchRequest::from_body(json!({"from": 2, "size": 3, "track_total_hits": 100, "sort": [{"n": "desc"}, "_score"]})).unwrap();
+    let r = SearchRequest::from_body(
+        json!({"from": 2, "size": 3, "track_total_hits": 100, "sort": [{"n": "desc"}, "_score"]}),
+    )
+    .unwrap();
     assert_eq!((r.from, r.size, r.track_total_hits, r.sort.len()), (2, 3, TrackTotalHits::UpTo(100), 2));
-    assert_eq!(SearchRequest::from_body(json!({"match": {}})).unwrap_err().reason, "Unknown key for a START_OBJECT in [match].");
+    assert_eq!(
+        SearchRequest::from_body(json!({"match": {}})).unwrap_err().reason,
+        "Unknown key for a START_OBJECT in [match]."
+    );
     let mut r = SearchRequest::from_body(json!({"size": 3})).unwrap();
     r.apply_params(&|k: &str| match k {
         "size" => Some("7".into()),
@@ -147,10 +227,12 @@ fn int_fields_overflow_and_request_cache_in_scroll() {
     assert_eq!((e.kind.as_str(), e.status), ("input_coercion_exception", 400));
     assert!(e.reason.starts_with("Numeric value (2147483648) out of range of int"), "{}", e.reason);
     assert_eq!(SearchRequest::from_body(json!({"from": 2147483647})).unwrap().from, 2147483647);
-    let params = |cache: &'static str| move |k: &str| match k {
-        "scroll" => Some("1m".to_string()),
-        "request_cache" => Some(cache.to_string()),
-        _ => None,
+    let params = |cache: &'static str| {
+        move |k: &str| match k {
+            "scroll" => Some("1m".to_string()),
+            "request_cache" => Some(cache.to_string()),
+            _ => None,
+        }
     };
     let mut r = SearchRequest::default();
     r.apply_params(&params("true")).unwrap();
@@ -169,15 +251,40 @@ fn int_fields_overflow_and_request_cache_in_scroll() {
 
 #[test]
 fn integer_bounds_are_exact_and_out_of_range_matches_nothing() {
-    let m = Mapping::from_json(&json!({"properties": {"u": {"type": "unsigned_long"}, "b": {"type": "byte"}, "l": {"type": "long"}}})).unwrap();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let m = Mapping::from_json(
+        &json!({"properties": {"u": {"type": "unsigned_long"}, "b": {"type": "byte"}, "l": {"type": "long"}}}),
+    )
+    .unwrap();
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     let p = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     let u = |v: u64| Some(sortable::encode_u64(v).to_vec());
-    let range = |f: &str, lo, hi| Query::Range { field: f.into(), lo, hi, include_lo: true, include_hi: true, kind: RangeKind::Points, boost: 1.0 };
+    let range = |f: &str, lo, hi| Query::Range {
+        field: f.into(),
+        lo,
+        hi,
+        include_lo: true,
+        include_hi: true,
+        kind: RangeKind::Points,
+        boost: 1.0,
+    };
     // A double would round 10223372036854775800 to ...5808.
-    assert_eq!(p(json!({"term": {"u": 10223372036854775800u64}})), range("u", u(10223372036854775800), u(10223372036854775800)));
+    assert_eq!(
+        p(json!({"term": {"u": 10223372036854775800u64}})),
+        range("u", u(10223372036854775800), u(10223372036854775800))
+    );
     assert_eq!(p(json!({"range": {"u": {"gt": "18446744073709551614"}}})), range("u", u(u64::MAX), None));
-    assert_eq!(p(json!({"term": {"l": 9223372036854775807i64}})), range("l", Some(sortable::encode_i64(i64::MAX).to_vec()), Some(sortable::encode_i64(i64::MAX).to_vec())));
+    assert_eq!(
+        p(json!({"term": {"l": 9223372036854775807i64}})),
+        range("l", Some(sortable::encode_i64(i64::MAX).to_vec()), Some(sortable::encode_i64(i64::MAX).to_vec()))
+    );
     assert_eq!(p(json!({"term": {"b": 300}})), Query::MatchNone);
     assert_eq!(p(json!({"range": {"b": {"gte": 200}}})), Query::MatchNone);
     assert_eq!(p(json!({"range": {"u": {"lt": 0}}})), Query::MatchNone);
@@ -190,20 +297,41 @@ fn ignored_metadata_field_is_a_keyword() {
         q(json!({"terms": {"_ignored": ["a", "b"]}})).unwrap(),
         Query::Terms { field: "_ignored".into(), terms: vec![b"a".to_vec(), b"b".to_vec()], boost: 1.0 }
     );
-    assert_eq!(q(json!({"exists": {"field": "_ignored"}})).unwrap(), Query::Exists { field: "_ignored".into(), boost: 1.0 });
+    assert_eq!(
+        q(json!({"exists": {"field": "_ignored"}})).unwrap(),
+        Query::Exists { field: "_ignored".into(), boost: 1.0 }
+    );
 }
 
 #[test]
 fn range_fields_are_queried_by_interval_relation() {
     use crate::engine::query::{DvFilter, IntervalRelation};
     let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}, "nodv": {"type": "long_range", "doc_values": false}}})).unwrap();
-    let ctx = QueryContext { mapping: &m, analyzers: analyzers(), segments: &[], index: "idx", now_millis: 0, analysis: None, max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH };
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+    };
     let p = |v: serde_json::Value| parse(&v, &ctx);
     let k = |v: i64| sortable::encode_i64(v).to_vec();
-    let iv = |lo, hi, relation| Query::DocValues { field: "r".into(), filter: DvFilter::Interval { lo, hi, relation }, boost: 1.0 };
+    let iv = |lo, hi, relation| Query::DocValues {
+        field: "r".into(),
+        filter: DvFilter::Interval { lo, hi, relation },
+        boost: 1.0,
+    };
     assert_eq!(p(json!({"term": {"r": 5}})).unwrap(), iv(k(5), k(5), IntervalRelation::Intersects));
-    assert_eq!(p(json!({"range": {"r": {"gt": 1, "lte": 9, "relation": "within"}}})).unwrap(), iv(k(2), k(9), IntervalRelation::Within));
-    assert_eq!(p(json!({"range": {"r": {"gte": 3, "relation": "CONTAINS"}}})).unwrap(), iv(k(3), vec![0xFF; 8], IntervalRelation::Contains));
+    assert_eq!(
+        p(json!({"range": {"r": {"gt": 1, "lte": 9, "relation": "within"}}})).unwrap(),
+        iv(k(2), k(9), IntervalRelation::Within)
+    );
+    assert_eq!(
+        p(json!({"range": {"r": {"gte": 3, "relation": "CONTAINS"}}})).unwrap(),
+        iv(k(3), vec![0xFF; 8], IntervalRelation::Contains)
+    );
     assert_eq!(p(json!({"range": {"r": {"gt": 5, "lt": 6}}})).unwrap(), Query::MatchNone);
     assert!(p(json!({"range": {"r": {"gte": 3, "relation": "touches"}}})).is_err());
     assert_eq!(p(json!({"term": {"nodv": 3}})).unwrap_err().kind, "query_shard_exception");
@@ -211,6 +339,10 @@ fn range_fields_are_queried_by_interval_relation() {
     let day = 86_400_000i64;
     assert_eq!(
         p(json!({"range": {"d": {"gte": "1970-01-02", "lt": "1970-01-03"}}})).unwrap(),
-        Query::DocValues { field: "d".into(), filter: DvFilter::Interval { lo: k(day), hi: k(2 * day - 1), relation: IntervalRelation::Intersects }, boost: 1.0 }
+        Query::DocValues {
+            field: "d".into(),
+            filter: DvFilter::Interval { lo: k(day), hi: k(2 * day - 1), relation: IntervalRelation::Intersects },
+            boost: 1.0
+        }
     );
 }

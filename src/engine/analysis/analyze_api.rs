@@ -64,7 +64,10 @@ fn parse_request(body: &Value) -> Result<Request<'_>, AnalysisError> {
         match obj.get(v) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(_) => Err(AnalysisError { kind: "x_content_parse_exception", reason: format!("[analyze_request] {v} must be a string") }),
+            Some(_) => Err(AnalysisError {
+                kind: "x_content_parse_exception",
+                reason: format!("[analyze_request] {v} must be a string"),
+            }),
         }
     };
     let texts = match obj.get("text") {
@@ -148,12 +151,16 @@ fn component<T: ?Sized>(
     match spec {
         Value::String(name) => match by_name(name)? {
             Some(found) => Ok(found),
-            None if index.is_some() => Err(AnalysisError::illegal_argument(format!("failed to find {what} under [{name}]"))),
+            None if index.is_some() => {
+                Err(AnalysisError::illegal_argument(format!("failed to find {what} under [{name}]")))
+            }
             None => Err(AnalysisError::illegal_argument(format!("failed to find global {what} under [{name}]"))),
         },
         Value::Object(definition) => {
             let Some(kind) = definition.get("type").and_then(Value::as_str) else {
-                return Err(AnalysisError::illegal_argument(format!("Missing [type] setting for anonymous {what}: {spec}")));
+                return Err(AnalysisError::illegal_argument(format!(
+                    "Missing [type] setting for anonymous {what}: {spec}"
+                )));
             };
             match by_type(kind, Params::new(spec))? {
                 Some(built) => Ok(Named::new(format!("__anonymous__{kind}"), built)),
@@ -164,7 +171,10 @@ fn component<T: ?Sized>(
     }
 }
 
-fn transient_analyzer(request: &Request<'_>, index: Option<&IndexAnalysis>) -> Result<Option<CustomAnalyzer>, AnalysisError> {
+fn transient_analyzer(
+    request: &Request<'_>,
+    index: Option<&IndexAnalysis>,
+) -> Result<Option<CustomAnalyzer>, AnalysisError> {
     let limits = index.map_or_else(Limits::default, IndexAnalysis::limits);
     let normalizer = request.tokenizer.is_none();
     if normalizer && request.filters.is_empty() && request.char_filters.is_empty() {
@@ -205,7 +215,10 @@ fn transient_analyzer(request: &Request<'_>, index: Option<&IndexAnalysis>) -> R
             filter.component = resolved;
         }
         if normalizer && !filter.component.normalizing() {
-            return Err(AnalysisError::illegal_argument(format!("Custom normalizer may not use filter [{}]", filter.name)));
+            return Err(AnalysisError::illegal_argument(format!(
+                "Custom normalizer may not use filter [{}]",
+                filter.name
+            )));
         }
         filters.push(filter);
     }
@@ -343,10 +356,13 @@ pub fn analyze(
             let (states, positions, end) = collect_tokens(analyzer.as_ref(), text);
             list.add_positioned(text, &states, &positions, end.next_position, gap, offset_gap, keyword)?;
         }
-        return Ok(json!({ "detail": { "custom_analyzer": false, "analyzer": { "name": name, "tokens": list.tokens } } }));
+        return Ok(
+            json!({ "detail": { "custom_analyzer": false, "analyzer": { "name": name, "tokens": list.tokens } } }),
+        );
     };
     let stages = chain.filters.len() + 1;
-    let mut lists: Vec<TokenList> = (0..stages).map(|_| TokenList::new(max_token_count, Some(&request.attributes))).collect();
+    let mut lists: Vec<TokenList> =
+        (0..stages).map(|_| TokenList::new(max_token_count, Some(&request.attributes))).collect();
     let mut filtered: Vec<Vec<String>> = vec![Vec::new(); chain.char_filters.len()];
     for text in &request.texts {
         let mut trace = ChainTrace::default();
@@ -409,11 +425,25 @@ struct TokenList<'r> {
 
 impl<'r> TokenList<'r> {
     fn new(max_token_count: usize, attributes: Option<&'r Vec<String>>) -> Self {
-        TokenList { tokens: Vec::new(), last_position: -1, last_offset: 0, max_token_count, attributes: attributes.map(Vec::as_slice) }
+        TokenList {
+            tokens: Vec::new(),
+            last_position: -1,
+            last_offset: 0,
+            max_token_count,
+            attributes: attributes.map(Vec::as_slice),
+        }
     }
 
     /// Adds the tokens of a chain stage (positions from increments).
-    fn add(&mut self, text: &str, tokens: &[TokenState], end_increment: u32, gap: u32, offset_gap: u32, keyword: bool) -> Result<(), AnalysisError> {
+    fn add(
+        &mut self,
+        text: &str,
+        tokens: &[TokenState],
+        end_increment: u32,
+        gap: u32,
+        offset_gap: u32,
+        keyword: bool,
+    ) -> Result<(), AnalysisError> {
         let mut position = self.last_position;
         let mut positions = Vec::with_capacity(tokens.len());
         for token in tokens {
@@ -450,7 +480,13 @@ impl<'r> TokenList<'r> {
         self.last_offset += utf16_len(text) + offset_gap as usize;
     }
 
-    fn push(&mut self, text: &str, tokens: &[TokenState], positions: &[i64], keyword: bool) -> Result<(), AnalysisError> {
+    fn push(
+        &mut self,
+        text: &str,
+        tokens: &[TokenState],
+        positions: &[i64],
+        keyword: bool,
+    ) -> Result<(), AnalysisError> {
         let mut offsets = Utf16Offsets::new(text);
         for (token, position) in tokens.iter().zip(positions) {
             if self.tokens.len() >= self.max_token_count {

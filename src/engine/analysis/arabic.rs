@@ -21,15 +21,8 @@ const WAW: char = '\u{0648}';
 const YEH: char = '\u{064A}';
 
 /// `ArabicStemmer.prefixes`, tried in order; the first that fits is removed.
-const PREFIXES: [&[char]; 7] = [
-    &[ALEF, LAM],
-    &[WAW, ALEF, LAM],
-    &[BEH, ALEF, LAM],
-    &[KAF, ALEF, LAM],
-    &[FEH, ALEF, LAM],
-    &[LAM, LAM],
-    &[WAW],
-];
+const PREFIXES: [&[char]; 7] =
+    [&[ALEF, LAM], &[WAW, ALEF, LAM], &[BEH, ALEF, LAM], &[KAF, ALEF, LAM], &[FEH, ALEF, LAM], &[LAM, LAM], &[WAW]];
 
 /// `ArabicStemmer.suffixes`, each removed in turn when it fits.
 const SUFFIXES: [&[char]; 10] = [

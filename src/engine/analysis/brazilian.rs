@@ -80,8 +80,8 @@ const STEP2: &[(usize, &[&str])] = &[
     (
         6,
         &[
-            "iremos", "eremos", "aremos", "avamos", "iramos", "eramos", "aramos", "asseis", "esseis", "isseis", "arieis",
-            "erieis", "irieis",
+            "iremos", "eremos", "aremos", "avamos", "iramos", "eramos", "aramos", "asseis", "esseis", "isseis",
+            "arieis", "erieis", "irieis",
         ],
     ),
     (
@@ -95,9 +95,10 @@ const STEP2: &[(usize, &[&str])] = &[
     (
         4,
         &[
-            "aria", "eria", "iria", "asse", "esse", "isse", "aste", "este", "iste", "arei", "erei", "irei", "aram", "eram",
-            "iram", "avam", "arem", "erem", "irem", "ando", "endo", "indo", "arao", "erao", "irao", "adas", "idas", "aras",
-            "eras", "iras", "avas", "ares", "eres", "ires", "ados", "idos", "amos", "emos", "imos", "iras", "ieis",
+            "aria", "eria", "iria", "asse", "esse", "isse", "aste", "este", "iste", "arei", "erei", "irei", "aram",
+            "eram", "iram", "avam", "arem", "erem", "irem", "ando", "endo", "indo", "arao", "erao", "irao", "adas",
+            "idas", "aras", "eras", "iras", "avas", "ares", "eres", "ires", "ados", "idos", "amos", "emos", "imos",
+            "iras", "ieis",
         ],
     ),
     (3, &["ada", "ida", "ara", "era", "ira", "iam", "ado", "ido", "ias", "ais", "eis", "ira", "ear"]),

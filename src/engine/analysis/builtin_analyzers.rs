@@ -19,9 +19,9 @@ use super::error::AnalysisError;
 use super::java_regex::java_regex;
 use super::language_analyzers::language_chain;
 use super::language_normalizers::turkish_lowercase_filter;
+use super::light_stemmers::german_normalization;
 use super::params::Params;
 use super::shingle::CjkBigram;
-use super::light_stemmers::german_normalization;
 use super::stemming::{keyword_marker, stem_filter, stemmer_override, StemAlgorithm};
 use super::token_filters as tf;
 use super::tokenizers::{BasicTokenizer, PatternTokenizer};
@@ -29,18 +29,62 @@ use super::{Analyzer, DEFAULT_MAX_TOKEN_LENGTH};
 
 /// Names of the built-in analyzers (also usable without settings).
 pub const BUILTIN_ANALYZERS: [&str; 44] = [
-    "standard", "simple", "stop", "whitespace", "keyword", "pattern", "fingerprint", "snowball", "english", "french",
-    "german", "spanish", "italian", "portuguese", "dutch", "russian", "danish", "finnish", "hungarian", "norwegian",
-    "swedish", "cjk", "arabic", "armenian", "basque", "bengali", "brazilian", "bulgarian", "catalan", "czech",
-    "estonian", "galician", "greek", "hindi", "indonesian", "irish", "latvian", "lithuanian", "persian", "romanian",
-    "sorani", "turkish", "thai", "tamil",
+    "standard",
+    "simple",
+    "stop",
+    "whitespace",
+    "keyword",
+    "pattern",
+    "fingerprint",
+    "snowball",
+    "english",
+    "french",
+    "german",
+    "spanish",
+    "italian",
+    "portuguese",
+    "dutch",
+    "russian",
+    "danish",
+    "finnish",
+    "hungarian",
+    "norwegian",
+    "swedish",
+    "cjk",
+    "arabic",
+    "armenian",
+    "basque",
+    "bengali",
+    "brazilian",
+    "bulgarian",
+    "catalan",
+    "czech",
+    "estonian",
+    "galician",
+    "greek",
+    "hindi",
+    "indonesian",
+    "irish",
+    "latvian",
+    "lithuanian",
+    "persian",
+    "romanian",
+    "sorani",
+    "turkish",
+    "thai",
+    "tamil",
 ];
 
 fn named_filter(name: &str, filter: impl TokenFilter + 'static) -> Named<dyn TokenFilter> {
     Named::new(name, Arc::new(filter) as Arc<dyn TokenFilter>)
 }
 
-fn chain(name: &str, tokenizer: Arc<dyn Tokenizer>, filters: Vec<Named<dyn TokenFilter>>, gap: u32) -> Arc<dyn Analyzer> {
+fn chain(
+    name: &str,
+    tokenizer: Arc<dyn Tokenizer>,
+    filters: Vec<Named<dyn TokenFilter>>,
+    gap: u32,
+) -> Arc<dyn Analyzer> {
     let mut analyzer = CustomAnalyzer::new(Vec::new(), Named::new("standard", tokenizer), filters);
     analyzer.position_increment_gap = gap;
     analyzer.builtin = Some(name.to_owned());
@@ -52,7 +96,8 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
     let p = &params;
     let gap = u32::try_from(p.usize("position_increment_gap", gap as usize)?).unwrap_or(gap);
     let max_token_length = p.usize("max_token_length", DEFAULT_MAX_TOKEN_LENGTH)?.clamp(1, 1024 * 1024);
-    let standard = || -> Result<Arc<dyn Tokenizer>, AnalysisError> { Ok(Arc::new(BasicTokenizer::Standard(max_token_length))) };
+    let standard =
+        || -> Result<Arc<dyn Tokenizer>, AnalysisError> { Ok(Arc::new(BasicTokenizer::Standard(max_token_length))) };
     let stop = |default: &str| -> Result<Named<dyn TokenFilter>, AnalysisError> {
         Ok(Named::new("stop", tf::stop(Arc::new(stop_words(p, "stopwords", default, false)?), true)))
     };
@@ -77,7 +122,10 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
         "whitespace" => Arc::new(WhitespaceAnalyzer { position_increment_gap: gap }),
         "keyword" => Arc::new(KeywordAnalyzer { position_increment_gap: gap }),
         "pattern" => {
-            let pattern = java_regex(&p.string("pattern").unwrap_or_else(|| "\\W+".to_owned()), &p.string("flags").unwrap_or_default())?;
+            let pattern = java_regex(
+                &p.string("pattern").unwrap_or_else(|| "\\W+".to_owned()),
+                &p.string("flags").unwrap_or_default(),
+            )?;
             let mut filters = Vec::new();
             if p.bool("lowercase", true)? {
                 filters.push(named_filter("lowercase", tf::lowercase(None)));
@@ -92,10 +140,13 @@ pub fn analyzer_of_type(kind: &str, params: Params<'_>, gap: u32) -> Result<Opti
                 named_filter("lowercase", tf::lowercase(None)),
                 named_filter("asciifolding", tf::AsciiFolding { preserve_original: false }),
                 stop("_none_")?,
-                named_filter("fingerprint", tf::Fingerprint {
-                    separator: p.string("separator").unwrap_or_else(|| " ".to_owned()),
-                    max_output_size: p.usize("max_output_size", 255)?,
-                }),
+                named_filter(
+                    "fingerprint",
+                    tf::Fingerprint {
+                        separator: p.string("separator").unwrap_or_else(|| " ".to_owned()),
+                        max_output_size: p.usize("max_output_size", 255)?,
+                    },
+                ),
             ],
             gap,
         ),

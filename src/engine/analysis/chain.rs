@@ -101,7 +101,11 @@ pub struct CustomAnalyzer {
 
 impl CustomAnalyzer {
     /// A chain with the custom analyzer defaults (gap 100, offset gap 1).
-    pub fn new(char_filters: Vec<Named<dyn CharFilter>>, tokenizer: Named<dyn Tokenizer>, filters: Vec<Named<dyn TokenFilter>>) -> Self {
+    pub fn new(
+        char_filters: Vec<Named<dyn CharFilter>>,
+        tokenizer: Named<dyn Tokenizer>,
+        filters: Vec<Named<dyn TokenFilter>>,
+    ) -> Self {
         CustomAnalyzer { char_filters, tokenizer, filters, position_increment_gap: 100, offset_gap: 1, builtin: None }
     }
 
@@ -173,7 +177,12 @@ impl Analyzer for CustomAnalyzer {
 }
 
 /// Gives `tokens` to `sink` with absolute positions, as [`super::token_stream::drive`] does.
-pub fn emit(tokens: &[TokenState], end_increment: u32, first_position: u32, sink: &mut dyn FnMut(&Token<'_>)) -> AnalyzeEnd {
+pub fn emit(
+    tokens: &[TokenState],
+    end_increment: u32,
+    first_position: u32,
+    sink: &mut dyn FnMut(&Token<'_>),
+) -> AnalyzeEnd {
     let mut next_position = first_position;
     let mut last_position: Option<u32> = None;
     let mut length = 0u32;

@@ -170,7 +170,8 @@ impl CharFilter for MappingCharFilter {
         let mut pos = 0;
         while pos < text.len() {
             let rest = &text[pos..];
-            let mut ends: Vec<usize> = rest.char_indices().skip(1).map(|(i, _)| i).take(self.longest_key_chars).collect();
+            let mut ends: Vec<usize> =
+                rest.char_indices().skip(1).map(|(i, _)| i).take(self.longest_key_chars).collect();
             if ends.len() < self.longest_key_chars {
                 ends.push(rest.len());
             }

@@ -23,11 +23,7 @@ fn lucene_compliance() {
     one("62.46", "62.46", "<HOST>");
     one("978-0-94045043-1", "978-0-94045043-1", "<NUM>");
     one("78academyawards/rules/rule02.html", "78academyawards/rules/rule02.html", "<NUM>");
-    one(
-        "2006-03-11t082958z_01_ban130523_rtridst_0_ozabs",
-        "2006-03-11t082958z_01_ban130523_rtridst_0_ozabs",
-        "<NUM>",
-    );
+    one("2006-03-11t082958z_01_ban130523_rtridst_0_ozabs", "2006-03-11t082958z_01_ban130523_rtridst_0_ozabs", "<NUM>");
     one("mid-20th", "mid-20th", "<NUM>");
     one("www.nutch.org.", "www.nutch.org", "<HOST>");
     one("U.S.A.", "U.S.A.", "<ACRONYM>");

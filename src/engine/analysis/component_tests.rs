@@ -13,7 +13,10 @@ fn run(request: Value) -> Result<Value, AnalysisError> {
 }
 
 fn terms(response: &Value) -> Vec<String> {
-    response["tokens"].as_array().map(|t| t.iter().map(|t| t["token"].as_str().unwrap_or("").to_owned()).collect()).unwrap_or_default()
+    response["tokens"]
+        .as_array()
+        .map(|t| t.iter().map(|t| t["token"].as_str().unwrap_or("").to_owned()).collect())
+        .unwrap_or_default()
 }
 
 fn error(result: Result<Value, AnalysisError>) -> (String, String) {
@@ -24,7 +27,10 @@ fn error(result: Result<Value, AnalysisError>) -> (String, String) {
 #[test]
 fn story_analyze_standard() {
     let response = run(json!({"analyzer": "standard", "text": "Moneyball, directed by Bennett Miller"})).unwrap();
-    assert_eq!(response["tokens"][0], json!({"token": "moneyball", "start_offset": 0, "end_offset": 9, "type": "<ALPHANUM>", "position": 0}));
+    assert_eq!(
+        response["tokens"][0],
+        json!({"token": "moneyball", "start_offset": 0, "end_offset": 9, "type": "<ALPHANUM>", "position": 0})
+    );
     assert_eq!(terms(&response), ["moneyball", "directed", "by", "bennett", "miller"]);
 }
 
@@ -33,17 +39,33 @@ fn text_array_continues_positions_and_offsets() {
     // OpenSearch's AnalyzeActionIT: a field with the simple analyzer and gap 100.
     let index = IndexAnalysis::from_settings(&json!({})).unwrap();
     let request = json!({"field": "simple", "text": ["THIS IS A TEST", "THE SECOND TEXT"]});
-    let field = |name: &str| (name == "simple").then(|| FieldAnalysis::Text { analyzer: "simple".into(), position_increment_gap: None });
+    let field = |name: &str| {
+        (name == "simple").then(|| FieldAnalysis::Text { analyzer: "simple".into(), position_increment_gap: None })
+    };
     let response = analyze(&request, Some(&index), &field, 10_000).unwrap();
     let tokens = response["tokens"].as_array().unwrap();
     assert_eq!(tokens.len(), 7);
-    assert_eq!((tokens[3]["token"].as_str(), tokens[3]["position"].as_i64(), tokens[3]["start_offset"].as_i64()), (Some("test"), Some(3), Some(10)));
     assert_eq!(
-        (tokens[5]["token"].as_str(), tokens[5]["position"].as_i64(), tokens[5]["start_offset"].as_i64(), tokens[5]["end_offset"].as_i64()),
+        (tokens[3]["token"].as_str(), tokens[3]["position"].as_i64(), tokens[3]["start_offset"].as_i64()),
+        (Some("test"), Some(3), Some(10))
+    );
+    assert_eq!(
+        (
+            tokens[5]["token"].as_str(),
+            tokens[5]["position"].as_i64(),
+            tokens[5]["start_offset"].as_i64(),
+            tokens[5]["end_offset"].as_i64()
+        ),
         (Some("second"), Some(105), Some(19), Some(25))
     );
     // The same through explain.
-    let explained = analyze(&json!({"field": "simple", "explain": true, "text": ["THIS IS A TEST", "THE SECOND TEXT"]}), Some(&index), &field, 10_000).unwrap();
+    let explained = analyze(
+        &json!({"field": "simple", "explain": true, "text": ["THIS IS A TEST", "THE SECOND TEXT"]}),
+        Some(&index),
+        &field,
+        10_000,
+    )
+    .unwrap();
     assert_eq!(explained["detail"]["custom_analyzer"], json!(false));
     assert_eq!(explained["detail"]["analyzer"]["name"], json!("simple"));
     assert_eq!(explained["detail"]["analyzer"]["tokens"][5]["position"], json!(105));
@@ -80,7 +102,10 @@ fn explain_attributes_filter_and_keyword() {
     }))
     .unwrap();
     let detail = &response["detail"];
-    assert_eq!(detail["tokenizer"]["tokens"][0], json!({"token": "detailed", "start_offset": 0, "end_offset": 8, "type": "<ALPHANUM>", "position": 0}));
+    assert_eq!(
+        detail["tokenizer"]["tokens"][0],
+        json!({"token": "detailed", "start_offset": 0, "end_offset": 8, "type": "<ALPHANUM>", "position": 0})
+    );
     assert_eq!(detail["tokenfilters"][0]["tokens"][0]["token"], json!("detail"));
     assert_eq!(detail["tokenfilters"][0]["tokens"][0]["keyword"], json!(false));
     assert!(detail["tokenfilters"][0]["tokens"][0].get("bytes").is_none());
@@ -88,18 +113,22 @@ fn explain_attributes_filter_and_keyword() {
 
 #[test]
 fn explain_char_filters() {
-    let response = run(json!({"explain": true, "tokenizer": "keyword", "char_filter": ["html_strip"], "text": "<b>x</b>"})).unwrap();
+    let response =
+        run(json!({"explain": true, "tokenizer": "keyword", "char_filter": ["html_strip"], "text": "<b>x</b>"}))
+            .unwrap();
     assert_eq!(response["detail"]["charfilters"], json!([{"name": "html_strip", "filtered_text": ["x"]}]));
 }
 
 #[test]
 fn max_token_count_is_enforced() {
     let index = IndexAnalysis::from_settings(&json!({})).unwrap();
-    let ok = analyze(&json!({"analyzer": "standard", "text": "This should succeed"}), Some(&index), &|_| None, 3).unwrap();
+    let ok =
+        analyze(&json!({"analyzer": "standard", "text": "This should succeed"}), Some(&index), &|_| None, 3).unwrap();
     assert_eq!(terms(&ok), ["this", "should", "succeed"]);
     let expected = "The number of tokens produced by calling _analyze has exceeded the allowed maximum of [3]. This limit can be set by changing the [index.analyze.max_token_count] index level setting.";
     for explain in [false, true] {
-        let request = json!({"analyzer": "standard", "explain": explain, "text": "This should fail as it exceeds limit"});
+        let request =
+            json!({"analyzer": "standard", "explain": explain, "text": "This should fail as it exceeds limit"});
         let e = analyze(&request, Some(&index), &|_| None, 3).unwrap_err();
         assert_eq!((e.kind, e.reason.as_str()), ("illegal_state_exception", expected));
     }
@@ -128,7 +157,10 @@ fn request_errors_have_opensearch_messages() {
 #[test]
 fn filters_alone_make_a_normalizer() {
     let response = run(json!({"filter": ["lowercase"], "text": "ABC Def"})).unwrap();
-    assert_eq!(response["tokens"], json!([{"token": "abc def", "start_offset": 0, "end_offset": 7, "type": "word", "position": 0}]));
+    assert_eq!(
+        response["tokens"],
+        json!([{"token": "abc def", "start_offset": 0, "end_offset": 7, "type": "word", "position": 0}])
+    );
 }
 
 #[test]
@@ -157,7 +189,10 @@ fn index_settings_build_custom_analyzers_and_normalizers() {
     assert_eq!(csv["tokens"][2]["position"], json!(13), "gap 10 after position 2");
     assert_eq!(terms(&go(json!({"field": "tag", "text": "Éclair"})).unwrap()), ["eclair"]);
     assert_eq!(terms(&go(json!({"normalizer": "lower", "text": "ÀB"})).unwrap()), ["ab"]);
-    assert_eq!(error(go(json!({"field": "n", "text": "1"}))).1, "Can't process field [n], Analysis requests are only supported on tokenized fields");
+    assert_eq!(
+        error(go(json!({"field": "n", "text": "1"}))).1,
+        "Can't process field [n], Analysis requests are only supported on tokenized fields"
+    );
     assert_eq!(error(go(json!({"normalizer": "nope", "text": "1"}))).1, "failed to find normalizer under [nope]");
     assert_eq!(error(go(json!({"analyzer": "nope", "text": "1"}))).1, "failed to find analyzer [nope]");
     assert_eq!(error(go(json!({"tokenizer": "nope", "text": "1"}))).1, "failed to find tokenizer under [nope]");
@@ -169,17 +204,41 @@ fn index_settings_build_custom_analyzers_and_normalizers() {
 #[test]
 fn invalid_settings_are_rejected_with_opensearch_messages() {
     let cases = [
-        (json!({"analysis": {"analyzer": {"a": {"tokenizer": "nope"}}}}), "Custom Analyzer [a] failed to find tokenizer under name [nope]"),
-        (json!({"analysis": {"analyzer": {"a": {"tokenizer": "standard", "filter": ["nope"]}}}}), "Custom Analyzer [a] failed to find filter under name [nope]"),
-        (json!({"analysis": {"analyzer": {"a": {"tokenizer": "standard", "char_filter": ["nope"]}}}}), "Custom Analyzer [a] failed to find char_filter under name [nope]"),
-        (json!({"analysis": {"analyzer": {"a": {"filter": ["lowercase"]}}}}), "analyzer [a] must specify either an analyzer type, or a tokenizer"),
+        (
+            json!({"analysis": {"analyzer": {"a": {"tokenizer": "nope"}}}}),
+            "Custom Analyzer [a] failed to find tokenizer under name [nope]",
+        ),
+        (
+            json!({"analysis": {"analyzer": {"a": {"tokenizer": "standard", "filter": ["nope"]}}}}),
+            "Custom Analyzer [a] failed to find filter under name [nope]",
+        ),
+        (
+            json!({"analysis": {"analyzer": {"a": {"tokenizer": "standard", "char_filter": ["nope"]}}}}),
+            "Custom Analyzer [a] failed to find char_filter under name [nope]",
+        ),
+        (
+            json!({"analysis": {"analyzer": {"a": {"filter": ["lowercase"]}}}}),
+            "analyzer [a] must specify either an analyzer type, or a tokenizer",
+        ),
         (json!({"analysis": {"analyzer": {"a": {"type": "nope"}}}}), "Unknown analyzer type [nope] for [a]"),
-        (json!({"analysis": {"analyzer": {"_a": {"type": "standard"}}}}), "analyzer name must not start with '_'. got \"_a\""),
+        (
+            json!({"analysis": {"analyzer": {"_a": {"type": "standard"}}}}),
+            "analyzer name must not start with '_'. got \"_a\"",
+        ),
         (json!({"analysis": {"filter": {"f": {"type": "nope"}}}}), "Unknown filter type [nope] for [f]"),
-        (json!({"analysis": {"filter": {"f": {"stopwords": ["a"]}}}}), "filter [f] must specify either an analyzer type, or a tokenizer"),
+        (
+            json!({"analysis": {"filter": {"f": {"stopwords": ["a"]}}}}),
+            "filter [f] must specify either an analyzer type, or a tokenizer",
+        ),
         (json!({"analysis": {"tokenizer": {"t": {"type": "nope"}}}}), "Unknown tokenizer type [nope] for [t]"),
-        (json!({"analysis": {"normalizer": {"n": {"filter": ["porter_stem"]}}}}), "Custom normalizer [n] may not use filter [porter_stem]"),
-        (json!({"analysis": {"normalizer": {"n": {"tokenizer": "standard"}}}}), "Custom normalizer [n] cannot configure a tokenizer"),
+        (
+            json!({"analysis": {"normalizer": {"n": {"filter": ["porter_stem"]}}}}),
+            "Custom normalizer [n] may not use filter [porter_stem]",
+        ),
+        (
+            json!({"analysis": {"normalizer": {"n": {"tokenizer": "standard"}}}}),
+            "Custom normalizer [n] cannot configure a tokenizer",
+        ),
     ];
     for (settings, reason) in cases {
         let e = IndexAnalysis::from_settings(&settings).unwrap_err();
@@ -191,24 +250,85 @@ fn invalid_settings_are_rejected_with_opensearch_messages() {
 fn porter_matches_reference_vocabulary() {
     // From Porter's published voc.txt/output.txt.
     let pairs = [
-        ("caresses", "caress"), ("ponies", "poni"), ("ties", "ti"), ("caress", "caress"), ("cats", "cat"),
-        ("feed", "feed"), ("agreed", "agre"), ("plastered", "plaster"), ("bled", "bled"), ("motoring", "motor"),
-        ("sing", "sing"), ("conflated", "conflat"), ("troubled", "troubl"), ("sized", "size"), ("hopping", "hop"),
-        ("tanned", "tan"), ("falling", "fall"), ("hissing", "hiss"), ("fizzed", "fizz"), ("failing", "fail"),
-        ("filing", "file"), ("happy", "happi"), ("sky", "sky"), ("relational", "relat"), ("conditional", "condit"),
-        ("rational", "ration"), ("valenci", "valenc"), ("digitizer", "digit"), ("conformabli", "conform"),
-        ("radicalli", "radic"), ("differentli", "differ"), ("vileli", "vile"), ("analogousli", "analog"),
-        ("vietnamization", "vietnam"), ("predication", "predic"), ("operator", "oper"), ("feudalism", "feudal"),
-        ("decisiveness", "decis"), ("hopefulness", "hope"), ("callousness", "callous"), ("formaliti", "formal"),
-        ("sensitiviti", "sensit"), ("sensibiliti", "sensibl"), ("triplicate", "triplic"), ("formative", "form"),
-        ("formalize", "formal"), ("electriciti", "electr"), ("electrical", "electr"), ("hopeful", "hope"),
-        ("goodness", "good"), ("revival", "reviv"), ("allowance", "allow"), ("inference", "infer"),
-        ("airliner", "airlin"), ("gyroscopic", "gyroscop"), ("adjustable", "adjust"), ("defensible", "defens"),
-        ("irritant", "irrit"), ("replacement", "replac"), ("adjustment", "adjust"), ("dependent", "depend"),
-        ("adoption", "adopt"), ("homologou", "homolog"), ("communism", "commun"), ("activate", "activ"),
-        ("angulariti", "angular"), ("homologous", "homolog"), ("effective", "effect"), ("bowdlerize", "bowdler"),
-        ("probate", "probat"), ("rate", "rate"), ("cease", "ceas"), ("controll", "control"), ("roll", "roll"),
-        ("generalizations", "gener"), ("oscillators", "oscil"), ("a", "a"), ("is", "is"), ("by", "by"),
+        ("caresses", "caress"),
+        ("ponies", "poni"),
+        ("ties", "ti"),
+        ("caress", "caress"),
+        ("cats", "cat"),
+        ("feed", "feed"),
+        ("agreed", "agre"),
+        ("plastered", "plaster"),
+        ("bled", "bled"),
+        ("motoring", "motor"),
+        ("sing", "sing"),
+        ("conflated", "conflat"),
+        ("troubled", "troubl"),
+        ("sized", "size"),
+        ("hopping", "hop"),
+        ("tanned", "tan"),
+        ("falling", "fall"),
+        ("hissing", "hiss"),
+        ("fizzed", "fizz"),
+        ("failing", "fail"),
+        ("filing", "file"),
+        ("happy", "happi"),
+        ("sky", "sky"),
+        ("relational", "relat"),
+        ("conditional", "condit"),
+        ("rational", "ration"),
+        ("valenci", "valenc"),
+        ("digitizer", "digit"),
+        ("conformabli", "conform"),
+        ("radicalli", "radic"),
+        ("differentli", "differ"),
+        ("vileli", "vile"),
+        ("analogousli", "analog"),
+        ("vietnamization", "vietnam"),
+        ("predication", "predic"),
+        ("operator", "oper"),
+        ("feudalism", "feudal"),
+        ("decisiveness", "decis"),
+        ("hopefulness", "hope"),
+        ("callousness", "callous"),
+        ("formaliti", "formal"),
+        ("sensitiviti", "sensit"),
+        ("sensibiliti", "sensibl"),
+        ("triplicate", "triplic"),
+        ("formative", "form"),
+        ("formalize", "formal"),
+        ("electriciti", "electr"),
+        ("electrical", "electr"),
+        ("hopeful", "hope"),
+        ("goodness", "good"),
+        ("revival", "reviv"),
+        ("allowance", "allow"),
+        ("inference", "infer"),
+        ("airliner", "airlin"),
+        ("gyroscopic", "gyroscop"),
+        ("adjustable", "adjust"),
+        ("defensible", "defens"),
+        ("irritant", "irrit"),
+        ("replacement", "replac"),
+        ("adjustment", "adjust"),
+        ("dependent", "depend"),
+        ("adoption", "adopt"),
+        ("homologou", "homolog"),
+        ("communism", "commun"),
+        ("activate", "activ"),
+        ("angulariti", "angular"),
+        ("homologous", "homolog"),
+        ("effective", "effect"),
+        ("bowdlerize", "bowdler"),
+        ("probate", "probat"),
+        ("rate", "rate"),
+        ("cease", "ceas"),
+        ("controll", "control"),
+        ("roll", "roll"),
+        ("generalizations", "gener"),
+        ("oscillators", "oscil"),
+        ("a", "a"),
+        ("is", "is"),
+        ("by", "by"),
     ];
     for (word, stem) in pairs {
         assert_eq!(porter_stem(word), stem, "{word}");

@@ -5,19 +5,19 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::chain::{TokenFilter, Tokenizer};
 use super::arabic::{arabic_stem_filter, sorani_normalization};
-use super::indic::{bengali_normalization, hindi_normalization, indic_normalization};
-use super::language_normalizers::{
-    greek_lowercase_filter, irish_lowercase_filter, scandinavian_folding, scandinavian_normalization, serbian_normalization,
-    turkish_lowercase_filter,
-};
+use super::chain::{TokenFilter, Tokenizer};
 use super::char_filters::{CharFilter, MappingCharFilter, PatternReplaceCharFilter};
 use super::classic_tokenizer::ClassicTokenizer;
 use super::error::AnalysisError;
 use super::filters::StopWords;
 use super::html_strip::HtmlStripCharFilter;
+use super::indic::{bengali_normalization, hindi_normalization, indic_normalization};
 use super::java_regex::java_regex;
+use super::language_normalizers::{
+    greek_lowercase_filter, irish_lowercase_filter, scandinavian_folding, scandinavian_normalization,
+    serbian_normalization, turkish_lowercase_filter,
+};
 use super::light_stemmers::german_normalization;
 use super::ngram::{NGramFilter, NGramTokenizer};
 use super::params::Params;
@@ -26,7 +26,9 @@ use super::stemming::{keyword_marker, stem_filter, stemmer_override, StemAlgorit
 use super::stop_lists::Predefined;
 use super::synonyms::SynonymFilter;
 use super::token_filters as tf;
-use super::tokenizers::{BasicTokenizer, CharGroupTokenizer, CharSet, PathHierarchyTokenizer, PatternTokenizer, SimplePatternTokenizer};
+use super::tokenizers::{
+    BasicTokenizer, CharGroupTokenizer, CharSet, PathHierarchyTokenizer, PatternTokenizer, SimplePatternTokenizer,
+};
 use super::uax_url_email::UaxUrlEmailTokenizer;
 use super::word_delimiter::{parse_type_table, WordDelimiter};
 use super::DEFAULT_MAX_TOKEN_LENGTH;
@@ -49,7 +51,12 @@ impl Default for Limits {
 /// Stop words from a `stopwords` setting, as OpenSearch's `Analysis.parseWords`: `_none_` is
 /// empty, otherwise each entry of the list is a predefined list name (`_english_`,
 /// `_french_`...) standing for its words, or a literal word.
-pub fn stop_words(params: &Params<'_>, key: &str, default: &str, ignore_case: bool) -> Result<StopWords, AnalysisError> {
+pub fn stop_words(
+    params: &Params<'_>,
+    key: &str,
+    default: &str,
+    ignore_case: bool,
+) -> Result<StopWords, AnalysisError> {
     let entries = match params.get(key) {
         None => vec![default.to_owned()],
         Some(_) => params.list(key).unwrap_or_default(),
@@ -101,12 +108,16 @@ pub fn tokenizer(kind: &str, params: Params<'_>, limits: Limits) -> Result<Optio
         "keyword" => Arc::new(BasicTokenizer::Keyword),
         "thai" => Arc::new(super::thai::ThaiTokenizer),
         "uax_url_email" => Arc::new(UaxUrlEmailTokenizer { max_token_length: max_token_length.max(1) }),
-        "pattern" => Arc::new(PatternTokenizer { pattern: regex(&params, "pattern", "\\W+")?, group: params.int("group", -1)? }),
+        "pattern" => {
+            Arc::new(PatternTokenizer { pattern: regex(&params, "pattern", "\\W+")?, group: params.int("group", -1)? })
+        }
         "simple_pattern" | "simple_pattern_split" => Arc::new(SimplePatternTokenizer {
             pattern: java_regex(&params.string("pattern").unwrap_or_default(), "")?,
             split: kind == "simple_pattern_split",
         }),
-        "char_group" => Arc::new(CharGroupTokenizer { split_on: char_set(&params, "tokenize_on_chars", true)?, max_token_length }),
+        "char_group" => {
+            Arc::new(CharGroupTokenizer { split_on: char_set(&params, "tokenize_on_chars", true)?, max_token_length })
+        }
         "ngram" | "nGram" | "edge_ngram" | "edgeNGram" => {
             let edge = kind.starts_with('e');
             let (min_gram, max_gram) = (params.usize("min_gram", 1)?, params.usize("max_gram", 2)?);
@@ -136,7 +147,9 @@ pub fn char_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn Char
         "html_strip" => Arc::new(HtmlStripCharFilter::new(params.list("escaped_tags").unwrap_or_default())),
         "mapping" => {
             let Some(rules) = params.rules("mappings") else {
-                return Err(AnalysisError::illegal_argument("mapping requires either `mappings` or `mappings_path` to be configured"));
+                return Err(AnalysisError::illegal_argument(
+                    "mapping requires either `mappings` or `mappings_path` to be configured",
+                ));
             };
             Arc::new(MappingCharFilter::from_rules(&rules)?)
         }
@@ -150,7 +163,11 @@ pub fn char_filter(kind: &str, params: Params<'_>) -> Result<Option<Arc<dyn Char
 }
 
 /// The token filter of `kind` with `params`; None for an unknown type.
-pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
+pub fn token_filter(
+    kind: &str,
+    params: Params<'_>,
+    limits: Limits,
+) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
     let p = &params;
     let built: Arc<dyn TokenFilter> = match kind {
         "lowercase" => match p.string("language").as_deref() {
@@ -203,7 +220,9 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         "stemmer_override" => stemmer_override(&p.rules("rules").unwrap_or_default())?,
         "synonym" | "synonym_graph" => {
             let Some(rules) = p.rules("synonyms") else {
-                return Err(AnalysisError::illegal_argument("synonym requires either `synonyms` or `synonyms_path` to be configured"));
+                return Err(AnalysisError::illegal_argument(
+                    "synonym requires either `synonyms` or `synonyms_path` to be configured",
+                ));
             };
             let mut filter = SynonymFilter::new(rules, p.bool("expand", true)?, p.bool("lenient", false)?);
             filter.graph = kind == "synonym_graph";
@@ -225,7 +244,11 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
                 graph: kind == "word_delimiter_graph",
                 adjust_offsets: p.bool("adjust_offsets", true)?,
                 type_table: match p.get("type_table_path") {
-                    Some(_) => return Err(AnalysisError::illegal_argument("IOException while reading type_table_path: file not readable")),
+                    Some(_) => {
+                        return Err(AnalysisError::illegal_argument(
+                            "IOException while reading type_table_path: file not readable",
+                        ))
+                    }
                     None => parse_type_table(&p.rules("type_table").unwrap_or_default())?,
                 },
             })
@@ -266,10 +289,14 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
         }
         "elision" => {
             if p.get("articles_path").is_some() {
-                return Err(AnalysisError::illegal_argument("IOException while reading articles_path: file not readable"));
+                return Err(AnalysisError::illegal_argument(
+                    "IOException while reading articles_path: file not readable",
+                ));
             }
             let Some(articles) = p.list("articles") else {
-                return Err(AnalysisError::illegal_argument("elision filter requires [articles] or [articles_path] setting"));
+                return Err(AnalysisError::illegal_argument(
+                    "elision filter requires [articles] or [articles_path] setting",
+                ));
             };
             let ignore_case = p.bool("articles_case", false)?;
             let articles = articles.into_iter().map(|a| if ignore_case { a.to_lowercase() } else { a }).collect();
@@ -315,7 +342,10 @@ pub fn token_filter(kind: &str, params: Params<'_>, limits: Limits) -> Result<Op
 
 /// Token filter types that cannot be used by name alone (they need settings).
 pub fn filter_requires_settings(kind: &str) -> bool {
-    matches!(kind, "keyword_marker" | "stemmer_override" | "synonym" | "synonym_graph" | "pattern_replace" | "pattern_capture")
+    matches!(
+        kind,
+        "keyword_marker" | "stemmer_override" | "synonym" | "synonym_graph" | "pattern_replace" | "pattern_capture"
+    )
 }
 
 /// Char filter types that need settings.

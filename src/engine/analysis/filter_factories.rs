@@ -45,14 +45,19 @@ fn int_setting(p: &Params<'_>, key: &str, default: usize) -> Result<usize, Analy
 pub fn token_filter(kind: &str, name: &str, params: Params<'_>) -> Result<Option<Arc<dyn TokenFilter>>, AnalysisError> {
     let p = &params;
     if let Some((stemmer, reads_exclusions)) = legacy_stemmer(kind) {
-        let exclusions: HashSet<String> =
-            if reads_exclusions { p.list("stem_exclusion").unwrap_or_default().into_iter().collect() } else { HashSet::new() };
+        let exclusions: HashSet<String> = if reads_exclusions {
+            p.list("stem_exclusion").unwrap_or_default().into_iter().collect()
+        } else {
+            HashSet::new()
+        };
         return Ok(Some(Arc::new(legacy_stem_filter(stemmer, exclusions))));
     }
     let built: Arc<dyn TokenFilter> = match kind {
         "keep" => {
             if p.get("keep_words").is_some() == p.get("keep_words_path").is_some() {
-                return Err(AnalysisError::illegal_argument("keep requires either `keep_words` or `keep_words_path` to be configured"));
+                return Err(AnalysisError::illegal_argument(
+                    "keep requires either `keep_words` or `keep_words_path` to be configured",
+                ));
             }
             if p.get("enable_position_increments").is_some() {
                 return Err(AnalysisError::illegal_argument(
@@ -131,7 +136,9 @@ pub fn token_filter(kind: &str, name: &str, params: Params<'_>) -> Result<Option
             let hash_count = int_setting(p, "hash_count", 1)?;
             let bucket_count = int_setting(p, "bucket_count", 512)?;
             let hash_set_size = int_setting(p, "hash_set_size", 1)?;
-            for (value, what) in [(hash_count, "hashCount"), (bucket_count, "bucketCount"), (hash_set_size, "hashSetSize")] {
+            for (value, what) in
+                [(hash_count, "hashCount"), (bucket_count, "bucketCount"), (hash_set_size, "hashSetSize")]
+            {
                 if value == 0 {
                     return Err(AnalysisError::illegal_argument(format!("{what} must be greater than zero")));
                 }
@@ -139,14 +146,23 @@ pub fn token_filter(kind: &str, name: &str, params: Params<'_>) -> Result<Option
             if hash_count.saturating_mul(bucket_count) > 1 << 20 {
                 return Err(AnalysisError::illegal_argument("[hash_count] * [bucket_count] must be at most 1048576"));
             }
-            Arc::new(MinHash { hash_count, bucket_count, hash_set_size, with_rotation: p.bool("with_rotation", bucket_count > 1)? })
+            Arc::new(MinHash {
+                hash_count,
+                bucket_count,
+                hash_set_size,
+                with_rotation: p.bool("with_rotation", bucket_count > 1)?,
+            })
         }
-        "multiplexer" => Arc::new(Multiplexer::new(p.list("filters").unwrap_or_default(), p.bool("preserve_original", true)?)),
+        "multiplexer" => {
+            Arc::new(Multiplexer::new(p.list("filters").unwrap_or_default(), p.bool("preserve_original", true)?))
+        }
         "condition" => {
             let predicate = Predicate::compile(p.get("script"), name)?;
             let filters = p.list("filter").unwrap_or_default();
             if filters.is_empty() {
-                return Err(AnalysisError::illegal_argument(format!("Empty list of filters provided to tokenfilter [{name}]")));
+                return Err(AnalysisError::illegal_argument(format!(
+                    "Empty list of filters provided to tokenfilter [{name}]"
+                )));
             }
             Arc::new(Condition::new(predicate, filters))
         }
@@ -166,8 +182,14 @@ pub fn prebuilt_filter(name: &str) -> Option<Option<Arc<dyn TokenFilter>>> {
             let articles = tf::DEFAULT_ARTICLES.iter().map(|a| (*a).to_owned()).collect();
             Some(Some(Arc::new(tf::elision(articles, true))))
         }
-        "multiplexer" | "condition" | "predicate_token_filter" | "keep" | "keep_types" | "common_grams"
-        | "dictionary_decompounder" | "hyphenation_decompounder" => Some(None),
+        "multiplexer"
+        | "condition"
+        | "predicate_token_filter"
+        | "keep"
+        | "keep_types"
+        | "common_grams"
+        | "dictionary_decompounder"
+        | "hyphenation_decompounder" => Some(None),
         _ => None,
     }
 }
@@ -205,7 +227,10 @@ mod tests {
             create_error(json!({"type": "condition", "filter": ["nope"], "script": "true"})),
             "ScriptedConditionTokenFilter [my_filter] refers to undefined token filter [nope]"
         );
-        assert_eq!(create_error(json!({"type": "elision"})), "elision filter requires [articles] or [articles_path] setting");
+        assert_eq!(
+            create_error(json!({"type": "elision"})),
+            "elision filter requires [articles] or [articles_path] setting"
+        );
         assert_eq!(
             create_error(json!({"type": "keep_types", "types": ["<NUM>"], "mode": "both"})),
             "`keep_types` tokenfilter mode can only be [include] or [exclude] but was [both]."
@@ -214,7 +239,10 @@ mod tests {
             create_error(json!({"type": "delimited_term_freq", "delimiter": "||"})),
             "Setting [delimiter] must be a single, non-null character. [||] was provided."
         );
-        assert_eq!(create_error(json!({"type": "keep"})), "keep requires either `keep_words` or `keep_words_path` to be configured");
+        assert_eq!(
+            create_error(json!({"type": "keep"})),
+            "keep requires either `keep_words` or `keep_words_path` to be configured"
+        );
     }
 
     #[test]

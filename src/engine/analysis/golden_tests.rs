@@ -60,7 +60,13 @@ fn check_table(file: &str) {
             ));
         }
     }
-    assert!(failures.is_empty(), "{file}: {} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{file}: {} of {} cases differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

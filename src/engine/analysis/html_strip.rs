@@ -230,7 +230,11 @@ impl<'a> Strip<'a> {
             .filter(|&len| text.is_char_boundary(q + len))
             .find_map(|len| {
                 let name = &text[q..q + len];
-                HTML_ENTITIES.binary_search_by_key(&name, |e| e.0).ok().and_then(|i| HTML_ENTITIES.get(i)).map(|e| (len, e.1))
+                HTML_ENTITIES
+                    .binary_search_by_key(&name, |e| e.0)
+                    .ok()
+                    .and_then(|i| HTML_ENTITIES.get(i))
+                    .map(|e| (len, e.1))
             });
         match longest {
             Some((len, value)) => self.reference_tail(p, q + len, value),
@@ -517,8 +521,12 @@ fn surrogate_pair(s: &str) -> Option<(char, usize)> {
 
 impl CharFilter for HtmlStripCharFilter {
     fn filter(&self, text: &str) -> (String, OffsetCorrection) {
-        let mut strip =
-            Strip { filter: self, text, out: String::with_capacity(text.len()), correction: OffsetCorrection::default() };
+        let mut strip = Strip {
+            filter: self,
+            text,
+            out: String::with_capacity(text.len()),
+            correction: OffsetCorrection::default(),
+        };
         strip.run();
         (strip.out, strip.correction)
     }

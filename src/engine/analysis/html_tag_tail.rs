@@ -100,7 +100,12 @@ fn step(states: u32, c: char) -> u32 {
     }
     next |= quoted(states, SQ, SQ_BACKSLASH, '\'', FREE, c);
     next |= quoted(states, DQ, DQ_BACKSLASH, '"', FREE, c);
-    let expect = [(SSI_LT, '!', SSI_BANG), (SSI_BANG, '-', SSI_DASH), (SSI_DASH, '-', SSI_DASH_DASH), (SSI_DASH_DASH, '#', SSI_BODY)];
+    let expect = [
+        (SSI_LT, '!', SSI_BANG),
+        (SSI_BANG, '-', SSI_DASH),
+        (SSI_DASH, '-', SSI_DASH_DASH),
+        (SSI_DASH_DASH, '#', SSI_BODY),
+    ];
     for (state, wanted, then) in expect {
         if states & state != 0 && c == wanted {
             next |= then;

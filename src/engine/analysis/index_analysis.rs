@@ -51,7 +51,9 @@ fn group<'a>(analysis: Option<&'a Map<String, Value>>, key: &str) -> Vec<(&'a St
 
 fn type_of<'a>(component: &'static str, name: &str, value: &'a Value) -> Result<&'a str, AnalysisError> {
     value.get("type").and_then(Value::as_str).ok_or_else(|| {
-        AnalysisError::illegal_argument(format!("{component} [{name}] must specify either an analyzer type, or a tokenizer"))
+        AnalysisError::illegal_argument(format!(
+            "{component} [{name}] must specify either an analyzer type, or a tokenizer"
+        ))
     })
 }
 
@@ -76,19 +78,22 @@ impl IndexAnalysis {
 
         for (name, value) in group(analysis, "tokenizer") {
             let kind = type_of("tokenizer", name, value)?;
-            let built = components::tokenizer(kind, Params::new(value), limits)?.ok_or_else(|| unknown("tokenizer", kind, name))?;
+            let built = components::tokenizer(kind, Params::new(value), limits)?
+                .ok_or_else(|| unknown("tokenizer", kind, name))?;
             index.tokenizers.insert(name.clone(), Named::new(name.clone(), built));
         }
         for (name, value) in group(analysis, "char_filter") {
             let kind = type_of("char_filter", name, value)?;
-            let built = components::char_filter(kind, Params::new(value))?.ok_or_else(|| unknown("char_filter", kind, name))?;
+            let built =
+                components::char_filter(kind, Params::new(value))?.ok_or_else(|| unknown("char_filter", kind, name))?;
             index.char_filters.insert(name.clone(), Named::new(name.clone(), built));
         }
         for (name, value) in group(analysis, "filter") {
             let kind = type_of("filter", name, value)?;
             let built = match super::filter_factories::token_filter(kind, name, Params::new(value))? {
                 Some(built) => built,
-                None => components::token_filter(kind, Params::new(value), limits)?.ok_or_else(|| unknown("filter", kind, name))?,
+                None => components::token_filter(kind, Params::new(value), limits)?
+                    .ok_or_else(|| unknown("filter", kind, name))?,
             };
             index.filters.insert(name.clone(), Named::new(name.clone(), built));
         }
@@ -113,7 +118,9 @@ impl IndexAnalysis {
         }
         for (name, value) in group(analysis, "analyzer") {
             if name.starts_with('_') {
-                return Err(AnalysisError::illegal_argument(format!("analyzer name must not start with '_'. got \"{name}\"")));
+                return Err(AnalysisError::illegal_argument(format!(
+                    "analyzer name must not start with '_'. got \"{name}\""
+                )));
             }
             let params = Params::new(value);
             let kind = params.string("type");
@@ -160,7 +167,9 @@ impl IndexAnalysis {
                 return Err(unknown("normalizer", &kind, name));
             }
             if params.get("tokenizer").is_some() {
-                return Err(AnalysisError::illegal_argument(format!("Custom normalizer [{name}] cannot configure a tokenizer")));
+                return Err(AnalysisError::illegal_argument(format!(
+                    "Custom normalizer [{name}] cannot configure a tokenizer"
+                )));
             }
             let mut normalizer = index.custom_chain("Custom normalizer", name, None, &params, true)?;
             normalizer.position_increment_gap = 0;
@@ -169,7 +178,8 @@ impl IndexAnalysis {
         if !index.normalizers.contains_key("lowercase") {
             // OpenSearch's prebuilt `lowercase` normalizer (keyword tokenizer, lowercase filter).
             let def = serde_json::json!({"filter": ["lowercase"]});
-            let mut normalizer = index.custom_chain("Custom normalizer", "lowercase", None, &Params::new(&def), true)?;
+            let mut normalizer =
+                index.custom_chain("Custom normalizer", "lowercase", None, &Params::new(&def), true)?;
             normalizer.position_increment_gap = 0;
             index.normalizers.insert("lowercase".into(), Arc::new(normalizer));
         }
@@ -187,7 +197,9 @@ impl IndexAnalysis {
         normalizer: bool,
     ) -> Result<CustomAnalyzer, AnalysisError> {
         let missing = |component: &str, missing: &str| {
-            AnalysisError::illegal_argument(format!("{what} [{name}] failed to find {component} under name [{missing}]"))
+            AnalysisError::illegal_argument(format!(
+                "{what} [{name}] failed to find {component} under name [{missing}]"
+            ))
         };
         let tokenizer = match tokenizer {
             Some(t) => self.tokenizer(t)?.ok_or_else(|| missing("tokenizer", t))?,
@@ -201,7 +213,9 @@ impl IndexAnalysis {
         for f in params.list("filter").unwrap_or_default() {
             let filter = self.filter(&f)?.ok_or_else(|| missing("filter", &f))?;
             if normalizer && !filter.component.normalizing() {
-                return Err(AnalysisError::illegal_argument(format!("Custom normalizer [{name}] may not use filter [{f}]")));
+                return Err(AnalysisError::illegal_argument(format!(
+                    "Custom normalizer [{name}] may not use filter [{f}]"
+                )));
             }
             filters.push(filter);
         }
@@ -295,11 +309,8 @@ pub fn builtin_char_filter(name: &str) -> Result<Option<Named<dyn CharFilter>>, 
 /// Rebuilds the filters that analyze their own rules (synonyms) with the chain before them.
 pub fn chain_aware(mut analyzer: CustomAnalyzer) -> Result<CustomAnalyzer, AnalysisError> {
     for i in 0..analyzer.filters.len() {
-        let prefix = CustomAnalyzer {
-            filters: analyzer.filters[..i].to_vec(),
-            char_filters: Vec::new(),
-            ..analyzer.clone()
-        };
+        let prefix =
+            CustomAnalyzer { filters: analyzer.filters[..i].to_vec(), char_filters: Vec::new(), ..analyzer.clone() };
         let analyze = |text: &str| -> Vec<String> { prefix.run(text, None).0.into_iter().map(|t| t.term).collect() };
         if let Some(rebuilt) = analyzer.filters[i].component.for_chain(&analyze)? {
             analyzer.filters[i].component = rebuilt;

@@ -57,6 +57,9 @@ pub fn java_regex(pattern: &str, flags: &str) -> Result<Regex, AnalysisError> {
         }
     }
     Regex::new(&translated).map_err(|e| {
-        AnalysisError::illegal_argument(format!("Invalid regex pattern [{pattern}]: {}", e.to_string().lines().last().unwrap_or("")))
+        AnalysisError::illegal_argument(format!(
+            "Invalid regex pattern [{pattern}]: {}",
+            e.to_string().lines().last().unwrap_or("")
+        ))
     })
 }

@@ -140,9 +140,28 @@ fn steps(language: &str) -> Option<&'static [Step]> {
 
 /// The names of the analyzers built here.
 pub const LANGUAGE_ANALYZERS: [&str; 22] = [
-    "arabic", "armenian", "basque", "bengali", "brazilian", "bulgarian", "catalan", "czech", "estonian", "galician",
-    "greek", "hindi", "indonesian", "irish", "latvian", "lithuanian", "persian", "romanian", "sorani", "turkish",
-    "thai", "tamil",
+    "arabic",
+    "armenian",
+    "basque",
+    "bengali",
+    "brazilian",
+    "bulgarian",
+    "catalan",
+    "czech",
+    "estonian",
+    "galician",
+    "greek",
+    "hindi",
+    "indonesian",
+    "irish",
+    "latvian",
+    "lithuanian",
+    "persian",
+    "romanian",
+    "sorani",
+    "turkish",
+    "thai",
+    "tamil",
 ];
 
 /// The standard tokenizer over the text with ZWNJ (U+200C) read as a space, as Lucene's

@@ -165,7 +165,9 @@ pub fn greek_lowercase(term: &str) -> String {
 fn is_nonspacing_mark(c: char) -> bool {
     static MN: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let mut buf = [0u8; 4];
-    MN.get_or_init(|| regex::Regex::new(r"^\p{Mn}$").ok()).as_ref().is_some_and(|mn| mn.is_match(c.encode_utf8(&mut buf)))
+    MN.get_or_init(|| regex::Regex::new(r"^\p{Mn}$").ok())
+        .as_ref()
+        .is_some_and(|mn| mn.is_match(c.encode_utf8(&mut buf)))
 }
 
 /// Lucene's `TurkishLowerCaseFilter`: `I` → `ı` unless a combining dot above (U+0307) follows

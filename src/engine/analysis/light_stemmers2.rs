@@ -377,7 +377,10 @@ pub fn minimal_norwegian(term: &str, variant: Norwegian) -> String {
             return len - 3;
         }
         if len > 4
-            && (ends_with(s, len, "er") || ends_with(s, len, "en") || ends_with(s, len, "et") || (ends_with(s, len, "ar") && nn))
+            && (ends_with(s, len, "er")
+                || ends_with(s, len, "en")
+                || ends_with(s, len, "et")
+                || (ends_with(s, len, "ar") && nn))
         {
             return len - 2;
         }
@@ -419,9 +422,8 @@ pub fn light_russian(term: &str) -> String {
         if len > 6 && any_suffix(s, len, &["иями", "оями"]) {
             return len - 4;
         }
-        const THREE: &[&str] = &[
-            "иям", "иях", "оях", "ями", "оям", "оьв", "ами", "его", "ему", "ери", "ими", "ого", "ому", "ыми", "оев",
-        ];
+        const THREE: &[&str] =
+            &["иям", "иях", "оях", "ями", "оям", "оьв", "ами", "его", "ему", "ери", "ими", "ого", "ому", "ыми", "оев"];
         if len > 5 && any_suffix(s, len, THREE) {
             return len - 3;
         }

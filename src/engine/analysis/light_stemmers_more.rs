@@ -31,7 +31,8 @@ pub fn czech(term: &str) -> String {
         if len > 4 && any_suffix(s, len, TWO) {
             return len - 2;
         }
-        if len > 3 && matches!(s[len - 1], 'a' | 'e' | 'i' | 'o' | 'u' | 'ů' | 'y' | 'á' | 'é' | 'í' | 'ý' | 'ě') {
+        if len > 3 && matches!(s[len - 1], 'a' | 'e' | 'i' | 'o' | 'u' | 'ů' | 'y' | 'á' | 'é' | 'í' | 'ý' | 'ě')
+        {
             return len - 1;
         }
         len
@@ -166,13 +167,43 @@ pub fn bulgarian(term: &str) -> String {
 pub fn latvian(term: &str) -> String {
     // (suffix, vowel count of the suffix, palatalizes)
     const AFFIXES: &[(&str, usize, bool)] = &[
-        ("ajiem", 3, false), ("ajai", 3, false), ("ajam", 2, false), ("ajām", 2, false), ("ajos", 2, false),
-        ("ajās", 2, false), ("iem", 2, true), ("ajā", 2, false), ("ais", 2, false), ("ai", 2, false),
-        ("ei", 2, false), ("ām", 1, false), ("am", 1, false), ("ēm", 1, false), ("īm", 1, false),
-        ("im", 1, false), ("um", 1, false), ("us", 1, true), ("as", 1, false), ("ās", 1, false),
-        ("es", 1, false), ("os", 1, true), ("ij", 1, false), ("īs", 1, false), ("ēs", 1, false),
-        ("is", 1, false), ("ie", 1, false), ("u", 1, true), ("a", 1, true), ("i", 1, true), ("e", 1, false),
-        ("ā", 1, false), ("ē", 1, false), ("ī", 1, false), ("ū", 1, false), ("o", 1, false), ("s", 0, false),
+        ("ajiem", 3, false),
+        ("ajai", 3, false),
+        ("ajam", 2, false),
+        ("ajām", 2, false),
+        ("ajos", 2, false),
+        ("ajās", 2, false),
+        ("iem", 2, true),
+        ("ajā", 2, false),
+        ("ais", 2, false),
+        ("ai", 2, false),
+        ("ei", 2, false),
+        ("ām", 1, false),
+        ("am", 1, false),
+        ("ēm", 1, false),
+        ("īm", 1, false),
+        ("im", 1, false),
+        ("um", 1, false),
+        ("us", 1, true),
+        ("as", 1, false),
+        ("ās", 1, false),
+        ("es", 1, false),
+        ("os", 1, true),
+        ("ij", 1, false),
+        ("īs", 1, false),
+        ("ēs", 1, false),
+        ("is", 1, false),
+        ("ie", 1, false),
+        ("u", 1, true),
+        ("a", 1, true),
+        ("i", 1, true),
+        ("e", 1, false),
+        ("ā", 1, false),
+        ("ē", 1, false),
+        ("ī", 1, false),
+        ("ū", 1, false),
+        ("o", 1, false),
+        ("s", 0, false),
         ("š", 0, false),
     ];
     fn unpalatalize(s: &mut [char], mut len: usize) -> usize {
@@ -192,7 +223,14 @@ pub fn latvian(term: &str) -> String {
         if any_suffix(s, len, &["pj", "bj", "mj", "vj"]) {
             return len - 1;
         }
-        for (from, to) in [("šņ", ['s', 'n']), ("žņ", ['z', 'n']), ("šļ", ['s', 'l']), ("žļ", ['z', 'l']), ("ļņ", ['l', 'n']), ("ļļ", ['l', 'l'])] {
+        for (from, to) in [
+            ("šņ", ['s', 'n']),
+            ("žņ", ['z', 'n']),
+            ("šļ", ['s', 'l']),
+            ("žļ", ['z', 'l']),
+            ("ļņ", ['l', 'n']),
+            ("ļļ", ['l', 'l']),
+        ] {
             if ends_with(s, len, from) {
                 s[len - 2] = to[0];
                 s[len - 1] = to[1];
@@ -211,10 +249,8 @@ pub fn latvian(term: &str) -> String {
         len
     }
     run_chars(term, |s, len| {
-        let vowels = s[..len]
-            .iter()
-            .filter(|c| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'ā' | 'ī' | 'ē' | 'ū'))
-            .count();
+        let vowels =
+            s[..len].iter().filter(|c| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'ā' | 'ī' | 'ē' | 'ū')).count();
         for &(affix, vc, palatalizes) in AFFIXES {
             let n = affix.chars().count();
             if vowels > vc && len >= n + 3 && ends_with(s, len, affix) {
@@ -370,26 +406,55 @@ pub fn hindi(term: &str) -> String {
         (
             4,
             &[
-                "ाएगी", "ाएगा", "ाओगी", "ाओगे", "एंगी", "ेंगी", "एंगे", "ेंगे", "ूंगी", "ूंगा", "ातीं", "नाओं", "नाएं", "ताओं",
-                "ताएं", "ियाँ", "ियों", "ियां",
+                "ाएगी",
+                "ाएगा",
+                "ाओगी",
+                "ाओगे",
+                "एंगी",
+                "ेंगी",
+                "एंगे",
+                "ेंगे",
+                "ूंगी",
+                "ूंगा",
+                "ातीं",
+                "नाओं",
+                "नाएं",
+                "ताओं",
+                "ताएं",
+                "ियाँ",
+                "ियों",
+                "ियां",
             ],
         ),
         (
             3,
             &[
-                "ाकर", "ाइए", "ाईं", "ाया", "ेगी", "ेगा", "ोगी", "ोगे", "ाने", "ाना", "ाते", "ाती", "ाता", "तीं", "ाओं", "ाएं",
-                "ुओं", "ुएं", "ुआं",
+                "ाकर",
+                "ाइए",
+                "ाईं",
+                "ाया",
+                "ेगी",
+                "ेगा",
+                "ोगी",
+                "ोगे",
+                "ाने",
+                "ाना",
+                "ाते",
+                "ाती",
+                "ाता",
+                "तीं",
+                "ाओं",
+                "ाएं",
+                "ुओं",
+                "ुएं",
+                "ुआं",
             ],
         ),
-        (
-            2,
-            &["कर", "ाओ", "िए", "ाई", "ाए", "ने", "नी", "ना", "ते", "ीं", "ती", "ता", "ाँ", "ां", "ों", "ें"],
-        ),
+        (2, &["कर", "ाओ", "िए", "ाई", "ाए", "ने", "नी", "ना", "ते", "ीं", "ती", "ता", "ाँ", "ां", "ों", "ें"]),
         (1, &["ो", "े", "ू", "ु", "ी", "ि", "ा"]),
     ];
     run_chars(term, |s, len| strip_longest(s, len, GROUPS))
 }
-
 
 /// Lucene's `SoraniStemmer`.
 pub fn sorani(term: &str) -> String {

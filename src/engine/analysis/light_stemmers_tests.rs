@@ -8,7 +8,9 @@ use crate::engine::analysis::stop_lists::{predefined_words, Predefined};
 
 #[test]
 fn german() {
-    for (word, stem) in [("tisch", "tisch"), ("tische", "tisch"), ("tischen", "tisch"), ("häusern", "haus"), ("bücher", "buch")] {
+    for (word, stem) in
+        [("tisch", "tisch"), ("tische", "tisch"), ("tischen", "tisch"), ("häusern", "haus"), ("bücher", "buch")]
+    {
         assert_eq!(light_german(word), stem, "{word}");
     }
     assert_eq!(german_normalize("schaltflaechen"), "schaltflachen");
@@ -50,7 +52,9 @@ fn stop_lists() {
     let french = predefined_words("_french_").unwrap_or_default();
     assert_eq!(french.len(), 154);
     assert!(french.contains(&"votre") && french.contains(&"celà") && !french.contains(&"son"));
-    for (name, len) in [("_german_", 231), ("_spanish_", 308), ("_russian_", 159), ("_dutch_", 101), ("_english_", 33), ("_none_", 0)] {
+    for (name, len) in
+        [("_german_", 231), ("_spanish_", 308), ("_russian_", 159), ("_dutch_", 101), ("_english_", 33), ("_none_", 0)]
+    {
         assert_eq!(predefined_words(name).map(|w| w.len()), Some(len), "{name}");
     }
     assert!(matches!(Predefined::named("_arabic_"), Some(Predefined::File(_))));

@@ -186,14 +186,18 @@ mod tests {
     #[test]
     fn one_token_per_bucket_with_rotation() {
         let filter = MinHash { hash_count: 1, bucket_count: 512, hash_set_size: 1, with_rotation: true };
-        let tokens: Vec<TokenState> =
-            ["the", "quick", "brown", "fox"].iter().enumerate().map(|(i, w)| TokenState::new(w, i * 6, i * 6 + w.len(), "word")).collect();
+        let tokens: Vec<TokenState> = ["the", "quick", "brown", "fox"]
+            .iter()
+            .enumerate()
+            .map(|(i, w)| TokenState::new(w, i * 6, i * 6 + w.len(), "word"))
+            .collect();
         let out = filter.filter(tokens, &mut 0);
         assert_eq!(out.len(), 512);
         assert_eq!(out[0].position_increment, 1);
         assert!(out[1..].iter().all(|t| t.position_increment == 0 && t.start == 0 && t.end == 21));
         let without = MinHash { with_rotation: false, ..filter };
-        let four: Vec<TokenState> = ["the", "quick", "brown", "fox"].iter().map(|w| TokenState::new(w, 0, 3, "word")).collect();
+        let four: Vec<TokenState> =
+            ["the", "quick", "brown", "fox"].iter().map(|w| TokenState::new(w, 0, 3, "word")).collect();
         assert_eq!(without.filter(four, &mut 0).len(), 4);
     }
 }

@@ -42,15 +42,15 @@ pub mod error;
 pub mod filter_factories;
 pub mod filters;
 pub mod greek;
-pub mod html_strip;
-pub mod indic;
 mod html_entities;
+pub mod html_strip;
 pub mod index_analysis;
+pub mod indic;
 pub mod java_regex;
+pub mod kstem;
 pub mod language_analyzers;
 pub mod language_normalizers;
 pub mod legacy_stems;
-pub mod kstem;
 pub mod light_stemmers;
 pub mod light_stemmers2;
 pub mod light_stemmers_more;
@@ -73,29 +73,29 @@ pub mod token_filters;
 pub mod token_op;
 pub mod token_stream;
 pub mod tokenizers;
-pub mod uax_url_email;
 mod uax_tlds;
+pub mod uax_url_email;
 pub mod word_delimiter;
 pub mod word_filters;
 
 mod char_classes;
 
 #[cfg(test)]
-mod tests;
+mod component_tests;
 #[cfg(test)]
 mod golden_tests;
 #[cfg(test)]
-mod component_tests;
+mod tests;
 
+pub use analyze_api::{analyze, FieldAnalysis};
 pub use analyzers::{
     AnalyzerRegistry, KeywordAnalyzer, LetterAnalyzer, StandardAnalyzer, WhitespaceAnalyzer,
     DEFAULT_POSITION_INCREMENT_GAP,
 };
-pub use analyze_api::{analyze, FieldAnalysis};
 pub use chain::CustomAnalyzer;
 pub use error::AnalysisError;
-pub use index_analysis::IndexAnalysis;
 pub use filters::{LowerCaseFilter, StopFilter, StopWords, ENGLISH_STOP_WORDS};
+pub use index_analysis::IndexAnalysis;
 pub use offsets::{utf16_len, utf16_offset, Utf16Offsets};
 pub use standard_tokenizer::{StandardTokenizer, TokenType, DEFAULT_MAX_TOKEN_LENGTH, MAX_TOKEN_LENGTH_LIMIT};
 pub use token_stream::{TokenState, TokenStream};

@@ -29,7 +29,9 @@ impl Tokenizer for NGramTokenizer {
                 continue;
             }
             let mut run_end = i;
-            while run_end < chars.len() && (keep_all || chars.get(run_end).is_some_and(|(_, c)| self.token_chars.contains(*c))) {
+            while run_end < chars.len()
+                && (keep_all || chars.get(run_end).is_some_and(|(_, c)| self.token_chars.contains(*c)))
+            {
                 run_end += 1;
             }
             let starts = if self.edge { i..(i + 1).min(run_end) } else { i..run_end };
@@ -87,7 +89,9 @@ impl TokenFilter for NGramFilter {
                 out.push(original);
             }
             match out.get_mut(first) {
-                Some(gram) => gram.position_increment = token.position_increment.saturating_add(std::mem::take(&mut pending)),
+                Some(gram) => {
+                    gram.position_increment = token.position_increment.saturating_add(std::mem::take(&mut pending))
+                }
                 None => pending = pending.saturating_add(token.position_increment),
             }
         }

@@ -58,32 +58,30 @@ impl<'a> Params<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64().unwrap_or(default)),
-            Some(Value::String(s)) => s.trim().parse().map_err(|_| {
-                AnalysisError { kind: "number_format_exception", reason: format!("For input string: \"{s}\"") }
-            }),
-            Some(other) => Err(AnalysisError {
+            Some(Value::String(s)) => s.trim().parse().map_err(|_| AnalysisError {
                 kind: "number_format_exception",
-                reason: format!("For input string: \"{other}\""),
+                reason: format!("For input string: \"{s}\""),
             }),
+            Some(other) => {
+                Err(AnalysisError { kind: "number_format_exception", reason: format!("For input string: \"{other}\"") })
+            }
         }
     }
 
     /// A non-negative integer setting.
     pub fn usize(&self, key: &str, default: usize) -> Result<usize, AnalysisError> {
         let value = self.int(key, i64::try_from(default).unwrap_or(i64::MAX))?;
-        usize::try_from(value)
-            .map_err(|_| AnalysisError::illegal_argument(format!("[{key}] must be a non-negative integer, got [{value}]")))
+        usize::try_from(value).map_err(|_| {
+            AnalysisError::illegal_argument(format!("[{key}] must be a non-negative integer, got [{value}]"))
+        })
     }
 
     /// A list setting (an array, or a comma-separated string).
     pub fn list(&self, key: &str) -> Option<Vec<String>> {
         match self.get(key)? {
-            Value::Array(items) => Some(
-                items
-                    .iter()
-                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
-                    .collect(),
-            ),
+            Value::Array(items) => {
+                Some(items.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).collect())
+            }
             Value::String(s) => Some(s.split(',').map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()).collect()),
             other => Some(vec![other.to_string()]),
         }

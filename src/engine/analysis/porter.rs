@@ -41,7 +41,11 @@ impl Porter {
         }
         // The first `y` of the run is a consonant at the start or after a vowel.
         let first_is_consonant = first == 0 || !plain(self.b.get(first - 1));
-        if (i - first) % 2 == 0 { first_is_consonant } else { !first_is_consonant }
+        if (i - first) % 2 == 0 {
+            first_is_consonant
+        } else {
+            !first_is_consonant
+        }
     }
 
     /// The number of consonant sequences between 0 and j.

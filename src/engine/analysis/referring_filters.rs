@@ -106,7 +106,12 @@ impl TokenFilter for Multiplexer {
             }
             chains.push(chain);
         }
-        Ok(Some(Arc::new(Multiplexer { names: self.names.clone(), preserve_original: self.preserve_original, chains, resolved: true })))
+        Ok(Some(Arc::new(Multiplexer {
+            names: self.names.clone(),
+            preserve_original: self.preserve_original,
+            chains,
+            resolved: true,
+        })))
     }
 }
 
@@ -122,7 +127,9 @@ impl Predicate {
     /// refused as OpenSearch refuses them).
     pub fn compile(spec: Option<&Value>, name: &str) -> Result<Predicate, AnalysisError> {
         let Some(spec) = spec else {
-            return Err(AnalysisError::illegal_argument("must specify either [source] for an inline script or [id] for a stored script"));
+            return Err(AnalysisError::illegal_argument(
+                "must specify either [source] for an inline script or [id] for a stored script",
+            ));
         };
         if spec.get("id").is_some() {
             return Err(AnalysisError::illegal_argument(format!("Cannot use stored scripts in tokenfilter [{name}]")));
@@ -237,7 +244,12 @@ impl TokenFilter for Condition {
                 }
             }
         }
-        Ok(Some(Arc::new(Condition { predicate: self.predicate.clone(), names: self.names.clone(), filters, resolved: true })))
+        Ok(Some(Arc::new(Condition {
+            predicate: self.predicate.clone(),
+            names: self.names.clone(),
+            filters,
+            resolved: true,
+        })))
     }
 }
 
@@ -281,7 +293,8 @@ mod tests {
 
     #[test]
     fn scripts_see_the_token() {
-        let spec = json!({"source": "token.getTerm().length() > 3 && token.position >= 1 && token.getType() == 'word'"});
+        let spec =
+            json!({"source": "token.getTerm().length() > 3 && token.position >= 1 && token.getType() == 'word'"});
         let predicate = Predicate::compile(Some(&spec), "p").unwrap();
         let out = PredicateFilter(predicate.clone()).filter(words("Vorsprung Durch Technik a"), &mut 0);
         assert_eq!(terms(&out), vec![("Durch", 2), ("Technik", 1)]);

@@ -13,7 +13,15 @@ fn rule_files_parse_into_lucenes_steps() {
     assert_eq!(names, ["Adverb", "Augmentative", "Feminine", "Noun", "Plural", "Verb", "Vowel"]);
     let count = |name: &str| steps.get(name).map_or(0, |s| s.rules.len());
     assert_eq!(
-        [count("Plural"), count("Adverb"), count("Feminine"), count("Augmentative"), count("Noun"), count("Verb"), count("Vowel")],
+        [
+            count("Plural"),
+            count("Adverb"),
+            count("Feminine"),
+            count("Augmentative"),
+            count("Noun"),
+            count("Verb"),
+            count("Vowel")
+        ],
         [11, 1, 15, 23, 84, 101, 7]
     );
     // Step minimums computed as Lucene does when the header says 0.
@@ -22,7 +30,15 @@ fn rule_files_parse_into_lucenes_steps() {
     let galician = galician_steps().expect("galician.rslp parses");
     let count = |name: &str| galician.get(name).map_or(0, |s| s.rules.len());
     assert_eq!(
-        [count("Plural"), count("Unification"), count("Adverb"), count("Augmentative"), count("Noun"), count("Verb"), count("Vowel")],
+        [
+            count("Plural"),
+            count("Unification"),
+            count("Adverb"),
+            count("Augmentative"),
+            count("Noun"),
+            count("Verb"),
+            count("Vowel")
+        ],
         [20, 27, 1, 46, 59, 164, 13]
     );
 }
@@ -30,9 +46,22 @@ fn rule_files_parse_into_lucenes_steps() {
 #[test]
 fn minimal_portuguese_reduces_plurals() {
     for (word, stem) in [
-        ("bons", "bom"), ("balões", "balão"), ("capitães", "capitão"), ("mães", "mãe"), ("normais", "normal"),
-        ("papéis", "papel"), ("amáveis", "amável"), ("lençóis", "lençol"), ("barris", "barril"), ("lápis", "lápis"),
-        ("casas", "casa"), ("males", "male"), ("mares", "mare"), ("mais", "mais"), ("gás", "gás"), ("as", "as"),
+        ("bons", "bom"),
+        ("balões", "balão"),
+        ("capitães", "capitão"),
+        ("mães", "mãe"),
+        ("normais", "normal"),
+        ("papéis", "papel"),
+        ("amáveis", "amável"),
+        ("lençóis", "lençol"),
+        ("barris", "barril"),
+        ("lápis", "lápis"),
+        ("casas", "casa"),
+        ("males", "male"),
+        ("mares", "mare"),
+        ("mais", "mais"),
+        ("gás", "gás"),
+        ("as", "as"),
         ("", ""),
     ] {
         assert_eq!(minimal_portuguese(word), stem, "{word}");
@@ -42,7 +71,11 @@ fn minimal_portuguese_reduces_plurals() {
 #[test]
 fn portuguese_rslp_runs_all_steps() {
     for (word, stem) in [
-        ("felizmente", "feliz"), ("cantando", "cant"), ("meninas", "menin"), ("menino", "menin"), ("casas", "cas"),
+        ("felizmente", "feliz"),
+        ("cantando", "cant"),
+        ("meninas", "menin"),
+        ("menino", "menin"),
+        ("casas", "cas"),
         ("balões", "bal"),
     ] {
         assert_eq!(portuguese_rslp(word), stem, "{word}");
@@ -52,8 +85,15 @@ fn portuguese_rslp_runs_all_steps() {
 #[test]
 fn minimal_galician_reduces_plurals() {
     for (word, stem) in [
-        ("casas", "casa"), ("luces", "luz"), ("balões", "balón"), ("xamós", "xamón"), ("cais", "cail"),
-        ("mais", "mail"), ("luns", "lun"), ("bons", "bon"), ("londres", "londre"),
+        ("casas", "casa"),
+        ("luces", "luz"),
+        ("balões", "balón"),
+        ("xamós", "xamón"),
+        ("cais", "cail"),
+        ("mais", "mail"),
+        ("luns", "lun"),
+        ("bons", "bon"),
+        ("londres", "londre"),
     ] {
         assert_eq!(minimal_galician(word), stem, "{word}");
     }
@@ -61,7 +101,9 @@ fn minimal_galician_reduces_plurals() {
 
 #[test]
 fn galician_runs_all_steps() {
-    for (word, stem) in [("felizmente", "feliz"), ("cantando", "cant"), ("casas", "cas"), ("luces", "luz"), ("grandito", "grand")] {
+    for (word, stem) in
+        [("felizmente", "feliz"), ("cantando", "cant"), ("casas", "cas"), ("luces", "luz"), ("grandito", "grand")]
+    {
         assert_eq!(galician(word), stem, "{word}");
     }
 }

@@ -111,7 +111,8 @@ impl TokenFilter for CjkBigram {
             }
             let exact = token.end.saturating_sub(token.start) == token.term.len();
             for (i, c) in token.term.char_indices() {
-                let (start, end) = if exact { (token.start + i, token.start + i + c.len_utf8()) } else { (token.start, token.end) };
+                let (start, end) =
+                    if exact { (token.start + i, token.start + i + c.len_utf8()) } else { (token.start, token.end) };
                 run.push((c.to_string(), start, end));
             }
         }

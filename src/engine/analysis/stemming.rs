@@ -26,21 +26,21 @@ use regex::Regex;
 use rust_stemmers::{Algorithm, Stemmer};
 
 use super::arabic::arabic_stem;
+use super::brazilian::brazilian;
 use super::chain::TokenFilter;
-use super::greek::greek_stem;
-use super::indic::bengali_stem;
 use super::error::AnalysisError;
 use super::filters::lowercase_into;
-use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
-use super::brazilian::brazilian;
+use super::greek::greek_stem;
+use super::indic::bengali_stem;
 use super::kstem::kstem;
+use super::light_stemmers::{light_french, light_german, light_italian, light_portuguese, light_spanish, persian_stem};
 use super::light_stemmers2::{
     german2_prelude, light_finnish, light_hungarian, light_norwegian, light_russian, light_swedish, minimal_french,
     minimal_german, minimal_norwegian, Norwegian,
 };
 use super::light_stemmers_more::{bulgarian, czech, hindi, indonesian, latvian, sorani};
-use super::rslp::{galician, minimal_galician, minimal_portuguese, portuguese_rslp};
 use super::porter::porter_stem;
+use super::rslp::{galician, minimal_galician, minimal_portuguese, portuguese_rslp};
 use super::snowball::SnowballLanguage;
 use super::token_op::TokenOp;
 use super::token_stream::TokenState;
@@ -125,8 +125,8 @@ impl StemAlgorithm {
     /// The algorithm of the `stemmer` filter's `language` (or `name`), matched without regard to
     /// case with OpenSearch's camelCase aliases (`StemmerTokenFilterFactory`).
     pub fn for_stemmer(language: &str) -> Option<Self> {
-        use Algorithm::*;
         use super::light_stemmers2::Norwegian::{Bokmaal, Nynorsk};
+        use Algorithm::*;
         Some(match language.to_ascii_lowercase().as_str() {
             "english" | "porter" => StemAlgorithm::Porter,
             "light_english" | "lightenglish" | "kstem" => StemAlgorithm::KStem,

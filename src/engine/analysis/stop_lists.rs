@@ -93,10 +93,13 @@ impl Predefined {
         match name {
             "_english_" => Some(Predefined::Words(&ENGLISH_STOP_WORDS)),
             "_none_" => Some(Predefined::Words(&[])),
-            _ => LISTS
-                .iter()
-                .find(|(n, _, _)| *n == name)
-                .map(|(_, file, snowball)| if *snowball { Predefined::Snowball(file) } else { Predefined::File(file) }),
+            _ => LISTS.iter().find(|(n, _, _)| *n == name).map(|(_, file, snowball)| {
+                if *snowball {
+                    Predefined::Snowball(file)
+                } else {
+                    Predefined::File(file)
+                }
+            }),
         }
     }
 

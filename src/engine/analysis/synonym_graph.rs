@@ -31,7 +31,9 @@ pub fn synonym_graph<'m>(
     let mut next_node_out: i64 = 0;
     let mut i = 0;
     while i < tokens.len() {
-        let Some((len, paths, keep_orig)) = matcher(&tokens[i..]).filter(|(len, paths, _)| *len > 0 && !paths.is_empty()) else {
+        let Some((len, paths, keep_orig)) =
+            matcher(&tokens[i..]).filter(|(len, paths, _)| *len > 0 && !paths.is_empty())
+        else {
             let token = tokens[i].clone();
             last_node_out += i64::from(token.position_increment);
             next_node_out = last_node_out + i64::from(token.position_length.max(1));

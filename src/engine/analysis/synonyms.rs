@@ -94,7 +94,9 @@ impl SynonymFilter {
                 Some((left, right)) => analyzed(split_list(left)).and_then(|inputs| {
                     let outputs = analyzed(split_list(right))?;
                     if inputs.is_empty() || outputs.is_empty() {
-                        return Err(AnalysisError::illegal_argument(format!("failed to build synonyms: Invalid synonym rule: {rule}")));
+                        return Err(AnalysisError::illegal_argument(format!(
+                            "failed to build synonyms: Invalid synonym rule: {rule}"
+                        )));
                     }
                     Ok((inputs, Some(outputs)))
                 }),

@@ -28,7 +28,8 @@ fn is_decimal_digit(c: char) -> bool {
 fn char_is_nd(c: char) -> bool {
     static ND: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let mut buf = [0u8; 4];
-    ND.get_or_init(|| regex::Regex::new(r"^\p{Nd}$").expect("a constant, valid pattern")).is_match(c.encode_utf8(&mut buf))
+    ND.get_or_init(|| regex::Regex::new(r"^\p{Nd}$").expect("a constant, valid pattern"))
+        .is_match(c.encode_utf8(&mut buf))
 }
 
 impl Tokenizer for ThaiTokenizer {

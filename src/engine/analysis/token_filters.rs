@@ -38,13 +38,17 @@ pub fn lowercase(language: Option<&str>) -> TokenOp {
 /// `uppercase`.
 pub fn uppercase() -> TokenOp {
     TokenOp::new("uppercase", true, |token: &mut TokenState| {
-        token.term = token.term.chars().map(|c| {
-            let mut upper = c.to_uppercase();
-            match (upper.next(), upper.next()) {
-                (Some(u), None) => u,
-                _ => c,
-            }
-        }).collect();
+        token.term = token
+            .term
+            .chars()
+            .map(|c| {
+                let mut upper = c.to_uppercase();
+                match (upper.next(), upper.next()) {
+                    (Some(u), None) => u,
+                    _ => c,
+                }
+            })
+            .collect();
         true
     })
 }
@@ -152,7 +156,8 @@ pub fn length(min: usize, max: usize) -> TokenOp {
 }
 
 /// French articles Lucene's `ElisionFilter` removes by default.
-pub const DEFAULT_ARTICLES: [&str; 13] = ["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"];
+pub const DEFAULT_ARTICLES: [&str; 13] =
+    ["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"];
 
 /// `elision`: drops an article and its apostrophe (`l'avion` → `avion`).
 pub fn elision(articles: HashSet<String>, ignore_case: bool) -> TokenOp {
@@ -281,7 +286,9 @@ pub fn cjk_width() -> TokenOp {
             }
             out.push(match code {
                 0xFF01..=0xFF5E => char::from_u32(code - 0xFEE0).unwrap_or(c),
-                0xFF65..=0xFF9F => HALFWIDTH_KANA.get((code - 0xFF65) as usize).and_then(|&k| char::from_u32(k)).unwrap_or(c),
+                0xFF65..=0xFF9F => {
+                    HALFWIDTH_KANA.get((code - 0xFF65) as usize).and_then(|&k| char::from_u32(k)).unwrap_or(c)
+                }
                 _ => c,
             });
         }

@@ -26,7 +26,11 @@ impl fmt::Debug for TokenOp {
 impl TokenOp {
     /// A filter called `name` (for debugging) applying `op`; `normalizing` when normalizers may
     /// use it.
-    pub fn new(name: &'static str, normalizing: bool, op: impl Fn(&mut TokenState) -> bool + Send + Sync + 'static) -> Self {
+    pub fn new(
+        name: &'static str,
+        normalizing: bool,
+        op: impl Fn(&mut TokenState) -> bool + Send + Sync + 'static,
+    ) -> Self {
         TokenOp { name, op: Box::new(op), normalizing, keyword_attribute: false }
     }
 

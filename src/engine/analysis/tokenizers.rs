@@ -261,7 +261,8 @@ pub struct PathHierarchyTokenizer {
 
 impl Tokenizer for PathHierarchyTokenizer {
     fn tokenize(&self, text: &str, out: &mut Vec<TokenState>) {
-        let delimiters: Vec<usize> = text.char_indices().filter(|(_, c)| *c == self.delimiter).map(|(i, _)| i).collect();
+        let delimiters: Vec<usize> =
+            text.char_indices().filter(|(_, c)| *c == self.delimiter).map(|(i, _)| i).collect();
         let d = self.delimiter.len_utf8();
         let mut spans: Vec<(usize, usize)> = Vec::new();
         if !self.reverse {

@@ -118,7 +118,9 @@ fn strict_host_ends(s: &[u8], i: usize, tld_prefixes: bool) -> Vec<usize> {
     let mut ends: Vec<usize> = bracketed_ipv6(s, i).into_iter().chain(ipv4(s, i)).collect();
     for &(start, end) in labels(s, i).iter().skip(1) {
         if tld_prefixes {
-            ends.extend((1..=(end - start).min(LONGEST_TLD)).filter(|&n| is_tld(&s[start..start + n])).map(|n| start + n));
+            ends.extend(
+                (1..=(end - start).min(LONGEST_TLD)).filter(|&n| is_tld(&s[start..start + n])).map(|n| start + n),
+            );
         } else if is_tld(&s[start..end]) {
             ends.push(end);
         }
@@ -273,7 +275,10 @@ fn email(s: &[u8], i: usize) -> Option<usize> {
         let literal = &s[domain + 1..domain + close];
         return literal.iter().all(|b| b.is_ascii() && !matches!(b, b'[' | b'\\' | 0)).then_some(domain + close + 1);
     }
-    strict_host_ends(s, domain, true).into_iter().filter(|&e| ipv4(s, domain) != Some(e) && bracketed_ipv6(s, domain) != Some(e)).max()
+    strict_host_ends(s, domain, true)
+        .into_iter()
+        .filter(|&e| ipv4(s, domain) != Some(e) && bracketed_ipv6(s, domain) != Some(e))
+        .max()
 }
 
 /// The URL or e-mail at `i` (a URL on a tie), limited to `window` bytes; `next_at` is the
@@ -335,7 +340,8 @@ impl Tokenizer for UaxUrlEmailTokenizer {
                 // LUCENE-3880: "mailto" before ":address" is a word of its own
                 let mailto = starts_with_ignore_case(text.as_bytes(), p, "mailto")
                     && text.as_bytes().get(p + 6) == Some(&b':')
-                    && url_or_email(text, p + 7, window_end(text, p + 7, max), next_at).is_some_and(|f| f.1 == "<EMAIL>");
+                    && url_or_email(text, p + 7, window_end(text, p + 7, max), next_at)
+                        .is_some_and(|f| f.1 == "<EMAIL>");
                 if mailto {
                     found = Some((p, p + 6, "<ALPHANUM>"));
                     break;

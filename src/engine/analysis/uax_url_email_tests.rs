@@ -41,12 +41,14 @@ fn lucene_mailto() {
 
 #[test]
 fn urls() {
-    expect("Visit https://opensearch.org/docs?x=1#top now", &[
-        ("Visit", "<ALPHANUM>"),
-        ("https://opensearch.org/docs?x=1#top", "<URL>"),
-        ("now", "<ALPHANUM>"),
-    ]);
-    expect("ftp://user:pw@ftp.example.com/pub/file.txt;type=i", &[("ftp://user:pw@ftp.example.com/pub/file.txt;type=i", "<URL>")]);
+    expect(
+        "Visit https://opensearch.org/docs?x=1#top now",
+        &[("Visit", "<ALPHANUM>"), ("https://opensearch.org/docs?x=1#top", "<URL>"), ("now", "<ALPHANUM>")],
+    );
+    expect(
+        "ftp://user:pw@ftp.example.com/pub/file.txt;type=i",
+        &[("ftp://user:pw@ftp.example.com/pub/file.txt;type=i", "<URL>")],
+    );
     expect("file:///etc/hosts", &[("file:///etc/hosts", "<URL>")]);
     expect("see example.com.", &[("see", "<ALPHANUM>"), ("example.com", "<URL>")]);
     expect("www.example.com/path:8", &[("www.example.com/path:8", "<URL>")]);
@@ -59,12 +61,15 @@ fn urls() {
 
 #[test]
 fn emails() {
-    expect("Email me at john.smith@global-international.com", &[
-        ("Email", "<ALPHANUM>"),
-        ("me", "<ALPHANUM>"),
-        ("at", "<ALPHANUM>"),
-        ("john.smith@global-international.com", "<EMAIL>"),
-    ]);
+    expect(
+        "Email me at john.smith@global-international.com",
+        &[
+            ("Email", "<ALPHANUM>"),
+            ("me", "<ALPHANUM>"),
+            ("at", "<ALPHANUM>"),
+            ("john.smith@global-international.com", "<EMAIL>"),
+        ],
+    );
     expect("\"quoted local\"@example.com", &[("\"quoted local\"@example.com", "<EMAIL>")]);
     expect("x@[127.0.0.1]", &[("x@[127.0.0.1]", "<EMAIL>")]);
     expect("user@localhost", &[("user", "<ALPHANUM>"), ("localhost", "<ALPHANUM>")]);
@@ -73,12 +78,10 @@ fn emails() {
 /// TestUAX29URLEmailTokenizer's plain-word cases still follow the standard tokenizer.
 #[test]
 fn lucene_words() {
-    expect("David has 5000 bones", &[
-        ("David", "<ALPHANUM>"),
-        ("has", "<ALPHANUM>"),
-        ("5000", "<NUM>"),
-        ("bones", "<ALPHANUM>"),
-    ]);
+    expect(
+        "David has 5000 bones",
+        &[("David", "<ALPHANUM>"), ("has", "<ALPHANUM>"), ("5000", "<NUM>"), ("bones", "<ALPHANUM>")],
+    );
     assert_eq!(tokens("216.239.63.104"), vec![("216.239.63.104".to_owned(), "<URL>")]);
     assert_eq!(tokens("A::B").len(), 2);
 }

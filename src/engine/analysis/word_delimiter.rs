@@ -77,7 +77,11 @@ fn class(c: char) -> u8 {
     if c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric() && !is_letter(c)) {
         DIGIT
     } else if is_letter(c) {
-        if c.is_uppercase() { UPPER } else { LOWER }
+        if c.is_uppercase() {
+            UPPER
+        } else {
+            LOWER
+        }
     } else {
         0
     }
@@ -99,7 +103,9 @@ const SUBWORD_DELIM: u8 = 8;
 pub fn parse_type_table(rules: &[String]) -> Result<HashMap<char, u8>, AnalysisError> {
     let mut table = HashMap::new();
     for (line, rule) in rules.iter().enumerate() {
-        let invalid = |detail: &str| AnalysisError::illegal_argument(format!("Line [{}]: Invalid Mapping Rule : [{rule}]{detail}", line + 1));
+        let invalid = |detail: &str| {
+            AnalysisError::illegal_argument(format!("Line [{}]: Invalid Mapping Rule : [{rule}]{detail}", line + 1))
+        };
         let Some((left, right)) = rule.rsplit_once("=>") else {
             if rule.starts_with('#') {
                 continue;
@@ -175,7 +181,9 @@ impl WordDelimiter {
         if last & UPPER != 0 && current & ALPHA != 0 {
             return false;
         }
-        if !self.split_on_numerics && ((last & ALPHA != 0 && current & DIGIT != 0) || (last & DIGIT != 0 && current & ALPHA != 0)) {
+        if !self.split_on_numerics
+            && ((last & ALPHA != 0 && current & DIGIT != 0) || (last & DIGIT != 0 && current & ALPHA != 0))
+        {
             return false;
         }
         true
@@ -218,7 +226,9 @@ impl WordDelimiter {
             let bytes = term.as_bytes();
             parts.retain(|p| {
                 let is_s = &term[p.from..p.to] == "s" || &term[p.from..p.to] == "S";
-                let after_apostrophe = p.from >= 2 && bytes.get(p.from - 1) == Some(&b'\'') && bytes.get(p.from - 2).is_some_and(u8::is_ascii_alphabetic);
+                let after_apostrophe = p.from >= 2
+                    && bytes.get(p.from - 1) == Some(&b'\'')
+                    && bytes.get(p.from - 2).is_some_and(u8::is_ascii_alphabetic);
                 let at_boundary = p.to == end || term[p.to..].chars().next().is_some_and(|c| self.class_of(c) == 0);
                 !(is_s && after_apostrophe && at_boundary)
             });
@@ -247,7 +257,8 @@ impl TokenFilter for WordDelimiter {
             }
             let adjust = self.adjust_offsets && token.end.saturating_sub(token.start) == token.term.len();
             let make = |from: usize, to: usize, text: String| {
-                let (start, end) = if adjust { (token.start + from, token.start + to) } else { (token.start, token.end) };
+                let (start, end) =
+                    if adjust { (token.start + from, token.start + to) } else { (token.start, token.end) };
                 let mut t = TokenState::new(&text, start, end, token.token_type);
                 t.position_increment = 0;
                 t
@@ -327,7 +338,9 @@ impl TokenFilter for WordDelimiter {
                 out.extend(group);
             }
             match out.get_mut(first_out) {
-                Some(first) => first.position_increment = token.position_increment.saturating_add(std::mem::take(&mut pending)),
+                Some(first) => {
+                    first.position_increment = token.position_increment.saturating_add(std::mem::take(&mut pending))
+                }
                 None => pending = pending.saturating_add(token.position_increment),
             }
         }

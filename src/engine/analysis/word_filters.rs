@@ -46,7 +46,8 @@ impl CommonGrams {
             let common = self.words.contains(&token.term, &mut scratch);
             if let Some((last_term, last_start, last_common)) = &previous {
                 if *last_common || common {
-                    let mut gram = TokenState::new(&format!("{last_term}_{}", token.term), *last_start, token.end, GRAM_TYPE);
+                    let mut gram =
+                        TokenState::new(&format!("{last_term}_{}", token.term), *last_start, token.end, GRAM_TYPE);
                     gram.position_increment = 0;
                     gram.position_length = 2;
                     out.push(gram);

@@ -70,7 +70,10 @@ pub fn check_header(
     let n = r.u8().map_err(|e| e.in_file(file))? as usize;
     let name = r.take(n).map_err(|e| e.in_file(file))?;
     if name != codec.as_bytes() {
-        return Err(at(&r, format!("codec mismatch: actual codec={} vs expected codec={codec}", String::from_utf8_lossy(name))));
+        return Err(at(
+            &r,
+            format!("codec mismatch: actual codec={} vs expected codec={codec}", String::from_utf8_lossy(name)),
+        ));
     }
     let version = r.u32().map_err(|e| e.in_file(file))?;
     if version < min {

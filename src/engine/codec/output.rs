@@ -30,7 +30,8 @@ impl IndexOutput {
     /// Creates `name` in `dir` and writes its header.
     pub fn create(dir: &dyn Directory, name: &str, codec: &str, version: u32, id: &[u8; 16]) -> Result<IndexOutput> {
         let inner = dir.create(name)?;
-        let mut out = IndexOutput { inner, hasher: crc32fast::Hasher::new(), stage: Vec::with_capacity(STAGE), written: 0 };
+        let mut out =
+            IndexOutput { inner, hasher: crc32fast::Hasher::new(), stage: Vec::with_capacity(STAGE), written: 0 };
         let mut h = Vec::with_capacity(64);
         write_header(&mut h, codec, version, id);
         out.put(&h)?;

@@ -146,7 +146,12 @@ impl SegmentBuilder {
 
     /// Approximate heap use, to trigger a refresh when the indexing buffer is full.
     pub fn mem_bytes(&self) -> usize {
-        self.id_docs.capacity() * 4 + self.postings.mem_bytes() + self.doc_values.mem_bytes() + self.points.mem_bytes() + self.stored_bytes + self.docs.len() * 96
+        self.id_docs.capacity() * 4
+            + self.postings.mem_bytes()
+            + self.doc_values.mem_bytes()
+            + self.points.mem_bytes()
+            + self.stored_bytes
+            + self.docs.len() * 96
     }
 
     /// The live buffered document with this id.
@@ -180,7 +185,14 @@ impl SegmentBuilder {
 
     /// The number of metadata field `name` (cached in `meta_fields[slot]` after its first use:
     /// its options never change, so later calls would not widen anything).
-    fn meta_field(&mut self, slot: usize, name: &str, index: IndexOptions, dv: DocValuesKind, points: u8) -> Result<u32> {
+    fn meta_field(
+        &mut self,
+        slot: usize,
+        name: &str,
+        index: IndexOptions,
+        dv: DocValuesKind,
+        points: u8,
+    ) -> Result<u32> {
         if let Some(Some(n)) = self.meta_fields.get(slot) {
             return Ok(*n);
         }
@@ -214,7 +226,14 @@ impl SegmentBuilder {
                 Ok(d)
             }
             Err(e) => {
-                self.docs.push(StoredDocument { id: doc.id.clone(), routing: None, source: Vec::new(), seq_no: doc.seq_no, primary_term: doc.primary_term, version: doc.version });
+                self.docs.push(StoredDocument {
+                    id: doc.id.clone(),
+                    routing: None,
+                    source: Vec::new(),
+                    seq_no: doc.seq_no,
+                    primary_term: doc.primary_term,
+                    version: doc.version,
+                });
                 self.deleted.push(true);
                 self.num_deleted += 1;
                 Err(e)
@@ -260,7 +279,13 @@ impl SegmentBuilder {
     }
 
     /// The mapping's fields of `doc`, then the norms of the fields it touched.
-    fn invert_fields(&mut self, d: DocId, doc: &Document, analyzers: &AnalyzerRegistry, touched: &mut Vec<u32>) -> Result<()> {
+    fn invert_fields(
+        &mut self,
+        d: DocId,
+        doc: &Document,
+        analyzers: &AnalyzerRegistry,
+        touched: &mut Vec<u32>,
+    ) -> Result<()> {
         for field in &doc.fields {
             if field.name == meta::ID {
                 // The mapping reports `_id` too; it was indexed above from the document itself.
@@ -310,9 +335,9 @@ impl SegmentBuilder {
                     (false, false, _) => IndexOptions::Docs,
                 };
                 let f = self.field(name, opts, *norms, DocValuesKind::None, 0)?;
-                let an = analyzers
-                    .get(analyzer)
-                    .ok_or_else(|| Error::InvalidArgument(format!("analyzer [{analyzer}] has not been configured in mappings")))?;
+                let an = analyzers.get(analyzer).ok_or_else(|| {
+                    Error::InvalidArgument(format!("analyzer [{analyzer}] has not been configured in mappings"))
+                })?;
                 if self.field_state.len() <= f as usize {
                     self.field_state.resize(f as usize + 1, FieldDocState { doc: u32::MAX, ..Default::default() });
                 }
@@ -336,7 +361,13 @@ impl SegmentBuilder {
                 self.field_state[f as usize] = st;
             }
             FieldValue::Keyword(s) => {
-                let f = self.field(name, if index { IndexOptions::Docs } else { IndexOptions::None }, false, dv(DocValuesKind::SortedSet), 0)?;
+                let f = self.field(
+                    name,
+                    if index { IndexOptions::Docs } else { IndexOptions::None },
+                    false,
+                    dv(DocValuesKind::SortedSet),
+                    0,
+                )?;
                 if index {
                     self.postings.add(f, s.as_bytes(), d, 0, None);
                 }
@@ -345,7 +376,13 @@ impl SegmentBuilder {
                 }
             }
             FieldValue::Long(v) => {
-                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedNumeric), if index { 8 } else { 0 })?;
+                let f = self.field(
+                    name,
+                    IndexOptions::None,
+                    false,
+                    dv(DocValuesKind::SortedNumeric),
+                    if index { 8 } else { 0 },
+                )?;
                 if index {
                     self.points.add(f, d, &sortable::encode_i64(*v));
                 }
@@ -354,7 +391,13 @@ impl SegmentBuilder {
                 }
             }
             FieldValue::Double(v) => {
-                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedNumeric), if index { 8 } else { 0 })?;
+                let f = self.field(
+                    name,
+                    IndexOptions::None,
+                    false,
+                    dv(DocValuesKind::SortedNumeric),
+                    if index { 8 } else { 0 },
+                )?;
                 if index {
                     self.points.add(f, d, &sortable::encode_f64(*v));
                 }
@@ -363,7 +406,13 @@ impl SegmentBuilder {
                 }
             }
             FieldValue::UnsignedLong(v) => {
-                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedNumeric), if index { 8 } else { 0 })?;
+                let f = self.field(
+                    name,
+                    IndexOptions::None,
+                    false,
+                    dv(DocValuesKind::SortedNumeric),
+                    if index { 8 } else { 0 },
+                )?;
                 if index {
                     self.points.add(f, d, &sortable::encode_u64(*v));
                 }
@@ -372,7 +421,13 @@ impl SegmentBuilder {
                 }
             }
             FieldValue::Bool(b) => {
-                let f = self.field(name, if index { IndexOptions::Docs } else { IndexOptions::None }, false, dv(DocValuesKind::SortedNumeric), 0)?;
+                let f = self.field(
+                    name,
+                    if index { IndexOptions::Docs } else { IndexOptions::None },
+                    false,
+                    dv(DocValuesKind::SortedNumeric),
+                    0,
+                )?;
                 if index {
                     self.postings.add(f, if *b { b"T" } else { b"F" }, d, 0, None);
                 }
@@ -381,7 +436,13 @@ impl SegmentBuilder {
                 }
             }
             FieldValue::Ip(v) => {
-                let f = self.field(name, IndexOptions::None, false, dv(DocValuesKind::SortedSet), if index { 16 } else { 0 })?;
+                let f = self.field(
+                    name,
+                    IndexOptions::None,
+                    false,
+                    dv(DocValuesKind::SortedSet),
+                    if index { 16 } else { 0 },
+                )?;
                 let key = sortable::encode_u128(*v);
                 if index {
                     self.points.add(f, d, &key);
@@ -391,9 +452,9 @@ impl SegmentBuilder {
                 }
             }
             FieldValue::TokenCount { text, analyzer, position_increments } => {
-                let an = analyzers
-                    .get(analyzer)
-                    .ok_or_else(|| Error::InvalidArgument(format!("analyzer [{analyzer}] has not been configured in mappings")))?;
+                let an = analyzers.get(analyzer).ok_or_else(|| {
+                    Error::InvalidArgument(format!("analyzer [{analyzer}] has not been configured in mappings"))
+                })?;
                 let mut tokens = 0i64;
                 let end = an.analyze(text, 0, &mut |_| tokens += 1);
                 // Lucene's `countPositions`: with position increments, removed tokens count.
@@ -430,7 +491,8 @@ impl SegmentBuilder {
         files.push(write_points(dir, seg, &self.infos, &self.points, max_doc)?);
         let mut stored = StoredWriter::create(dir, seg)?;
         for doc in &self.docs {
-            let mut fields: Vec<(u32, &[u8])> = vec![(stored_keys::ID, doc.id.as_bytes()), (stored_keys::SOURCE, &doc.source)];
+            let mut fields: Vec<(u32, &[u8])> =
+                vec![(stored_keys::ID, doc.id.as_bytes()), (stored_keys::SOURCE, &doc.source)];
             if let Some(r) = &doc.routing {
                 fields.push((stored_keys::ROUTING, r.as_bytes()));
             }
@@ -472,7 +534,8 @@ mod tests {
         let mut b = SegmentBuilder::new();
         assert_eq!(b.find("a"), None);
         assert_eq!(b.add(&doc("a", 0, vec![kw("x", "1")]), &an).ok(), Some(0));
-        let conflicting = IndexableField { name: "x".into(), value: FieldValue::Long(1), index: false, doc_values: true };
+        let conflicting =
+            IndexableField { name: "x".into(), value: FieldValue::Long(1), index: false, doc_values: true };
         assert!(b.add(&doc("a", 1, vec![conflicting.clone()]), &an).is_err());
         assert!(b.add(&doc("b", 2, vec![conflicting]), &an).is_err());
         assert_eq!(b.find("a"), Some(0));

@@ -135,7 +135,9 @@ impl CommitPoint {
                 let del_gen = r.vu64()?;
                 let del_count = r.vu64()?;
                 if max_doc > i32::MAX as u64 || del_count > max_doc {
-                    return Err(r.error(format!("segment [{name}]: del_count {del_count} / max_doc {max_doc} out of range")));
+                    return Err(
+                        r.error(format!("segment [{name}]: del_count {del_count} / max_doc {max_doc} out of range"))
+                    );
                 }
                 segments.push(CommitSegment {
                     id: SegmentId { name, id },
@@ -158,7 +160,11 @@ impl CommitPoint {
         };
         let cp = parse(&mut r).map_err(|e| e.in_file(file))?;
         if parse_generation(file.rsplit('/').next().unwrap_or(file)).is_some_and(|g| g != cp.generation) {
-            return Err(Error::corrupt(file, 0, format!("commit generation {} differs from its file name", cp.generation)));
+            return Err(Error::corrupt(
+                file,
+                0,
+                format!("commit generation {} differs from its file name", cp.generation),
+            ));
         }
         Ok(cp)
     }
@@ -231,7 +237,12 @@ mod tests {
             generation: gen,
             version: 7,
             counter: 3,
-            segments: vec![CommitSegment { id: SegmentId { name: "_2".into(), id: [5; 16] }, max_doc: 10, del_gen: 1, del_count: 2 }],
+            segments: vec![CommitSegment {
+                id: SegmentId { name: "_2".into(), id: [5; 16] },
+                max_doc: 10,
+                del_gen: 1,
+                del_count: 2,
+            }],
             user_data,
         }
     }

@@ -29,7 +29,11 @@ impl SegmentView for Leaf {
     fn field_stats(&self, field: &str) -> Option<FieldStats> {
         let f = self.info(field)?;
         let s = self.reader.postings.field(f.number)?.stats();
-        Some(FieldStats { doc_count: s.doc_count, sum_total_term_freq: s.sum_total_term_freq, sum_doc_freq: s.sum_doc_freq })
+        Some(FieldStats {
+            doc_count: s.doc_count,
+            sum_total_term_freq: s.sum_total_term_freq,
+            sum_doc_freq: s.sum_doc_freq,
+        })
     }
 
     fn term_stats(&self, field: &str, term: &[u8]) -> Result<Option<TermStats>> {
@@ -47,14 +51,26 @@ impl SegmentView for Leaf {
         }))
     }
 
-    fn postings_of(&self, field: &str, term: &[u8], state: &TermState, positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
+    fn postings_of(
+        &self,
+        field: &str,
+        term: &[u8],
+        state: &TermState,
+        positions: bool,
+    ) -> Result<Option<Box<dyn Postings + '_>>> {
         match self.segment_postings_of(field, term, state, positions) {
             Some(found) => Ok(found?.map(|p| Box::new(p) as Box<dyn Postings + '_>)),
             None => self.postings(field, term, positions),
         }
     }
 
-    fn segment_postings_of(&self, field: &str, _term: &[u8], state: &TermState, positions: bool) -> Option<Result<Option<SegmentPostings<'_>>>> {
+    fn segment_postings_of(
+        &self,
+        field: &str,
+        _term: &[u8],
+        state: &TermState,
+        positions: bool,
+    ) -> Option<Result<Option<SegmentPostings<'_>>>> {
         let ti = state.info?;
         let Some(f) = self.info(field) else { return Some(Ok(None)) };
         let Some(terms) = self.reader.postings.field(f.number) else { return Some(Ok(None)) };
@@ -114,11 +130,9 @@ impl SegmentView for Leaf {
 
     fn sorted_set_term(&self, field: &str, ord: u64) -> Result<Vec<u8>> {
         let f = self.info(field).ok_or_else(|| crate::engine::Error::InvalidArgument(format!("no field [{field}]")))?;
-        let col = self
-            .reader
-            .doc_values
-            .sorted_set(f.number)
-            .ok_or_else(|| crate::engine::Error::InvalidArgument(format!("field [{field}] has no sorted-set doc values")))?;
+        let col = self.reader.doc_values.sorted_set(f.number).ok_or_else(|| {
+            crate::engine::Error::InvalidArgument(format!("field [{field}] has no sorted-set doc values"))
+        })?;
         col.lookup_ord(ord).map(|b| b.to_vec())
     }
 

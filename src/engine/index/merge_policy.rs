@@ -73,7 +73,10 @@ impl TieredMergePolicy {
         let too_big = |s: &MergeCandidate| s.live_size() > self.max_merged_segment_bytes / 2;
         let eligible: Vec<&MergeCandidate> = sorted.iter().copied().filter(|s| !too_big(s)).collect();
 
-        let allowed = self.allowed_segment_count(eligible.iter().map(|s| s.live_size()).sum(), eligible.iter().map(|s| s.live_size()).min().unwrap_or(0));
+        let allowed = self.allowed_segment_count(
+            eligible.iter().map(|s| s.live_size()).sum(),
+            eligible.iter().map(|s| s.live_size()).min().unwrap_or(0),
+        );
         let del_pct = if total_docs == 0 { 0.0 } else { total_del as f64 * 100.0 / total_docs as f64 };
         if (eligible.len() as f64) <= allowed && del_pct <= self.deletes_pct_allowed {
             return None;

@@ -77,7 +77,14 @@ pub fn cross_fields_doc_freqs(raw: &[RawStats], max_doc: u64) -> Vec<u64> {
 }
 
 /// Compiles a blended query for `segments` with the inherited `boost`.
-pub fn compile(terms: &[BlendedTerm], blend: Blend, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
+pub fn compile(
+    terms: &[BlendedTerm],
+    blend: Blend,
+    segments: &[&dyn SegmentView],
+    boost: f32,
+    scoring: bool,
+    explained: bool,
+) -> Result<Weight> {
     let mut raw = Vec::with_capacity(terms.len());
     let mut states = Vec::with_capacity(terms.len());
     for t in terms {
@@ -101,9 +108,20 @@ pub fn compile(terms: &[BlendedTerm], blend: Blend, segments: &[&dyn SegmentView
             continue;
         }
         let sim = Arc::new(Bm25::new(boost * t.boost, doc_count.max(blended_df), sum_ttf, &[blended_df]));
-        let display = if explained { super::tree::Query::Term { field: t.field.clone(), term: t.term.clone(), boost: 1.0 }.to_string() } else { String::new() };
+        let display = if explained {
+            super::tree::Query::Term { field: t.field.clone(), term: t.term.clone(), boost: 1.0 }.to_string()
+        } else {
+            String::new()
+        };
         let constant = if scoring { None } else { Some(0.0) };
-        subs.push(Weight::Term { field: t.field.clone(), term: t.term.clone(), sim, constant, display, states: Arc::new(st) });
+        subs.push(Weight::Term {
+            field: t.field.clone(),
+            term: t.term.clone(),
+            sim,
+            constant,
+            display,
+            states: Arc::new(st),
+        });
     }
     if subs.is_empty() {
         return Ok(Weight::MatchNone);
@@ -111,7 +129,9 @@ pub fn compile(terms: &[BlendedTerm], blend: Blend, segments: &[&dyn SegmentView
     let display = if explained { blended_display(terms) } else { String::new() };
     Ok(match blend {
         Blend::CrossFields { tie_breaker } => Weight::DisMax { subs, tie: tie_breaker, display },
-        Blend::MaxDocFreq => Weight::Bool { must: vec![], should: subs, must_not: vec![], filter: vec![], msm: 0, scoring, display },
+        Blend::MaxDocFreq => {
+            Weight::Bool { must: vec![], should: subs, must_not: vec![], filter: vec![], msm: 0, scoring, display }
+        }
     })
 }
 

@@ -26,7 +26,12 @@ pub trait BlockSource {
     /// Moves (to the first doc `>= target`, or to the next doc for `None`) and fills: returns
     /// `(start, n)` with the docs from the one reached to the end of its block in
     /// `docs[start..n]` ([`Postings::move_and_read`]).
-    fn move_fill(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize);
+    fn move_fill(
+        &mut self,
+        target: Option<DocId>,
+        docs: &mut [DocId; BLOCK],
+        freqs: &mut [u32; BLOCK],
+    ) -> (usize, usize);
 }
 
 impl BlockSource for TermScorer<'_> {
@@ -43,7 +48,12 @@ impl BlockSource for TermScorer<'_> {
         self.read_block(docs, freqs)
     }
     #[inline]
-    fn move_fill(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
+    fn move_fill(
+        &mut self,
+        target: Option<DocId>,
+        docs: &mut [DocId; BLOCK],
+        freqs: &mut [u32; BLOCK],
+    ) -> (usize, usize) {
         self.move_and_read(target, docs, freqs)
     }
 }
@@ -62,7 +72,12 @@ impl BlockSource for Box<dyn Postings + '_> {
         self.read_block(docs, freqs)
     }
     #[inline]
-    fn move_fill(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
+    fn move_fill(
+        &mut self,
+        target: Option<DocId>,
+        docs: &mut [DocId; BLOCK],
+        freqs: &mut [u32; BLOCK],
+    ) -> (usize, usize) {
         Postings::move_and_read(&mut **self, target, docs, freqs)
     }
 }
@@ -149,6 +164,9 @@ impl<S: BlockSource> BlockBuf<S> {
 impl<S> std::fmt::Debug for BlockBuf<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let doc = if self.i < self.n { self.docs[self.i] } else { NO_MORE_DOCS };
-        f.debug_struct("BlockBuf").field("doc", &doc).field("buffered", &(self.n.saturating_sub(self.i))).finish_non_exhaustive()
+        f.debug_struct("BlockBuf")
+            .field("doc", &doc)
+            .field("buffered", &(self.n.saturating_sub(self.i)))
+            .finish_non_exhaustive()
     }
 }

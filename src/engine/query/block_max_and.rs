@@ -58,7 +58,8 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
     let mut target = cs[lead].doc();
     // Batches pay off when the lead is dense (many matches per block); a sparse lead matches
     // about once per batch, where the doc-at-a-time step is cheaper (and needs no batch buffers).
-    let mut batch = if cs[lead].cost().saturating_mul(32) >= max_doc as u64 { Some(Batch::new(cs.len())) } else { None };
+    let mut batch =
+        if cs[lead].cost().saturating_mul(32) >= max_doc as u64 { Some(Batch::new(cs.len())) } else { None };
     if batch.is_none() {
         // A clause far commoner than the lead is sought about once per block of its own:
         // probed in place instead of decoded a block at a time.
@@ -146,7 +147,10 @@ pub fn search(clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dy
             target = upto.saturating_add(1);
             continue;
         }
-        if min > 0.0 && by_cost[1..].iter().any(|&i| cs[i].beyond_buffer(d)) && below(cs[lead].score() as f64 + rest_bound, min) {
+        if min > 0.0
+            && by_cost[1..].iter().any(|&i| cs[i].beyond_buffer(d))
+            && below(cs[lead].score() as f64 + rest_bound, min)
+        {
             // Moving the other clauses to `d` would decode a block, and the lead's score with
             // their window bounds cannot compete: they are not moved (within their buffered
             // blocks the leapfrog is cheaper than scoring every lead doc).
@@ -231,7 +235,13 @@ struct Batch {
 
 impl Batch {
     fn new(n: usize) -> Batch {
-        Batch { docs: [0; BLOCK], idx: smallvec![[0; BLOCK]; n], end: smallvec![0; n], acc: [0.0; BLOCK], lead_scores: [0.0; BLOCK] }
+        Batch {
+            docs: [0; BLOCK],
+            idx: smallvec![[0; BLOCK]; n],
+            end: smallvec![0; n],
+            acc: [0.0; BLOCK],
+            lead_scores: [0.0; BLOCK],
+        }
     }
 
     /// Drops the deleted docs among the first `nm` matches; returns how many remain.
@@ -254,7 +264,13 @@ impl Batch {
 /// Intersects the buffered docs `<= upto` of every clause (all on the same current doc, and
 /// each holding a buffered doc `>= upto`) by branch-free merges, the cheapest clause first;
 /// fills `b` and returns the number of matches.
-fn intersect(cs: &mut [TermCursor<'_>], by_cost: &[usize], upto: DocId, prune: Option<(f64, f32)>, b: &mut Batch) -> usize {
+fn intersect(
+    cs: &mut [TermCursor<'_>],
+    by_cost: &[usize],
+    upto: DocId,
+    prune: Option<(f64, f32)>,
+    b: &mut Batch,
+) -> usize {
     let lead = by_cost[0];
     let nl = candidates(&cs[lead], lead, upto, b);
     let nl = match prune {

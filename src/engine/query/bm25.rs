@@ -102,7 +102,15 @@ impl Bm25 {
             doc_freqs.iter().map(|&df| idf(df, doc_count) as f64).sum::<f64>() as f32
         };
         let avgdl = (sum_total_term_freq as f64 / doc_count as f64) as f32;
-        Bm25 { boost, idf, avgdl, weight: boost * idf, doc_count, doc_freqs: doc_freqs.iter().copied().collect(), cache: norm_cache(avgdl) }
+        Bm25 {
+            boost,
+            idf,
+            avgdl,
+            weight: boost * idf,
+            doc_count,
+            doc_freqs: doc_freqs.iter().copied().collect(),
+            cache: norm_cache(avgdl),
+        }
     }
 
     /// The score of a document with `freq` occurrences and norm byte `norm` (1 without norms).
@@ -135,7 +143,11 @@ impl Bm25 {
             ],
         );
         subs.push(tf);
-        Explanation::float(self.score(f, norm), format!("score(freq={}), computed as boost * idf * tf from:", java_float(f)), subs)
+        Explanation::float(
+            self.score(f, norm),
+            format!("score(freq={}), computed as boost * idf * tf from:", java_float(f)),
+            subs,
+        )
     }
 
     fn explain_idf(&self) -> Explanation {

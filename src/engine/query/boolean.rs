@@ -37,7 +37,8 @@ impl<'a> Conjunction<'a> {
     pub fn new(subs: Vec<BoxScorer<'a>>, scoring: Vec<bool>) -> Self {
         let mut by_cost: Vec<usize> = (0..subs.len()).collect();
         by_cost.sort_by_key(|&i| subs[i].cost());
-        let mut c = Conjunction { subs, scoring, by_cost, doc: 0, min_competitive: 0.0, window_end: None, window_bound: 0.0 };
+        let mut c =
+            Conjunction { subs, scoring, by_cost, doc: 0, min_competitive: 0.0, window_end: None, window_bound: 0.0 };
         let start = c.subs[c.by_cost[0]].doc();
         c.doc = c.find(start);
         c
@@ -263,7 +264,6 @@ impl std::fmt::Debug for Conjunction<'_> {
         f.debug_struct("Conjunction").finish_non_exhaustive()
     }
 }
-
 
 impl std::fmt::Debug for ReqExcl<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -23,10 +23,20 @@ use crate::engine::{Error, Result};
 pub type Fields = Vec<(String, f32)>;
 
 /// Compiles a combined-field term (`boost` inherited).
-pub fn compile(fields: &Fields, term: &[u8], b: f32, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
+pub fn compile(
+    fields: &Fields,
+    term: &[u8],
+    b: f32,
+    segments: &[&dyn SegmentView],
+    boost: f32,
+    scoring: bool,
+    explained: bool,
+) -> Result<Weight> {
     if !scoring {
         // Lucene rewrites to a disjunction of the fields' terms when scores are not needed.
-        let q = Query::or(fields.iter().map(|(f, _)| Query::Term { field: f.clone(), term: term.to_vec(), boost: 1.0 }).collect());
+        let q = Query::or(
+            fields.iter().map(|(f, _)| Query::Term { field: f.clone(), term: term.to_vec(), boost: 1.0 }).collect(),
+        );
         return Weight::build(&q, segments, boost * b, false, explained);
     }
     let mut doc_freq = 0u64;
@@ -57,7 +67,11 @@ pub fn compile(fields: &Fields, term: &[u8], b: f32, segments: &[&dyn SegmentVie
         }
     }
     let sim = Arc::new(Bm25::new(boost * b, doc_count.max(doc_freq), sum_ttf, &[doc_freq]));
-    let display = if explained { Query::CombinedField { fields: fields.clone(), term: term.to_vec(), boost: b }.to_string() } else { String::new() };
+    let display = if explained {
+        Query::CombinedField { fields: fields.clone(), term: term.to_vec(), boost: b }.to_string()
+    } else {
+        String::new()
+    };
     Ok(Weight::CombinedField { fields: fields.clone(), term: term.to_vec(), sim, display })
 }
 
@@ -220,13 +234,15 @@ mod tests {
 
     /// BM25F computed from the documents' tokens.
     fn model(docs: &[MDoc], fields: &[(&str, f32)], term: &str, d: usize) -> Option<f32> {
-        let toks = |doc: &MDoc, f: &str| doc.text.iter().find(|(n, _)| n == f).map(|(_, t)| t.clone()).unwrap_or_default();
+        let toks =
+            |doc: &MDoc, f: &str| doc.text.iter().find(|(n, _)| n == f).map(|(_, t)| t.clone()).unwrap_or_default();
         let tf = |doc: &MDoc, f: &str| toks(doc, f).iter().filter(|t| *t == term).count();
         if fields.iter().all(|(f, _)| tf(&docs[d], f) == 0) {
             return None;
         }
         let df = fields.iter().map(|(f, _)| docs.iter().filter(|x| tf(x, f) > 0).count() as u64).max().unwrap();
-        let dc = fields.iter().map(|(f, _)| docs.iter().filter(|x| !toks(x, f).is_empty()).count() as u64).max().unwrap();
+        let dc =
+            fields.iter().map(|(f, _)| docs.iter().filter(|x| !toks(x, f).is_empty()).count() as u64).max().unwrap();
         let mut sum = 0u64;
         for (f, w) in fields {
             let st: u64 = docs.iter().map(|x| toks(x, f).len() as u64).sum();
@@ -234,7 +250,11 @@ mod tests {
         }
         let avgdl = (sum as f64 / dc as f64) as f32;
         let freq: f32 = fields.iter().map(|(f, w)| w * tf(&docs[d], f) as f32).sum();
-        let len: f32 = fields.iter().filter(|(f, _)| !toks(&docs[d], f).is_empty()).map(|(f, w)| w * norm_to_length(length_to_norm(toks(&docs[d], f).len() as u32)) as f32).sum();
+        let len: f32 = fields
+            .iter()
+            .filter(|(f, _)| !toks(&docs[d], f).is_empty())
+            .map(|(f, w)| w * norm_to_length(length_to_norm(toks(&docs[d], f).len() as u32)) as f32)
+            .sum();
         let dl = norm_to_length(length_to_norm((len + 0.5).floor() as u32)) as f32;
         let w = idf(df, dc);
         let k = 1.2f32 * (0.25f32 + 0.75f32 * dl / avgdl);

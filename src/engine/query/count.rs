@@ -8,8 +8,8 @@ use super::view::SegmentView;
 use super::weight::Weight;
 use crate::engine::codec::bitpack::BLOCK;
 use crate::engine::segment::{DocId, Postings, NO_MORE_DOCS};
-use smallvec::SmallVec;
 use crate::engine::Result;
+use smallvec::SmallVec;
 
 /// The number of live docs of `seg` matching `w` (`w` compiled without scoring).
 pub fn count_segment(w: &Weight, seg: &dyn SegmentView) -> Result<u64> {
@@ -49,7 +49,10 @@ fn drain(sc: &mut dyn Scorer, seg: &dyn SegmentView) -> Result<u64> {
 
 /// Matches of every one of `clauses` when they are all terms: a leapfrog over their postings
 /// from the rarest (no scorer layers, no scoring); `None` when a clause is not a term.
-fn count_term_intersection<'w>(clauses: impl Iterator<Item = &'w Weight>, seg: &dyn SegmentView) -> Result<Option<u64>> {
+fn count_term_intersection<'w>(
+    clauses: impl Iterator<Item = &'w Weight>,
+    seg: &dyn SegmentView,
+) -> Result<Option<u64>> {
     let mut ps: Vec<Box<dyn Postings + '_>> = Vec::new();
     let mut absent = false;
     for c in clauses {
@@ -250,7 +253,11 @@ mod tests {
     use crate::engine::segment::DocId;
 
     fn doc(body: &str) -> MDoc {
-        MDoc { text: vec![("body".into(), body.split_whitespace().map(String::from).collect())], keyword: vec![], long: vec![] }
+        MDoc {
+            text: vec![("body".into(), body.split_whitespace().map(String::from).collect())],
+            keyword: vec![],
+            long: vec![],
+        }
     }
 
     /// Term unions and intersections counted block by block equal a count over the docs, for
@@ -288,7 +295,10 @@ mod tests {
                 assert_eq!(s.count(&Query::or(terms(&["r", "s"]))).unwrap(), expect(&|b| has(b, "r") || has(b, "s")));
                 assert_eq!(s.count(&Query::or(terms(&["r", "zz"]))).unwrap(), expect(&|b| has(b, "r")));
                 assert_eq!(s.count(&Query::and(terms(&["a", "b"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "b")));
-                assert_eq!(s.count(&Query::and(terms(&["a", "b", "x"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "b")));
+                assert_eq!(
+                    s.count(&Query::and(terms(&["a", "b", "x"]))).unwrap(),
+                    expect(&|b| has(b, "a") && has(b, "b"))
+                );
                 assert_eq!(s.count(&Query::and(terms(&["a", "r"]))).unwrap(), expect(&|b| has(b, "a") && has(b, "r")));
             }
         }

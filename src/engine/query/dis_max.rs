@@ -123,13 +123,21 @@ pub fn explain(subs: &[Weight], tie: f32, seg: &dyn SegmentView, doc: DocId) -> 
         return Ok(Explanation::no_match("No matching clause", vec![]));
     }
     let score = combine(matched.iter().map(|e| e.value.as_f32()), tie);
-    let desc = if tie == 0.0 { "max of:".to_string() } else { format!("max plus {} times others of:", super::bm25::java_float(tie)) };
+    let desc = if tie == 0.0 {
+        "max of:".to_string()
+    } else {
+        format!("max plus {} times others of:", super::bm25::java_float(tie))
+    };
     Ok(Explanation::float(score, desc, matched))
 }
 
 impl std::fmt::Debug for DisMaxScorer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DisMaxScorer").field("subs", &self.subs.len()).field("tie", &self.tie).field("doc", &self.doc).finish()
+        f.debug_struct("DisMaxScorer")
+            .field("subs", &self.subs.len())
+            .field("tie", &self.tie)
+            .field("doc", &self.doc)
+            .finish()
     }
 }
 

@@ -233,7 +233,8 @@ impl Scorer for Disjunction<'_> {
         end.max(target)
     }
     fn max_score(&mut self, up_to: DocId) -> f32 {
-        let sum: f64 = self.subs.iter_mut().filter(|s| s.doc() != NO_MORE_DOCS).map(|s| s.max_score(up_to) as f64).sum();
+        let sum: f64 =
+            self.subs.iter_mut().filter(|s| s.doc() != NO_MORE_DOCS).map(|s| s.max_score(up_to) as f64).sum();
         (sum * (1.0 + 1e-9)) as f32
     }
     fn set_min_competitive_score(&mut self, min: f32) {

@@ -64,14 +64,34 @@ pub struct DistanceFeatureScorer<'a> {
 
 impl std::fmt::Debug for DistanceFeatureScorer<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DistanceFeatureScorer").field("field", &self.field).field("doc", &self.doc).finish_non_exhaustive()
+        f.debug_struct("DistanceFeatureScorer")
+            .field("field", &self.field)
+            .field("doc", &self.doc)
+            .finish_non_exhaustive()
     }
 }
 
 impl<'a> DistanceFeatureScorer<'a> {
     /// The scorer positioned on its first document; `None` when the segment has no such column.
-    pub fn new(seg: &'a dyn SegmentView, field: &str, origin: Origin, pivot: f64, boost: f32, constant: Option<f32>) -> Option<Self> {
-        let mut s = DistanceFeatureScorer { seg, field: field.to_string(), origin, pivot, boost, constant, doc: 0, dist: 0.0, vals: Vec::new() };
+    pub fn new(
+        seg: &'a dyn SegmentView,
+        field: &str,
+        origin: Origin,
+        pivot: f64,
+        boost: f32,
+        constant: Option<f32>,
+    ) -> Option<Self> {
+        let mut s = DistanceFeatureScorer {
+            seg,
+            field: field.to_string(),
+            origin,
+            pivot,
+            boost,
+            constant,
+            doc: 0,
+            dist: 0.0,
+            vals: Vec::new(),
+        };
         s.doc = s.find(0);
         (s.doc != NO_MORE_DOCS).then_some(s)
     }

@@ -104,7 +104,12 @@ pub enum BytesMatch {
     Exact(Vec<u8>),
     Prefix(Vec<u8>),
     /// `None`: unbounded.
-    Range { lo: Option<Vec<u8>>, hi: Option<Vec<u8>>, include_lo: bool, include_hi: bool },
+    Range {
+        lo: Option<Vec<u8>>,
+        hi: Option<Vec<u8>>,
+        include_lo: bool,
+        include_hi: bool,
+    },
     Wildcard(Vec<WildcardToken>),
 }
 
@@ -240,7 +245,11 @@ mod tests {
             long: vec![("n".into(), n.to_vec())],
             ..MDoc::default()
         };
-        ModelSegment::new(vec![doc(&["apple", "pear"], &[1, 50]), doc(&[], &[]), doc(&["banana"], &[-3]), doc(&["apricot"], &[7])], &[], 4)
+        ModelSegment::new(
+            vec![doc(&["apple", "pear"], &[1, 50]), doc(&[], &[]), doc(&["banana"], &[-3]), doc(&["apricot"], &[7])],
+            &[],
+            4,
+        )
     }
 
     #[test]
@@ -249,7 +258,10 @@ mod tests {
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(0, 10)]), &s).unwrap(), vec![0, 3]);
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(-3, -3), (50, 60)]), &s).unwrap(), vec![0, 2]);
         assert_eq!(collect_docs("n", &DvFilter::Numeric(vec![(100, 200)]), &s).unwrap(), Vec::<DocId>::new());
-        assert_eq!(collect_docs("missing", &DvFilter::Numeric(vec![(i64::MIN, i64::MAX)]), &s).unwrap(), Vec::<DocId>::new());
+        assert_eq!(
+            collect_docs("missing", &DvFilter::Numeric(vec![(i64::MIN, i64::MAX)]), &s).unwrap(),
+            Vec::<DocId>::new()
+        );
     }
 
     #[test]
@@ -260,7 +272,12 @@ mod tests {
         let near = GeoShape::Distance { lat: 52.0, lon: 4.0, meters: 12_000.0 };
         assert!(near.contains(52.1, 4.0) && !near.contains(52.2, 4.0));
         let bbox = GeoShape::BBox { top: 10.0, bottom: 0.0, left: 170.0, right: -170.0 };
-        assert!(bbox.contains(5.0, 175.0) && bbox.contains(5.0, -175.0) && !bbox.contains(5.0, 0.0) && !bbox.contains(11.0, 175.0));
+        assert!(
+            bbox.contains(5.0, 175.0)
+                && bbox.contains(5.0, -175.0)
+                && !bbox.contains(5.0, 0.0)
+                && !bbox.contains(11.0, 175.0)
+        );
         let square = GeoShape::Polygon(vec![(0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0)]);
         assert!(square.contains(5.0, 5.0) && !square.contains(5.0, 11.0) && !square.contains(-1.0, 5.0));
     }
@@ -284,8 +301,19 @@ mod tests {
         let q = |m: BytesMatch| collect_docs("k", &DvFilter::Bytes(vec![m]), &s).unwrap();
         assert_eq!(q(BytesMatch::Exact(b"pear".to_vec())), vec![0]);
         assert_eq!(q(BytesMatch::Prefix(b"ap".to_vec())), vec![0, 3]);
-        assert_eq!(q(BytesMatch::Range { lo: Some(b"apricot".to_vec()), hi: Some(b"banana".to_vec()), include_lo: false, include_hi: true }), vec![2]);
-        assert_eq!(q(BytesMatch::Range { lo: None, hi: Some(b"b".to_vec()), include_lo: true, include_hi: false }), vec![0, 3]);
+        assert_eq!(
+            q(BytesMatch::Range {
+                lo: Some(b"apricot".to_vec()),
+                hi: Some(b"banana".to_vec()),
+                include_lo: false,
+                include_hi: true
+            }),
+            vec![2]
+        );
+        assert_eq!(
+            q(BytesMatch::Range { lo: None, hi: Some(b"b".to_vec()), include_lo: true, include_hi: false }),
+            vec![0, 3]
+        );
         assert_eq!(q(BytesMatch::Wildcard(super::super::multi_term::parse_wildcard("*an*"))), vec![2]);
     }
 }

@@ -156,11 +156,19 @@ impl Weight {
                 Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
             }
             Weight::DistanceFeature { field, origin, pivot, boost, .. } => {
-                let Some(mut sc) = super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, None) else {
-                    return Ok(Explanation::no_match(format!("Document {doc} doesn't have a value for field {field}"), vec![]));
+                let Some(mut sc) =
+                    super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, None)
+                else {
+                    return Ok(Explanation::no_match(
+                        format!("Document {doc} doesn't have a value for field {field}"),
+                        vec![],
+                    ));
                 };
                 if sc.advance(doc) != doc || doc == NO_MORE_DOCS {
-                    return Ok(Explanation::no_match(format!("Document {doc} doesn't have a value for field {field}"), vec![]));
+                    return Ok(Explanation::no_match(
+                        format!("Document {doc} doesn't have a value for field {field}"),
+                        vec![],
+                    ));
                 }
                 let dist = sc.distance();
                 let score = super::distance_feature::score(*boost, *pivot, dist);
@@ -175,7 +183,8 @@ impl Weight {
                 )
             }
             Weight::CombinedField { fields, term, sim, display } => {
-                let Some(mut sc) = super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? else {
+                let Some(mut sc) = super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())?
+                else {
                     return Ok(Explanation::no_match("no matching term", vec![]));
                 };
                 let found = sc.advance(doc) == doc && doc != NO_MORE_DOCS;
@@ -205,8 +214,16 @@ impl Weight {
                     "Saturation function on interval frequency, computed as w * S / (S + k) from:",
                     vec![
                         Explanation::float(*boost, "w, weight of this function", vec![]),
-                        Explanation::float(1.0, "k, pivot feature value that would give a score contribution equal to w/2", vec![]),
-                        Explanation::float(freq, format!("S, the sloppy frequency of the interval query {display}"), vec![]),
+                        Explanation::float(
+                            1.0,
+                            "k, pivot feature value that would give a score contribution equal to w/2",
+                            vec![],
+                        ),
+                        Explanation::float(
+                            freq,
+                            format!("S, the sloppy frequency of the interval query {display}"),
+                            vec![],
+                        ),
                     ],
                 )
             }
@@ -233,7 +250,10 @@ impl Weight {
                                     vec![Explanation::float(0.0, "# clause", vec![]), e],
                                 )),
                                 _ => {
-                                    subs.push(Explanation::no_match(format!("match on prohibited clause ({})", w.display()), vec![e]));
+                                    subs.push(Explanation::no_match(
+                                        format!("match on prohibited clause ({})", w.display()),
+                                        vec![e],
+                                    ));
                                     fail = true;
                                 }
                             }
@@ -244,7 +264,10 @@ impl Weight {
                                 should_matched += 1;
                             }
                         } else if occur == '+' || occur == '#' {
-                            subs.push(Explanation::no_match(format!("no match on required clause ({})", w.display()), vec![e]));
+                            subs.push(Explanation::no_match(
+                                format!("no match on required clause ({})", w.display()),
+                                vec![e],
+                            ));
                             fail = true;
                         }
                     }
@@ -262,7 +285,9 @@ impl Weight {
                     Explanation::float(score, "sum of:", subs)
                 }
             }
-            Weight::Const { score, display, .. } | Weight::DocSet { score, display, .. } | Weight::Verified { score, display, .. } => match self.scored(seg, doc)? {
+            Weight::Const { score, display, .. }
+            | Weight::DocSet { score, display, .. }
+            | Weight::Verified { score, display, .. } => match self.scored(seg, doc)? {
                 Some(_) => Explanation::float(*score, const_desc(display, *score), vec![]),
                 None => Explanation::no_match(format!("{display} doesn't match id {doc}"), vec![]),
             },
@@ -282,7 +307,9 @@ impl Weight {
                 };
                 let sub = pos.explain(seg, doc)?;
                 match self.scored(seg, doc)? {
-                    Some(s) if sub.matched => Explanation::float(s, format!("weight({}), result of:", self.display()), vec![sub]),
+                    Some(s) if sub.matched => {
+                        Explanation::float(s, format!("weight({}), result of:", self.display()), vec![sub])
+                    }
                     _ => sub,
                 }
             }

@@ -100,7 +100,14 @@ pub enum ScoreFunction {
     One,
     /// `field_value_factor`: `modifier(value * factor)`; `doubles` when the column holds doubles
     /// as sortable longs.
-    FieldValueFactor { field: String, doubles: bool, has_column: bool, factor: f32, modifier: Modifier, missing: Option<f64> },
+    FieldValueFactor {
+        field: String,
+        doubles: bool,
+        has_column: bool,
+        factor: f32,
+        modifier: Modifier,
+        missing: Option<f64>,
+    },
     /// `random_score` with its salted seed (`BitMixer.mix(seed, salt)`).
     Random { salted_seed: i32, source: RandomSource },
 }
@@ -314,7 +321,19 @@ impl<'a> FunctionScorer<'a> {
         }
         let base = w.bases.iter().find(|(k, _)| *k == seg_key(seg)).map_or(0, |b| b.1);
         let needs_scores = w.spec.boost_mode != CombineMode::Replace;
-        let mut s = FunctionScorer { inner, filters, w: w.clone(), seg, base, needs_scores, error: None, current: None, nums: Vec::new(), ords: Vec::new(), ids: None };
+        let mut s = FunctionScorer {
+            inner,
+            filters,
+            w: w.clone(),
+            seg,
+            base,
+            needs_scores,
+            error: None,
+            current: None,
+            nums: Vec::new(),
+            ords: Vec::new(),
+            ids: None,
+        };
         s.settle();
         Ok(Some(s))
     }
@@ -497,7 +516,10 @@ impl<'a> FunctionScorer<'a> {
         let r = self.factor(doc).and_then(|f| {
             let s = self.w.spec.boost_mode.combine(sub, f, self.w.spec.max_boost);
             if s < 0.0 || s.is_nan() {
-                Err(format!("function score query returned an invalid score: {} for doc: {doc}", super::bm25::java_float(s)))
+                Err(format!(
+                    "function score query returned an invalid score: {} for doc: {doc}",
+                    super::bm25::java_float(s)
+                ))
             } else {
                 Ok(s)
             }

@@ -14,10 +14,10 @@
 use super::scorer::{below, Scorer, TermScorer};
 use super::term_cursor::TermCursor;
 use super::view::SegmentView;
-use smallvec::{smallvec, SmallVec};
 use crate::engine::segment::postings::BLOCK;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
+use smallvec::{smallvec, SmallVec};
 
 /// Docs per window.
 pub const WINDOW: u32 = 4096;
@@ -43,7 +43,8 @@ pub trait Sink {
 /// Runs the disjunction of `clauses` over `seg`, passing every competitive live doc to `sink`.
 pub fn search(mut clauses: Vec<TermScorer<'_>>, seg: &dyn SegmentView, sink: &mut dyn Sink) -> Result<()> {
     let n = clauses.len();
-    let sparse = clauses.iter().map(|c| c.cost()).sum::<u64>().saturating_mul(SPARSE) <= seg.max_doc() as u64 && !windows_forced();
+    let sparse = clauses.iter().map(|c| c.cost()).sum::<u64>().saturating_mul(SPARSE) <= seg.max_doc() as u64
+        && !windows_forced();
     if !sparse || n == 1 || lopsided(&clauses) {
         super::floor::prime(&mut clauses, seg, sink);
     }
@@ -129,7 +130,9 @@ fn doc_at_a_time(cs: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dy
     let cur: &mut [DocId] = &mut cur_v;
     // A pair (no clause scoring below 0): the clause of the lesser whole-segment bound.
     let lesser = match cs {
-        [a, b] if a.global_bound() >= 0.0 && b.global_bound() >= 0.0 => Some(if b.global_bound() < a.global_bound() { 1 } else { 0 }),
+        [a, b] if a.global_bound() >= 0.0 && b.global_bound() >= 0.0 => {
+            Some(if b.global_bound() < a.global_bound() { 1 } else { 0 })
+        }
         _ => None,
     };
     let hand_off = |min: f32, cs: &[TermCursor<'_>]| lesser.filter(|&o| below(cs[o].global_bound() as f64, min));
@@ -228,7 +231,14 @@ thread_local! {
 /// Up to this many clauses, the per-query scratch of [`run`] lives on the stack.
 const INLINE: usize = 8;
 
-fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sink, acc: &mut [f64], bits: &mut [u64], scores: &mut [f32]) -> Result<()> {
+fn run(
+    clauses: &mut [TermCursor<'_>],
+    seg: &dyn SegmentView,
+    sink: &mut dyn Sink,
+    acc: &mut [f64],
+    bits: &mut [u64],
+    scores: &mut [f32],
+) -> Result<()> {
     let n = clauses.len();
     let w = WINDOW as usize;
     // The per-clause state lives in SmallVecs, used through plain slices (indexing a SmallVec
@@ -269,7 +279,13 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
         }
         // No clause that could make a doc compete has a doc in [lo, first): start the window
         // there (clauses behind `lo` count as at `lo`).
-        let first = clauses.iter().zip(gne.iter()).filter(|(_, g)| !**g).map(|(c, _)| c.doc().max(lo)).min().unwrap_or(NO_MORE_DOCS);
+        let first = clauses
+            .iter()
+            .zip(gne.iter())
+            .filter(|(_, g)| !**g)
+            .map(|(c, _)| c.doc().max(lo))
+            .min()
+            .unwrap_or(NO_MORE_DOCS);
         if first >= max_doc {
             break;
         }
@@ -370,7 +386,11 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
                     }
                     None => {
                         for (i, a) in at.iter_mut().enumerate() {
-                            *a = if essential[i] { std::mem::replace(&mut scores[i * w + off], f32::NAN) } else { f32::NAN };
+                            *a = if essential[i] {
+                                std::mem::replace(&mut scores[i * w + off], f32::NAN)
+                            } else {
+                                f32::NAN
+                            };
                         }
                     }
                 }
@@ -402,8 +422,20 @@ fn run(clauses: &mut [TermCursor<'_>], seg: &dyn SegmentView, sink: &mut dyn Sin
 /// bound of the block holding `doc` (from the skip data): when that cannot compete either, the
 /// block is not decoded.
 #[inline]
-#[allow(clippy::too_many_arguments, reason = "the candidate loop's state, passed without a struct to keep it in registers")]
-fn complete(clauses: &mut [TermCursor<'_>], ne: &[usize], bounds: &[f32], doc: DocId, partial: &mut f64, mut rest: f64, min: f32, at: &mut [f32]) -> bool {
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the candidate loop's state, passed without a struct to keep it in registers"
+)]
+fn complete(
+    clauses: &mut [TermCursor<'_>],
+    ne: &[usize],
+    bounds: &[f32],
+    doc: DocId,
+    partial: &mut f64,
+    mut rest: f64,
+    min: f32,
+    at: &mut [f32],
+) -> bool {
     for &i in ne.iter().rev() {
         if below(*partial + rest, min) {
             return false;

@@ -147,7 +147,9 @@ impl SegmentView for MemoryIndex {
         false
     }
     fn sorted_set_term(&self, field: &str, ord: u64) -> Result<Vec<u8>> {
-        Err(crate::engine::Error::InvalidArgument(format!("no doc values for [{field}] (ordinal {ord}) in a memory index")))
+        Err(crate::engine::Error::InvalidArgument(format!(
+            "no doc values for [{field}] (ordinal {ord}) in a memory index"
+        )))
     }
     fn has_value(&self, field: &str, doc: DocId) -> bool {
         doc == 0 && self.fields.contains_key(field)
@@ -167,7 +169,12 @@ mod tests {
     }
 
     fn phrase(words: &[&str], slop: u32) -> Query {
-        Query::Phrase { field: "f".into(), terms: words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect(), slop, boost: 1.0 }
+        Query::Phrase {
+            field: "f".into(),
+            terms: words.iter().enumerate().map(|(i, w)| (w.as_bytes().to_vec(), i as u32)).collect(),
+            slop,
+            boost: 1.0,
+        }
     }
 
     /// A naive model: some start position where every phrase term sits within `slop` moves

@@ -46,14 +46,15 @@
 //! | [`memory_index`] | a one-document index in memory, searchable by any query |
 
 pub mod blended;
+pub mod block_buf;
 pub mod block_max_and;
 pub mod bm25;
-pub mod combined_fields;
 pub mod boolean;
+pub mod combined_fields;
 pub mod count;
 pub mod dis_max;
-pub mod distance_feature;
 pub mod disjunction;
+pub mod distance_feature;
 pub mod doc_values_query;
 pub mod explain;
 pub mod floor;
@@ -67,7 +68,6 @@ pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
-pub mod block_buf;
 pub mod term_cursor;
 pub mod tree;
 pub mod verified;
@@ -79,11 +79,11 @@ mod model;
 #[cfg(test)]
 mod tests;
 
+pub use doc_values_query::{BytesMatch, DvFilter, GeoShape, IntervalRelation};
 pub use explain::{ExplValue, Explanation};
 pub use scorer::Scorer;
 pub use searcher::{Hit, Relation, Searcher, TopDocs, TopSpec, TrackTotalHits};
 pub use sort::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
-pub use doc_values_query::{BytesMatch, DvFilter, GeoShape, IntervalRelation};
 pub use tree::{Query, RangeKind};
 pub use view::{FieldStats, SegmentView, TermState, TermStats};
 pub use weight::Weight;

@@ -273,10 +273,10 @@ impl SegmentView for ModelSegment {
         self.stats.get(field).copied()
     }
     fn term_stats(&self, field: &str, term: &[u8]) -> Result<Option<TermStats>> {
-        Ok(self.postings.get(&(field.to_string(), term.to_vec())).map(|l| TermStats {
-            doc_freq: l.len() as u32,
-            total_term_freq: l.iter().map(|p| p.1 as u64).sum(),
-        }))
+        Ok(self
+            .postings
+            .get(&(field.to_string(), term.to_vec()))
+            .map(|l| TermStats { doc_freq: l.len() as u32, total_term_freq: l.iter().map(|p| p.1 as u64).sum() }))
     }
     fn postings(&self, field: &str, term: &[u8], _positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
         let Some(list) = self.postings.get(&(field.to_string(), term.to_vec())) else { return Ok(None) };

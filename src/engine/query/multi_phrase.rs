@@ -114,20 +114,37 @@ type Alternatives = (Vec<Vec<u8>>, u32);
 
 /// Compiles a multi-phrase for `segments` with the inherited `boost`.
 #[allow(clippy::too_many_arguments)]
-pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
+pub fn compile(
+    field: &str,
+    positions: &[Alternatives],
+    slop: u32,
+    b: f32,
+    segments: &[&dyn SegmentView],
+    boost: f32,
+    scoring: bool,
+    explained: bool,
+) -> Result<Weight> {
     let positions: Vec<Alternatives> = positions.iter().filter(|(ts, _)| !ts.is_empty()).cloned().collect();
     if positions.is_empty() {
         return Ok(Weight::MatchNone);
     }
     if positions.len() == 1 {
         // `MultiPhraseQuery.rewrite`: one position is a disjunction of term queries.
-        let should: Vec<Query> = positions[0].0.iter().map(|t| Query::Term { field: field.into(), term: t.clone(), boost: 1.0 }).collect();
-        let q = Query::Bool { must: vec![], should, must_not: vec![], filter: vec![], minimum_should_match: 0, boost: b };
+        let should: Vec<Query> =
+            positions[0].0.iter().map(|t| Query::Term { field: field.into(), term: t.clone(), boost: 1.0 }).collect();
+        let q =
+            Query::Bool { must: vec![], should, must_not: vec![], filter: vec![], minimum_should_match: 0, boost: b };
         return Weight::build(&q, segments, boost, scoring, explained);
     }
     if positions.iter().all(|(ts, _)| ts.len() == 1) {
         let terms = positions.iter().map(|(ts, p)| (ts[0].clone(), *p)).collect();
-        return Weight::build(&Query::Phrase { field: field.into(), terms, slop, boost: b }, segments, boost, scoring, explained);
+        return Weight::build(
+            &Query::Phrase { field: field.into(), terms, slop, boost: b },
+            segments,
+            boost,
+            scoring,
+            explained,
+        );
     }
     let mut dfs = Vec::new();
     let (mut doc_count, mut sum_ttf) = (0, 0);
@@ -149,12 +166,23 @@ pub fn compile(field: &str, positions: &[Alternatives], slop: u32, b: f32, segme
     }
     let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
     let constant = if scoring { None } else { Some(0.0) };
-    let display = if explained { Query::MultiPhrase { field: field.into(), positions, slop, boost: 1.0 }.to_string() } else { String::new() };
+    let display = if explained {
+        Query::MultiPhrase { field: field.into(), positions, slop, boost: 1.0 }.to_string()
+    } else {
+        String::new()
+    };
     Ok(Weight::MultiPhrase { field: field.into(), positions: kept, slop, sim, constant, display })
 }
 
 /// The phrase scorer of a multi-phrase in `seg`, `None` when a position has no term there.
-pub fn scorer<'a>(seg: &'a dyn SegmentView, field: &str, positions: &[Alternatives], slop: u32, sim: &Arc<Bm25>, constant: Option<f32>) -> Result<Option<PhraseScorer<'a>>> {
+pub fn scorer<'a>(
+    seg: &'a dyn SegmentView,
+    field: &str,
+    positions: &[Alternatives],
+    slop: u32,
+    sim: &Arc<Bm25>,
+    constant: Option<f32>,
+) -> Result<Option<PhraseScorer<'a>>> {
     let mut pts = Vec::with_capacity(positions.len());
     for (i, (ts, offset)) in positions.iter().enumerate() {
         let mut subs = Vec::with_capacity(ts.len());
@@ -169,14 +197,25 @@ pub fn scorer<'a>(seg: &'a dyn SegmentView, field: &str, positions: &[Alternativ
             _ => Box::new(UnionPostings::new(subs)),
         };
         // Repeated single terms share an id (the phrase matcher keeps their positions apart).
-        let term_id = if ts.len() == 1 { positions.iter().position(|(o, _)| o.len() == 1 && o[0] == ts[0]).unwrap_or(i) } else { i };
+        let term_id = if ts.len() == 1 {
+            positions.iter().position(|(o, _)| o.len() == 1 && o[0] == ts[0]).unwrap_or(i)
+        } else {
+            i
+        };
         pts.push(PhraseTerm { postings, offset: *offset, term_id });
     }
     Ok(Some(PhraseScorer::new(pts, slop, seg.norms(field), sim.clone(), constant)))
 }
 
 /// The boxed scorer of a multi-phrase weight.
-pub fn box_scorer<'a>(seg: &'a dyn SegmentView, field: &str, positions: &[Alternatives], slop: u32, sim: &Arc<Bm25>, constant: Option<f32>) -> Result<Option<BoxScorer<'a>>> {
+pub fn box_scorer<'a>(
+    seg: &'a dyn SegmentView,
+    field: &str,
+    positions: &[Alternatives],
+    slop: u32,
+    sim: &Arc<Bm25>,
+    constant: Option<f32>,
+) -> Result<Option<BoxScorer<'a>>> {
     Ok(scorer(seg, field, positions, slop, sim, constant)?.map(|s| Box::new(s) as BoxScorer<'a>))
 }
 

@@ -2,9 +2,9 @@
 //! rewritten like Lucene's default constant-score rewrite: the union of the matching terms'
 //! documents, every one scoring the query's boost.
 
-use crate::engine::index::builder::meta::FIELD_NAMES;
 use super::tree::{Query, RangeKind};
 use super::view::SegmentView;
+use crate::engine::index::builder::meta::FIELD_NAMES;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::{Error, Result};
 
@@ -136,13 +136,15 @@ impl DocSetQuery {
                 }
                 DocSetQuery::Wildcard { field: field.clone(), pattern, prefix: prefix.into_bytes() }
             }
-            Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Terms, .. } => DocSetQuery::TermRange {
-                field: field.clone(),
-                lo: lo.clone(),
-                hi: hi.clone(),
-                include_lo: *include_lo,
-                include_hi: *include_hi,
-            },
+            Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Terms, .. } => {
+                DocSetQuery::TermRange {
+                    field: field.clone(),
+                    lo: lo.clone(),
+                    hi: hi.clone(),
+                    include_lo: *include_lo,
+                    include_hi: *include_hi,
+                }
+            }
             Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Points, .. } => {
                 let width = match (lo, hi) {
                     (Some(l), Some(h)) if l.len() != h.len() => {
@@ -173,7 +175,9 @@ impl DocSetQuery {
                 DocSetQuery::PointRange { field: field.clone(), lo, hi }
             }
             Query::Exists { field, .. } => DocSetQuery::Exists { field: field.clone() },
-            Query::DocValues { field, filter, .. } => DocSetQuery::DocValues { field: field.clone(), filter: filter.clone() },
+            Query::DocValues { field, filter, .. } => {
+                DocSetQuery::DocValues { field: field.clone(), filter: filter.clone() }
+            }
             other => return Err(Error::InvalidArgument(format!("not a multi-term query: {other}"))),
         }))
     }
@@ -224,7 +228,8 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
     let max_doc = seg.max_doc();
     match q {
         DocSetQuery::PointRange { field, lo, hi } => {
-            let mut docs: Vec<DocId> = seg.points_docs(field, lo, hi)?.unwrap_or_default().into_iter().filter(|&d| d < max_doc).collect();
+            let mut docs: Vec<DocId> =
+                seg.points_docs(field, lo, hi)?.unwrap_or_default().into_iter().filter(|&d| d < max_doc).collect();
             // Cheap insurance: the scorer's binary searches need sorted, unique docs.
             if !docs.windows(2).all(|w| w[0] < w[1]) {
                 docs.sort_unstable();
@@ -261,7 +266,9 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
         | DocSetQuery::Prefix { field, .. }
         | DocSetQuery::Wildcard { field, .. }
         | DocSetQuery::TermRange { field, .. } => field,
-        DocSetQuery::PointRange { field, .. } | DocSetQuery::Exists { field } | DocSetQuery::DocValues { field, .. } => field,
+        DocSetQuery::PointRange { field, .. }
+        | DocSetQuery::Exists { field }
+        | DocSetQuery::DocValues { field, .. } => field,
     };
     let terms = q.terms(seg)?;
     let mut bits = vec![0u64; (max_doc as usize).div_ceil(64)];
@@ -275,7 +282,13 @@ pub fn collect_docs(q: &DocSetQuery, seg: &dyn SegmentView) -> Result<Vec<DocId>
             }
             let w = match bits.get_mut(d as usize / 64) {
                 Some(w) if d < max_doc => w,
-                _ => return Err(Error::corrupt(format!("postings of {field}"), 0, format!("doc {d} >= max_doc {max_doc}"))),
+                _ => {
+                    return Err(Error::corrupt(
+                        format!("postings of {field}"),
+                        0,
+                        format!("doc {d} >= max_doc {max_doc}"),
+                    ))
+                }
             };
             *w |= 1 << (d % 64);
             any = true;

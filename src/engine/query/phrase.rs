@@ -61,7 +61,13 @@ pub struct PhraseScorer<'a, P: Postings + ?Sized + 'a = dyn Postings + 'a> {
 
 impl<'a, P: Postings + ?Sized + 'a> PhraseScorer<'a, P> {
     /// The phrase of `terms` (at least one), positioned on its first match.
-    pub fn new(mut terms: Vec<PhraseTerm<P>>, slop: u32, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
+    pub fn new(
+        mut terms: Vec<PhraseTerm<P>>,
+        slop: u32,
+        norms: Option<&'a [u8]>,
+        sim: Arc<Bm25>,
+        constant: Option<f32>,
+    ) -> Self {
         for t in terms.iter_mut() {
             t.postings.next();
         }
@@ -69,7 +75,20 @@ impl<'a, P: Postings + ?Sized + 'a> PhraseScorer<'a, P> {
         by_cost.sort_by_key(|&i| terms[i].postings.cost());
         let positions = vec![Vec::new(); terms.len()];
         let check_at = by_cost.iter().position(|&i| i == 0).unwrap_or(0);
-        let mut p = PhraseScorer { terms, by_cost, check_at, positions, slop, norms, sim, constant, doc: 0, freq: 0.0, min_competitive: 0.0, one: [f32::NAN; 256] };
+        let mut p = PhraseScorer {
+            terms,
+            by_cost,
+            check_at,
+            positions,
+            slop,
+            norms,
+            sim,
+            constant,
+            doc: 0,
+            freq: 0.0,
+            min_competitive: 0.0,
+            one: [f32::NAN; 256],
+        };
         p.doc = p.find(0);
         p
     }
@@ -283,7 +302,9 @@ impl<'a, P: Postings + ?Sized + 'a> PhraseScorer<'a, P> {
         loop {
             let actual = pps[pp].pos + pps[pp].offset as i64;
             let group = pps[pp].group;
-            let Some(other) = (0..pps.len()).find(|&j| j != pp && pps[j].group == group && pps[j].pos + pps[j].offset as i64 == actual) else {
+            let Some(other) = (0..pps.len())
+                .find(|&j| j != pp && pps[j].group == group && pps[j].pos + pps[j].offset as i64 == actual)
+            else {
                 return true;
             };
             let (a, b) = (&pps[pp], &pps[other]);

@@ -31,7 +31,15 @@ fn body_doc(d: i64, body: &str) -> Document {
         source: b"{}".to_vec(),
         fields: vec![IndexableField {
             name: "body".into(),
-            value: FieldValue::Text { text: body.to_string(), analyzer: "whitespace".into(), freqs: true, positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+            value: FieldValue::Text {
+                text: body.to_string(),
+                analyzer: "whitespace".into(),
+                freqs: true,
+                positions: true,
+                offsets: false,
+                norms: true,
+                position_increment_gap: 100,
+            },
             index: true,
             doc_values: false,
         }],
@@ -61,7 +69,12 @@ fn fields(d: &super::super::model::MDoc) -> Vec<IndexableField> {
     }
     for (name, values) in &d.keyword {
         for v in values {
-            out.push(IndexableField { name: name.clone(), value: FieldValue::Keyword(v.clone()), index: true, doc_values: true });
+            out.push(IndexableField {
+                name: name.clone(),
+                value: FieldValue::Keyword(v.clone()),
+                index: true,
+                doc_values: true,
+            });
         }
     }
     for (name, values) in &d.long {
@@ -154,12 +167,21 @@ fn multi_block_pruning_on_real_postings() {
         Query::or(vec![t("gamma"), t("eta"), t("theta")]),
         Query::and(vec![t("alpha"), t("delta")]),
         Query::and(vec![t("beta"), t("zeta")]),
-        Query::Phrase { field: "body".into(), terms: vec![(b"alpha".to_vec(), 0), (b"beta".to_vec(), 1)], slop: 0, boost: 1.0 },
+        Query::Phrase {
+            field: "body".into(),
+            terms: vec![(b"alpha".to_vec(), 0), (b"beta".to_vec(), 1)],
+            slop: 0,
+            boost: 1.0,
+        },
     ];
     for q in &queries {
         let s = real.query();
-        let exhaustive = s.search(q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
-        let pruned = s.search(q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() }).unwrap();
+        let exhaustive = s
+            .search(q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+            .unwrap();
+        let pruned = s
+            .search(q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() })
+            .unwrap();
         assert_eq!(hits_of(&pruned), hits_of(&exhaustive), "query {q}");
         assert!(exhaustive.total.0 > 0, "query {q} matched nothing");
     }
@@ -192,7 +214,9 @@ fn sparse_disjunctions_doc_at_a_time_equal_windows() {
     ];
     let check = |real: &crate::engine::index::Searcher| {
         for q in &queries {
-            for (k, tth) in [(10, TrackTotalHits::UpTo(0)), (3, TrackTotalHits::Accurate), (1000, TrackTotalHits::Accurate)] {
+            for (k, tth) in
+                [(10, TrackTotalHits::UpTo(0)), (3, TrackTotalHits::Accurate), (1000, TrackTotalHits::Accurate)]
+            {
                 let spec = TopSpec { size: k, track_total_hits: tth, ..TopSpec::default() };
                 let daat = real.query().search(q, &spec).unwrap();
                 super::super::max_score::FORCE_WINDOWS.with(|f| f.set(true));
@@ -235,7 +259,10 @@ fn sparse_pair_walks_the_rarer_clause() {
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
     let check = |real: &crate::engine::index::Searcher, postings: u64| {
         // Both clause orders: the walk sums the two scores in clause order either way.
-        for (q, k) in [Query::or(vec![t("common"), t("rare")]), Query::or(vec![t("rare"), t("common")])].iter().flat_map(|q| [1usize, 2, 3].map(|k| (q, k))) {
+        for (q, k) in [Query::or(vec![t("common"), t("rare")]), Query::or(vec![t("rare"), t("common")])]
+            .iter()
+            .flat_map(|q| [1usize, 2, 3].map(|k| (q, k)))
+        {
             let pruned = TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
             super::super::scorer::SCORED.with(|c| c.set(0));
             let daat = real.query().search(q, &pruned).unwrap();
@@ -243,7 +270,10 @@ fn sparse_pair_walks_the_rarer_clause() {
             super::super::max_score::FORCE_WINDOWS.with(|f| f.set(true));
             let windows = real.query().search(q, &pruned).unwrap();
             super::super::max_score::FORCE_WINDOWS.with(|f| f.set(false));
-            let exhaustive = real.query().search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+            let exhaustive = real
+                .query()
+                .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+                .unwrap();
             assert_eq!(hits_of(&daat), hits_of(&windows), "{q}, size {k}");
             assert_eq!(hits_of(&daat), hits_of(&exhaustive), "{q}, size {k}");
             assert!(scored < postings, "{q}, size {k}: {scored} docs scored, the pair has {postings} postings");
@@ -264,8 +294,8 @@ fn sparse_pair_walks_the_rarer_clause() {
 /// and as an exhaustive search: both clause orders, several k, with deletions.
 #[test]
 fn sparse_lead_probes_the_common_clause() {
-    use crate::engine::segment::postings::PROBED;
     use super::super::block_max_and::PROBE_RATIO_OVERRIDE;
+    use crate::engine::segment::postings::PROBED;
     let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).unwrap();
     for d in 0..6000i64 {
         let mut body: Vec<&str> = vec!["filler"; 1 + (d as usize * 7) % 25];
@@ -292,7 +322,10 @@ fn sparse_lead_probes_the_common_clause() {
                 PROBED.with(|c| c.set(0));
                 let probed = real.query().search(&q, &pruned).unwrap();
                 assert!(PROBED.with(|c| c.get()) > 0, "{q}, size {k}: no probe answered in place");
-                let exhaustive = real.query().search(&q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+                let exhaustive = real
+                    .query()
+                    .search(&q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+                    .unwrap();
                 assert_eq!(hits_of(&probed), hits_of(&plain), "{q}, size {k}");
                 assert_eq!(hits_of(&probed), hits_of(&exhaustive), "{q}, size {k}");
             }
@@ -325,7 +358,13 @@ fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
     }
     writer.refresh().unwrap();
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
-    let queries = vec![t("alpha"), t("delta"), Query::or(vec![t("alpha"), t("zeta")]), Query::or(vec![t("beta"), t("eta"), t("theta")]), Query::or(vec![t("gamma"), t("absent")])];
+    let queries = vec![
+        t("alpha"),
+        t("delta"),
+        Query::or(vec![t("alpha"), t("zeta")]),
+        Query::or(vec![t("beta"), t("eta"), t("theta")]),
+        Query::or(vec![t("gamma"), t("absent")]),
+    ];
     struct Rec(usize, f32);
     impl super::super::max_score::Sink for Rec {
         fn collect(&mut self, _: crate::engine::segment::DocId, _: f32) {}
@@ -344,8 +383,12 @@ fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
         for q in &queries {
             for k in [1usize, 5, 10, 16, 17] {
                 let s = real.query();
-                let exhaustive = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
-                let pruned = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() }).unwrap();
+                let exhaustive = s
+                    .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+                    .unwrap();
+                let pruned = s
+                    .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() })
+                    .unwrap();
                 assert_eq!(hits_of(&pruned), hits_of(&exhaustive), "round {round}, query {q}, size {k}");
                 if k > crate::engine::segment::postings::TOP_DOCS {
                     continue;
@@ -359,7 +402,11 @@ fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
                     let mut clauses = w.term_disjunction(*seg).unwrap().expect("term disjunction");
                     let mut rec = Rec(k, 0.0);
                     super::super::floor::prime(&mut clauses, *seg, &mut rec);
-                    assert!(rec.1 <= kth, "round {round}, query {q}, size {k}: floor {} above the k-th score {kth}", rec.1);
+                    assert!(
+                        rec.1 <= kth,
+                        "round {round}, query {q}, size {k}: floor {} above the k-th score {kth}",
+                        rec.1
+                    );
                     floors.push(rec.1);
                 }
                 if *q == t("alpha") && round == 0 {
@@ -404,24 +451,38 @@ fn primed_keyword_terms_and_total_hits_thresholds() {
         let mut doc = body_doc(d, if next() % 3 == 0 { "alpha beta" } else { "alpha" });
         // "red" in about half the docs, the others rarer: all of them span several blocks.
         let tag = tags[(next() % 8).trailing_zeros().min(3) as usize];
-        doc.fields.push(IndexableField { name: "tag".into(), value: FieldValue::Keyword(tag.into()), index: true, doc_values: false });
+        doc.fields.push(IndexableField {
+            name: "tag".into(),
+            value: FieldValue::Keyword(tag.into()),
+            index: true,
+            doc_values: false,
+        });
         writer.append(&doc).unwrap();
     }
     writer.refresh().unwrap();
     let real = writer.searcher().unwrap();
     let kw = |w: &str| Query::Term { field: "tag".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
-    let queries = vec![kw("red"), Query::or(vec![kw("red"), kw("grey")]), Query::or(vec![kw("green"), t("beta")]), Query::or(vec![t("alpha"), t("beta")])];
+    let queries = vec![
+        kw("red"),
+        Query::or(vec![kw("red"), kw("grey")]),
+        Query::or(vec![kw("green"), t("beta")]),
+        Query::or(vec![t("alpha"), t("beta")]),
+    ];
     for q in &queries {
         for k in [1usize, 10, 16] {
             let s = real.query();
-            let exhaustive = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+            let exhaustive = s
+                .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+                .unwrap();
             for tth in [TrackTotalHits::UpTo(0), TrackTotalHits::UpTo(50), TrackTotalHits::UpTo(100_000)] {
                 let got = s.search(q, &TopSpec { size: k, track_total_hits: tth, ..TopSpec::default() }).unwrap();
                 assert_eq!(hits_of(&got), hits_of(&exhaustive), "query {q}, size {k}, {tth:?}");
                 let n = exhaustive.total.0;
                 match tth {
-                    TrackTotalHits::UpTo(100_000) => assert_eq!(got.total, exhaustive.total, "query {q}: counted in full"),
+                    TrackTotalHits::UpTo(100_000) => {
+                        assert_eq!(got.total, exhaustive.total, "query {q}: counted in full")
+                    }
                     TrackTotalHits::UpTo(50) if n > 50 => assert_eq!(got.total, (50, Relation::Gte), "query {q}"),
                     _ => {}
                 }

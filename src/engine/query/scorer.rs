@@ -108,9 +108,26 @@ pub(super) fn score_with(one: &mut [f32; 256], sim: &Bm25, freq: f32, norm: u8) 
 
 impl<'a> TermScorer<'a> {
     /// A scorer positioned on the first document of `postings`. `constant` replaces BM25.
-    pub fn new(mut postings: Box<dyn Postings + 'a>, norms: Option<&'a [u8]>, sim: Arc<Bm25>, constant: Option<f32>) -> Self {
+    pub fn new(
+        mut postings: Box<dyn Postings + 'a>,
+        norms: Option<&'a [u8]>,
+        sim: Arc<Bm25>,
+        constant: Option<f32>,
+    ) -> Self {
         postings.next();
-        TermScorer { postings, norms, sim, block_end: None, block_from: 0, block_bound: f32::INFINITY, min_competitive: 0.0, constant, impacts: Vec::new(), one: Box::new([f32::NAN; 256]), loose: false }
+        TermScorer {
+            postings,
+            norms,
+            sim,
+            block_end: None,
+            block_from: 0,
+            block_bound: f32::INFINITY,
+            min_competitive: 0.0,
+            constant,
+            impacts: Vec::new(),
+            one: Box::new([f32::NAN; 256]),
+            loose: false,
+        }
     }
 
     /// Moves the skip data to the block holding `target` and caches its bound: the best BM25
@@ -160,14 +177,23 @@ impl<'a> TermScorer<'a> {
 
     /// [`Postings::read_block`] of the term's postings (for [`super::term_cursor`]).
     #[inline]
-    pub(crate) fn read_block(&mut self, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> usize {
+    pub(crate) fn read_block(
+        &mut self,
+        docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK],
+        freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK],
+    ) -> usize {
         self.postings.read_block(docs, freqs)
     }
 
     /// A move ([`Scorer::advance`] to `target`, or [`Scorer::next`]) and
     /// [`Self::read_block`] in one call ([`Postings::move_and_read`]).
     #[inline]
-    pub(crate) fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> (usize, usize) {
+    pub(crate) fn move_and_read(
+        &mut self,
+        target: Option<DocId>,
+        docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK],
+        freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK],
+    ) -> (usize, usize) {
         if self.min_competitive > 0.0 && self.constant.is_none() {
             // Blocks below the minimum are skipped first (`skip_blocks`).
             let d = match target {

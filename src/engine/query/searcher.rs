@@ -10,9 +10,9 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use super::explain::Explanation;
+use super::max_score::Sink;
 use super::sort::{cmp_key, cmp_value, cmp_values, KeyReader, SegKey, SortBy, SortField, SortOrder, SortValue};
 use super::tree::Query;
-use super::max_score::Sink;
 use super::view::SegmentView;
 use super::weight::Weight;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
@@ -64,7 +64,15 @@ pub struct TopSpec {
 
 impl Default for TopSpec {
     fn default() -> Self {
-        TopSpec { size: 10, from: 0, sort: vec![], track_total_hits: TrackTotalHits::UpTo(10_000), after: None, after_doc: None, deadline: None }
+        TopSpec {
+            size: 10,
+            from: 0,
+            sort: vec![],
+            track_total_hits: TrackTotalHits::UpTo(10_000),
+            after: None,
+            after_doc: None,
+            deadline: None,
+        }
     }
 }
 
@@ -306,7 +314,8 @@ impl Searcher {
 
     /// The top hits of `query` under `spec`.
     pub fn search(&self, query: &Query, spec: &TopSpec) -> Result<TopDocs> {
-        let by_score = spec.sort.is_empty() || (spec.sort.len() == 1 && spec.sort[0].by == SortBy::Score && spec.sort[0].order == SortOrder::Desc);
+        let by_score = spec.sort.is_empty()
+            || (spec.sort.len() == 1 && spec.sort[0].by == SortBy::Score && spec.sort[0].order == SortOrder::Desc);
         let threshold = match spec.track_total_hits {
             TrackTotalHits::Accurate => u64::MAX,
             TrackTotalHits::UpTo(n) => n,
@@ -330,7 +339,9 @@ impl Searcher {
             None => None,
             Some([SortValue::Float(s)]) => Some(*s),
             Some([SortValue::Double(s)]) => Some(*s as f32),
-            Some(other) => return Err(Error::InvalidArgument(format!("search_after {other:?} does not match a sort by score"))),
+            Some(other) => {
+                return Err(Error::InvalidArgument(format!("search_after {other:?} does not match a sort by score")))
+            }
         };
         let w = Weight::compile(query, &views, 1.0, true)?;
         let mut top = TopCollector::new(k, threshold, spec, after);
@@ -382,7 +393,12 @@ impl Searcher {
         let hits = sorted
             .into_iter()
             .skip(spec.from)
-            .map(|std::cmp::Reverse(e)| Hit { segment: e.seg(), doc: e.doc(), score: e.score(), sort_values: if with_values { vec![SortValue::Float(e.score())] } else { vec![] } })
+            .map(|std::cmp::Reverse(e)| Hit {
+                segment: e.seg(),
+                doc: e.doc(),
+                score: e.score(),
+                sort_values: if with_values { vec![SortValue::Float(e.score())] } else { vec![] },
+            })
             .collect();
         Ok(TopDocs { total: total(count, threshold), hits, max_score, timed_out })
     }
@@ -394,7 +410,11 @@ impl Searcher {
         let k = spec.from.saturating_add(spec.size);
         if let Some(a) = &spec.after {
             if a.len() != fields.len() {
-                return Err(Error::InvalidArgument(format!("search_after has {} values but sort has {} fields", a.len(), fields.len())));
+                return Err(Error::InvalidArgument(format!(
+                    "search_after has {} values but sort has {} fields",
+                    a.len(),
+                    fields.len()
+                )));
             }
         }
         let w = Weight::compile(query, &views, 1.0, scoring)?;
@@ -486,18 +506,18 @@ impl Searcher {
     /// The explanation of `doc` of segment `segment` by a weight of [`Searcher::explain_weight`].
     pub fn explain_with(&self, w: &Weight, segment: usize, doc: DocId) -> Result<Explanation> {
         let views = self.views();
-        let seg = *views
-            .get(segment)
-            .ok_or_else(|| Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len())))?;
+        let seg = *views.get(segment).ok_or_else(|| {
+            Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len()))
+        })?;
         w.explain(seg, doc)
     }
 
     /// Lucene's explanation of the score of `doc` of segment `segment` for `query`.
     pub fn explain(&self, query: &Query, segment: usize, doc: DocId) -> Result<Explanation> {
         let views = self.views();
-        let seg = *views
-            .get(segment)
-            .ok_or_else(|| Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len())))?;
+        let seg = *views.get(segment).ok_or_else(|| {
+            Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len()))
+        })?;
         let w = Weight::compile_explained(query, &views, 1.0, true)?;
         w.explain(seg, doc)
     }

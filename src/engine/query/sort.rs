@@ -88,7 +88,13 @@ impl NumericSort {
         let back = |d: f64| if self.stored_double { double_to_sortable_long(d) } else { d as i64 };
         let round = |d: f64| (d + 0.5).floor();
         Some(match self.mode {
-            NumMode::Auto => if order == SortOrder::Asc { lo } else { last.unwrap_or(lo) },
+            NumMode::Auto => {
+                if order == SortOrder::Asc {
+                    lo
+                } else {
+                    last.unwrap_or(lo)
+                }
+            }
             NumMode::Min => lo,
             NumMode::Max => last.unwrap_or(lo),
             NumMode::Sum if self.stored_double => back(vals.iter().map(|v| as_f(*v)).sum()),
@@ -96,7 +102,11 @@ impl NumericSort {
             NumMode::Avg if self.stored_double => back(vals.iter().map(|v| as_f(*v)).sum::<f64>() / n as f64),
             NumMode::Avg => {
                 let t = vals.iter().fold(0i64, |a, v| a.wrapping_add(*v));
-                if n > 1 { round(t as f64 / n as f64) as i64 } else { t }
+                if n > 1 {
+                    round(t as f64 / n as f64) as i64
+                } else {
+                    t
+                }
             }
             NumMode::Median => {
                 let mid = n / 2;
@@ -104,7 +114,11 @@ impl NumericSort {
                     vals[mid]
                 } else {
                     let m = (as_f(vals[mid - 1]) + as_f(vals[mid])) / 2.0;
-                    if self.stored_double { back(m) } else { round(m) as i64 }
+                    if self.stored_double {
+                        back(m)
+                    } else {
+                        round(m) as i64
+                    }
                 }
             }
         })
@@ -119,7 +133,11 @@ impl NumericSort {
         // Half up, as `Math.round` over the exact quotient.
         let div_round = |t: u64, n: u64| {
             let q = t / n;
-            if (t % n) * 2 >= n { q.wrapping_add(1) } else { q }
+            if (t % n) * 2 >= n {
+                q.wrapping_add(1)
+            } else {
+                q
+            }
         };
         let n = vals.len() as u64;
         let sum = || vals.iter().fold(0u64, |a, v| a.wrapping_add(flip(*v)));
@@ -194,8 +212,20 @@ fn apply(order: SortOrder, o: Ordering) -> Ordering {
 fn cmp_opt<T: PartialOrd>(a: Option<&T>, b: Option<&T>, f: &SortField) -> Ordering {
     match (a, b) {
         (None, None) => Ordering::Equal,
-        (None, Some(_)) => if f.missing == Missing::First { Ordering::Less } else { Ordering::Greater },
-        (Some(_), None) => if f.missing == Missing::First { Ordering::Greater } else { Ordering::Less },
+        (None, Some(_)) => {
+            if f.missing == Missing::First {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        (Some(_), None) => {
+            if f.missing == Missing::First {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
         (Some(x), Some(y)) => apply(f.order, x.partial_cmp(y).unwrap_or(Ordering::Equal)),
     }
 }
@@ -320,7 +350,9 @@ impl<'a> KeyReader<'a> {
             (SegKey::Score(s), _) => SortValue::Float(*s),
             (SegKey::Doc(d), _) => SortValue::Long(*d),
             (SegKey::Num(Some(v)), SortBy::Double(_)) => SortValue::Double(sortable_long_to_double(*v)),
-            (SegKey::Num(Some(v)), SortBy::Numeric(NumericSort { scale: Some(bits), .. })) => SortValue::Double(*v as f64 / f64::from_bits(*bits)),
+            (SegKey::Num(Some(v)), SortBy::Numeric(NumericSort { scale: Some(bits), .. })) => {
+                SortValue::Double(*v as f64 / f64::from_bits(*bits))
+            }
             (SegKey::Num(Some(v)), SortBy::Numeric(ns)) => {
                 let d = if ns.stored_double { sortable_long_to_double(*v) } else { *v as f64 };
                 match (ns.out_double, ns.stored_double) {

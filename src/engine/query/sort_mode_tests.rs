@@ -6,7 +6,15 @@ use proptest::prelude::*;
 use super::*;
 
 fn ns(stored_double: bool, mode: NumMode, missing: Option<i64>) -> NumericSort {
-    NumericSort { field: "f".into(), stored_double, out_double: stored_double, mode, missing, unsigned: false, scale: None }
+    NumericSort {
+        field: "f".into(),
+        stored_double,
+        out_double: stored_double,
+        mode,
+        missing,
+        unsigned: false,
+        scale: None,
+    }
 }
 
 #[test]
@@ -39,7 +47,15 @@ proptest! {
 }
 
 fn uns(mode: NumMode) -> NumericSort {
-    NumericSort { field: "f".into(), stored_double: false, out_double: false, mode, missing: None, unsigned: true, scale: None }
+    NumericSort {
+        field: "f".into(),
+        stored_double: false,
+        out_double: false,
+        mode,
+        missing: None,
+        unsigned: true,
+        scale: None,
+    }
 }
 
 /// The sign-flipped column form of an unsigned long.
@@ -81,7 +97,15 @@ fn scaled_float_sort_values_are_unscaled_doubles() {
     use crate::engine::query::model::{MDoc, ModelSegment};
     let doc = |v: &[i64]| MDoc { long: vec![("f".into(), v.to_vec())], ..MDoc::default() };
     let seg = ModelSegment::new(vec![doc(&[150, 275]), doc(&[])], &[], 4);
-    let ns = NumericSort { field: "f".into(), stored_double: false, out_double: true, mode: NumMode::Auto, missing: None, unsigned: false, scale: Some(100f64.to_bits()) };
+    let ns = NumericSort {
+        field: "f".into(),
+        stored_double: false,
+        out_double: true,
+        mode: NumMode::Auto,
+        missing: None,
+        unsigned: false,
+        scale: Some(100f64.to_bits()),
+    };
     let f = SortField { by: SortBy::Numeric(ns), order: SortOrder::Desc, missing: Missing::Last };
     let mut keys = KeyReader::new(&seg, 0);
     let k = keys.key(&f, 0, f32::NAN);

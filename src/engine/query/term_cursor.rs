@@ -42,7 +42,10 @@ impl<'a> TermCursor<'a> {
 
     /// The next doc.
     #[inline]
-    #[allow(clippy::should_implement_trait, reason = "a cursor like Scorer::next, not an Iterator: NO_MORE_DOCS ends it")]
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "a cursor like Scorer::next, not an Iterator: NO_MORE_DOCS ends it"
+    )]
     pub fn next(&mut self) -> DocId {
         self.b.step()
     }
@@ -104,7 +107,14 @@ impl<'a> TermCursor<'a> {
     /// `hi - lo <= acc.len()`), adds each doc's score to `acc[doc - lo]`, stores it in
     /// `row[doc - lo]` when given, and sets bit `doc - lo` of `bits`, a buffered block at a
     /// time; leaves the cursor on its first doc `>= hi`. Returns whether any doc was seen.
-    pub fn accumulate(&mut self, lo: DocId, hi: DocId, acc: &mut [f64], mut row: Option<&mut [f32]>, bits: &mut [u64]) -> bool {
+    pub fn accumulate(
+        &mut self,
+        lo: DocId,
+        hi: DocId,
+        acc: &mut [f64],
+        mut row: Option<&mut [f32]>,
+        bits: &mut [u64],
+    ) -> bool {
         let mut any = false;
         while self.b.i < self.b.n {
             let (i, n) = (self.b.i, self.b.n);

@@ -126,7 +126,13 @@ fn explanation_tree_has_lucene_shape_and_values() {
     let descs: Vec<&str> = tf.details.iter().map(|d| d.description.as_str()).collect();
     assert_eq!(
         descs,
-        ["freq, occurrences of term within document", "k1, term saturation parameter", "b, length normalization parameter", "dl, length of field", "avgdl, average length of field"]
+        [
+            "freq, occurrences of term within document",
+            "k1, term saturation parameter",
+            "b, length normalization parameter",
+            "dl, length of field",
+            "avgdl, average length of field"
+        ]
     );
     assert_eq!(tf.details[3].value, ExplValue::Float(4.0));
     assert_eq!(tf.details[4].value, ExplValue::Float(8.0 / 3.0));
@@ -147,7 +153,12 @@ fn explanation_tree_has_lucene_shape_and_values() {
     assert!(!e.matched);
     assert_eq!(e.details.last().unwrap().description, "no match on required clause (body:the)");
     // Phrase freq.
-    let p = Query::Phrase { field: "body".into(), terms: vec![(b"brown".to_vec(), 0), (b"fox".to_vec(), 1)], slop: 0, boost: 1.0 };
+    let p = Query::Phrase {
+        field: "body".into(),
+        terms: vec![(b"brown".to_vec(), 0), (b"fox".to_vec(), 1)],
+        slop: 0,
+        boost: 1.0,
+    };
     let e = s.explain(&p, 0, 0).unwrap();
     assert_eq!(e.details[0].details[1].details[0].description, "phraseFreq=1.0");
     assert_eq!(e.details[0].details[0].description, "idf, sum of:");
@@ -158,13 +169,18 @@ fn explanation_tree_has_lucene_shape_and_values() {
 #[test]
 fn phrase_freqs() {
     let docs = vec![
-        doc("a b c a b", &[], &[]),   // "a b": 2 exact
-        doc("b a", &[], &[]),         // reversed: slop 2
-        doc("a x b", &[], &[]),       // slop 1
-        doc("a x x x b", &[], &[]),   // slop 3
+        doc("a b c a b", &[], &[]), // "a b": 2 exact
+        doc("b a", &[], &[]),       // reversed: slop 2
+        doc("a x b", &[], &[]),     // slop 1
+        doc("a x x x b", &[], &[]), // slop 3
     ];
     let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
-    let phrase = |slop| Query::Phrase { field: "body".into(), terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 1)], slop, boost: 1.0 };
+    let phrase = |slop| Query::Phrase {
+        field: "body".into(),
+        terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 1)],
+        slop,
+        boost: 1.0,
+    };
     let docs_of = |q: &Query| {
         let mut d: Vec<DocId> = s.search(q, &all(10)).unwrap().hits.iter().map(|h| h.doc).collect();
         d.sort();
@@ -174,7 +190,9 @@ fn phrase_freqs() {
     assert_eq!(docs_of(&phrase(1)), [0, 2]);
     assert_eq!(docs_of(&phrase(2)), [0, 1, 2]);
     assert_eq!(docs_of(&phrase(3)), [0, 1, 2, 3]);
-    let freq = |q: &Query, d: DocId| s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description.clone();
+    let freq = |q: &Query, d: DocId| {
+        s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description.clone()
+    };
     assert_eq!(freq(&phrase(0), 0), "phraseFreq=2.0");
     // Doc 0 with slop 1: the two exact matches (1 each); "b c a" gives no extra match within 1.
     assert_eq!(freq(&phrase(1), 2), "phraseFreq=0.5");
@@ -248,18 +266,24 @@ impl Oracle<'_> {
 
     fn matches_multi(&self, q: &Query, d: &MDoc) -> bool {
         match q {
-            Query::Terms { field, terms, .. } => field_terms(d, field).iter().any(|t| terms.contains(&t.as_bytes().to_vec())),
-            Query::Prefix { field, prefix, .. } => field_terms(d, field).iter().any(|t| t.as_bytes().starts_with(prefix)),
+            Query::Terms { field, terms, .. } => {
+                field_terms(d, field).iter().any(|t| terms.contains(&t.as_bytes().to_vec()))
+            }
+            Query::Prefix { field, prefix, .. } => {
+                field_terms(d, field).iter().any(|t| t.as_bytes().starts_with(prefix))
+            }
             Query::Wildcard { field, pattern, .. } => {
                 let p: Vec<char> = pattern.chars().collect();
                 field_terms(d, field).iter().any(|t| naive_wildcard(&p, &t.chars().collect::<Vec<_>>()))
             }
-            Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Terms, .. } => field_terms(d, field).iter().any(|t| {
-                let t = t.as_bytes();
-                let lo_ok = lo.as_deref().is_none_or(|l| t > l || (*include_lo && t == l));
-                let hi_ok = hi.as_deref().is_none_or(|h| t < h || (*include_hi && t == h));
-                lo_ok && hi_ok
-            }),
+            Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Terms, .. } => {
+                field_terms(d, field).iter().any(|t| {
+                    let t = t.as_bytes();
+                    let lo_ok = lo.as_deref().is_none_or(|l| t > l || (*include_lo && t == l));
+                    let hi_ok = hi.as_deref().is_none_or(|h| t < h || (*include_hi && t == h));
+                    lo_ok && hi_ok
+                })
+            }
             Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Points, .. } => {
                 d.long.iter().filter(|(f, _)| f == field).flat_map(|(_, v)| v.iter()).any(|&v| {
                     let k = long_key(v);
@@ -272,8 +296,16 @@ impl Oracle<'_> {
                 !field_terms(d, field).is_empty() || d.long.iter().any(|(f, v)| f == field && !v.is_empty())
             }
             Query::DocValues { field, filter, .. } => {
-                d.long.iter().filter(|(f, _)| f == field).flat_map(|(_, v)| v.iter()).any(|v| filter.matches_numeric(*v))
-                    || d.keyword.iter().filter(|(f, _)| f == field).flat_map(|(_, v)| v.iter()).any(|t| filter.matches_bytes(t.as_bytes()))
+                d.long
+                    .iter()
+                    .filter(|(f, _)| f == field)
+                    .flat_map(|(_, v)| v.iter())
+                    .any(|v| filter.matches_numeric(*v))
+                    || d.keyword
+                        .iter()
+                        .filter(|(f, _)| f == field)
+                        .flat_map(|(_, v)| v.iter())
+                        .any(|t| filter.matches_bytes(t.as_bytes()))
             }
             _ => unreachable!("not a multi-term query"),
         }
@@ -283,11 +315,15 @@ impl Oracle<'_> {
     /// float roundings of nested sums.
     fn score(&self, q: &Query, d: &MDoc, boost: f32) -> Option<f32> {
         match q {
-            Query::Term { field, term, boost: b } => self.term_score(d, field, std::str::from_utf8(term).unwrap(), boost * b),
+            Query::Term { field, term, boost: b } => {
+                self.term_score(d, field, std::str::from_utf8(term).unwrap(), boost * b)
+            }
             Query::Phrase { field, terms, boost: b, .. } => {
                 let toks = field_terms(d, field);
                 let starts = (0..toks.len() as i64)
-                    .filter(|&s| terms.iter().all(|(t, o)| toks.get((s + *o as i64) as usize).is_some_and(|x| x.as_bytes() == t)))
+                    .filter(|&s| {
+                        terms.iter().all(|(t, o)| toks.get((s + *o as i64) as usize).is_some_and(|x| x.as_bytes() == t))
+                    })
                     .count();
                 if starts == 0 {
                     return None;
@@ -303,14 +339,19 @@ impl Oracle<'_> {
                     (big_n, sum) = (bn, s);
                 }
                 let avgdl = (sum as f64 / big_n as f64) as f32;
-                let inv = 1f32 / (1.2f32 * (0.25f32 + 0.75f32 * norm_to_length(length_to_norm(toks.len() as u32)) as f32 / avgdl));
+                let inv = 1f32
+                    / (1.2f32 * (0.25f32 + 0.75f32 * norm_to_length(length_to_norm(toks.len() as u32)) as f32 / avgdl));
                 let w = boost * b * idf_sum as f32;
                 Some(w - w / (1f32 + starts as f32 * inv))
             }
             Query::Bool { must, should, must_not, filter, minimum_should_match, boost: b } => {
                 let bb = boost * b;
                 let must = &super::tree::dedupe_clauses(must)[..];
-                let should = &if *minimum_should_match <= 1 { super::tree::dedupe_clauses(should) } else { std::borrow::Cow::Borrowed(&should[..]) }[..];
+                let should = &if *minimum_should_match <= 1 {
+                    super::tree::dedupe_clauses(should)
+                } else {
+                    std::borrow::Cow::Borrowed(&should[..])
+                }[..];
                 let msm = *minimum_should_match as usize;
                 if must.is_empty() && filter.is_empty() && should.is_empty() {
                     return None;
@@ -347,7 +388,14 @@ impl Oracle<'_> {
             Query::ConstantScore { query, boost: b } => self.score(query, d, 1.0).map(|_| boost * b),
             Query::MatchAll { boost: b } => Some(boost * b),
             Query::MatchNone => None,
-            Query::Blended { .. } | Query::MultiPhrase { .. } | Query::Verified { .. } | Query::Intervals { .. } | Query::DistanceFeature { .. } | Query::CombinedField { .. } => unreachable!("not generated (see blended/tests.rs, intervals/tests.rs, verified.rs)"),
+            Query::Blended { .. }
+            | Query::MultiPhrase { .. }
+            | Query::Verified { .. }
+            | Query::Intervals { .. }
+            | Query::DistanceFeature { .. }
+            | Query::CombinedField { .. } => {
+                unreachable!("not generated (see blended/tests.rs, intervals/tests.rs, verified.rs)")
+            }
             Query::Boosting { positive, negative, negative_boost, boost: b } => {
                 let p = self.score(positive, d, 1.0)? as f64;
                 let f = if self.score(negative, d, 1.0).is_some() { p * *negative_boost as f64 } else { p };
@@ -391,14 +439,20 @@ fn word() -> impl Strategy<Value = String> {
 }
 
 fn mdoc() -> impl Strategy<Value = MDoc> {
-    (prop::collection::vec(word(), 0..8), prop::collection::vec(word(), 0..3), prop::collection::vec(-5i64..5, 0..3)).prop_map(
-        |(body, tags, nums)| MDoc { text: vec![("body".into(), body)], keyword: vec![("tag".into(), tags)], long: vec![("num".into(), nums)] },
-    )
+    (prop::collection::vec(word(), 0..8), prop::collection::vec(word(), 0..3), prop::collection::vec(-5i64..5, 0..3))
+        .prop_map(|(body, tags, nums)| MDoc {
+            text: vec![("body".into(), body)],
+            keyword: vec![("tag".into(), tags)],
+            long: vec![("num".into(), nums)],
+        })
 }
 
 fn corpus() -> impl Strategy<Value = Vec<ModelSegment>> {
-    prop::collection::vec((prop::collection::vec(mdoc(), 0..25), prop::collection::vec(0u32..25, 0..4), 1usize..5), 1..4)
-        .prop_map(|segs| segs.into_iter().map(|(docs, del, block)| ModelSegment::new(docs, &del, block)).collect())
+    prop::collection::vec(
+        (prop::collection::vec(mdoc(), 0..25), prop::collection::vec(0u32..25, 0..4), 1usize..5),
+        1..4,
+    )
+    .prop_map(|segs| segs.into_iter().map(|(docs, del, block)| ModelSegment::new(docs, &del, block)).collect())
 }
 
 fn boost() -> impl Strategy<Value = f32> {
@@ -493,14 +547,21 @@ fn query() -> impl Strategy<Value = Query> {
 
 /// Disjunctions and conjunctions of terms (where block-max pruning applies).
 fn term_combo() -> impl Strategy<Value = Query> {
-    let t = || (word(), boost()).prop_map(|(w, boost)| Query::Term { field: "body".into(), term: w.into_bytes(), boost });
+    let t =
+        || (word(), boost()).prop_map(|(w, boost)| Query::Term { field: "body".into(), term: w.into_bytes(), boost });
     prop_oneof![
         prop::collection::vec(t(), 1..5).prop_map(Query::or),
         prop::collection::vec(t(), 1..4).prop_map(Query::and),
         t(),
-        (prop::collection::vec(t(), 1..3), prop::collection::vec(t(), 1..3), prop::collection::vec(t(), 0..2)).prop_map(
-            |(must, should, must_not)| Query::Bool { must, should, must_not, filter: vec![], minimum_should_match: 0, boost: 1.0 }
-        ),
+        (prop::collection::vec(t(), 1..3), prop::collection::vec(t(), 1..3), prop::collection::vec(t(), 0..2))
+            .prop_map(|(must, should, must_not)| Query::Bool {
+                must,
+                should,
+                must_not,
+                filter: vec![],
+                minimum_should_match: 0,
+                boost: 1.0
+            }),
     ]
 }
 
@@ -684,7 +745,12 @@ fn corrupt_postings_are_errors_never_short_results() {
         Query::term("body", "a"),
         Query::or(vec![Query::term("body", "a"), Query::term("body", "b")]),
         Query::and(vec![Query::term("body", "b"), Query::term("body", "a")]),
-        Query::Phrase { field: "body".into(), terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 1)], slop: 1, boost: 1.0 },
+        Query::Phrase {
+            field: "body".into(),
+            terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 1)],
+            slop: 1,
+            boost: 1.0,
+        },
         Query::Prefix { field: "body".into(), prefix: b"a".to_vec(), boost: 1.0 },
         Query::ConstantScore { query: Box::new(Query::term("body", "a")), boost: 1.0 },
     ];
@@ -701,11 +767,30 @@ fn corrupt_postings_are_errors_never_short_results() {
             let spec = TopSpec { size: 3, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
             match s.search(q, &spec) {
                 Err(e) => assert!(e.is_corruption()),
-                Ok(top) => assert_eq!(hits_of(&top), hits_of(&clean.search(q, &spec).unwrap()), "{q} after {fail_after}"),
+                Ok(top) => {
+                    assert_eq!(hits_of(&top), hits_of(&clean.search(q, &spec).unwrap()), "{q} after {fail_after}")
+                }
             }
-            let sorted = s.search(q, &TopSpec { sort: vec![SortField { by: SortBy::Long("num".into()), order: SortOrder::Asc, missing: Missing::Last }], ..TopSpec::default() });
+            let sorted = s.search(
+                q,
+                &TopSpec {
+                    sort: vec![SortField {
+                        by: SortBy::Long("num".into()),
+                        order: SortOrder::Asc,
+                        missing: Missing::Last,
+                    }],
+                    ..TopSpec::default()
+                },
+            );
             assert!(sorted.is_err(), "{q}");
-            let c = s.count(&Query::Bool { must: vec![], should: vec![], must_not: vec![], filter: vec![q.clone()], minimum_should_match: 0, boost: 1.0 });
+            let c = s.count(&Query::Bool {
+                must: vec![],
+                should: vec![],
+                must_not: vec![],
+                filter: vec![q.clone()],
+                minimum_should_match: 0,
+                boost: 1.0,
+            });
             assert!(c.is_err() || fail_after >= 40, "{q}");
         }
     }
@@ -715,9 +800,23 @@ fn corrupt_postings_are_errors_never_short_results() {
 fn boolean_edge_cases() {
     let docs = vec![doc("a b", &["x"], &[1]), doc("b c", &["y"], &[2]), doc("c", &[], &[])];
     let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
-    let only_not = Query::Bool { must: vec![], should: vec![], must_not: vec![Query::term("body", "a")], filter: vec![], minimum_should_match: 0, boost: 1.0 };
+    let only_not = Query::Bool {
+        must: vec![],
+        should: vec![],
+        must_not: vec![Query::term("body", "a")],
+        filter: vec![],
+        minimum_should_match: 0,
+        boost: 1.0,
+    };
     assert_eq!(s.count(&only_not).unwrap(), 0, "a pure negative query matches nothing, as in Lucene");
-    let filter_only = Query::Bool { must: vec![], should: vec![], must_not: vec![], filter: vec![Query::term("body", "b")], minimum_should_match: 0, boost: 1.0 };
+    let filter_only = Query::Bool {
+        must: vec![],
+        should: vec![],
+        must_not: vec![],
+        filter: vec![Query::term("body", "b")],
+        minimum_should_match: 0,
+        boost: 1.0,
+    };
     let top = s.search(&filter_only, &all(10)).unwrap();
     assert_eq!(top.hits.iter().map(|h| h.score).collect::<Vec<_>>(), [0.0, 0.0]);
     let msm = Query::Bool {
@@ -768,7 +867,6 @@ fn block_max_pruning_scores_fewer_documents() {
     }
 }
 
-
 /// Blocks where the largest freq and the shortest length come from different docs: the loose
 /// (max freq, min norm) bound reaches the top scores in every block, the competitive impacts
 /// (Pareto set) do not, so term, OR and AND top-k skip almost every block.
@@ -814,9 +912,11 @@ fn max_score_scores_only_essential_docs() {
     let (s, _arcs) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
     let q = Query::or(vec![Query::term("body", "a"), Query::term("body", "z")]);
     super::scorer::SCORED.with(|c| c.set(0));
-    let pruned = s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(10), ..TopSpec::default() }).unwrap();
+    let pruned =
+        s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(10), ..TopSpec::default() }).unwrap();
     let pruned_calls = super::scorer::SCORED.with(|c| c.get());
-    let all = s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
+    let all =
+        s.search(&q, &TopSpec { size: 10, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
     assert_eq!(hits_of(&pruned), hits_of(&all));
     assert!(pruned_calls < 200, "scored {pruned_calls}");
 }
@@ -825,7 +925,20 @@ fn max_score_scores_only_essential_docs() {
 /// non-essential clauses still have documents in later windows.
 #[test]
 fn max_score_continues_after_essential_clauses_run_out() {
-    let bodies = ["b a ab", "d b cd bc abc", "abc b d abc a", "bc ab cd abc", "cd c b b", "", "c b c abc c a", "", "abc", "c cd b a cd d cd", "c d", "bc abc bc b"];
+    let bodies = [
+        "b a ab",
+        "d b cd bc abc",
+        "abc b d abc a",
+        "bc ab cd abc",
+        "cd c b b",
+        "",
+        "c b c abc c a",
+        "",
+        "abc",
+        "c cd b a cd d cd",
+        "c d",
+        "bc abc bc b",
+    ];
     let seg = ModelSegment::new(bodies.iter().map(|b| doc(b, &[], &[])).collect(), &[], 3);
     let views: Vec<&dyn SegmentView> = vec![&seg];
     let q = Query::or(vec![Query::term("body", "cd"), Query::term("body", "ab"), Query::term("body", "d")]);
@@ -853,17 +966,28 @@ fn max_score_continues_after_essential_clauses_run_out() {
 fn sloppy_phrase_with_repeated_terms_never_reuses_a_position() {
     let docs = vec![doc("a", &[], &[]), doc("a b a", &[], &[]), doc("a a", &[], &[]), doc("a b c a", &[], &[])];
     let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
-    let q = |slop| Query::Phrase { field: "body".into(), terms: vec![(b"a".to_vec(), 0), (b"a".to_vec(), 1)], slop, boost: 1.0 };
+    let q = |slop| Query::Phrase {
+        field: "body".into(),
+        terms: vec![(b"a".to_vec(), 0), (b"a".to_vec(), 1)],
+        slop,
+        boost: 1.0,
+    };
     let freqs = |q: &Query| -> Vec<(DocId, String)> {
         let mut hits: Vec<DocId> = s.search(q, &all(10)).unwrap().hits.iter().map(|h| h.doc).collect();
         hits.sort();
-        hits.into_iter().map(|d| (d, s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description.clone())).collect()
+        hits.into_iter()
+            .map(|d| (d, s.explain(q, 0, d).unwrap().details[0].details.last().unwrap().details[0].description.clone()))
+            .collect()
     };
     assert_eq!(freqs(&q(0)), [(2, "phraseFreq=1.0".to_string())]);
     assert_eq!(freqs(&q(1)), [(1, "phraseFreq=0.5".to_string()), (2, "phraseFreq=1.0".to_string())]);
     assert_eq!(
         freqs(&q(2)),
-        [(1, "phraseFreq=0.5".to_string()), (2, "phraseFreq=1.0".to_string()), (3, format!("phraseFreq={}", 1.0f32 / 3.0))]
+        [
+            (1, "phraseFreq=0.5".to_string()),
+            (2, "phraseFreq=1.0".to_string()),
+            (3, format!("phraseFreq={}", 1.0f32 / 3.0))
+        ]
     );
 }
 
@@ -883,7 +1007,12 @@ fn duplicate_clauses_are_merged_like_lucene() {
 
 #[test]
 fn queries_display_like_lucene() {
-    let p = Query::Phrase { field: "body".into(), terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 2), (b"c".to_vec(), 2)], slop: 1, boost: 1.0 };
+    let p = Query::Phrase {
+        field: "body".into(),
+        terms: vec![(b"a".to_vec(), 0), (b"b".to_vec(), 2), (b"c".to_vec(), 2)],
+        slop: 1,
+        boost: 1.0,
+    };
     assert_eq!(p.to_string(), "body:\"a ? b|c\"~1");
     let b = Query::Bool {
         must: vec![Query::term("f", "x")],
@@ -894,7 +1023,14 @@ fn queries_display_like_lucene() {
         boost: 1.0,
     };
     assert_eq!(b.to_string(), "+f:x -f:z f:y #*:*");
-    let nested = Query::Bool { must: vec![], should: vec![b, Query::term("f", "w")], must_not: vec![], filter: vec![], minimum_should_match: 1, boost: 1.0 };
+    let nested = Query::Bool {
+        must: vec![],
+        should: vec![b, Query::term("f", "w")],
+        must_not: vec![],
+        filter: vec![],
+        minimum_should_match: 1,
+        boost: 1.0,
+    };
     assert_eq!(nested.to_string(), "((+f:x -f:z f:y #*:*) f:w)~1");
 }
 
@@ -929,9 +1065,18 @@ fn keys_and_sortable_doubles() {
         assert_eq!(sortable_long_to_double(double_to_sortable_long(v)).to_bits(), v.to_bits());
     }
     // An exclusive bound at the end of the key space matches nothing.
-    let (s, _) = searcher(vec![ModelSegment::new(vec![doc("a", &[], &[i64::MAX]), doc("b", &[], &[i64::MIN])], &[], 2)]);
+    let (s, _) =
+        searcher(vec![ModelSegment::new(vec![doc("a", &[], &[i64::MAX]), doc("b", &[], &[i64::MIN])], &[], 2)]);
     let r = |lo: Option<i64>, hi: Option<i64>, il: bool, ih: bool| {
-        let q = Query::Range { field: "num".into(), lo: lo.map(long_key), hi: hi.map(long_key), include_lo: il, include_hi: ih, kind: RangeKind::Points, boost: 1.0 };
+        let q = Query::Range {
+            field: "num".into(),
+            lo: lo.map(long_key),
+            hi: hi.map(long_key),
+            include_lo: il,
+            include_hi: ih,
+            kind: RangeKind::Points,
+            boost: 1.0,
+        };
         s.count(&q).unwrap()
     };
     assert_eq!(r(Some(i64::MAX), None, false, true), 0);
@@ -943,7 +1088,10 @@ fn keys_and_sortable_doubles() {
 
 #[test]
 fn sort_by_field_then_score_and_doubles() {
-    let d = |body: &str, n: f64| MDoc { long: vec![("price".into(), vec![super::sort::double_to_sortable_long(n)])], ..doc(body, &[], &[]) };
+    let d = |body: &str, n: f64| MDoc {
+        long: vec![("price".into(), vec![super::sort::double_to_sortable_long(n)])],
+        ..doc(body, &[], &[])
+    };
     let docs = vec![d("a", 2.5), d("a a", 2.5), d("a b c", -1.0), doc("a", &[], &[])];
     let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
     let sort = vec![
@@ -1004,9 +1152,14 @@ fn deadline_stops_collection_inside_a_segment() {
     let docs: Vec<MDoc> = (0..n).map(|i| doc(if i % 2 == 0 { "a b" } else { "a c" }, &["t"], &[i as i64])).collect();
     let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 128)]);
     let past = Some(std::time::Instant::now());
-    let queries = [Query::term("body", "a"), Query::or(vec![Query::term("body", "b"), Query::term("body", "c")]), Query::MatchAll { boost: 1.0 }];
+    let queries = [
+        Query::term("body", "a"),
+        Query::or(vec![Query::term("body", "b"), Query::term("body", "c")]),
+        Query::MatchAll { boost: 1.0 },
+    ];
     for q in &queries {
-        let spec = TopSpec { size: 5, track_total_hits: TrackTotalHits::Accurate, deadline: past, ..TopSpec::default() };
+        let spec =
+            TopSpec { size: 5, track_total_hits: TrackTotalHits::Accurate, deadline: past, ..TopSpec::default() };
         let top = s.search(q, &spec).unwrap();
         assert!(top.timed_out, "{q}");
         assert_eq!(top.hits.len(), 5, "{q}: the hits collected before the deadline");
@@ -1016,7 +1169,18 @@ fn deadline_stops_collection_inside_a_segment() {
         assert_eq!(untimed.total.0, n as u64);
     }
     let by_num = vec![SortField { by: SortBy::Long("num".into()), order: SortOrder::Desc, missing: Missing::Last }];
-    let top = s.search(&Query::MatchAll { boost: 1.0 }, &TopSpec { size: 3, sort: by_num, track_total_hits: TrackTotalHits::Accurate, deadline: past, ..TopSpec::default() }).unwrap();
+    let top = s
+        .search(
+            &Query::MatchAll { boost: 1.0 },
+            &TopSpec {
+                size: 3,
+                sort: by_num,
+                track_total_hits: TrackTotalHits::Accurate,
+                deadline: past,
+                ..TopSpec::default()
+            },
+        )
+        .unwrap();
     assert!(top.timed_out);
     assert_eq!(top.hits.len(), 3);
     assert!(top.total.0 < n as u64);

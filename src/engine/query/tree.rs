@@ -13,7 +13,14 @@ pub enum Query {
     /// `filter` and `must_not` do not score. With no `must`/`filter`, at least
     /// `max(minimum_should_match, 1)` `should` clauses must match. A query with only `must_not`
     /// matches nothing (as in Lucene; the DSL layer adds `MatchAll` like OpenSearch does).
-    Bool { must: Vec<Query>, should: Vec<Query>, must_not: Vec<Query>, filter: Vec<Query>, minimum_should_match: u32, boost: f32 },
+    Bool {
+        must: Vec<Query>,
+        should: Vec<Query>,
+        must_not: Vec<Query>,
+        filter: Vec<Query>,
+        minimum_should_match: u32,
+        boost: f32,
+    },
     /// Terms at relative positions (`(term, position)`), at most `slop` moves apart.
     Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, boost: f32 },
     /// Terms starting with `prefix`; constant score `boost`.
@@ -21,7 +28,15 @@ pub enum Query {
     /// Terms matching `pattern` (`*` any sequence, `?` one character, `\` escapes); constant score.
     Wildcard { field: String, pattern: String, boost: f32 },
     /// Values between `lo` and `hi` (`None`: unbounded); constant score `boost`.
-    Range { field: String, lo: Option<Vec<u8>>, hi: Option<Vec<u8>>, include_lo: bool, include_hi: bool, kind: RangeKind, boost: f32 },
+    Range {
+        field: String,
+        lo: Option<Vec<u8>>,
+        hi: Option<Vec<u8>>,
+        include_lo: bool,
+        include_hi: bool,
+        kind: RangeKind,
+        boost: f32,
+    },
     /// Documents with any value in `field`; constant score `boost`.
     Exists { field: String, boost: f32 },
     /// Documents whose doc values of `field` pass `filter` (fields that are not indexed);
@@ -257,7 +272,8 @@ impl Query {
 pub fn dedupe_clauses(clauses: &[Query]) -> std::borrow::Cow<'_, [Query]> {
     // Most clause lists have no duplicate: found without cloning a clause (equal boosts compare
     // as they are; only clauses with different boosts are compared without them).
-    let same = |a: &Query, b: &Query| if a.boost() == b.boost() { a == b } else { a.with_boost(1.0) == b.with_boost(1.0) };
+    let same =
+        |a: &Query, b: &Query| if a.boost() == b.boost() { a == b } else { a.with_boost(1.0) == b.with_boost(1.0) };
     if !clauses.iter().enumerate().any(|(i, a)| clauses[..i].iter().any(|b| same(a, b))) {
         return std::borrow::Cow::Borrowed(clauses);
     }

@@ -110,6 +110,9 @@ impl Scorer for VerifiedScorer<'_> {
 
 impl fmt::Debug for VerifiedScorer<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VerifiedScorer").field("check", &self.check.describe()).field("doc", &self.doc).finish_non_exhaustive()
+        f.debug_struct("VerifiedScorer")
+            .field("check", &self.check.describe())
+            .field("doc", &self.doc)
+            .finish_non_exhaustive()
     }
 }

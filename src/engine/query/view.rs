@@ -60,13 +60,25 @@ pub trait SegmentView: Send + Sync {
     }
     /// The postings of a term found by [`SegmentView::term_state`] (same `field` and `term`),
     /// without a second dictionary lookup when the state holds the entry.
-    fn postings_of(&self, field: &str, term: &[u8], _state: &TermState, positions: bool) -> Result<Option<Box<dyn Postings + '_>>> {
+    fn postings_of(
+        &self,
+        field: &str,
+        term: &[u8],
+        _state: &TermState,
+        positions: bool,
+    ) -> Result<Option<Box<dyn Postings + '_>>> {
         self.postings(field, term, positions)
     }
     /// [`SegmentView::postings_of`] as the segment's own postings type, so that a hot loop (a
     /// phrase's) calls it without dynamic dispatch. `None` when the view has no such postings
     /// (the default) or the state holds no dictionary entry: callers then use `postings_of`.
-    fn segment_postings_of(&self, _field: &str, _term: &[u8], _state: &TermState, _positions: bool) -> Option<Result<Option<SegmentPostings<'_>>>> {
+    fn segment_postings_of(
+        &self,
+        _field: &str,
+        _term: &[u8],
+        _state: &TermState,
+        _positions: bool,
+    ) -> Option<Result<Option<SegmentPostings<'_>>>> {
         None
     }
     /// Calls `f` with the terms of `field` that are `>= from`, in increasing byte order, until it

@@ -37,7 +37,13 @@ impl TermStates {
 
     /// [`Self::postings`] as the segment's own postings type (see
     /// [`SegmentView::segment_postings_of`]); `None` when not available that way.
-    fn segment_postings<'a>(&self, seg: &'a dyn SegmentView, field: &str, term: &[u8], positions: bool) -> Option<Result<Option<SegmentPostings<'a>>>> {
+    fn segment_postings<'a>(
+        &self,
+        seg: &'a dyn SegmentView,
+        field: &str,
+        term: &[u8],
+        positions: bool,
+    ) -> Option<Result<Option<SegmentPostings<'a>>>> {
         match self.get(seg) {
             Some(None) => Some(Ok(None)),
             Some(Some(st)) => seg.segment_postings_of(field, term, st, positions),
@@ -46,7 +52,13 @@ impl TermStates {
     }
 
     /// The term's postings in `seg`, `None` when it does not occur there.
-    fn postings<'a>(&self, seg: &'a dyn SegmentView, field: &str, term: &[u8], positions: bool) -> Result<Option<Box<dyn Postings + 'a>>> {
+    fn postings<'a>(
+        &self,
+        seg: &'a dyn SegmentView,
+        field: &str,
+        term: &[u8],
+        positions: bool,
+    ) -> Result<Option<Box<dyn Postings + 'a>>> {
         match self.get(seg) {
             Some(None) => Ok(None),
             Some(Some(st)) => seg.postings_of(field, term, st, positions),
@@ -59,13 +71,43 @@ impl TermStates {
 #[derive(Debug, Clone)]
 pub enum Weight {
     /// A term scored by BM25, or by `constant` when set (non-scoring contexts score 0).
-    Term { field: String, term: Vec<u8>, sim: Arc<Bm25>, constant: Option<f32>, display: String, states: Arc<TermStates> },
+    Term {
+        field: String,
+        term: Vec<u8>,
+        sim: Arc<Bm25>,
+        constant: Option<f32>,
+        display: String,
+        states: Arc<TermStates>,
+    },
     /// A phrase of at least two terms.
-    Phrase { field: String, terms: Vec<(Vec<u8>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String, states: Arc<Vec<TermStates>> },
+    Phrase {
+        field: String,
+        terms: Vec<(Vec<u8>, u32)>,
+        slop: u32,
+        sim: Arc<Bm25>,
+        constant: Option<f32>,
+        display: String,
+        states: Arc<Vec<TermStates>>,
+    },
     /// A phrase with alternatives at some position (see [`super::multi_phrase`]).
-    MultiPhrase { field: String, positions: Vec<(Vec<Vec<u8>>, u32)>, slop: u32, sim: Arc<Bm25>, constant: Option<f32>, display: String },
+    MultiPhrase {
+        field: String,
+        positions: Vec<(Vec<Vec<u8>>, u32)>,
+        slop: u32,
+        sim: Arc<Bm25>,
+        constant: Option<f32>,
+        display: String,
+    },
     /// A boolean combination; `msm` is the minimum number of `should` clauses that must match.
-    Bool { must: Vec<Weight>, should: Vec<Weight>, must_not: Vec<Weight>, filter: Vec<Weight>, msm: usize, scoring: bool, display: String },
+    Bool {
+        must: Vec<Weight>,
+        should: Vec<Weight>,
+        must_not: Vec<Weight>,
+        filter: Vec<Weight>,
+        msm: usize,
+        scoring: bool,
+        display: String,
+    },
     /// The documents of `inner`, all scoring `score`.
     Const { inner: Box<Weight>, score: f32, display: String },
     /// A rewritten multi-term, range or exists query with constant score.
@@ -84,7 +126,14 @@ pub enum Weight {
     /// when set.
     Intervals { source: Arc<super::intervals::Source>, boost: f32, constant: Option<f32>, display: String },
     /// `distance_feature` (see [`super::distance_feature`]).
-    DistanceFeature { field: String, origin: super::distance_feature::Origin, pivot: f64, boost: f32, constant: Option<f32>, display: String },
+    DistanceFeature {
+        field: String,
+        origin: super::distance_feature::Origin,
+        pivot: f64,
+        boost: f32,
+        constant: Option<f32>,
+        display: String,
+    },
     /// A combined-field term (see [`super::combined_fields`]), scoring.
     CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, sim: Arc<Bm25>, display: String },
     /// No document.
@@ -93,7 +142,11 @@ pub enum Weight {
 
 /// Global statistics of a term: doc freq and the field's doc count and summed length, and its
 /// per-segment states.
-pub(super) fn term_stats(segments: &[&dyn SegmentView], field: &str, term: &[u8]) -> Result<(u64, u64, u64, TermStates)> {
+pub(super) fn term_stats(
+    segments: &[&dyn SegmentView],
+    field: &str,
+    term: &[u8],
+) -> Result<(u64, u64, u64, TermStates)> {
     let (mut df, mut doc_count, mut sum_ttf) = (0u64, 0u64, 0u64);
     let mut states = Vec::with_capacity(segments.len());
     for s in segments {
@@ -119,12 +172,23 @@ impl Weight {
 
     /// [`Weight::compile`] with each weight's Lucene display string, which explanations print
     /// (formatting them costs a few thousand instructions a query, so searches skip it).
-    pub fn compile_explained(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool) -> Result<Weight> {
+    pub fn compile_explained(
+        query: &Query,
+        segments: &[&dyn SegmentView],
+        boost: f32,
+        scoring: bool,
+    ) -> Result<Weight> {
         Weight::build(query, segments, boost, scoring, true)
     }
 
     /// [`Weight::compile`], with display strings when `explained`.
-    pub(super) fn build(query: &Query, segments: &[&dyn SegmentView], boost: f32, scoring: bool, explained: bool) -> Result<Weight> {
+    pub(super) fn build(
+        query: &Query,
+        segments: &[&dyn SegmentView],
+        boost: f32,
+        scoring: bool,
+        explained: bool,
+    ) -> Result<Weight> {
         let display = if explained { query.to_string() } else { String::new() };
         let constant = |b: f32| if scoring { boost * b } else { 0.0 };
         Ok(match query {
@@ -135,7 +199,14 @@ impl Weight {
                 }
                 let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &[df]));
                 let constant = if scoring { None } else { Some(0.0) };
-                Weight::Term { field: field.clone(), term: term.clone(), sim, constant, display, states: Arc::new(states) }
+                Weight::Term {
+                    field: field.clone(),
+                    term: term.clone(),
+                    sim,
+                    constant,
+                    display,
+                    states: Arc::new(states),
+                }
             }
             Query::Phrase { field, terms, slop, boost: b } => {
                 if terms.is_empty() {
@@ -159,9 +230,19 @@ impl Weight {
                 }
                 let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
                 let constant = if scoring { None } else { Some(0.0) };
-                Weight::Phrase { field: field.clone(), terms: terms.clone(), slop: *slop, sim, constant, display, states: Arc::new(states) }
+                Weight::Phrase {
+                    field: field.clone(),
+                    terms: terms.clone(),
+                    slop: *slop,
+                    sim,
+                    constant,
+                    display,
+                    states: Arc::new(states),
+                }
             }
-            Query::Blended { terms, blend, boost: b } => return super::blended::compile(terms, *blend, segments, boost * b, scoring, explained),
+            Query::Blended { terms, blend, boost: b } => {
+                return super::blended::compile(terms, *blend, segments, boost * b, scoring, explained)
+            }
             Query::MultiPhrase { field, positions, slop, boost: b } => {
                 return super::multi_phrase::compile(field, positions, *slop, *b, segments, boost, scoring, explained);
             }
@@ -174,7 +255,14 @@ impl Weight {
             }
             Query::DistanceFeature { field, origin, pivot, boost: b } => {
                 let constant = if scoring { None } else { Some(0.0) };
-                Weight::DistanceFeature { field: field.clone(), origin: *origin, pivot: *pivot, boost: boost * b, constant, display }
+                Weight::DistanceFeature {
+                    field: field.clone(),
+                    origin: *origin,
+                    pivot: *pivot,
+                    boost: boost * b,
+                    constant,
+                    display,
+                }
             }
             Query::CombinedField { fields, term, boost: b } => {
                 return super::combined_fields::compile(fields, term, *b, segments, boost, scoring, explained);
@@ -185,7 +273,11 @@ impl Weight {
                     qs.iter().map(|q| Weight::build(q, segments, bb, sc, explained)).collect()
                 };
                 let must = dedupe_clauses(must);
-                let should = if *minimum_should_match <= 1 { dedupe_clauses(should) } else { std::borrow::Cow::Borrowed(&should[..]) };
+                let should = if *minimum_should_match <= 1 {
+                    dedupe_clauses(should)
+                } else {
+                    std::borrow::Cow::Borrowed(&should[..])
+                };
                 let w = Weight::Bool {
                     must: comp(&must, scoring)?,
                     should: comp(&should, scoring)?,
@@ -241,7 +333,13 @@ impl Weight {
                     return Ok(pos);
                 }
                 let neg = Weight::build(negative, segments, 1.0, false, explained)?;
-                Weight::Boosting { pos: Box::new(pos), neg: Box::new(neg), negative_boost: *negative_boost, boost: boost * b, display }
+                Weight::Boosting {
+                    pos: Box::new(pos),
+                    neg: Box::new(neg),
+                    negative_boost: *negative_boost,
+                    boost: boost * b,
+                    display,
+                }
             }
             Query::FunctionScore { spec, boost: b } => {
                 if !scoring && spec.min_score.is_none() {
@@ -281,17 +379,21 @@ impl Weight {
     /// segment address.
     pub fn scorer<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<BoxScorer<'a>>> {
         Ok(match self {
-            Weight::Term { field, term, sim, constant, states, .. } => match states.postings(seg, field, term, false)? {
-                Some(p) => Some(Box::new(TermScorer::new(p, seg.norms(field), sim.clone(), *constant))),
-                None => None,
-            },
+            Weight::Term { field, term, sim, constant, states, .. } => {
+                match states.postings(seg, field, term, false)? {
+                    Some(p) => Some(Box::new(TermScorer::new(p, seg.norms(field), sim.clone(), *constant))),
+                    None => None,
+                }
+            }
             Weight::Phrase { field, terms, slop, sim, constant, states, .. } => {
                 // The segment's own postings when the view has them for every term: the phrase
                 // loop then calls them without dynamic dispatch. (A view has them for all terms
                 // or for none, so a partial set is never opened twice in practice.)
                 let mut own = Vec::with_capacity(terms.len());
                 for (i, (t, _)) in terms.iter().enumerate() {
-                    let Some(found) = states.get(i).and_then(|st| st.segment_postings(seg, field, t, true)) else { break };
+                    let Some(found) = states.get(i).and_then(|st| st.segment_postings(seg, field, t, true)) else {
+                        break;
+                    };
                     match found? {
                         Some(p) => own.push(PhraseTerm::of(terms, i, Box::new(p))),
                         None => return Ok(None),
@@ -316,20 +418,26 @@ impl Weight {
             Weight::MultiPhrase { field, positions, slop, sim, constant, .. } => {
                 return super::multi_phrase::box_scorer(seg, field, positions, *slop, sim, *constant);
             }
-            Weight::Intervals { source, boost, constant, .. } => match super::intervals::scorer::IntervalScorer::new(seg, source, *boost, *constant)? {
-                Some(s) => Some(Box::new(s)),
-                None => None,
-            },
-            Weight::DistanceFeature { field, origin, pivot, boost, constant, .. } => {
-                match super::distance_feature::DistanceFeatureScorer::new(seg, field, *origin, *pivot, *boost, *constant) {
+            Weight::Intervals { source, boost, constant, .. } => {
+                match super::intervals::scorer::IntervalScorer::new(seg, source, *boost, *constant)? {
                     Some(s) => Some(Box::new(s)),
                     None => None,
                 }
             }
-            Weight::CombinedField { fields, term, sim, .. } => match super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? {
-                Some(s) => Some(Box::new(s)),
-                None => None,
-            },
+            Weight::DistanceFeature { field, origin, pivot, boost, constant, .. } => {
+                match super::distance_feature::DistanceFeatureScorer::new(
+                    seg, field, *origin, *pivot, *boost, *constant,
+                ) {
+                    Some(s) => Some(Box::new(s)),
+                    None => None,
+                }
+            }
+            Weight::CombinedField { fields, term, sim, .. } => {
+                match super::combined_fields::CombinedFieldScorer::new(seg, fields, term, sim.clone())? {
+                    Some(s) => Some(Box::new(s)),
+                    None => None,
+                }
+            }
             Weight::Bool { must, should, must_not, filter, msm, scoring, .. } => {
                 return bool_scorer(seg, must, should, must_not, filter, *msm, *scoring);
             }
@@ -352,7 +460,12 @@ impl Weight {
             Weight::MatchAll { score } => Some(Box::new(AllScorer::new(seg.max_doc(), *score))),
             Weight::DisMax { subs, tie, .. } => return super::dis_max::scorer(seg, subs, *tie),
             Weight::Boosting { pos, neg, negative_boost, boost, .. } => match pos.scorer(seg)? {
-                Some(p) => Some(Box::new(super::function_score::BoostingScorer { pos: p, neg: neg.scorer(seg)?, negative_boost: *negative_boost, boost: *boost })),
+                Some(p) => Some(Box::new(super::function_score::BoostingScorer {
+                    pos: p,
+                    neg: neg.scorer(seg)?,
+                    negative_boost: *negative_boost,
+                    boost: *boost,
+                })),
                 None => None,
             },
             Weight::FunctionScore { inner, .. } => match super::function_score::FunctionScorer::build(inner, seg)? {

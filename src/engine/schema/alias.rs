@@ -26,13 +26,19 @@ impl Mapping {
                     }
                     Mapper::Field(f) => {
                         let FieldKind::Alias { path } = &f.kind else { continue };
-                        let invalid = |why: &str| MappingError::parsing(format!("Invalid [path] value [{path}] for field alias [{name}]: {why}"));
+                        let invalid = |why: &str| {
+                            MappingError::parsing(format!(
+                                "Invalid [path] value [{path}] for field alias [{name}]: {why}"
+                            ))
+                        };
                         if *path == name {
                             return Err(invalid("an alias cannot refer to itself."));
                         }
                         match m.field_type(path).map(|t| &t.kind) {
                             None => return Err(invalid("an alias must refer to an existing field in the mappings.")),
-                            Some(FieldKind::Alias { .. }) => return Err(invalid("an alias cannot refer to another alias.")),
+                            Some(FieldKind::Alias { .. }) => {
+                                return Err(invalid("an alias cannot refer to another alias."))
+                            }
                             Some(_) => {}
                         }
                         let target_scope = nested_scope(m, path);
@@ -83,7 +89,9 @@ mod tests {
 
     #[test]
     fn parses_prints_and_resolves() {
-        let map = m(json!({"test": {"type": "text"}, "a": {"type": "alias", "path": "test"}, "o": {"properties": {"k": {"type": "keyword"}}}}));
+        let map = m(
+            json!({"test": {"type": "text"}, "a": {"type": "alias", "path": "test"}, "o": {"properties": {"k": {"type": "keyword"}}}}),
+        );
         assert_eq!(map.to_json()["properties"]["a"], json!({"type": "alias", "path": "test"}));
         assert_eq!(map.resolve_alias("a"), "test");
         assert_eq!(map.resolve_alias("test"), "test");
@@ -91,7 +99,8 @@ mod tests {
         map.validate_aliases().unwrap();
         let e = Mapping::from_json(&json!({"properties": {"a": {"type": "alias"}}})).unwrap_err();
         assert_eq!(e.reason, "The [path] property must be specified for field [a].");
-        let e = Mapping::from_json(&json!({"properties": {"a": {"type": "alias", "path": "x", "store": true}}})).unwrap_err();
+        let e = Mapping::from_json(&json!({"properties": {"a": {"type": "alias", "path": "x", "store": true}}}))
+            .unwrap_err();
         assert!(e.reason.contains("unknown parameter [store]"), "{e}");
     }
 

@@ -55,7 +55,11 @@ impl ConstantKeywordParams {
                 // XContentMapValues.nodeStringArrayValue: a list, or a comma-separated string.
                 let mut vs: Vec<String> = match v {
                     Value::Array(a) => a.iter().map(|x| str_param(name, key, x)).collect::<Result<_, _>>()?,
-                    other => str_param(name, key, other)?.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+                    other => str_param(name, key, other)?
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect(),
                 };
                 if vs.len() > MAX_VALUES {
                     return Err(MappingError::illegal(format!(
@@ -75,7 +79,9 @@ impl ConstantKeywordParams {
     /// Exactly one of `value` and `values` must be given.
     pub(super) fn validate(&self, name: &str) -> Result<(), MappingError> {
         if self.value.is_some() == self.values.is_some() {
-            return Err(MappingError::parsing(format!("Field [{name}] is missing required parameter [value or values]")));
+            return Err(MappingError::parsing(format!(
+                "Field [{name}] is missing required parameter [value or values]"
+            )));
         }
         Ok(())
     }
@@ -96,9 +102,15 @@ impl ConstantKeywordParams {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
-            Value::Null => return Err(MappingError::illegal(format!("constant keyword field [{name}] must have a value"))),
-            Value::Object(_) => return Err(MappingError::new("illegal_state_exception", "Can't get text on a START_OBJECT")),
-            Value::Array(_) => return Err(MappingError::new("illegal_state_exception", "Can't get text on a START_ARRAY")),
+            Value::Null => {
+                return Err(MappingError::illegal(format!("constant keyword field [{name}] must have a value")))
+            }
+            Value::Object(_) => {
+                return Err(MappingError::new("illegal_state_exception", "Can't get text on a START_OBJECT"))
+            }
+            Value::Array(_) => {
+                return Err(MappingError::new("illegal_state_exception", "Can't get text on a START_ARRAY"))
+            }
         };
         let Some(ord) = self.ordinal(&s) else {
             return Err(MappingError::illegal(format!(
@@ -128,16 +140,26 @@ mod tests {
         .unwrap();
         let out = m.to_json();
         assert_eq!(out["properties"]["one"], json!({"type": "constant_keyword", "value": "1"}));
-        assert_eq!(out["properties"]["many"], json!({"type": "constant_keyword", "values": ["abcde", "fgh", "xYy", "xyz"], "index": false}));
+        assert_eq!(
+            out["properties"]["many"],
+            json!({"type": "constant_keyword", "values": ["abcde", "fgh", "xYy", "xyz"], "index": false})
+        );
         assert_eq!(Mapping::from_json(&out).unwrap(), m);
-        for bad in [json!({"type": "constant_keyword"}), json!({"type": "constant_keyword", "value": "a", "values": ["a"]})] {
+        for bad in
+            [json!({"type": "constant_keyword"}), json!({"type": "constant_keyword", "value": "a", "values": ["a"]})]
+        {
             let e = Mapping::from_json(&json!({"properties": {"f": bad}})).unwrap_err();
             assert!(e.to_string().contains("Field [f] is missing required parameter [value or values]"), "{e}");
         }
-        let e = Mapping::from_json(&json!({"properties": {"f": {"type": "constant_keyword", "value": "a", "store": true}}})).unwrap_err();
+        let e = Mapping::from_json(
+            &json!({"properties": {"f": {"type": "constant_keyword", "value": "a", "store": true}}}),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("unknown parameter [store]"), "{e}");
         let many: Vec<String> = (0..128).map(|i| i.to_string()).collect();
-        assert!(Mapping::from_json(&json!({"properties": {"f": {"type": "constant_keyword", "values": many}}})).is_err());
+        assert!(
+            Mapping::from_json(&json!({"properties": {"f": {"type": "constant_keyword", "values": many}}})).is_err()
+        );
     }
 
     #[test]
@@ -148,7 +170,13 @@ mod tests {
         }}))
         .unwrap();
         let fields = |src: &str| -> Vec<(String, FieldValue)> {
-            m.parse("1", src.as_bytes()).unwrap().fields.into_iter().filter(|f| f.name == "one" || f.name == "many").map(|f| (f.name, f.value)).collect()
+            m.parse("1", src.as_bytes())
+                .unwrap()
+                .fields
+                .into_iter()
+                .filter(|f| f.name == "one" || f.name == "many")
+                .map(|f| (f.name, f.value))
+                .collect()
         };
         assert_eq!(fields(r#"{"one": 1}"#), vec![]);
         assert_eq!(fields(r#"{"one": "1", "many": "c"}"#), vec![("many".into(), FieldValue::Keyword("\u{2}".into()))]);

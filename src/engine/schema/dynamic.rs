@@ -20,8 +20,8 @@ use serde_json::Value;
 use super::date;
 use super::dynamic_templates;
 use super::mapping::{Dynamic, Mapper, Mapping, ObjectMapping};
-use super::MappingError;
 use super::types::{FieldKind, FieldType, KeywordParams, NumberType, TextParams};
+use super::MappingError;
 
 /// The second default dynamic date format, as OpenSearch applies it.
 pub(super) const SLASH_DATE_FORMAT: &str = "yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis";
@@ -30,7 +30,14 @@ pub(super) const SLASH_DATE_FORMAT: &str = "yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epo
 /// array) under `dynamic`: the first matching dynamic template's, else (with `dynamic: true`)
 /// the default. `Ok(None)`: no field (null, or no template under `false_allow_templates`);
 /// an error under `strict_allow_templates` without a template.
-pub(super) fn infer_at(mapping: &Mapping, path: &str, name: &str, parent: &str, v: &Value, dynamic: Dynamic) -> Result<Option<Mapper>, MappingError> {
+pub(super) fn infer_at(
+    mapping: &Mapping,
+    path: &str,
+    name: &str,
+    parent: &str,
+    v: &Value,
+    dynamic: Dynamic,
+) -> Result<Option<Mapper>, MappingError> {
     if v.is_null() || v.is_array() {
         return Ok(None);
     }
@@ -75,7 +82,9 @@ fn detected_kind(mapping: &Mapping, v: &Value) -> (&'static str, Option<String>)
         Value::Number(_) => ("long", None),
         Value::Object(_) => ("object", None),
         Value::String(s) => match string_field(mapping, s).kind {
-            FieldKind::Date { format, .. } => ("date", Some(format.unwrap_or_else(|| date::DEFAULT_FORMAT.to_string()))),
+            FieldKind::Date { format, .. } => {
+                ("date", Some(format.unwrap_or_else(|| date::DEFAULT_FORMAT.to_string())))
+            }
             FieldKind::Number(NumberType::Long) => ("long", None),
             FieldKind::Number(_) => ("double", None),
             _ => ("string", None),
@@ -123,7 +132,11 @@ fn string_field(mapping: &Mapping, s: &str) -> FieldType {
         }
     }
     let mut text = FieldType::new(FieldKind::Text(TextParams::default()));
-    let keyword = FieldType::new(FieldKind::Keyword(KeywordParams { ignore_above: Some(256), normalizer: None, wildcard: false }));
+    let keyword = FieldType::new(FieldKind::Keyword(KeywordParams {
+        ignore_above: Some(256),
+        normalizer: None,
+        wildcard: false,
+    }));
     text.fields = BTreeMap::from([("keyword".to_string(), keyword)]);
     text
 }

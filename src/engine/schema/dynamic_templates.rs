@@ -239,7 +239,9 @@ fn compile(p: &str) -> Option<regex::Regex> {
 
 /// Replaces `{name}`, `{dynamic_type}` and `{dynamicType}` in keys and string values.
 fn substitute(v: &Value, name: &str, dynamic_type: &str) -> Value {
-    let s = |x: &str| x.replace("{name}", name).replace("{dynamic_type}", dynamic_type).replace("{dynamicType}", dynamic_type);
+    let s = |x: &str| {
+        x.replace("{name}", name).replace("{dynamic_type}", dynamic_type).replace("{dynamicType}", dynamic_type)
+    };
     match v {
         Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (s(k), substitute(v, name, dynamic_type))).collect()),
         Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, name, dynamic_type)).collect()),

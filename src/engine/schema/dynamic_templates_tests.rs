@@ -35,26 +35,45 @@ fn simple_patterns() {
 fn parses_prints_and_validates() {
     let m = mapping(json!({"dynamic_templates": templates()}));
     let printed = m.to_json();
-    assert_eq!(printed["dynamic_templates"][0], json!({"strings": {"match": "s_*", "match_mapping_type": "string", "mapping": {"type": "keyword"}}}));
+    assert_eq!(
+        printed["dynamic_templates"][0],
+        json!({"strings": {"match": "s_*", "match_mapping_type": "string", "mapping": {"type": "keyword"}}})
+    );
     assert_eq!(printed["dynamic_templates"].as_array().map(Vec::len), Some(5));
     // Round trip.
     assert_eq!(Mapping::from_json(&printed).unwrap(), m);
     let bad = |t: Value| Mapping::from_json(&json!({"dynamic_templates": t})).expect_err("invalid");
     assert_eq!(bad(json!({"a": {}})).reason, "Dynamic template syntax error. An array of named objects is expected.");
-    assert_eq!(bad(json!([{"a": {"match": "x", "mapping": {}, "nope": 1}}])).reason, "Illegal dynamic template parameter: [nope]");
+    assert_eq!(
+        bad(json!([{"a": {"match": "x", "mapping": {}, "nope": 1}}])).reason,
+        "Illegal dynamic template parameter: [nope]"
+    );
     assert_eq!(bad(json!([{"a": {"match": "x"}}])).reason, "template must have mapping set");
-    assert!(bad(json!([{"a": {"mapping": {"type": "keyword"}}}])).reason.starts_with("template must have match, path_match or match_mapping_type set"));
-    assert!(bad(json!([{"a": {"match_mapping_type": "str", "mapping": {}}}])).reason.starts_with("No field type matched on [str]"));
+    assert!(bad(json!([{"a": {"mapping": {"type": "keyword"}}}]))
+        .reason
+        .starts_with("template must have match, path_match or match_mapping_type set"));
+    assert!(bad(json!([{"a": {"match_mapping_type": "str", "mapping": {}}}]))
+        .reason
+        .starts_with("No field type matched on [str]"));
     let e = bad(json!([{"a": {"match": "x", "mapping": {"type": "nope"}}}]));
     assert!(e.reason.starts_with("dynamic template [a] has invalid content"), "{}", e.reason);
 }
 
 #[test]
 fn put_mapping_replaces_by_name_and_appends() {
-    let base = mapping(json!({"dynamic_templates": [{"a": {"match": "a*", "mapping": {"type": "keyword"}}}, {"b": {"match": "b*", "mapping": {"type": "long"}}}]}));
-    let upd = mapping(json!({"dynamic_templates": [{"b": {"match": "b*", "mapping": {"type": "double"}}}, {"c": {"match": "c*", "mapping": {"type": "ip"}}}]}));
+    let base = mapping(
+        json!({"dynamic_templates": [{"a": {"match": "a*", "mapping": {"type": "keyword"}}}, {"b": {"match": "b*", "mapping": {"type": "long"}}}]}),
+    );
+    let upd = mapping(
+        json!({"dynamic_templates": [{"b": {"match": "b*", "mapping": {"type": "double"}}}, {"c": {"match": "c*", "mapping": {"type": "ip"}}}]}),
+    );
     let merged = base.merge(&upd).unwrap().to_json();
-    let names: Vec<String> = merged["dynamic_templates"].as_array().unwrap().iter().map(|t| t.as_object().unwrap().keys().next().unwrap().clone()).collect();
+    let names: Vec<String> = merged["dynamic_templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_object().unwrap().keys().next().unwrap().clone())
+        .collect();
     assert_eq!(names, ["a", "b", "c"]);
     assert_eq!(merged["dynamic_templates"][1]["b"]["mapping"]["type"], "double");
 }
@@ -67,7 +86,11 @@ fn parsed(m: &Mapping, doc: Value) -> Result<Value, MappingError> {
 #[test]
 fn templates_map_new_fields_first_match_wins() {
     let m = mapping(json!({"dynamic_templates": templates()}));
-    let u = parsed(&m, json!({"s_a": "x", "o_b": {"k": "v", "z": 1}, "i_c": 5, "p": {"q": 1.5}, "d": "2020/01/02", "plain": "text"})).unwrap();
+    let u = parsed(
+        &m,
+        json!({"s_a": "x", "o_b": {"k": "v", "z": 1}, "i_c": 5, "p": {"q": 1.5}, "d": "2020/01/02", "plain": "text"}),
+    )
+    .unwrap();
     let props = &u["properties"];
     assert_eq!(props["s_a"], json!({"type": "keyword"}));
     assert_eq!(props["o_b"]["properties"]["k"], json!({"type": "keyword"}));
@@ -86,14 +109,22 @@ fn templates_map_new_fields_first_match_wins() {
 
 #[test]
 fn allow_templates_modes() {
-    let strict = mapping(json!({"dynamic": "strict_allow_templates", "dynamic_templates": templates(), "properties": {"known": {"type": "text"}}}));
+    let strict = mapping(
+        json!({"dynamic": "strict_allow_templates", "dynamic_templates": templates(), "properties": {"known": {"type": "text"}}}),
+    );
     let u = parsed(&strict, json!({"s_a": "x", "known": "y"})).unwrap();
     assert_eq!(u["properties"]["s_a"]["type"], "keyword");
     let e = parsed(&strict, json!({"s_a": "x", "other": "y"})).unwrap_err();
     assert_eq!(e.kind, "strict_dynamic_mapping_exception");
-    assert_eq!(e.reason, "mapping set to strict_allow_templates, dynamic introduction of [other] within [_doc] is not allowed");
+    assert_eq!(
+        e.reason,
+        "mapping set to strict_allow_templates, dynamic introduction of [other] within [_doc] is not allowed"
+    );
     let e = parsed(&strict, json!({"o_x": {"k": "v", "extra": 1}})).unwrap_err();
-    assert_eq!(e.reason, "mapping set to strict_allow_templates, dynamic introduction of [extra] within [o_x] is not allowed");
+    assert_eq!(
+        e.reason,
+        "mapping set to strict_allow_templates, dynamic introduction of [extra] within [o_x] is not allowed"
+    );
 
     let lenient = mapping(json!({"dynamic": "false_allow_templates", "dynamic_templates": templates()}));
     let u = parsed(&lenient, json!({"s_a": "x", "other": "y", "i_n": [1, 2]})).unwrap();
@@ -106,7 +137,9 @@ fn allow_templates_modes() {
 
 #[test]
 fn regex_patterns_match_whole_names() {
-    let m = mapping(json!({"dynamic_templates": [{"r": {"match": "^num_\\d+$", "match_pattern": "regex", "mapping": {"type": "double"}}}]}));
+    let m = mapping(
+        json!({"dynamic_templates": [{"r": {"match": "^num_\\d+$", "match_pattern": "regex", "mapping": {"type": "double"}}}]}),
+    );
     let u = parsed(&m, json!({"num_12": 1, "num_x": 1})).unwrap();
     assert_eq!(u["properties"]["num_12"]["type"], "double");
     assert_eq!(u["properties"]["num_x"]["type"], "long");

@@ -35,7 +35,11 @@ pub struct FlatObjectParams {
 
 impl Default for FlatObjectParams {
     fn default() -> Self {
-        FlatObjectParams { ignore_above: None, depth_limit: None, keyword: Box::new(FieldType::new(FieldKind::Keyword(KeywordParams::default()))) }
+        FlatObjectParams {
+            ignore_above: None,
+            depth_limit: None,
+            keyword: Box::new(FieldType::new(FieldKind::Keyword(KeywordParams::default()))),
+        }
     }
 }
 
@@ -43,7 +47,9 @@ impl FlatObjectParams {
     pub(super) fn parse_param(&mut self, name: &str, key: &str, v: &Value) -> Result<(), MappingError> {
         let int = |what: &str| -> Result<u32, MappingError> {
             let i = v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())).ok_or_else(|| {
-                MappingError::parsing(format!("Failed to parse mapping [{key}] of field [{name}]: expected an integer, got {v}"))
+                MappingError::parsing(format!(
+                    "Failed to parse mapping [{key}] of field [{name}]: expected an integer, got {v}"
+                ))
             })?;
             u32::try_from(i).map_err(|_| MappingError::illegal(format!("[{what}] must be positive, got {i}")))
         };
@@ -92,14 +98,24 @@ impl FlatObjectParams {
                 Value::Bool(_) => "VALUE_BOOLEAN",
                 _ => "VALUE_NULL",
             };
-            return Err(MappingError::new("parsing_exception", format!("[{name}] unexpected token [{token}] in flat_object field value")));
+            return Err(MappingError::new(
+                "parsing_exception",
+                format!("[{name}] unexpected token [{token}] in flat_object field value"),
+            ));
         };
         let mut out = Vec::new();
         self.walk(name, name, map, 1, &mut out)?;
         Ok(out)
     }
 
-    fn walk(&self, root: &str, path: &str, map: &serde_json::Map<String, Value>, depth: u32, out: &mut Vec<(String, FieldValue)>) -> Result<(), MappingError> {
+    fn walk(
+        &self,
+        root: &str,
+        path: &str,
+        map: &serde_json::Map<String, Value>,
+        depth: u32,
+        out: &mut Vec<(String, FieldValue)>,
+    ) -> Result<(), MappingError> {
         let limit = self.depth_limit.unwrap_or(i32::MAX as u32);
         if depth > limit {
             return Err(MappingError::parsing(format!(
@@ -114,7 +130,14 @@ impl FlatObjectParams {
         Ok(())
     }
 
-    fn leaf(&self, root: &str, path: &str, v: &Value, depth: u32, out: &mut Vec<(String, FieldValue)>) -> Result<(), MappingError> {
+    fn leaf(
+        &self,
+        root: &str,
+        path: &str,
+        v: &Value,
+        depth: u32,
+        out: &mut Vec<(String, FieldValue)>,
+    ) -> Result<(), MappingError> {
         let s = match v {
             Value::Null => return Ok(()),
             Value::Object(m) => return self.walk(root, path, m, depth + 1, out),
@@ -153,16 +176,28 @@ mod tests {
         .unwrap();
         let out = m.to_json();
         assert_eq!(out["properties"]["a"], json!({"type": "flat_object"}));
-        assert_eq!(out["properties"]["b"], json!({"type": "flat_object", "ignore_above": 3, "depth_limit": 2, "doc_values": false, "index": false}));
+        assert_eq!(
+            out["properties"]["b"],
+            json!({"type": "flat_object", "ignore_above": 3, "depth_limit": 2, "doc_values": false, "index": false})
+        );
         assert_eq!(Mapping::from_json(&out).unwrap(), m);
         assert!(matches!(m.field_type("a._value").map(|f| &f.kind), Some(FieldKind::Keyword(_))));
         assert!(matches!(m.field_type("a._valueAndPath").map(|f| &f.kind), Some(FieldKind::Keyword(_))));
         assert!(m.field_type("a.title").is_none());
         for bad in ["store", "fields", "copy_to"] {
-            assert!(Mapping::from_json(&json!({"properties": {"a": {"type": "flat_object", bad: "x"}}})).is_err(), "{bad}");
+            assert!(
+                Mapping::from_json(&json!({"properties": {"a": {"type": "flat_object", bad: "x"}}})).is_err(),
+                "{bad}"
+            );
         }
-        let n = Mapping::from_json(&json!({"properties": {"a": {"type": "flat_object", "normalizer": "lowercase", "similarity": "boolean"}}})).unwrap();
-        assert_eq!(n.to_json()["properties"]["a"], json!({"type": "flat_object", "normalizer": "lowercase", "similarity": "boolean"}));
+        let n = Mapping::from_json(
+            &json!({"properties": {"a": {"type": "flat_object", "normalizer": "lowercase", "similarity": "boolean"}}}),
+        )
+        .unwrap();
+        assert_eq!(
+            n.to_json()["properties"]["a"],
+            json!({"type": "flat_object", "normalizer": "lowercase", "similarity": "boolean"})
+        );
         match n.field_type("a._valueAndPath").map(|f| &f.kind) {
             Some(FieldKind::Keyword(k)) => assert_eq!(k.normalizer.as_deref(), Some("lowercase")),
             other => panic!("{other:?}"),
@@ -172,7 +207,10 @@ mod tests {
     /// Flattening against a naive model of the three fields.
     #[test]
     fn documents_flatten_to_keys_values_and_paths() {
-        let m = Mapping::from_json(&json!({"properties": {"c": {"type": "flat_object", "ignore_above": 4, "depth_limit": 3}}})).unwrap();
+        let m = Mapping::from_json(
+            &json!({"properties": {"c": {"type": "flat_object", "ignore_above": 4, "depth_limit": 3}}}),
+        )
+        .unwrap();
         let doc = json!({"c": {"t": "Lucene", "a": {"s": "Mc", "g": ["Mi", 5, true, null]}, "n": 1.5}});
         let fields: Vec<(String, String)> = m
             .parse("1", doc.to_string().as_bytes())

@@ -129,7 +129,10 @@ pub fn parse_field_value(
                     other => {
                         return Err(MappingError::new(
                             "json_parse_exception",
-                            format!("Current token ({}) not numeric, can not use numeric value accessors", token(other)),
+                            format!(
+                                "Current token ({}) not numeric, can not use numeric value accessors",
+                                token(other)
+                            ),
                         ))
                     }
                 };
@@ -472,10 +475,7 @@ pub fn geohash_encode(p: GeoPoint) -> String {
         bits = (bits << 1) | u64::from((lon >> i) & 1);
         bits = (bits << 1) | u64::from((lat >> i) & 1);
     }
-    (0..12)
-        .rev()
-        .map(|i| char::from(BASE32[((bits >> (i * 5)) & 31) as usize]))
-        .collect()
+    (0..12).rev().map(|i| char::from(BASE32[((bits >> (i * 5)) & 31) as usize])).collect()
 }
 
 #[cfg(test)]

@@ -60,14 +60,25 @@ fn geohash_is_the_bottom_left_corner_of_its_cell() {
 
 #[test]
 fn z_values_are_dropped_or_refused() {
-    for v in [json!([1.0, 2.0, 3.0]), json!("2.0,1.0,3.0"), json!("POINT (1.0 2.0 3.0)"), json!({"type": "Point", "coordinates": [1.0, 2.0, 3.0]})] {
+    for v in [
+        json!([1.0, 2.0, 3.0]),
+        json!("2.0,1.0,3.0"),
+        json!("POINT (1.0 2.0 3.0)"),
+        json!({"type": "Point", "coordinates": [1.0, 2.0, 3.0]}),
+    ] {
         assert_eq!(points(v.clone()), vec![pt(2.0, 1.0)], "{v}");
     }
     let e = parse_field_value(&json!([1.0, 2.0, 3.0]), "geo", false, false).expect_err("z refused");
     assert_eq!(e.kind, "parse_exception");
-    assert_eq!(e.reason, "Exception parsing coordinates: found Z value [3.0] but [ignore_z_value] parameter is [false]");
+    assert_eq!(
+        e.reason,
+        "Exception parsing coordinates: found Z value [3.0] but [ignore_z_value] parameter is [false]"
+    );
     let e = parse_field_value(&json!("2,1,3"), "geo", false, false).expect_err("z refused");
-    assert_eq!(e.reason, "Exception parsing coordinates: found Z value [3.0] but [ignore_z_value] parameter is [false]");
+    assert_eq!(
+        e.reason,
+        "Exception parsing coordinates: found Z value [3.0] but [ignore_z_value] parameter is [false]"
+    );
     let e = parse_field_value(&json!("POINT (1 2 3)"), "geo", false, false).expect_err("z refused");
     assert_eq!(e.reason, "Invalid WKT format");
     assert_eq!(e.root_cause().reason, "found Z value [3.0] but [ignore_z_value] parameter is [false]");
@@ -123,7 +134,10 @@ fn malformed_values_have_opensearch_messages() {
     }
     assert_eq!(err(json!({"lat": "abc", "lon": 1})).root_cause().reason, "For input string: \"abc\"");
     let e = err(json!([1.0]));
-    assert_eq!((e.kind, e.reason.as_str()), ("json_parse_exception", "Current token (END_ARRAY) not numeric, can not use numeric value accessors"));
+    assert_eq!(
+        (e.kind, e.reason.as_str()),
+        ("json_parse_exception", "Current token (END_ARRAY) not numeric, can not use numeric value accessors")
+    );
     assert_eq!(err(json!("1,")).kind, "array_index_out_of_bounds_exception");
 }
 

@@ -25,7 +25,14 @@ pub struct MappingLimits {
 
 impl Default for MappingLimits {
     fn default() -> Self {
-        MappingLimits { total_fields: 1000, depth: 20, nested_fields: 50, nested_objects: 10_000, field_name_length: i64::MAX as u64, unmap_beyond_limit: false }
+        MappingLimits {
+            total_fields: 1000,
+            depth: 20,
+            nested_fields: 50,
+            nested_objects: 10_000,
+            field_name_length: i64::MAX as u64,
+            unmap_beyond_limit: false,
+        }
     }
 }
 
@@ -51,7 +58,10 @@ impl MappingLimits {
     /// Checks `mapping` against the limits, with OpenSearch's messages.
     pub fn check(&self, mapping: &Mapping) -> Result<(), MappingError> {
         if field_count(mapping) > self.total_fields {
-            return Err(MappingError::illegal(format!("Limit of total fields [{}] has been exceeded", self.total_fields)));
+            return Err(MappingError::illegal(format!(
+                "Limit of total fields [{}] has been exceeded",
+                self.total_fields
+            )));
         }
         let mut nested = 0u64;
         walk(&mapping.root, "", &mut |path, name, m| {
@@ -59,29 +69,44 @@ impl MappingLimits {
                 // `a.b` is at depth 3: the root is 1.
                 let depth = path.matches('.').count() as u64 + 2;
                 if depth > self.depth {
-                    return Err(MappingError::illegal(format!("Limit of mapping depth [{}] has been exceeded due to object field [{path}]", self.depth)));
+                    return Err(MappingError::illegal(format!(
+                        "Limit of mapping depth [{}] has been exceeded due to object field [{path}]",
+                        self.depth
+                    )));
                 }
                 nested += u64::from(o.nested);
             }
             let too_long = |n: &str| n.chars().count() as u64 > self.field_name_length;
             let long = match m {
-                Mapper::Field(f) => std::iter::once(name).chain(f.fields.keys().map(String::as_str)).find(|n| too_long(n)),
+                Mapper::Field(f) => {
+                    std::iter::once(name).chain(f.fields.keys().map(String::as_str)).find(|n| too_long(n))
+                }
                 Mapper::Object(_) => Some(name).filter(|n| too_long(n)),
             };
             if let Some(n) = long {
-                return Err(MappingError::illegal(format!("Field name [{n}] is longer than the limit of [{}] characters", self.field_name_length)));
+                return Err(MappingError::illegal(format!(
+                    "Field name [{n}] is longer than the limit of [{}] characters",
+                    self.field_name_length
+                )));
             }
             Ok(())
         })?;
         if nested > self.nested_fields {
-            return Err(MappingError::illegal(format!("Limit of nested fields [{}] has been exceeded", self.nested_fields)));
+            return Err(MappingError::illegal(format!(
+                "Limit of nested fields [{}] has been exceeded",
+                self.nested_fields
+            )));
         }
         Ok(())
     }
 }
 
 /// Calls `f(path, name, mapper)` for every mapper below `o`, parents first.
-fn walk(o: &ObjectMapping, prefix: &str, f: &mut dyn FnMut(&str, &str, &Mapper) -> Result<(), MappingError>) -> Result<(), MappingError> {
+fn walk(
+    o: &ObjectMapping,
+    prefix: &str,
+    f: &mut dyn FnMut(&str, &str, &Mapper) -> Result<(), MappingError>,
+) -> Result<(), MappingError> {
     for (name, m) in &o.properties {
         let path = if prefix.is_empty() { name.clone() } else { format!("{prefix}.{name}") };
         f(&path, name, m)?;
@@ -118,7 +143,9 @@ mod tests {
 
     #[test]
     fn counts_fields_multi_fields_and_objects() {
-        let map = m(json!({"properties": {"a": {"type": "text", "fields": {"k": {"type": "keyword"}}}, "o": {"properties": {"x": {"type": "long"}}}}}));
+        let map = m(
+            json!({"properties": {"a": {"type": "text", "fields": {"k": {"type": "keyword"}}}, "o": {"properties": {"x": {"type": "long"}}}}}),
+        );
         assert_eq!(field_count(&map), 4);
         let limits = MappingLimits { total_fields: 3, ..MappingLimits::default() };
         assert_eq!(limits.check(&map).unwrap_err().reason, "Limit of total fields [3] has been exceeded");
@@ -139,7 +166,9 @@ mod tests {
         assert!(u.mapper("unmap").is_none() && u.mapper("o").is_none());
         assert!(d.fields.iter().all(|f| f.name != "unmap" && f.name != "o.a"));
         // Without the setting the whole update comes back (the mapping check then fails it).
-        let d = base.parse_limited("1", src, MappingLimits { total_fields: 3, ..MappingLimits::default() }.doc_limits(&base)).unwrap();
+        let d = base
+            .parse_limited("1", src, MappingLimits { total_fields: 3, ..MappingLimits::default() }.doc_limits(&base))
+            .unwrap();
         assert_eq!(field_count(&d.mapping_update.unwrap()), 7);
     }
 
@@ -148,8 +177,13 @@ mod tests {
         let map = m(json!({"properties": {"n": {"type": "nested"}}}));
         let limits = MappingLimits { nested_objects: 2, ..MappingLimits::default() };
         assert!(map.parse_limited("1", br#"{"n": [{"a": 1}, {"a": 2}]}"#, limits.doc_limits(&map)).is_ok());
-        let e = map.parse_limited("1", br#"{"n": [{"a": 1}, {"a": 2}, {"a": 3}]}"#, limits.doc_limits(&map)).unwrap_err();
-        assert!(e.reason.starts_with("The number of nested documents has exceeded the allowed limit of [2]."), "{}", e.reason);
+        let e =
+            map.parse_limited("1", br#"{"n": [{"a": 1}, {"a": 2}, {"a": 3}]}"#, limits.doc_limits(&map)).unwrap_err();
+        assert!(
+            e.reason.starts_with("The number of nested documents has exceeded the allowed limit of [2]."),
+            "{}",
+            e.reason
+        );
     }
 
     #[test]
@@ -161,7 +195,10 @@ mod tests {
             "Limit of mapping depth [2] has been exceeded due to object field [a.b]"
         );
         let nested = m(json!({"properties": {"n1": {"type": "nested"}, "n2": {"type": "nested"}}}));
-        assert_eq!(MappingLimits { nested_fields: 1, ..MappingLimits::default() }.check(&nested).unwrap_err().reason, "Limit of nested fields [1] has been exceeded");
+        assert_eq!(
+            MappingLimits { nested_fields: 1, ..MappingLimits::default() }.check(&nested).unwrap_err().reason,
+            "Limit of nested fields [1] has been exceeded"
+        );
         let long = m(json!({"properties": {"abcd": {"type": "text", "fields": {"toolong": {"type": "keyword"}}}}}));
         assert_eq!(
             MappingLimits { field_name_length: 5, ..MappingLimits::default() }.check(&long).unwrap_err().reason,

@@ -234,7 +234,8 @@ impl Mapping {
                 Mapper::Object(o) => obj = o,
                 Mapper::Field(f) => {
                     if let (super::FieldKind::FlatObject(p), [sub]) = (&f.kind, parts.get(i + 1..)?) {
-                        if *sub == super::flat_object::VALUE_SUFFIX || *sub == super::flat_object::VALUE_AND_PATH_SUFFIX {
+                        if *sub == super::flat_object::VALUE_SUFFIX || *sub == super::flat_object::VALUE_AND_PATH_SUFFIX
+                        {
                             return Some(&p.keyword);
                         }
                     }
@@ -306,7 +307,12 @@ impl Mapping {
 
     /// [`Mapping::parse`] under an index's per-document limits (dynamic field budget, nested
     /// objects).
-    pub fn parse_limited(&self, id: &str, source: &[u8], limits: super::limits::DocLimits) -> Result<ParsedDocument, MappingError> {
+    pub fn parse_limited(
+        &self,
+        id: &str,
+        source: &[u8],
+        limits: super::limits::DocLimits,
+    ) -> Result<ParsedDocument, MappingError> {
         super::parse::parse_document(self, id, source, limits)
     }
 

@@ -36,16 +36,16 @@
 mod alias;
 mod constant;
 pub mod date;
-pub mod flat_object;
 mod dynamic;
 pub mod dynamic_templates;
+pub mod flat_object;
 pub mod geo;
 pub mod ip;
 pub mod limits;
-pub mod range;
 mod mapping;
 mod merge;
 mod parse;
+pub mod range;
 mod stream;
 mod types;
 mod values;
@@ -116,7 +116,11 @@ pub enum FieldValue {
     Binary(Vec<u8>),
     /// A `token_count` field's text: the builder analyzes it with `analyzer` and indexes the
     /// count as a long (points and numeric doc values).
-    TokenCount { text: String, analyzer: String, position_increments: bool },
+    TokenCount {
+        text: String,
+        analyzer: String,
+        position_increments: bool,
+    },
     /// A range field's interval: its inclusive bounds' sortable keys `lo ++ hi` (see
     /// `range.rs`); a sorted-set doc value.
     Range(Vec<u8>),

@@ -30,7 +30,8 @@ fn nested_parses_and_prints_back() {
     assert_eq!(m.to_json(), printed);
     assert_eq!(mapping(printed), m);
     // An empty nested object still prints its type; include_in_* print when true.
-    let m = mapping(json!({"properties": {"a": {"type": "nested", "include_in_parent": true, "include_in_root": false}}}));
+    let m =
+        mapping(json!({"properties": {"a": {"type": "nested", "include_in_parent": true, "include_in_root": false}}}));
     assert_eq!(m.to_json(), json!({"properties": {"a": {"type": "nested", "include_in_parent": true}}}));
     let a = m.object("a").expect("object");
     assert_eq!((a.include_in_parent, a.include_in_root), (Some(true), Some(false)));
@@ -46,16 +47,24 @@ fn nested_never_becomes_object_and_back() {
     let nested = nested_mapping();
     let object = mapping(json!({"properties": {"level1": {"properties": {"n": {"type": "long"}}}}}));
     let e = nested.merge(&object).expect_err("nested to object");
-    assert_eq!((e.kind, e.reason.as_str()), ("illegal_argument_exception", "cannot change object mapping from nested to non-nested"));
+    assert_eq!(
+        (e.kind, e.reason.as_str()),
+        ("illegal_argument_exception", "cannot change object mapping from nested to non-nested")
+    );
     let e = object.merge(&nested).expect_err("object to nested");
     assert_eq!(e.reason, "cannot change object mapping from non-nested to nested");
     let e = nested
         .merge(&mapping(json!({"properties": {"level1": {"type": "nested", "include_in_parent": true}}})))
         .expect_err("include_in_parent is fixed");
-    assert_eq!((e.kind, e.reason.as_str()), ("mapper_exception", "the [include_in_parent] parameter can't be updated on a nested object mapping"));
+    assert_eq!(
+        (e.kind, e.reason.as_str()),
+        ("mapper_exception", "the [include_in_parent] parameter can't be updated on a nested object mapping")
+    );
     // Adding fields to a nested object keeps it nested.
     let merged = nested
-        .merge(&mapping(json!({"properties": {"level1": {"type": "nested", "properties": {"k": {"type": "keyword"}}}}})))
+        .merge(&mapping(
+            json!({"properties": {"level1": {"type": "nested", "properties": {"k": {"type": "keyword"}}}}}),
+        ))
         .expect("new field");
     assert!(merged.object("level1").expect("object").nested);
     assert!(merged.field_type("level1.k").is_some() && merged.field_type("level1.n").is_some());
@@ -64,9 +73,7 @@ fn nested_never_becomes_object_and_back() {
 #[test]
 fn nested_values_are_indexed_flattened_and_dynamic_updates_merge() {
     let m = nested_mapping();
-    let d = m
-        .parse("1", json!({"level1": [{"n": 1, "new": "x"}, {"n": 2}]}).to_string().as_bytes())
-        .expect("parses");
+    let d = m.parse("1", json!({"level1": [{"n": 1, "new": "x"}, {"n": 2}]}).to_string().as_bytes()).expect("parses");
     let ns: Vec<&FieldValue> = d.fields.iter().filter(|f| f.name == "level1.n").map(|f| &f.value).collect();
     assert_eq!(ns, vec![&FieldValue::Long(1), &FieldValue::Long(2)]);
     // The dynamic update restates the parent as nested, so it merges cleanly.

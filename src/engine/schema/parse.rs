@@ -14,11 +14,11 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::{dynamic, geo};
+use super::limits::DocLimits;
 use super::mapping::{Dynamic, Mapper, Mapping, ObjectMapping, METADATA_FIELDS};
 use super::types::{FieldKind, FieldType};
 use super::values::{convert, Converted};
-use super::limits::DocLimits;
+use super::{dynamic, geo};
 use super::{FieldValue, IndexableField, MappingError, ParsedDocument};
 
 pub(super) struct DocParser<'a> {
@@ -39,7 +39,12 @@ pub(super) struct DocParser<'a> {
 
 /// Parses `source`: the streaming parse (`stream.rs`) when it covers the document, else the
 /// tree walker. Both give the same result (`stream_tests.rs` checks it).
-pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8], limits: DocLimits) -> Result<ParsedDocument, MappingError> {
+pub(super) fn parse_document(
+    base: &Mapping,
+    id: &str,
+    source: &[u8],
+    limits: DocLimits,
+) -> Result<ParsedDocument, MappingError> {
     if let Some(doc) = super::stream::parse_document(base, id, source, limits) {
         return Ok(doc);
     }
@@ -47,7 +52,12 @@ pub(super) fn parse_document(base: &Mapping, id: &str, source: &[u8], limits: Do
 }
 
 /// Parses `source` into a `serde_json::Value` and walks it.
-pub(super) fn parse_tree(base: &Mapping, id: &str, source: &[u8], limits: DocLimits) -> Result<ParsedDocument, MappingError> {
+pub(super) fn parse_tree(
+    base: &Mapping,
+    id: &str,
+    source: &[u8],
+    limits: DocLimits,
+) -> Result<ParsedDocument, MappingError> {
     let doc: Value = serde_json::from_slice(source).map_err(|e| {
         MappingError::parsing("failed to parse").caused_by(MappingError::new("json_parse_exception", e.to_string()))
     })?;
@@ -149,12 +159,20 @@ impl<'a> DocParser<'a> {
             value,
             // constant_keyword and flat_object values keep postings when they have doc values (see
             // constant.rs, flat_object.rs).
-            index: ft.effective_index() || (matches!(ft.kind, FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_)) && ft.effective_doc_values()),
+            index: ft.effective_index()
+                || (matches!(ft.kind, FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_))
+                    && ft.effective_doc_values()),
             doc_values: ft.effective_doc_values(),
         });
     }
 
-    pub(super) fn parse_key(&mut self, parent: &str, dynamic: Dynamic, key: &str, v: &Value) -> Result<(), MappingError> {
+    pub(super) fn parse_key(
+        &mut self,
+        parent: &str,
+        dynamic: Dynamic,
+        key: &str,
+        v: &Value,
+    ) -> Result<(), MappingError> {
         if key.is_empty() {
             return Err(wrapped(MappingError::illegal("field name cannot be an empty string")));
         }
@@ -369,7 +387,12 @@ impl<'a> DocParser<'a> {
         // Without doc values only the field name is indexed (`_field_names`, for `exists`).
         let dv = ft.effective_doc_values();
         for (_, v) in points.iter().take(if dv { usize::MAX } else { 1 }) {
-            self.fields.push(IndexableField { name: name.to_string(), value: FieldValue::Long(*v), index: false, doc_values: dv });
+            self.fields.push(IndexableField {
+                name: name.to_string(),
+                value: FieldValue::Long(*v),
+                index: false,
+                doc_values: dv,
+            });
         }
         if !ft.fields.is_empty() && !points.is_empty() {
             let hashes: Vec<String> = points.iter().map(|(p, _)| geo::geohash_encode(*p)).collect();
@@ -401,7 +424,9 @@ impl<'a> DocParser<'a> {
             return Ok(());
         }
         let converted = match &ft.kind {
-            FieldKind::Alias { .. } => return Err(wrapped(MappingError::illegal(format!("Cannot write to a field alias [{name}].")))),
+            FieldKind::Alias { .. } => {
+                return Err(wrapped(MappingError::illegal(format!("Cannot write to a field alias [{name}]."))))
+            }
             FieldKind::ConstantKeyword(c) => c.convert(name, v),
             _ if v.is_null() => Ok(Converted::Null),
             _ => convert(ft, v),

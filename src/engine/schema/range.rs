@@ -175,7 +175,11 @@ fn token(v: &Value) -> &'static str {
     }
 }
 
-fn object_bounds(rt: RangeType, element: &FieldType, m: &Map<String, Value>) -> Result<(Vec<u8>, Vec<u8>), MappingError> {
+fn object_bounds(
+    rt: RangeType,
+    element: &FieldType,
+    m: &Map<String, Value>,
+) -> Result<(Vec<u8>, Vec<u8>), MappingError> {
     let (mut lo, mut hi) = (None, None);
     let (mut inc_lo, mut inc_hi) = (true, true);
     for (k, v) in m {
@@ -239,7 +243,11 @@ fn display_key(rt: RangeType, format: Option<&str>, k: &[u8]) -> Value {
     match rt {
         RangeType::Integer | RangeType::Long => json!(sortable::decode_i64(k)),
         // The shortest decimal of the float (as Java prints a float).
-        RangeType::Float => format!("{}", sortable::decode_f64(k) as f32).parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+        RangeType::Float => format!("{}", sortable::decode_f64(k) as f32)
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(Value::Null, Value::Number),
         RangeType::Double => serde_json::Number::from_f64(sortable::decode_f64(k)).map_or(Value::Null, Value::Number),
         RangeType::Date => json!(date::format_date(sortable::decode_i64(k), format.unwrap_or(date::DEFAULT_FORMAT))),
         RangeType::Ip => {
@@ -281,15 +289,27 @@ mod tests {
         assert_eq!(conv("integer_range", json!({"gte": 0, "lte": 42})).unwrap(), json!({"gte": 0, "lte": 42}));
         assert_eq!(conv("integer_range", json!({"gt": 0, "lt": 42})).unwrap(), json!({"gte": 1, "lte": 41}));
         assert_eq!(conv("long_range", json!({"gte": 5})).unwrap(), json!({"gte": 5, "lte": i64::MAX}));
-        assert_eq!(conv("integer_range", json!({"from": -3, "to": 3, "include_upper": false})).unwrap(), json!({"gte": -3, "lte": 2}));
+        assert_eq!(
+            conv("integer_range", json!({"from": -3, "to": 3, "include_upper": false})).unwrap(),
+            json!({"gte": -3, "lte": 2})
+        );
         assert_eq!(conv("double_range", json!({"gte": 1.5, "lte": 2.5})).unwrap(), json!({"gte": 1.5, "lte": 2.5}));
-        assert_eq!(conv("ip_range", json!("192.168.0.0/16")).unwrap(), json!({"gte": "192.168.0.0", "lte": "192.168.255.255"}));
+        assert_eq!(
+            conv("ip_range", json!("192.168.0.0/16")).unwrap(),
+            json!({"gte": "192.168.0.0", "lte": "192.168.255.255"})
+        );
         assert_eq!(
             conv("date_range", json!({"gte": "2019-01-01", "lt": "2019-01-02"})).unwrap(),
             json!({"gte": "2019-01-01T00:00:00.000Z", "lte": "2019-01-01T23:59:59.999Z"})
         );
-        assert_eq!(conv("integer_range", json!({"gte": 5, "lte": 1})).unwrap_err().reason, "min value (5) is greater than max value (1)");
-        assert!(conv("integer_range", json!({"gte": 1, "nope": 2})).unwrap_err().reason.contains("unknown parameter [nope]"));
+        assert_eq!(
+            conv("integer_range", json!({"gte": 5, "lte": 1})).unwrap_err().reason,
+            "min value (5) is greater than max value (1)"
+        );
+        assert!(conv("integer_range", json!({"gte": 1, "nope": 2}))
+            .unwrap_err()
+            .reason
+            .contains("unknown parameter [nope]"));
         assert!(conv("integer_range", json!(5)).is_err());
     }
 }

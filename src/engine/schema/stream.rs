@@ -24,10 +24,10 @@ use serde::de::{Deserializer as _, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::limits::DocLimits;
 use super::mapping::{Dynamic, Mapper, Mapping, METADATA_FIELDS};
 use super::parse::DocParser;
 use super::types::{FieldKind, FieldType};
-use super::limits::DocLimits;
 use super::values::{convert_str, Converted};
 use super::ParsedDocument;
 

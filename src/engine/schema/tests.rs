@@ -181,7 +181,10 @@ fn dotted_keys_are_objects() {
     );
     for doc in [json!({".": 1}), json!({"..": 1}), json!({"o": {".": 1}})] {
         let e = parse(&m, doc).expect_err("only dots");
-        assert_eq!((e.reason.as_str(), e.root_cause().reason.as_str()), ("failed to parse", "field name cannot contain only the character [.]"));
+        assert_eq!(
+            (e.reason.as_str(), e.root_cause().reason.as_str()),
+            ("failed to parse", "field name cannot contain only the character [.]")
+        );
     }
     let t = typed("text");
     let e = parse(&t, json!({"f.x": "v"})).expect_err("text is not an object");
@@ -257,7 +260,10 @@ fn integer_types_range_checks() {
     assert_eq!(one(&typed("long"), "f", json!(i64::MIN)), vec![FieldValue::Long(i64::MIN)]);
     assert_eq!(one(&typed("unsigned_long"), "f", json!(u64::MAX)), vec![FieldValue::UnsignedLong(u64::MAX)]);
     // Decimal strings truncate exactly (no rounding through a double).
-    assert_eq!(one(&typed("unsigned_long"), "f", json!("10223372036854775807.23")), vec![FieldValue::UnsignedLong(10223372036854775807)]);
+    assert_eq!(
+        one(&typed("unsigned_long"), "f", json!("10223372036854775807.23")),
+        vec![FieldValue::UnsignedLong(10223372036854775807)]
+    );
     assert_eq!(one(&typed("long"), "f", json!("-9223372036854775807.9")), vec![FieldValue::Long(-9223372036854775807)]);
     assert_eq!(one(&typed("long"), "f", json!("-.5")), vec![FieldValue::Long(0)]);
     assert_eq!(
@@ -503,7 +509,10 @@ fn date_and_date_nanos_fields() {
         date::format_date_nanos(1_420_114_230_123_456_789, date::DEFAULT_NANOS_FORMAT),
         "2015-01-01T12:10:30.123456789Z"
     );
-    assert_eq!(date::format_date_nanos(1_420_114_230_120_000_000, date::DEFAULT_NANOS_FORMAT), "2015-01-01T12:10:30.120Z");
+    assert_eq!(
+        date::format_date_nanos(1_420_114_230_120_000_000, date::DEFAULT_NANOS_FORMAT),
+        "2015-01-01T12:10:30.120Z"
+    );
     // The millisecond format prints milliseconds of a nanosecond date (OpenSearch's
     // `search/240_date_nanos.yml` "doc value fields").
     assert_eq!(date::format_date_nanos(1_540_815_132_123_456_789, date::DEFAULT_FORMAT), "2018-10-29T12:12:12.123Z");
@@ -575,8 +584,13 @@ fn mapping_round_trips_through_json() {
     );
     assert_eq!(Mapping::new_dynamic().to_json(), json!({}));
     // The legacy `_doc` wrapper is accepted.
-    assert_eq!(mapping(json!({"_doc": {"properties": {"a": {"type": "long"}}}})), mapping(json!({"properties": {"a": {"type": "long"}}})));
-    let m = mapping(json!({"properties": {"t": {"type": "text", "fields": {"raw": {"type": "keyword"}}}, "o": {"properties": {"n": {"type": "long"}}}}}));
+    assert_eq!(
+        mapping(json!({"_doc": {"properties": {"a": {"type": "long"}}}})),
+        mapping(json!({"properties": {"a": {"type": "long"}}}))
+    );
+    let m = mapping(
+        json!({"properties": {"t": {"type": "text", "fields": {"raw": {"type": "keyword"}}}, "o": {"properties": {"n": {"type": "long"}}}}}),
+    );
     let leaves: Vec<(String, &str)> = m.leaf_fields().into_iter().map(|(p, f)| (p, f.type_name())).collect();
     assert_eq!(leaves, vec![("o.n".into(), "long"), ("t".into(), "text"), ("t.raw".into(), "keyword")]);
     assert!(m.field_type("o.missing").is_none() && m.field_type("t.raw.x").is_none() && m.field_type("").is_none());
@@ -734,10 +748,19 @@ proptest! {
 fn token_count_needs_an_analyzer_and_carries_the_text() {
     let e = Mapping::from_json(&json!({"properties": {"c": {"type": "token_count"}}})).expect_err("no analyzer");
     assert_eq!(e.reason, "Analyzer must be set for field [c] but wasn't.");
-    let m = mapping(json!({"properties": {"c": {"type": "token_count", "analyzer": "standard", "enable_position_increments": false}}}));
-    assert_eq!(m.to_json()["properties"]["c"], json!({"type": "token_count", "analyzer": "standard", "enable_position_increments": false}));
+    let m = mapping(
+        json!({"properties": {"c": {"type": "token_count", "analyzer": "standard", "enable_position_increments": false}}}),
+    );
+    assert_eq!(
+        m.to_json()["properties"]["c"],
+        json!({"type": "token_count", "analyzer": "standard", "enable_position_increments": false})
+    );
     assert_eq!(
         values(&parse(&m, json!({"c": "two words"})).unwrap(), "c"),
-        vec![FieldValue::TokenCount { text: "two words".into(), analyzer: "standard".into(), position_increments: false }]
+        vec![FieldValue::TokenCount {
+            text: "two words".into(),
+            analyzer: "standard".into(),
+            position_increments: false
+        }]
     );
 }

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{date, geo};
 use super::MappingError;
+use super::{date, geo};
 
 /// The numeric field types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -307,7 +307,10 @@ impl FieldType {
             "flat_object" => FieldKind::FlatObject(Default::default()),
             "token_count" => FieldKind::TokenCount { analyzer: String::new(), enable_position_increments: None },
             "integer_range" | "long_range" | "float_range" | "double_range" | "date_range" | "ip_range" => {
-                FieldKind::Range { kind: super::range::RangeType::from_type_name(type_name).unwrap_or(super::range::RangeType::Long), format: None }
+                FieldKind::Range {
+                    kind: super::range::RangeType::from_type_name(type_name).unwrap_or(super::range::RangeType::Long),
+                    format: None,
+                }
             }
             other => {
                 return Err(MappingError::parsing(format!("No handler for type [{other}] declared on field [{name}]")))
@@ -521,7 +524,9 @@ fn param_allowed(kind: &FieldKind, key: &str) -> bool {
         FieldKind::ConstantKeyword(_) => ["value", "values", "index", "doc_values"].contains(&key),
         FieldKind::Alias { .. } => key == "path",
         FieldKind::FlatObject(_) => ["index", "doc_values", "ignore_above", "depth_limit", "normalizer"].contains(&key),
-        FieldKind::TokenCount { .. } => ["index", "doc_values", "store", "analyzer", "enable_position_increments"].contains(&key),
+        FieldKind::TokenCount { .. } => {
+            ["index", "doc_values", "store", "analyzer", "enable_position_increments"].contains(&key)
+        }
         FieldKind::Range { kind, .. } => {
             ["index", "doc_values", "store", "coerce"].contains(&key)
                 || (key == "format" && *kind == super::range::RangeType::Date)

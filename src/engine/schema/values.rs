@@ -87,11 +87,13 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             geo::doc_value(p).map(|l| Converted::Value(FieldValue::Long(l)))
         }
         FieldKind::Range { kind, .. } => super::range::convert_range(*kind, ft, v).map(Converted::Value),
-        FieldKind::TokenCount { analyzer, enable_position_increments } => Ok(Converted::Value(FieldValue::TokenCount {
-            text: scalar_text(v)?,
-            analyzer: analyzer.clone(),
-            position_increments: enable_position_increments.unwrap_or(true),
-        })),
+        FieldKind::TokenCount { analyzer, enable_position_increments } => {
+            Ok(Converted::Value(FieldValue::TokenCount {
+                text: scalar_text(v)?,
+                analyzer: analyzer.clone(),
+                position_increments: enable_position_increments.unwrap_or(true),
+            }))
+        }
         FieldKind::Binary => {
             let s = match v {
                 Value::String(s) => s,
@@ -349,7 +351,10 @@ fn integer_input<'v>(v: &'v Value, coerce: bool, class: &str) -> Result<Option<(
 fn truncated_decimal(t: &str) -> Option<i128> {
     let (int, frac) = t.split_once('.')?;
     let digits = int.strip_prefix(['+', '-']).unwrap_or(int);
-    if digits.is_empty() && frac.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty() && frac.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     if digits.is_empty() {

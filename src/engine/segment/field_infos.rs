@@ -116,7 +116,14 @@ impl FieldInfos {
     /// Returns the number of `name`, adding the field with these options if it is new; for an
     /// existing field the options are widened (a field indexed with positions in one document and
     /// without in another keeps positions, as Lucene does).
-    pub fn add_or_widen(&mut self, name: &str, index: IndexOptions, has_norms: bool, doc_values: DocValuesKind, point_bytes: u8) -> Result<u32> {
+    pub fn add_or_widen(
+        &mut self,
+        name: &str,
+        index: IndexOptions,
+        has_norms: bool,
+        doc_values: DocValuesKind,
+        point_bytes: u8,
+    ) -> Result<u32> {
         if let Some(&n) = self.by_name.get(name) {
             let f = &mut self.fields[n as usize];
             f.index = f.index.max(index);

@@ -121,7 +121,12 @@ impl SegmentInfo {
             if !r.is_empty() {
                 return Err(r.error(format!("{} trailing bytes", r.remaining())));
             }
-            Ok(SegmentInfo { id: SegmentId { name: seg_name.clone(), id: h.id }, max_doc: max_doc as u32, files, diagnostics })
+            Ok(SegmentInfo {
+                id: SegmentId { name: seg_name.clone(), id: h.id },
+                max_doc: max_doc as u32,
+                files,
+                diagnostics,
+            })
         };
         parse(&mut r).map_err(|e| e.in_file(file))
     }

@@ -123,7 +123,11 @@ impl LiveDocs {
         }
         let actual_deleted = max_doc as u64 - live;
         if actual_deleted != deleted as u64 {
-            return Err(Error::corrupt("", base + 4, format!("deleted count says {deleted}, bitset has {actual_deleted}")));
+            return Err(Error::corrupt(
+                "",
+                base + 4,
+                format!("deleted count says {deleted}, bitset has {actual_deleted}"),
+            ));
         }
         Ok(LiveDocs { words, max_doc, deleted })
     }

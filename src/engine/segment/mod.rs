@@ -30,8 +30,8 @@ pub mod norms;
 pub mod points;
 pub mod postings;
 pub mod reader;
-pub mod stored;
 pub mod smallfloat;
+pub mod stored;
 
 pub use field_infos::{DocValuesKind, FieldInfo, FieldInfos, IndexOptions};
 
@@ -103,7 +103,11 @@ pub trait Postings: Send {
     /// into `freqs`, leaves the iterator on the last one copied and returns how many; 0 when the
     /// iterator is exhausted or not yet positioned (call `next` first). Scorers then loop over
     /// arrays instead of making two dynamic calls per document. The default copies one document.
-    fn read_block(&mut self, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> usize {
+    fn read_block(
+        &mut self,
+        docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK],
+        freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK],
+    ) -> usize {
         let d = self.doc();
         if d == NO_MORE_DOCS {
             return 0;
@@ -117,7 +121,12 @@ pub trait Postings: Send {
     /// its own buffer and then copying. Returns `(start, n)`: `docs[start..n]` are the doc
     /// reached and the rest of its block (`freqs` alike), and the iterator is left on
     /// `docs[n - 1]`; `(0, 0)` when exhausted. The default moves, then copies.
-    fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK], freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK]) -> (usize, usize) {
+    fn move_and_read(
+        &mut self,
+        target: Option<DocId>,
+        docs: &mut [DocId; crate::engine::codec::bitpack::BLOCK],
+        freqs: &mut [u32; crate::engine::codec::bitpack::BLOCK],
+    ) -> (usize, usize) {
         let d = match target {
             Some(t) => self.advance(t),
             None => self.next(),

@@ -57,7 +57,13 @@ fn norm_fields(infos: &FieldInfos) -> impl Iterator<Item = &super::FieldInfo> {
     infos.iter().filter(|f| f.has_norms && f.index != IndexOptions::None)
 }
 
-fn write(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, max_doc: u32, mut fill: impl FnMut(&super::FieldInfo, &mut [u8]) -> Result<()>) -> Result<String> {
+fn write(
+    dir: &dyn Directory,
+    seg: &SegmentId,
+    infos: &FieldInfos,
+    max_doc: u32,
+    mut fill: impl FnMut(&super::FieldInfo, &mut [u8]) -> Result<()>,
+) -> Result<String> {
     let name = seg.file(EXT);
     let mut out = IndexOutput::create(dir, &name, CODEC, VERSION, &seg.id)?;
     let fields: Vec<_> = norm_fields(infos).collect();
@@ -78,7 +84,13 @@ fn write(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, max_doc: u32,
 
 /// Writes `{segment}.nvd` with a column for every field of `infos` that has norms; returns the
 /// file name.
-pub fn write_norms(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, buf: &NormsBuffer, max_doc: u32) -> Result<String> {
+pub fn write_norms(
+    dir: &dyn Directory,
+    seg: &SegmentId,
+    infos: &FieldInfos,
+    buf: &NormsBuffer,
+    max_doc: u32,
+) -> Result<String> {
     write(dir, seg, infos, max_doc, |f, col| {
         if let Some(v) = buf.fields.get(f.number as usize) {
             let n = v.len().min(col.len());
@@ -152,9 +164,19 @@ impl NormsReader {
 }
 
 /// Parses the field list; returns column offsets by field number and the field numbers.
-fn parse(bytes: &[u8], name: &str, id: Option<&[u8; 16]>, max_doc: u32, infos: Option<&FieldInfos>) -> Result<(Vec<Option<usize>>, Vec<u32>)> {
+fn parse(
+    bytes: &[u8],
+    name: &str,
+    id: Option<&[u8; 16]>,
+    max_doc: u32,
+    infos: Option<&FieldInfos>,
+) -> Result<(Vec<Option<usize>>, Vec<u32>)> {
     let h = check_header(bytes, name, CODEC, VERSION, VERSION, id)?;
-    let body_end = bytes.len().checked_sub(FOOTER_LEN).filter(|&e| e >= h.len).ok_or_else(|| Error::corrupt(name, 0, "file shorter than header and footer"))?;
+    let body_end = bytes
+        .len()
+        .checked_sub(FOOTER_LEN)
+        .filter(|&e| e >= h.len)
+        .ok_or_else(|| Error::corrupt(name, 0, "file shorter than header and footer"))?;
     let mut r = ByteReader::at(&bytes[h.len..body_end], h.len as u64);
     let run = |r: &mut ByteReader<'_>| -> Result<(Vec<Option<usize>>, Vec<u32>)> {
         let md = r.u32()?;
@@ -177,7 +199,10 @@ fn parse(bytes: &[u8], name: &str, id: Option<&[u8; 16]>, max_doc: u32, infos: O
         }
         let need = (n as u64) * max_doc as u64;
         if r.remaining() as u64 != need {
-            return Err(r.error(format!("{} norm bytes for {n} fields x {max_doc} docs = {need} (file truncated?)", r.remaining())));
+            return Err(r.error(format!(
+                "{} norm bytes for {n} fields x {max_doc} docs = {need} (file truncated?)",
+                r.remaining()
+            )));
         }
         let data = r.offset() as usize;
         let top = numbers.last().map_or(0, |&l| l as usize + 1);

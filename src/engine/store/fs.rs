@@ -50,14 +50,9 @@ impl FsDirectory {
 impl Directory for FsDirectory {
     fn create(&self, name: &str) -> Result<Box<dyn FileWrite>> {
         let path = self.full(name)?;
-        let file = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| self.err(name, "create", e))?;
-        Ok(Box::new(FsFileWriter {
-            name: name.to_string(),
-            path,
-            file,
-            buf: Vec::with_capacity(WRITE_BUFFER),
-            len: 0,
-        }))
+        let file =
+            OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| self.err(name, "create", e))?;
+        Ok(Box::new(FsFileWriter { name: name.to_string(), path, file, buf: Vec::with_capacity(WRITE_BUFFER), len: 0 }))
     }
 
     fn open(&self, name: &str) -> Result<FileBytes> {

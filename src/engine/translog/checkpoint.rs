@@ -82,7 +82,11 @@ impl Checkpoint {
     /// it. Every error names `file`.
     pub fn from_bytes(bytes: &[u8], file: &str, uuid: Option<&[u8; 16]>) -> Result<Checkpoint> {
         if bytes.len() != FILE_LEN {
-            return Err(Error::corrupt(file, 0, format!("checkpoint must be {FILE_LEN} bytes, found {} (truncated?)", bytes.len())));
+            return Err(Error::corrupt(
+                file,
+                0,
+                format!("checkpoint must be {FILE_LEN} bytes, found {} (truncated?)", bytes.len()),
+            ));
         }
         let body = check_footer(bytes, file)?;
         let h = check_header(body, file, CODEC, VERSION, VERSION, uuid)?;
@@ -141,7 +145,9 @@ impl Checkpoint {
     /// names it.
     pub fn read(dir: &dyn Directory, name: &str, uuid: &[u8; 16]) -> Result<Checkpoint> {
         let bytes = dir.open(name).map_err(|e| match e {
-            Error::FileNotFound { .. } => super::generation::corrupted(name, 0, "checkpoint file is missing but the translog needs it"),
+            Error::FileNotFound { .. } => {
+                super::generation::corrupted(name, 0, "checkpoint file is missing but the translog needs it")
+            }
             other => other,
         })?;
         Checkpoint::from_bytes(&bytes, name, Some(uuid))

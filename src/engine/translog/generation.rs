@@ -46,7 +46,11 @@ pub fn corrupted(file: &str, offset: u64, reason: impl Into<String>) -> Error {
 pub fn read_header(bytes: &[u8], file: &str, expected_uuid: Option<&[u8; 16]>) -> Result<GenerationHeader> {
     let len = HEADER_LEN as usize;
     let Some(head) = bytes.get(..len) else {
-        return Err(corrupted(file, bytes.len() as u64, format!("translog header truncated: {} bytes, need {len}", bytes.len())));
+        return Err(corrupted(
+            file,
+            bytes.len() as u64,
+            format!("translog header truncated: {} bytes, need {len}", bytes.len()),
+        ));
     };
     let stored = u32::from_le_bytes(head[len - 4..].try_into().expect("a 4-byte slice of a HEADER_LEN slice"));
     let actual = crc32fast::hash(&head[..len - 4]);
@@ -115,7 +119,11 @@ pub fn encode_frame(op: &Operation, out: &mut Vec<u8>) -> Result<u64> {
 pub fn decode_frame(bytes: &[u8], pos: u64, end: u64, file: &str) -> Result<(Operation, u64)> {
     let end = end.min(bytes.len() as u64);
     if pos + 4 > end {
-        return Err(corrupted(file, pos, format!("operation frame length truncated: {} bytes left, need 4", end.saturating_sub(pos))));
+        return Err(corrupted(
+            file,
+            pos,
+            format!("operation frame length truncated: {} bytes left, need 4", end.saturating_sub(pos)),
+        ));
     }
     let window = &bytes[pos as usize..end as usize];
     let len = u32::from_le_bytes(window[..4].try_into().expect("window holds at least 4 bytes")) as u64;
@@ -124,7 +132,10 @@ pub fn decode_frame(bytes: &[u8], pos: u64, end: u64, file: &str) -> Result<(Ope
         return Err(corrupted(
             file,
             pos,
-            format!("operation size {len} runs past the checkpointed end {end} (frame needs {frame} bytes, {} left)", window.len()),
+            format!(
+                "operation size {len} runs past the checkpointed end {end} (frame needs {frame} bytes, {} left)",
+                window.len()
+            ),
         ));
     }
     let body_end = 4 + len as usize;

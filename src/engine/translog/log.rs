@@ -24,7 +24,10 @@ use std::sync::Arc;
 
 use super::checkpoint::Checkpoint;
 use super::generation;
-use super::{generation_checkpoint_file, generation_file, parse_file_name, Location, Operation, TranslogConfig, TranslogStats, CHECKPOINT_FILE};
+use super::{
+    generation_checkpoint_file, generation_file, parse_file_name, Location, Operation, TranslogConfig, TranslogStats,
+    CHECKPOINT_FILE,
+};
 use crate::engine::store::{Directory, FileWrite};
 use crate::engine::sync::{lock, Condvar, Mutex, MutexGuard};
 use crate::engine::{Error, Result};
@@ -91,7 +94,12 @@ impl State {
 }
 
 /// Creates generation file `gen` with its header, fsynced and with a durable name.
-pub(super) fn create_generation(dir: &dyn Directory, uuid: &[u8; 16], gen: u64, primary_term: u64) -> Result<Box<dyn FileWrite>> {
+pub(super) fn create_generation(
+    dir: &dyn Directory,
+    uuid: &[u8; 16],
+    gen: u64,
+    primary_term: u64,
+) -> Result<Box<dyn FileWrite>> {
     let name = generation_file(gen);
     if dir.exists(&name) {
         // Left by an interrupted roll: no checkpoint ever covered it, so it holds nothing acknowledged.
@@ -106,7 +114,9 @@ pub(super) fn create_generation(dir: &dyn Directory, uuid: &[u8; 16], gen: u64, 
 
 /// Whether `name` is a file the translog owns.
 pub(super) fn is_translog_file(name: &str) -> bool {
-    name == CHECKPOINT_FILE || parse_file_name(name).is_some() || (name.starts_with("translog") && name.ends_with(".tmp"))
+    name == CHECKPOINT_FILE
+        || parse_file_name(name).is_some()
+        || (name.starts_with("translog") && name.ends_with(".tmp"))
 }
 
 impl Translog {
@@ -129,11 +139,24 @@ impl Translog {
             synced: current,
             buffer: Vec::new(),
         };
-        Translog { dir, uuid, config, state: Mutex::new(state), io_done: Condvar::new(), file: Mutex::new(Some(writer)) }
+        Translog {
+            dir,
+            uuid,
+            config,
+            state: Mutex::new(state),
+            io_done: Condvar::new(),
+            file: Mutex::new(Some(writer)),
+        }
     }
 
     /// Creates a new, empty translog in `dir` (generation 1), replacing any translog files there.
-    pub fn create(dir: Arc<dyn Directory>, uuid: [u8; 16], primary_term: u64, global_checkpoint: i64, config: TranslogConfig) -> Result<Translog> {
+    pub fn create(
+        dir: Arc<dyn Directory>,
+        uuid: [u8; 16],
+        primary_term: u64,
+        global_checkpoint: i64,
+        config: TranslogConfig,
+    ) -> Result<Translog> {
         if global_checkpoint < super::UNASSIGNED_SEQ_NO {
             return Err(Error::InvalidArgument(format!("global checkpoint must be >= -2, got {global_checkpoint}")));
         }
@@ -166,7 +189,10 @@ impl Translog {
     /// Appends an operation (not yet durable: see [`Translog::ensure_synced`]).
     pub fn add(&self, op: &Operation) -> Result<Location> {
         if op.seq_no() < 0 {
-            return Err(Error::InvalidArgument(format!("translog operations need an assigned seq_no, got {}", op.seq_no())));
+            return Err(Error::InvalidArgument(format!(
+                "translog operations need an assigned seq_no, got {}",
+                op.seq_no()
+            )));
         }
         let mut st = lock(&self.state);
         st.check_open()?;
@@ -201,7 +227,9 @@ impl Translog {
                 return Ok(false);
             }
             st.check_open()?;
-            if loc.generation > st.current.generation || (loc.generation == st.current.generation && loc.offset + loc.size > st.current.offset) {
+            if loc.generation > st.current.generation
+                || (loc.generation == st.current.generation && loc.offset + loc.size > st.current.offset)
+            {
                 return Err(Error::InvalidArgument(format!("translog location {loc:?} was never added")));
             }
             if !st.io_busy {
@@ -388,7 +416,11 @@ impl Translog {
         self.poisoning(|st| {
             self.roll_holding(st)?;
             for c in st.finished.iter_mut() {
-                let trim = if c.trimmed_above_seq_no == super::UNASSIGNED_SEQ_NO { seq_no } else { c.trimmed_above_seq_no.min(seq_no) };
+                let trim = if c.trimmed_above_seq_no == super::UNASSIGNED_SEQ_NO {
+                    seq_no
+                } else {
+                    c.trimmed_above_seq_no.min(seq_no)
+                };
                 if c.max_seq_no > seq_no && trim != c.trimmed_above_seq_no {
                     let mut new = *c;
                     new.trimmed_above_seq_no = trim;

@@ -154,7 +154,9 @@ pub fn check_file(name: &str, bytes: &[u8]) -> Result<String> {
         ));
     }
     if !base.ends_with(".tlog") {
-        return Err(Error::InvalidArgument(format!("[{name}] is neither a translog generation (.tlog) nor a checkpoint (.ckp)")));
+        return Err(Error::InvalidArgument(format!(
+            "[{name}] is neither a translog generation (.tlog) nor a checkpoint (.ckp)"
+        )));
     }
     let h = generation::read_header(bytes, name, None)?;
     let (mut ops, mut min, mut max) = (0u64, NO_OPS_PERFORMED, NO_OPS_PERFORMED);

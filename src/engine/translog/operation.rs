@@ -23,7 +23,9 @@ impl Operation {
     /// The operation's sequence number (always `>= 0`).
     pub fn seq_no(&self) -> i64 {
         match self {
-            Operation::Index { seq_no, .. } | Operation::Delete { seq_no, .. } | Operation::NoOp { seq_no, .. } => *seq_no,
+            Operation::Index { seq_no, .. } | Operation::Delete { seq_no, .. } | Operation::NoOp { seq_no, .. } => {
+                *seq_no
+            }
         }
     }
 
@@ -106,7 +108,9 @@ impl Operation {
                 let reason = r.string()?.to_string();
                 Operation::NoOp { seq_no, primary_term, reason }
             }
-            other => return Err(Error::corrupt("", base, format!("unknown operation type {other} (expected 1, 2 or 3)"))),
+            other => {
+                return Err(Error::corrupt("", base, format!("unknown operation type {other} (expected 1, 2 or 3)")))
+            }
         };
         if !r.is_empty() {
             return Err(r.error(format!("{} trailing bytes after operation", r.remaining())));

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use super::checkpoint::Checkpoint;
 use super::generation::{corrupted, read_header, walk_frames, HEADER_LEN};
 use super::log::{create_generation, Translog};
-use super::{generation_checkpoint_file, generation_file, parse_file_name, Operation, RecoveryPolicy, TranslogConfig, CHECKPOINT_FILE};
+use super::{
+    generation_checkpoint_file, generation_file, parse_file_name, Operation, RecoveryPolicy, TranslogConfig,
+    CHECKPOINT_FILE,
+};
 use crate::engine::store::Directory;
 use crate::engine::{Error, Result};
 
@@ -35,7 +38,10 @@ pub(super) fn read_generation(
         return Err(corrupted(
             &name,
             HEADER_LEN - 12,
-            format!("translog primary term {} is above the shard's primary term {max_primary_term}", header.primary_term),
+            format!(
+                "translog primary term {} is above the shard's primary term {max_primary_term}",
+                header.primary_term
+            ),
         ));
     }
     let (mut n, mut min, mut max) = (0u64, super::NO_OPS_PERFORMED, super::NO_OPS_PERFORMED);
@@ -44,7 +50,11 @@ pub(super) fn read_generation(
             return Err(corrupted(
                 &name,
                 at,
-                format!("operation primary term {} is above the file's primary term {}", op.primary_term(), header.primary_term),
+                format!(
+                    "operation primary term {} is above the file's primary term {}",
+                    op.primary_term(),
+                    header.primary_term
+                ),
             ));
         }
         n += 1;
@@ -100,7 +110,10 @@ impl Translog {
             return Err(corrupted(
                 CHECKPOINT_FILE,
                 0,
-                format!("the commit needs translog generation {min_generation} but the checkpoint is at generation {}", last.generation),
+                format!(
+                    "the commit needs translog generation {min_generation} but the checkpoint is at generation {}",
+                    last.generation
+                ),
             ));
         }
         let mut finished = Vec::new();
@@ -108,7 +121,11 @@ impl Translog {
             let name = generation_checkpoint_file(g);
             let c = Checkpoint::read(&*dir, &name, &uuid)?;
             if c.generation != g {
-                return Err(corrupted(&name, 0, format!("checkpoint of generation {g} says generation {}", c.generation)));
+                return Err(corrupted(
+                    &name,
+                    0,
+                    format!("checkpoint of generation {g} says generation {}", c.generation),
+                ));
             }
             finished.push(c);
         }
@@ -130,8 +147,10 @@ impl Translog {
                 dir.delete(&name)?;
             }
         }
-        let next = last.generation.checked_add(1).ok_or_else(|| {
-            Error::TranslogCorrupted { file: CHECKPOINT_FILE.to_string(), offset: 0, reason: format!("generation {} cannot be followed", last.generation) }
+        let next = last.generation.checked_add(1).ok_or_else(|| Error::TranslogCorrupted {
+            file: CHECKPOINT_FILE.to_string(),
+            offset: 0,
+            reason: format!("generation {} cannot be followed", last.generation),
         })?;
         let writer = create_generation(&*dir, &uuid, next, primary_term)?;
         let ckp = Checkpoint::empty(next, last.global_checkpoint, min_generation);

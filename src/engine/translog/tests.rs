@@ -52,13 +52,29 @@ fn faulty() -> (FaultyDirectory, Arc<dyn Directory>) {
 fn arb_op() -> impl Strategy<Value = Operation> {
     let s = "[a-z0-9\\-é]{0,12}";
     prop_oneof![
-        (s, proptest::option::of(s), proptest::collection::vec(any::<u8>(), 0..64), 0..i64::MAX, any::<u64>(), any::<i64>())
+        (
+            s,
+            proptest::option::of(s),
+            proptest::collection::vec(any::<u8>(), 0..64),
+            0..i64::MAX,
+            any::<u64>(),
+            any::<i64>()
+        )
             .prop_map(|(id, routing, source, seq_no, primary_term, version)| Operation::Index {
-                id, routing, source, seq_no, primary_term, version
+                id,
+                routing,
+                source,
+                seq_no,
+                primary_term,
+                version
             }),
         (s, 0..i64::MAX, any::<u64>(), any::<i64>())
             .prop_map(|(id, seq_no, primary_term, version)| Operation::Delete { id, seq_no, primary_term, version }),
-        (0..i64::MAX, any::<u64>(), s).prop_map(|(seq_no, primary_term, reason)| Operation::NoOp { seq_no, primary_term, reason }),
+        (0..i64::MAX, any::<u64>(), s).prop_map(|(seq_no, primary_term, reason)| Operation::NoOp {
+            seq_no,
+            primary_term,
+            reason
+        }),
     ]
 }
 
@@ -157,7 +173,10 @@ fn add_sync_close_reopen_round_trip() {
     let s = t.stats();
     assert_eq!((s.operations, s.generation, s.min_generation), (10, 2, 1));
     assert_eq!(s.size_in_bytes, locs[9].offset + locs[9].size + HEADER_LEN);
-    assert!(t.add(&Operation::NoOp { seq_no: 1, primary_term: 2, reason: String::new() }).is_err(), "term above the translog's");
+    assert!(
+        t.add(&Operation::NoOp { seq_no: 1, primary_term: 2, reason: String::new() }).is_err(),
+        "term above the translog's"
+    );
 }
 
 #[test]
@@ -499,7 +518,8 @@ fn bytes_beyond_the_checkpoint_are_ignored() {
     encode_frame(&op(77), &mut tail).unwrap();
     tail.extend_from_slice(b"\x13\x00\x00\x00garbage");
     rd.overwrite("translog-1.tlog", tail);
-    let t = Translog::open(dir.clone(), UUID, 1, 1, TranslogConfig::default(), RecoveryPolicy::TolerateTornTail).unwrap();
+    let t =
+        Translog::open(dir.clone(), UUID, 1, 1, TranslogConfig::default(), RecoveryPolicy::TolerateTornTail).unwrap();
     assert_eq!(seqs(&t.snapshot(0).unwrap()), vec![0, 1, 2, 3, 4]);
     t.close().unwrap();
     // Generation 1 is frozen at its checkpoint: still ignored on the next open.
@@ -570,7 +590,11 @@ fn io_failure_poisons_the_translog() {
 #[test]
 fn async_durability_loses_only_unsynced_ops() {
     let (fd, dir) = faulty();
-    let config = TranslogConfig { durability: Durability::Async, sync_interval: Duration::from_millis(10), ..TranslogConfig::default() };
+    let config = TranslogConfig {
+        durability: Durability::Async,
+        sync_interval: Duration::from_millis(10),
+        ..TranslogConfig::default()
+    };
     let t = Arc::new(Translog::create(dir.clone(), UUID, 1, -1, config.clone()).unwrap());
     let syncer = t.start_async_syncer();
     for i in 0..20 {
@@ -603,7 +627,14 @@ fn async_durability_loses_only_unsynced_ops() {
 fn a_large_buffer_is_written_before_sync() {
     let (_, dir) = ram();
     let t = create(&dir);
-    let big = Operation::Index { id: "big".into(), routing: None, source: vec![7; 300 * 1024], seq_no: 0, primary_term: 1, version: 1 };
+    let big = Operation::Index {
+        id: "big".into(),
+        routing: None,
+        source: vec![7; 300 * 1024],
+        seq_no: 0,
+        primary_term: 1,
+        version: 1,
+    };
     t.add(&big).unwrap();
     assert!(dir.file_len("translog-1.tlog").unwrap() > 300 * 1024, "written out, not yet synced");
     assert_eq!(t.last_synced_checkpoint().num_ops, 0);
@@ -618,8 +649,22 @@ fn golden_dir() -> std::path::PathBuf {
 
 fn golden_ops() -> Vec<Operation> {
     vec![
-        Operation::Index { id: "1".into(), routing: None, source: br#"{"title":"hello"}"#.to_vec(), seq_no: 0, primary_term: 3, version: 1 },
-        Operation::Index { id: "2".into(), routing: Some("r1".into()), source: br#"{"n":2}"#.to_vec(), seq_no: 1, primary_term: 3, version: 1 },
+        Operation::Index {
+            id: "1".into(),
+            routing: None,
+            source: br#"{"title":"hello"}"#.to_vec(),
+            seq_no: 0,
+            primary_term: 3,
+            version: 1,
+        },
+        Operation::Index {
+            id: "2".into(),
+            routing: Some("r1".into()),
+            source: br#"{"n":2}"#.to_vec(),
+            seq_no: 1,
+            primary_term: 3,
+            version: 1,
+        },
         Operation::Delete { id: "1".into(), seq_no: 2, primary_term: 3, version: 2 },
         Operation::NoOp { seq_no: 3, primary_term: 3, reason: "test".into() },
     ]

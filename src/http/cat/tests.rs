@@ -4,11 +4,23 @@ use crate::http::request::{parse_query, Method};
 use proptest::prelude::*;
 
 fn req(q: &str) -> RestRequest {
-    RestRequest { method: Method::Get, path: "/_cat/x".into(), path_params: Default::default(), params: parse_query(q), body: Default::default(), content_type: None }
+    RestRequest {
+        method: Method::Get,
+        path: "/_cat/x".into(),
+        path_params: Default::default(),
+        params: parse_query(q),
+        body: Default::default(),
+        content_type: None,
+    }
 }
 
 fn table() -> Table {
-    let mut t = Table::with_columns(&[("index", "alias:i,idx;desc:index name"), ("docs.count", "alias:dc;text-align:right;desc:docs"), ("size", "alias:ss;default:false;text-align:right"), ("pri.size", "default:false;text-align:right")]);
+    let mut t = Table::with_columns(&[
+        ("index", "alias:i,idx;desc:index name"),
+        ("docs.count", "alias:dc;text-align:right;desc:docs"),
+        ("size", "alias:ss;default:false;text-align:right"),
+        ("pri.size", "default:false;text-align:right"),
+    ]);
     t.columns[2].sibling = Some("pri.size".into());
     t.rows.push(vec!["bb".into(), Cell::Int(5), Cell::Bytes(2048), Cell::Bytes(1024)]);
     t.rows.push(vec!["a".into(), Cell::Int(100), Cell::Bytes(100), Cell::Null]);
@@ -42,7 +54,10 @@ fn columns_by_alias_and_pattern_and_sort() {
 fn json_values_are_strings() {
     let r = table().respond(&req("format=json&h=idx,dc,pri.size")).unwrap();
     let got: Value = serde_json::from_str(&text(r)).unwrap();
-    assert_eq!(got, serde_json::json!([{"idx": "bb", "dc": "5", "pri.size": "1kb"}, {"idx": "a", "dc": "100", "pri.size": null}]));
+    assert_eq!(
+        got,
+        serde_json::json!([{"idx": "bb", "dc": "5", "pri.size": "1kb"}, {"idx": "a", "dc": "100", "pri.size": null}])
+    );
 }
 
 #[test]

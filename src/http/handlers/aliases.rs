@@ -13,12 +13,23 @@ use crate::http::router::{Pool, Router};
 use crate::node::Node;
 
 fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let default = IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false };
+    let default = IndicesOptions {
+        ignore_unavailable: false,
+        allow_no_indices: true,
+        expand: ExpandWildcards { open: true, closed: true, hidden: false },
+        forbid_closed: false,
+    };
     let o = indices_options(req, default)?;
     let md = node.cluster.metadata();
     let (status, body) = aliases::get(&md, req.path_param("index"), req.path_param("name"), o)?;
     if req.method == Method::Head {
-        let found = body.as_object().is_some_and(|m| m.iter().any(|(k, v)| k != "error" && k != "status" && v["aliases"].as_object().is_some_and(|a| !a.is_empty() || req.path_param("name").is_none())));
+        let found = body.as_object().is_some_and(|m| {
+            m.iter().any(|(k, v)| {
+                k != "error"
+                    && k != "status"
+                    && v["aliases"].as_object().is_some_and(|a| !a.is_empty() || req.path_param("name").is_none())
+            })
+        });
         return Ok(RestResponse::status(if status == 200 && found { 200 } else { 404 }));
     }
     Ok(RestResponse::json(status, body))
@@ -46,8 +57,8 @@ fn put(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
             match k.as_str() {
                 "index" => indices = text().map(|s| split(&s)).unwrap_or_default(),
                 "alias" => name = text(),
-                "routing" | "index_routing" | "indexRouting" | "index-routing" | "search_routing" | "searchRouting" | "search-routing"
-                | "is_write_index" | "is_hidden" | "filter" => {
+                "routing" | "index_routing" | "indexRouting" | "index-routing" | "search_routing" | "searchRouting"
+                | "search-routing" | "is_write_index" | "is_hidden" | "filter" => {
                     if !v.is_null() {
                         fields.insert(k.clone(), v.clone());
                     }
@@ -91,7 +102,9 @@ const PUT_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"]
 /// Registers the routes.
 pub fn register(r: &mut Router) {
     use Method::*;
-    for p in ["/_alias", "/_aliases", "/_alias/{name}", "/{index}/_alias", "/{index}/_aliases", "/{index}/_alias/{name}"] {
+    for p in
+        ["/_alias", "/_aliases", "/_alias/{name}", "/{index}/_alias", "/{index}/_aliases", "/{index}/_alias/{name}"]
+    {
         r.add(&[Get, Head], p, "indices:admin/aliases/get", Pool::Management, GET_P, get);
     }
     for p in ["/{index}/_alias/{name}", "/{index}/_aliases/{name}", "/_alias/{name}", "/_aliases/{name}"] {

@@ -33,7 +33,18 @@ fn handle(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(analyze::analyze(&node.cluster, index.as_deref(), &body)?))
 }
 
-const PARAMS: &[&str] = &["index", "text", "analyzer", "tokenizer", "filter", "char_filter", "field", "normalizer", "explain", "attributes"];
+const PARAMS: &[&str] = &[
+    "index",
+    "text",
+    "analyzer",
+    "tokenizer",
+    "filter",
+    "char_filter",
+    "field",
+    "normalizer",
+    "explain",
+    "attributes",
+];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {

@@ -144,7 +144,13 @@ fn civil(days: i64) -> (i64, u32, u32) {
 pub fn iso_millis(ms: i64) -> String {
     let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
     let (y, mo, d) = civil(days);
-    format!("{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000)
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
 }
 
 fn indices_table(rows: Vec<IndexRow>) -> Table {
@@ -166,10 +172,16 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
     for (name, short, long, _, desc) in STATS {
-        cols.push((name.to_string(), format!("sibling:pri;alias:{short},{long};default:false;text-align:right;desc:{desc}")));
+        cols.push((
+            name.to_string(),
+            format!("sibling:pri;alias:{short},{long};default:false;text-align:right;desc:{desc}"),
+        ));
         cols.push((format!("pri.{name}"), format!("default:false;text-align:right;desc:{desc}")));
     }
-    cols.push(("search.throttled".into(), "alias:sth;default:false;desc:indicates if the index is search throttled".into()));
+    cols.push((
+        "search.throttled".into(),
+        "alias:sth;default:false;desc:indicates if the index is search throttled".into(),
+    ));
     cols.push(("system".into(), "default:false;desc:indicates if the index is a system index".into()));
     cols.push(("system.description".into(), "default:false;desc:description of the system index".into()));
     let refs: Vec<(&str, &str)> = cols.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
@@ -213,11 +225,20 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
 }
 
 fn cat_indices(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let default = IndicesOptions { ignore_unavailable: false, allow_no_indices: true, expand: ExpandWildcards { open: true, closed: true, hidden: false }, forbid_closed: false };
+    let default = IndicesOptions {
+        ignore_unavailable: false,
+        allow_no_indices: true,
+        expand: ExpandWildcards { open: true, closed: true, hidden: false },
+        forbid_closed: false,
+    };
     let system = req.bool_param("system", false)?;
     // `system=true` lists system indices, which are hidden: wildcards then expand to all
     // states unless `expand_wildcards` says otherwise.
-    let default = if system { IndicesOptions { expand: ExpandWildcards { open: true, closed: true, hidden: true }, ..default } } else { default };
+    let default = if system {
+        IndicesOptions { expand: ExpandWildcards { open: true, closed: true, hidden: true }, ..default }
+    } else {
+        default
+    };
     let o = indices_options(req, default)?;
     let mut rows = cat_indices::rows(&node.cluster, &index_expr(req), o, req.param("health"))?;
     if system {
@@ -248,7 +269,21 @@ fn cat_templates(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 const INDICES_P: &[&str] = &[
-    "format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout", "bytes", "time", "health", "pri", "expand_wildcards", "include_unloaded_segments", "system",
+    "format",
+    "h",
+    "help",
+    "s",
+    "v",
+    "local",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "bytes",
+    "time",
+    "health",
+    "pri",
+    "expand_wildcards",
+    "include_unloaded_segments",
+    "system",
 ];
 const TEMPLATES_P: &[&str] = &["format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout"];
 

@@ -19,10 +19,15 @@ fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         Some("indices") => Level::Indices,
         Some("shards") => Level::Shards,
         Some("awareness_attributes") => Level::AwarenessAttributes,
-        Some(other) => return Err(OsError::illegal(format!("Unknown level [{other}], expected one of [cluster, indices, shards, awareness_attributes]"))),
+        Some(other) => {
+            return Err(OsError::illegal(format!(
+                "Unknown level [{other}], expected one of [cluster, indices, shards, awareness_attributes]"
+            )))
+        }
     };
     if let Some(s) = req.param("wait_for_status") {
-        h.wait_for_status = Some(Status::parse(s).ok_or_else(|| OsError::illegal(format!("unknown cluster health status [{s}]")))?);
+        h.wait_for_status =
+            Some(Status::parse(s).ok_or_else(|| OsError::illegal(format!("unknown cluster health status [{s}]")))?);
     }
     h.wait_for_nodes = req.param("wait_for_nodes").map(str::to_string);
     h.wait_for_active_shards = req.param("wait_for_active_shards").map(str::to_string);
@@ -39,9 +44,23 @@ fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 fn state(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let metrics: Vec<String> = req.path_param("metric").map(|m| m.split(',').map(str::to_string).collect()).unwrap_or_default();
+    let metrics: Vec<String> =
+        req.path_param("metric").map(|m| m.split(',').map(str::to_string).collect()).unwrap_or_default();
     for m in &metrics {
-        if !["_all", "version", "master_node", "cluster_manager_node", "blocks", "nodes", "metadata", "routing_table", "routing_nodes", "customs"].contains(&m.as_str()) {
+        if ![
+            "_all",
+            "version",
+            "master_node",
+            "cluster_manager_node",
+            "blocks",
+            "nodes",
+            "metadata",
+            "routing_table",
+            "routing_nodes",
+            "customs",
+        ]
+        .contains(&m.as_str())
+        {
             return Err(OsError::illegal(format!("request [{}] contains unrecognized metric: [{m}]", req.path)));
         }
     }
@@ -49,11 +68,34 @@ fn state(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 const HEALTH_P: &[&str] = &[
-    "expand_wildcards", "level", "local", "master_timeout", "cluster_manager_timeout", "timeout", "wait_for_active_shards", "wait_for_nodes",
-    "wait_for_events", "wait_for_no_relocating_shards", "wait_for_no_initializing_shards", "wait_for_status", "awareness_attribute",
-    "ensure_node_weighed_in", "ignore_unavailable", "allow_no_indices",
+    "expand_wildcards",
+    "level",
+    "local",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "timeout",
+    "wait_for_active_shards",
+    "wait_for_nodes",
+    "wait_for_events",
+    "wait_for_no_relocating_shards",
+    "wait_for_no_initializing_shards",
+    "wait_for_status",
+    "awareness_attribute",
+    "ensure_node_weighed_in",
+    "ignore_unavailable",
+    "allow_no_indices",
 ];
-const STATE_P: &[&str] = &["local", "master_timeout", "cluster_manager_timeout", "flat_settings", "wait_for_metadata_version", "wait_for_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const STATE_P: &[&str] = &[
+    "local",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "flat_settings",
+    "wait_for_metadata_version",
+    "wait_for_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {

@@ -5,7 +5,9 @@ use serde_json::Value;
 use crate::action::bulk::{self, BulkDefaults};
 use crate::action::documents::active_shards::{ActiveShardCount, DEFAULT_TIMEOUT};
 use crate::action::documents::mget::MgetDefaults;
-use crate::action::documents::{self, parse_version_type, ActiveWait, DeleteRequest, GetRequest, IndexRequest, Refresh};
+use crate::action::documents::{
+    self, parse_version_type, ActiveWait, DeleteRequest, GetRequest, IndexRequest, Refresh,
+};
 use crate::action::source_filter::SourceFilter;
 use crate::action::update::{self, UpdateRequest};
 use crate::error::{OsError, OsResult};
@@ -29,7 +31,9 @@ fn constraints(req: &RestRequest) -> OsResult<Constraints> {
         ]));
     }
     if c.if_seq_no.is_some() && c.version_type != VersionType::Internal {
-        return Err(OsError::validation(&["compare and write operations can not be used with version type [external]".into()]));
+        return Err(OsError::validation(&[
+            "compare and write operations can not be used with version type [external]".into(),
+        ]));
     }
     Ok(c)
 }
@@ -78,7 +82,11 @@ fn index_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 /// `FetchSourceContext.parseFromRestRequest` reads them: `None` when none is given.
 fn source_filter(req: &RestRequest) -> Option<SourceFilter> {
     if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") {
-        Some(SourceFilter::from_params(req.param("_source"), req.param("_source_includes"), req.param("_source_excludes")))
+        Some(SourceFilter::from_params(
+            req.param("_source"),
+            req.param("_source_includes"),
+            req.param("_source_excludes"),
+        ))
     } else {
         None
     }
@@ -121,7 +129,9 @@ fn get_source(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     }
     match source {
         Some(s) => Ok(RestResponse::ok(s.clone())),
-        None if !found => Err(OsError::new("resource_not_found_exception", format!("Document not found [{index}]/[{}]", g.id))),
+        None if !found => {
+            Err(OsError::new("resource_not_found_exception", format!("Document not found [{index}]/[{}]", g.id)))
+        }
         None => Err(OsError::new("resource_not_found_exception", format!("Source not found [{index}]/[{}]", g.id))),
     }
 }
@@ -194,13 +204,91 @@ fn mget(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(documents::mget::mget(&node.cluster, &items)))
 }
 
-const INDEX_P: &[&str] = &["if_seq_no", "if_primary_term", "op_type", "pipeline", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards", "require_alias"];
-const GET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
-const GET_SOURCE_P: &[&str] = &["preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
-const DELETE_P: &[&str] = &["if_seq_no", "if_primary_term", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards"];
-const UPDATE_P: &[&str] = &["if_seq_no", "if_primary_term", "lang", "refresh", "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "version", "version_type"];
-const BULK_P: &[&str] = &["pipeline", "refresh", "require_alias", "routing", "timeout", "wait_for_active_shards", "_source", "_source_excludes", "_source_includes", "type", "batch_size"];
-const MGET_P: &[&str] = &["stored_fields", "preference", "realtime", "refresh", "routing", "_source", "_source_excludes", "_source_includes"];
+const INDEX_P: &[&str] = &[
+    "if_seq_no",
+    "if_primary_term",
+    "op_type",
+    "pipeline",
+    "refresh",
+    "routing",
+    "timeout",
+    "version",
+    "version_type",
+    "wait_for_active_shards",
+    "require_alias",
+];
+const GET_P: &[&str] = &[
+    "stored_fields",
+    "preference",
+    "realtime",
+    "refresh",
+    "routing",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
+    "version",
+    "version_type",
+];
+const GET_SOURCE_P: &[&str] = &[
+    "preference",
+    "realtime",
+    "refresh",
+    "routing",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
+    "version",
+    "version_type",
+];
+const DELETE_P: &[&str] = &[
+    "if_seq_no",
+    "if_primary_term",
+    "refresh",
+    "routing",
+    "timeout",
+    "version",
+    "version_type",
+    "wait_for_active_shards",
+];
+const UPDATE_P: &[&str] = &[
+    "if_seq_no",
+    "if_primary_term",
+    "lang",
+    "refresh",
+    "require_alias",
+    "retry_on_conflict",
+    "routing",
+    "timeout",
+    "wait_for_active_shards",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
+    "version",
+    "version_type",
+];
+const BULK_P: &[&str] = &[
+    "pipeline",
+    "refresh",
+    "require_alias",
+    "routing",
+    "timeout",
+    "wait_for_active_shards",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
+    "type",
+    "batch_size",
+];
+const MGET_P: &[&str] = &[
+    "stored_fields",
+    "preference",
+    "realtime",
+    "refresh",
+    "routing",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
+];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {

@@ -24,7 +24,11 @@ fn do_explain(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         _ => None,
     };
     let source = if req.has("_source") || req.has("_source_includes") || req.has("_source_excludes") {
-        Some(SourceFilter::from_params(req.param("_source"), req.param("_source_includes"), req.param("_source_excludes")))
+        Some(SourceFilter::from_params(
+            req.param("_source"),
+            req.param("_source_includes"),
+            req.param("_source_excludes"),
+        ))
     } else {
         None
     };
@@ -42,8 +46,18 @@ fn do_explain(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 const EXPLAIN_P: &[&str] = &[
-    "analyze_wildcard", "analyzer", "default_operator", "df", "lenient", "preference", "q", "routing", "stored_fields", "_source",
-    "_source_excludes", "_source_includes",
+    "analyze_wildcard",
+    "analyzer",
+    "default_operator",
+    "df",
+    "lenient",
+    "preference",
+    "q",
+    "routing",
+    "stored_fields",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
 ];
 
 /// Registers the routes.

@@ -9,8 +9,19 @@ use crate::http::request::{Method, RestRequest};
 use crate::http::router::{Pool, Router};
 use crate::node::Node;
 
-const fn opts(ignore_unavailable: bool, allow_no_indices: bool, open: bool, closed: bool, forbid_closed: bool) -> IndicesOptions {
-    IndicesOptions { ignore_unavailable, allow_no_indices, expand: ExpandWildcards { open, closed, hidden: false }, forbid_closed }
+const fn opts(
+    ignore_unavailable: bool,
+    allow_no_indices: bool,
+    open: bool,
+    closed: bool,
+    forbid_closed: bool,
+) -> IndicesOptions {
+    IndicesOptions {
+        ignore_unavailable,
+        allow_no_indices,
+        expand: ExpandWildcards { open, closed, hidden: false },
+        forbid_closed,
+    }
 }
 
 const MASTER: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"];
@@ -87,7 +98,12 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         );
     }
     let max = if max == -1 { 1 } else { max as usize };
-    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?))
+    Ok(RestResponse::ok(indices::broadcast(
+        &node.cluster,
+        &index_expr(req),
+        o,
+        Broadcast::ForceMerge { max_num_segments: max },
+    )?))
 }
 
 fn clear_cache(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -111,7 +127,8 @@ fn put_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 fn get_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, true, false))?;
     // `paramAsStringArrayOrEmptyIfAll("name")`: `_all` filters nothing.
-    let names: Option<Vec<String>> = req.path_param("name").filter(|n| *n != "_all").map(|n| n.split(',').map(str::to_string).collect());
+    let names: Option<Vec<String>> =
+        req.path_param("name").filter(|n| *n != "_all").map(|n| n.split(',').map(str::to_string).collect());
     let flat = req.bool_param("flat_settings", false)?;
     let defaults = req.bool_param("include_defaults", false)?;
     Ok(RestResponse::ok(indices::get_settings(&node.cluster, &index_expr(req), o, names.as_deref(), flat, defaults)?))
@@ -127,18 +144,97 @@ fn put_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 const OPTS: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 
 // Parameter lists are spelled out per route (OpenSearch's rest-api-spec).
-const CREATE_P: &[&str] = &["wait_for_active_shards", "timeout", "master_timeout", "cluster_manager_timeout", "include_type_name"];
-const DELETE_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
-const GET_P: &[&str] = &["local", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "flat_settings", "include_defaults", "master_timeout", "cluster_manager_timeout"];
-const OPEN_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "wait_for_active_shards", "wait_for_completion", "task_execution_timeout"];
+const CREATE_P: &[&str] =
+    &["wait_for_active_shards", "timeout", "master_timeout", "cluster_manager_timeout", "include_type_name"];
+const DELETE_P: &[&str] = &[
+    "timeout",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
+const GET_P: &[&str] = &[
+    "local",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+    "flat_settings",
+    "include_defaults",
+    "master_timeout",
+    "cluster_manager_timeout",
+];
+const OPEN_P: &[&str] = &[
+    "timeout",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+    "wait_for_active_shards",
+    "wait_for_completion",
+    "task_execution_timeout",
+];
 const REFRESH_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 const FLUSH_P: &[&str] = &["force", "wait_if_ongoing", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
-const FM_P: &[&str] = &["flush", "max_num_segments", "only_expunge_deletes", "wait_for_completion", "primary_only", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
-const CACHE_P: &[&str] = &["fielddata", "fields", "query", "request", "file", "index", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
-const GET_MAPPING_P: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards", "master_timeout", "cluster_manager_timeout", "local"];
-const PUT_MAPPING_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards", "write_index_only"];
-const GET_SETTINGS_P: &[&str] = &["flat_settings", "include_defaults", "local", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
-const PUT_SETTINGS_P: &[&str] = &["preserve_existing", "flat_settings", "timeout", "master_timeout", "cluster_manager_timeout", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
+const FM_P: &[&str] = &[
+    "flush",
+    "max_num_segments",
+    "only_expunge_deletes",
+    "wait_for_completion",
+    "primary_only",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
+const CACHE_P: &[&str] = &[
+    "fielddata",
+    "fields",
+    "query",
+    "request",
+    "file",
+    "index",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
+const GET_MAPPING_P: &[&str] = &[
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "local",
+];
+const PUT_MAPPING_P: &[&str] = &[
+    "timeout",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+    "write_index_only",
+];
+const GET_SETTINGS_P: &[&str] = &[
+    "flat_settings",
+    "include_defaults",
+    "local",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
+const PUT_SETTINGS_P: &[&str] = &[
+    "preserve_existing",
+    "flat_settings",
+    "timeout",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {
@@ -149,7 +245,14 @@ pub fn register(r: &mut Router) {
     r.add(&[Get, Head], "/{index}", "indices:admin/get", Pool::Management, GET_P, get);
     r.add(&[Post], "/{index}/_open", "indices:admin/open", Pool::Management, OPEN_P, open);
     r.add(&[Post], "/{index}/_close", "indices:admin/close", Pool::Management, OPEN_P, close);
-    r.add(&[Get], "/_resolve/index/{name}", "indices:admin/resolve/index", Pool::Management, &["expand_wildcards"], resolve_index);
+    r.add(
+        &[Get],
+        "/_resolve/index/{name}",
+        "indices:admin/resolve/index",
+        Pool::Management,
+        &["expand_wildcards"],
+        resolve_index,
+    );
     for p in ["/_refresh", "/{index}/_refresh"] {
         r.add(&[Get, Post], p, "indices:admin/refresh", Pool::Management, REFRESH_P, refresh);
     }

@@ -17,8 +17,16 @@ fn info(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         (Some(x), None) => (Some(x.to_string()), None),
         _ => (None, None),
     };
-    let settings: Map<String, Value> = node.settings.all().iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-    Ok(RestResponse::ok(nodes_info::info(&node.cluster, &node.pools, filter.as_deref(), metrics.as_deref(), &settings, node.max_content_length)?))
+    let settings: Map<String, Value> =
+        node.settings.all().iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    Ok(RestResponse::ok(nodes_info::info(
+        &node.cluster,
+        &node.pools,
+        filter.as_deref(),
+        metrics.as_deref(),
+        &settings,
+        node.max_content_length,
+    )?))
 }
 
 const PARAMS: &[&str] = &["flat_settings", "timeout"];

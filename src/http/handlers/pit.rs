@@ -18,14 +18,21 @@ use crate::http::router::{Pool, Router};
 use crate::node::Node;
 
 /// Runs a `_search` that names a PIT or opens a scroll; `None` for a plain search.
-pub fn search_pit_or_scroll(node: &Node, req: &RestRequest, r: &SearchRequest, o: IndicesOptions) -> Option<OsResult<Value>> {
+pub fn search_pit_or_scroll(
+    node: &Node,
+    req: &RestRequest,
+    r: &SearchRequest,
+    o: IndicesOptions,
+) -> Option<OsResult<Value>> {
     if let Some(p) = &r.pit {
         let mut errs = Vec::new();
         if r.scroll.is_some() {
             errs.push("using [point in time] is not allowed in a scroll context".to_string());
         }
         if req.path_param("index").is_some() {
-            errs.push("[indices] cannot be used with point in time. Do not specify any index with point in time.".to_string());
+            errs.push(
+                "[indices] cannot be used with point in time. Do not specify any index with point in time.".to_string(),
+            );
         }
         if ["expand_wildcards", "ignore_unavailable", "allow_no_indices"].iter().any(|k| req.has(k)) {
             errs.push("[indicesOptions] cannot be used with point in time".to_string());
@@ -71,7 +78,14 @@ fn delete_all_pits(node: &Node, _: &RestRequest) -> OsResult<RestResponse> {
 
 fn time(v: &str, key: &str) -> OsResult<Duration> {
     crate::cluster::settings::parse_time(v, key)
-        .map_err(|_| OsError::new("parse_exception", format!("failed to parse setting [{key}] with value [{v}] as a time value: unit is missing or unrecognized")))
+        .map_err(|_| {
+            OsError::new(
+                "parse_exception",
+                format!(
+                    "failed to parse setting [{key}] with value [{v}] as a time value: unit is missing or unrecognized"
+                ),
+            )
+        })
         .map(|d| d.unwrap_or(Duration::ZERO))
 }
 
@@ -87,15 +101,23 @@ fn scroll_next(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
             match (k.as_str(), v) {
                 ("scroll_id", Value::String(s)) => id = Some(s.clone()),
                 ("scroll", Value::String(s)) => keep_alive = Some(time(s, "scroll")?),
-                (other, _) => return Err(OsError::illegal(format!("Unknown parameter [{other}] in request body or parameter is of the wrong type[{}] ", type_name(v)))),
+                (other, _) => {
+                    return Err(OsError::illegal(format!(
+                        "Unknown parameter [{other}] in request body or parameter is of the wrong type[{}] ",
+                        type_name(v)
+                    )))
+                }
             }
         }
     }
     let id = id.filter(|s| !s.is_empty()).ok_or_else(|| OsError::validation(&["scrollId is missing".to_string()]))?;
-    let rest_int = if req.has("rest_total_hits_as_int") { Some(req.bool_param("rest_total_hits_as_int", false)?) } else { None };
+    let rest_int =
+        if req.has("rest_total_hits_as_int") { Some(req.bool_param("rest_total_hits_as_int", false)?) } else { None };
     match scroll::next(&node.reader_contexts, &id, keep_alive, rest_int) {
         Ok(v) => Ok(RestResponse::ok(v)),
-        Err(e) if e.kind == "search_phase_execution_exception" => Ok(RestResponse::json(e.status, crate::action::search::error_body(&e))),
+        Err(e) if e.kind == "search_phase_execution_exception" => {
+            Ok(RestResponse::json(e.status, crate::action::search::error_body(&e)))
+        }
         Err(e) => Err(e),
     }
 }
@@ -112,7 +134,10 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 fn scroll_clear(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let mut ids: Vec<String> = req.path_param("scroll_id").map(|s| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect()).unwrap_or_default();
+    let mut ids: Vec<String> = req
+        .path_param("scroll_id")
+        .map(|s| s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect())
+        .unwrap_or_default();
     let body = req.json()?;
     ids.extend(scroll::body_scroll_ids(&body)?);
     if ids.is_empty() {
@@ -192,17 +217,54 @@ fn cat_pit_segments(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     segments_table(node, &ctxs).respond(req)
 }
 
-const CREATE_P: &[&str] = &["keep_alive", "preference", "routing", "expand_wildcards", "allow_partial_pit_creation", "ignore_unavailable", "allow_no_indices"];
+const CREATE_P: &[&str] = &[
+    "keep_alive",
+    "preference",
+    "routing",
+    "expand_wildcards",
+    "allow_partial_pit_creation",
+    "ignore_unavailable",
+    "allow_no_indices",
+];
 const SCROLL_P: &[&str] = &["scroll", "scroll_id", "rest_total_hits_as_int"];
-const CAT_P: &[&str] = &["format", "h", "help", "s", "v", "bytes", "local", "master_timeout", "cluster_manager_timeout"];
+const CAT_P: &[&str] =
+    &["format", "h", "help", "s", "v", "bytes", "local", "master_timeout", "cluster_manager_timeout"];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {
     use Method::*;
-    r.add(&[Post], "/{index}/_search/point_in_time", "indices:data/read/point_in_time/create", Pool::Search, CREATE_P, create_pit);
-    r.add(&[Get], "/_search/point_in_time/_all", "indices:data/read/point_in_time/readall", Pool::Search, &[], all_pits);
-    r.add(&[Delete], "/_search/point_in_time", "indices:data/read/point_in_time/delete", Pool::Search, &[], delete_pits);
-    r.add(&[Delete], "/_search/point_in_time/_all", "indices:data/read/point_in_time/delete", Pool::Search, &[], delete_all_pits);
+    r.add(
+        &[Post],
+        "/{index}/_search/point_in_time",
+        "indices:data/read/point_in_time/create",
+        Pool::Search,
+        CREATE_P,
+        create_pit,
+    );
+    r.add(
+        &[Get],
+        "/_search/point_in_time/_all",
+        "indices:data/read/point_in_time/readall",
+        Pool::Search,
+        &[],
+        all_pits,
+    );
+    r.add(
+        &[Delete],
+        "/_search/point_in_time",
+        "indices:data/read/point_in_time/delete",
+        Pool::Search,
+        &[],
+        delete_pits,
+    );
+    r.add(
+        &[Delete],
+        "/_search/point_in_time/_all",
+        "indices:data/read/point_in_time/delete",
+        Pool::Search,
+        &[],
+        delete_all_pits,
+    );
     for p in ["/_search/scroll", "/_search/scroll/{scroll_id}"] {
         r.add(&[Get, Post], p, "indices:data/read/scroll", Pool::Search, SCROLL_P, scroll_next);
         r.add(&[Delete], p, "indices:data/read/scroll/clear", Pool::Search, &[], scroll_clear);

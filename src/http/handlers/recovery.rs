@@ -106,8 +106,21 @@ fn cat_recovery(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 const RECOVERY_P: &[&str] = &["detailed", "active_only", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 const CAT_RECOVERY_P: &[&str] = &[
-    "format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout", "bytes", "time", "active_only", "detailed",
-    "ignore_unavailable", "allow_no_indices", "expand_wildcards",
+    "format",
+    "h",
+    "help",
+    "s",
+    "v",
+    "local",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "bytes",
+    "time",
+    "active_only",
+    "detailed",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
 ];
 
 /// Registers the routes.

@@ -56,7 +56,10 @@ fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let mut r = SearchRequest::from_body(body)?;
     r.apply_params(&params(req))?;
     if let Some(m) = req.param("min_score") {
-        r.min_score = Some(m.parse::<f32>().map_err(|_| OsError::illegal(format!("Failed to parse float parameter [min_score] with value [{m}]")))?);
+        r.min_score =
+            Some(m.parse::<f32>().map_err(|_| {
+                OsError::illegal(format!("Failed to parse float parameter [min_score] with value [{m}]"))
+            })?);
     }
     match search::count(&node.cluster, &index_expr(req), o, &r) {
         Ok(v) => Ok(RestResponse::ok(v)),
@@ -66,7 +69,11 @@ fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn validate_query(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     use crate::action::validate_query::{validate, ValidateRequest};
-    let mut r = ValidateRequest { explain: req.bool_param("explain", false)?, rewrite: req.bool_param("rewrite", false)?, ..Default::default() };
+    let mut r = ValidateRequest {
+        explain: req.bool_param("explain", false)?,
+        rewrite: req.bool_param("rewrite", false)?,
+        ..Default::default()
+    };
     if req.has_body() {
         match req.json().and_then(|b| crate::action::explain::parse_body(&b)) {
             Ok(q) => r.query = q,
@@ -125,25 +132,84 @@ fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 // `stats`, `phase_took`, `cancel_after_time_interval`, the `suggest_*` family, and
 // `search_pipeline`/`verbose_pipeline` (issue 25).
 const SEARCH_P: &[&str] = &[
-    "allow_no_indices", "allow_partial_search_results", "analyze_wildcard", "analyzer", "batched_reduce_size",
-    "ccs_minimize_roundtrips", "default_operator", "df", "docvalue_fields", "expand_wildcards", "explain", "from", "ignore_throttled",
-    "ignore_unavailable", "include_named_queries_score", "lenient", "max_concurrent_shard_requests", "pre_filter_shard_size",
-    "preference", "q", "request_cache", "rest_total_hits_as_int", "routing", "scroll", "search_type", "seq_no_primary_term",
-    "size", "sort", "_source", "_source_excludes", "_source_includes", "stored_fields",
-    "terminate_after", "timeout", "track_scores", "track_total_hits", "typed_keys", "version",
+    "allow_no_indices",
+    "allow_partial_search_results",
+    "analyze_wildcard",
+    "analyzer",
+    "batched_reduce_size",
+    "ccs_minimize_roundtrips",
+    "default_operator",
+    "df",
+    "docvalue_fields",
+    "expand_wildcards",
+    "explain",
+    "from",
+    "ignore_throttled",
+    "ignore_unavailable",
+    "include_named_queries_score",
+    "lenient",
+    "max_concurrent_shard_requests",
+    "pre_filter_shard_size",
+    "preference",
+    "q",
+    "request_cache",
+    "rest_total_hits_as_int",
+    "routing",
+    "scroll",
+    "search_type",
+    "seq_no_primary_term",
+    "size",
+    "sort",
+    "_source",
+    "_source_excludes",
+    "_source_includes",
+    "stored_fields",
+    "terminate_after",
+    "timeout",
+    "track_scores",
+    "track_total_hits",
+    "typed_keys",
+    "version",
 ];
 const COUNT_P: &[&str] = &[
-    "allow_no_indices", "analyze_wildcard", "analyzer", "default_operator", "df", "expand_wildcards", "ignore_throttled", "ignore_unavailable",
-    "lenient", "min_score", "preference", "q", "routing", "terminate_after",
+    "allow_no_indices",
+    "analyze_wildcard",
+    "analyzer",
+    "default_operator",
+    "df",
+    "expand_wildcards",
+    "ignore_throttled",
+    "ignore_unavailable",
+    "lenient",
+    "min_score",
+    "preference",
+    "q",
+    "routing",
+    "terminate_after",
 ];
 const MSEARCH_P: &[&str] = &[
-    "ccs_minimize_roundtrips", "max_concurrent_searches", "max_concurrent_shard_requests", "pre_filter_shard_size", "rest_total_hits_as_int",
-    "search_type", "typed_keys",
+    "ccs_minimize_roundtrips",
+    "max_concurrent_searches",
+    "max_concurrent_shard_requests",
+    "pre_filter_shard_size",
+    "rest_total_hits_as_int",
+    "search_type",
+    "typed_keys",
 ];
 
 const VALIDATE_P: &[&str] = &[
-    "explain", "rewrite", "all_shards", "q", "df", "analyzer", "analyze_wildcard", "default_operator", "lenient", "ignore_unavailable",
-    "allow_no_indices", "expand_wildcards",
+    "explain",
+    "rewrite",
+    "all_shards",
+    "q",
+    "df",
+    "analyzer",
+    "analyze_wildcard",
+    "default_operator",
+    "lenient",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
 ];
 
 /// Registers the routes.

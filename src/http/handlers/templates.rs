@@ -70,5 +70,12 @@ pub fn register(r: &mut Router) {
         r.add(&[Get, Head], named, "indices:admin/template/get", Pool::Management, GET_P, get);
         r.add(&[Delete], named, "indices:admin/template/delete", Pool::Management, DELETE_P, delete);
     }
-    r.add(&[Post], "/_index_template/_simulate_index/{name}", "indices:admin/index_template/simulate_index", Pool::Management, GET_P, simulate_index);
+    r.add(
+        &[Post],
+        "/_index_template/_simulate_index/{name}",
+        "indices:admin/index_template/simulate_index",
+        Pool::Management,
+        GET_P,
+        simulate_index,
+    );
 }

@@ -219,7 +219,9 @@ impl Parser<'_> {
                         _ => None,
                     };
                     e = match getter {
-                        Some(field) => Expr { kind: ExprKind::Field { target: Box::new(e), name: field.into(), null_safe }, pos },
+                        Some(field) => {
+                            Expr { kind: ExprKind::Field { target: Box::new(e), name: field.into(), null_safe }, pos }
+                        }
                         None => Expr { kind: ExprKind::Call { target: Box::new(e), name, args, null_safe }, pos },
                     };
                 } else {
@@ -318,11 +320,19 @@ impl Parser<'_> {
                                 let name_pos = self.pos();
                                 let name = match self.bump().tok {
                                     Tok::Ident(n) => n,
-                                    _ => return Err(CompileError::new(name_pos, format!("invalid static access on [{word}]."))),
+                                    _ => {
+                                        return Err(CompileError::new(
+                                            name_pos,
+                                            format!("invalid static access on [{word}]."),
+                                        ))
+                                    }
                                 };
                                 if self.is("(") {
                                     let args = self.arguments()?;
-                                    return Ok(Expr { kind: ExprKind::StaticCall { class, name, args }, pos: name_pos });
+                                    return Ok(Expr {
+                                        kind: ExprKind::StaticCall { class, name, args },
+                                        pos: name_pos,
+                                    });
                                 }
                                 return Ok(Expr { kind: ExprKind::StaticField { class, name }, pos: name_pos });
                             }
@@ -347,7 +357,14 @@ impl Parser<'_> {
         };
         let args = self.arguments()?;
         if args.len() > 1 {
-            return Err(CompileError::new(pos, format!("constructor [{}, <init>/{}] not found", if map { "java.util.HashMap" } else { "java.util.ArrayList" }, args.len())));
+            return Err(CompileError::new(
+                pos,
+                format!(
+                    "constructor [{}, <init>/{}] not found",
+                    if map { "java.util.HashMap" } else { "java.util.ArrayList" },
+                    args.len()
+                ),
+            ));
         }
         Ok(Expr { kind: ExprKind::New { map, args }, pos })
     }
@@ -384,7 +401,6 @@ impl Parser<'_> {
         Ok(Expr { kind: ExprKind::ListInit(items), pos })
     }
 }
-
 
 fn compound_op(p: &str) -> Option<BinOp> {
     let op = p.strip_suffix('=')?;

@@ -42,7 +42,11 @@ pub(crate) fn parse(source: &str, tokens: Vec<Token>) -> Result<Program, Compile
 }
 
 /// Parses a script whose context variable is called `ctx_name` (`token` for analysis scripts).
-pub(crate) fn parse_with_context(source: &str, tokens: Vec<Token>, ctx_name: &'static str) -> Result<Program, CompileError> {
+pub(crate) fn parse_with_context(
+    source: &str,
+    tokens: Vec<Token>,
+    ctx_name: &'static str,
+) -> Result<Program, CompileError> {
     let mut p = Parser {
         source,
         tokens,
@@ -119,7 +123,10 @@ impl Parser<'_> {
     }
 
     fn expected(&self, what: &str) -> CompileError {
-        CompileError::new(self.pos(), format!("unexpected token [{}] was expecting one of [{what}].", self.current_display()))
+        CompileError::new(
+            self.pos(),
+            format!("unexpected token [{}] was expecting one of [{what}].", self.current_display()),
+        )
     }
 
     fn invalid_here(&self) -> CompileError {
@@ -131,13 +138,20 @@ impl Parser<'_> {
     }
 
     fn expect(&mut self, p: &str) -> Result<(), CompileError> {
-        if self.eat(p) { Ok(()) } else { Err(self.expected(&format!("'{p}'"))) }
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("'{p}'")))
+        }
     }
 
     fn enter(&mut self) -> Result<(), CompileError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(CompileError::new(self.pos(), format!("script is nested too deeply (more than {MAX_DEPTH} levels).")));
+            return Err(CompileError::new(
+                self.pos(),
+                format!("script is nested too deeply (more than {MAX_DEPTH} levels)."),
+            ));
         }
         Ok(())
     }
@@ -246,11 +260,17 @@ impl Parser<'_> {
             }
             "return" => {
                 self.bump();
-                let value = if self.is(";") || self.is("}") || self.peek() == &Tok::Eof { None } else { Some(self.expression()?) };
+                let value = if self.is(";") || self.is("}") || self.peek() == &Tok::Eof {
+                    None
+                } else {
+                    Some(self.expression()?)
+                };
                 self.end_statement()?;
                 Ok(Stmt::Return(value))
             }
-            "try" | "throw" | "catch" => Err(CompileError::new(pos, format!("[{word}] is not supported by this Painless subset."))),
+            "try" | "throw" | "catch" => {
+                Err(CompileError::new(pos, format!("[{word}] is not supported by this Painless subset.")))
+            }
             _ => {
                 if let Some(ty) = self.at_declaration() {
                     let decls = self.declaration(ty)?;
@@ -332,9 +352,10 @@ impl Parser<'_> {
     fn for_rest(&mut self, pos: usize) -> Result<Stmt, CompileError> {
         // for (Type x : iterable) / for (x in iterable)
         let each = match (self.peek(), self.peek_at(1), self.peek_at(2)) {
-            (Tok::Ident(t), Tok::Ident(_), Tok::Punct(":")) => Some(Type::from_name(t).ok_or_else(|| {
-                CompileError::new(self.pos(), format!("cannot resolve type [{t}]"))
-            })?),
+            (Tok::Ident(t), Tok::Ident(_), Tok::Punct(":")) => Some(
+                Type::from_name(t)
+                    .ok_or_else(|| CompileError::new(self.pos(), format!("cannot resolve type [{t}]")))?,
+            ),
             (Tok::Ident(_), Tok::Ident(w), _) if w == "in" => Some(Type::Def),
             _ => None,
         };

@@ -47,7 +47,10 @@ fn list_methods() {
 fn list_reference_semantics() {
     let out = update("def t = ctx._source.tags; t.add('z')", json!({"tags": []}));
     assert_eq!(out, json!({"tags": ["z"]}));
-    let out = update("def copy = new ArrayList(ctx._source.tags); copy.add('z'); ctx._source.n = copy.size()", json!({"tags": ["a"]}));
+    let out = update(
+        "def copy = new ArrayList(ctx._source.tags); copy.add('z'); ctx._source.n = copy.size()",
+        json!({"tags": ["a"]}),
+    );
     assert_eq!(out, json!({"tags": ["a"], "n": 2}));
 }
 
@@ -116,8 +119,12 @@ fn ctx_op() {
         let ctx = update_with(&format!("ctx.op = '{op}'"), json!({"a": 1}), json!({})).unwrap();
         assert_eq!(ctx.op, op);
     }
-    let ctx = update_with("if (ctx._source.a == 1) { ctx.op = 'noop' } else { ctx._source.a = 1 }", json!({"a": 1}), json!({}))
-        .unwrap();
+    let ctx = update_with(
+        "if (ctx._source.a == 1) { ctx.op = 'noop' } else { ctx._source.a = 1 }",
+        json!({"a": 1}),
+        json!({}),
+    )
+    .unwrap();
     assert_eq!(ctx.op, "noop");
     let ctx = update_with("ctx._source.a = 2", json!({"a": 1}), json!({})).unwrap();
     assert_eq!(ctx.op, "index");
@@ -145,7 +152,10 @@ fn literals() {
 #[test]
 fn declarations_and_types() {
     assert_eq!(eval("int x = 1; def y; return y == null ? x : 0"), json!(1));
-    assert_eq!(eval("int x; long y; double z; boolean b; String s; return [x, y, z, b, s]"), json!([0, 0, 0.0, false, null]));
+    assert_eq!(
+        eval("int x; long y; double z; boolean b; String s; return [x, y, z, b, s]"),
+        json!([0, 0, 0.0, false, null])
+    );
     assert_eq!(eval("double d = 1; return d"), json!(1.0));
     assert_eq!(eval("long l = 1; return l + 2147483647"), json!(2_147_483_648i64));
     assert_eq!(eval("int x = 1; x += 1.5; return x"), json!(2));
@@ -238,7 +248,8 @@ fn number_methods() {
 
 #[test]
 fn failed_scripts_leave_the_context_untouched() {
-    let err = update_with("ctx._source.a = 2; ctx.op = 'delete'; ctx._source.missing.x = 1", json!({"a": 1}), json!({}));
+    let err =
+        update_with("ctx._source.a = 2; ctx.op = 'delete'; ctx._source.missing.x = 1", json!({"a": 1}), json!({}));
     assert!(err.is_err());
     let script = crate::script::Script::compile("ctx._source.a = 2; ctx._source.missing.x = 1", None).unwrap();
     let mut ctx = crate::script::UpdateContext::new("i", "1", 1, super::obj(json!({"a": 1})));

@@ -80,7 +80,10 @@ fn other_languages_are_refused() {
     let e = Script::compile("1", Some("expression")).unwrap_err();
     assert_eq!(e.kind, "illegal_argument_exception");
     assert_eq!(e.reason, "script_lang not supported [expression]");
-    assert_eq!(e.to_json(), json!({"type": "illegal_argument_exception", "reason": "script_lang not supported [expression]"}));
+    assert_eq!(
+        e.to_json(),
+        json!({"type": "illegal_argument_exception", "reason": "script_lang not supported [expression]"})
+    );
 }
 
 #[test]
@@ -88,10 +91,16 @@ fn null_pointer_shows_the_statement() {
     let src = "int x = 1; ctx._source.missing.x = 1; ctx._source.b = 2";
     let e = error(src);
     assert_eq!(e.reason, "runtime error");
-    assert_eq!(cause(&e), ("null_pointer_exception".into(), "cannot access method/field [x] from a null def reference".into()));
+    assert_eq!(
+        cause(&e),
+        ("null_pointer_exception".into(), "cannot access method/field [x] from a null def reference".into())
+    );
     let dot = src.find(".x").unwrap();
     assert_eq!(e.position, Some((dot, 11, 38)));
-    assert_eq!(e.script_stack, vec!["ctx._source.missing.x = 1; ".to_string(), format!("{}^---- HERE", " ".repeat(dot - 11))]);
+    assert_eq!(
+        e.script_stack,
+        vec!["ctx._source.missing.x = 1; ".to_string(), format!("{}^---- HERE", " ".repeat(dot - 11))]
+    );
     let body = e.to_json();
     assert_eq!(body["script"], json!(src));
     assert_eq!(body["lang"], json!("painless"));
@@ -126,13 +135,20 @@ fn runtime_error_kinds() {
 
 #[test]
 fn loop_counter_limit() {
-    for src in ["while (true) {}", "for (;;) { int y = 5; }", "int i = 0; do { i++ } while (true)", "def l = [1]; while (true) { l.size() }"]
-    {
+    for src in [
+        "while (true) {}",
+        "for (;;) { int y = 5; }",
+        "int i = 0; do { i++ } while (true)",
+        "def l = [1]; while (true) { l.size() }",
+    ] {
         let e = eval_with(src, json!({})).unwrap_err();
         assert_eq!(e.reason, "runtime error", "{src}");
         assert_eq!(
             cause(&e),
-            ("painless_error".into(), "The maximum number of statements that can be executed in a loop has been reached.".into()),
+            (
+                "painless_error".into(),
+                "The maximum number of statements that can be executed in a loop has been reached.".into()
+            ),
             "{src}"
         );
     }
@@ -193,13 +209,18 @@ fn nesting_limit_leaves_stack_headroom() {
 
 #[test]
 fn runaway_sizes_fail_instead_of_exhausting_memory() {
-    let e = eval_with("String s = 'ab'; for (int i = 0; i < 40; i++) { s = s + s } return s.length()", json!({})).unwrap_err();
+    let e = eval_with("String s = 'ab'; for (int i = 0; i < 40; i++) { s = s + s } return s.length()", json!({}))
+        .unwrap_err();
     assert_eq!(e.reason, "runtime error");
-    let e = eval_with("def l = [1]; for (int i = 0; i < 40; i++) { l.addAll(l) } return l.size()", json!({})).unwrap_err();
+    let e =
+        eval_with("def l = [1]; for (int i = 0; i < 40; i++) { l.addAll(l) } return l.size()", json!({})).unwrap_err();
     assert_eq!(e.reason, "runtime error");
     // Shared sublists: a tiny script describing a 2^60-node tree.
     let e = eval_with("def x = [0]; for (int i = 0; i < 60; i++) { x = [x, x] } return x", json!({})).unwrap_err();
     assert_eq!(e.reason, "runtime error");
-    let e = eval_with("def x = [0]; def y = [0]; for (int i = 0; i < 60; i++) { x = [x, x]; y = [y, y] } return x == y", json!({}));
+    let e = eval_with(
+        "def x = [0]; def y = [0]; for (int i = 0; i < 60; i++) { x = [x, x]; y = [y, y] } return x == y",
+        json!({}),
+    );
     assert!(e.is_err() || e == Ok(json!(false)) || e == Ok(json!(true)));
 }

@@ -7,16 +7,7 @@
 use super::among;
 use super::env::{Among, Env};
 
-const G_V: &[u16] = &[
-    'ա' as u16,
-    'ե' as u16,
-    'է' as u16,
-    'ը' as u16,
-    'ի' as u16,
-    'ո' as u16,
-    'ւ' as u16,
-    'օ' as u16,
-];
+const G_V: &[u16] = &['ա' as u16, 'ե' as u16, 'է' as u16, 'ը' as u16, 'ի' as u16, 'ո' as u16, 'ւ' as u16, 'օ' as u16];
 
 static A_0: [Among; 23] = [
     among!(['ր', 'ո', 'ր', 'դ'], -1, 1),
@@ -243,11 +234,7 @@ impl std::ops::DerefMut for ArmenianStemmer {
 
 /// The Armenian stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = ArmenianStemmer {
-        env: Env::new(word),
-        i_p2: 0,
-        i_pv: 0,
-    };
+    let mut program = ArmenianStemmer { env: Env::new(word), i_p2: 0, i_pv: 0 };
     program.stem_program();
     program.env.into_string()
 }

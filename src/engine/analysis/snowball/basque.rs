@@ -464,12 +464,7 @@ impl std::ops::DerefMut for BasqueStemmer {
 
 /// The Basque stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = BasqueStemmer {
-        env: Env::new(word),
-        i_p2: 0,
-        i_p1: 0,
-        i_pv: 0,
-    };
+    let mut program = BasqueStemmer { env: Env::new(word), i_p2: 0, i_p1: 0, i_pv: 0 };
     program.stem_program();
     program.env.into_string()
 }

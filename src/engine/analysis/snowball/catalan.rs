@@ -619,11 +619,7 @@ impl std::ops::DerefMut for CatalanStemmer {
 
 /// The Catalan stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = CatalanStemmer {
-        env: Env::new(word),
-        i_p2: 0,
-        i_p1: 0,
-    };
+    let mut program = CatalanStemmer { env: Env::new(word), i_p2: 0, i_p1: 0 };
     program.stem_program();
     program.env.into_string()
 }

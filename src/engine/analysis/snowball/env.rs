@@ -235,11 +235,7 @@ impl Env {
     /// Snowball's binary search over `v`: `diff(env, common, entry, entry_len)` compares the
     /// text with the entry's unit after `common` matched ones (None once the entry is used up).
     /// Returns the matching entry, following `substring_i` from the closest one.
-    fn search<'a>(
-        &self,
-        v: &'a [Among],
-        diff_at: impl Fn(&Env, i32, &Among, i32) -> Option<i32>,
-    ) -> Option<&'a Among> {
+    fn search<'a>(&self, v: &'a [Among], diff_at: impl Fn(&Env, i32, &Among, i32) -> Option<i32>) -> Option<&'a Among> {
         let mut i: i32 = 0;
         let mut j = i32::try_from(v.len()).ok()?;
         let (mut common_i, mut common_j) = (0i32, 0i32);

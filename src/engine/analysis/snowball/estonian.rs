@@ -7,17 +7,8 @@
 use super::among;
 use super::env::{Among, Env};
 
-const G_V1: &[u16] = &[
-    'a' as u16,
-    'e' as u16,
-    'i' as u16,
-    'o' as u16,
-    'u' as u16,
-    'ä' as u16,
-    'õ' as u16,
-    'ö' as u16,
-    'ü' as u16,
-];
+const G_V1: &[u16] =
+    &['a' as u16, 'e' as u16, 'i' as u16, 'o' as u16, 'u' as u16, 'ä' as u16, 'õ' as u16, 'ö' as u16, 'ü' as u16];
 const G_RV: &[u16] = &['a' as u16, 'e' as u16, 'i' as u16, 'o' as u16, 'u' as u16];
 const G_KI: &[u16] = &[
     'b' as u16,
@@ -141,24 +132,12 @@ static A_7: [Among; 7] = [
     among!(['t', 'e'], -1, 3),
 ];
 
-static A_8: [Among; 4] = [
-    among!(['v', 'a'], -1, -1),
-    among!(['d', 'u'], -1, -1),
-    among!(['n', 'u'], -1, -1),
-    among!(['t', 'u'], -1, -1),
-];
+static A_8: [Among; 4] =
+    [among!(['v', 'a'], -1, -1), among!(['d', 'u'], -1, -1), among!(['n', 'u'], -1, -1), among!(['t', 'u'], -1, -1)];
 
-static A_9: [Among; 3] = [
-    among!(['k', 'k'], -1, 1),
-    among!(['p', 'p'], -1, 2),
-    among!(['t', 't'], -1, 3),
-];
+static A_9: [Among; 3] = [among!(['k', 'k'], -1, 1), among!(['p', 'p'], -1, 2), among!(['t', 't'], -1, 3)];
 
-static A_10: [Among; 3] = [
-    among!(['m', 'a'], -1, 2),
-    among!(['m', 'a', 'i'], -1, 1),
-    among!(['m'], -1, 1),
-];
+static A_10: [Among; 3] = [among!(['m', 'a'], -1, 2), among!(['m', 'a', 'i'], -1, 1), among!(['m'], -1, 1)];
 
 static A_11: [Among; 290] = [
     among!(['j', 'o', 'o', 'b'], -1, 1),
@@ -474,10 +453,7 @@ impl std::ops::DerefMut for EstonianStemmer {
 
 /// The Estonian stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = EstonianStemmer {
-        env: Env::new(word),
-        i_p1: 0,
-    };
+    let mut program = EstonianStemmer { env: Env::new(word), i_p1: 0 };
     program.stem_program();
     program.env.into_string()
 }

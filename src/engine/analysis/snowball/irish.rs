@@ -72,11 +72,7 @@ static A_2: [Among; 25] = [
     among!(['a', 'c', 'h', 't', 'a'], -1, 1),
     among!(['a', 'r', 'c', 'a', 'c', 'h', 't', 'a'], 2, 2),
     among!(['e', 'a', 'c', 'h', 't', 'a'], 2, 1),
-    among!(
-        ['g', 'r', 'a', 'f', 'a', 'í', 'o', 'c', 'h', 't', 'a'],
-        -1,
-        4
-    ),
+    among!(['g', 'r', 'a', 'f', 'a', 'í', 'o', 'c', 'h', 't', 'a'], -1, 4),
     among!(['p', 'a', 'i', 't', 'e'], -1, 5),
     among!(['a', 'c', 'h'], -1, 1),
     among!(['e', 'a', 'c', 'h'], 7, 1),
@@ -95,11 +91,7 @@ static A_2: [Among; 25] = [
     among!(['e', 'a', 'c', 'h', 't'], 19, 1),
     among!(['g', 'r', 'a', 'f', 'a', 'í', 'o', 'c', 'h', 't'], -1, 4),
     among!(['a', 'r', 'c', 'a', 'c', 'h', 't', 'a', 'í'], -1, 2),
-    among!(
-        ['g', 'r', 'a', 'f', 'a', 'í', 'o', 'c', 'h', 't', 'a', 'í'],
-        -1,
-        4
-    ),
+    among!(['g', 'r', 'a', 'f', 'a', 'í', 'o', 'c', 'h', 't', 'a', 'í'], -1, 4),
 ];
 
 static A_3: [Among; 12] = [
@@ -140,12 +132,7 @@ impl std::ops::DerefMut for IrishStemmer {
 
 /// The Irish stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = IrishStemmer {
-        env: Env::new(word),
-        i_p2: 0,
-        i_p1: 0,
-        i_pv: 0,
-    };
+    let mut program = IrishStemmer { env: Env::new(word), i_p2: 0, i_p1: 0, i_pv: 0 };
     program.stem_program();
     program.env.into_string()
 }

@@ -333,10 +333,7 @@ impl std::ops::DerefMut for LithuanianStemmer {
 
 /// The Lithuanian stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = LithuanianStemmer {
-        env: Env::new(word),
-        i_p1: 0,
-    };
+    let mut program = LithuanianStemmer { env: Env::new(word), i_p1: 0 };
     program.stem_program();
     program.env.into_string()
 }

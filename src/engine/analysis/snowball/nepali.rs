@@ -27,11 +27,7 @@ static A_0: [Among; 17] = [
     among!(['क', 'ो'], -1, 2),
 ];
 
-static A_1: [Among; 3] = [
-    among!(['ँ'], -1, 1),
-    among!(['ं'], -1, 1),
-    among!(['ै'], -1, 2),
-];
+static A_1: [Among; 3] = [among!(['ँ'], -1, 1), among!(['ं'], -1, 1), among!(['ै'], -1, 2)];
 
 static A_2: [Among; 91] = [
     among!(['थ', 'ि', 'ए'], -1, 1),
@@ -147,9 +143,7 @@ impl std::ops::DerefMut for NepaliStemmer {
 
 /// The Nepali stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = NepaliStemmer {
-        env: Env::new(word),
-    };
+    let mut program = NepaliStemmer { env: Env::new(word) };
     program.stem_program();
     program.env.into_string()
 }

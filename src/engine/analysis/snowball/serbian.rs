@@ -2290,11 +2290,7 @@ impl std::ops::DerefMut for SerbianStemmer {
 
 /// The Serbian stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = SerbianStemmer {
-        env: Env::new(word),
-        i_p1: 0,
-        b_no_diacritics: false,
-    };
+    let mut program = SerbianStemmer { env: Env::new(word), i_p1: 0, b_no_diacritics: false };
     program.stem_program();
     program.env.into_string()
 }

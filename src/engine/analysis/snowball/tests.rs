@@ -21,11 +21,8 @@ const LUCENE_87: [SnowballLanguage; 6] = [
 ];
 
 /// The languages only the `snowball` filter reaches.
-const SNOWBALL_FILTER_ONLY: [SnowballLanguage; 3] = [
-    SnowballLanguage::Nepali,
-    SnowballLanguage::Serbian,
-    SnowballLanguage::Yiddish,
-];
+const SNOWBALL_FILTER_ONLY: [SnowballLanguage; 3] =
+    [SnowballLanguage::Nepali, SnowballLanguage::Serbian, SnowballLanguage::Yiddish];
 
 fn goldens() -> Value {
     let path = format!("{}/tests/golden/analysis/snowball_stemmers.json", env!("CARGO_MANIFEST_DIR"));
@@ -94,7 +91,11 @@ fn language_analyzers_match_lucene() {
             .unwrap_or_default();
         let expected = case["tokens"].as_array().cloned().unwrap_or_default();
         if actual != expected {
-            failures.push(format!("{name}:\n  expected {}\n  actual   {}", Value::Array(expected), Value::Array(actual)));
+            failures.push(format!(
+                "{name}:\n  expected {}\n  actual   {}",
+                Value::Array(expected),
+                Value::Array(actual)
+            ));
         }
     }
     assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
@@ -167,7 +168,12 @@ fn full_vocabulary() {
             failures.push(format!("{}: {word} -> {actual}, expected {stem}", lang.name()));
         }
     }
-    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures[..failures.len().min(50)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ:\n{}",
+        failures.len(),
+        failures[..failures.len().min(50)].join("\n")
+    );
 }
 
 #[test]

@@ -24,14 +24,7 @@ const G_NIKED: &[u16] = &[
     'ׁ' as u16,
     'ׂ' as u16,
 ];
-const G_VOWEL: &[u16] = &[
-    'א' as u16,
-    'ו' as u16,
-    'י' as u16,
-    'ע' as u16,
-    'ױ' as u16,
-    'ײ' as u16,
-];
+const G_VOWEL: &[u16] = &['א' as u16, 'ו' as u16, 'י' as u16, 'ע' as u16, 'ױ' as u16, 'ײ' as u16];
 const G_CONSONANT: &[u16] = &[
     'ב' as u16,
     'ג' as u16,
@@ -274,11 +267,7 @@ impl std::ops::DerefMut for YiddishStemmer {
 
 /// The Yiddish stem of `word`.
 pub fn stem(word: &str) -> String {
-    let mut program = YiddishStemmer {
-        env: Env::new(word),
-        i_x: 0,
-        i_p1: 0,
-    };
+    let mut program = YiddishStemmer { env: Env::new(word), i_x: 0, i_p1: 0 };
     program.stem_program();
     program.env.into_string()
 }

@@ -37,7 +37,10 @@ fn every_list_matches_its_source() {
         assert_eq!(words.first().copied(), Some(first), "{name}");
         assert_eq!(words.last().copied(), Some(last), "{name}");
         assert_eq!(words.iter().collect::<HashSet<_>>().len(), distinct, "{name}");
-        assert!(words.iter().all(|w| !w.is_empty() && !w.starts_with('#') && !w.contains('|') || *w == "killadi|-kolladi"), "{name}");
+        assert!(
+            words.iter().all(|w| !w.is_empty() && !w.starts_with('#') && !w.contains('|') || *w == "killadi|-kolladi"),
+            "{name}"
+        );
     }
 }
 

@@ -70,7 +70,8 @@ impl IndexWriter {
     ///
     /// On failure the sources are released for later merges and the partial files are deleted.
     pub fn run_merge(&self, spec: MergeSpec) -> Result<()> {
-        let refs: Vec<(&SegmentReader, &LiveDocs)> = spec.sources.iter().map(|(r, l)| (r.as_ref(), l.as_ref())).collect();
+        let refs: Vec<(&SegmentReader, &LiveDocs)> =
+            spec.sources.iter().map(|(r, l)| (r.as_ref(), l.as_ref())).collect();
         let out = merger::merge(self.dir.as_ref(), &refs, &spec.seg).and_then(|o| {
             let reader = SegmentReader::open(self.dir.as_ref(), &spec.seg)?;
             Ok((o, reader))
@@ -87,7 +88,8 @@ impl IndexWriter {
                 // Leftover files of the failed merge are unreferenced (the name is new): taking
                 // and dropping a reference deletes them.
                 let prefix = format!("{}.", spec.seg.name);
-                let leftovers: Vec<String> = self.dir.list().unwrap_or_default().into_iter().filter(|f| f.starts_with(&prefix)).collect();
+                let leftovers: Vec<String> =
+                    self.dir.list().unwrap_or_default().into_iter().filter(|f| f.starts_with(&prefix)).collect();
                 drop(self.deleter.acquire(leftovers));
                 self.merge_done.notify_all();
                 return Err(e);

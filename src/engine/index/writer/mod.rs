@@ -44,18 +44,18 @@ use super::merge_policy::TieredMergePolicy;
 use super::searcher::{Leaf, Searcher};
 use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
+use crate::engine::segment::info::SegmentInfo;
 use crate::engine::segment::live_docs::LiveDocs;
 use crate::engine::segment::reader::SegmentReader;
-use crate::engine::segment::info::SegmentInfo;
 use crate::engine::segment::{random_id, segment_name, DocId, SegmentId};
 use crate::engine::store::Directory;
 use crate::engine::sync::{lock, Arc, AtomicBool, Condvar, Mutex, Ordering};
 use crate::engine::{Error, Result};
 
 mod merges;
-mod pool;
 #[cfg(test)]
 mod panic_tests;
+mod pool;
 
 use pool::BuilderPool;
 
@@ -214,14 +214,19 @@ impl IndexWriter {
                     let l = LiveDocs::read(dir.as_ref(), &cs.id, cs.del_gen, cs.max_doc)?;
                     if l.num_deleted() != cs.del_count {
                         let file = commit::live_docs_file(&cs.id, cs.del_gen);
-                        return Err(Error::corrupt(file, 0, format!("{} deletions, commit point says {}", l.num_deleted(), cs.del_count)));
+                        return Err(Error::corrupt(
+                            file,
+                            0,
+                            format!("{} deletions, commit point says {}", l.num_deleted(), cs.del_count),
+                        ));
                     }
                     l
                 } else {
                     LiveDocs::all_live(cs.max_doc)
                 };
                 let files = Arc::new(deleter.acquire(reader.files()));
-                let liv_file = (cs.del_gen > 0).then(|| Arc::new(deleter.acquire(vec![commit::live_docs_file(&cs.id, cs.del_gen)])));
+                let liv_file = (cs.del_gen > 0)
+                    .then(|| Arc::new(deleter.acquire(vec![commit::live_docs_file(&cs.id, cs.del_gen)])));
                 let live = Arc::new(live);
                 segments.push(Segment {
                     reader,
@@ -246,9 +251,12 @@ impl IndexWriter {
         if latest.is_none() {
             // Segment files exist only after a first commit was written, so files other than a
             // torn `pending_segments_*` mean the commit point was lost: refuse to start empty.
-            let stray: Vec<String> = dir.list()?.into_iter().filter(|f| !f.starts_with(commit::PENDING_PREFIX)).collect();
+            let stray: Vec<String> =
+                dir.list()?.into_iter().filter(|f| !f.starts_with(commit::PENDING_PREFIX)).collect();
             if !stray.is_empty() {
-                return Err(Error::FileNotFound { file: format!("segments_N (no commit point found, but the index holds {stray:?})") });
+                return Err(Error::FileNotFound {
+                    file: format!("segments_N (no commit point found, but the index holds {stray:?})"),
+                });
             }
         }
         let removed = deleter.delete_unreferenced(&|_| false)?;
@@ -324,7 +332,8 @@ impl IndexWriter {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "a panic".into());
                 drop(held);
-                let e = Error::Closed(format!("indexing document [{}] panicked ({what}); the writer is failed", doc.id));
+                let e =
+                    Error::Closed(format!("indexing document [{}] panicked ({what}); the writer is failed", doc.id));
                 Err(match state {
                     Some(s) => self.fail(s, e),
                     None => self.fail(&mut lock(&self.state), e),
@@ -362,7 +371,8 @@ impl IndexWriter {
     /// The version stamp of the live document with this id (realtime).
     pub fn lookup(&self, id: &str) -> Result<Option<DocVersion>> {
         let s = self.locked()?;
-        let stamp = |b: &StoredDocument| DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version };
+        let stamp =
+            |b: &StoredDocument| DocVersion { seq_no: b.seq_no, primary_term: b.primary_term, version: b.version };
         match self.find_live(&s, id)? {
             None => Ok(None),
             Some(Location::Buffer(i, d)) => Ok(self.pool.get(i).doc(d).map(stamp)),
@@ -489,7 +499,11 @@ impl IndexWriter {
     }
 
     /// Writes a buffer as segment `seg` and opens it.
-    fn flush_buffer(&self, buffer: &SegmentBuilder, seg: &SegmentId) -> Result<(SegmentInfo, Vec<DocId>, SegmentReader)> {
+    fn flush_buffer(
+        &self,
+        buffer: &SegmentBuilder,
+        seg: &SegmentId,
+    ) -> Result<(SegmentInfo, Vec<DocId>, SegmentReader)> {
         let (info, deleted) = buffer.flush(self.dir.as_ref(), seg)?;
         let reader = SegmentReader::open(self.dir.as_ref(), seg)?;
         Ok((info, deleted, reader))
@@ -541,7 +555,12 @@ impl IndexWriter {
         let mut leaves = Vec::with_capacity(s.segments.len());
         let mut base = 0u32;
         for seg in &s.segments {
-            leaves.push(Leaf { reader: seg.reader.clone(), live: seg.searchable.clone(), doc_base: base, files: seg.files.clone() });
+            leaves.push(Leaf {
+                reader: seg.reader.clone(),
+                live: seg.searchable.clone(),
+                doc_base: base,
+                files: seg.files.clone(),
+            });
             base += seg.reader.max_doc();
         }
         Ok(Searcher::new(leaves, s.version))
@@ -566,7 +585,8 @@ impl IndexWriter {
             if seg.liv_dirty {
                 let gen = seg.del_gen + 1;
                 seg.live.write(self.dir.as_ref(), &seg.reader.info.id, gen)?;
-                seg.liv_file = Some(Arc::new(self.deleter.acquire(vec![commit::live_docs_file(&seg.reader.info.id, gen)])));
+                seg.liv_file =
+                    Some(Arc::new(self.deleter.acquire(vec![commit::live_docs_file(&seg.reader.info.id, gen)])));
                 seg.del_gen = gen;
                 seg.liv_dirty = false;
             }
@@ -617,7 +637,8 @@ impl IndexWriter {
     /// Live documents in the builders and flushing buffers (not yet searchable).
     pub fn buffered_docs(&self) -> u32 {
         let s = lock(&self.state);
-        let flushing: u32 = s.flushing.iter().map(|f| f.buffer.max_doc() - f.buffer.num_deleted() - f.deletes.len() as u32).sum();
+        let flushing: u32 =
+            s.flushing.iter().map(|f| f.buffer.max_doc() - f.buffer.num_deleted() - f.deletes.len() as u32).sum();
         let building: u32 = self.pool.each().map(|b| b.max_doc() - b.num_deleted()).sum();
         building + flushing
     }
@@ -665,7 +686,8 @@ fn commit_files(commit_file: &str, segments: &[Segment]) -> Vec<String> {
 fn numeric(reader: &SegmentReader, field: &str, doc: DocId) -> Result<i64> {
     let f = reader.field_infos.by_name(field).map(|f| f.number);
     let col = f.and_then(|f| reader.doc_values.numeric(f));
-    col.and_then(|c| c.first(doc)).ok_or_else(|| Error::corrupt(reader.info.file_name(), 0, format!("document {doc} has no [{field}] value")))
+    col.and_then(|c| c.first(doc))
+        .ok_or_else(|| Error::corrupt(reader.info.file_name(), 0, format!("document {doc} has no [{field}] value")))
 }
 
 /// The version stamp (`_seq_no`, `_primary_term`, `_version`) of a document of a segment.
@@ -705,10 +727,16 @@ pub fn read_stored_fields(reader: &SegmentReader, doc: DocId, with_source: bool)
     let mut out = StoredFields::default();
     for (k, bytes) in reader.stored.document_fields(doc, with_source)? {
         match k {
-            stored_keys::ID => out.id = String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _id is not UTF-8"))?,
+            stored_keys::ID => {
+                out.id =
+                    String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _id is not UTF-8"))?
+            }
             stored_keys::SOURCE => out.source = bytes,
             stored_keys::ROUTING => {
-                out.routing = Some(String::from_utf8(bytes).map_err(|_| Error::corrupt(reader.name(), 0, "stored _routing is not UTF-8"))?)
+                out.routing = Some(
+                    String::from_utf8(bytes)
+                        .map_err(|_| Error::corrupt(reader.name(), 0, "stored _routing is not UTF-8"))?,
+                )
             }
             _ => {}
         }

@@ -37,7 +37,15 @@ fn doc(id: &str, text: &str) -> Document {
         source: b"{}".to_vec(),
         fields: vec![IndexableField {
             name: "body".into(),
-            value: FieldValue::Text { text: text.into(), analyzer: "fragile".into(), freqs: true, positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+            value: FieldValue::Text {
+                text: text.into(),
+                analyzer: "fragile".into(),
+                freqs: true,
+                positions: true,
+                offsets: false,
+                norms: true,
+                position_increment_gap: 100,
+            },
             index: true,
             doc_values: false,
         }],

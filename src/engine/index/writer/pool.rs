@@ -57,7 +57,8 @@ impl BuilderPool {
     /// A pool of `n` builders (clamped to 1..=16). Empty builders allocate nothing to speak of.
     pub(super) fn new(n: usize) -> BuilderPool {
         let n = n.clamp(1, MAX_SLOTS);
-        let slots = (0..n).map(|_| Slot { builder: Mutex::new(SegmentBuilder::new()), bytes: AtomicUsize::new(0) }).collect();
+        let slots =
+            (0..n).map(|_| Slot { builder: Mutex::new(SegmentBuilder::new()), bytes: AtomicUsize::new(0) }).collect();
         BuilderPool { slots, next: AtomicUsize::new(0) }
     }
 

@@ -25,7 +25,9 @@ fn searcher(docs: Vec<MDoc>) -> Searcher {
 }
 
 fn scores(s: &Searcher, q: &Query) -> Vec<(DocId, f32)> {
-    let top = s.search(q, &TopSpec { size: 100, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).expect("search");
+    let top = s
+        .search(q, &TopSpec { size: 100, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+        .expect("search");
     let mut out: Vec<(DocId, f32)> = top.hits.iter().map(|h| (h.doc, h.score)).collect();
     out.sort_by_key(|h| h.0);
     out
@@ -83,15 +85,25 @@ fn max_doc_freq_blend_sums_boosted_terms() {
     let sc = |boost: f32, freq: f32, len: u32| bm25(2.0 * boost, 2, 4, 7, freq, len);
     assert_eq!(scores(&s, &q), vec![(0, sc(0.5, 1.0, 2)), (1, sc(0.75, 1.0, 1)), (2, sc(0.5, 2.0, 3))]);
     // Absent terms only: nothing.
-    let none = Query::Blended { terms: vec![BlendedTerm { field: "body".into(), term: b"zzz".to_vec(), boost: 1.0 }], blend: Blend::MaxDocFreq, boost: 1.0 };
+    let none = Query::Blended {
+        terms: vec![BlendedTerm { field: "body".into(), term: b"zzz".to_vec(), boost: 1.0 }],
+        blend: Blend::MaxDocFreq,
+        boost: 1.0,
+    };
     assert!(scores(&s, &none).is_empty());
 }
 
 #[test]
 fn multi_phrase_matches_alternatives_and_sums_idfs() {
-    let docs = vec![mdoc("", "quick brown fox"), mdoc("", "quick brownie"), mdoc("", "quick x brown"), mdoc("", "brown quick")];
+    let docs = vec![
+        mdoc("", "quick brown fox"),
+        mdoc("", "quick brownie"),
+        mdoc("", "quick x brown"),
+        mdoc("", "brown quick"),
+    ];
     let s = searcher(docs);
-    let positions = vec![(vec![b"quick".to_vec()], 0), (vec![b"brown".to_vec(), b"brownie".to_vec(), b"absent".to_vec()], 1)];
+    let positions =
+        vec![(vec![b"quick".to_vec()], 0), (vec![b"brown".to_vec(), b"brownie".to_vec(), b"absent".to_vec()], 1)];
     let q = Query::MultiPhrase { field: "body".into(), positions: positions.clone(), slop: 0, boost: 1.0 };
     let idf = |df: u64| (1.0 + ((4 - df) as f64 + 0.5) / (df as f64 + 0.5)).ln() as f32;
     let sum_idf = (idf(4) as f64 + idf(3) as f64 + idf(1) as f64) as f32;
@@ -106,7 +118,12 @@ fn multi_phrase_matches_alternatives_and_sums_idfs() {
     let sloppy = Query::MultiPhrase { field: "body".into(), positions, slop: 1, boost: 1.0 };
     assert_eq!(scores(&s, &sloppy).iter().map(|h| h.0).collect::<Vec<_>>(), vec![0, 1, 2]);
     // One position: a disjunction of term queries with their own statistics.
-    let one = Query::MultiPhrase { field: "body".into(), positions: vec![(vec![b"brownie".to_vec(), b"fox".to_vec()], 0)], slop: 0, boost: 1.0 };
+    let one = Query::MultiPhrase {
+        field: "body".into(),
+        positions: vec![(vec![b"brownie".to_vec(), b"fox".to_vec()], 0)],
+        slop: 0,
+        boost: 1.0,
+    };
     assert_eq!(scores(&s, &one), vec![(0, bm25(1.0, 1, 4, 10, 1.0, 3)), (1, bm25(1.0, 1, 4, 10, 1.0, 2))]);
 }
 

@@ -20,7 +20,11 @@ fn doc(body: &str, tags: &[&str], nums: &[i64]) -> MDoc {
 
 fn corpus() -> Searcher {
     let s1 = ModelSegment::new(
-        vec![doc("quick brown fox", &["a"], &[3]), doc("lazy fox dog", &["b"], &[10, 1]), doc("fox fox jumps", &[], &[])],
+        vec![
+            doc("quick brown fox", &["a"], &[3]),
+            doc("lazy fox dog", &["b"], &[10, 1]),
+            doc("fox fox jumps", &[], &[]),
+        ],
         &[],
         2,
     );
@@ -55,7 +59,12 @@ fn boosting_demotes_negative_matches() {
     let s = corpus();
     let base = scores(&s, &fox());
     let lazy = scores(&s, &Query::term("body", "lazy"));
-    let q = Query::Boosting { positive: Box::new(fox()), negative: Box::new(Query::term("body", "lazy")), negative_boost: 0.2, boost: 3.0 };
+    let q = Query::Boosting {
+        positive: Box::new(fox()),
+        negative: Box::new(Query::term("body", "lazy")),
+        negative_boost: 0.2,
+        boost: 3.0,
+    };
     let got = scores(&s, &q);
     assert_eq!(got.len(), base.len());
     for (k, b) in &base {
@@ -78,7 +87,8 @@ fn weight_and_boost_modes() {
         (CombineMode::Max, |q, w| q.max(w)),
         (CombineMode::Min, |q, w| q.min(w)),
     ] {
-        let q = Query::FunctionScore { spec: Box::new(fs(vec![weight(None, 0.7)], ScoreMode::Multiply, mode)), boost: 1.0 };
+        let q =
+            Query::FunctionScore { spec: Box::new(fs(vec![weight(None, 0.7)], ScoreMode::Multiply, mode)), boost: 1.0 };
         let got = scores(&s, &q);
         for (k, b) in &base {
             assert_eq!(got[k], f(*b as f64, 0.7f32 as f64) as f32, "{mode:?} {k:?}");
@@ -92,18 +102,32 @@ fn field_value_factor_with_modifier_missing_and_error() {
     let base = scores(&s, &fox());
     let fvf = |missing| FilterFunction {
         filter: None,
-        function: ScoreFunction::FieldValueFactor { field: "num".into(), doubles: false, has_column: true, factor: 1.5, modifier: Modifier::Log1p, missing },
+        function: ScoreFunction::FieldValueFactor {
+            field: "num".into(),
+            doubles: false,
+            has_column: true,
+            factor: 1.5,
+            modifier: Modifier::Log1p,
+            missing,
+        },
         weight: None,
     };
-    let q = Query::FunctionScore { spec: Box::new(fs(vec![fvf(Some(2.0))], ScoreMode::Multiply, CombineMode::Multiply)), boost: 1.0 };
+    let q = Query::FunctionScore {
+        spec: Box::new(fs(vec![fvf(Some(2.0))], ScoreMode::Multiply, CombineMode::Multiply)),
+        boost: 1.0,
+    };
     let got = scores(&s, &q);
     // Multi-valued docs use their smallest value.
-    let nums: HashMap<(usize, u32), f64> = [((0, 0), 3.0), ((0, 1), 1.0), ((0, 2), 2.0), ((1, 1), 0.0)].into_iter().collect();
+    let nums: HashMap<(usize, u32), f64> =
+        [((0, 0), 3.0), ((0, 1), 1.0), ((0, 2), 2.0), ((1, 1), 0.0)].into_iter().collect();
     for (k, b) in &base {
         let f = (nums[k] * 1.5f32 as f64 + 1.0).log10();
         assert_eq!(got[k], (*b as f64 * f) as f32, "{k:?}");
     }
-    let q = Query::FunctionScore { spec: Box::new(fs(vec![fvf(None)], ScoreMode::Multiply, CombineMode::Multiply)), boost: 1.0 };
+    let q = Query::FunctionScore {
+        spec: Box::new(fs(vec![fvf(None)], ScoreMode::Multiply, CombineMode::Multiply)),
+        boost: 1.0,
+    };
     let err = s.search(&q, &all()).expect_err("doc without value");
     assert!(format!("{err}").contains("Missing value for field [num]"), "{err}");
 }
@@ -172,8 +196,13 @@ fn hashes_match_java() {
 fn random_score_is_stable_and_in_unit_interval() {
     let s = corpus();
     for source in [RandomSource::DocId, RandomSource::Keyword("tag".into()), RandomSource::Long("num".into())] {
-        let f = FilterFunction { filter: None, function: ScoreFunction::Random { salted_seed: mix32(42), source: source.clone() }, weight: None };
-        let q = Query::FunctionScore { spec: Box::new(fs(vec![f], ScoreMode::Multiply, CombineMode::Replace)), boost: 1.0 };
+        let f = FilterFunction {
+            filter: None,
+            function: ScoreFunction::Random { salted_seed: mix32(42), source: source.clone() },
+            weight: None,
+        };
+        let q =
+            Query::FunctionScore { spec: Box::new(fs(vec![f], ScoreMode::Multiply, CombineMode::Replace)), boost: 1.0 };
         let a = scores(&s, &q);
         assert_eq!(a, scores(&s, &q), "{source:?}");
         assert!(a.values().all(|v| (0.0..1.0).contains(v)), "{source:?} {a:?}");

@@ -145,7 +145,9 @@ impl Heap {
 /// returns its leaf index.
 pub fn build(source: &Source, leaf: &mut dyn FnMut(&str, &[u8]) -> usize) -> Node {
     let b = |s: &Source, leaf: &mut dyn FnMut(&str, &[u8]) -> usize| Box::new(build(s, leaf));
-    let many = |subs: &[Source], leaf: &mut dyn FnMut(&str, &[u8]) -> usize| subs.iter().map(|s| build(s, leaf)).collect::<Vec<_>>();
+    let many = |subs: &[Source], leaf: &mut dyn FnMut(&str, &[u8]) -> usize| {
+        subs.iter().map(|s| build(s, leaf)).collect::<Vec<_>>()
+    };
     match source {
         Source::Term { field, term } => Node::Term { leaf: leaf(field, term), next: 0, pos: -1 },
         Source::MultiTerm { field, terms, .. } => {
@@ -155,21 +157,37 @@ pub fn build(source: &Source, leaf: &mut dyn FnMut(&str, &[u8]) -> usize) -> Nod
         Source::NoMatch => Node::Empty { started: false },
         Source::Or(subs) => Node::Disj { subs: many(subs, leaf), queue: Heap::new(), cur: Cur::Empty },
         Source::Ordered(subs) => Node::Ordered { subs: many(subs, leaf), start: -1, end: -1, slop: -1, i: 1 },
-        Source::Unordered(subs) => Node::Unordered { subs: many(subs, leaf), queue: Heap::new(), start: -1, end: -1, slop: 0, queue_end: -1 },
+        Source::Unordered(subs) => {
+            Node::Unordered { subs: many(subs, leaf), queue: Heap::new(), start: -1, end: -1, slop: 0, queue_end: -1 }
+        }
         Source::Block(subs) => Node::Block { subs: many(subs, leaf), start: -1, end: -1 },
         Source::MaxGaps(s, n) => Node::MaxGaps { inner: b(s, leaf), max: *n },
         Source::Repeat(s, n, _) => {
             let n = (*n).max(1) as usize;
             Node::Repeat { inner: b(s, leaf), n, cache: vec![-1; 2 * n], base: 0, started: false, exhausted: false }
         }
-        Source::Extend(s, before, after) => Node::Extend { inner: b(s, leaf), before: *before, after: *after, positioned: false },
+        Source::Extend(s, before, after) => {
+            Node::Extend { inner: b(s, leaf), before: *before, after: *after, positioned: false }
+        }
         Source::Offset(s, before) => Node::Offset { inner: b(s, leaf), before: *before },
-        Source::Containing(x, y) => Node::Filtering { kind: Filtering::Containing, a: b(x, leaf), b: b(y, leaf), bpos: false },
-        Source::ContainedBy(x, y) => Node::Filtering { kind: Filtering::ContainedBy, a: b(x, leaf), b: b(y, leaf), bpos: false },
-        Source::Overlapping(x, y) => Node::Filtering { kind: Filtering::Overlapping, a: b(x, leaf), b: b(y, leaf), bpos: false },
-        Source::NotContaining(x, y) => Node::Relative { kind: Relative::NotContaining, a: b(x, leaf), b: b(y, leaf), bpos: false },
-        Source::NotContainedBy(x, y) => Node::Relative { kind: Relative::NotContainedBy, a: b(x, leaf), b: b(y, leaf), bpos: false },
-        Source::NonOverlapping(x, y) => Node::Relative { kind: Relative::NonOverlapping, a: b(x, leaf), b: b(y, leaf), bpos: false },
+        Source::Containing(x, y) => {
+            Node::Filtering { kind: Filtering::Containing, a: b(x, leaf), b: b(y, leaf), bpos: false }
+        }
+        Source::ContainedBy(x, y) => {
+            Node::Filtering { kind: Filtering::ContainedBy, a: b(x, leaf), b: b(y, leaf), bpos: false }
+        }
+        Source::Overlapping(x, y) => {
+            Node::Filtering { kind: Filtering::Overlapping, a: b(x, leaf), b: b(y, leaf), bpos: false }
+        }
+        Source::NotContaining(x, y) => {
+            Node::Relative { kind: Relative::NotContaining, a: b(x, leaf), b: b(y, leaf), bpos: false }
+        }
+        Source::NotContainedBy(x, y) => {
+            Node::Relative { kind: Relative::NotContainedBy, a: b(x, leaf), b: b(y, leaf), bpos: false }
+        }
+        Source::NonOverlapping(x, y) => {
+            Node::Relative { kind: Relative::NonOverlapping, a: b(x, leaf), b: b(y, leaf), bpos: false }
+        }
     }
 }
 
@@ -464,7 +482,9 @@ impl Node {
                 }
             }
             Node::Ordered { subs, start, end, slop, i } => ordered_next(subs, start, end, slop, i, lv),
-            Node::Unordered { subs, queue, start, end, slop, queue_end } => unordered_next(subs, queue, start, end, slop, queue_end, lv),
+            Node::Unordered { subs, queue, start, end, slop, queue_end } => {
+                unordered_next(subs, queue, start, end, slop, queue_end, lv)
+            }
             Node::Block { subs, start, end } => block_next(subs, start, end, lv),
             Node::MaxGaps { inner, max } => loop {
                 let next = inner.next_interval(lv);
@@ -563,7 +583,15 @@ fn ordered_next(subs: &mut [Node], start: &mut i32, end: &mut i32, slop: &mut i3
 }
 
 #[allow(clippy::too_many_arguments)]
-fn unordered_next(subs: &mut [Node], queue: &mut Heap, start: &mut i32, end: &mut i32, slop: &mut i32, queue_end: &mut i32, lv: &Leaves) -> i32 {
+fn unordered_next(
+    subs: &mut [Node],
+    queue: &mut Heap,
+    start: &mut i32,
+    end: &mut i32,
+    slop: &mut i32,
+    queue_end: &mut i32,
+    lv: &Leaves,
+) -> i32 {
     let n = subs.len();
     while queue.len() == n && queue.top().map(|t| subs[t].start()) == Some(*start) {
         let popped = queue.pop(&unordered_less(subs));

@@ -330,15 +330,24 @@ impl Source {
             Source::Term { .. } | Source::MultiTerm { .. } | Source::Offset(..) => 1,
             Source::NoMatch => 0,
             Source::Or(subs) => subs.iter().map(Source::min_extent).min().unwrap_or(i32::MAX),
-            Source::Ordered(subs) | Source::Unordered(subs) | Source::Block(subs) => subs.iter().fold(0i32, |a, s| a.wrapping_add(s.min_extent())),
+            Source::Ordered(subs) | Source::Unordered(subs) | Source::Block(subs) => {
+                subs.iter().fold(0i32, |a, s| a.wrapping_add(s.min_extent()))
+            }
             Source::MaxGaps(s, _) | Source::Repeat(s, _, _) => s.min_extent(),
             Source::Extend(s, b, a) => {
                 let m = b.wrapping_add(s.min_extent()).wrapping_add(*a);
-                if m < 0 { i32::MAX } else { m }
+                if m < 0 {
+                    i32::MAX
+                } else {
+                    m
+                }
             }
             Source::Containing(big, _) => big.min_extent(),
             Source::ContainedBy(small, _) => small.min_extent(),
-            Source::NotContaining(m, _) | Source::NotContainedBy(m, _) | Source::NonOverlapping(m, _) | Source::Overlapping(m, _) => m.min_extent(),
+            Source::NotContaining(m, _)
+            | Source::NotContainedBy(m, _)
+            | Source::NonOverlapping(m, _)
+            | Source::Overlapping(m, _) => m.min_extent(),
         }
     }
 
@@ -348,8 +357,12 @@ impl Source {
             Source::Term { field, term } => out.push((field.clone(), term.clone())),
             Source::MultiTerm { field, terms, .. } => out.extend(terms.iter().map(|t| (field.clone(), t.clone()))),
             Source::NoMatch => {}
-            Source::Or(subs) | Source::Ordered(subs) | Source::Unordered(subs) | Source::Block(subs) => subs.iter().for_each(|s| s.terms(out)),
-            Source::MaxGaps(s, _) | Source::Repeat(s, _, _) | Source::Extend(s, _, _) | Source::Offset(s, _) => s.terms(out),
+            Source::Or(subs) | Source::Ordered(subs) | Source::Unordered(subs) | Source::Block(subs) => {
+                subs.iter().for_each(|s| s.terms(out))
+            }
+            Source::MaxGaps(s, _) | Source::Repeat(s, _, _) | Source::Extend(s, _, _) | Source::Offset(s, _) => {
+                s.terms(out)
+            }
             Source::Containing(a, b)
             | Source::ContainedBy(a, b)
             | Source::NotContaining(a, b)

@@ -57,9 +57,15 @@ fn approx_of(source: &Source, next_leaf: &mut usize) -> Approx {
         Source::MultiTerm { terms, .. } => Approx::Or(terms.iter().map(|_| Approx::Leaf(take())).collect()),
         Source::NoMatch => Approx::Never,
         Source::Or(subs) => Approx::Or(subs.iter().map(|s| approx_of(s, next_leaf)).collect()),
-        Source::Ordered(subs) | Source::Unordered(subs) | Source::Block(subs) => Approx::And(subs.iter().map(|s| approx_of(s, next_leaf)).collect()),
-        Source::MaxGaps(s, _) | Source::Repeat(s, _, _) | Source::Extend(s, _, _) | Source::Offset(s, _) => approx_of(s, next_leaf),
-        Source::Containing(a, b) | Source::ContainedBy(a, b) | Source::Overlapping(a, b) => Approx::And(vec![approx_of(a, next_leaf), approx_of(b, next_leaf)]),
+        Source::Ordered(subs) | Source::Unordered(subs) | Source::Block(subs) => {
+            Approx::And(subs.iter().map(|s| approx_of(s, next_leaf)).collect())
+        }
+        Source::MaxGaps(s, _) | Source::Repeat(s, _, _) | Source::Extend(s, _, _) | Source::Offset(s, _) => {
+            approx_of(s, next_leaf)
+        }
+        Source::Containing(a, b) | Source::ContainedBy(a, b) | Source::Overlapping(a, b) => {
+            Approx::And(vec![approx_of(a, next_leaf), approx_of(b, next_leaf)])
+        }
         Source::NotContaining(a, b) | Source::NotContainedBy(a, b) | Source::NonOverlapping(a, b) => {
             let x = approx_of(a, next_leaf);
             // The subtrahend's leaves are numbered but do not narrow the candidates.
@@ -93,7 +99,17 @@ impl<'a> IntervalScorer<'a> {
             postings.push(p);
         }
         let leaves = Leaves { positions: vec![Vec::new(); terms.len()] };
-        let mut s = IntervalScorer { postings, leaves, approx, root, min_extent: source.min_extent(), boost, constant, doc: 0, freq: 0.0 };
+        let mut s = IntervalScorer {
+            postings,
+            leaves,
+            approx,
+            root,
+            min_extent: source.min_extent(),
+            boost,
+            constant,
+            doc: 0,
+            freq: 0.0,
+        };
         s.doc = s.find(0);
         if s.doc == NO_MORE_DOCS {
             if let Some(e) = s.take_error() {

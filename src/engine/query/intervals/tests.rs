@@ -25,7 +25,10 @@ fn run(src: &Source, doc: &[&str]) -> Vec<(i32, i32)> {
         terms.push(tm.to_vec());
         terms.len() - 1
     });
-    let positions = terms.iter().map(|tm| doc.iter().enumerate().filter(|(_, w)| w.as_bytes() == &tm[..]).map(|(p, _)| p as u32).collect()).collect();
+    let positions = terms
+        .iter()
+        .map(|tm| doc.iter().enumerate().filter(|(_, w)| w.as_bytes() == &tm[..]).map(|(p, _)| p as u32).collect())
+        .collect();
     let lv = Leaves { positions };
     root.reset(&lv);
     let mut out = Vec::new();
@@ -39,7 +42,10 @@ fn run(src: &Source, doc: &[&str]) -> Vec<(i32, i32)> {
 /// Drops intervals containing another one.
 fn minimal(v: Vec<(i32, i32)>) -> BTreeSet<(i32, i32)> {
     let all: BTreeSet<(i32, i32)> = v.into_iter().collect();
-    all.iter().copied().filter(|&(s, e)| !all.iter().any(|&(s2, e2)| (s2, e2) != (s, e) && s <= s2 && e2 <= e)).collect()
+    all.iter()
+        .copied()
+        .filter(|&(s, e)| !all.iter().any(|&(s2, e2)| (s2, e2) != (s, e) && s <= s2 && e2 <= e))
+        .collect()
 }
 
 /// Every choice of one interval per sub-source, in order.
@@ -93,12 +99,18 @@ impl Shape {
 
     /// The model's intervals.
     fn model(&self, doc: &[&str]) -> BTreeSet<(i32, i32)> {
-        let pos = |x: &str| doc.iter().enumerate().filter(|(_, w)| **w == x).map(|(p, _)| (p as i32, p as i32)).collect::<Vec<_>>();
+        let pos = |x: &str| {
+            doc.iter().enumerate().filter(|(_, w)| **w == x).map(|(p, _)| (p as i32, p as i32)).collect::<Vec<_>>()
+        };
         let subs = |v: &[&str]| v.iter().map(|x| pos(x)).collect::<Vec<_>>();
         match self {
             Shape::Term(x) => pos(x).into_iter().collect(),
             Shape::Ordered(v, g) => {
-                let found = choices(&subs(v)).into_iter().filter(|c| c.windows(2).all(|w| w[0].1 < w[1].0)).map(|c| (c[0].0, c[c.len() - 1].1)).collect();
+                let found = choices(&subs(v))
+                    .into_iter()
+                    .filter(|c| c.windows(2).all(|w| w[0].1 < w[1].0))
+                    .map(|c| (c[0].0, c[c.len() - 1].1))
+                    .collect();
                 let n = v.len() as i32;
                 minimal(found).into_iter().filter(|(s, e)| g.is_none_or(|g| e - s + 1 - n <= g)).collect()
             }
@@ -112,9 +124,11 @@ impl Shape {
                 let n = v.len() as i32;
                 minimal(found).into_iter().filter(|(s, e)| g.is_none_or(|g| e - s + 1 - n <= g)).collect()
             }
-            Shape::Phrase(v) => {
-                choices(&subs(v)).into_iter().filter(|c| c.windows(2).all(|w| w[0].1 + 1 == w[1].0)).map(|c| (c[0].0, c[c.len() - 1].1)).collect()
-            }
+            Shape::Phrase(v) => choices(&subs(v))
+                .into_iter()
+                .filter(|c| c.windows(2).all(|w| w[0].1 + 1 == w[1].0))
+                .map(|c| (c[0].0, c[c.len() - 1].1))
+                .collect(),
         }
     }
 }
@@ -222,7 +236,9 @@ proptest! {
 fn rewrites_follow_lucene() {
     // Equal neighbours of an ordered list repeat; unordered counts them anywhere.
     assert_eq!(ordered(vec![t("a"), t("a"), t("b")]).to_string(), "ORDERED(a,a,b)");
-    assert!(matches!(ordered(vec![t("a"), t("a"), t("b")]), Source::Ordered(ref v) if matches!(v[0], Source::Repeat(_, 2, None))));
+    assert!(
+        matches!(ordered(vec![t("a"), t("a"), t("b")]), Source::Ordered(ref v) if matches!(v[0], Source::Repeat(_, 2, None)))
+    );
     assert_eq!(unordered(vec![t("a"), t("a")]).to_string(), "UNORDERED(a,a)");
     // A phrase pulls a disjunction of different widths up.
     let p = phrase(vec![or(vec![t("a"), phrase(vec![t("b"), t("c")]).unwrap()]), t("d")]).unwrap();

@@ -8,8 +8,8 @@ use proptest::prelude::*;
 
 use super::super::*;
 use crate::engine::index::{Document, IndexWriter, IndexWriterConfig};
-use crate::engine::segment::DocId;
 use crate::engine::schema::{FieldValue, IndexableField};
+use crate::engine::segment::DocId;
 use crate::engine::store::RamDirectory;
 
 const WORDS: [&str; 6] = ["alpha", "beta", "gamma", "delta", "eps", "zeta"];
@@ -32,7 +32,15 @@ fn index(seed: u64, docs: usize, per_seg: usize) -> IndexWriter {
             source: b"{}".to_vec(),
             fields: vec![IndexableField {
                 name: "body".into(),
-                value: FieldValue::Text { text: body.join(" "), analyzer: "whitespace".into(), freqs: true, positions: true, offsets: false, norms: true, position_increment_gap: 100 },
+                value: FieldValue::Text {
+                    text: body.join(" "),
+                    analyzer: "whitespace".into(),
+                    freqs: true,
+                    positions: true,
+                    offsets: false,
+                    norms: true,
+                    position_increment_gap: 100,
+                },
                 index: true,
                 doc_values: false,
             }],
@@ -53,7 +61,12 @@ fn index(seed: u64, docs: usize, per_seg: usize) -> IndexWriter {
 }
 
 fn phrase(words: &[usize], slop: u32) -> Query {
-    Query::Phrase { field: "body".into(), terms: words.iter().enumerate().map(|(i, &w)| (WORDS[w].as_bytes().to_vec(), i as u32)).collect(), slop, boost: 1.0 }
+    Query::Phrase {
+        field: "body".into(),
+        terms: words.iter().enumerate().map(|(i, &w)| (WORDS[w].as_bytes().to_vec(), i as u32)).collect(),
+        slop,
+        boost: 1.0,
+    }
 }
 
 fn hits(top: &TopDocs) -> Vec<(f32, usize, DocId)> {
@@ -63,10 +76,16 @@ fn hits(top: &TopDocs) -> Vec<(f32, usize, DocId)> {
 fn check(writer: &IndexWriter, q: &Query, k: usize) -> std::result::Result<(), TestCaseError> {
     let s = writer.searcher().expect("searcher");
     let s = s.query();
-    let exhaustive = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).expect("search");
-    let pruned = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() }).expect("search");
+    let exhaustive = s
+        .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })
+        .expect("search");
+    let pruned = s
+        .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() })
+        .expect("search");
     prop_assert_eq!(hits(&pruned), hits(&exhaustive), "query {} k {}", q, k);
-    let up_to = s.search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(5), ..TopSpec::default() }).expect("search");
+    let up_to = s
+        .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(5), ..TopSpec::default() })
+        .expect("search");
     prop_assert_eq!(hits(&up_to), hits(&exhaustive), "query {} k {}", q, k);
     let n = exhaustive.total.0;
     prop_assert_eq!(up_to.total, if n > 5 { (5, Relation::Gte) } else { (n, Relation::Eq) });

@@ -14,7 +14,11 @@ fn check(s: &str) {
             assert_eq!(Some(fast), full, "{alt} {s}");
         } else if s.len() == 20 && s.ends_with('Z') {
             // The shortcut may only decline strings the parser rejects too, or other shapes.
-            assert!(full.is_none() || !s.bytes().enumerate().all(|(i, c)| [4, 7, 10, 13, 16, 19].contains(&i) || c.is_ascii_digit()), "{alt} {s}");
+            assert!(
+                full.is_none()
+                    || !s.bytes().enumerate().all(|(i, c)| [4, 7, 10, 13, 16, 19].contains(&i) || c.is_ascii_digit()),
+                "{alt} {s}"
+            );
         }
     }
     assert_eq!(iso_utc_seconds("epoch_millis", s), None);
@@ -22,12 +26,27 @@ fn check(s: &str) {
 
 #[test]
 fn known_dates() {
-    for s in ["2025-07-26T07:39:03Z", "1970-01-01T00:00:00Z", "2000-02-29T23:59:59Z", "1969-12-31T23:59:59Z", "0001-01-01T00:00:00Z"] {
+    for s in [
+        "2025-07-26T07:39:03Z",
+        "1970-01-01T00:00:00Z",
+        "2000-02-29T23:59:59Z",
+        "1969-12-31T23:59:59Z",
+        "0001-01-01T00:00:00Z",
+    ] {
         assert!(iso_utc_seconds("strict_date_optional_time", s).is_some(), "{s}");
         check(s);
     }
-    for s in ["2001-02-29T00:00:00Z", "2025-13-01T00:00:00Z", "2025-07-26T24:00:00Z", "2025-07-26T07:60:03Z", "2025-07-26T07:39:60Z",
-        "2025-07-26 07:39:03Z", "2025-07-26T07:39:03+", "+025-07-26T07:39:03Z", "2025-07-00T00:00:00Z"] {
+    for s in [
+        "2001-02-29T00:00:00Z",
+        "2025-13-01T00:00:00Z",
+        "2025-07-26T24:00:00Z",
+        "2025-07-26T07:60:03Z",
+        "2025-07-26T07:39:60Z",
+        "2025-07-26 07:39:03Z",
+        "2025-07-26T07:39:03+",
+        "+025-07-26T07:39:03Z",
+        "2025-07-00T00:00:00Z",
+    ] {
         check(s);
     }
 }

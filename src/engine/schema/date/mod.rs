@@ -95,12 +95,16 @@ fn parse_instant(s: &str, format: &str) -> Result<(i64, u32), String> {
 fn iso_utc_seconds(alt: &str, s: &str) -> Option<(i64, u32)> {
     if !matches!(
         alt,
-        "strict_date_optional_time" | "date_optional_time" | "strict_date_optional_time_nanos" | "date_optional_time_nanos"
+        "strict_date_optional_time"
+            | "date_optional_time"
+            | "strict_date_optional_time_nanos"
+            | "date_optional_time_nanos"
     ) {
         return None;
     }
     let b = s.as_bytes();
-    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'Z' {
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'Z'
+    {
         return None;
     }
     let num = |from: usize, to: usize| -> Option<i64> {
@@ -118,7 +122,11 @@ fn print_instant(secs: i64, nanos: u32, format: &str) -> String {
     let first = format.split("||").next().unwrap_or(format);
     // `date_optional_time` parses up to nine fraction digits but prints milliseconds (its
     // `_nanos` variant prints them all), as OpenSearch's `DateFormatters`.
-    let nanos = if matches!(first, "strict_date_optional_time" | "date_optional_time") { nanos - nanos % 1_000_000 } else { nanos };
+    let nanos = if matches!(first, "strict_date_optional_time" | "date_optional_time") {
+        nanos - nanos % 1_000_000
+    } else {
+        nanos
+    };
     match compiled(first) {
         Ok(p) => p.print(secs, nanos),
         Err(_) => print_iso(secs, nanos),
@@ -310,4 +318,3 @@ fn parse_epoch(s: &str, scale: u32) -> Option<(i64, u32)> {
     let nanos = u32::try_from(total.rem_euclid(1_000_000_000)).ok()?;
     Some((secs, nanos))
 }
-

@@ -189,12 +189,18 @@ pub fn read_int_meta(frame: &Frame<'_>, r: &mut ByteReader<'_>, max_doc: u32) ->
         return Err(bad(format!("bad value range: min {} max {} gcd {}", m.min, m.max, m.gcd)));
     }
     if m.docs_with_value == 0 || m.docs_with_value > max_doc || m.num_values < m.docs_with_value as u64 {
-        return Err(bad(format!("{} docs with {} values in a segment of {max_doc} docs", m.docs_with_value, m.num_values)));
+        return Err(bad(format!(
+            "{} docs with {} values in a segment of {max_doc} docs",
+            m.docs_with_value, m.num_values
+        )));
     }
     let value_slots = match mode {
         Mode::Dense | Mode::Sparse => {
             if m.num_values != m.docs_with_value as u64 || (mode == Mode::Dense && m.docs_with_value != max_doc) {
-                return Err(bad(format!("{mode:?} column with {} values for {} docs", m.num_values, m.docs_with_value)));
+                return Err(bad(format!(
+                    "{mode:?} column with {} values for {} docs",
+                    m.num_values, m.docs_with_value
+                )));
             }
             max_doc as u64
         }
@@ -226,9 +232,16 @@ impl<'a> IntColumn<'a> {
     /// Builds the view; lengths were validated by [`read_int_meta`], so this only fails if the
     /// metadata was not produced by it.
     pub fn new(meta: &'a IntMeta, file: &'a [u8], max_doc: u32) -> Result<Self> {
-        let slots = if matches!(meta.mode, Mode::Multi) { meta.num_values } else if meta.mode == Mode::Empty { 0 } else { max_doc as u64 };
+        let slots = if matches!(meta.mode, Mode::Multi) {
+            meta.num_values
+        } else if meta.mode == Mode::Empty {
+            0
+        } else {
+            max_doc as u64
+        };
         let values = PackedInts::new(meta.values.bytes(file), meta.bits, slots)?;
-        let presence = if meta.mode == Mode::Sparse { Some(Bits::new(meta.presence.bytes(file), max_doc)?) } else { None };
+        let presence =
+            if meta.mode == Mode::Sparse { Some(Bits::new(meta.presence.bytes(file), max_doc)?) } else { None };
         let offsets = if meta.mode == Mode::Multi {
             PackedInts::new(meta.offsets.bytes(file), meta.offset_bits, max_doc as u64 + 1)?
         } else {
@@ -309,7 +322,11 @@ impl<'a> IntColumn<'a> {
         }
         if let Some(p) = self.presence {
             if p.count_ones() != m.docs_with_value as u64 {
-                return Err(err(format!("presence bitset has {} docs, metadata says {}", p.count_ones(), m.docs_with_value)));
+                return Err(err(format!(
+                    "presence bitset has {} docs, metadata says {}",
+                    p.count_ones(),
+                    m.docs_with_value
+                )));
             }
             let padded = (self.max_doc as u64).div_ceil(8) * 8;
             if (self.max_doc as u64..padded).any(|k| p.get(k as u32)) {
@@ -353,7 +370,10 @@ impl<'a> IntColumn<'a> {
             return Err(err(format!("offsets end at {prev_end}, {} values", m.num_values)));
         }
         if docs != m.docs_with_value || !seen_min || !seen_max {
-            return Err(err(format!("column holds {docs} docs (min seen {seen_min}, max seen {seen_max}), metadata says {}", m.docs_with_value)));
+            return Err(err(format!(
+                "column holds {docs} docs (min seen {seen_min}, max seen {seen_max}), metadata says {}",
+                m.docs_with_value
+            )));
         }
         Ok(())
     }

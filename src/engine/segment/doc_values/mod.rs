@@ -17,7 +17,6 @@ pub mod packed;
 mod reader;
 mod writer;
 
-
 pub use reader::{check_file, BinaryColumn, DocValuesReader, NumericColumn, SortedSetColumn, Summary};
 pub use writer::{merge_doc_values, write_doc_values};
 
@@ -67,13 +66,16 @@ impl DocValuesBuffer {
         let f = self.fields[i].get_or_insert_with(make);
         let ok = matches!(
             (kind, &*f),
-            ("numeric", FieldBuffer::Numeric(_)) | ("sorted_set", FieldBuffer::SortedSet { .. }) | ("binary", FieldBuffer::Binary(_))
+            ("numeric", FieldBuffer::Numeric(_))
+                | ("sorted_set", FieldBuffer::SortedSet { .. })
+                | ("binary", FieldBuffer::Binary(_))
         );
         if ok {
             Some(f)
         } else {
             if self.misuse.is_none() {
-                self.misuse = Some(format!("field number {field} was given {kind} doc values and values of another kind"));
+                self.misuse =
+                    Some(format!("field number {field} was given {kind} doc values and values of another kind"));
             }
             None
         }

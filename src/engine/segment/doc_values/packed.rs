@@ -27,7 +27,13 @@ pub struct Frame<'a> {
 
 /// Checks the header (codec, version, id) and the footer structure (not the checksum, which is
 /// O(file)), and locates the metadata through the trailing `MetaOffset`.
-pub fn open_frame<'a>(file: &'a [u8], name: &str, codec: &str, version: u32, id: Option<&[u8; 16]>) -> Result<Frame<'a>> {
+pub fn open_frame<'a>(
+    file: &'a [u8],
+    name: &str,
+    codec: &str,
+    version: u32,
+    id: Option<&[u8; 16]>,
+) -> Result<Frame<'a>> {
     footer_checksum(file, name)?;
     let body = &file[..file.len() - FOOTER_LEN];
     let h = check_header(body, name, codec, version, version, id)?;
@@ -65,7 +71,10 @@ impl<'a> Frame<'a> {
             return Err(Error::corrupt(
                 "",
                 at,
-                format!("{what} section [{offset}, +{len}) outside data area [{}, {})", self.data_start, self.meta_start),
+                format!(
+                    "{what} section [{offset}, +{len}) outside data area [{}, {})",
+                    self.data_start, self.meta_start
+                ),
             ));
         }
         if let Some(want) = expected_len {
@@ -133,7 +142,11 @@ impl<'a> PackedInts<'a> {
     /// A view; `bytes` must hold exactly `packed_len(count, bits)` bytes.
     pub fn new(bytes: &'a [u8], bits: u8, count: u64) -> Result<Self> {
         if bits > 64 || packed_len(count, bits) != bytes.len() as u64 {
-            return Err(Error::corrupt("", 0, format!("{count} values of {bits} bits do not fill {} bytes", bytes.len())));
+            return Err(Error::corrupt(
+                "",
+                0,
+                format!("{count} values of {bits} bits do not fill {} bytes", bytes.len()),
+            ));
         }
         Ok(PackedInts { bytes, bits, count })
     }

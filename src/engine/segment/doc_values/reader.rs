@@ -69,7 +69,10 @@ fn parse(frame: &Frame<'_>, max_doc: u32, infos: Option<&FieldInfos>) -> Result<
                 let ords = read_int_meta(frame, &mut r, max_doc)?;
                 let count = r.vu64()?;
                 if count > ords.num_values || ords.max as u64 >= count {
-                    return Err(r.error(format!("dictionary of {count} terms for {} ordinals up to {}", ords.num_values, ords.max)));
+                    return Err(r.error(format!(
+                        "dictionary of {count} terms for {} ordinals up to {}",
+                        ords.num_values, ords.max
+                    )));
                 }
                 if ords.min < 0 {
                     return Err(r.error(format!("negative ordinal {}", ords.min)));
@@ -94,7 +97,11 @@ fn parse(frame: &Frame<'_>, max_doc: u32, infos: Option<&FieldInfos>) -> Result<
         if let Some(infos) = infos {
             let want = infos.get(field).map(|f| f.doc_values);
             if want != Some(kind_of(&col)) {
-                return Err(Error::corrupt("", at, format!("column of field {field} is {:?}, field infos say {want:?}", kind_of(&col))));
+                return Err(Error::corrupt(
+                    "",
+                    at,
+                    format!("column of field {field} is {:?}, field infos say {want:?}", kind_of(&col)),
+                ));
             }
         }
         if columns.insert(field, col).is_some() {
@@ -149,7 +156,11 @@ impl DocValuesReader {
                     for ord in 0..col.value_count() {
                         let t = col.lookup_ord(ord)?;
                         if prev.is_some_and(|p| p >= t) {
-                            return Err(Error::corrupt("", blob.offsets.offset as u64, format!("dictionary term {ord} is not above the previous one")));
+                            return Err(Error::corrupt(
+                                "",
+                                blob.offsets.offset as u64,
+                                format!("dictionary term {ord} is not above the previous one"),
+                            ));
                         }
                         prev = Some(t);
                     }
@@ -163,11 +174,19 @@ impl DocValuesReader {
                         let (s, e) = col.blobs.range(doc as u64)?;
                         docs += present as u64;
                         if !present && s != e {
-                            return Err(Error::corrupt("", blobs.offsets.offset as u64, format!("absent doc {doc} has bytes")));
+                            return Err(Error::corrupt(
+                                "",
+                                blobs.offsets.offset as u64,
+                                format!("absent doc {doc} has bytes"),
+                            ));
                         }
                     }
                     if docs != *docs_with_value || col.presence.is_some_and(|p| p.count_ones() != docs) {
-                        return Err(Error::corrupt("", blobs.offsets.offset as u64, format!("{docs} binary values, metadata says {docs_with_value}")));
+                        return Err(Error::corrupt(
+                            "",
+                            blobs.offsets.offset as u64,
+                            format!("{docs} binary values, metadata says {docs_with_value}"),
+                        ));
                     }
                     check_blob_end(&col.blobs, blobs)?;
                 }
@@ -218,7 +237,11 @@ fn check_blob_end(b: &Blobs<'_>, meta: &BlobMeta) -> Result<()> {
     let first = b.offsets.get(0).unwrap_or(u64::MAX);
     let last = b.offsets.get(b.count).unwrap_or(u64::MAX);
     if first != 0 || last != b.bytes.len() as u64 {
-        return Err(Error::corrupt("", meta.offsets.offset as u64, format!("offsets span [{first}, {last}], bytes hold {}", b.bytes.len())));
+        return Err(Error::corrupt(
+            "",
+            meta.offsets.offset as u64,
+            format!("offsets span [{first}, {last}], bytes hold {}", b.bytes.len()),
+        ));
     }
     Ok(())
 }
@@ -233,7 +256,11 @@ struct Blobs<'a> {
 
 impl<'a> Blobs<'a> {
     fn new(m: &BlobMeta, file: &'a [u8]) -> Result<Self> {
-        Ok(Blobs { count: m.count, offsets: PackedInts::new(m.offsets.bytes(file), m.offset_bits, m.count + 1)?, bytes: m.bytes.bytes(file) })
+        Ok(Blobs {
+            count: m.count,
+            offsets: PackedInts::new(m.offsets.bytes(file), m.offset_bits, m.count + 1)?,
+            bytes: m.bytes.bytes(file),
+        })
     }
 
     fn range(&self, i: u64) -> Result<(usize, usize)> {

@@ -110,14 +110,23 @@ impl NumericColumn<'_> {
 }
 
 fn doc_strategy() -> impl Strategy<Value = Doc> {
-    let num = prop_oneof![-3i64..3, Just(i64::MIN), Just(i64::MAX), any::<i64>(), (0i64..100).prop_map(|x| x * 1000 + 1_600_000_000_000)];
+    let num = prop_oneof![
+        -3i64..3,
+        Just(i64::MIN),
+        Just(i64::MAX),
+        any::<i64>(),
+        (0i64..100).prop_map(|x| x * 1000 + 1_600_000_000_000)
+    ];
     (
         prop_oneof![
             1 => Just(vec![]),
             3 => proptest::collection::vec(num.clone(), 1..2),
             1 => proptest::collection::vec(num, 0..5),
         ],
-        proptest::collection::btree_set(proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(0xff), any::<u8>()], 0..4), 0..3),
+        proptest::collection::btree_set(
+            proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(0xff), any::<u8>()], 0..4),
+            0..3,
+        ),
         proptest::option::of(proptest::collection::vec(any::<u8>(), 0..6)),
     )
         .prop_map(|(nums, terms, bin)| Doc { nums, terms, bin })
@@ -128,7 +137,12 @@ fn fi_a() -> FieldInfos {
     infos(&[("n", DocValuesKind::SortedNumeric), ("t", DocValuesKind::SortedSet), ("b", DocValuesKind::Binary)])
 }
 fn fi_b() -> FieldInfos {
-    infos(&[("x", DocValuesKind::None), ("b", DocValuesKind::Binary), ("t", DocValuesKind::SortedSet), ("n", DocValuesKind::SortedNumeric)])
+    infos(&[
+        ("x", DocValuesKind::None),
+        ("b", DocValuesKind::Binary),
+        ("t", DocValuesKind::SortedSet),
+        ("n", DocValuesKind::SortedNumeric),
+    ])
 }
 
 proptest! {
@@ -172,7 +186,8 @@ fn encodings_chosen_by_shape() {
     let dir = RamDirectory::new();
     let fi = fi_a();
     // Dense with a gcd: timestamps at whole seconds.
-    let dense: Vec<Doc> = (0..100).map(|i| Doc { nums: vec![1_600_000_000_000 + i * 1000], ..Doc::default() }).collect();
+    let dense: Vec<Doc> =
+        (0..100).map(|i| Doc { nums: vec![1_600_000_000_000 + i * 1000], ..Doc::default() }).collect();
     write_model(&dir, &seg(1), &fi, &dense);
     let r = DocValuesReader::open(&dir, &seg(1), &fi, 100).unwrap();
     assert_matches(&r, &fi, &dense);

@@ -31,7 +31,10 @@ impl ColumnsWriter {
 
     fn check_docs(&self, field: u32, mut docs: impl Iterator<Item = DocId>) -> Result<()> {
         match docs.find(|&d| d >= self.max_doc) {
-            Some(d) => Err(Error::InvalidArgument(format!("doc values of field {field} for doc {d} >= max_doc {}", self.max_doc))),
+            Some(d) => Err(Error::InvalidArgument(format!(
+                "doc values of field {field} for doc {d} >= max_doc {}",
+                self.max_doc
+            ))),
             None => Ok(()),
         }
     }
@@ -143,7 +146,13 @@ fn expect_kind(infos: &FieldInfos, field: u32, kind: DocValuesKind) -> Result<()
 }
 
 /// Writes `{segment}.dvd` from a buffer; returns the file name.
-pub fn write_doc_values(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, buf: &DocValuesBuffer, max_doc: u32) -> Result<String> {
+pub fn write_doc_values(
+    dir: &dyn Directory,
+    seg: &SegmentId,
+    infos: &FieldInfos,
+    buf: &DocValuesBuffer,
+    max_doc: u32,
+) -> Result<String> {
     if let Some(m) = &buf.misuse {
         return Err(Error::InvalidArgument(m.clone()));
     }
@@ -232,7 +241,9 @@ pub fn merge_doc_values(
                 terms.dedup();
                 let mut o: Vec<(DocId, i64)> = pairs
                     .iter()
-                    .map(|&(d, t)| (d, terms.binary_search(&t).expect("every term was collected into the dictionary") as i64))
+                    .map(|&(d, t)| {
+                        (d, terms.binary_search(&t).expect("every term was collected into the dictionary") as i64)
+                    })
                     .collect();
                 o.sort_unstable();
                 o.dedup();

@@ -63,7 +63,11 @@ impl PointsBuffer {
         let f = self.fields[i].get_or_insert_with(|| FieldBuffer { width: key.len(), ..FieldBuffer::default() });
         if key.len() != f.width || key.is_empty() || key.len() > MAX_KEY_BYTES {
             if self.misuse.is_none() {
-                self.misuse = Some(format!("point of field {field} has {} bytes, expected {} (1 to {MAX_KEY_BYTES})", key.len(), f.width));
+                self.misuse = Some(format!(
+                    "point of field {field} has {} bytes, expected {} (1 to {MAX_KEY_BYTES})",
+                    key.len(),
+                    f.width
+                ));
             }
             return;
         }

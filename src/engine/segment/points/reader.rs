@@ -61,12 +61,20 @@ fn parse(frame: &Frame<'_>, max_doc: u32, infos: Option<&FieldInfos>) -> Result<
         let field = r.vu32()?;
         let width = r.u8()? as usize;
         if width == 0 || width > MAX_KEY_BYTES {
-            return Err(Error::corrupt("", at, format!("point width {width} of field {field} not in 1..={MAX_KEY_BYTES}")));
+            return Err(Error::corrupt(
+                "",
+                at,
+                format!("point width {width} of field {field} not in 1..={MAX_KEY_BYTES}"),
+            ));
         }
         if let Some(infos) = infos {
             let want = infos.get(field).map(|f| f.point_bytes as usize);
             if want != Some(width) {
-                return Err(Error::corrupt("", at, format!("field {field} has {width}-byte points, field infos say {want:?}")));
+                return Err(Error::corrupt(
+                    "",
+                    at,
+                    format!("field {field} has {width}-byte points, field infos say {want:?}"),
+                ));
             }
         }
         let num_points = r.vu64()?;
@@ -81,12 +89,23 @@ fn parse(frame: &Frame<'_>, max_doc: u32, infos: Option<&FieldInfos>) -> Result<
         }
         let min_key = r.take(width)?.to_vec();
         let max_key = r.take(width)?.to_vec();
-        let mut m = FieldMeta { width, num_points, doc_count, doc_bits, min_key, max_key, index: Section::default(), blocks: Section::default(), docs: Section::default() };
+        let mut m = FieldMeta {
+            width,
+            num_points,
+            doc_count,
+            doc_bits,
+            min_key,
+            max_key,
+            index: Section::default(),
+            blocks: Section::default(),
+            docs: Section::default(),
+        };
         let index_len = m.num_blocks().saturating_mul(m.entry_len() as u64);
         m.index = frame.section(&mut r, "block index", Some(index_len))?;
         m.blocks = frame.section(&mut r, "blocks", None)?;
         m.docs = frame.section(&mut r, "docs", Some(packed_len(num_points, doc_bits)))?;
-        check_index(frame.file, &m).map_err(|why| Error::corrupt("", m.index.offset as u64, format!("field {field}: {why}")))?;
+        check_index(frame.file, &m)
+            .map_err(|why| Error::corrupt("", m.index.offset as u64, format!("field {field}: {why}")))?;
         if fields.insert(field, m).is_some() {
             return Err(Error::corrupt("", at, format!("two point sets for field {field}")));
         }
@@ -152,7 +171,9 @@ impl PointsReader {
 
     fn check_fields(&self) -> Result<()> {
         for (&field, m) in &self.fields {
-            let fp = self.field(field).ok_or_else(|| Error::corrupt("", m.index.offset as u64, "field view does not match its metadata"))?;
+            let fp = self
+                .field(field)
+                .ok_or_else(|| Error::corrupt("", m.index.offset as u64, "field view does not match its metadata"))?;
             let mut prev: Option<([u8; MAX_KEY_BYTES], DocId)> = None;
             let mut seen = vec![0u64; (self.max_doc as usize).div_ceil(64)];
             let mut bad: Option<String> = None;
@@ -257,7 +278,10 @@ impl<'a> FieldPoints<'a> {
         let w = self.m.width;
         let sl = w - blk.prefix;
         let start = blk.offset + i as usize * sl;
-        let suffix = self.blocks.get(start..start + sl).ok_or_else(|| Error::corrupt("", 0, format!("point {i} of a block past the end")))?;
+        let suffix = self
+            .blocks
+            .get(start..start + sl)
+            .ok_or_else(|| Error::corrupt("", 0, format!("point {i} of a block past the end")))?;
         key[..blk.prefix].copy_from_slice(&blk.min[..blk.prefix]);
         key[blk.prefix..w].copy_from_slice(suffix);
         Ok(())
@@ -283,7 +307,11 @@ impl<'a> FieldPoints<'a> {
     fn ranges(&self, lo: &[u8], hi: &[u8]) -> Result<Vec<(u64, u64)>> {
         let w = self.m.width;
         if lo.len() != w || hi.len() != w {
-            return Err(Error::InvalidArgument(format!("range bounds of {} and {} bytes for {w}-byte points", lo.len(), hi.len())));
+            return Err(Error::InvalidArgument(format!(
+                "range bounds of {} and {} bytes for {w}-byte points",
+                lo.len(),
+                hi.len()
+            )));
         }
         let mut out: Vec<(u64, u64)> = Vec::new();
         if lo > hi || hi < self.min_key() || lo > self.max_key() {
@@ -306,7 +334,11 @@ impl<'a> FieldPoints<'a> {
                 break;
             }
             let start = if blk.min >= lo { blk.first } else { self.partition(&blk, lo, |o| o == Ordering::Less)? };
-            let end = if blk.max <= hi { blk.first + blk.count } else { self.partition(&blk, hi, |o| o != Ordering::Greater)? };
+            let end = if blk.max <= hi {
+                blk.first + blk.count
+            } else {
+                self.partition(&blk, hi, |o| o != Ordering::Greater)?
+            };
             match out.last_mut() {
                 Some(last) if last.1 == start => last.1 = end,
                 _ if start < end => out.push((start, end)),
@@ -368,7 +400,11 @@ impl<'a> FieldPoints<'a> {
             docs.clear();
             self.docs.for_range(blk.first, blk.first + blk.count, |d| docs.push(d as DocId));
             if docs.len() as u64 != blk.count {
-                return Err(Error::corrupt("", 0, format!("block {b} has {} docs for {} points", docs.len(), blk.count)));
+                return Err(Error::corrupt(
+                    "",
+                    0,
+                    format!("block {b} has {} docs for {} points", docs.len(), blk.count),
+                ));
             }
             for (i, &d) in docs.iter().enumerate() {
                 self.key(&blk, i as u64, &mut key)?;

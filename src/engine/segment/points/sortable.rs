@@ -51,7 +51,19 @@ mod tests {
 
     #[test]
     fn float_edges() {
-        let order = [f64::NEG_INFINITY, f64::MIN, -1.0, -f64::MIN_POSITIVE, -0.0, 0.0, f64::MIN_POSITIVE, 1.0, f64::MAX, f64::INFINITY, f64::NAN];
+        let order = [
+            f64::NEG_INFINITY,
+            f64::MIN,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+        ];
         for w in order.windows(2) {
             assert!(encode_f64(w[0]) < encode_f64(w[1]), "{} !< {}", w[0], w[1]);
         }

@@ -49,7 +49,12 @@ fn check_query(r: &PointsReader, fi: &FieldInfos, docs: &[Doc], lo: i64, hi: i64
         assert!(docs.iter().all(|d| d.0.is_empty()));
         return;
     };
-    let want: BTreeSet<u32> = docs.iter().enumerate().filter(|(_, d)| d.0.iter().any(|&v| lo <= v && v <= hi)).map(|(i, _)| i as u32).collect();
+    let want: BTreeSet<u32> = docs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.0.iter().any(|&v| lo <= v && v <= hi))
+        .map(|(i, _)| i as u32)
+        .collect();
     let got = f.docs_in_range(&encode_i64(lo), &encode_i64(hi)).unwrap();
     assert_eq!(got, want.iter().copied().collect::<Vec<_>>(), "[{lo}, {hi}]");
     let mut visits = 0usize;
@@ -79,7 +84,12 @@ fn check_all(r: &PointsReader, fi: &FieldInfos, docs: &[Doc], probes: &[(i64, i6
     }
     check_query(r, fi, docs, i64::MIN, i64::MAX);
     if let Some(f) = r.field(ip) {
-        let want: Vec<u32> = docs.iter().enumerate().filter(|(_, d)| d.1.iter().any(|&v| v >= 1 << 100)).map(|(i, _)| i as u32).collect();
+        let want: Vec<u32> = docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.1.iter().any(|&v| v >= 1 << 100))
+            .map(|(i, _)| i as u32)
+            .collect();
         assert_eq!(f.docs_in_range(&encode_u128(1 << 100), &encode_u128(u128::MAX)).unwrap(), want);
     }
 }
@@ -176,7 +186,11 @@ fn narrow_date_range_on_380k_docs() {
     }
     let per = start.elapsed() / iters;
     assert_eq!(f.docs_in_range(&encode_i64(lo), &encode_i64(hi)).unwrap(), want);
-    eprintln!("narrow range: {} of {max_doc} docs in {per:?} per query; file {bytes} bytes ({:.2} bytes/point)", want.len(), bytes as f64 / max_doc as f64);
+    eprintln!(
+        "narrow range: {} of {max_doc} docs in {per:?} per query; file {bytes} bytes ({:.2} bytes/point)",
+        want.len(),
+        bytes as f64 / max_doc as f64
+    );
     // One hour: ~16k docs, through the bitset path.
     let (lo2, hi2) = (base + 7_200_000, base + 10_800_000);
     let start = std::time::Instant::now();
@@ -189,7 +203,12 @@ fn narrow_date_range_on_380k_docs() {
 }
 
 fn golden_docs() -> Vec<Doc> {
-    vec![(vec![5, -3], vec![0x7f00_0001]), (vec![], vec![]), (vec![5], vec![]), (vec![1 << 40], vec![0xc0a8_0001, 0x7f00_0001])]
+    vec![
+        (vec![5, -3], vec![0x7f00_0001]),
+        (vec![], vec![]),
+        (vec![5], vec![]),
+        (vec![1 << 40], vec![0xc0a8_0001, 0x7f00_0001]),
+    ]
 }
 
 #[test]

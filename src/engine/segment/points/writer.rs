@@ -36,7 +36,10 @@ impl FieldsWriter {
             return Ok(());
         }
         if let Some(&(_, d)) = points.iter().find(|p| p.1 >= self.max_doc) {
-            return Err(Error::InvalidArgument(format!("point of field {field} for doc {d} >= max_doc {}", self.max_doc)));
+            return Err(Error::InvalidArgument(format!(
+                "point of field {field} for doc {d} >= max_doc {}",
+                self.max_doc
+            )));
         }
         points.sort_unstable();
         let n = points.len();
@@ -94,13 +97,22 @@ impl FieldsWriter {
 fn check_width(infos: &FieldInfos, field: u32, width: usize) -> Result<()> {
     match infos.get(field) {
         Some(f) if f.point_bytes as usize == width => Ok(()),
-        Some(f) => Err(Error::InvalidArgument(format!("field [{}] has {}-byte points, was given {width}-byte keys", f.name, f.point_bytes))),
+        Some(f) => Err(Error::InvalidArgument(format!(
+            "field [{}] has {}-byte points, was given {width}-byte keys",
+            f.name, f.point_bytes
+        ))),
         None => Err(Error::InvalidArgument(format!("points for unknown field number {field}"))),
     }
 }
 
 /// Writes `{segment}.pts` from a buffer; returns the file name.
-pub fn write_points(dir: &dyn Directory, seg: &SegmentId, infos: &FieldInfos, buf: &PointsBuffer, max_doc: u32) -> Result<String> {
+pub fn write_points(
+    dir: &dyn Directory,
+    seg: &SegmentId,
+    infos: &FieldInfos,
+    buf: &PointsBuffer,
+    max_doc: u32,
+) -> Result<String> {
     if let Some(m) = &buf.misuse {
         return Err(Error::InvalidArgument(m.clone()));
     }
@@ -139,7 +151,11 @@ pub fn merge_points(
         for &(r, s_infos, map) in sources {
             let Some(fp) = s_infos.by_name(&info.name).and_then(|f| r.field(f.number)) else { continue };
             if fp.width() != width {
-                return Err(Error::InvalidArgument(format!("field [{}] has {}-byte points in a source, {width} in the merge", info.name, fp.width())));
+                return Err(Error::InvalidArgument(format!(
+                    "field [{}] has {}-byte points in a source, {width} in the merge",
+                    info.name,
+                    fp.width()
+                )));
             }
             fp.for_each_point(&mut |k, old| {
                 if let Some(new) = map.get(old) {

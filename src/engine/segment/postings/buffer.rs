@@ -167,7 +167,10 @@ impl BytesInterner {
 
     /// Heap bytes held (capacities).
     pub(crate) fn mem_bytes(&self) -> usize {
-        self.arena.capacity() + self.offsets.capacity() * std::mem::size_of::<usize>() + self.hashes.capacity() * 8 + self.table.capacity() * 16
+        self.arena.capacity()
+            + self.offsets.capacity() * std::mem::size_of::<usize>()
+            + self.hashes.capacity() * 8
+            + self.table.capacity() * 16
     }
 }
 

@@ -68,7 +68,13 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
             // make seeks miss terms that iteration lists).
             match ft.seek_exact(term)? {
                 Some(found) if found.doc_freq == info.doc_freq && found.total_term_freq == info.total_term_freq => {}
-                _ => return Err(Error::corrupt(name, 0, format!("field {number}: term index does not lead to term {term:?}"))),
+                _ => {
+                    return Err(Error::corrupt(
+                        name,
+                        0,
+                        format!("field {number}: term index does not lead to term {term:?}"),
+                    ))
+                }
             }
             terms += 1;
             sdf += info.doc_freq as u64;
@@ -78,7 +84,13 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
             p.try_top_docs(&mut top)?;
             let mut tj = 0;
             let (mut n, mut freqs, mut last) = (0u64, 0u64, None);
-            let not_a_doc = |(td, tf): (DocId, u32)| Error::corrupt(doc_name, 0, format!("field {number}: top doc ({td}, freq {tf}) is not a doc of term {term:?} with that freq"));
+            let not_a_doc = |(td, tf): (DocId, u32)| {
+                Error::corrupt(
+                    doc_name,
+                    0,
+                    format!("field {number}: top doc ({td}, freq {tf}) is not a doc of term {term:?} with that freq"),
+                )
+            };
             loop {
                 let d = p.next();
                 if d == NO_MORE_DOCS {
@@ -102,19 +114,35 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
                     return Err(Error::corrupt(name, 0, format!("field {number}: skip data ends before doc {d}")));
                 }
                 if p.block_max().0 < f {
-                    return Err(Error::corrupt(name, 0, format!("field {number}: block max freq {} below freq {f} of doc {d}", p.block_max().0)));
+                    return Err(Error::corrupt(
+                        name,
+                        0,
+                        format!("field {number}: block max freq {} below freq {f} of doc {d}", p.block_max().0),
+                    ));
                 }
                 p.try_block_impacts(&mut imps)?;
                 if !imps.iter().any(|&(pf, _)| pf >= f) {
-                    return Err(Error::corrupt(name, 0, format!("field {number}: block impacts {imps:?} below freq {f} of doc {d}")));
+                    return Err(Error::corrupt(
+                        name,
+                        0,
+                        format!("field {number}: block impacts {imps:?} below freq {f} of doc {d}"),
+                    ));
                 }
                 if has_pos {
                     p.positions(&mut pos);
                     if pos.len() as u64 != f as u64 && p.doc() != NO_MORE_DOCS {
-                        return Err(Error::corrupt(name, 0, format!("field {number}: {} positions for freq {f}", pos.len())));
+                        return Err(Error::corrupt(
+                            name,
+                            0,
+                            format!("field {number}: {} positions for freq {f}", pos.len()),
+                        ));
                     }
                     if pos.windows(2).any(|w| w[0] > w[1]) {
-                        return Err(Error::corrupt(name, 0, format!("field {number}: positions out of order in doc {d}")));
+                        return Err(Error::corrupt(
+                            name,
+                            0,
+                            format!("field {number}: positions out of order in doc {d}"),
+                        ));
                     }
                     sum.positions += pos.len() as u64;
                 }
@@ -126,13 +154,24 @@ pub(crate) fn walk(r: &PostingsReader) -> Result<Summary> {
                 return Err(not_a_doc(t));
             }
             if n != info.doc_freq as u64 || (ft.index_options().has_freqs() && freqs != info.total_term_freq) {
-                return Err(Error::corrupt(name, 0, format!("field {number}: term has {n} docs / {freqs} occurrences, dictionary says {} / {}", info.doc_freq, info.total_term_freq)));
+                return Err(Error::corrupt(
+                    name,
+                    0,
+                    format!(
+                        "field {number}: term has {n} docs / {freqs} occurrences, dictionary says {} / {}",
+                        info.doc_freq, info.total_term_freq
+                    ),
+                ));
             }
             sum.postings += n;
         }
         docs_seen.sort_unstable();
         docs_seen.dedup();
-        if terms != stats.num_terms || sdf != stats.sum_doc_freq || sttf != stats.sum_total_term_freq || docs_seen.len() as u64 != stats.doc_count as u64 {
+        if terms != stats.num_terms
+            || sdf != stats.sum_doc_freq
+            || sttf != stats.sum_total_term_freq
+            || docs_seen.len() as u64 != stats.doc_count as u64
+        {
             return Err(Error::corrupt(name, 0, format!(
                 "field {number}: statistics {stats:?} disagree with the terms ({terms} terms, sum df {sdf}, sum ttf {sttf}, {} docs)",
                 docs_seen.len()

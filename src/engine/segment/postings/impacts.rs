@@ -70,9 +70,13 @@ pub(crate) fn decode(bytes: &[u8], out: &mut Vec<(u32, u8)>) -> Result<usize, St
         }
         let norm = *bytes.get(at).ok_or("impacts past end")?;
         at += 1;
-        let f = (prev.0 as u64).checked_add(delta).filter(|&f| f <= u32::MAX as u64).ok_or("impact freq overflows")? as u32;
+        let f =
+            (prev.0 as u64).checked_add(delta).filter(|&f| f <= u32::MAX as u64).ok_or("impact freq overflows")? as u32;
         if delta == 0 || (i > 0 && norm <= prev.1) {
-            return Err(format!("impact pair {i} ({f}, {norm}) does not follow ({}, {}) in increasing order", prev.0, prev.1));
+            return Err(format!(
+                "impact pair {i} ({f}, {norm}) does not follow ({}, {}) in increasing order",
+                prev.0, prev.1
+            ));
         }
         out.push((f, norm));
         prev = (f, norm);
@@ -124,7 +128,16 @@ mod tests {
     #[test]
     fn damaged_lists_are_errors() {
         let mut out = Vec::new();
-        for bad in [&[][..], &[0], &[17], &[1, 0x80], &[1, 1], &[2, 1, 5, 1, 5], &[2, 1, 5, 0, 6], &[1, 0xff, 0xff, 0xff, 0xff, 0x7f, 0]] {
+        for bad in [
+            &[][..],
+            &[0],
+            &[17],
+            &[1, 0x80],
+            &[1, 1],
+            &[2, 1, 5, 1, 5],
+            &[2, 1, 5, 0, 6],
+            &[1, 0xff, 0xff, 0xff, 0xff, 0x7f, 0],
+        ] {
             assert!(decode(bad, &mut out).is_err(), "{bad:?}");
         }
         assert_eq!(decode(&[2, 1, 5, 2, 6, 99], &mut out), Ok(5));

@@ -11,12 +11,15 @@
 //! `move_and_read` decodes a block straight into the caller's arrays. Anything that needs the
 //! block afterwards decodes it again (`unprobe`).
 
+use super::impacts;
 use super::reader::PostingsReader;
 use super::terms::{FieldEntry, TermInfo};
-use super::unpack::{unpack_block, unpack_block_plus1, unpack_lanes, unpack_lanes_plus1};
-use super::impacts;
 use super::top_docs;
-use super::{num_blocks, skip_entry_len, BLOCK, FOR_BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM, SKIP_POS_OFF};
+use super::unpack::{unpack_block, unpack_block_plus1, unpack_lanes, unpack_lanes_plus1};
+use super::{
+    num_blocks, skip_entry_len, BLOCK, FOR_BLOCK, SKIP_DOC_OFF, SKIP_IMP_OFF, SKIP_MAX_FREQ, SKIP_MIN_NORM,
+    SKIP_POS_OFF,
+};
 use crate::engine::codec::bitpack::packed_len;
 use crate::engine::codec::bitpack::unpack32;
 use crate::engine::codec::{unzigzag, ByteReader, FOOTER_LEN};
@@ -98,7 +101,8 @@ pub(super) struct Probed {
 }
 
 impl Probed {
-    const NONE: Probed = Probed { block: usize::MAX, off: 0, bits: 0, mask: 0, base: 0, last: 0, foff: 0, fbits: 0, fmask: 0 };
+    const NONE: Probed =
+        Probed { block: usize::MAX, off: 0, bits: 0, mask: 0, base: 0, last: 0, foff: 0, fbits: 0, fmask: 0 };
 
     /// A layout for a block at byte 1 (after its width byte) with freqs at `foff`.
     #[cfg(test)]
@@ -191,7 +195,11 @@ impl Probed {
 
 impl std::fmt::Debug for SegmentPostings<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SegmentPostings").field("df", &self.df).field("doc", &self.doc).field("block", &self.block).finish()
+        f.debug_struct("SegmentPostings")
+            .field("df", &self.df)
+            .field("doc", &self.doc)
+            .field("block", &self.block)
+            .finish()
     }
 }
 
@@ -209,10 +217,13 @@ impl<'a> SegmentPostings<'a> {
         } else {
             let skip_len = if nb > 1 { nb * skip_w } else { 0 };
             let start = usize::try_from(info.doc_start).unwrap_or(usize::MAX);
-            let skip = start
-                .checked_add(skip_len)
-                .and_then(|end| doc_bytes.get(start..end))
-                .ok_or_else(|| Error::corrupt(r.names[1].as_str(), info.doc_start, format!("term postings at {} with {nb} skip entries past end {}", info.doc_start, doc_bytes.len())))?;
+            let skip = start.checked_add(skip_len).and_then(|end| doc_bytes.get(start..end)).ok_or_else(|| {
+                Error::corrupt(
+                    r.names[1].as_str(),
+                    info.doc_start,
+                    format!("term postings at {} with {nb} skip entries past end {}", info.doc_start, doc_bytes.len()),
+                )
+            })?;
             (skip, start + skip_len)
         };
         if info.pos_start > pos_bytes.len() as u64 {
@@ -264,14 +275,16 @@ impl<'a> SegmentPostings<'a> {
     #[inline]
     fn skip_u32(&self, b: usize, at: usize) -> u32 {
         let o = b * self.skip_w + at;
-        let bytes = self.skip.get(o..o + 4).expect("skip entry index < nb and the skip array length was checked in new()");
+        let bytes =
+            self.skip.get(o..o + 4).expect("skip entry index < nb and the skip array length was checked in new()");
         u32::from_le_bytes(bytes.try_into().expect("4 bytes"))
     }
 
     #[inline]
     fn skip_u64(&self, b: usize, at: usize) -> u64 {
         let o = b * self.skip_w + at;
-        let bytes = self.skip.get(o..o + 8).expect("skip entry index < nb and the skip array length was checked in new()");
+        let bytes =
+            self.skip.get(o..o + 8).expect("skip entry index < nb and the skip array length was checked in new()");
         u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
     }
 
@@ -364,7 +377,9 @@ impl<'a> SegmentPostings<'a> {
         if self.has_pos {
             let rel = if self.nb > 1 { self.skip_u64(b, SKIP_POS_OFF) } else { 0 };
             let p = self.pos_start.checked_add(rel).filter(|&p| p <= self.pos_bytes.len() as u64);
-            self.pos_cursor = p.ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))? as usize;
+            self.pos_cursor = p
+                .ok_or_else(|| Error::corrupt(self.pos_name, self.pos_start, format!("block {b} positions past end")))?
+                as usize;
         }
         Ok(())
     }
@@ -372,11 +387,16 @@ impl<'a> SegmentPostings<'a> {
     /// Decodes the docs and freqs of block `b` (not of a singleton) into `out`, or into the
     /// iterator's own buffers when `None`, checking them against the skip entry; returns how
     /// many docs, and where the block's bytes end. Changes no other state of the iterator.
-    fn decode_block(&mut self, b: usize, out: Option<(&mut [u32; BLOCK], &mut [u32; BLOCK])>) -> Result<(usize, usize)> {
+    fn decode_block(
+        &mut self,
+        b: usize,
+        out: Option<(&mut [u32; BLOCK], &mut [u32; BLOCK])>,
+    ) -> Result<(usize, usize)> {
         let (off, n, base) = if self.nb == 1 {
             (self.blocks_start, self.df as usize, 0u64)
         } else {
-            let off = usize::try_from(self.skip_u64(b, SKIP_DOC_OFF)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
+            let off =
+                usize::try_from(self.skip_u64(b, SKIP_DOC_OFF)).unwrap_or(usize::MAX).saturating_add(self.blocks_start);
             let n = if b + 1 == self.nb { self.df as usize - b * BLOCK } else { BLOCK };
             let base = if b == 0 { 0 } else { self.last_doc_of(b - 1) as u64 + 1 };
             (off, n, base)
@@ -391,7 +411,8 @@ impl<'a> SegmentPostings<'a> {
             None => (&mut self.docs, &mut self.freqs),
         };
         let bad = |at: usize, msg: String| Error::corrupt(name, at as u64, msg);
-        let mut r = ByteReader::at(doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
+        let mut r =
+            ByteReader::at(doc_bytes.get(off..).ok_or_else(|| bad(off, "block offset past end".into()))?, off as u64);
         let width = r.u8().map_err(|e| e.in_file(name))?;
         // A frame of reference (version 4 on, full blocks only) holds offsets from `base`, in
         // four lanes; otherwise the block holds gaps.
@@ -402,7 +423,8 @@ impl<'a> SegmentPostings<'a> {
         let bits = width & !FOR_BLOCK;
         let used = if n == BLOCK {
             let unpack = if frame { unpack_lanes } else { unpack_full };
-            unpack(r.rest(), bits, docs).ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
+            unpack(r.rest(), bits, docs)
+                .ok_or_else(|| bad(off, format!("doc block of width {bits} past end or too wide")))?
         } else {
             unpack32(r.rest(), bits, &mut docs[..n]).map_err(|e| bad(off, e.to_string()))?
         };
@@ -415,7 +437,13 @@ impl<'a> SegmentPostings<'a> {
             return Err(bad(off, format!("block {b}: docs not increasing from {base}")));
         };
         if last >= max_doc as u64 || skip_last.is_some_and(|l| last != l as u64) {
-            return Err(bad(off, format!("block {b} ends at doc {last}, max_doc {max_doc} (skip data says {})", skip_last.map_or(-1, |l| l as i64))));
+            return Err(bad(
+                off,
+                format!(
+                    "block {b} ends at doc {last}, max_doc {max_doc} (skip data says {})",
+                    skip_last.map_or(-1, |l| l as i64)
+                ),
+            ));
         }
         if has_freqs {
             let at = r.offset() as usize;
@@ -537,8 +565,19 @@ impl<'a> SegmentPostings<'a> {
             if end + 16 > self.doc_bytes.len() {
                 return None;
             }
-            let pr = Probed { block: b, off: off + 1, bits, mask: low_bits(bits), base, last, foff, fbits, fmask: low_bits(fbits) };
-            (last < self.max_doc && base.checked_add(pr.offset_at(self.doc_bytes, BLOCK - 1)) == Some(last)).then_some(pr)
+            let pr = Probed {
+                block: b,
+                off: off + 1,
+                bits,
+                mask: low_bits(bits),
+                base,
+                last,
+                foff,
+                fbits,
+                fmask: low_bits(fbits),
+            };
+            (last < self.max_doc && base.checked_add(pr.offset_at(self.doc_bytes, BLOCK - 1)) == Some(last))
+                .then_some(pr)
         })();
         match layout {
             Some(pr) => {
@@ -557,7 +596,12 @@ impl<'a> SegmentPostings<'a> {
         if self.nb > 1 {
             for b in 0..self.nb {
                 f = f.max(self.skip_u32(b, SKIP_MAX_FREQ));
-                n = n.min(self.skip.get(b * self.skip_w + SKIP_MIN_NORM).copied().expect("b < nb and the skip array length was checked in new()"));
+                n = n.min(
+                    self.skip
+                        .get(b * self.skip_w + SKIP_MIN_NORM)
+                        .copied()
+                        .expect("b < nb and the skip array length was checked in new()"),
+                );
             }
         }
         (if self.has_freqs { f } else { 1 }, if self.has_norms { n } else { 1 })
@@ -614,7 +658,13 @@ impl<'a> SegmentPostings<'a> {
         if self.nb == 1 {
             // One block, already decoded while the iterator sits in it: all of its docs.
             if self.block == 0 && self.n == self.df as usize {
-                out.extend(self.docs[..self.n].iter().copied().zip(self.freqs[..self.n].iter().map(|&f| if self.has_freqs { f } else { 1 })));
+                out.extend(self.docs[..self.n].iter().copied().zip(self.freqs[..self.n].iter().map(|&f| {
+                    if self.has_freqs {
+                        f
+                    } else {
+                        1
+                    }
+                })));
             }
             return Ok(());
         }
@@ -629,7 +679,8 @@ impl<'a> SegmentPostings<'a> {
         };
         let max_freq = imp.last().map_or(1, |p| p.0);
         let bytes = self.doc_bytes.get(end..).unwrap_or(&[]);
-        top_docs::decode(bytes, self.max_doc, max_freq, out).map_err(|m| Error::corrupt(self.doc_name, end as u64, m))?;
+        top_docs::decode(bytes, self.max_doc, max_freq, out)
+            .map_err(|m| Error::corrupt(self.doc_name, end as u64, m))?;
         if !self.has_freqs {
             out.iter_mut().for_each(|p| p.1 = 1);
         }
@@ -652,7 +703,11 @@ impl<'a> SegmentPostings<'a> {
         let (mf, mn) = self.block_max();
         let (first, last) = (out.first().copied(), out.last().copied());
         if first.map(|p| p.1) != Some(mn) || last.map(|p| p.0) != Some(mf) {
-            return Err(Error::corrupt(self.doc_name, at as u64, format!("block impacts {out:?} disagree with the block's max freq {mf} and min norm {mn}")));
+            return Err(Error::corrupt(
+                self.doc_name,
+                at as u64,
+                format!("block impacts {out:?} disagree with the block's max freq {mf} and min norm {mn}"),
+            ));
         }
         Ok(())
     }
@@ -703,14 +758,16 @@ impl<'a> SegmentPostings<'a> {
         let name = self.pos_name;
         let per = if self.has_off { 3 } else { 1 };
         // Skip the docs of this block whose positions were not read.
-        let mut skip_vints: u64 = self.freqs[self.pos_doc.min(self.idx)..self.idx].iter().map(|&f| f as u64).sum::<u64>() * per;
+        let mut skip_vints: u64 =
+            self.freqs[self.pos_doc.min(self.idx)..self.idx].iter().map(|&f| f as u64).sum::<u64>() * per;
         let mut at = self.pos_cursor;
         if self.pos_doc == self.idx + 1 {
             // Positions of this doc were read already: read them again.
             at = self.pos_last;
             skip_vints = 0;
         }
-        at = skip_varints(self.pos_bytes, at, skip_vints).ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
+        at = skip_varints(self.pos_bytes, at, skip_vints)
+            .ok_or_else(|| Error::corrupt(name, at as u64, "positions past end"))?;
         self.pos_last = at;
         let freq = self.freqs[self.idx & (BLOCK - 1)];
         if !self.has_off {
@@ -1004,7 +1061,10 @@ impl Postings for SegmentPostings<'_> {
         // The search leaves the offset before the doc below the target; the one after must be
         // above the doc. Offsets out of order there (or a doc outside the block): decoding
         // reports them.
-        if doc < target || doc > self.pr.last || (i + 1 < BLOCK && self.pr.base.wrapping_add(self.pr.offset_at(self.doc_bytes, i + 1)) <= doc) {
+        if doc < target
+            || doc > self.pr.last
+            || (i + 1 < BLOCK && self.pr.base.wrapping_add(self.pr.offset_at(self.doc_bytes, i + 1)) <= doc)
+        {
             return self.advance_into(b, target);
         }
         #[cfg(test)]
@@ -1052,7 +1112,8 @@ impl Postings for SegmentPostings<'_> {
             self.shallow = if self.block >= self.nb || target > last { self.nb } else { 0 };
             return if self.shallow == 0 { last } else { NO_MORE_DOCS };
         }
-        let b = self.first_block_reaching(self.shallow.max(if self.block == usize::MAX { 0 } else { self.block }), target);
+        let b =
+            self.first_block_reaching(self.shallow.max(if self.block == usize::MAX { 0 } else { self.block }), target);
         self.shallow = b;
         if b >= self.nb {
             NO_MORE_DOCS
@@ -1099,13 +1160,26 @@ impl Postings for SegmentPostings<'_> {
         k
     }
 
-    fn move_and_read(&mut self, target: Option<DocId>, docs: &mut [DocId; BLOCK], freqs: &mut [u32; BLOCK]) -> (usize, usize) {
+    fn move_and_read(
+        &mut self,
+        target: Option<DocId>,
+        docs: &mut [DocId; BLOCK],
+        freqs: &mut [u32; BLOCK],
+    ) -> (usize, usize) {
         // Decoded straight into `docs`/`freqs` when the move leaves the block held for another
         // block of a multi-block term (a later one, or a probed block not held); otherwise a
         // move and a copy.
         let within = match target {
-            Some(t) => self.nb <= 1 || (self.n > 0 && t <= self.docs[self.n - 1]) || ((self.probed || self.idx < self.n) && t <= self.doc),
-            None => self.nb <= 1 || self.idx.wrapping_add(1) < self.n || (self.probed && self.idx + 1 < self.block_len(self.block)),
+            Some(t) => {
+                self.nb <= 1
+                    || (self.n > 0 && t <= self.docs[self.n - 1])
+                    || ((self.probed || self.idx < self.n) && t <= self.doc)
+            }
+            None => {
+                self.nb <= 1
+                    || self.idx.wrapping_add(1) < self.n
+                    || (self.probed && self.idx + 1 < self.block_len(self.block))
+            }
         };
         if within {
             let d = match target {

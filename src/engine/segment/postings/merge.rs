@@ -62,7 +62,8 @@ impl Acc {
         }
         let mut order: Vec<usize> = (0..self.docs.len()).collect();
         order.sort_by_key(|&i| self.docs[i]);
-        let ends: Vec<usize> = (0..self.docs.len()).map(|i| self.starts.get(i + 1).copied().unwrap_or(self.positions.len())).collect();
+        let ends: Vec<usize> =
+            (0..self.docs.len()).map(|i| self.starts.get(i + 1).copied().unwrap_or(self.positions.len())).collect();
         let (mut d, mut f, mut p, mut o) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for i in order {
             d.push(self.docs[i]);
@@ -157,7 +158,10 @@ pub fn merge_postings(
                     *w |= 1 << (d % 64);
                 }
             }
-            ser.add_term(&term, &TermData { docs: &acc.docs, freqs: &acc.freqs, positions: &acc.positions, offsets: &acc.offsets })?;
+            ser.add_term(
+                &term,
+                &TermData { docs: &acc.docs, freqs: &acc.freqs, positions: &acc.positions, offsets: &acc.offsets },
+            )?;
         }
         let doc_count: u32 = seen.iter().map(|w| w.count_ones()).sum();
         ser.finish_field(doc_count)?;

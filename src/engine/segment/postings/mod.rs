@@ -34,16 +34,16 @@ mod unpack;
 mod writer;
 
 pub(crate) use buffer::BytesInterner;
-#[cfg(test)]
-pub(crate) use iter::PROBED;
 pub use buffer::PostingsBuffer;
 pub use check::{check_files, Summary};
 pub use impacts::MAX_IMPACTS;
-pub use top_docs::TOP_DOCS;
 pub use iter::SegmentPostings;
+#[cfg(test)]
+pub(crate) use iter::PROBED;
 pub use merge::merge_postings;
 pub use reader::PostingsReader;
 pub use terms::{FieldStats, FieldTerms, TermInfo, TermIter};
+pub use top_docs::TOP_DOCS;
 pub use writer::write_postings;
 
 /// Codec name in the `.tim` header.

@@ -3,7 +3,10 @@
 //! blocks)); the CRCs only by [`PostingsReader::check_integrity`].
 
 use super::terms::{BlockIndex, FieldEntry, FieldStats, FieldTerms};
-use super::{DOC_CODEC, DOC_EXT, INDEX_ENTRY_LEN, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
+use super::{
+    DOC_CODEC, DOC_EXT, DOC_VERSION, INDEX_ENTRY_LEN, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK,
+    VERSION,
+};
 use crate::engine::codec::{check_footer, check_header, footer_checksum, ByteReader, FOOTER_LEN};
 use crate::engine::segment::{FieldInfos, IndexOptions, SegmentId};
 use crate::engine::store::{Directory, FileBytes};
@@ -63,11 +66,25 @@ impl PostingsReader {
             ids.push(h.id);
         }
         if ids.iter().any(|i| *i != ids[0]) {
-            return Err(Error::corrupt(names[1].as_str(), 0, "postings files belong to different segments (id mismatch)"));
+            return Err(Error::corrupt(
+                names[1].as_str(),
+                0,
+                "postings files belong to different segments (id mismatch)",
+            ));
         }
         let header_len = check_header(&tim, &names[0], TERMS_CODEC, VERSION, VERSION, None)?.len as u64;
         let (max_doc, fields) = parse_table(&tim, &names[0], header_len, infos)?;
-        Ok(PostingsReader { tim, doc, pos, names, max_doc, doc_lanes: doc_version >= 2, doc_top: doc_version >= 3, doc_for: doc_version >= 4, fields })
+        Ok(PostingsReader {
+            tim,
+            doc,
+            pos,
+            names,
+            max_doc,
+            doc_lanes: doc_version >= 2,
+            doc_top: doc_version >= 3,
+            doc_for: doc_version >= 4,
+            fields,
+        })
     }
 
     /// Verifies the CRC32 of every byte of the three files.
@@ -101,7 +118,12 @@ impl PostingsReader {
 }
 
 /// Parses the field table at the end of `.tim` (format/terms.md, "FieldTable").
-fn parse_table(tim: &[u8], name: &str, header_len: u64, infos: Option<&FieldInfos>) -> Result<(u32, Vec<Option<FieldEntry>>)> {
+fn parse_table(
+    tim: &[u8],
+    name: &str,
+    header_len: u64,
+    infos: Option<&FieldInfos>,
+) -> Result<(u32, Vec<Option<FieldEntry>>)> {
     let body = &tim[..tim.len() - FOOTER_LEN];
     let err = |off: u64, msg: String| Error::corrupt(name, off, msg);
     if (body.len() as u64) < header_len + 8 {
@@ -134,7 +156,12 @@ fn parse_table(tim: &[u8], name: &str, header_len: u64, infos: Option<&FieldInfo
                 1 => true,
                 v => return Err(r.error(format!("has_norms must be 0 or 1, got {v}"))),
             };
-            let stats = FieldStats { doc_count: r.vu32()?, sum_total_term_freq: r.vu64()?, sum_doc_freq: r.vu64()?, num_terms: r.vu64()? };
+            let stats = FieldStats {
+                doc_count: r.vu32()?,
+                sum_total_term_freq: r.vu64()?,
+                sum_doc_freq: r.vu64()?,
+                num_terms: r.vu64()?,
+            };
             let (blocks_start, blocks_end, index_start) = (r.vu64()?, r.vu64()?, r.vu64()?);
             let num_blocks = r.vu64()?;
             let index_terms_len = r.vu64()?;
@@ -151,16 +178,34 @@ fn parse_table(tim: &[u8], name: &str, header_len: u64, infos: Option<&FieldInfo
                 )));
             }
             prev_end = index_end.unwrap_or(table_off);
-            if num_blocks == 0 || stats.num_terms < num_blocks || stats.num_terms > num_blocks * TERMS_PER_BLOCK as u64 {
-                return Err(Error::corrupt("", at, format!("field {number}: {} terms cannot fill {num_blocks} blocks", stats.num_terms)));
+            if num_blocks == 0 || stats.num_terms < num_blocks || stats.num_terms > num_blocks * TERMS_PER_BLOCK as u64
+            {
+                return Err(Error::corrupt(
+                    "",
+                    at,
+                    format!("field {number}: {} terms cannot fill {num_blocks} blocks", stats.num_terms),
+                ));
             }
-            if stats.sum_doc_freq < stats.num_terms || stats.sum_total_term_freq < stats.sum_doc_freq || stats.doc_count > max_doc {
-                return Err(Error::corrupt("", at, format!("field {number}: inconsistent statistics {stats:?} (max_doc {max_doc})")));
+            if stats.sum_doc_freq < stats.num_terms
+                || stats.sum_total_term_freq < stats.sum_doc_freq
+                || stats.doc_count > max_doc
+            {
+                return Err(Error::corrupt(
+                    "",
+                    at,
+                    format!("field {number}: inconsistent statistics {stats:?} (max_doc {max_doc})"),
+                ));
             }
             if let Some(infos) = infos {
                 match infos.get(number) {
                     Some(fi) if fi.index != IndexOptions::None => {}
-                    _ => return Err(Error::corrupt("", at, format!("field {number} has terms but is not an indexed field of the segment"))),
+                    _ => {
+                        return Err(Error::corrupt(
+                            "",
+                            at,
+                            format!("field {number} has terms but is not an indexed field of the segment"),
+                        ))
+                    }
                 }
             }
             let slot = number as usize;
@@ -185,7 +230,8 @@ fn parse_table(tim: &[u8], name: &str, header_len: u64, infos: Option<&FieldInfo
                 index_terms_len,
                 index: BlockIndex::default(),
             };
-            entry.index = BlockIndex::build(body, &entry).map_err(|(off, msg)| Error::corrupt("", off, format!("field {number}: {msg}")))?;
+            entry.index = BlockIndex::build(body, &entry)
+                .map_err(|(off, msg)| Error::corrupt("", off, format!("field {number}: {msg}")))?;
             fields[slot] = Some(entry);
         }
         if !r.is_empty() {

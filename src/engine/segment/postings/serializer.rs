@@ -8,10 +8,13 @@
 
 use super::impacts::{competitive, encode};
 use super::top_docs::{self, TopSelector};
-use crate::engine::segment::smallfloat::LENGTH_TABLE;
-use super::{num_blocks, skip_entry_len, BLOCK, FOR_BLOCK, SKIP_IMP_OFF, DOC_CODEC, DOC_EXT, POS_CODEC, POS_EXT, TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, DOC_VERSION, VERSION};
+use super::{
+    num_blocks, skip_entry_len, BLOCK, DOC_CODEC, DOC_EXT, DOC_VERSION, FOR_BLOCK, POS_CODEC, POS_EXT, SKIP_IMP_OFF,
+    TERMS_CODEC, TERMS_EXT, TERMS_PER_BLOCK, VERSION,
+};
 use crate::engine::codec::bitpack::{bits_needed, pack32};
 use crate::engine::codec::{put_vu64, zigzag, IndexOutput};
+use crate::engine::segment::smallfloat::LENGTH_TABLE;
 use crate::engine::segment::{DocId, IndexOptions, SegmentId};
 use crate::engine::store::Directory;
 use crate::engine::{Error, Result};
@@ -76,7 +79,12 @@ pub(crate) struct PostingsSerializer<'n> {
 }
 
 impl<'n> PostingsSerializer<'n> {
-    pub fn create(dir: &dyn Directory, seg: &SegmentId, max_doc: u32, norms: &'n dyn Fn(u32, DocId) -> u8) -> Result<Self> {
+    pub fn create(
+        dir: &dyn Directory,
+        seg: &SegmentId,
+        max_doc: u32,
+        norms: &'n dyn Fn(u32, DocId) -> u8,
+    ) -> Result<Self> {
         Ok(PostingsSerializer {
             tim: IndexOutput::create(dir, &seg.file(TERMS_EXT), TERMS_CODEC, VERSION, &seg.id)?,
             doc: IndexOutput::create(dir, &seg.file(DOC_EXT), DOC_CODEC, DOC_VERSION, &seg.id)?,
@@ -258,7 +266,9 @@ impl<'n> PostingsSerializer<'n> {
                 competitive(&mut self.term_pairs);
                 encode(&self.term_pairs, &mut self.imps);
                 let (max_doc, norms, number, has_norms) = (self.max_doc, self.norms, f.number, f.has_norms);
-                let sel = f.top.get_or_insert_with(|| TopSelector::new(has_norms.then(|| avg_length(max_doc, |d| norms(number, d)))));
+                let sel = f.top.get_or_insert_with(|| {
+                    TopSelector::new(has_norms.then(|| avg_length(max_doc, |d| norms(number, d))))
+                });
                 sel.select(t.docs, freq_at, &self.term_norms, &mut self.top_list);
                 top_docs::encode(&self.top_list, &mut self.imps);
             }

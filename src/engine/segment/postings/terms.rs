@@ -89,9 +89,19 @@ impl BlockIndex {
         for i in 0..n {
             let bad = |msg: String| (at(i) as u64, msg);
             let (term_off, block_off) = entry(i).ok_or_else(|| bad("block index entry past end".into()))?;
-            let term_end = if i + 1 < n { entry(i + 1).ok_or_else(|| bad("block index entry past end".into()))?.0 } else { e.index_terms_len };
-            if term_off > term_end || term_end > e.index_terms_len || block_off < e.blocks_start || block_off >= e.blocks_end {
-                return Err(bad(format!("block index entry {i} out of range: term bytes [{term_off}, {term_end}), block at {block_off}")));
+            let term_end = if i + 1 < n {
+                entry(i + 1).ok_or_else(|| bad("block index entry past end".into()))?.0
+            } else {
+                e.index_terms_len
+            };
+            if term_off > term_end
+                || term_end > e.index_terms_len
+                || block_off < e.blocks_start
+                || block_off >= e.blocks_end
+            {
+                return Err(bad(format!(
+                    "block index entry {i} out of range: term bytes [{term_off}, {term_end}), block at {block_off}"
+                )));
             }
             let (start, end) = ((terms_base + term_off) as usize, (terms_base + term_end) as usize);
             let term = tim.get(start..end).ok_or_else(|| bad("index term past end".into()))?;
@@ -104,7 +114,11 @@ impl BlockIndex {
 
 impl std::fmt::Debug for FieldEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FieldEntry").field("number", &self.number).field("opts", &self.opts).field("stats", &self.stats).finish()
+        f.debug_struct("FieldEntry")
+            .field("number", &self.number)
+            .field("opts", &self.opts)
+            .field("stats", &self.stats)
+            .finish()
     }
 }
 
@@ -152,10 +166,21 @@ impl<'a> FieldTerms<'a> {
     fn cursor_at(&self, block: usize) -> Result<TermIter<'a>> {
         let off = self.e.index.entries.get(block).map_or(self.e.blocks_start as usize, |x| x.2) as u64;
         let tim: &'a [u8] = &self.r.tim;
-        let area = tim.get(..self.e.blocks_end as usize).ok_or_else(|| Error::corrupt(self.name(), off, "term blocks past end"))?;
+        let area = tim
+            .get(..self.e.blocks_end as usize)
+            .ok_or_else(|| Error::corrupt(self.name(), off, "term blocks past end"))?;
         let mut r = ByteReader::new(area);
         r.seek(off as usize).map_err(|e| e.in_file(self.name()))?;
-        Ok(TermIter { ft: *self, r, left: 0, term: Vec::new(), last_doc_start: 0, last_pos_start: 0, pending: None, failed: false })
+        Ok(TermIter {
+            ft: *self,
+            r,
+            left: 0,
+            term: Vec::new(),
+            last_doc_start: 0,
+            last_pos_start: 0,
+            pending: None,
+            failed: false,
+        })
     }
 
     /// The term's info, or `None` if the field does not have it. Scans one block comparing only
@@ -169,7 +194,8 @@ impl<'a> FieldTerms<'a> {
         let (has_freqs, has_pos, has_norms) = (e.opts.has_freqs(), e.opts.has_positions(), e.has_norms);
         let buf = it.r.rest();
         let base = it.r.offset();
-        let corrupt = |at: usize| Error::corrupt(self.name(), base + at as u64, "term block entry past end or malformed");
+        let corrupt =
+            |at: usize| Error::corrupt(self.name(), base + at as u64, "term block entry past end or malformed");
         let mut at = 0usize;
         // Bytes the previous term of the block shares with `term` (it sorts before `term`).
         let mut matched = 0usize;
@@ -308,7 +334,11 @@ impl<'a> TermIter<'a> {
         let name = self.ft.name();
         let n = self.r.vu64().map_err(|e| e.in_file(name))?;
         if n == 0 || n > TERMS_PER_BLOCK as u64 {
-            return Err(Error::corrupt(name, self.r.offset(), format!("term block holds {n} terms, expected 1..={TERMS_PER_BLOCK}")));
+            return Err(Error::corrupt(
+                name,
+                self.r.offset(),
+                format!("term block holds {n} terms, expected 1..={TERMS_PER_BLOCK}"),
+            ));
         }
         self.left = n as usize;
         self.term.clear();

@@ -7,7 +7,9 @@ use super::check::walk;
 use super::*;
 use crate::engine::segment::norms::NormsBuffer;
 use crate::engine::segment::smallfloat::length_to_norm;
-use crate::engine::segment::{DocId, DocMap, DocValuesKind, FieldInfos, IndexOptions, Postings, SegmentId, NO_MORE_DOCS};
+use crate::engine::segment::{
+    DocId, DocMap, DocValuesKind, FieldInfos, IndexOptions, Postings, SegmentId, NO_MORE_DOCS,
+};
 use crate::engine::store::{Directory, RamDirectory};
 
 /// (field, term) → [(doc, positions, offsets)], docs increasing.
@@ -463,7 +465,11 @@ fn read_all(r: &PostingsReader) -> bool {
             let Ok(mut p) = ft.postings(&info, false) else { continue };
             let (mut docs, mut freqs, mut prev) = ([0; BLOCK], [0; BLOCK], None);
             for k in 0..200u32 {
-                let (i, n) = p.move_and_read(if k % 2 == 0 { None } else { Some(prev.map_or(0, |d: DocId| d + 1 + d % 3)) }, &mut docs, &mut freqs);
+                let (i, n) = p.move_and_read(
+                    if k % 2 == 0 { None } else { Some(prev.map_or(0, |d: DocId| d + 1 + d % 3)) },
+                    &mut docs,
+                    &mut freqs,
+                );
                 if i >= n {
                     break;
                 }
@@ -639,7 +645,11 @@ fn golden_files_still_decode() {
     for ext in exts {
         let bytes = std::fs::read(gd.join(s.file(ext))).expect("golden file (regenerate with FATHOM_BLESS=1)");
         // The writer still produces the current versions byte for byte.
-        assert_eq!(bytes, fresh.open(&s.file(ext)).unwrap().to_vec(), "{ext} changed: a new format version needs new golden files");
+        assert_eq!(
+            bytes,
+            fresh.open(&s.file(ext)).unwrap().to_vec(),
+            "{ext} changed: a new format version needs new golden files"
+        );
         dir.overwrite(&s.file(ext), bytes);
     }
     let r = PostingsReader::open(&dir, &s, &infos).unwrap();
@@ -825,7 +835,10 @@ fn check_impacts(imps: &[(u32, u8)], docs: &[(u32, u8)], k1: f64, b: f64) -> std
         prop_assert!(best >= bm25ish(f, n, k1, b));
     }
     for &(pf, pn) in imps {
-        prop_assert!(docs.iter().any(|&(f, _)| f == pf) && docs.iter().any(|&(_, n)| n == pn), "({pf}, {pn}) not attained");
+        prop_assert!(
+            docs.iter().any(|&(f, _)| f == pf) && docs.iter().any(|&(_, n)| n == pn),
+            "({pf}, {pn}) not attained"
+        );
         if imps.len() < MAX_IMPACTS {
             prop_assert!(docs.contains(&(pf, pn)), "({pf}, {pn}) not a doc's pair");
         }
@@ -1000,7 +1013,11 @@ fn golden_v4_full_blocks() {
             std::fs::create_dir_all(&gd).unwrap();
             std::fs::write(gd.join(s.file(ext)), &now).unwrap();
         }
-        assert_eq!(std::fs::read(gd.join(s.file(ext))).expect("golden v4-blocks file"), now, "{ext} changed: a new format version needs new golden files");
+        assert_eq!(
+            std::fs::read(gd.join(s.file(ext))).expect("golden v4-blocks file"),
+            now,
+            "{ext} changed: a new format version needs new golden files"
+        );
     }
     check_blocks_golden("v4-blocks");
     check_blocks_top_docs("v4-blocks");
@@ -1017,7 +1034,12 @@ fn golden_v4_full_blocks() {
     // "tail": 2 blocks, so 2 skip entries (with positions) before its first block.
     let first = tail.doc_start as usize + 2 * super::skip_entry_len(true);
     // Docs 1000..1127 are offsets from 0 (the first block's base): 11 bits.
-    assert_eq!(doc[first], super::FOR_BLOCK | 11, "tail's full first block: width byte {:#x} at {first:#x}", doc[first]);
+    assert_eq!(
+        doc[first],
+        super::FOR_BLOCK | 11,
+        "tail's full first block: width byte {:#x} at {first:#x}",
+        doc[first]
+    );
     // The partial block (72 docs) starts `DocOff` of skip entry 1 past the first block.
     let e1 = tail.doc_start as usize + super::skip_entry_len(true) + 4;
     let partial = first + u64::from_le_bytes(doc[e1..e1 + 8].try_into().unwrap()) as usize;
@@ -1118,7 +1140,8 @@ fn check_blocks_golden(sub: &str) {
     walk(&r).unwrap();
     let text = r.field(0).unwrap();
     for term in ["every", "gaps", "tail"] {
-        let want: Vec<(DocId, u32)> = blocks_docs().into_iter().filter(|x| x.1 == term).map(|(d, _, f)| (d, f)).collect();
+        let want: Vec<(DocId, u32)> =
+            blocks_docs().into_iter().filter(|x| x.1 == term).map(|(d, _, f)| (d, f)).collect();
         let info = text.seek_exact(term.as_bytes()).unwrap().unwrap();
         let mut p = text.postings(&info, true).unwrap();
         let mut got = Vec::new();

@@ -45,7 +45,13 @@ impl TopSelector {
     /// The top docs of the term with `docs` (increasing) and norm bytes `norms` (one per doc),
     /// `freq(i)` the freq of `docs[i]`, into `out` in increasing doc order. Ties go to the lower
     /// doc.
-    pub(crate) fn select(&mut self, docs: &[DocId], freq: impl Fn(usize) -> u32, norms: &[u8], out: &mut Vec<(DocId, u32)>) {
+    pub(crate) fn select(
+        &mut self,
+        docs: &[DocId],
+        freq: impl Fn(usize) -> u32,
+        norms: &[u8],
+        out: &mut Vec<(DocId, u32)>,
+    ) {
         self.best.clear();
         let mut worst = f32::NEG_INFINITY;
         for (i, (&d, &nb)) in docs.iter().zip(norms).enumerate() {
@@ -196,7 +202,12 @@ mod tests {
         let mut sel = TopSelector::new(None);
         let mut out = Vec::new();
         sel.select(&docs, |i| if i % 10 == 0 { 3 } else { 1 }, &[1; 100], &mut out);
-        let want: Vec<(DocId, u32)> = (0..10).map(|i| (i * 10, 3)).chain((1..7).map(|i| (i, 1))).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        let want: Vec<(DocId, u32)> = (0..10)
+            .map(|i| (i * 10, 3))
+            .chain((1..7).map(|i| (i, 1)))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         assert_eq!(out, want);
     }
 }

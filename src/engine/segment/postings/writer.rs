@@ -30,7 +30,16 @@ pub fn write_postings(
         ser.start_field(info.number, info.index, info.has_norms);
         for id in fb.terms.sorted_ids() {
             let term = fb.terms.key(id);
-            buf.decode_term(fb, id, &mut docs, &mut freqs, &mut positions, &mut offsets, info.index.has_positions(), info.index.has_offsets());
+            buf.decode_term(
+                fb,
+                id,
+                &mut docs,
+                &mut freqs,
+                &mut positions,
+                &mut offsets,
+                info.index.has_positions(),
+                info.index.has_offsets(),
+            );
             ser.add_term(term, &TermData { docs: &docs, freqs: &freqs, positions: &positions, offsets: &offsets })?;
         }
         ser.finish_field(fb.doc_count)?;

@@ -124,7 +124,10 @@ fn parse_index(bytes: &[u8], name: &str, id: Option<&[u8; 16]>, max_doc: u32) ->
             offset += light_len + comp_len;
         }
         if first_doc != docs || offset != frame.meta_start as u64 || !r.is_empty() {
-            return Err(r.error(format!("blocks cover {first_doc} docs and end at {offset}; expected {docs} docs ending at {}", frame.meta_start)));
+            return Err(r.error(format!(
+                "blocks cover {first_doc} docs and end at {offset}; expected {docs} docs ending at {}",
+                frame.meta_start
+            )));
         }
         Ok(blocks)
     };
@@ -159,11 +162,14 @@ impl StoredReader {
             let raw = self.decompress(b)?;
             let light = self.light(e)?;
             for doc in e.first_doc..e.first_doc + e.docs {
-                let (s, end) = doc_range(&raw, e.comp_offset() as u64, e, doc).map_err(|err| err.in_file(&self.name))?;
-                decode_doc(raw.get(s..end).unwrap_or(&[]), e.comp_offset() as u64).map_err(|err| err.in_file(&self.name))?;
+                let (s, end) =
+                    doc_range(&raw, e.comp_offset() as u64, e, doc).map_err(|err| err.in_file(&self.name))?;
+                decode_doc(raw.get(s..end).unwrap_or(&[]), e.comp_offset() as u64)
+                    .map_err(|err| err.in_file(&self.name))?;
                 if self.version >= 2 {
                     let (s, end) = doc_range(light, e.offset as u64, e, doc).map_err(|err| err.in_file(&self.name))?;
-                    decode_doc(light.get(s..end).unwrap_or(&[]), e.offset as u64).map_err(|err| err.in_file(&self.name))?;
+                    decode_doc(light.get(s..end).unwrap_or(&[]), e.offset as u64)
+                        .map_err(|err| err.in_file(&self.name))?;
                 }
             }
         }
@@ -176,7 +182,9 @@ impl StoredReader {
 
     /// The uncompressed section of a version-2 block (empty in version 1).
     fn light(&self, e: BlockEntry) -> Result<&[u8]> {
-        self.bytes.get(e.offset..e.comp_offset()).ok_or_else(|| Error::corrupt(&self.name, e.offset as u64, "block beyond the file"))
+        self.bytes
+            .get(e.offset..e.comp_offset())
+            .ok_or_else(|| Error::corrupt(&self.name, e.offset as u64, "block beyond the file"))
     }
 
     fn decompress(&self, b: usize) -> Result<Arc<Vec<u8>>> {
@@ -187,7 +195,8 @@ impl StoredReader {
         let n = if e.raw_len <= BULK_MAX {
             // The capacity bounds what zstd may write: a frame announcing more is an error.
             let mut raw = Vec::with_capacity(e.raw_len as usize);
-            let n = decompress_into(comp, &mut raw).map_err(|err| bad(format!("zstd: {err} (index says {} bytes)", e.raw_len)))?;
+            let n = decompress_into(comp, &mut raw)
+                .map_err(|err| bad(format!("zstd: {err} (index says {} bytes)", e.raw_len)))?;
             (n, raw)
         } else {
             // Large (single-doc) blocks grow the buffer as bytes really come out, so a damaged
@@ -261,7 +270,8 @@ impl StoredReader {
         if self.version >= 2 {
             let light = self.light(e)?;
             let (s, end) = doc_range(light, e.offset as u64, e, doc).map_err(|err| err.in_file(&self.name))?;
-            out = decode_doc(light.get(s..end).unwrap_or(&[]), e.offset as u64).map_err(|err| err.in_file(&self.name))?;
+            out =
+                decode_doc(light.get(s..end).unwrap_or(&[]), e.offset as u64).map_err(|err| err.in_file(&self.name))?;
             if !with_source {
                 return Ok(out);
             }
@@ -308,7 +318,14 @@ pub fn check_file(bytes: &[u8], max_doc: u32) -> Result<Summary> {
     check_footer(bytes, name)?;
     let (version, blocks) = parse_index(bytes, name, None, max_doc)?;
     let raw_bytes = blocks.iter().map(|b| b.raw_len + b.light_len as u64).sum();
-    let r = StoredReader { name: name.to_string(), bytes: FileBytes::copy_from_slice(bytes), max_doc, version, blocks, cache: Mutex::new(None) };
+    let r = StoredReader {
+        name: name.to_string(),
+        bytes: FileBytes::copy_from_slice(bytes),
+        max_doc,
+        version,
+        blocks,
+        cache: Mutex::new(None),
+    };
     r.check_integrity()?;
     Ok(Summary { docs: max_doc, blocks: r.blocks.len(), raw_bytes, version })
 }

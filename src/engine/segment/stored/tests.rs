@@ -89,7 +89,8 @@ fn write_v1(dir: &RamDirectory, s: &SegmentId, docs: &[Doc]) -> String {
 }
 
 fn source(i: u64) -> Vec<u8> {
-    format!(r#"{{"title":"document number {i}","body":"{}","n":{i}}}"#, "lorem ipsum ".repeat((i % 13) as usize)).into_bytes()
+    format!(r#"{{"title":"document number {i}","body":"{}","n":{i}}}"#, "lorem ipsum ".repeat((i % 13) as usize))
+        .into_bytes()
 }
 
 fn doc_strategy() -> impl Strategy<Value = Doc> {
@@ -159,7 +160,8 @@ proptest! {
 #[test]
 fn blocks_compress_and_cut_at_the_target() {
     let dir = RamDirectory::new();
-    let docs: Vec<Doc> = (0..3000).map(|i| vec![(KEY_ID, format!("id{i}").into_bytes()), (KEY_SOURCE, source(i))]).collect();
+    let docs: Vec<Doc> =
+        (0..3000).map(|i| vec![(KEY_ID, format!("id{i}").into_bytes()), (KEY_SOURCE, source(i))]).collect();
     let name = write_model(&dir, &seg(1), &docs);
     let bytes = dir.open(&name).unwrap();
     let s = check_file(&bytes, 3000).unwrap();
@@ -376,10 +378,20 @@ fn version_2_damage_behind_valid_lengths_is_named() {
 fn corpus_sizes() {
     let Some(path) = std::env::var_os("FATHOM_FDT_CORPUS") else { return };
     let text = std::fs::read_to_string(path).unwrap();
-    let docs: Vec<Doc> = text.lines().take(50_000).enumerate().map(|(i, l)| vec![(KEY_ID, i.to_string().into_bytes()), (KEY_SOURCE, l.as_bytes().to_vec())]).collect();
+    let docs: Vec<Doc> = text
+        .lines()
+        .take(50_000)
+        .enumerate()
+        .map(|(i, l)| vec![(KEY_ID, i.to_string().into_bytes()), (KEY_SOURCE, l.as_bytes().to_vec())])
+        .collect();
     let dir = RamDirectory::new();
     let v1 = dir.open(&write_v1(&dir, &seg(1), &docs)).unwrap().len();
     let v2 = dir.open(&write_model(&dir, &seg(2), &docs)).unwrap().len();
     let raw: usize = docs.iter().map(|d| d.iter().map(|f| f.1.len()).sum::<usize>()).sum();
-    eprintln!("{} docs, {raw} raw bytes: v1 {v1} bytes ({:.2}x), v2 {v2} bytes ({:.2}x)", docs.len(), raw as f64 / v1 as f64, raw as f64 / v2 as f64);
+    eprintln!(
+        "{} docs, {raw} raw bytes: v1 {v1} bytes ({:.2}x), v2 {v2} bytes ({:.2}x)",
+        docs.len(),
+        raw as f64 / v1 as f64,
+        raw as f64 / v2 as f64
+    );
 }

@@ -102,7 +102,10 @@ impl StoredWriter {
     /// Counts the doc just appended to both parts and closes the block if it is full.
     fn doc_added(&mut self) -> Result<()> {
         self.docs += 1;
-        if self.heavy.docs.len() >= BLOCK_TARGET || self.light.docs.len() >= BLOCK_TARGET || self.light.lens.len() >= BLOCK_MAX_DOCS {
+        if self.heavy.docs.len() >= BLOCK_TARGET
+            || self.light.docs.len() >= BLOCK_TARGET
+            || self.light.lens.len() >= BLOCK_MAX_DOCS
+        {
             self.flush_block()?;
         }
         Ok(())
@@ -120,7 +123,10 @@ impl StoredWriter {
         // Into a reused buffer of the worst-case size: no allocation per block.
         self.comp.clear();
         self.comp.reserve(zstd::zstd_safe::compress_bound(self.raw.len()));
-        let n = self.zstd.compress_to_buffer(&self.raw, &mut self.comp).map_err(|e| Error::io(self.name.clone(), "compress", e))?;
+        let n = self
+            .zstd
+            .compress_to_buffer(&self.raw, &mut self.comp)
+            .map_err(|e| Error::io(self.name.clone(), "compress", e))?;
         self.out.put(&self.comp)?;
         for v in [count, light_len, n as u64, self.raw.len() as u64] {
             put_vu64(&mut self.index, v);
