@@ -8,6 +8,7 @@
 //! previous one, where one shared condition variable wakes waiters in turn and spreads
 //! consecutive searches over every thread of the pool.
 
+use crate::error::ErrorKind;
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -96,7 +97,7 @@ impl ThreadPool {
         if q.shutdown || q.jobs.len() >= self.shared.capacity {
             self.shared.rejected.fetch_add(1, Ordering::Relaxed);
             return Err(OsError::new(
-                "rejected_execution_exception",
+                ErrorKind::RejectedExecution,
                 format!(
                     "rejected execution of task on pool [{}] (queue capacity = {}, shutdown = {})",
                     self.name, self.shared.capacity, q.shutdown

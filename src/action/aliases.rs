@@ -2,6 +2,7 @@
 //! remove_index), as OpenSearch's `MetadataIndexAliasesService` applies them: every action of a
 //! request is validated first, then applied to the metadata in one update.
 
+use crate::error::ErrorKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
@@ -106,13 +107,13 @@ fn targets(md: &Metadata, exprs: &[String]) -> OsResult<Vec<String>> {
 
 fn validate_alias_name(md: &Metadata, alias: &str) -> OsResult<()> {
     let bad = |why: &str| {
-        Err(OsError::new("invalid_alias_name_exception", format!("Invalid alias name [{alias}]: {why}"))
+        Err(OsError::new(ErrorKind::InvalidAliasName, format!("Invalid alias name [{alias}]: {why}"))
             .with("index", alias)
             .with("index_uuid", "_na_"))
     };
     if md.indices.contains_key(alias) {
         return Err(OsError::new(
-            "invalid_alias_name_exception",
+            ErrorKind::InvalidAliasName,
             format!("Invalid alias name [{alias}], an index exists with the same name as the alias"),
         )
         .with("index", alias)
@@ -227,7 +228,7 @@ fn check_write_indices(md: &Metadata, changed: &BTreeSet<String>) -> OsResult<()
 /// `aliases_not_found_exception`.
 pub fn aliases_not_found(names: &[String]) -> OsError {
     let list = names.join(",");
-    OsError::new("aliases_not_found_exception", format!("aliases [{list}] missing"))
+    OsError::new(ErrorKind::AliasesNotFound, format!("aliases [{list}] missing"))
         .status(404)
         .with("resource.type", "aliases")
         .with("resource.id", list)

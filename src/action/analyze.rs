@@ -1,6 +1,7 @@
 //! `_analyze`: runs an analysis chain on text (engine's `analysis::analyze`) with the index's
 //! analyzers, the field's analyzer or normalizer, and `index.analyze.max_token_count`.
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use crate::cluster::ClusterService;
@@ -46,7 +47,7 @@ pub fn analyze(cs: &ClusterService, index: Option<&str>, body: &Value) -> OsResu
     run(body, analysis, &field, max_tokens).map_err(|e| {
         let error = OsError::new(e.kind, e.reason);
         // Java's IllegalStateException (the token limit) is an internal server error.
-        if e.kind == "illegal_state_exception" {
+        if e.kind == ErrorKind::IllegalState {
             error.status(500)
         } else {
             error

@@ -4,6 +4,7 @@
 //! Writes are acknowledged after one translog fsync per touched shard (group commit), not one per
 //! item. The response is written straight to JSON bytes ([`render`]).
 
+use crate::error::ErrorKind;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -297,8 +298,8 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             // Content detection (OpenSearch's XContentFactory) needs an object's opening brace;
             // malformed JSON after it is the document parser's `json_parse_exception`.
             if source.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-                let e = OsError::new("mapper_parsing_exception", "failed to parse").caused_by(OsError::new(
-                    "not_x_content_exception",
+                let e = OsError::new(ErrorKind::MapperParsing, "failed to parse").caused_by(OsError::new(
+                    ErrorKind::NotXContent,
                     "Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes",
                 ));
                 return Err(fail(index, pre_id())(e));

@@ -1,5 +1,6 @@
 //! `GET /`, `_cluster/health` (with its waits) and `_cluster/state`.
 
+use crate::error::ErrorKind;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -142,7 +143,7 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
         None => (md.indices.keys().cloned().collect::<Vec<_>>(), false),
         Some(expr) => match resolve(&md, expr, req.expand) {
             Ok(n) => (n, false),
-            Err(e) if e.kind == "index_not_found_exception" => (Vec::new(), true),
+            Err(e) if e.kind == ErrorKind::IndexNotFound => (Vec::new(), true),
             Err(e) => return Err(e),
         },
     };

@@ -1,6 +1,7 @@
 //! Single-document actions: index, create, get, delete, and the write-target resolution they
 //! share (aliases with a write index, auto-creation with templates, `require_alias`).
 
+use crate::error::ErrorKind;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -179,7 +180,7 @@ pub fn write_target(cs: &ClusterService, name: &str, require_alias: bool) -> OsR
     let req = templates::apply(&md, CreateIndex { name: name.to_string(), ..Default::default() })?;
     match cs.create_index(req) {
         Ok(_) => {}
-        Err(e) if e.kind == "resource_already_exists_exception" => {}
+        Err(e) if e.kind == ErrorKind::ResourceAlreadyExists => {}
         Err(e) => return Err(e),
     }
     cs.index(name)
@@ -208,7 +209,7 @@ pub fn shards_total(svc: &IndexService) -> u32 {
 
 /// Adds `index`, `shard`, `index_uuid` to an engine-level error about one document.
 pub fn doc_error(e: OsError, svc: &IndexService, shard: &IndexShard) -> OsError {
-    if e.kind == "version_conflict_engine_exception" || e.kind == "document_missing_exception" {
+    if e.kind == ErrorKind::VersionConflictEngine || e.kind == ErrorKind::DocumentMissing {
         e.with("index", svc.name.as_str()).with("shard", shard.id.to_string()).with("index_uuid", svc.uuid.as_str())
     } else {
         e
@@ -218,12 +219,9 @@ pub fn doc_error(e: OsError, svc: &IndexService, shard: &IndexShard) -> OsError 
 /// Checks `_routing.required`.
 pub fn check_routing(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResult<()> {
     if routing.is_none() && svc.mapping().routing_required == Some(true) {
-        return Err(OsError::new(
-            "routing_missing_exception",
-            format!("routing is required for [{}]/[{id}]", svc.name),
-        )
-        .with("index", svc.name.as_str())
-        .with("index_uuid", svc.uuid.as_str()));
+        return Err(OsError::new(ErrorKind::RoutingMissing, format!("routing is required for [{}]/[{id}]", svc.name))
+            .with("index", svc.name.as_str())
+            .with("index_uuid", svc.uuid.as_str()));
     }
     Ok(())
 }
@@ -374,7 +372,7 @@ pub fn delete_routed(
 pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome> {
     let svc = match cs.index(&req.index) {
         Ok(s) => s,
-        Err(e) if e.kind == "index_not_found_exception" && cs.metadata().is_alias(&req.index) => {
+        Err(e) if e.kind == ErrorKind::IndexNotFound && cs.metadata().is_alias(&req.index) => {
             write_target(cs, &req.index, false)?
         }
         Err(e) => return Err(e),
@@ -423,7 +421,7 @@ pub struct GetRequest {
 pub fn read_target(cs: &ClusterService, name: &str) -> OsResult<Arc<IndexService>> {
     match cs.index(name) {
         Ok(s) => Ok(s),
-        Err(e) if e.kind == "index_not_found_exception" => {
+        Err(e) if e.kind == ErrorKind::IndexNotFound => {
             let md = cs.metadata();
             let targets = md.alias_indices(name);
             match targets.len() {
@@ -495,7 +493,7 @@ pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
         };
         if !ok {
             return Err(OsError::new(
-                "version_conflict_engine_exception",
+                ErrorKind::VersionConflictEngine,
                 format!(
                     "[{}]: version conflict, current version [{}] is different than the one provided [{v}]",
                     req.id, doc.version

@@ -1,6 +1,7 @@
 //! Index-level actions: create, delete, get, exists, open, close, refresh, flush, force merge,
 //! mappings and settings.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use super::templates;
@@ -25,19 +26,17 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
                 }
                 "aliases" => {
                     let Some(a) = v.as_object() else {
-                        return Err(OsError::new("parse_exception", "failed to parse aliases"));
+                        return Err(OsError::new(ErrorKind::Parse, "failed to parse aliases"));
                     };
                     for (alias, def) in a {
                         req.aliases.push((alias.clone(), AliasMetadata::from_json(alias, def)?));
                     }
                 }
-                other => {
-                    return Err(OsError::new("parse_exception", format!("unknown key [{other}] for create index")))
-                }
+                other => return Err(OsError::new(ErrorKind::Parse, format!("unknown key [{other}] for create index"))),
             }
         }
     } else if !body.is_null() {
-        return Err(OsError::new("parse_exception", "request body must be an object"));
+        return Err(OsError::new(ErrorKind::Parse, "request body must be an object"));
     }
     crate::cluster::indices::validate_index_name(name)?;
     if req.settings.contains_key("index.soft_deletes.enabled") {
@@ -190,7 +189,7 @@ pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broa
     for n in names {
         let svc = match cs.index(&n) {
             Ok(s) => s,
-            Err(e) if e.kind == "index_closed_exception" => continue,
+            Err(e) if e.kind == ErrorKind::IndexClosed => continue,
             Err(e) => return Err(e),
         };
         let replicas = effective_replicas(&svc.metadata(), 1);
@@ -241,7 +240,7 @@ pub fn put_mapping(
     body: &Value,
 ) -> OsResult<Value> {
     if !body.is_object() {
-        return Err(OsError::new("parse_exception", "request body is required"));
+        return Err(OsError::new(ErrorKind::Parse, "request body is required"));
     }
     if body.as_object().is_some_and(|o| o.len() == 1 && o.get("_doc").is_some_and(Value::is_object)) {
         return Err(OsError::illegal("Types cannot be provided in put mapping requests"));

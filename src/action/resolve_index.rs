@@ -119,6 +119,6 @@ mod tests {
         let v = resolve_index(&md, "*", all).unwrap();
         assert_eq!(v["indices"][1], json!({"name": "i2", "attributes": ["closed"], "aliases": ["a"]}));
         assert_eq!(resolve_index(&md, "b", open).unwrap()["aliases"], json!([{"name": "b", "indices": ["i1", "i3"]}]));
-        assert_eq!(resolve_index(&md, "nope", open).unwrap_err().kind, "index_not_found_exception");
+        assert_eq!(resolve_index(&md, "nope", open).unwrap_err().kind, crate::error::ErrorKind::IndexNotFound);
     }
 }

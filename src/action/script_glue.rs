@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::OsError;
+use crate::error::{ErrorKind, OsError};
 use crate::script::{self, ScriptError};
 
 /// What an update script sees and changes (the interpreter's own context).
@@ -31,7 +31,7 @@ impl ScriptFailure {
 
 /// Builds an `OsError` from an error object (`type`, `reason`, metadata, `caused_by`).
 fn os_error_from_json(v: &Value, status: u16) -> OsError {
-    let kind = v["type"].as_str().unwrap_or("exception");
+    let kind = v["type"].as_str().and_then(ErrorKind::from_name).unwrap_or(ErrorKind::Exception);
     let mut e = OsError::new(kind, v["reason"].as_str().unwrap_or_default()).status(status);
     if let Some(m) = v.as_object() {
         for (k, val) in m {

@@ -3,6 +3,7 @@
 //! the way OpenSearch prints them: settings nested with string values under `index`, mappings
 //! without the `_doc` wrapper, aliases as their parsed definitions.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use super::templates::{self, merge_json};
@@ -30,7 +31,7 @@ fn store(md: &mut Metadata, kind: Kind) -> &mut std::collections::BTreeMap<Strin
 }
 
 fn parse_err(msg: impl Into<String>) -> OsError {
-    OsError::new("parse_exception", msg)
+    OsError::new(ErrorKind::Parse, msg)
 }
 
 fn patterns(v: &Value) -> OsResult<Vec<String>> {
@@ -62,7 +63,7 @@ fn normalise_template_body(v: &Value, what: &str) -> OsResult<Map<String, Value>
                     _ => val.clone(),
                 };
                 Mapping::from_json(&unwrapped).map_err(|e| {
-                    OsError::new("mapper_parsing_exception", "Failed to parse mapping: ".to_string() + &e.reason)
+                    OsError::new(ErrorKind::MapperParsing, "Failed to parse mapping: ".to_string() + &e.reason)
                         .caused_by(OsError::from(e))
                 })?;
                 out.insert("mappings".into(), unwrapped);
@@ -215,7 +216,7 @@ fn check_composable(md: &Metadata, name: &str, t: &Value) -> OsResult<()> {
     let missing: Vec<String> =
         str_list(&t["composed_of"]).into_iter().filter(|c| !md.component_templates.contains_key(c)).collect();
     if !missing.is_empty() {
-        return Err(OsError::new("invalid_index_template_exception", format!("index_template [{name}] invalid, cause [index template [{name}] specifies component templates {} that do not exist]", fmt_list(&missing))));
+        return Err(OsError::new(ErrorKind::InvalidIndexTemplate, format!("index_template [{name}] invalid, cause [index template [{name}] specifies component templates {} that do not exist]", fmt_list(&missing))));
     }
     let pats = str_list(&t["index_patterns"]);
     let prio = t["priority"].as_i64().unwrap_or(0);
@@ -313,7 +314,7 @@ pub fn get(md: &Metadata, kind: Kind, expr: Option<&str>, flat: bool) -> OsResul
     let names = names_matching(all, expr);
     if names.is_empty() {
         if let Some(e) = expr.filter(|e| !e.contains('*') && !e.is_empty()) {
-            return Err(OsError::new("resource_not_found_exception", format!("{what} matching [{e}] not found")));
+            return Err(OsError::new(ErrorKind::ResourceNotFound, format!("{what} matching [{e}] not found")));
         }
     }
     let items: Vec<Value> = names
@@ -330,9 +331,9 @@ pub fn delete(cs: &ClusterService, kind: Kind, expr: &str) -> OsResult<Value> {
         if names.is_empty() {
             return Err(match kind {
                 Kind::Legacy | Kind::Composable => {
-                    OsError::new("index_template_missing_exception", format!("index_template [{expr}] missing"))
+                    OsError::new(ErrorKind::IndexTemplateMissing, format!("index_template [{expr}] missing"))
                 }
-                Kind::Component => OsError::new("resource_not_found_exception", expr.to_string()),
+                Kind::Component => OsError::new(ErrorKind::ResourceNotFound, expr.to_string()),
             });
         }
         if kind == Kind::Component {

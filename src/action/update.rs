@@ -1,6 +1,7 @@
 //! `POST {index}/_update/{id}`: partial documents (`doc`, merged), scripts, upserts, noop
 //! detection and retries on version conflicts, as OpenSearch's `UpdateHelper` does it.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use super::documents::{
@@ -67,7 +68,7 @@ impl UpdateRequest {
                         "if_primary_term",
                     ];
                     return Err(OsError::new(
-                        "x_content_parse_exception",
+                        ErrorKind::XContentParse,
                         format!(
                             "[1:2] [UpdateRequest] unknown field [{other}]{}",
                             crate::error::did_you_mean(other, &known, 0.5)
@@ -166,7 +167,7 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
     loop {
         match update_once(cs, req, script.as_ref()) {
             Err(e)
-                if e.kind == "version_conflict_engine_exception"
+                if e.kind == ErrorKind::VersionConflictEngine
                     && attempt < req.retry_on_conflict
                     && req.if_seq_no.is_none() =>
             {
@@ -200,7 +201,7 @@ fn update_once(
             (None, true, Some(d)) => d.clone(),
             _ => {
                 return Err(doc_error(
-                    OsError::new("document_missing_exception", format!("[{}]: document missing", req.id)),
+                    OsError::new(ErrorKind::DocumentMissing, format!("[{}]: document missing", req.id)),
                     &svc,
                     &shard,
                 ))
@@ -252,7 +253,7 @@ fn update_once(
     let mut op = "index".to_string();
     if let Some(changes) = &req.doc {
         let Some(changes) = changes.as_object() else {
-            return Err(OsError::new("mapper_parsing_exception", "failed to parse the [doc] of the update request"));
+            return Err(OsError::new(ErrorKind::MapperParsing, "failed to parse the [doc] of the update request"));
         };
         let changed = merge_doc(&mut source, changes);
         if !changed && req.detect_noop {

@@ -4,6 +4,7 @@
 //! `explain`/`rewrite` of a valid query print Lucene's `Query.toString()`, which Fathom's engine
 //! has no equivalent of: they are refused with a 400 rather than answered with another format.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use super::search::dsl::QueryContext;
@@ -55,7 +56,7 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
         };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.
-            if e.kind == "parsing_exception" || e.kind == "x_content_parse_exception" {
+            if e.kind == ErrorKind::Parsing || e.kind == ErrorKind::XContentParse {
                 return Ok(invalid(&e, req.explain));
             }
             valid = false;

@@ -3,6 +3,7 @@
 //! updates). Metadata changes are serialised by one lock (OpenSearch's cluster-state update
 //! thread) and persisted before they take effect.
 
+use crate::error::ErrorKind;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -118,7 +119,7 @@ impl IndexService {
         let meta = self.metadata();
         let i = shard_id(routing, meta.number_of_shards(), meta.routing_num_shards);
         self.shards.iter().find(|s| s.id == i).ok_or_else(|| {
-            OsError::new("unavailable_shards_exception", format!("[{}][{i}] primary shard is not active", self.name))
+            OsError::new(ErrorKind::UnavailableShards, format!("[{}][{i}] primary shard is not active", self.name))
                 .with_index(&self.name, &self.uuid)
                 .with("shard", i.to_string())
         })
@@ -222,7 +223,7 @@ pub fn new_uuid() -> String {
 /// Checks an index name as OpenSearch's `MetadataCreateIndexService.validateIndexOrAliasName` does.
 pub fn validate_index_name(name: &str) -> OsResult<()> {
     let invalid = |why: &str| {
-        OsError::new("invalid_index_name_exception", format!("Invalid index name [{name}], {why}"))
+        OsError::new(ErrorKind::InvalidIndexName, format!("Invalid index name [{name}], {why}"))
             .with("index", name)
             .with("index_uuid", "_na_")
     };
@@ -271,8 +272,8 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                 for (what, name) in [("analyzer", &p.analyzer), ("search_analyzer", &p.search_analyzer)] {
                     if let Some(n) = name {
                         if a.analyzer(n).is_none() {
-                            return Err(OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"))
-                                .caused_by(OsError::new("mapper_parsing_exception", format!("{what} [{n}] has not been configured in mappings"))));
+                            return Err(OsError::new(ErrorKind::MapperParsing, format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"))
+                                .caused_by(OsError::new(ErrorKind::MapperParsing, format!("{what} [{n}] has not been configured in mappings"))));
                         }
                     }
                 }
@@ -280,11 +281,11 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
             FieldKind::TokenCount { analyzer: n, .. } => {
                 if a.analyzer(n).is_none() {
                     return Err(OsError::new(
-                        "mapper_parsing_exception",
+                        ErrorKind::MapperParsing,
                         format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"),
                     )
                     .caused_by(OsError::new(
-                        "mapper_parsing_exception",
+                        ErrorKind::MapperParsing,
                         format!("analyzer [{n}] has not been configured in mappings"),
                     )));
                 }
@@ -298,11 +299,11 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                 if let Some(n) = normalizer {
                     if a.normalizer(n).is_none() {
                         return Err(OsError::new(
-                            "mapper_parsing_exception",
+                            ErrorKind::MapperParsing,
                             format!("Failed to parse mapping [_doc]: normalizer [{n}] not found for field [{path}]"),
                         )
                         .caused_by(OsError::new(
-                            "mapper_parsing_exception",
+                            ErrorKind::MapperParsing,
                             format!("normalizer [{n}] not found for field [{path}]"),
                         )));
                     }
@@ -506,7 +507,7 @@ impl ClusterService {
         let mapping = match &req.mappings {
             Some(m) if !m.as_object().is_some_and(|o| o.is_empty()) => {
                 Mapping::from_json(m).and_then(|m| m.validate_aliases().map(|()| m)).map_err(|e| {
-                    OsError::new("mapper_parsing_exception", format!("Failed to parse mapping [_doc]: {}", e.reason))
+                    OsError::new(ErrorKind::MapperParsing, format!("Failed to parse mapping [_doc]: {}", e.reason))
                         .caused_by(OsError::from(e))
                 })?
             }
@@ -521,13 +522,13 @@ impl ClusterService {
                 return Err(OsError::index_exists(&name, &m.uuid));
             }
             if md.is_alias(&name) {
-                return Err(OsError::new("invalid_index_name_exception", format!("Invalid index name [{name}], already exists as alias"))
+                return Err(OsError::new(ErrorKind::InvalidIndexName, format!("Invalid index name [{name}], already exists as alias"))
                     .with("index", name.as_str())
                     .with("index_uuid", "_na_"));
             }
             for (alias, _) in &req.aliases {
                 if md.indices.contains_key(alias) || *alias == name {
-                    return Err(OsError::new("invalid_alias_name_exception", format!("Invalid alias name [{alias}]: an index or data stream exists with the same name as the alias")).with("index", alias.as_str()));
+                    return Err(OsError::new(ErrorKind::InvalidAliasName, format!("Invalid alias name [{alias}]: an index or data stream exists with the same name as the alias")).with("index", alias.as_str()));
                 }
             }
             let uuid = new_uuid();
@@ -562,7 +563,7 @@ impl ClusterService {
             if let Some(f) = svc.failed.first() {
                 // A new shard that cannot open fails the create (nothing of it is kept).
                 svc.close();
-                return Err(OsError::new("index_shard_recovery_exception", f.reason.clone()).status(500).with_index(&meta.name, &meta.uuid).with("shard", f.id.to_string()));
+                return Err(OsError::new(ErrorKind::IndexShardRecovery, f.reason.clone()).status(500).with_index(&meta.name, &meta.uuid).with("shard", f.id.to_string()));
             }
             self.services_mut().insert(name.clone(), svc);
             md.indices.insert(name.clone(), meta.clone());

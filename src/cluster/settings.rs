@@ -2,6 +2,7 @@
 //! to string values (lists stay lists), parsed from nested or flat JSON, validated against the
 //! settings Fathom knows, and printed nested or flat.
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -19,7 +20,7 @@ pub fn flatten_index_settings(v: &Value) -> OsResult<FlatSettings> {
     match v {
         Value::Null => {}
         Value::Object(m) => flatten_into("", m, &mut out)?,
-        other => return Err(OsError::new("settings_exception", format!("Failed to load settings from [{other}]"))),
+        other => return Err(OsError::new(ErrorKind::Settings, format!("Failed to load settings from [{other}]"))),
     }
     let mut prefixed = FlatSettings::new();
     for (k, v) in out {

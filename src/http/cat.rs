@@ -12,6 +12,7 @@
 //! - `bytes` (`b`,`kb`,`mb`,`gb`,`tb`,`pb`) and `time` (`nanos`,`micros`,`ms`,`s`,`m`,`h`,`d`)
 //!   fix the unit of size and time cells; without them sizes print as `1.2kb` and times as `15ms`.
 
+use crate::error::ErrorKind;
 use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
@@ -220,7 +221,7 @@ impl Table {
             };
             let Some(i) = self.column_index(name) else {
                 return Err(OsError::new(
-                    "unsupported_operation_exception",
+                    ErrorKind::UnsupportedOperation,
                     format!("Unable to sort by unknown sort key `{name}`"),
                 )
                 .status(500));

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{java_simple_name as simple_name, JDK_EXCEPTIONS as JDK};
+use crate::error::{java_simple_name as simple_name, ErrorKind};
 
 fn kind_reason(e: &Map<String, Value>) -> Option<(&str, &str)> {
     Some((e.get("type")?.as_str()?, e.get("reason").and_then(Value::as_str).unwrap_or("")))
@@ -39,7 +39,7 @@ fn detailed_message(e: &Map<String, Value>) -> String {
 /// The exception's `toString()`.
 fn to_string(e: &Map<String, Value>) -> String {
     let Some((kind, reason)) = kind_reason(e) else { return String::new() };
-    if let Some((_, class)) = JDK.iter().find(|(k, _)| *k == kind) {
+    if let Some(class) = ErrorKind::from_name(kind).and_then(ErrorKind::java_class) {
         return format!("{class}: {reason}");
     }
     let mut out = String::new();

@@ -1,6 +1,7 @@
 //! A REST request as handlers see it: method, decoded path parameters, query parameters (typed
 //! accessors with OpenSearch's errors) and the body.
 
+use crate::error::ErrorKind;
 use std::collections::HashMap;
 
 use bytes::Bytes;
@@ -145,7 +146,7 @@ impl RestRequest {
         match self.param(name) {
             None => Ok(None),
             Some(v) => crate::cluster::settings::parse_time(v, name).map_err(|_| {
-                OsError::new("parse_exception", format!("failed to parse setting [{name}] with value [{v}] as a time value: unit is missing or unrecognized"))
+                OsError::new(ErrorKind::Parse, format!("failed to parse setting [{name}] with value [{v}] as a time value: unit is missing or unrecognized"))
             }),
         }
     }
@@ -167,7 +168,7 @@ impl RestRequest {
     /// The body as JSON, or a 400 when there is none.
     pub fn required_json(&self) -> OsResult<Value> {
         if !self.has_body() {
-            return Err(OsError::new("parse_exception", "request body is required"));
+            return Err(OsError::new(ErrorKind::Parse, "request body is required"));
         }
         parse_json(&self.body)
     }
@@ -176,8 +177,8 @@ impl RestRequest {
 /// Parses JSON with OpenSearch-like errors (a `parse_exception` naming line and column).
 pub fn parse_json(bytes: &[u8]) -> OsResult<Value> {
     serde_json::from_slice(bytes).map_err(|e| {
-        OsError::new("parse_exception", format!("Failed to parse content to map")).caused_by(OsError::new(
-            "json_parse_exception",
+        OsError::new(ErrorKind::Parse, format!("Failed to parse content to map")).caused_by(OsError::new(
+            ErrorKind::JsonParse,
             format!("{e} at [Source: REDACTED; line: {}, column: {}]", e.line(), e.column()),
         ))
     })

@@ -3,6 +3,7 @@
 //! the handler on its thread pool (never on a tokio worker), and renders the response (pretty,
 //! filter_path, YAML, gzip when the client accepts it).
 
+use crate::error::ErrorKind;
 use std::convert::Infallible;
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -123,7 +124,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
                 return finish(RestResponse::status(413), head, pretty, None, Format::Json, false);
             }
             return finish(
-                error_response(&OsError::new("io_exception", format!("failed to read the request body: {e}")), head),
+                error_response(&OsError::new(ErrorKind::Io, format!("failed to read the request body: {e}")), head),
                 head,
                 pretty,
                 None,
@@ -141,7 +142,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         let mut out = Vec::new();
         let mut dec = flate2::read::GzDecoder::new(&bytes[..]).take(max as u64 + 1);
         if let Err(e) = dec.read_to_end(&mut out) {
-            let err = OsError::new("parse_exception", format!("failed to decompress the gzip request body: {e}"));
+            let err = OsError::new(ErrorKind::Parse, format!("failed to decompress the gzip request body: {e}"));
             return finish(error_response(&err, head), head, pretty, None, Format::Json, false);
         }
         if out.len() > max {

@@ -6,6 +6,7 @@
 //! A runtime error shows the statement that failed (from its start to the next statement's start)
 //! as `PainlessScript.convertToScriptException` does. Offsets are in UTF-16 code units, like Java's.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Value as Json};
 
 /// An error found while lexing or parsing, at a byte offset of the source.
@@ -13,13 +14,13 @@ use serde_json::{json, Value as Json};
 pub(crate) struct CompileError {
     pub at: usize,
     /// The Java exception OpenSearch reports as the cause (`illegal_argument_exception`).
-    pub kind: &'static str,
+    pub kind: ErrorKind,
     pub message: String,
 }
 
 impl CompileError {
     pub(crate) fn new(at: usize, message: String) -> CompileError {
-        CompileError { at, kind: "illegal_argument_exception", message }
+        CompileError { at, kind: ErrorKind::IllegalArgument, message }
     }
 }
 
@@ -28,7 +29,7 @@ impl CompileError {
 pub struct ScriptError {
     /// OpenSearch's type name: `script_exception`, or `illegal_argument_exception` /
     /// `resource_not_found_exception` / `parsing_exception` for request-level problems.
-    pub kind: String,
+    pub kind: ErrorKind,
     /// `compile error`, `runtime error`, or the request-level message.
     pub reason: String,
     /// `(offset, start, end)` in UTF-16 units of the source, when known.
@@ -55,9 +56,9 @@ impl std::error::Error for ScriptError {}
 
 impl ScriptError {
     /// A request-level error with no script metadata (e.g. `illegal_argument_exception`).
-    pub(crate) fn plain(kind: &str, reason: String) -> ScriptError {
+    pub(crate) fn plain(kind: ErrorKind, reason: String) -> ScriptError {
         ScriptError {
-            kind: kind.to_string(),
+            kind,
             reason,
             position: None,
             script_stack: Vec::new(),
@@ -69,12 +70,12 @@ impl ScriptError {
 
     /// Whether this is a `script_exception` (carrying script, lang, stack and position).
     pub fn is_script_exception(&self) -> bool {
-        self.kind == "script_exception"
+        self.kind == ErrorKind::Script
     }
 
     /// The HTTP status OpenSearch answers with: 404 for a missing stored script, else 400.
     pub fn status(&self) -> u16 {
-        if self.kind == "resource_not_found_exception" {
+        if self.kind == ErrorKind::ResourceNotFound {
             404
         } else {
             400
@@ -158,7 +159,7 @@ pub(crate) fn compile_error(source: &str, lang: &str, err: &CompileError) -> Scr
     pointer.push_str(&" ".repeat(offset - start));
     pointer.push_str("^---- HERE");
     ScriptError {
-        kind: "script_exception".into(),
+        kind: ErrorKind::Script.into(),
         reason: "compile error".into(),
         position: Some((offset, start, end)),
         script_stack: vec![snippet, pointer],
@@ -186,7 +187,7 @@ pub(crate) fn runtime_error(
     let snippet = utf16_slice(source, start, end);
     let pointer = format!("{}^---- HERE", " ".repeat(offset.saturating_sub(start)));
     ScriptError {
-        kind: "script_exception".into(),
+        kind: ErrorKind::Script.into(),
         reason: "runtime error".into(),
         position: Some((offset, start, end)),
         script_stack: vec![snippet, pointer],

@@ -41,6 +41,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
+use crate::error::ErrorKind;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -104,10 +105,7 @@ impl Script {
     pub fn compile(source: &str, lang: Option<&str>) -> Result<Script, ScriptError> {
         let lang = lang.unwrap_or(PAINLESS);
         if lang != PAINLESS {
-            return Err(ScriptError::plain(
-                "illegal_argument_exception",
-                format!("script_lang not supported [{lang}]"),
-            ));
+            return Err(ScriptError::plain(ErrorKind::IllegalArgument, format!("script_lang not supported [{lang}]")));
         }
         let to_error = |e: error::CompileError| error::compile_error(source, lang, &e);
         let tokens = lexer::lex(source).map_err(to_error)?;
@@ -125,10 +123,7 @@ impl Script {
     pub fn compile_analysis_predicate(source: &str, lang: Option<&str>) -> Result<Script, ScriptError> {
         let lang = lang.unwrap_or(PAINLESS);
         if lang != PAINLESS {
-            return Err(ScriptError::plain(
-                "illegal_argument_exception",
-                format!("script_lang not supported [{lang}]"),
-            ));
+            return Err(ScriptError::plain(ErrorKind::IllegalArgument, format!("script_lang not supported [{lang}]")));
         }
         let to_error = |e: error::CompileError| error::compile_error(source, lang, &e);
         let tokens = lexer::lex(source).map_err(to_error)?;

@@ -3,6 +3,7 @@
 //! script, which Fathom does not keep: that is OpenSearch's answer for a missing stored script,
 //! `resource_not_found_exception` "unable to find script [id] in cluster state".
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value as Json};
 
 use super::error::ScriptError;
@@ -24,11 +25,11 @@ impl ScriptRequest {
 }
 
 fn parse_error(reason: String) -> ScriptError {
-    ScriptError::plain("x_content_parse_exception", reason)
+    ScriptError::plain(ErrorKind::XContentParse, reason)
 }
 
 fn illegal(reason: &str) -> ScriptError {
-    ScriptError::plain("illegal_argument_exception", reason.to_string())
+    ScriptError::plain(ErrorKind::IllegalArgument, reason.to_string())
 }
 
 fn token_name(v: &Json) -> &'static str {
@@ -130,7 +131,7 @@ pub fn parse_script_request(v: &Json) -> Result<ScriptRequest, ScriptError> {
             return Err(illegal("illegally specified <lang> for a stored script"));
         }
         return Err(ScriptError::plain(
-            "resource_not_found_exception",
+            ErrorKind::ResourceNotFound,
             format!("unable to find script [{id}] in cluster state"),
         ));
     }

@@ -5,6 +5,7 @@
 //! shard has 1 active copy out of `1 + number_of_replicas`; the wait ends early only when the
 //! index's replica count drops (or the index goes away).
 
+use crate::error::ErrorKind;
 use std::time::{Duration, Instant};
 
 use crate::action::units::human_millis;
@@ -41,7 +42,7 @@ impl ActiveShardCount {
                 Ok(n) if n < 0 => Err(OsError::illegal("shard count cannot be a negative value")),
                 Ok(n) => Ok(ActiveShardCount::Count(n as u32)),
                 Err(_) => Err(OsError::illegal(format!("cannot parse ActiveShardCount[{v}]"))
-                    .caused_by(OsError::new("number_format_exception", format!("For input string: \"{v}\"")))),
+                    .caused_by(OsError::new(ErrorKind::NumberFormat, format!("For input string: \"{v}\"")))),
             },
         }
     }
@@ -80,7 +81,7 @@ impl Shortfall {
     /// OpenSearch's `UnavailableShardsException` for `request` (the request's `toString`).
     pub fn error(&self, request: &str) -> OsError {
         OsError::new(
-            "unavailable_shards_exception",
+            ErrorKind::UnavailableShards,
             format!(
                 "[{}][{}] Not enough active copies to meet shard count of [{}] (have {}, needed {}). Timeout: [{}], request: [{request}]",
                 self.index,

@@ -2,6 +2,7 @@
 //! with its validation (`no documents to get`, `index is missing for doc N`, ...), and the
 //! execution as one get per item (a failed item carries its error, the others still answer).
 
+use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use super::{get, parse_version_type, GetRequest};
@@ -42,7 +43,7 @@ fn text(v: &Value) -> Option<String> {
 }
 
 fn parse_error(reason: String) -> OsError {
-    OsError::new("parse_exception", reason)
+    OsError::new(ErrorKind::Parse, reason)
 }
 
 /// One item of `docs`: `(index, id, request)`; index and id may be missing (reported by the
@@ -186,7 +187,7 @@ pub fn mget(cs: &ClusterService, items: &[GetRequest]) -> Value {
 mod tests {
     use super::*;
 
-    fn reason(r: OsResult<Vec<GetRequest>>) -> (String, String) {
+    fn reason(r: OsResult<Vec<GetRequest>>) -> (ErrorKind, String) {
         let e = r.expect_err("an error");
         (e.kind, e.reason)
     }
@@ -207,10 +208,16 @@ mod tests {
         let d = MgetDefaults { index: Some("i".into()), ..Default::default() };
         assert_eq!(
             reason(parse(&json!({"docs": [{"_id": "1", "_routing": "r"}]}), &d)),
-            ("parse_exception".into(), "failed to parse multi get request. unknown field [_routing]".into())
+            (crate::error::ErrorKind::Parse, "failed to parse multi get request. unknown field [_routing]".into())
         );
-        assert_eq!(reason(parse(&json!({"docs": [{"_id": "1", "_version": 1}]}), &d)).0, "parse_exception");
-        assert_eq!(reason(parse(&json!({"docs": [{"_id": "1", "fields": ["a"]}]}), &d)).0, "parsing_exception");
+        assert_eq!(
+            reason(parse(&json!({"docs": [{"_id": "1", "_version": 1}]}), &d)).0,
+            crate::error::ErrorKind::Parse
+        );
+        assert_eq!(
+            reason(parse(&json!({"docs": [{"_id": "1", "fields": ["a"]}]}), &d)).0,
+            crate::error::ErrorKind::Parsing
+        );
         assert_eq!(reason(parse(&json!({"docs": ["1"]}), &d)).1, "docs array element should include an object");
         assert_eq!(reason(parse(&json!({"ids": [null]}), &d)).1, "ids array element should only contain ids");
         assert_eq!(

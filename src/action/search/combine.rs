@@ -6,6 +6,7 @@
 //! constant `script_score`, each with an optional `filter`, under `score_mode`, `boost_mode`,
 //! `max_boost` and `min_score`.
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::dsl::{body, f32_of, parse_at, perr, str_of, QueryContext};
@@ -218,7 +219,7 @@ fn field_value_factor(v: &Value, ctx: &QueryContext<'_>) -> OsResult<ScoreFuncti
         None => {
             if missing.is_none() {
                 return Err(OsError::new(
-                    "exception",
+                    ErrorKind::Exception,
                     format!("Unable to find a field mapper for field [{field}]. No 'missing' value defined."),
                 ));
             }

@@ -2,6 +2,7 @@
 //! settings as of acquisition. A search (and later a PIT or scroll) runs against an explicit list
 //! of [`ShardContext`]s, so a PIT only has to keep the list alive to see a frozen view.
 
+use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use crate::cluster::resolve::{self, IndicesOptions};
@@ -166,7 +167,7 @@ pub fn add_failed(shards: &mut serde_json::Value, failed: &[FailedShard]) {
     shards["failed"] = serde_json::json!(shards["failed"].as_u64().unwrap_or(0) + add);
     let mut fails = shards["failures"].as_array().cloned().unwrap_or_default();
     for (index, shard, reason) in failed {
-        let e = OsError::new("no_shard_available_action_exception", reason.clone()).status(503);
+        let e = OsError::new(ErrorKind::NoShardAvailableAction, reason.clone()).status(503);
         fails.push(serde_json::json!({"shard": shard, "index": index, "node": null, "reason": e.to_json()}));
     }
     shards["failures"] = serde_json::Value::Array(fails);
@@ -176,7 +177,7 @@ pub fn add_failed(shards: &mut serde_json::Value, failed: &[FailedShard]) {
 pub fn all_failed_to_open(failed: &[FailedShard]) -> OsError {
     let mut shards = serde_json::json!({});
     add_failed(&mut shards, failed);
-    OsError::new("search_phase_execution_exception", "all shards failed")
+    OsError::new(ErrorKind::SearchPhaseExecution, "all shards failed")
         .status(503)
         .with("phase", "query")
         .with("grouped", true)

@@ -3,6 +3,7 @@
 //! (BM25F) over the weighted fields, the terms combined with `operator` (`or`: should, `and`:
 //! must) and `minimum_should_match`.
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::dsl::{body, boosted, f32_of, min_should_match, perr, str_of, QueryContext};
@@ -14,7 +15,7 @@ use crate::error::{OsError, OsResult};
 const NAME: &str = "combined_fields";
 
 fn xparse(reason: impl Into<String>) -> OsError {
-    OsError::new("x_content_parse_exception", reason).status(400)
+    OsError::new(ErrorKind::XContentParse, reason).status(400)
 }
 
 /// Parses a `combined_fields` query.

@@ -2,6 +2,7 @@
 //! on `date`, `date_nanos` (origin a date or date math, pivot a time value) and `geo_point`
 //! (origin a point, pivot a distance) fields.
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::dsl::{body, f32_of, str_of, QueryContext};
@@ -13,7 +14,7 @@ use crate::error::{OsError, OsResult};
 const NAME: &str = "distance_feature";
 
 fn xparse(reason: impl Into<String>) -> OsError {
-    OsError::new("x_content_parse_exception", reason).status(400)
+    OsError::new(ErrorKind::XContentParse, reason).status(400)
 }
 
 /// Parses a `distance_feature` query.
@@ -66,7 +67,7 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         }
         FieldKind::GeoPoint { .. } => {
             let p = crate::engine::schema::geo::parse_point(&origin, true)
-                .map_err(|e| OsError::new("parse_exception", e.reason).status(400))?;
+                .map_err(|e| OsError::new(ErrorKind::Parse, e.reason).status(400))?;
             (Origin::Geo { lat: p.lat, lon: p.lon }, distance_meters(&pivot)?)
         }
         _ => {

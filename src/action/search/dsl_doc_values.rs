@@ -8,6 +8,7 @@ use crate::engine::query::multi_term::{key_predecessor, key_successor, parse_wil
 use crate::engine::query::{BytesMatch, DvFilter, Query, RangeKind};
 use crate::engine::schema::{FieldKind, FieldType, Mapping};
 use crate::engine::segment::points::sortable;
+use crate::error::ErrorKind;
 use crate::error::{OsError, OsResult};
 
 /// How a field is searched.
@@ -46,7 +47,7 @@ fn access(ft: &FieldType) -> Access {
 /// OpenSearch's error for a field that is neither indexed nor has doc values.
 pub fn not_searchable(field: &str) -> OsError {
     let reason = format!("Cannot search on field [{field}] since it is not indexed nor has doc values.");
-    OsError::new("query_shard_exception", format!("failed to create query: {reason}"))
+    OsError::new(ErrorKind::QueryShard, format!("failed to create query: {reason}"))
         .status(400)
         .caused_by(OsError::illegal(reason))
 }
@@ -232,7 +233,7 @@ mod tests {
     fn fields_without_index_or_doc_values_cannot_be_searched() {
         let m = mapping();
         let e = rewrite(Query::term("none", "1"), &m, true).unwrap_err();
-        assert_eq!(e.kind, "query_shard_exception");
+        assert_eq!(e.kind, crate::error::ErrorKind::QueryShard);
         assert!(e.reason.contains("Cannot search on field [none] since it is not indexed nor has doc values."));
         assert_eq!(rewrite(Query::term("none", "1"), &m, false).unwrap(), Query::term("none", "1"));
     }

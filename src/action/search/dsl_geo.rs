@@ -3,6 +3,7 @@
 //! doc values (Fathom keeps no points index for geo_point: every document's points are
 //! tested, as Lucene's `LatLonDocValuesField` slow queries do).
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::dsl::{body, f32_of, perr, QueryContext};
@@ -61,10 +62,10 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             Ok(Query::DocValues { field: f.into(), filter: DvFilter::Geo(shape), boost })
         }
         Some(_) => {
-            Err(OsError::new("query_shard_exception", format!("field [{f}] is not a geo_point field")).status(400))
+            Err(OsError::new(ErrorKind::QueryShard, format!("field [{f}] is not a geo_point field")).status(400))
         }
         None if ignore_unmapped => Ok(Query::MatchNone),
-        None => Err(OsError::new("query_shard_exception", format!("failed to find geo_point field [{f}]")).status(400)),
+        None => Err(OsError::new(ErrorKind::QueryShard, format!("failed to find geo_point field [{f}]")).status(400)),
     }
 }
 
@@ -111,13 +112,13 @@ pub fn parse_shape_query(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         Some(ft) if matches!(ft.kind, FieldKind::GeoPoint { .. }) => {}
         Some(ft) => {
             return Err(OsError::new(
-                "query_shard_exception",
+                ErrorKind::QueryShard,
                 format!("Field [{f}] is of unsupported type [{}]. [geo_shape] query supports the following types [geo_shape, geo_point]", ft.type_name()),
             )
             .status(400))
         }
         None if ignore_unmapped => return Ok(Query::MatchNone),
-        None => return Err(OsError::new("query_shard_exception", format!("failed to find type for field [{f}]")).status(400)),
+        None => return Err(OsError::new(ErrorKind::QueryShard, format!("failed to find type for field [{f}]")).status(400)),
     }
     let shapes = geojson(shape)?;
     let any = Query::or(

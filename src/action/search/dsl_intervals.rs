@@ -6,6 +6,7 @@
 //! Multi-term rules expand over the shard's terms here, segment by segment: more than
 //! `max_expansions` (default 128) terms in one segment is Lucene's "expanded to too many terms".
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::dsl::{bool_of, f32_of, i64_of, perr, str_of, QueryContext};
@@ -24,7 +25,7 @@ const DEFAULT_MAX_EXPANSIONS: usize = 128;
 const MAX_TOKENS: usize = 1024;
 
 fn xparse(reason: impl Into<String>) -> OsError {
-    OsError::new("x_content_parse_exception", reason).status(400)
+    OsError::new(ErrorKind::XContentParse, reason).status(400)
 }
 
 /// How the parts of a rule combine (OpenSearch's `IntervalMode`).

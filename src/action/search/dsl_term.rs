@@ -5,6 +5,7 @@
 
 pub use super::dsl_fuzzy::{edit_distance, fuzzy_edits};
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::date_math;
@@ -311,9 +312,7 @@ pub fn exists(ctx: &QueryContext<'_>, field: &str, boost: f32) -> OsResult<Query
         }
         // Routed documents carry a `_routing` term.
         "_routing" => return Ok(Query::Prefix { field: field.into(), prefix: Vec::new(), boost }),
-        "_source" => {
-            return Err(OsError::new("query_shard_exception", "The _source field is not searchable").status(400))
-        }
+        "_source" => return Err(OsError::new(ErrorKind::QueryShard, "The _source field is not searchable").status(400)),
         _ => {}
     }
     Ok(exists_of(ctx, field, boost))

@@ -3,6 +3,7 @@
 //! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
 //! order, then segment and doc), and the page `from..from + size` is fetched.
 
+use crate::error::ErrorKind;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -379,7 +380,7 @@ fn score_of(u: &Unit, query: &Query, h: &Hit) -> OsResult<Option<f32>> {
 /// The body of an all-shards-failed error, with the shard failures as `root_cause`.
 pub fn all_failed(failures: Vec<(usize, OsError)>, ctxs: &[ShardContext]) -> OsError {
     let first = failures.first().map(|f| f.1.clone()).unwrap_or_else(|| OsError::internal("no shards"));
-    let mut e = OsError::new("search_phase_execution_exception", "all shards failed").status(first.status);
+    let mut e = OsError::new(ErrorKind::SearchPhaseExecution, "all shards failed").status(first.status);
     e = e.with("phase", "query").with("grouped", true).with("failed_shards", shard_failures(&failures, ctxs));
     e.caused_by(first)
 }
@@ -470,9 +471,7 @@ fn run(
         }
         match r {
             Ok(r) => results.push(Some(r)),
-            Err(e) if e.kind == "parsing_exception" || e.kind == "action_request_validation_exception" => {
-                return Err(e)
-            }
+            Err(e) if e.kind == ErrorKind::Parsing || e.kind == ErrorKind::ActionRequestValidation => return Err(e),
             Err(e) => {
                 for ci in u.origin.iter().map(|o| o.0).chain(std::iter::once(u.ctx)) {
                     if !failures.iter().any(|f| f.0 == ci) {
@@ -642,7 +641,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
             None => first = Some(uns),
             Some(f) if f.iter().zip(&uns).any(|(a, b)| a != b) => {
                 let cause = OsError::illegal("Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type in another index!");
-                return Err(OsError::new("search_phase_execution_exception", "")
+                return Err(OsError::new(ErrorKind::SearchPhaseExecution, "")
                     .status(400)
                     .with("phase", "fetch")
                     .with("grouped", true)
@@ -685,7 +684,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
                     _ => x,
                 }
             }
-            Err(e) if e.kind == "parsing_exception" => return Err(e),
+            Err(e) if e.kind == ErrorKind::Parsing => return Err(e),
             Err(e) => failures.push((ci, e)),
         }
     }

@@ -3,6 +3,7 @@
 //! through the mapping, as `FieldFetcher`) and `stored_fields` (fields mapped `store: true`; the
 //! engine keeps `_source`, so their values come from it like the fields API's).
 
+use crate::error::ErrorKind;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
@@ -24,7 +25,7 @@ pub struct FieldAndFormat {
 pub const USE_FIELD_MAPPING: &str = "use_field_mapping";
 
 fn xparse(reason: String) -> OsError {
-    OsError::new("x_content_parse_exception", reason).status(400)
+    OsError::new(ErrorKind::XContentParse, reason).status(400)
 }
 
 /// Parses a list of `"name"` or `{"field": "name", "format": "..."}` (a single string too).

@@ -37,7 +37,7 @@ fn parses_strings_and_objects() {
     assert_eq!(parse_list("fields", &v).unwrap(), vec![ff("a", None), ff("b", Some("epoch_millis")), ff("c", None)]);
     assert_eq!(parse_list("fields", &json!("x")).unwrap(), vec![ff("x", None)]);
     let e = parse_list("fields", &json!([{"field": "a", "include_unmapped": true}])).unwrap_err();
-    assert_eq!((e.kind, e.status), ("x_content_parse_exception".to_string(), 400));
+    assert_eq!((e.kind, e.status), (crate::error::ErrorKind::XContentParse, 400));
     assert!(e.reason.contains("[docvalues_field] unknown field [include_unmapped]"));
     assert!(parse_list("fields", &json!([{"format": "x"}])).is_err());
     assert!(parse_list("fields", &json!({"field": "a"})).is_err());

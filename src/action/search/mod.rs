@@ -73,6 +73,7 @@ pub mod terms_lookup;
 #[cfg(test)]
 mod tests;
 
+use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 pub use context::{acquire, ShardContext};
@@ -140,7 +141,7 @@ pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Search
 /// failures' causes are the `root_cause`, as OpenSearch prints them.
 pub fn error_body(e: &OsError) -> Value {
     let mut body = e.to_body();
-    if e.kind == "search_phase_execution_exception" {
+    if e.kind == ErrorKind::SearchPhaseExecution {
         if let Some(fs) = e.meta.get("failed_shards").and_then(Value::as_array) {
             let roots: Vec<Value> = fs
                 .iter()

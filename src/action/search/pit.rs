@@ -8,6 +8,7 @@
 //! search clones the contexts it needs out of the registry under the lock and runs without it,
 //! so a reap during a search only delays the release to the end of that search.
 
+use crate::error::ErrorKind;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -59,7 +60,7 @@ pub struct ReaderContexts {
 
 /// A context missing from the registry: OpenSearch's `search_context_missing_exception`.
 pub fn context_missing(id: u64) -> OsError {
-    OsError::new("search_context_missing_exception", format!("No search context found for id [{id}]"))
+    OsError::new(ErrorKind::SearchContextMissing, format!("No search context found for id [{id}]"))
 }
 
 /// `TimeValue.toString()` of milliseconds (`1d`, `1.5h`, `500ms`): one decimal, truncated,
@@ -138,7 +139,7 @@ impl ReaderContexts {
             let open = map.values().filter(|c| c.kind == ContextKind::Pit).count();
             if open + ctxs.len() > max {
                 return Err(OsError::new(
-                    "rejected_execution_exception",
+                    ErrorKind::RejectedExecution,
                     format!("Trying to create too many Point In Time contexts. Must be less than or equal to: [{max}]. This limit can be set by changing the [search.max_open_pit_context] setting."),
                 ));
             }
@@ -329,7 +330,7 @@ pub fn all_missing(missing: &[ShardRef]) -> OsError {
         .map(|s| json!({"shard": -1, "index": null, "reason": context_missing(s.context).to_json()}))
         .take(1)
         .collect();
-    OsError::new("search_phase_execution_exception", "all shards failed")
+    OsError::new(ErrorKind::SearchPhaseExecution, "all shards failed")
         .status(404)
         .with("phase", "query")
         .with("grouped", true)

@@ -30,7 +30,7 @@ fn id_round_trips() {
 #[test]
 fn malformed_ids_are_errors() {
     let e = decode_pit_id("not-an-id!").unwrap_err();
-    assert_eq!(e.kind, "illegal_argument_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::IllegalArgument);
     assert_eq!(e.reason, "invalid id: [not-an-id!]");
     assert!(decode_pit_id("").is_err());
     let mut b = id(2).encode_bytes();

@@ -1,6 +1,7 @@
 //! The search request: the body (`query`, `from`, `size`, `sort`, ...) and URL parameters (which
 //! win over the body, as in OpenSearch's `RestSearchAction`), parsed without the mapping.
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::dsl::perr;
@@ -132,7 +133,7 @@ fn int32(key: &str, v: &Value) -> OsResult<i64> {
     let n = int(key, v)?;
     if n > i32::MAX as i64 || n < i32::MIN as i64 {
         return Err(OsError::new(
-            "input_coercion_exception",
+            ErrorKind::InputCoercion,
             format!("Numeric value ({n}) out of range of int (-2147483648 - 2147483647)"),
         ));
     }
@@ -362,7 +363,7 @@ impl SearchRequest {
         }
         if let Some(s) = get("scroll") {
             let d = crate::cluster::settings::parse_time(&s, "scroll").map_err(|_| {
-                OsError::new("parse_exception", format!("failed to parse setting [scroll] with value [{s}] as a time value: unit is missing or unrecognized"))
+                OsError::new(ErrorKind::Parse, format!("failed to parse setting [scroll] with value [{s}] as a time value: unit is missing or unrecognized"))
             })?;
             self.scroll = Some(d.unwrap_or(std::time::Duration::ZERO));
         }
@@ -423,7 +424,7 @@ impl SearchRequest {
 pub fn parse_timeout(s: &str) -> OsResult<Option<std::time::Duration>> {
     crate::cluster::settings::parse_time(s, "timeout").map_err(|_| {
         OsError::new(
-            "parse_exception",
+            ErrorKind::Parse,
             format!(
                 "failed to parse setting [timeout] with value [{s}] as a time value: unit is missing or unrecognized"
             ),

@@ -6,6 +6,7 @@
 //! cost of one page each; `hits.total` (and `max_score`) stay the first page's.
 //! Scroll ids are [`ContextId`]s of kind scroll.
 
+use crate::error::ErrorKind;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -47,7 +48,7 @@ pub fn validate(req: &mut SearchRequest) -> OsResult<()> {
         return Err(OsError::validation(&errs));
     }
     if req.search_after.is_some() {
-        return Err(OsError::new("search_exception", "`search_after` cannot be used in a scroll context.").status(400));
+        return Err(OsError::new(ErrorKind::Search, "`search_after` cannot be used in a scroll context.").status(400));
     }
     req.track_total_hits = TrackTotalHits::Accurate;
     Ok(())

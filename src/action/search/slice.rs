@@ -5,6 +5,7 @@
 //! `DocValuesSliceQuery` (a numeric doc-values field: `floorMod(BitMixer.mix(value), n)`, a
 //! document without a value counting as hash 0).
 
+use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -32,7 +33,7 @@ pub struct Slice {
 }
 
 fn parse_err(key: &str, cause: OsError) -> OsError {
-    OsError::new("x_content_parse_exception", format!("[slice] failed to parse field [{key}]")).caused_by(cause)
+    OsError::new(ErrorKind::XContentParse, format!("[slice] failed to parse field [{key}]")).caused_by(cause)
 }
 
 fn int_of(key: &str, v: &Value) -> OsResult<i32> {
@@ -60,7 +61,7 @@ fn int_of(key: &str, v: &Value) -> OsResult<i32> {
 pub fn parse(v: &Value) -> OsResult<Slice> {
     let m = v
         .as_object()
-        .ok_or_else(|| OsError::new("x_content_parse_exception", "[slice] Expected START_OBJECT but was: VALUE"))?;
+        .ok_or_else(|| OsError::new(ErrorKind::XContentParse, "[slice] Expected START_OBJECT but was: VALUE"))?;
     let mut s = Slice { field: "_id".into(), id: -1, max: -1 };
     for (k, v) in m {
         match k.as_str() {
@@ -95,7 +96,7 @@ pub fn parse(v: &Value) -> OsResult<Slice> {
                 }
                 s.max = max;
             }
-            other => return Err(OsError::new("x_content_parse_exception", format!("[slice] unknown field [{other}]"))),
+            other => return Err(OsError::new(ErrorKind::XContentParse, format!("[slice] unknown field [{other}]"))),
         }
     }
     Ok(s)
@@ -237,7 +238,7 @@ fn within_shard(field: &str, id: i32, max: i32, ctx: &ShardContext) -> OsResult<
 pub fn check(s: &Slice, ctx: &ShardContext, scroll_or_pit: bool) -> OsResult<()> {
     if !scroll_or_pit {
         return Err(OsError::new(
-            "search_exception",
+            ErrorKind::Search,
             "`slice` cannot be used outside of a scroll context or PIT context",
         )
         .status(500));

@@ -1,6 +1,7 @@
 //! `sort`: parsing the body and `sort=` parameter forms, resolving each field against an index's
 //! mapping into an engine [`SortField`], and rendering sort values as OpenSearch prints them.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use super::dsl::perr;
@@ -198,7 +199,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
             }
             None => {
                 return Err(OsError::new(
-                    "query_shard_exception",
+                    ErrorKind::QueryShard,
                     format!("No mapping found for [{}] in order to sort on", s.field),
                 )
                 .status(400))
@@ -262,7 +263,7 @@ fn numeric(s: &SortSpec, by: SortBy, unsigned: bool, scale: Option<f64>) -> OsRe
         Some(v) => {
             let bad = || {
                 OsError::new(
-                    "number_format_exception",
+                    ErrorKind::NumberFormat,
                     format!("For input string: \"{}\"", v.as_str().map_or_else(|| v.to_string(), str::to_string)),
                 )
                 .status(400)

@@ -224,7 +224,7 @@ fn request_body_and_params() {
 #[test]
 fn int_fields_overflow_and_request_cache_in_scroll() {
     let e = SearchRequest::from_body(json!({"size": 2147483648u64})).unwrap_err();
-    assert_eq!((e.kind.as_str(), e.status), ("input_coercion_exception", 400));
+    assert_eq!((e.kind.name(), e.status), ("input_coercion_exception", 400));
     assert!(e.reason.starts_with("Numeric value (2147483648) out of range of int"), "{}", e.reason);
     assert_eq!(SearchRequest::from_body(json!({"from": 2147483647})).unwrap().from, 2147483647);
     let params = |cache: &'static str| {
@@ -334,8 +334,8 @@ fn range_fields_are_queried_by_interval_relation() {
     );
     assert_eq!(p(json!({"range": {"r": {"gt": 5, "lt": 6}}})).unwrap(), Query::MatchNone);
     assert!(p(json!({"range": {"r": {"gte": 3, "relation": "touches"}}})).is_err());
-    assert_eq!(p(json!({"term": {"nodv": 3}})).unwrap_err().kind, "query_shard_exception");
-    assert_eq!(p(json!({"range": {"nodv": {"gte": 3}}})).unwrap_err().kind, "query_shard_exception");
+    assert_eq!(p(json!({"term": {"nodv": 3}})).unwrap_err().kind, crate::error::ErrorKind::QueryShard);
+    assert_eq!(p(json!({"range": {"nodv": {"gte": 3}}})).unwrap_err().kind, crate::error::ErrorKind::QueryShard);
     let day = 86_400_000i64;
     assert_eq!(
         p(json!({"range": {"d": {"gte": "1970-01-02", "lt": "1970-01-03"}}})).unwrap(),

@@ -12,6 +12,7 @@
 //! 0 for global built-ins and transient analyzers, as in OpenSearch), offsets at the previous
 //! end plus the offset gap (1).
 
+use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -65,7 +66,7 @@ fn parse_request(body: &Value) -> Result<Request<'_>, AnalysisError> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
             Some(_) => Err(AnalysisError {
-                kind: "x_content_parse_exception",
+                kind: ErrorKind::XContentParse,
                 reason: format!("[analyze_request] {v} must be a string"),
             }),
         }
@@ -77,14 +78,14 @@ fn parse_request(body: &Value) -> Result<Request<'_>, AnalysisError> {
             .iter()
             .map(|v| {
                 v.as_str().ok_or_else(|| AnalysisError {
-                    kind: "x_content_parse_exception",
+                    kind: ErrorKind::XContentParse,
                     reason: "[analyze_request] text doesn't support values of this type".to_owned(),
                 })
             })
             .collect::<Result<_, _>>()?,
         Some(_) => {
             return Err(AnalysisError {
-                kind: "x_content_parse_exception",
+                kind: ErrorKind::XContentParse,
                 reason: "[analyze_request] text doesn't support values of type: VALUE_NUMBER".to_owned(),
             })
         }
@@ -137,7 +138,7 @@ fn validate(request: &Request<'_>, has_index: bool) -> Result<(), AnalysisError>
         return Ok(());
     }
     let listed: String = errors.iter().enumerate().map(|(i, e)| format!("{}: {e};", i + 1)).collect();
-    Err(AnalysisError { kind: "action_request_validation_exception", reason: format!("Validation Failed: {listed}") })
+    Err(AnalysisError { kind: ErrorKind::ActionRequestValidation, reason: format!("Validation Failed: {listed}") })
 }
 
 /// A name or an inline definition, resolved like `AnalysisRegistry.getComponentFactory`.

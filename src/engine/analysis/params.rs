@@ -2,6 +2,7 @@
 //! `true`, `"3"` and `3`, `"a,b"` and `["a","b"]` are the same), with OpenSearch's messages for
 //! values that do not parse.
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::error::AnalysisError;
@@ -59,11 +60,11 @@ impl<'a> Params<'a> {
             None => Ok(default),
             Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64().unwrap_or(default)),
             Some(Value::String(s)) => s.trim().parse().map_err(|_| AnalysisError {
-                kind: "number_format_exception",
+                kind: ErrorKind::NumberFormat,
                 reason: format!("For input string: \"{s}\""),
             }),
             Some(other) => {
-                Err(AnalysisError { kind: "number_format_exception", reason: format!("For input string: \"{other}\"") })
+                Err(AnalysisError { kind: ErrorKind::NumberFormat, reason: format!("For input string: \"{other}\"") })
             }
         }
     }

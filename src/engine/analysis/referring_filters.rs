@@ -12,6 +12,7 @@
 //! offsets are bytes of the analyzed value (Java counts UTF-16 units; they agree on ASCII text),
 //! and a script that fails at run time leaves the token unmatched (Java fails the request).
 
+use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -159,9 +160,9 @@ impl Predicate {
 }
 
 fn script_error(e: crate::script::ScriptError) -> AnalysisError {
-    let kind = if e.kind == "illegal_argument_exception" { "illegal_argument_exception" } else { "script_exception" };
+    let kind = if e.kind == ErrorKind::IllegalArgument { ErrorKind::IllegalArgument } else { ErrorKind::Script };
     let reason = match &e.caused_by {
-        Some((_, cause)) if kind == "script_exception" => format!("{}: {cause}", e.reason),
+        Some((_, cause)) if kind == ErrorKind::Script => format!("{}: {cause}", e.reason),
         _ => e.reason.clone(),
     };
     AnalysisError { kind, reason }

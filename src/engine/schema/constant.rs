@@ -10,6 +10,7 @@
 //! postings (OpenSearch answers those queries from the doc values; Fathom's term queries read
 //! postings), so the results are the same.
 
+use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::types::str_param;
@@ -106,10 +107,10 @@ impl ConstantKeywordParams {
                 return Err(MappingError::illegal(format!("constant keyword field [{name}] must have a value")))
             }
             Value::Object(_) => {
-                return Err(MappingError::new("illegal_state_exception", "Can't get text on a START_OBJECT"))
+                return Err(MappingError::new(ErrorKind::IllegalState, "Can't get text on a START_OBJECT"))
             }
             Value::Array(_) => {
-                return Err(MappingError::new("illegal_state_exception", "Can't get text on a START_ARRAY"))
+                return Err(MappingError::new(ErrorKind::IllegalState, "Can't get text on a START_ARRAY"))
             }
         };
         let Some(ord) = self.ordinal(&s) else {

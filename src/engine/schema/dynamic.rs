@@ -13,6 +13,7 @@
 //! | string parsing as a number, when `numeric_detection` is on | `long` or `float` |
 //! | other string | `text` with sub-field `keyword` (`ignore_above: 256`) |
 
+use crate::error::ErrorKind;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -68,7 +69,7 @@ pub(super) fn infer_at(
 pub(super) fn strict_error(dynamic: Dynamic, name: &str, parent: &str) -> MappingError {
     let within = if parent.is_empty() { "_doc" } else { parent };
     MappingError::new(
-        "strict_dynamic_mapping_exception",
+        ErrorKind::StrictDynamicMapping,
         format!("mapping set to {}, dynamic introduction of [{name}] within [{within}] is not allowed", dynamic.name()),
     )
 }

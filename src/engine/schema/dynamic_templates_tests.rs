@@ -115,7 +115,7 @@ fn allow_templates_modes() {
     let u = parsed(&strict, json!({"s_a": "x", "known": "y"})).unwrap();
     assert_eq!(u["properties"]["s_a"]["type"], "keyword");
     let e = parsed(&strict, json!({"s_a": "x", "other": "y"})).unwrap_err();
-    assert_eq!(e.kind, "strict_dynamic_mapping_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::StrictDynamicMapping);
     assert_eq!(
         e.reason,
         "mapping set to strict_allow_templates, dynamic introduction of [other] within [_doc] is not allowed"

@@ -11,6 +11,7 @@
 //!
 //! `similarity` is kept and printed but not acted on (as on keyword fields).
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::types::{FieldType, KeywordParams};
@@ -99,7 +100,7 @@ impl FlatObjectParams {
                 _ => "VALUE_NULL",
             };
             return Err(MappingError::new(
-                "parsing_exception",
+                ErrorKind::Parsing,
                 format!("[{name}] unexpected token [{token}] in flat_object field value"),
             ));
         };

@@ -24,6 +24,7 @@
 //! value. Not supported yet: the points index (`LatLonPoint`), hence geo queries
 //! (`geo_distance`, `geo_bounding_box`, `geo_shape` on points) and geo aggregations.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use super::values::{java_double, parse_java_double};
@@ -104,7 +105,7 @@ pub fn decode_doc_value(v: i64) -> GeoPoint {
 }
 
 fn pe(reason: impl Into<String>) -> MappingError {
-    MappingError::new("parse_exception", reason)
+    MappingError::new(ErrorKind::Parse, reason)
 }
 
 const INVALID_FIELDS: &str = "field must be either [lon|lat], [type|coordinates], or [geohash]";
@@ -128,7 +129,7 @@ pub fn parse_field_value(
                     Some(Value::String(s)) => parse_java_double(s).ok_or_else(|| nfe(s))?,
                     other => {
                         return Err(MappingError::new(
-                            "json_parse_exception",
+                            ErrorKind::JsonParse,
                             format!(
                                 "Current token ({}) not numeric, can not use numeric value accessors",
                                 token(other)
@@ -264,7 +265,7 @@ fn parse_string(s: &str, ignore_z: bool) -> Result<GeoPoint, MappingError> {
     let get = |i: usize| {
         vals.get(i).copied().ok_or_else(|| {
             MappingError::new(
-                "array_index_out_of_bounds_exception",
+                ErrorKind::ArrayIndexOutOfBounds,
                 format!("Index {i} out of bounds for length {}", vals.len()),
             )
         })
@@ -300,7 +301,7 @@ fn parse_wkt(s: &str, ignore_z: bool) -> Result<GeoPoint, MappingError> {
     if rest.eq_ignore_ascii_case("empty") {
         return Ok(GeoPoint { lat: 0.0, lon: 0.0 });
     }
-    let syntax = |m: String| invalid(MappingError::new("parse_exception", m));
+    let syntax = |m: String| invalid(MappingError::new(ErrorKind::Parse, m));
     let Some(body) = rest.strip_prefix('(') else {
         return Err(syntax(format!("expected EMPTY or ( but found: {}", first_token(rest))));
     };
@@ -362,7 +363,7 @@ fn assert_z(ignore_z: bool, z: f64) -> Result<(), MappingError> {
 
 fn nfe(s: &str) -> MappingError {
     let reason = if s.trim().is_empty() { "empty String".to_string() } else { format!("For input string: \"{s}\"") };
-    MappingError::new("number_format_exception", reason)
+    MappingError::new(ErrorKind::NumberFormat, reason)
 }
 
 fn token(v: Option<&Value>) -> &'static str {

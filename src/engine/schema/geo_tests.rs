@@ -69,7 +69,7 @@ fn z_values_are_dropped_or_refused() {
         assert_eq!(points(v.clone()), vec![pt(2.0, 1.0)], "{v}");
     }
     let e = parse_field_value(&json!([1.0, 2.0, 3.0]), "geo", false, false).expect_err("z refused");
-    assert_eq!(e.kind, "parse_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::Parse);
     assert_eq!(
         e.reason,
         "Exception parsing coordinates: found Z value [3.0] but [ignore_z_value] parameter is [false]"
@@ -136,15 +136,21 @@ fn malformed_values_have_opensearch_messages() {
     let e = err(json!([1.0]));
     assert_eq!(
         (e.kind, e.reason.as_str()),
-        ("json_parse_exception", "Current token (END_ARRAY) not numeric, can not use numeric value accessors")
+        (
+            crate::error::ErrorKind::JsonParse,
+            "Current token (END_ARRAY) not numeric, can not use numeric value accessors"
+        )
     );
-    assert_eq!(err(json!("1,")).kind, "array_index_out_of_bounds_exception");
+    assert_eq!(err(json!("1,")).kind, crate::error::ErrorKind::ArrayIndexOutOfBounds);
 }
 
 #[test]
 fn ranges_are_checked_with_the_field_name() {
     let e = err(json!({"lat": 91.0, "lon": 0.0}));
-    assert_eq!((e.kind, e.reason.as_str()), ("illegal_argument_exception", "illegal latitude value [91.0] for geo"));
+    assert_eq!(
+        (e.kind, e.reason.as_str()),
+        (crate::error::ErrorKind::IllegalArgument, "illegal latitude value [91.0] for geo")
+    );
     assert_eq!(err(json!([181, 0])).reason, "illegal longitude value [181.0] for geo");
     assert_eq!(err(json!("-90.5,0")).reason, "illegal latitude value [-90.5] for geo");
     // The bounds themselves are valid.
@@ -303,7 +309,7 @@ fn documents_index_sorted_numeric_doc_values() {
 fn malformed_documents_are_rejected_or_ignored() {
     let m = geo_mapping(json!({}));
     let e = parse(&m, json!({"loc": {"lat": 100, "lon": 0}})).expect_err("out of range");
-    assert_eq!(e.kind, "mapper_parsing_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::MapperParsing);
     assert_eq!(e.reason, "failed to parse field [loc] of type [geo_point]");
     assert_eq!(e.root_cause().reason, "illegal latitude value [100.0] for loc");
     let m = geo_mapping(json!({"ignore_malformed": true}));

@@ -13,6 +13,7 @@
 //! - geo_point takes the update's `ignore_malformed`, `ignore_z_value` and `null_value` only when
 //!   given (OpenSearch's geometry `mergeOptions`).
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::mapping::{Mapper, Mapping, ObjectMapping};
@@ -67,7 +68,7 @@ fn merge_objects(path: &str, base: &ObjectMapping, update: &ObjectMapping) -> Re
     ] {
         if a.unwrap_or(false) != b.unwrap_or(false) {
             return Err(MappingError::new(
-                "mapper_exception",
+                ErrorKind::Mapper,
                 format!("the [{param}] parameter can't be updated on a nested object mapping"),
             ));
         }

@@ -57,6 +57,7 @@ mod stream_tests;
 #[cfg(test)]
 mod tests;
 
+use crate::error::ErrorKind;
 use std::fmt;
 
 pub use constant::ConstantKeywordParams;
@@ -130,7 +131,7 @@ pub enum FieldValue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MappingError {
     /// `mapper_parsing_exception`, `illegal_argument_exception`, `strict_dynamic_mapping_exception`, ...
-    pub kind: &'static str,
+    pub kind: ErrorKind,
     pub reason: String,
     /// The underlying error (OpenSearch's `caused_by`), e.g. `number_format_exception` under a
     /// `mapper_parsing_exception` "failed to parse field [...]".
@@ -139,16 +140,16 @@ pub struct MappingError {
 
 impl MappingError {
     /// An error without a cause.
-    pub fn new(kind: &'static str, reason: impl Into<String>) -> MappingError {
+    pub fn new(kind: ErrorKind, reason: impl Into<String>) -> MappingError {
         MappingError { kind, reason: reason.into(), caused_by: None }
     }
     /// `mapper_parsing_exception`.
     pub fn parsing(reason: impl Into<String>) -> MappingError {
-        MappingError::new("mapper_parsing_exception", reason)
+        MappingError::new(ErrorKind::MapperParsing, reason)
     }
     /// `illegal_argument_exception`.
     pub fn illegal(reason: impl Into<String>) -> MappingError {
-        MappingError::new("illegal_argument_exception", reason)
+        MappingError::new(ErrorKind::IllegalArgument, reason)
     }
     /// Adds a cause.
     pub fn caused_by(mut self, cause: MappingError) -> MappingError {

@@ -49,7 +49,7 @@ fn nested_never_becomes_object_and_back() {
     let e = nested.merge(&object).expect_err("nested to object");
     assert_eq!(
         (e.kind, e.reason.as_str()),
-        ("illegal_argument_exception", "cannot change object mapping from nested to non-nested")
+        (crate::error::ErrorKind::IllegalArgument, "cannot change object mapping from nested to non-nested")
     );
     let e = object.merge(&nested).expect_err("object to nested");
     assert_eq!(e.reason, "cannot change object mapping from non-nested to nested");
@@ -58,7 +58,10 @@ fn nested_never_becomes_object_and_back() {
         .expect_err("include_in_parent is fixed");
     assert_eq!(
         (e.kind, e.reason.as_str()),
-        ("mapper_exception", "the [include_in_parent] parameter can't be updated on a nested object mapping")
+        (
+            crate::error::ErrorKind::Mapper,
+            "the [include_in_parent] parameter can't be updated on a nested object mapping"
+        )
     );
     // Adding fields to a nested object keeps it nested.
     let merged = nested

@@ -10,6 +10,7 @@
 //! `geo.rs`); `nested` objects are walked as plain objects, their values indexed flattened into
 //! the one document (no block-join: nested queries are not supported).
 
+use crate::error::ErrorKind;
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
@@ -59,7 +60,7 @@ pub(super) fn parse_tree(
     limits: DocLimits,
 ) -> Result<ParsedDocument, MappingError> {
     let doc: Value = serde_json::from_slice(source).map_err(|e| {
-        MappingError::parsing("failed to parse").caused_by(MappingError::new("json_parse_exception", e.to_string()))
+        MappingError::parsing("failed to parse").caused_by(MappingError::new(ErrorKind::JsonParse, e.to_string()))
     })?;
     let Value::Object(obj) = &doc else {
         return Err(MappingError::parsing("failed to parse")

@@ -194,7 +194,7 @@ fn declined_documents_match_the_tree() {
     let late = r#"{"date": "not a date", "body": "b" x}"#;
     assert!(stream::parse_document(&ms[0], "x", late.as_bytes(), Default::default()).is_none());
     let e = ms[0].parse("x", late.as_bytes()).expect_err("invalid JSON");
-    assert_eq!(e.root_cause().kind, "json_parse_exception");
+    assert_eq!(e.root_cause().kind, crate::error::ErrorKind::JsonParse);
     // Nesting past serde_json's depth limit inside a dropped value is still an error.
     let deep = format!("{{\"unmapped\": {}{}}}", "[".repeat(200), "]".repeat(200));
     assert!(ms[0].parse("x", deep.as_bytes()).is_err());

@@ -95,7 +95,7 @@ fn dynamic_array_takes_first_non_null_value_and_later_values_use_it() {
         e.reason,
         "failed to parse field [a] of type [long] in document with id '1'. Preview of field's value: 'x'"
     );
-    assert_eq!(e.root_cause().kind, "number_format_exception");
+    assert_eq!(e.root_cause().kind, crate::error::ErrorKind::NumberFormat);
     assert_eq!(e.root_cause().reason, "For input string: \"x\"");
 }
 
@@ -133,7 +133,7 @@ fn strict_and_false_dynamic() {
         "quiet": {"dynamic": false, "properties": {"k": {"type": "keyword"}}}
     }}));
     let e = parse(&m, json!({"b": 1})).expect_err("strict");
-    assert_eq!(e.kind, "strict_dynamic_mapping_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::StrictDynamicMapping);
     assert_eq!(e.reason, "mapping set to strict, dynamic introduction of [b] within [_doc] is not allowed");
     let d = parse(&m, json!({"loose": {"x": 1}, "quiet": {"k": "v", "y": 2}})).expect("parses");
     assert_eq!(values(&d, "loose.x"), vec![FieldValue::Long(1)]);
@@ -153,7 +153,7 @@ fn strict_and_false_dynamic() {
 fn metadata_fields_are_refused_in_documents() {
     for name in ["_id", "_routing", "_source", "_seq_no", "_primary_term", "_version"] {
         let e = parse(&Mapping::new_dynamic(), json!({ name: "x" })).expect_err("metadata field");
-        assert_eq!(e.kind, "mapper_parsing_exception");
+        assert_eq!(e.kind, crate::error::ErrorKind::MapperParsing);
         assert_eq!(
             e.reason,
             format!("Field [{name}] is a metadata field and cannot be added inside a document. Use the index API request parameters.")
@@ -223,8 +223,8 @@ fn objects_arrays_and_enabled_false() {
 fn invalid_json_and_non_object_source() {
     let m = Mapping::new_dynamic();
     let e = m.parse("1", b"{\"a\": ").expect_err("bad json");
-    assert_eq!((e.kind, e.reason.as_str()), ("mapper_parsing_exception", "failed to parse"));
-    assert_eq!(e.root_cause().kind, "json_parse_exception");
+    assert_eq!((e.kind, e.reason.as_str()), (crate::error::ErrorKind::MapperParsing, "failed to parse"));
+    assert_eq!(e.root_cause().kind, crate::error::ErrorKind::JsonParse);
     let e = m.parse("1", b"[1]").expect_err("array");
     assert_eq!(e.root_cause().reason, "Malformed content, must start with an object");
 }
@@ -246,14 +246,14 @@ fn integer_types_range_checks() {
     for (t, v, msg) in cases {
         let m = typed(t);
         let e = parse(&m, json!({"f": v.clone()})).expect_err("out of range");
-        assert_eq!(e.kind, "mapper_parsing_exception", "{t} {v}");
+        assert_eq!(e.kind, crate::error::ErrorKind::MapperParsing, "{t} {v}");
         assert!(
             e.reason.starts_with(&format!("failed to parse field [f] of type [{t}] in document with id '1'")),
             "{}",
             e.reason
         );
         assert_eq!(e.root_cause().reason, msg, "{t} {v}");
-        assert_eq!(e.root_cause().kind, "illegal_argument_exception");
+        assert_eq!(e.root_cause().kind, crate::error::ErrorKind::IllegalArgument);
     }
     assert_eq!(one(&typed("byte"), "f", json!(127)), vec![FieldValue::Long(127)]);
     assert_eq!(one(&typed("short"), "f", json!(-32768)), vec![FieldValue::Long(-32768)]);
@@ -365,7 +365,7 @@ fn keyword_parameters() {
     );
     assert_eq!(
         (e.root_cause().kind, e.root_cause().reason.as_str()),
-        ("illegal_state_exception", "Can't get text on a START_OBJECT")
+        (crate::error::ErrorKind::IllegalState, "Can't get text on a START_OBJECT")
     );
 }
 
@@ -602,7 +602,7 @@ fn mapping_definition_errors() {
     let e = err(json!({"properties": {"f": {"type": "strng"}}}));
     assert_eq!(
         (e.kind, e.reason.as_str()),
-        ("mapper_parsing_exception", "No handler for type [strng] declared on field [f]")
+        (crate::error::ErrorKind::MapperParsing, "No handler for type [strng] declared on field [f]")
     );
     let e = err(json!({"properties": {"f": {"type": "long", "analyzer": "x"}}}));
     assert_eq!(e.reason, "unknown parameter [analyzer] on mapper [f] of type [long]");
@@ -613,7 +613,7 @@ fn mapping_definition_errors() {
     let e = err(json!({"foo": "bar"}));
     assert_eq!(e.reason, "Root mapping definition has unsupported parameters:  [foo : \"bar\"]");
     let e = err(json!({"dynamic": "sometimes"}));
-    assert_eq!(e.kind, "mapper_parsing_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::MapperParsing);
     let e = err(json!({"properties": {"f": {"type": "text", "index_options": "all"}}}));
     assert_eq!(
         e.reason,
@@ -633,7 +633,7 @@ fn merge_rules() {
     let e = base.merge(&mapping(json!({"properties": {"n": {"type": "text"}}}))).expect_err("type change");
     assert_eq!(
         (e.kind, e.reason.as_str()),
-        ("illegal_argument_exception", "mapper [n] cannot be changed from type [long] to [text]")
+        (crate::error::ErrorKind::IllegalArgument, "mapper [n] cannot be changed from type [long] to [text]")
     );
     let e = base.merge(&mapping(json!({"properties": {"o": {"type": "keyword"}}}))).expect_err("object to field");
     assert_eq!(e.reason, "can't merge a non object mapping [o] with an object mapping");

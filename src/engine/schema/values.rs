@@ -1,6 +1,7 @@
 //! Converting one JSON value to the indexed value of one field type, with OpenSearch's coercion
 //! rules and messages (these become the `caused_by` of "failed to parse field [...]").
 
+use crate::error::ErrorKind;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -64,7 +65,7 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
                 Err(illegal(format!("Failed to parse value [{s}] as only [true] or [false] are allowed.")))
             }
             Value::Number(n) => Err(MappingError::new(
-                "json_parse_exception",
+                ErrorKind::JsonParse,
                 format!(
                     "Current token ({}) not of boolean type",
                     if n.is_f64() { "VALUE_NUMBER_FLOAT" } else { "VALUE_NUMBER_INT" }
@@ -106,7 +107,7 @@ pub(super) fn convert(ft: &FieldType, v: &Value) -> Res {
             );
             engine.decode(s.as_bytes()).map(|b| Converted::Value(FieldValue::Binary(b))).map_err(|e| {
                 MappingError::new(
-                    "json_parse_exception",
+                    ErrorKind::JsonParse,
                     format!("Failed to decode VALUE_STRING as base64 (MIME-NO-LINEFEEDS): {e}"),
                 )
             })
@@ -174,7 +175,7 @@ fn scalar_text(v: &Value) -> Result<String, MappingError> {
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
         // OpenSearch appends the position ("at 1:12"); serde_json values carry none.
-        Value::Object(_) => Err(MappingError::new("illegal_state_exception", "Can't get text on a START_OBJECT")),
+        Value::Object(_) => Err(MappingError::new(ErrorKind::IllegalState, "Can't get text on a START_OBJECT")),
         other => Err(not_a_value(other)),
     }
 }
@@ -184,7 +185,7 @@ fn illegal(reason: String) -> MappingError {
 }
 
 fn nfe(s: &str) -> MappingError {
-    MappingError::new("number_format_exception", format!("For input string: \"{s}\""))
+    MappingError::new(ErrorKind::NumberFormat, format!("For input string: \"{s}\""))
 }
 
 fn not_a_value(v: &Value) -> MappingError {

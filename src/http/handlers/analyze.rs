@@ -1,5 +1,6 @@
 //! `GET/POST [/{index}]/_analyze`.
 
+use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use crate::action::analyze;
@@ -25,7 +26,7 @@ fn handle(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
             }
         }
         if m.is_empty() {
-            return Err(OsError::new("parse_exception", "request body or source parameter is required"));
+            return Err(OsError::new(ErrorKind::Parse, "request body or source parameter is required"));
         }
         body = Value::Object(m);
     }

@@ -1,5 +1,6 @@
 //! Document APIs: `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget`.
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use crate::action::bulk::{self, BulkDefaults};
@@ -130,9 +131,9 @@ fn get_source(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     match source {
         Some(s) => Ok(RestResponse::ok(s.clone())),
         None if !found => {
-            Err(OsError::new("resource_not_found_exception", format!("Document not found [{index}]/[{}]", g.id)))
+            Err(OsError::new(ErrorKind::ResourceNotFound, format!("Document not found [{index}]/[{}]", g.id)))
         }
-        None => Err(OsError::new("resource_not_found_exception", format!("Source not found [{index}]/[{}]", g.id))),
+        None => Err(OsError::new(ErrorKind::ResourceNotFound, format!("Source not found [{index}]/[{}]", g.id))),
     }
 }
 

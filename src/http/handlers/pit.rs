@@ -2,6 +2,7 @@
 //! clear scrolls; the segments pinned by PITs. Searching with a PIT or opening a scroll goes
 //! through `_search` (`search.rs`), which calls [`search_pit_or_scroll`].
 
+use crate::error::ErrorKind;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -80,7 +81,7 @@ fn time(v: &str, key: &str) -> OsResult<Duration> {
     crate::cluster::settings::parse_time(v, key)
         .map_err(|_| {
             OsError::new(
-                "parse_exception",
+                ErrorKind::Parse,
                 format!(
                     "failed to parse setting [{key}] with value [{v}] as a time value: unit is missing or unrecognized"
                 ),
@@ -115,7 +116,7 @@ fn scroll_next(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         if req.has("rest_total_hits_as_int") { Some(req.bool_param("rest_total_hits_as_int", false)?) } else { None };
     match scroll::next(&node.reader_contexts, &id, keep_alive, rest_int) {
         Ok(v) => Ok(RestResponse::ok(v)),
-        Err(e) if e.kind == "search_phase_execution_exception" => {
+        Err(e) if e.kind == ErrorKind::SearchPhaseExecution => {
             Ok(RestResponse::json(e.status, crate::action::search::error_body(&e)))
         }
         Err(e) => Err(e),

@@ -1,5 +1,6 @@
 //! Search APIs: `_search`, `_count`, `_msearch` (a `_search` with a PIT or `scroll=` goes to `pit.rs`).
 
+use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::{index_expr, indices_options};
@@ -17,7 +18,7 @@ fn params(req: &RestRequest) -> impl Fn(&str) -> Option<String> + '_ {
 
 /// Renders an action error: search failures print their shard causes as `root_cause`.
 fn err(e: OsError) -> OsResult<RestResponse> {
-    if e.kind == "search_phase_execution_exception" {
+    if e.kind == ErrorKind::SearchPhaseExecution {
         return Ok(RestResponse::json(e.status, search::error_body(&e)));
     }
     Err(e)

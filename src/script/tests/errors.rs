@@ -55,7 +55,7 @@ fn compile_error_positions_point_at_the_problem() {
     ];
     for (src, offset, reason) in cases {
         let e = Script::compile(src, None).unwrap_err();
-        assert_eq!(e.kind, "script_exception", "{src}");
+        assert_eq!(e.kind, crate::error::ErrorKind::Script, "{src}");
         assert_eq!(e.reason, "compile error", "{src}");
         assert_eq!(e.position.map(|p| p.0), Some(*offset), "{src}");
         assert_eq!(cause(&e).1, *reason, "{src}");
@@ -78,7 +78,7 @@ fn empty_script_is_a_compile_error() {
 #[test]
 fn other_languages_are_refused() {
     let e = Script::compile("1", Some("expression")).unwrap_err();
-    assert_eq!(e.kind, "illegal_argument_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::IllegalArgument);
     assert_eq!(e.reason, "script_lang not supported [expression]");
     assert_eq!(
         e.to_json(),

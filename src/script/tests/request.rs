@@ -28,7 +28,7 @@ fn object_form() {
 #[test]
 fn stored_scripts_are_not_found() {
     let e = parse_script_request(&json!({"id": "my-script"})).unwrap_err();
-    assert_eq!(e.kind, "resource_not_found_exception");
+    assert_eq!(e.kind, crate::error::ErrorKind::ResourceNotFound);
     assert_eq!(e.reason, "unable to find script [my-script] in cluster state");
     assert_eq!(e.status(), 404);
 }
@@ -66,7 +66,7 @@ fn malformed_script_objects() {
     ];
     for (body, kind, reason) in cases {
         let e = parse_script_request(&body).unwrap_err();
-        assert_eq!((e.kind.as_str(), e.reason.as_str()), (kind, reason), "{body}");
+        assert_eq!((e.kind.name(), e.reason.as_str()), (kind, reason), "{body}");
         assert_eq!(e.status(), 400);
     }
 }

@@ -7,6 +7,9 @@
 use serde_json::{json, Map, Value};
 use std::fmt;
 
+mod kind;
+pub use kind::{java_simple_name, ErrorKind};
+
 use crate::engine::schema::MappingError;
 use crate::engine::Error as EngineError;
 
@@ -15,7 +18,7 @@ use crate::engine::Error as EngineError;
 #[derive(Debug, Clone, PartialEq)]
 pub struct OsError {
     pub status: u16,
-    pub kind: String,
+    pub kind: ErrorKind,
     pub reason: String,
     /// Extra fields printed beside `type` and `reason`.
     pub meta: Map<String, Value>,
@@ -25,54 +28,18 @@ pub struct OsError {
 /// Result with an [`OsError`].
 pub type OsResult<T> = Result<T, OsError>;
 
-/// The HTTP status OpenSearch gives each exception type (its `RestStatus`).
-pub fn status_of(kind: &str) -> u16 {
-    match kind {
-        "index_not_found_exception"
-        | "document_missing_exception"
-        | "resource_not_found_exception"
-        | "alias_missing_exception"
-        | "index_template_missing_exception"
-        | "search_context_missing_exception" => 404,
-        "version_conflict_engine_exception" => 409,
-        "index_closed_exception" => 400,
-        "process_cluster_event_timeout_exception" | "receive_timeout_transport_exception" => 503,
-        "unavailable_shards_exception" | "no_shard_available_action_exception" => 503,
-        "status_exception" => 500,
-        "circuit_breaking_exception" => 429,
-        "rejected_execution_exception" | "opensearch_rejected_execution_exception" => 429,
-        "security_exception" => 403,
-        "cluster_block_exception" => 403,
-        "engine_exception"
-        | "mapper_exception"
-        | "translog_corrupted_exception"
-        | "corrupt_index_exception"
-        | "exception"
-        | "io_exception"
-        | "opensearch_exception"
-        | "shard_not_found_exception" => 500,
-        _ => 400,
-    }
-}
-
 impl OsError {
     /// An exception of type `kind` with its usual status.
-    pub fn new(kind: &str, reason: impl Into<String>) -> OsError {
-        OsError {
-            status: status_of(kind),
-            kind: kind.to_string(),
-            reason: reason.into(),
-            meta: Map::new(),
-            caused_by: None,
-        }
+    pub fn new(kind: ErrorKind, reason: impl Into<String>) -> OsError {
+        OsError { status: kind.status(), kind, reason: reason.into(), meta: Map::new(), caused_by: None }
     }
     /// `illegal_argument_exception` (400).
     pub fn illegal(reason: impl Into<String>) -> OsError {
-        OsError::new("illegal_argument_exception", reason)
+        OsError::new(ErrorKind::IllegalArgument, reason)
     }
     /// `parsing_exception` (400).
     pub fn parsing(reason: impl Into<String>) -> OsError {
-        OsError::new("parsing_exception", reason)
+        OsError::new(ErrorKind::Parsing, reason)
     }
     /// `action_request_validation_exception`: "Validation Failed: 1: a;2: b;".
     pub fn validation(errors: &[String]) -> OsError {
@@ -80,11 +47,11 @@ impl OsError {
         for (i, e) in errors.iter().enumerate() {
             reason.push_str(&format!("{}: {};", i + 1, e));
         }
-        OsError::new("action_request_validation_exception", reason)
+        OsError::new(ErrorKind::ActionRequestValidation, reason)
     }
     /// `index_not_found_exception` for `index`.
     pub fn index_not_found(index: &str) -> OsError {
-        OsError::new("index_not_found_exception", format!("no such index [{index}]"))
+        OsError::new(ErrorKind::IndexNotFound, format!("no such index [{index}]"))
             .with("index", index)
             .with("resource.id", index)
             .with("resource.type", "index_or_alias")
@@ -92,17 +59,17 @@ impl OsError {
     }
     /// `resource_already_exists_exception` for an index.
     pub fn index_exists(index: &str, uuid: &str) -> OsError {
-        OsError::new("resource_already_exists_exception", format!("index [{index}/{uuid}] already exists"))
+        OsError::new(ErrorKind::ResourceAlreadyExists, format!("index [{index}/{uuid}] already exists"))
             .with("index", index)
             .with("index_uuid", uuid)
     }
     /// `index_closed_exception`.
     pub fn index_closed(index: &str, uuid: &str) -> OsError {
-        OsError::new("index_closed_exception", "closed").with("index", index).with("index_uuid", uuid)
+        OsError::new(ErrorKind::IndexClosed, "closed").with("index", index).with("index_uuid", uuid)
     }
     /// A server-side failure (500).
     pub fn internal(reason: impl Into<String>) -> OsError {
-        OsError::new("exception", reason)
+        OsError::new(ErrorKind::Exception, reason)
     }
     /// Adds a metadata field.
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> OsError {
@@ -128,7 +95,7 @@ impl OsError {
     /// bulk item errors.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
-        m.insert("type".into(), json!(self.kind));
+        m.insert("type".into(), json!(self.kind.name()));
         m.insert("reason".into(), json!(self.reason));
         for (k, v) in &self.meta {
             m.insert(k.clone(), v.clone());
@@ -157,40 +124,12 @@ impl OsError {
     }
 }
 
-/// Exception types that are the JDK's own classes (their `toString` is `class: message`).
-pub const JDK_EXCEPTIONS: &[(&str, &str)] = &[
-    ("illegal_argument_exception", "java.lang.IllegalArgumentException"),
-    ("illegal_state_exception", "java.lang.IllegalStateException"),
-    ("number_format_exception", "java.lang.NumberFormatException"),
-    ("null_pointer_exception", "java.lang.NullPointerException"),
-    ("unsupported_operation_exception", "java.lang.UnsupportedOperationException"),
-    ("arithmetic_exception", "java.lang.ArithmeticException"),
-    ("array_index_out_of_bounds_exception", "java.lang.ArrayIndexOutOfBoundsException"),
-];
-
-/// The Java class's simple name of an exception type: `document_missing_exception` →
-/// `DocumentMissingException`.
-pub fn java_simple_name(kind: &str) -> String {
-    if let Some((_, class)) = JDK_EXCEPTIONS.iter().find(|(k, _)| *k == kind) {
-        return class.rsplit('.').next().unwrap_or(class).to_string();
-    }
-    kind.split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            match c.next() {
-                Some(f) => f.to_uppercase().chain(c).collect::<String>(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
-
 impl OsError {
     /// `ExceptionsHelper.detailedMessage`-like text: `Name[reason]; nested: Cause[reason]; `
     /// (just `Name[reason]` without a cause).
     pub fn detailed_message(&self) -> String {
         if self.caused_by.is_none() {
-            return format!("{}[{}]", java_simple_name(&self.kind), self.reason);
+            return format!("{}[{}]", self.kind.java_simple_name(), self.reason);
         }
         let mut out = String::new();
         let mut next = Some(self);
@@ -200,7 +139,7 @@ impl OsError {
                 out.push_str("nested: ");
             }
             first = false;
-            out.push_str(&format!("{}[{}]; ", java_simple_name(&e.kind), e.reason));
+            out.push_str(&format!("{}[{}]; ", e.kind.java_simple_name(), e.reason));
             next = e.caused_by.as_deref();
         }
         out
@@ -271,19 +210,19 @@ impl From<MappingError> for OsError {
 impl From<EngineError> for OsError {
     fn from(e: EngineError) -> OsError {
         match &e {
-            EngineError::VersionConflict { .. } => OsError::new("version_conflict_engine_exception", e.to_string()),
+            EngineError::VersionConflict { .. } => OsError::new(ErrorKind::VersionConflictEngine, e.to_string()),
             EngineError::InvalidArgument(m) => OsError::illegal(m.clone()),
-            EngineError::Closed(_) => OsError::new("engine_exception", e.to_string()).status(500),
-            EngineError::TranslogCorrupted { .. } => OsError::new("translog_corrupted_exception", e.to_string()),
-            _ if e.is_corruption() => OsError::new("corrupt_index_exception", e.to_string()),
-            _ => OsError::new("io_exception", e.to_string()).status(500),
+            EngineError::Closed(_) => OsError::new(ErrorKind::Engine, e.to_string()).status(500),
+            EngineError::TranslogCorrupted { .. } => OsError::new(ErrorKind::TranslogCorrupted, e.to_string()),
+            _ if e.is_corruption() => OsError::new(ErrorKind::CorruptIndex, e.to_string()),
+            _ => OsError::new(ErrorKind::Io, e.to_string()).status(500),
         }
     }
 }
 
 impl From<serde_json::Error> for OsError {
     fn from(e: serde_json::Error) -> OsError {
-        OsError::new("parse_exception", format!("Failed to parse content to map: {e}"))
+        OsError::new(ErrorKind::Parse, format!("Failed to parse content to map: {e}"))
     }
 }
 
@@ -309,7 +248,7 @@ mod tests {
 
     #[test]
     fn root_cause_has_no_cause() {
-        let e = OsError::new("mapper_parsing_exception", "failed").caused_by(OsError::illegal("x"));
+        let e = OsError::new(ErrorKind::MapperParsing, "failed").caused_by(OsError::illegal("x"));
         let b = e.to_body();
         assert!(b["error"]["root_cause"][0].get("caused_by").is_none());
         assert_eq!(b["error"]["caused_by"]["type"], "illegal_argument_exception");
