@@ -8,14 +8,13 @@
 //! previous one, where one shared condition variable wakes waiters in turn and spreads
 //! consecutive searches over every thread of the pool.
 
-use crate::error::ErrorKind;
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use crate::error::OsError;
+use crate::error::{ErrorKind, OsError};
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 

@@ -2,7 +2,6 @@
 //! remove_index), as OpenSearch's `MetadataIndexAliasesService` applies them: every action of a
 //! request is validated first, then applied to the metadata in one update.
 
-use crate::error::ErrorKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
@@ -10,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::cluster::metadata::{AliasMetadata, Metadata};
 use crate::cluster::resolve::{glob, resolve, ExpandWildcards, IndicesOptions};
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// One alias action.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,13 +1,12 @@
 //! `_analyze`: runs an analysis chain on text (engine's `analysis::analyze`) with the index's
 //! analyzers, the field's analyzer or normalizer, and `index.analyze.max_token_count`.
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use crate::cluster::ClusterService;
 use crate::engine::analysis::{analyze as run, FieldAnalysis, IndexAnalysis};
 use crate::engine::schema::FieldKind;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `GET/POST [/{index}]/_analyze`.
 pub fn analyze(cs: &ClusterService, index: Option<&str>, body: &Value) -> OsResult<Value> {

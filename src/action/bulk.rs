@@ -4,13 +4,13 @@
 //! Writes are acknowledged after one translog fsync per touched shard (group commit), not one per
 //! item. The response is written straight to JSON bytes ([`render`]).
 
-use crate::error::ErrorKind;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::deferred::Deferred;
 use super::documents::active_shards::{self, ActiveShardCount, Shortfall};
 use super::documents::{
     assign_id, delete_routed, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait,
@@ -19,7 +19,7 @@ use super::documents::{
 use super::update::{self, UpdateRequest};
 use crate::cluster::{ClusterService, IndexService, IndexShard};
 use crate::engine::translog::Durability;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::WriteResult;
 use crate::shard::versioning::{Constraints, VersionType};
 
@@ -163,8 +163,9 @@ struct Failure {
     error: OsError,
 }
 
-/// Runs a bulk request; returns the response body as compact JSON.
-pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Vec<u8>> {
+/// Runs a bulk request; returns the response body as compact JSON and the refreshes the
+/// answer waits for.
+pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec<u8>, Deferred)> {
     let start = Instant::now();
     let items = parse_items(body)?;
     if items.is_empty() {
@@ -236,12 +237,13 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Vec<
             }
         }
     }
+    let mut deferred = Deferred::default();
     for s in std::mem::take(&mut run.refreshed) {
         if d.refresh == Refresh::WaitFor {
             // Each shard's next refresh, waited for before the answer is sent. When one is
             // forced instead (too many waiters, or nobody refreshes within the limit),
             // OpenSearch marks the items `forced_refresh`; here they do not show it.
-            crate::cluster::indices::defer_refresh_wait(&s);
+            deferred.wait_for_refresh(&s);
         } else {
             s.refresh()?;
         }
@@ -249,7 +251,7 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<Vec<
     if !pending.is_empty() {
         out = splice_unavailable(&run, out, pending);
     }
-    Ok(render::body(start.elapsed().as_millis() as u64, errors, &out))
+    Ok((render::body(start.elapsed().as_millis() as u64, errors, &out), deferred))
 }
 
 /// Inserts the rendered unavailable items at their offsets.

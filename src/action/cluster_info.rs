@@ -1,6 +1,5 @@
 //! `GET /`, `_cluster/health` (with its waits) and `_cluster/state`.
 
-use crate::error::ErrorKind;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -8,7 +7,7 @@ use serde_json::{json, Map, Value};
 use crate::cluster::health::{ClusterHealth, Status};
 use crate::cluster::resolve::{resolve, IndicesOptions};
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// The build's git commit (set by build.rs when git is available).
 pub const BUILD_HASH: &str = match option_env!("FATHOM_GIT_HASH") {

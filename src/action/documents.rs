@@ -1,18 +1,18 @@
 //! Single-document actions: index, create, get, delete, and the write-target resolution they
 //! share (aliases with a write index, auto-creation with templates, `require_alias`).
 
-use crate::error::ErrorKind;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
+use super::deferred::Deferred;
 use super::source_filter::SourceFilter;
 use super::templates;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::{ClusterService, CreateIndex, IndexService, IndexShard};
 use crate::engine::translog::Durability;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::{IndexOp, WriteResult};
 use crate::shard::versioning::{Constraints, VersionType};
 
@@ -100,6 +100,8 @@ pub struct WriteOutcome {
     pub write: Option<WriteResult>,
     pub shards_total: u32,
     pub forced_refresh: bool,
+    /// What the answer waits for (`refresh=wait_for`).
+    pub deferred: Deferred,
     pub status: u16,
 }
 
@@ -283,27 +285,28 @@ pub fn index_routed(
 }
 
 /// Makes a write durable (translog fsync under `request` durability) and applies `refresh`
-/// (`wait_for`: the answer waits for the shard's next refresh, see
-/// [`crate::cluster::indices::defer_refresh_wait`]). Returns whether a refresh was forced.
+/// (`wait_for`: the answer waits for the shard's next refresh, returned in the [`Deferred`]).
+/// Returns whether a refresh was forced.
 pub fn sync_and_refresh(
     svc: &IndexService,
     shard: &Arc<IndexShard>,
     w: &WriteResult,
     refresh: Refresh,
-) -> OsResult<bool> {
+) -> OsResult<(bool, Deferred)> {
     if shard.engine.durability() == Durability::Request {
         shard.engine.ensure_synced(w.location, w.seq_no)?;
     }
     let _ = svc;
+    let mut deferred = Deferred::default();
     match refresh {
-        Refresh::False => Ok(false),
+        Refresh::False => Ok((false, deferred)),
         Refresh::True => {
             shard.refresh()?;
-            Ok(true)
+            Ok((true, deferred))
         }
         Refresh::WaitFor => {
-            crate::cluster::indices::defer_refresh_wait(shard);
-            Ok(false)
+            deferred.wait_for_refresh(shard);
+            Ok((false, deferred))
         }
     }
 }
@@ -323,7 +326,7 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
         active_shards::describe_shard_request(&svc.name, shard.id, 1, &one, req.refresh)
     })?;
     let w = index_routed(cs, &svc, &shard, id.clone(), auto, req.routing, req.source, req.constraints)?;
-    let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+    let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
         id,
@@ -331,6 +334,7 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
         write: Some(w),
         shards_total: shards_total(&svc),
         forced_refresh: forced,
+        deferred,
         status: if w.created_or_found { 201 } else { 200 },
     })
 }
@@ -388,7 +392,7 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
         )
     })?;
     let w = delete_routed(&svc, &shard, &req.id, req.constraints)?;
-    let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+    let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
         id: req.id,
@@ -396,6 +400,7 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
         write: Some(w),
         shards_total: shards_total(&svc),
         forced_refresh: forced,
+        deferred,
         status: if w.created_or_found { 200 } else { 404 },
     })
 }

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::deferred::Deferred;
 use super::documents::{check_routing, read_target};
 use super::search::dsl::{self, QueryContext};
 use super::search::execute::{build_query, now_millis};
@@ -52,7 +53,8 @@ pub fn parse_body(body: &Value) -> OsResult<Option<Value>> {
 
 /// `(status, body)` of the explain API: 404 with `matched: false` when the document does not
 /// exist (for the searcher), else 200 with the explanation.
-pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value)> {
+/// Returns the status, the body and the deprecation warnings of the query's parsers.
+pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value, Deferred)> {
     if req.query.is_none() && req.q.is_none() {
         return Err(OsError::validation(&["query is missing".into()]));
     }
@@ -79,11 +81,12 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
     out.insert("_id".into(), json!(req.id));
     let Some((segment, doc)) = found else {
         out.insert("matched".into(), json!(false));
-        return Ok((404, Value::Object(out)));
+        return Ok((404, Value::Object(out), Deferred::default()));
     };
     let mapping = svc.mapping();
     let analysis = svc.analysis().clone();
     let qsearcher = searcher.query();
+    let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
     let qc = QueryContext {
         mapping: &mapping,
         analyzers: svc.analyzers(),
@@ -96,8 +99,8 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
             .setting("index.max_regex_length")
             .and_then(|s| s.parse().ok())
             .unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
+        warnings: &sr.warnings,
     };
-    let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
     let mut query = build_query(&sr, &qc)?;
     if let Some(f) = &alias_filter {
         let filter = dsl::parse(f, &qc)?;
@@ -147,7 +150,8 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
         }
         out.insert("get".into(), Value::Object(get));
     }
-    Ok((200, Value::Object(out)))
+    let deferred = Deferred { warnings: sr.warnings.take(), ..Deferred::default() };
+    Ok((200, Value::Object(out), deferred))
 }
 
 #[cfg(test)]

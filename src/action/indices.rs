@@ -1,9 +1,9 @@
 //! Index-level actions: create, delete, get, exists, open, close, refresh, flush, force merge,
 //! mappings and settings.
 
-use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
+use super::deferred::Deferred;
 use super::templates;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::metadata::{AliasMetadata, IndexMetadata};
@@ -11,10 +11,10 @@ use crate::cluster::resolve::{resolve, IndicesOptions};
 use crate::cluster::settings::{self, flat_json, flatten_index_settings, nest, FlatSettings};
 use crate::cluster::{ClusterService, CreateIndex, IndexState};
 use crate::engine::schema::{Dynamic, Mapping};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `PUT /{index}` with its body.
-pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> {
+pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<(Value, Deferred)> {
     let mut req = CreateIndex { name: name.to_string(), ..Default::default() };
     if let Some(m) = body.as_object() {
         for (k, v) in m {
@@ -39,8 +39,9 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
         return Err(OsError::new(ErrorKind::Parse, "request body must be an object"));
     }
     crate::cluster::indices::validate_index_name(name)?;
+    let mut deferred = Deferred::default();
     if req.settings.contains_key("index.soft_deletes.enabled") {
-        crate::error::deprecation_warning(format!(
+        deferred.warn(format!(
             "Creating indices with soft-deletes disabled is deprecated and will be removed in future OpenSearch versions. Please do not specify value for setting [index.soft_deletes.enabled] of index [{name}]."
         ));
     }
@@ -50,7 +51,7 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<Value> 
     }
     let req = templates::apply(&md, req)?;
     cs.create_index(req)?;
-    Ok(json!({"acknowledged": true, "shards_acknowledged": true, "index": name}))
+    Ok((json!({"acknowledged": true, "shards_acknowledged": true, "index": name}), deferred))
 }
 
 /// Mappings nested under a type name are refused (types are gone since 7.0).

@@ -27,6 +27,7 @@ pub mod analyze;
 pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
+pub mod deferred;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;

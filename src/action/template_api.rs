@@ -3,7 +3,6 @@
 //! the way OpenSearch prints them: settings nested with string values under `index`, mappings
 //! without the `_doc` wrapper, aliases as their parsed definitions.
 
-use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use super::templates::{self, merge_json};
@@ -12,7 +11,7 @@ use crate::cluster::resolve::glob;
 use crate::cluster::settings::{flat_json, flatten_index_settings, nest};
 use crate::cluster::{ClusterService, CreateIndex};
 use crate::engine::schema::Mapping;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Which kind of template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,9 +1,9 @@
 //! `POST {index}/_update/{id}`: partial documents (`doc`, merged), scripts, upserts, noop
 //! detection and retries on version conflicts, as OpenSearch's `UpdateHelper` does it.
 
-use crate::error::ErrorKind;
 use serde_json::{json, Map, Value};
 
+use super::deferred::Deferred;
 use super::documents::{
     active_shards, delete_in, doc_error, index_into, shards_total, sync_and_refresh, write_target, ActiveWait, Refresh,
     WriteOutcome,
@@ -11,7 +11,7 @@ use super::documents::{
 use super::script_glue::{Script, UpdateContext};
 use super::source_filter::SourceFilter;
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::versioning::{check_seq_no, Constraints, Current};
 
 /// An update request.
@@ -233,7 +233,7 @@ fn update_once(
         let body = serde_json::to_vec(&upsert)?;
         let constraints = Constraints { create: true, ..Default::default() };
         let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), req.routing.clone(), body, constraints)?;
-        let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+        let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
         let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &upsert, f));
         return Ok((
             WriteOutcome {
@@ -243,6 +243,7 @@ fn update_once(
                 write: Some(w),
                 shards_total: shards_total(&svc),
                 forced_refresh: forced,
+                deferred,
                 status: 201,
             },
             get,
@@ -297,7 +298,7 @@ fn update_once(
                 ..Default::default()
             };
             let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), c)?;
-            let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+            let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
             Ok((
                 WriteOutcome {
                     index: svc.name.clone(),
@@ -306,6 +307,7 @@ fn update_once(
                     write: Some(w),
                     shards_total: total,
                     forced_refresh: forced,
+                    deferred,
                     status: 200,
                 },
                 None,
@@ -325,7 +327,7 @@ fn update_once(
             let body = serde_json::to_vec(&new_source)?;
             let routing = req.routing.clone().or(doc.routing.clone());
             let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), routing, body, c)?;
-            let forced = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+            let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
             let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &new_source, f));
             Ok((
                 WriteOutcome {
@@ -335,6 +337,7 @@ fn update_once(
                     write: Some(w),
                     shards_total: total,
                     forced_refresh: forced,
+                    deferred,
                     status: 200,
                 },
                 get,
@@ -355,6 +358,7 @@ fn noop(index: &str, id: &str, _w: Option<()>, _total: u32) -> WriteOutcome {
         write: None,
         shards_total: 0,
         forced_refresh: false,
+        deferred: Deferred::default(),
         status: 200,
     }
 }

@@ -4,7 +4,7 @@
 //! `explain`/`rewrite` of a valid query print Lucene's `Query.toString()`, which Fathom's engine
 //! has no equivalent of: they are refused with a 400 rather than answered with another format.
 
-use crate::error::ErrorKind;
+use super::deferred::Deferred;
 use serde_json::{json, Value};
 
 use super::search::dsl::QueryContext;
@@ -13,7 +13,7 @@ use super::search::request::QueryStringParams;
 use super::search::{acquire, SearchRequest};
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// A validate-query request. `parse_error` is a failure of reading the body (OpenSearch
 /// answers it as `valid: false` too, with the error when `explain` is set).
@@ -35,9 +35,14 @@ fn invalid(e: &OsError, explain: bool) -> Value {
 }
 
 /// The response body (always a 200, as OpenSearch's).
-pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &ValidateRequest) -> OsResult<Value> {
+pub fn validate(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &ValidateRequest,
+) -> OsResult<(Value, Deferred)> {
     if let Some(e) = &req.parse_error {
-        return Ok(invalid(e, req.explain));
+        return Ok((invalid(e, req.explain), Deferred::default()));
     }
     let ctxs = acquire(cs, expr, opts)?;
     let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
@@ -53,11 +58,12 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
             now_millis: now_millis(),
             analysis: c.analysis.as_deref(),
             max_regex_length: c.limits.max_regex_length,
+            warnings: &sr.warnings,
         };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.
             if e.kind == ErrorKind::Parsing || e.kind == ErrorKind::XContentParse {
-                return Ok(invalid(&e, req.explain));
+                return Ok((invalid(&e, req.explain), Deferred::default()));
             }
             valid = false;
             error = Some(format!("[{}/{}] {}", c.index, c.index_uuid, e.detailed_message().trim()));
@@ -76,5 +82,5 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
     if let (Some(e), true) = (error, req.explain) {
         v["explanations"] = json!([{"index": indices.first(), "valid": false, "error": e}]);
     }
-    Ok(v)
+    Ok((v, Deferred { warnings: sr.warnings.take(), ..Deferred::default() }))
 }

@@ -3,7 +3,6 @@
 //! updates). Metadata changes are serialised by one lock (OpenSearch's cluster-state update
 //! thread) and persisted before they take effect.
 
-use crate::error::ErrorKind;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -20,7 +19,7 @@ use crate::engine::analysis::{AnalysisError, IndexAnalysis};
 use crate::engine::schema::{Mapping, ParsedDocument};
 use crate::engine::store::{Directory, FsDirectory};
 use crate::engine::translog::Durability;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::{default_config, DocumentParser, ShardEngine};
 
 /// One shard of an open index on this node.
@@ -48,29 +47,6 @@ impl IndexShard {
         self.listeners
             .wait(refresh_listeners::MAX_LISTENERS, refresh_listeners::WAIT_LIMIT, || self.refresh().map(|_| ()))
     }
-}
-
-thread_local! {
-    static REFRESH_WAITS: std::cell::RefCell<Vec<Arc<IndexShard>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Records that the current request answers only after `shard`'s next refresh
-/// (`refresh=wait_for`). The wait is not done on the pool thread that ran the write (which it
-/// would hold for up to a refresh interval, as OpenSearch's refresh listeners do not): the HTTP
-/// layer takes the shards after the handler ([`take_refresh_waits`]) and waits off the pools
-/// before it sends the answer. A later refresh than the next one after the write is as good.
-pub fn defer_refresh_wait(shard: &Arc<IndexShard>) {
-    REFRESH_WAITS.with(|w| {
-        let mut w = w.borrow_mut();
-        if !w.iter().any(|s| Arc::ptr_eq(s, shard)) {
-            w.push(shard.clone());
-        }
-    });
-}
-
-/// Takes the shards whose refresh the current request waits for.
-pub fn take_refresh_waits() -> Vec<Arc<IndexShard>> {
-    REFRESH_WAITS.with(|w| std::mem::take(&mut *w.borrow_mut()))
 }
 
 /// An open index: its metadata, live mapping and shards.

@@ -2,12 +2,11 @@
 //! to string values (lists stay lists), parsed from nested or flat JSON, validated against the
 //! settings Fathom knows, and printed nested or flat.
 
-use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Flat settings: `index.refresh_interval` → `"1s"`.
 pub type FlatSettings = BTreeMap<String, Value>;

@@ -146,21 +146,6 @@ impl OsError {
     }
 }
 
-thread_local! {
-    static WARNINGS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Records a deprecation warning for the current request (OpenSearch's `Warning` response
-/// header); the HTTP layer collects them after the handler ran on this thread.
-pub fn deprecation_warning(msg: impl Into<String>) {
-    WARNINGS.with(|w| w.borrow_mut().push(msg.into()));
-}
-
-/// Takes the warnings recorded on this thread.
-pub fn take_warnings() -> Vec<String> {
-    WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
-}
-
 /// OpenSearch's suggestion suffix for an unknown name (its parsers suggest candidates whose
 /// Levenshtein similarity exceeds 0.5): ` did you mean [a]?` or
 /// ` did you mean any of [a, b]?`, empty when nothing is close.

@@ -12,7 +12,6 @@
 //! - `bytes` (`b`,`kb`,`mb`,`gb`,`tb`,`pb`) and `time` (`nanos`,`micros`,`ms`,`s`,`m`,`h`,`d`)
 //!   fix the unit of size and time cells; without them sizes print as `1.2kb` and times as `15ms`.
 
-use crate::error::ErrorKind;
 use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
@@ -20,7 +19,7 @@ use serde_json::{Map, Value};
 use super::render::RestResponse;
 use super::request::RestRequest;
 use crate::cluster::resolve::glob;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// One column's definition.
 #[derive(Debug, Clone)]

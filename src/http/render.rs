@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::action::deferred::Deferred;
 use crate::cluster::resolve::glob;
 
 /// A response body before rendering.
@@ -24,24 +25,55 @@ pub struct RestResponse {
     /// when no `filter_path`, `pretty` or `format` asks for another rendering, parsed back into
     /// a [`Value`] for the generic path otherwise ([`RestResponse::into_json`]).
     pub raw_json: Option<Vec<u8>>,
+    /// What the action left for before the answer is sent: deprecation warnings (rendered as
+    /// `Warning` headers) and refresh waits.
+    pub deferred: Deferred,
 }
 
 impl RestResponse {
+    /// The response with what its action left for later.
+    pub fn with_deferred(mut self, deferred: Deferred) -> RestResponse {
+        self.deferred.absorb(deferred);
+        self
+    }
+    /// Adds a deprecation warning (a `Warning` header).
+    pub fn warn(mut self, msg: impl Into<String>) -> RestResponse {
+        self.deferred.warn(msg);
+        self
+    }
     /// 200 with a JSON body.
     pub fn ok(v: Value) -> RestResponse {
-        RestResponse { status: 200, body: Body::Json(v), headers: Vec::new(), raw_json: None }
+        RestResponse {
+            status: 200,
+            body: Body::Json(v),
+            headers: Vec::new(),
+            raw_json: None,
+            deferred: Deferred::default(),
+        }
     }
     /// A status with a JSON body.
     pub fn json(status: u16, v: Value) -> RestResponse {
-        RestResponse { status, body: Body::Json(v), headers: Vec::new(), raw_json: None }
+        RestResponse { status, body: Body::Json(v), headers: Vec::new(), raw_json: None, deferred: Deferred::default() }
     }
     /// 200 with text.
     pub fn text(s: String) -> RestResponse {
-        RestResponse { status: 200, body: Body::Text(s), headers: Vec::new(), raw_json: None }
+        RestResponse {
+            status: 200,
+            body: Body::Text(s),
+            headers: Vec::new(),
+            raw_json: None,
+            deferred: Deferred::default(),
+        }
     }
     /// A status with a body already rendered as compact JSON (see `raw_json`).
     pub fn raw_json(status: u16, json: Vec<u8>) -> RestResponse {
-        RestResponse { status, body: Body::Empty, headers: Vec::new(), raw_json: Some(json) }
+        RestResponse {
+            status,
+            body: Body::Empty,
+            headers: Vec::new(),
+            raw_json: Some(json),
+            deferred: Deferred::default(),
+        }
     }
     /// The body as a JSON value: a pre-rendered body is parsed back (an unparsable one, which
     /// a handler never produces, becomes an `internal` error body).
@@ -57,7 +89,7 @@ impl RestResponse {
     }
     /// A status without a body (HEAD answers).
     pub fn status(status: u16) -> RestResponse {
-        RestResponse { status, body: Body::Empty, headers: Vec::new(), raw_json: None }
+        RestResponse { status, body: Body::Empty, headers: Vec::new(), raw_json: None, deferred: Deferred::default() }
     }
 }
 

@@ -1,13 +1,12 @@
 //! A REST request as handlers see it: method, decoded path parameters, query parameters (typed
 //! accessors with OpenSearch's errors) and the body.
 
-use crate::error::ErrorKind;
 use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// HTTP methods the router knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,7 +3,6 @@
 //! the handler on its thread pool (never on a tokio worker), and renders the response (pretty,
 //! filter_path, YAML, gzip when the client accepts it).
 
-use crate::error::ErrorKind;
 use std::convert::Infallible;
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -18,8 +17,7 @@ use serde_json::json;
 use super::render::{filter_path, to_yaml, Body, RestResponse};
 use super::request::{parse_query, percent_decode, Method, RestRequest};
 use super::router::{check_params, Match, Pool, Router};
-use crate::cluster::indices::take_refresh_waits;
-use crate::error::OsError;
+use crate::error::{ErrorKind, OsError};
 use crate::node::Node;
 
 /// Shared state of the server.
@@ -188,30 +186,29 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let handler = route.handler;
     let node2 = node.clone();
     let submitted = pool.execute(move || {
-        crate::error::take_warnings();
-        take_refresh_waits();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
-        let _ = tx.send((r, crate::error::take_warnings(), take_refresh_waits()));
+        let _ = tx.send(r);
     });
-    let (result, warnings, waits) = match submitted {
-        Err(e) => (Err(e), Vec::new(), Vec::new()),
-        Ok(()) => {
-            rx.await.unwrap_or_else(|_| (Err(OsError::internal("the handler was dropped")), Vec::new(), Vec::new()))
-        }
+    let result = match submitted {
+        Err(e) => Err(e),
+        Ok(()) => rx.await.unwrap_or_else(|_| Err(OsError::internal("the handler was dropped"))),
     };
     // `refresh=wait_for`: the shards' next refresh, waited for on a blocking thread, not on the
     // pool that ran the write (a wait lasts up to a refresh interval).
-    let result = if waits.is_empty() || result.is_err() {
-        result
-    } else {
-        let waited =
-            tokio::task::spawn_blocking(move || waits.iter().try_for_each(|s| s.wait_for_refresh().map(|_| ()))).await;
-        match waited {
-            Ok(Ok(())) => result,
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(OsError::internal("the refresh wait was dropped")),
+    let result = match result {
+        Ok(mut resp) if !resp.deferred.refresh_waits.is_empty() => {
+            let waits = std::mem::take(&mut resp.deferred.refresh_waits);
+            let waited =
+                tokio::task::spawn_blocking(move || waits.iter().try_for_each(|s| s.wait_for_refresh().map(|_| ())))
+                    .await;
+            match waited {
+                Ok(Ok(())) => Ok(resp),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(OsError::internal("the refresh wait was dropped")),
+            }
         }
+        other => other,
     };
     let mut resp = match result {
         Ok(r) => r,
@@ -223,7 +220,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
             super::error_trace::add_stack_traces(v);
         }
     }
-    for w in warnings {
+    for w in std::mem::take(&mut resp.deferred.warnings) {
         let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
         resp.headers.push((
             "Warning".into(),
@@ -245,7 +242,7 @@ fn finish(
     if generic {
         resp.json_body();
     }
-    let RestResponse { status, headers, body, raw_json } = resp;
+    let RestResponse { status, headers, body, raw_json, .. } = resp;
     let (bytes, ctype) = match body {
         Body::Empty if raw_json.is_some() => (raw_json.unwrap_or_default(), "application/json; charset=UTF-8"),
         Body::Empty => (Vec::new(), "application/json; charset=UTF-8"),

@@ -5,14 +5,13 @@
 //! shard has 1 active copy out of `1 + number_of_replicas`; the wait ends early only when the
 //! index's replica count drops (or the index goes away).
 
-use crate::error::ErrorKind;
 use std::time::{Duration, Instant};
 
 use crate::action::units::human_millis;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::metadata::IndexMetadata;
 use crate::cluster::IndexService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// How long a write waits for active copies by default (`timeout`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

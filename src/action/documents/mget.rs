@@ -2,13 +2,12 @@
 //! with its validation (`no documents to get`, `index is missing for doc N`, ...), and the
 //! execution as one get per item (a failed item carries its error, the others still answer).
 
-use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use super::{get, parse_version_type, GetRequest};
 use crate::action::source_filter::SourceFilter;
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// What the URL gives every item (`/{index}/_mget?stored_fields=&_source=&routing=`).
 #[derive(Debug, Clone, Default)]

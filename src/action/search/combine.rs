@@ -6,7 +6,6 @@
 //! constant `script_score`, each with an optional `filter`, under `score_mode`, `boost_mode`,
 //! `max_boost` and `min_score`.
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::dsl::{body, f32_of, parse_at, perr, str_of, QueryContext};
@@ -16,7 +15,7 @@ use crate::engine::query::function_score::{
 };
 use crate::engine::query::Query;
 use crate::engine::schema::{FieldKind, NumberType};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `dis_max` of at least two clauses.
 pub fn dis_max(queries: Vec<Query>, tie: f32) -> Query {

@@ -2,14 +2,13 @@
 //! settings as of acquisition. A search (and later a PIT or scroll) runs against an explicit list
 //! of [`ShardContext`]s, so a PIT only has to keep the list alive to see a frozen view.
 
-use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use crate::cluster::resolve::{self, IndicesOptions};
 use crate::cluster::ClusterService;
 use crate::engine::index::Searcher;
 use crate::engine::schema::Mapping;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// OpenSearch's default `index.max_result_window`.
 pub const DEFAULT_MAX_RESULT_WINDOW: usize = 10_000;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::{dsl_term, dsl_text, query_string};
+use crate::action::deferred::Warnings;
 use crate::engine::analysis::{AnalyzerRegistry, IndexAnalysis};
 use crate::engine::query::{Query, SegmentView};
 use crate::engine::schema::Mapping;
@@ -30,6 +31,8 @@ pub struct QueryContext<'a> {
     pub analysis: Option<&'a IndexAnalysis>,
     /// `index.max_regex_length`: the longest `regexp` pattern a query may use.
     pub max_regex_length: usize,
+    /// Where the parsers leave deprecation warnings for the answer.
+    pub warnings: &'a Warnings,
 }
 
 impl std::fmt::Debug for QueryContext<'_> {

@@ -3,14 +3,13 @@
 //! (BM25F) over the weighted fields, the terms combined with `operator` (`or`: should, `and`:
 //! must) and `minimum_should_match`.
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::dsl::{body, boosted, f32_of, min_should_match, perr, str_of, QueryContext};
 use super::dsl_text::{expand_fields, field_and_boost};
 use crate::engine::query::Query;
 use crate::engine::schema::FieldKind;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 const NAME: &str = "combined_fields";
 

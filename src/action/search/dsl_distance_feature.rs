@@ -2,14 +2,13 @@
 //! on `date`, `date_nanos` (origin a date or date math, pivot a time value) and `geo_point`
 //! (origin a point, pivot a distance) fields.
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::dsl::{body, f32_of, str_of, QueryContext};
 use crate::engine::query::distance_feature::Origin;
 use crate::engine::query::Query;
 use crate::engine::schema::FieldKind;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 const NAME: &str = "distance_feature";
 

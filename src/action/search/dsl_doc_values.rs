@@ -8,8 +8,7 @@ use crate::engine::query::multi_term::{key_predecessor, key_successor, parse_wil
 use crate::engine::query::{BytesMatch, DvFilter, Query, RangeKind};
 use crate::engine::schema::{FieldKind, FieldType, Mapping};
 use crate::engine::segment::points::sortable;
-use crate::error::ErrorKind;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// How a field is searched.
 enum Access {

@@ -3,14 +3,13 @@
 //! doc values (Fathom keeps no points index for geo_point: every document's points are
 //! tested, as Lucene's `LatLonDocValuesField` slow queries do).
 
-use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::dsl::{body, f32_of, perr, QueryContext};
 use crate::engine::query::{DvFilter, GeoShape, Query};
 use crate::engine::schema::geo::{self, GeoPoint};
 use crate::engine::schema::FieldKind;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Parses one geo query (`name` is `geo_distance`, `geo_bounding_box` or `geo_polygon`).
 pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
@@ -336,6 +335,7 @@ mod tests {
             now_millis: 0,
             analysis: None,
             max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+            warnings: &Default::default(),
         };
         let q = |v: Value| super::super::dsl::parse(&v, &ctx);
         assert_eq!(

@@ -6,18 +6,18 @@
 //! Multi-term rules expand over the shard's terms here, segment by segment: more than
 //! `max_expansions` (default 128) terms in one segment is Lucene's "expanded to too many terms".
 
-use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::dsl::{bool_of, f32_of, i64_of, perr, str_of, QueryContext};
 use super::dsl_fuzzy::{edit_distance, fuzzy_edits};
 use super::dsl_term::MAX_TERMS_VISITED;
+use crate::action::deferred::Warnings;
 use crate::engine::analysis::Analyzer;
 use crate::engine::query::intervals::{self as iv, Source};
 use crate::engine::query::multi_term::{parse_wildcard, wildcard_matches};
 use crate::engine::query::Query;
 use crate::engine::schema::{FieldKind, TextIndexOptions};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Lucene's `Intervals.DEFAULT_MAX_EXPANSIONS`.
 const DEFAULT_MAX_EXPANSIONS: usize = 128;
@@ -61,7 +61,7 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
         }
     }
     let (name, body) = rule.ok_or_else(|| perr("Missing intervals from interval query definition"))?;
-    let rule = Rule::parse(name, body)?;
+    let rule = Rule::parse(name, body, ctx.warnings)?;
     // Unmapped fields (the query's or a `use_field`) match nothing, as OpenSearch is lenient.
     if ctx.mapping.field_type(field).is_none() {
         return Ok(Query::MatchNone);
@@ -165,33 +165,31 @@ fn mode_of(ordered: Option<bool>, mode: Option<String>) -> OsResult<Mode> {
     }
 }
 
-fn ordered_deprecated() {
-    crate::error::deprecation_warning(
-        "Deprecated field [ordered] used, this field is unused and will be removed entirely",
-    );
+fn ordered_deprecated(w: &Warnings) {
+    w.warn("Deprecated field [ordered] used, this field is unused and will be removed entirely");
 }
 
 /// `{"RULE": {...}}` inside `intervals` lists and filters.
-fn inner_rule(v: &Value) -> OsResult<Rule> {
+fn inner_rule(v: &Value, w: &Warnings) -> OsResult<Rule> {
     let m = v.as_object().ok_or_else(|| perr(format!("Expected [FIELD_NAME] but got [{}]", token_name(v))))?;
     let mut it = m.iter();
     let Some((name, body)) = it.next() else { return Err(perr("Expected [FIELD_NAME] but got [END_OBJECT]")) };
     if it.next().is_some() {
         return Err(perr("Expected [END_OBJECT] but got [FIELD_NAME]"));
     }
-    Rule::parse(name, body)
+    Rule::parse(name, body, w)
 }
 
-fn rules_of(name: &str, v: &Value) -> OsResult<Vec<Rule>> {
+fn rules_of(name: &str, v: &Value, w: &Warnings) -> OsResult<Vec<Rule>> {
     match v {
-        Value::Array(a) => a.iter().map(inner_rule).collect(),
-        Value::Object(_) => Ok(vec![inner_rule(v)?]),
+        Value::Array(a) => a.iter().map(|r| inner_rule(r, w)).collect(),
+        Value::Object(_) => Ok(vec![inner_rule(v, w)?]),
         other => Err(xparse(format!("[{name}] intervals doesn't support values of type: {}", token_name(other)))),
     }
 }
 
 impl Filter {
-    fn parse(v: &Value) -> OsResult<Filter> {
+    fn parse(v: &Value, w: &Warnings) -> OsResult<Filter> {
         let m = obj("filter", v)?;
         let mut it = m.iter();
         let Some((kind, body)) = it.next() else { return Err(perr("Expected [FIELD_NAME] but got [END_OBJECT]")) };
@@ -205,12 +203,12 @@ impl Filter {
         if bi.next().is_some() || it.next().is_some() {
             return Err(perr("Expected [END_OBJECT] but got [FIELD_NAME]"));
         }
-        Ok(Filter { kind: kind.to_lowercase(), rule: Rule::parse(rname, rbody)? })
+        Ok(Filter { kind: kind.to_lowercase(), rule: Rule::parse(rname, rbody, w)? })
     }
 }
 
 impl Rule {
-    fn parse(name: &str, v: &Value) -> OsResult<Rule> {
+    fn parse(name: &str, v: &Value, w: &Warnings) -> OsResult<Rule> {
         let known = ["match", "any_of", "all_of", "prefix", "wildcard", "regexp", "fuzzy"];
         if !known.contains(&name) {
             return Err(perr(format!(
@@ -230,12 +228,12 @@ impl Rule {
                         "query" => query = Some(s(k, v)?),
                         "max_gaps" => max_gaps = int_of(name, k, v)?,
                         "ordered" => {
-                            ordered_deprecated();
+                            ordered_deprecated(w);
                             ordered = Some(bool_of(name, k, v)?)
                         }
                         "mode" => mode = Some(s(k, v)?),
                         "analyzer" => analyzer = Some(s(k, v)?),
-                        "filter" => filter = Some(Box::new(Filter::parse(v)?)),
+                        "filter" => filter = Some(Box::new(Filter::parse(v, w)?)),
                         "use_field" => use_field = Some(s(k, v)?),
                         other => return Err(unknown(other)),
                     }
@@ -247,8 +245,8 @@ impl Rule {
                 let (mut subs, mut filter) = (None, None);
                 for (k, v) in m {
                     match k.as_str() {
-                        "intervals" => subs = Some(rules_of(name, v)?),
-                        "filter" => filter = Some(Box::new(Filter::parse(v)?)),
+                        "intervals" => subs = Some(rules_of(name, v, w)?),
+                        "filter" => filter = Some(Box::new(Filter::parse(v, w)?)),
                         other => return Err(unknown(other)),
                     }
                 }
@@ -258,14 +256,14 @@ impl Rule {
                 let (mut subs, mut ordered, mut mode, mut max_gaps, mut filter) = (None, None, None, -1, None);
                 for (k, v) in m {
                     match k.as_str() {
-                        "intervals" => subs = Some(rules_of(name, v)?),
+                        "intervals" => subs = Some(rules_of(name, v, w)?),
                         "ordered" => {
-                            ordered_deprecated();
+                            ordered_deprecated(w);
                             ordered = Some(bool_of(name, k, v)?)
                         }
                         "mode" => mode = Some(s(k, v)?),
                         "max_gaps" => max_gaps = int_of(name, k, v)?,
-                        "filter" => filter = Some(Box::new(Filter::parse(v)?)),
+                        "filter" => filter = Some(Box::new(Filter::parse(v, w)?)),
                         other => return Err(unknown(other)),
                     }
                 }

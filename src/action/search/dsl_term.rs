@@ -5,7 +5,6 @@
 
 pub use super::dsl_fuzzy::{edit_distance, fuzzy_edits};
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::date_math;
@@ -18,7 +17,7 @@ use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{DvFilter, IntervalRelation, Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
 use crate::engine::segment::points::sortable;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Most terms a `fuzzy` or `regexp` query visits per segment before giving up with an error.
 pub const MAX_TERMS_VISITED: usize = 1_000_000;

@@ -3,7 +3,6 @@
 //! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
 //! order, then segment and doc), and the page `from..from + size` is fetched.
 
-use crate::error::ErrorKind;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -24,7 +23,7 @@ use super::sort_missing;
 use crate::engine::analysis::AnalyzerRegistry;
 use crate::engine::index::writer::default_analyzers;
 use crate::engine::query::{self, Hit, Query, Relation, SegmentView, SortField, SortValue, TopSpec, TrackTotalHits};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Most hits a `min_score` search collects per unit before filtering.
 pub const MIN_SCORE_COLLECT_LIMIT: usize = 100_000;
@@ -257,6 +256,7 @@ fn run_unit(
         now_millis: now,
         analysis: c.analysis.as_deref(),
         max_regex_length: c.limits.max_regex_length,
+        warnings: &req.warnings,
     };
     let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     let query = match &req.slice {
@@ -669,6 +669,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
             now_millis: now,
             analysis: c.analysis.as_deref(),
             max_regex_length: c.limits.max_regex_length,
+            warnings: &req.warnings,
         };
         let r = build_query(req, &qc).and_then(|q| with_alias_filter(q, c, &qc)).and_then(|q| {
             if let Some(min) = req.min_score {

@@ -3,7 +3,6 @@
 //! through the mapping, as `FieldFetcher`) and `stored_fields` (fields mapped `store: true`; the
 //! engine keeps `_source`, so their values come from it like the fields API's).
 
-use crate::error::ErrorKind;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
@@ -12,7 +11,7 @@ use crate::engine::query::sort::sortable_long_to_double;
 use crate::engine::query::SegmentView;
 use crate::engine::schema::{date, ip, FieldKind, FieldType, FieldValue, Mapping, NumberType};
 use crate::engine::segment::DocId;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// One `docvalue_fields` or `fields` entry: a field name or pattern and an optional `format`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -73,7 +73,7 @@ pub mod terms_lookup;
 #[cfg(test)]
 mod tests;
 
-use crate::error::ErrorKind;
+use crate::action::deferred::{Deferred, Warnings};
 use serde_json::{json, Value};
 
 pub use context::{acquire, ShardContext};
@@ -81,7 +81,7 @@ pub use request::SearchRequest;
 
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
@@ -171,8 +171,9 @@ pub fn msearch(
     default_index: Option<&str>,
     opts: IndicesOptions,
     apply: &dyn Fn(&mut SearchRequest) -> OsResult<()>,
-) -> OsResult<Value> {
+) -> OsResult<(Value, Deferred)> {
     let start = std::time::Instant::now();
+    let mut deferred = Deferred::default();
     // Every item is read first: `rest_total_hits_as_int` with an inexact `track_total_hits`
     // fails the whole request (OpenSearch checks it while parsing, `checkRestTotalHits`);
     // other problems of an item are that item's error.
@@ -215,6 +216,7 @@ pub fn msearch(
     let mut responses = Vec::with_capacity(prepared.len());
     for p in prepared {
         let r = p.and_then(|(header, index, o, req)| {
+            let _warnings = WarningsInto(&req.warnings, &mut deferred);
             if let Some(p) = &req.pit {
                 if header.get("index").is_some_and(|i| !i.is_null()) || default_index.is_some() {
                     return Err(OsError::validation(&[
@@ -238,5 +240,16 @@ pub fn msearch(
             }
         });
     }
-    Ok(json!({"took": start.elapsed().as_millis() as u64, "responses": responses}))
+    Ok((json!({"took": start.elapsed().as_millis() as u64, "responses": responses}), deferred))
+}
+
+/// Moves a request's warnings into the answer's [`Deferred`] when dropped (on every return).
+struct WarningsInto<'a>(&'a Warnings, &'a mut Deferred);
+
+impl Drop for WarningsInto<'_> {
+    fn drop(&mut self) {
+        for w in self.0.take() {
+            self.1.warn(w);
+        }
+    }
 }

@@ -8,7 +8,6 @@
 //! search clones the contexts it needs out of the registry under the lock and runs without it,
 //! so a reap during a search only delays the release to the end of that search.
 
-use crate::error::ErrorKind;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -22,7 +21,7 @@ use super::execute::now_millis;
 use super::request::SearchRequest;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Default `search.max_open_pit_context` (per node, counted per shard context).
 pub const DEFAULT_MAX_OPEN_PIT_CONTEXT: usize = 300;

@@ -1,7 +1,6 @@
 //! The search request: the body (`query`, `from`, `size`, `sort`, ...) and URL parameters (which
 //! win over the body, as in OpenSearch's `RestSearchAction`), parsed without the mapping.
 
-use crate::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use super::dsl::perr;
@@ -9,7 +8,7 @@ use super::field_values::{self, FieldAndFormat};
 use super::sort::{parse_sort, SortSpec};
 use crate::action::source_filter::SourceFilter;
 use crate::engine::query::TrackTotalHits;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Default `track_total_hits` threshold.
 pub const DEFAULT_TRACK_TOTAL_HITS: u64 = 10_000;
@@ -67,6 +66,8 @@ pub struct SearchRequest {
     pub named_queries_score: bool,
     /// `slice`: one slice of a scroll or PIT search.
     pub slice: Option<super::slice::Slice>,
+    /// Deprecation warnings the shards' query parsers leave for the answer (output, not input).
+    pub warnings: crate::action::deferred::Warnings,
 }
 
 /// `q=` and its companions.
@@ -116,6 +117,7 @@ impl Default for SearchRequest {
             rescore: None,
             named_queries_score: false,
             slice: None,
+            warnings: Default::default(),
         }
     }
 }

@@ -6,7 +6,6 @@
 //! cost of one page each; `hits.total` (and `max_score`) stay the first page's.
 //! Scroll ids are [`ContextId`]s of kind scroll.
 
-use crate::error::ErrorKind;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -20,7 +19,7 @@ use super::request::SearchRequest;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
 use crate::engine::query::TrackTotalHits;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `search.default_keep_alive`.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(300);

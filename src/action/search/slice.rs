@@ -5,7 +5,6 @@
 //! `DocValuesSliceQuery` (a numeric doc-values field: `floorMod(BitMixer.mix(value), n)`, a
 //! document without a value counting as hash 0).
 
-use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -16,7 +15,7 @@ use crate::engine::query::verified::{CheckRef, DocCheck};
 use crate::engine::query::{Query, SegmentView};
 use crate::engine::schema::FieldKind;
 use crate::engine::segment::DocId;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// OpenSearch's default `index.max_slices_per_scroll`.
 pub const DEFAULT_MAX_SLICES_PER_SCROLL: i64 = 1024;

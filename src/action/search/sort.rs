@@ -1,13 +1,12 @@
 //! `sort`: parsing the body and `sort=` parameter forms, resolving each field against an index's
 //! mapping into an engine [`SortField`], and rendering sort values as OpenSearch prints them.
 
-use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use super::dsl::perr;
 use crate::engine::query::{Missing, NumMode, NumericSort, SortBy, SortField, SortOrder, SortValue};
 use crate::engine::schema::{date, ip, FieldKind, Mapping, NumberType};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 
 /// One requested sort, before the mapping is known.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,10 +1,9 @@
 //! `GET/POST [/{index}]/_analyze`.
 
-use crate::error::ErrorKind;
 use serde_json::{json, Value};
 
 use crate::action::analyze;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};
 use crate::http::router::{Pool, Router};

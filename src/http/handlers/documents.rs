@@ -1,6 +1,5 @@
 //! Document APIs: `_doc`, `_create`, `_source`, `_update`, `_bulk`, `_mget`.
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use crate::action::bulk::{self, BulkDefaults};
@@ -11,7 +10,7 @@ use crate::action::documents::{
 };
 use crate::action::source_filter::SourceFilter;
 use crate::action::update::{self, UpdateRequest};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};
 use crate::http::router::{Pool, Router};
@@ -76,7 +75,7 @@ fn index_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         wait: active_wait(req)?,
     };
     let o = documents::index(&node.cluster, r)?;
-    Ok(RestResponse::json(o.status, documents::write_response(&o)))
+    Ok(RestResponse::json(o.status, documents::write_response(&o)).with_deferred(o.deferred))
 }
 
 /// `_source`, `_source_includes`, `_source_excludes` as OpenSearch's
@@ -147,7 +146,7 @@ fn delete_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         wait: active_wait(req)?,
     };
     let o = documents::delete(&node.cluster, r)?;
-    Ok(RestResponse::json(o.status, documents::write_response(&o)))
+    Ok(RestResponse::json(o.status, documents::write_response(&o)).with_deferred(o.deferred))
 }
 
 fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -175,7 +174,8 @@ fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         u.source = Some(f);
     }
     let (o, get) = update::update(&node.cluster, &u)?;
-    Ok(RestResponse::json(o.status, update::response(&o, get)))
+    let resp = RestResponse::json(o.status, update::response(&o, get));
+    Ok(resp.with_deferred(o.deferred))
 }
 
 fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -188,7 +188,8 @@ fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         source: source_filter(req),
         wait: active_wait(req)?,
     };
-    Ok(RestResponse::raw_json(200, bulk::bulk(&node.cluster, &req.body, &d)?))
+    let (body, deferred) = bulk::bulk(&node.cluster, &req.body, &d)?;
+    Ok(RestResponse::raw_json(200, body).with_deferred(deferred))
 }
 
 fn mget(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {

@@ -41,8 +41,8 @@ fn do_explain(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         source,
         stored_fields: req.list_param("stored_fields"),
     };
-    let (status, body) = explain::explain(&node.cluster, &r)?;
-    Ok(RestResponse::json(status, body))
+    let (status, body, deferred) = explain::explain(&node.cluster, &r)?;
+    Ok(RestResponse::json(status, body).with_deferred(deferred))
 }
 
 const EXPLAIN_P: &[&str] = &[

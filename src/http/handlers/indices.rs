@@ -29,7 +29,8 @@ const MASTER: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"
 fn create(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let name = req.path_param("index").unwrap_or_default();
     let body = req.json()?;
-    Ok(RestResponse::ok(indices::create(&node.cluster, name, &body)?))
+    let (created, deferred) = indices::create(&node.cluster, name, &body)?;
+    Ok(RestResponse::ok(created).with_deferred(deferred))
 }
 
 fn delete(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -91,19 +92,18 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         return Err(OsError::validation(&[format!("max_num_segments must be >= 1 or -1, got {max}")]));
     }
     let only_expunge = req.bool_param("only_expunge_deletes", false)?;
-    if only_expunge && max != -1 {
-        // `RestForceMergeAction`: accepted with a deprecation warning.
-        crate::error::deprecation_warning(
-            "setting only_expunge_deletes and max_num_segments at the same time is deprecated and will be rejected in a future version",
-        );
-    }
+    // `RestForceMergeAction`: accepted with a deprecation warning.
+    let warning = (only_expunge && max != -1).then_some(
+        "setting only_expunge_deletes and max_num_segments at the same time is deprecated and will be rejected in a future version",
+    );
     let max = if max == -1 { 1 } else { max as usize };
-    Ok(RestResponse::ok(indices::broadcast(
-        &node.cluster,
-        &index_expr(req),
-        o,
-        Broadcast::ForceMerge { max_num_segments: max },
-    )?))
+    let merged =
+        indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?;
+    let resp = RestResponse::ok(merged);
+    Ok(match warning {
+        Some(w) => resp.warn(w),
+        None => resp,
+    })
 }
 
 fn clear_cache(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {

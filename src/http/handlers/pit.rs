@@ -2,7 +2,6 @@
 //! clear scrolls; the segments pinned by PITs. Searching with a PIT or opening a scroll goes
 //! through `_search` (`search.rs`), which calls [`search_pit_or_scroll`].
 
-use crate::error::ErrorKind;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,7 +10,7 @@ use super::indices_options;
 use crate::action::search::pit::{self, CreatePit};
 use crate::action::search::{scroll, SearchRequest, ShardContext};
 use crate::cluster::resolve::IndicesOptions;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::http::cat::{Cell, Table};
 use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};

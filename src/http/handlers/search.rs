@@ -1,12 +1,11 @@
 //! Search APIs: `_search`, `_count`, `_msearch` (a `_search` with a PIT or `scroll=` goes to `pit.rs`).
 
-use crate::error::ErrorKind;
 use serde_json::Value;
 
 use super::{index_expr, indices_options};
 use crate::action::search::{self, SearchRequest};
 use crate::cluster::resolve::IndicesOptions;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::http::render::RestResponse;
 use crate::http::request::{parse_json, Method, RestRequest};
 use crate::http::router::{Pool, Router};
@@ -34,16 +33,15 @@ fn request(req: &RestRequest) -> OsResult<SearchRequest> {
 fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
     let r = request(req)?;
-    if let Some(res) = super::pit::search_pit_or_scroll(node, req, &r, o) {
-        return match res {
-            Ok(v) => Ok(RestResponse::ok(v)),
+    let resp = match super::pit::search_pit_or_scroll(node, req, &r, o) {
+        Some(Ok(v)) => Ok(RestResponse::ok(v)),
+        Some(Err(e)) => err(e),
+        None => match search::search_body(&node.cluster, &index_expr(req), o, &r) {
+            Ok(b) => Ok(RestResponse::raw_json(200, b.to_json())),
             Err(e) => err(e),
-        };
-    }
-    match search::search_body(&node.cluster, &index_expr(req), o, &r) {
-        Ok(b) => Ok(RestResponse::raw_json(200, b.to_json())),
-        Err(e) => err(e),
-    }
+        },
+    };
+    with_warnings(resp, &r)
 }
 
 fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -62,10 +60,22 @@ fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
                 OsError::illegal(format!("Failed to parse float parameter [min_score] with value [{m}]"))
             })?);
     }
-    match search::count(&node.cluster, &index_expr(req), o, &r) {
+    let resp = match search::count(&node.cluster, &index_expr(req), o, &r) {
         Ok(v) => Ok(RestResponse::ok(v)),
         Err(e) => err(e),
-    }
+    };
+    with_warnings(resp, &r)
+}
+
+/// The answer with the deprecation warnings the request's query parsers left.
+fn with_warnings(resp: OsResult<RestResponse>, r: &SearchRequest) -> OsResult<RestResponse> {
+    let warnings = r.warnings.take();
+    resp.map(|mut resp| {
+        for w in warnings {
+            resp.deferred.warn(w);
+        }
+        resp
+    })
 }
 
 fn validate_query(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -91,7 +101,8 @@ fn validate_query(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         });
     }
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
-    Ok(RestResponse::ok(validate(&node.cluster, &index_expr(req), o, &r)?))
+    let (body, deferred) = validate(&node.cluster, &index_expr(req), o, &r)?;
+    Ok(RestResponse::ok(body).with_deferred(deferred))
 }
 
 fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -125,7 +136,8 @@ fn do_msearch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         Ok(())
     };
     let default_index = req.path_param("index");
-    Ok(RestResponse::ok(search::msearch(&node.cluster, &node.reader_contexts, items, default_index, o, &apply)?))
+    let (body, deferred) = search::msearch(&node.cluster, &node.reader_contexts, items, default_index, o, &apply)?;
+    Ok(RestResponse::ok(body).with_deferred(deferred))
 }
 
 // Parameters that ask for something Fathom does not build yet are left out, so they get
