@@ -16,6 +16,7 @@
 #![warn(missing_debug_implementations)]
 
 pub mod action;
+pub mod clock;
 pub mod cluster;
 pub mod engine;
 pub mod error;

@@ -1,6 +1,7 @@
 //! `POST {index}/_update/{id}`: partial documents (`doc`, merged), scripts, upserts, noop
 //! detection and retries on version conflicts, as OpenSearch's `UpdateHelper` does it.
 
+use crate::clock::now_millis;
 use serde_json::{json, Map, Value};
 
 use super::deferred::Deferred;
@@ -138,10 +139,6 @@ pub fn merge_doc(source: &mut Map<String, Value>, changes: &Map<String, Value>) 
         }
     }
     changed
-}
-
-fn now_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// The result of an update: the outcome and, for `_source` in the request, the `get` object.

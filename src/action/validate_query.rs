@@ -8,9 +8,10 @@ use super::deferred::Deferred;
 use serde_json::{json, Value};
 
 use super::search::dsl::QueryContext;
-use super::search::execute::{build_query, now_millis};
+use super::search::execute::build_query;
 use super::search::request::QueryStringParams;
 use super::search::{acquire, SearchRequest};
+use crate::clock::now_millis;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
 use crate::error::{ErrorKind, OsError, OsResult};

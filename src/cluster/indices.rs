@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -184,10 +184,6 @@ pub struct ClusterService {
     update_lock: Mutex<u64>,
     services: RwLock<HashMap<String, Arc<IndexService>>>,
     pub started: Instant,
-}
-
-fn now_millis() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// A random 22-character URL-safe id (index and cluster uuids).
@@ -512,7 +508,7 @@ impl ClusterService {
             s.entry("index.number_of_shards".into()).or_insert(json!("1"));
             s.entry("index.number_of_replicas".into()).or_insert(json!("1"));
             s.insert("index.uuid".into(), json!(uuid));
-            s.insert("index.creation_date".into(), json!(now_millis().to_string()));
+            s.insert("index.creation_date".into(), json!(crate::clock::now_millis().to_string()));
             s.insert("index.version.created".into(), json!(VERSION_CREATED));
             s.insert("index.provided_name".into(), json!(name));
             s.entry("index.replication.type".into()).or_insert(json!("DOCUMENT"));

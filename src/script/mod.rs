@@ -84,9 +84,7 @@ pub struct UpdateContext {
 impl UpdateContext {
     /// A context with `op = "index"`, no routing and `_now` from the system clock.
     pub fn new(index: &str, id: &str, version: i64, source: Map<String, Json>) -> UpdateContext {
-        let now_millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let now_millis = crate::clock::now_millis();
         UpdateContext {
             source,
             op: "index".into(),

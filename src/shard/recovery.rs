@@ -2,7 +2,7 @@
 //! FINALIZE → DONE` and the counters and times that `_recovery` reports (OpenSearch's
 //! `RecoveryState`).
 
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 /// Where the copy recovers from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,18 +61,14 @@ pub struct Timer {
     stopped: Option<(Instant, u64)>,
 }
 
-fn now_millis() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
-
 impl Timer {
     fn start(&mut self) {
-        self.started = Some((Instant::now(), now_millis()));
+        self.started = Some((Instant::now(), crate::clock::now_millis() as u64));
         self.stopped = None;
     }
     fn stop(&mut self) {
         if self.started.is_some() && self.stopped.is_none() {
-            self.stopped = Some((Instant::now(), now_millis()));
+            self.stopped = Some((Instant::now(), crate::clock::now_millis() as u64));
         }
     }
     /// Wall-clock start in epoch millis (0 if not started).

@@ -4,7 +4,6 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 
@@ -34,7 +33,7 @@ fn layout(sequence: u32, timestamp: u64, mac: &[u8; 6]) -> [u8; 15] {
 pub fn generate_id() -> String {
     let (mac, start) = seed();
     let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed).wrapping_add(*start) & 0x00ff_ffff;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    let now = crate::clock::now_millis() as u64;
     // Never backwards; a wrapped sequence moves time on by a millisecond so ids stay unique.
     let bump = u64::from(sequence == 0);
     let prev = LAST_TIMESTAMP

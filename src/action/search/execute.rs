@@ -36,10 +36,6 @@ pub fn analyzers() -> &'static AnalyzerRegistry {
 }
 
 /// Epoch millis now.
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
-}
-
 /// A set of segments searched together, and where each came from.
 struct Unit {
     searcher: query::Searcher,
@@ -446,7 +442,7 @@ fn run(
     if ctxs.is_empty() {
         req.refuse_unbuilt()?;
     }
-    let now = now_millis();
+    let now = crate::clock::now_millis();
     let units = units(ctxs, req.dfs && req.slice.is_none());
     let mut results: Vec<Option<UnitResult>> = Vec::with_capacity(units.len());
     let mut failures: Vec<(usize, OsError)> = Vec::new();
@@ -656,7 +652,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
 
 /// `_count` over pinned shards: `{"count", "_shards"}`.
 pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
-    let now = now_millis();
+    let now = crate::clock::now_millis();
     let mut n = 0u64;
     let mut failures = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {

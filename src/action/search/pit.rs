@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 
 use super::context::{acquire, ShardContext};
 pub use super::context_id::{decode_pit_id, ContextId, ContextKind, ShardRef};
-use super::execute::now_millis;
 use super::request::SearchRequest;
+use crate::clock::now_millis;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
 use crate::error::{ErrorKind, OsError, OsResult};

@@ -501,16 +501,12 @@ impl SegmentBuilder {
         files.push(stored.finish()?);
         let mut diagnostics = BTreeMap::new();
         diagnostics.insert("source".to_string(), "flush".to_string());
-        diagnostics.insert("timestamp".to_string(), now_millis().to_string());
+        diagnostics.insert("timestamp".to_string(), crate::clock::now_millis().to_string());
         let info = SegmentInfo { id: seg.clone(), max_doc, files: file_entries(dir, &files)?, diagnostics };
         info.write(dir)?;
         let deleted = self.deleted.iter().enumerate().filter(|(_, &x)| x).map(|(i, _)| i as DocId).collect();
         Ok((info, deleted))
     }
-}
-
-pub(crate) fn now_millis() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
 #[cfg(test)]

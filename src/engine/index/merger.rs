@@ -76,7 +76,7 @@ pub fn merge(dir: &dyn Directory, sources: &[(&SegmentReader, &LiveDocs)], seg: 
 
     let mut diagnostics = BTreeMap::new();
     diagnostics.insert("source".to_string(), "merge".to_string());
-    diagnostics.insert("timestamp".to_string(), super::builder::now_millis().to_string());
+    diagnostics.insert("timestamp".to_string(), crate::clock::now_millis().to_string());
     diagnostics.insert(
         "merged_from".to_string(),
         sources.iter().map(|(r, _)| r.name().to_string()).collect::<Vec<_>>().join(","),

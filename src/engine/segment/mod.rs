@@ -215,9 +215,8 @@ impl DocMap {
 /// process id and a counter, mixed by SplitMix64. Unique, not secret.
 pub fn random_id() -> [u8; 16] {
     use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::{SystemTime, UNIX_EPOCH};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    let nanos = crate::clock::now_nanos();
     let c = COUNTER.fetch_add(1, Ordering::Relaxed);
     let mut x = nanos ^ ((std::process::id() as u64) << 32) ^ c.wrapping_mul(0xA24B_AED4_963E_E407);
     let mut next = || {
