@@ -316,8 +316,22 @@ fn queries_bench(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("query_top10/{kind}"));
         g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
         g.throughput(Throughput::Elements(qs.len() as u64));
-        g.bench_function("fathom", |b| b.iter(|| qs.iter().for_each(|q| black_box(fathom_top(q)))));
-        g.bench_function("tantivy", |b| b.iter(|| qs.iter().for_each(|q| black_box(tantivy_top(q)))));
+        g.bench_function("fathom", |b| {
+            b.iter(|| {
+                qs.iter().for_each(|q| {
+                    let _: () = fathom_top(q);
+                    black_box(())
+                })
+            })
+        });
+        g.bench_function("tantivy", |b| {
+            b.iter(|| {
+                qs.iter().for_each(|q| {
+                    let _: () = tantivy_top(q);
+                    black_box(())
+                })
+            })
+        });
         g.finish();
     }
 

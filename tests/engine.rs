@@ -371,7 +371,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
     };
     check(&engine);
     engine.flush().unwrap();
-    drop(Arc::try_unwrap(engine).ok().expect("the only reference"));
+    drop(Arc::try_unwrap(engine).expect("the only reference"));
     check(&open(dir.path()));
 }
 
@@ -497,7 +497,7 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
     check(&engine);
     // Without a final flush: the tail comes back from the translog.
     engine.close().unwrap();
-    drop(Arc::try_unwrap(engine).ok().expect("the only reference"));
+    drop(Arc::try_unwrap(engine).expect("the only reference"));
     let reopened = open4(dir.path());
     check(&reopened);
     assert_eq!(reopened.max_seq_no() as u64 + 1, APPENDERS * APPENDS + 1_500);

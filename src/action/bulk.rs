@@ -278,6 +278,7 @@ fn fail(index: &str, id: Option<String>) -> impl FnOnce(OsError) -> Failure + '_
     move |error| Failure { index: index.to_string(), id, error }
 }
 
+#[allow(clippy::result_large_err)] // a failed item is an answer, not a rare path to keep small
 fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure> {
     let m = &item.meta;
     let d = run.d;

@@ -250,17 +250,15 @@ pub fn check_mapping_analyzers(mapping: &Mapping, analysis: &IndexAnalysis) -> O
                     }
                 }
             }
-            FieldKind::TokenCount { analyzer: n, .. } => {
-                if a.analyzer(n).is_none() {
-                    return Err(OsError::new(
-                        ErrorKind::MapperParsing,
-                        format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"),
-                    )
-                    .caused_by(OsError::new(
-                        ErrorKind::MapperParsing,
-                        format!("analyzer [{n}] has not been configured in mappings"),
-                    )));
-                }
+            FieldKind::TokenCount { analyzer: n, .. } if a.analyzer(n).is_none() => {
+                return Err(OsError::new(
+                    ErrorKind::MapperParsing,
+                    format!("Failed to parse mapping [_doc]: analyzer [{n}] has not been configured in mappings"),
+                )
+                .caused_by(OsError::new(
+                    ErrorKind::MapperParsing,
+                    format!("analyzer [{n}] has not been configured in mappings"),
+                )));
             }
             FieldKind::Keyword(_) | FieldKind::FlatObject(_) => {
                 let normalizer = match &ft.kind {

@@ -176,7 +176,7 @@ impl RestRequest {
 /// Parses JSON with OpenSearch-like errors (a `parse_exception` naming line and column).
 pub fn parse_json(bytes: &[u8]) -> OsResult<Value> {
     serde_json::from_slice(bytes).map_err(|e| {
-        OsError::new(ErrorKind::Parse, format!("Failed to parse content to map")).caused_by(OsError::new(
+        OsError::new(ErrorKind::Parse, "Failed to parse content to map".to_string()).caused_by(OsError::new(
             ErrorKind::JsonParse,
             format!("{e} at [Source: REDACTED; line: {}, column: {}]", e.line(), e.column()),
         ))

@@ -159,7 +159,7 @@ pub(crate) fn compile_error(source: &str, lang: &str, err: &CompileError) -> Scr
     pointer.push_str(&" ".repeat(offset - start));
     pointer.push_str("^---- HERE");
     ScriptError {
-        kind: ErrorKind::Script.into(),
+        kind: ErrorKind::Script,
         reason: "compile error".into(),
         position: Some((offset, start, end)),
         script_stack: vec![snippet, pointer],
@@ -187,7 +187,7 @@ pub(crate) fn runtime_error(
     let snippet = utf16_slice(source, start, end);
     let pointer = format!("{}^---- HERE", " ".repeat(offset.saturating_sub(start)));
     ScriptError {
-        kind: ErrorKind::Script.into(),
+        kind: ErrorKind::Script,
         reason: "runtime error".into(),
         position: Some((offset, start, end)),
         script_stack: vec![snippet, pointer],

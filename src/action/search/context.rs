@@ -189,7 +189,7 @@ pub fn all_failed_to_open(failed: &[FailedShard]) -> OsError {
 /// it directly, through a wildcard over index names, or through an alias without a filter.
 pub fn alias_filter(md: &crate::cluster::metadata::Metadata, expr: &str, index: &str) -> Option<serde_json::Value> {
     use crate::cluster::resolve::glob;
-    let Some(meta) = md.indices.get(index) else { return None };
+    let meta = md.indices.get(index)?;
     let mut filters = Vec::new();
     let mut any = false;
     for part in expr.split(',').map(str::trim).filter(|p| !p.is_empty() && !p.starts_with('-')) {

@@ -147,7 +147,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
     if depth > MAX_DEPTH {
         return Err(perr(format!("query nested deeper than {MAX_DEPTH} levels")));
     }
-    let m = v.as_object().ok_or_else(|| perr(format!("[_na] query malformed, must start with start_object")))?;
+    let m = v.as_object().ok_or_else(|| perr("[_na] query malformed, must start with start_object".to_string()))?;
     let mut it = m.iter();
     let Some((name, inner)) = it.next() else {
         return Err(perr("query malformed, empty clause found"));

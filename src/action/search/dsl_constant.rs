@@ -181,6 +181,7 @@ pub fn fuzzy(
 }
 
 /// `range` over the sorted keys (`rangeQuery`: Java string order).
+#[allow(clippy::too_many_arguments)] // the range query's parts, as OpenSearch's rangeQuery takes them
 pub fn range(
     field: &str,
     ft: &FieldType,

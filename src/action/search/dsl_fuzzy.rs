@@ -18,7 +18,7 @@ pub fn fuzzy_edits(fz: &str, len: usize) -> OsResult<u32> {
         let (lo, hi) = match rest.strip_prefix(':') {
             Some(r) => {
                 let (a, b) =
-                    r.split_once(',').ok_or_else(|| perr(format!("failed to find low and high distance values")))?;
+                    r.split_once(',').ok_or_else(|| perr("failed to find low and high distance values".to_string()))?;
                 (
                     a.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?,
                     b.trim().parse::<usize>().map_err(|_| perr(format!("failed to parse [{fz}] as fuzziness")))?,

@@ -574,7 +574,7 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
                 boost,
             }
         }
-        FieldKind::Binary => return Err(perr(format!("Binary fields do not support searching"))),
+        FieldKind::Binary => return Err(perr("Binary fields do not support searching".to_string())),
         FieldKind::Range { .. } if !ft.effective_doc_values() => {
             return Err(super::dsl_doc_values::not_searchable(field))
         }
@@ -736,7 +736,7 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
                 .as_deref()
                 .map(date_math::parse_time_zone)
                 .transpose()
-                .map_err(|e| crate::error::OsError::illegal(e))?
+                .map_err(crate::error::OsError::illegal)?
                 .unwrap_or(0);
             let fmt = format.as_deref().unwrap_or(ft.date_format());
             let (l, h) =

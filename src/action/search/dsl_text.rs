@@ -127,7 +127,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
     let (field, spec) = field.ok_or_else(|| perr(format!("[{name}] query malformed, no field specified")))?;
     let (text, opts) = match spec {
         Value::Object(fm) => {
-            let q = fm.get("query").ok_or_else(|| perr(format!("No text specified for text query")))?;
+            let q = fm.get("query").ok_or_else(|| perr("No text specified for text query".to_string()))?;
             (q.clone(), options(name, fm, &["query"])?)
         }
         Value::Array(_) => return Err(perr(format!("[{name}] unknown token [START_ARRAY] after [{field}]"))),
@@ -243,7 +243,7 @@ pub fn match_field(
             if clauses.len() == 1 && o.minimum_should_match.is_none() {
                 clauses.pop().unwrap_or(Query::MatchNone)
             } else if o.and {
-                if clauses.iter().any(|c| *c == Query::MatchNone) {
+                if clauses.contains(&Query::MatchNone) {
                     Query::MatchNone
                 } else {
                     Query::and(clauses)

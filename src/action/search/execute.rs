@@ -289,7 +289,7 @@ fn run_unit(
         Some(vals) => {
             if req.sort.is_empty() {
                 if vals.len() != 1 {
-                    return Err(OsError::illegal(format!("Sort must contain at least one field.")));
+                    return Err(OsError::illegal("Sort must contain at least one field.".to_string()));
                 }
                 Some(vec![SortValue::Float(
                     vals[0]
@@ -427,7 +427,7 @@ pub fn search_contexts_with(
 fn run(
     ctxs: &[ShardContext],
     req: &SearchRequest,
-    mut scroll: Option<&mut ScrollState>,
+    scroll: Option<&mut ScrollState>,
     raw: bool,
 ) -> OsResult<SearchBody> {
     let start = Instant::now();
@@ -544,7 +544,7 @@ fn run(
         }
     }
     let page: Vec<(usize, Hit)> = merged.into_iter().skip(req.from).take(req.size).collect();
-    if let Some(st) = scroll.as_deref_mut() {
+    if let Some(st) = scroll {
         for (ui, h) in &page {
             let c = &ctxs[units[*ui].ctx];
             let values = if h.sort_values.is_empty() { vec![SortValue::Float(h.score)] } else { h.sort_values.clone() };

@@ -314,8 +314,8 @@ mod tests {
     /// picks the other one here.
     #[test]
     fn ties_go_to_the_even_digit() {
-        assert_eq!(serde_json::to_string(&f32_json(1298194.25)).unwrap(), "1298194.2");
-        assert_eq!(serde_json::to_string(&by_string(1298194.25)).unwrap(), "1298194.3");
+        assert_eq!(serde_json::to_string(&f32_json(1_298_194.3)).unwrap(), "1298194.2");
+        assert_eq!(serde_json::to_string(&by_string(1_298_194.3)).unwrap(), "1298194.3");
     }
 
     proptest! {

@@ -114,7 +114,7 @@ fn docvalue_checks() {
 #[test]
 fn decimal_formats() {
     assert_eq!(decimal_format(3.0, "#.0"), "3.0");
-    assert_eq!(decimal_format(3.14159, "0.00"), "3.14");
+    assert_eq!(decimal_format(2.71628, "0.00"), "2.72");
     assert_eq!(decimal_format(1234567.0, "#,##0"), "1,234,567");
     assert_eq!(decimal_format(0.5, "#.#"), ".5");
     assert_eq!(decimal_format(-2.0, "0"), "-2");

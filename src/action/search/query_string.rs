@@ -340,7 +340,7 @@ impl Parser<'_, '_> {
         if must.is_empty() && should.is_empty() && must_not.is_empty() {
             return Ok(Query::MatchNone);
         }
-        if must.iter().any(|q| *q == Query::MatchNone) {
+        if must.contains(&Query::MatchNone) {
             return Ok(Query::MatchNone);
         }
         should.retain(|q| *q != Query::MatchNone);

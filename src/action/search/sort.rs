@@ -51,7 +51,7 @@ fn one(v: &Value) -> OsResult<SortSpec> {
             let mut it = m.iter();
             let Some((field, opts)) = it.next() else { return Err(perr("[sort] empty sort object")) };
             if it.next().is_some() {
-                return Err(perr(format!("[sort] expected a single field name, but found multiple")));
+                return Err(perr("[sort] expected a single field name, but found multiple".to_string()));
             }
             let mut s = spec(field);
             match opts {

@@ -191,13 +191,9 @@ fn transient_analyzer(
     )?;
     let mut char_filters = Vec::new();
     for spec in &request.char_filters {
-        char_filters.push(component(
-            spec,
-            "char_filter",
-            index,
-            |kind, params| components::char_filter(kind, params),
-            |name| index.map_or_else(|| builtin_char_filter(name), |i| i.char_filter(name)),
-        )?);
+        char_filters.push(component(spec, "char_filter", index, components::char_filter, |name| {
+            index.map_or_else(|| builtin_char_filter(name), |i| i.char_filter(name))
+        })?);
     }
     let mut filters: Vec<Named<dyn TokenFilter>> = Vec::new();
     for spec in &request.filters {

@@ -238,11 +238,9 @@ pub fn apostrophe() -> TokenOp {
 pub fn classic() -> TokenOp {
     TokenOp::new("classic", false, |token: &mut TokenState| {
         match token.token_type {
-            "<APOSTROPHE>" => {
-                if token.term.ends_with("'s") || token.term.ends_with("'S") {
-                    let cut = token.term.len() - 2;
-                    token.term.truncate(cut);
-                }
+            "<APOSTROPHE>" if (token.term.ends_with("'s") || token.term.ends_with("'S")) => {
+                let cut = token.term.len() - 2;
+                token.term.truncate(cut);
             }
             "<ACRONYM>" => token.term.retain(|c| c != '.'),
             _ => {}
@@ -417,7 +415,7 @@ impl TokenFilter for PatternCapture {
                     for group in groups {
                         if let Some(m) = found.get(group).filter(|m| !m.is_empty()) {
                             let whole = m.start() == 0 && m.end() == token.term.len();
-                            if !(whole && self.preserve_original) && !captures.iter().any(|c| c == m.as_str()) {
+                            if (!whole || !self.preserve_original) && !captures.iter().any(|c| c == m.as_str()) {
                                 captures.push(m.as_str().to_owned());
                             }
                         }

@@ -324,7 +324,7 @@ impl TokenFilter for WordDelimiter {
                     .collect();
                 let mut group: Vec<TokenState> = Vec::new();
                 if self.graph {
-                    cats.sort_by(|a, b| b.position_length.cmp(&a.position_length));
+                    cats.sort_by_key(|c| std::cmp::Reverse(c.position_length));
                     group.extend(cats);
                     group.extend(emitted[i].then_some(part_token));
                 } else {

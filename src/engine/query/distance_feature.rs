@@ -17,7 +17,7 @@ pub enum Origin {
 }
 
 /// Lucene's `GeoUtils.EARTH_MEAN_RADIUS`-based `SloppyMath.TO_METERS`.
-const TO_METERS: f64 = 6_371_008.7714;
+const TO_METERS: f64 = 6_371_008.771_4;
 
 /// The haversine distance in meters (Lucene's `SloppyMath.haversinMeters`, with exact
 /// trigonometry).

@@ -39,7 +39,7 @@ pub enum GeoShape {
 }
 
 /// Lucene's `GeoUtils.EARTH_MEAN_RADIUS`.
-pub const EARTH_MEAN_RADIUS_METERS: f64 = 6_371_008.7714;
+pub const EARTH_MEAN_RADIUS_METERS: f64 = 6_371_008.771_4;
 
 /// Haversine distance in meters.
 pub fn haversine_meters(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {

@@ -197,9 +197,8 @@ fn walk_pair(cs: &mut [TermCursor<'_>], cur: &mut [DocId], o: usize, seg: &dyn S
         let score = if cur[o] != d {
             se
         } else {
-            // Summed in double in clause order, as the merge does.
-            let so = cs[o].score() as f64;
-            (if o < e { so + se as f64 } else { se as f64 + so }) as f32
+            // Summed in double, as the merge does (two terms: the order does not matter).
+            (cs[o].score() as f64 + se as f64) as f32
         };
         if score >= min && (!deletions || seg.is_live(d)) {
             sink.collect(d, score);

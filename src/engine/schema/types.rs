@@ -606,17 +606,13 @@ fn parse_kind_param(kind: &mut FieldKind, name: &str, key: &str, v: &Value) -> R
             "normalizer" => p.normalizer = Some(str_param(name, key, v)?),
             _ => {}
         },
-        FieldKind::GeoPoint { ignore_z_value } => {
-            if key == "ignore_z_value" {
-                *ignore_z_value = Some(bool_param(name, key, v)?);
-            }
+        FieldKind::GeoPoint { ignore_z_value } if key == "ignore_z_value" => {
+            *ignore_z_value = Some(bool_param(name, key, v)?);
         }
         FieldKind::ConstantKeyword(c) => c.parse_param(name, key, v)?,
         FieldKind::FlatObject(p) => p.parse_param(name, key, v)?,
-        FieldKind::Alias { path } => {
-            if key == "path" {
-                *path = str_param(name, key, v)?;
-            }
+        FieldKind::Alias { path } if key == "path" => {
+            *path = str_param(name, key, v)?;
         }
         FieldKind::TokenCount { analyzer, enable_position_increments } => match key {
             "analyzer" => *analyzer = str_param(name, key, v)?,

@@ -606,8 +606,7 @@ fn unordered_next(
         (*start, *end) = (NO_MORE, NO_MORE);
         return NO_MORE;
     }
-    loop {
-        let Some(top) = queue.top() else { break };
+    while let Some(top) = queue.top() {
         *start = subs[top].start();
         *end = *queue_end;
         *slop = end.wrapping_sub(*start).wrapping_add(1);

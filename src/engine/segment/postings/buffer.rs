@@ -193,7 +193,7 @@ impl Slice {
 /// call of a variable 1 to 10 bytes cost more than the bytes themselves).
 #[inline]
 fn push_vint(pool: &mut Vec<u8>, s: &mut Slice, mut v: u64) {
-    let n = ((64 - (v | 1).leading_zeros() as usize) + 6) / 7;
+    let n = (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
     if s.len + n > s.cap {
         grow_slice(pool, s, n);
     }
