@@ -15,8 +15,8 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_debug_implementations)]
 
-pub mod action;
-pub mod clock;
+pub(crate) mod action;
+pub(crate) mod clock;
 pub mod cluster;
 pub mod engine;
 pub mod error;
@@ -24,6 +24,6 @@ pub mod error;
 pub mod http;
 pub mod inspect;
 pub mod node;
-pub mod script;
+pub(crate) mod script;
 pub mod shard;
-pub mod threadpool;
+pub(crate) mod threadpool;

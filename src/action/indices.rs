@@ -10,7 +10,7 @@ use crate::cluster::metadata::{AliasMetadata, IndexMetadata};
 use crate::cluster::resolve::{resolve, IndicesOptions};
 use crate::cluster::settings::{self, flat_json, flatten_index_settings, nest, FlatSettings};
 use crate::cluster::{ClusterService, CreateIndex, IndexState};
-use crate::engine::schema::{Dynamic, Mapping};
+use crate::engine::schema::Mapping;
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `PUT /{index}` with its body.
@@ -64,11 +64,6 @@ fn reject_type_nesting(m: &Value) -> OsResult<()> {
         }
     }
     Ok(())
-}
-
-/// Resolves targets for an index API.
-pub fn targets(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Vec<String>> {
-    resolve(&cs.metadata(), expr, opts)
 }
 
 /// `DELETE /{targets}`.
@@ -375,9 +370,4 @@ pub fn put_settings(
         })?;
     }
     Ok(json!({"acknowledged": true}))
-}
-
-/// Whether `dynamic: strict` or similar is set at the root (for tests and the field caps).
-pub fn root_dynamic(m: &Mapping) -> Dynamic {
-    m.root.dynamic.unwrap_or(Dynamic::True)
 }

@@ -15,17 +15,17 @@
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
 
-pub mod corruption;
-pub mod health;
-pub mod indices;
-pub mod mapping_limits;
+pub(crate) mod corruption;
+pub(crate) mod health;
+pub(crate) mod indices;
+pub(crate) mod mapping_limits;
 pub mod metadata;
-pub mod refresh_listeners;
-pub mod resolve;
-pub mod routing;
-pub mod settings;
+pub(crate) mod refresh_listeners;
+pub(crate) mod resolve;
+pub(crate) mod routing;
+pub(crate) mod settings;
 pub mod state_file;
-pub mod system_indices;
+pub(crate) mod system_indices;
 
 pub use indices::{ClusterService, CreateIndex, IndexService, IndexShard, NodeIdentity};
 pub use metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata};

@@ -87,6 +87,7 @@ impl RefreshListeners {
     }
 
     /// Writes waiting now.
+    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.lock().waiting
     }

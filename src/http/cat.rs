@@ -67,7 +67,6 @@ pub enum Cell {
     Null,
     Str(String),
     Int(i64),
-    Float(f64),
     Bytes(u64),
     /// Milliseconds.
     Millis(u64),
@@ -106,7 +105,6 @@ impl Units {
             Cell::Null => return None,
             Cell::Str(s) => s.clone(),
             Cell::Int(i) => i.to_string(),
-            Cell::Float(f) => format!("{f:.1}"),
             Cell::Bytes(b) => match self.bytes.as_deref() {
                 Some("b") => b.to_string(),
                 Some("kb") => (b >> 10).to_string(),
@@ -136,16 +134,11 @@ fn compare(a: &Cell, b: &Cell) -> Ordering {
         (Cell::Null, _) => Ordering::Less,
         (_, Cell::Null) => Ordering::Greater,
         (Cell::Int(x), Cell::Int(y)) => x.cmp(y),
-        (Cell::Float(x), Cell::Float(y)) => x.total_cmp(y),
         (Cell::Bytes(x), Cell::Bytes(y)) | (Cell::Millis(x), Cell::Millis(y)) => x.cmp(y),
         (Cell::Str(x), Cell::Str(y)) => x.cmp(y),
         (x, y) => Units::default().render(x).cmp(&Units::default().render(y)),
     }
 }
-
-/// Parameters every `_cat` endpoint accepts.
-pub const CAT_PARAMS: &[&str] =
-    &["format", "h", "help", "s", "v", "local", "master_timeout", "cluster_manager_timeout"];
 
 impl Table {
     /// An empty table with these columns (`(name, attributes)` as [`Column::new`] reads them).

@@ -12,14 +12,14 @@
 //! | `cat.rs` | the CAT table renderer |
 //! | `handlers/` | one file per API group |
 
-pub mod binary_formats;
-pub mod cat;
-pub mod error_trace;
-pub mod handlers;
-pub mod render;
-pub mod request;
-pub mod router;
-pub mod server;
+pub(crate) mod binary_formats;
+pub(crate) mod cat;
+pub(crate) mod error_trace;
+pub(crate) mod handlers;
+pub(crate) mod render;
+pub(crate) mod request;
+pub(crate) mod router;
+pub(crate) mod server;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

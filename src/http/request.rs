@@ -59,8 +59,6 @@ pub struct RestRequest {
     /// Query parameters, percent-decoded; a repeated key keeps the last value.
     pub params: HashMap<String, String>,
     pub body: Bytes,
-    /// The request's `Content-Type`.
-    pub content_type: Option<String>,
 }
 
 /// Percent-decodes a URL component (`+` stays `+` in paths; in queries it means space).

@@ -19,7 +19,6 @@ pub enum Pool {
     Search,
     Get,
     Management,
-    Generic,
 }
 
 #[derive(Debug, Clone)]
@@ -156,11 +155,6 @@ impl Router {
 
     fn has_explicit_head(&self, pattern: &str) -> bool {
         self.routes.iter().any(|r| r.pattern == pattern && r.method == Method::Head)
-    }
-
-    /// Every route (for `_nodes/usage`-like listings and tests).
-    pub fn routes(&self) -> &[Route] {
-        &self.routes
     }
 }
 

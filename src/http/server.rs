@@ -155,7 +155,6 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         Some(s) if bytes.is_empty() => Bytes::from(s.clone().into_bytes()),
         _ => bytes,
     };
-    let content_type = parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (route, path_params) = match server.router.find(method, &path) {
         Match::Found(r, p) => (r.clone(), p),
         Match::WrongMethod(mut allowed) => {
@@ -169,7 +168,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
             return finish(RestResponse::json(400, body), head, pretty, None, Format::Json, false);
         }
     };
-    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, content_type };
+    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes };
     if let Err(e) = check_params(&route, &rest) {
         return finish(error_response(&e, head), head, pretty, filter.as_deref(), format, false);
     }
@@ -180,7 +179,6 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         Pool::Search => &node.pools.search,
         Pool::Get => &node.pools.get,
         Pool::Management => &node.pools.management,
-        Pool::Generic => &node.pools.generic,
     };
     let (tx, rx) = tokio::sync::oneshot::channel();
     let handler = route.handler;

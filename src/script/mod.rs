@@ -48,7 +48,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value as Json};
 
 pub use error::ScriptError;
-pub use request::{parse_script_request, ScriptRequest};
+pub use request::parse_script_request;
 
 use value::Value;
 
@@ -83,6 +83,7 @@ pub struct UpdateContext {
 
 impl UpdateContext {
     /// A context with `op = "index"`, no routing and `_now` from the system clock.
+    #[cfg(test)]
     pub fn new(index: &str, id: &str, version: i64, source: Map<String, Json>) -> UpdateContext {
         let now_millis = crate::clock::now_millis();
         UpdateContext {

@@ -13,8 +13,6 @@ use crate::engine::sync::{lock, AtomicI64, Mutex, Ordering};
 
 /// No operation was ever performed (`SequenceNumbers.NO_OPS_PERFORMED`).
 pub const NO_OPS_PERFORMED: i64 = -1;
-/// A sequence number not assigned yet (`SequenceNumbers.UNASSIGNED_SEQ_NO`).
-pub const UNASSIGNED_SEQ_NO: i64 = -2;
 
 /// One checkpoint: the end of the contiguous prefix of marked sequence numbers.
 #[derive(Debug, Clone)]

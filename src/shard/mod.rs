@@ -1,10 +1,10 @@
 //! shard/: one shard copy: the engine (index writer) + translog + sequence numbers and versions +
 //! recovery state. Synchronous, like the engine below it.
 
-pub mod checkpoint;
+pub(crate) mod checkpoint;
 pub mod engine;
-pub mod merge_scheduler;
-pub mod recovery;
+pub(crate) mod merge_scheduler;
+pub(crate) mod recovery;
 pub mod versioning;
 
 pub use engine::{IndexOp, ShardConfig, ShardEngine, WriteResult};

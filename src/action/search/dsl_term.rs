@@ -3,8 +3,6 @@
 //! numbers, dates and ips as points, booleans as `T`/`F`). Fuzzy matching is in
 //! [`super::dsl_fuzzy`].
 
-pub use super::dsl_fuzzy::{edit_distance, fuzzy_edits};
-
 use serde_json::Value;
 
 use super::date_math;
@@ -21,8 +19,6 @@ use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Most terms a `fuzzy` or `regexp` query visits per segment before giving up with an error.
 pub const MAX_TERMS_VISITED: usize = 1_000_000;
-/// Default `max_expansions` of fuzzy queries.
-pub const FUZZY_MAX_EXPANSIONS: usize = 50;
 /// Most terms a top-terms rewrite keeps (OpenSearch's `indices.query.bool.max_clause_count`).
 pub const MAX_CLAUSE_COUNT: usize = 1024;
 /// Most terms a `regexp` expands to (`index.max_terms_count`-like bound).

@@ -3,8 +3,7 @@
 //! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
 //! order, then segment and doc), and the page `from..from + size` is fetched.
 
-use std::cmp::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -20,22 +19,20 @@ use super::request::SearchRequest;
 use super::slice;
 use super::sort::{self, ValueFormat};
 use super::sort_missing;
-use crate::engine::analysis::AnalyzerRegistry;
-use crate::engine::index::writer::default_analyzers;
 use crate::engine::query::{self, Hit, Query, Relation, SegmentView, SortField, SortValue, TopSpec, TrackTotalHits};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Most hits a `min_score` search collects per unit before filtering.
 pub const MIN_SCORE_COLLECT_LIMIT: usize = 100_000;
 
-/// The built-in analyzers (tests, and contexts without an index). Searches use the index's own
-/// registry from its [`ShardContext`].
-pub fn analyzers() -> &'static AnalyzerRegistry {
-    static R: OnceLock<AnalyzerRegistry> = OnceLock::new();
-    R.get_or_init(default_analyzers)
+/// The built-in analyzers (for tests). Searches use the index's own registry from its
+/// [`ShardContext`].
+#[cfg(test)]
+pub fn analyzers() -> &'static crate::engine::analysis::AnalyzerRegistry {
+    static R: std::sync::OnceLock<crate::engine::analysis::AnalyzerRegistry> = std::sync::OnceLock::new();
+    R.get_or_init(crate::engine::index::writer::default_analyzers)
 }
 
-/// Epoch millis now.
 /// A set of segments searched together, and where each came from.
 struct Unit {
     searcher: query::Searcher,
@@ -700,13 +697,4 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
         }
     }
     Ok(body)
-}
-
-/// Orders two hits of the same sort (for tests and callers merging pages).
-pub fn cmp_hits(a: &Hit, b: &Hit, fields: &[SortField]) -> Ordering {
-    if fields.is_empty() {
-        b.score.total_cmp(&a.score)
-    } else {
-        query::sort::cmp_values(&a.sort_values, &b.sort_values, fields)
-    }
 }

@@ -293,9 +293,6 @@ impl ReaderContexts {
 pub struct CreatePit {
     pub keep_alive: Option<Duration>,
     pub routing: Option<String>,
-    /// `allow_partial_pit_creation` (default true). On one node every resolved shard is pinned
-    /// or the creation fails as a whole, so there is never a partial PIT to allow.
-    pub allow_partial: bool,
 }
 
 /// `POST /{targets}/_search/point_in_time`: `{pit_id, _shards, creation_time}`.

@@ -22,6 +22,7 @@ use crate::engine::query::TrackTotalHits;
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// `search.default_keep_alive`.
+#[cfg(test)]
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(300);
 
 /// Checks a request that opens a scroll (OpenSearch's `SearchRequest.validate` in a scroll

@@ -10,7 +10,6 @@ fn req(q: &str) -> RestRequest {
         path_params: Default::default(),
         params: parse_query(q),
         body: Default::default(),
-        content_type: None,
     }
 }
 

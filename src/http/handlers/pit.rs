@@ -55,11 +55,10 @@ pub fn search_pit_or_scroll(
 
 fn create_pit(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
-    let p = CreatePit {
-        keep_alive: req.time_param("keep_alive")?,
-        routing: req.param("routing").map(str::to_string),
-        allow_partial: req.bool_param("allow_partial_pit_creation", true)?,
-    };
+    // `allow_partial_pit_creation` is validated; on one node every resolved shard is pinned or
+    // the creation fails as a whole, so there is never a partial PIT to allow.
+    req.bool_param("allow_partial_pit_creation", true)?;
+    let p = CreatePit { keep_alive: req.time_param("keep_alive")?, routing: req.param("routing").map(str::to_string) };
     Ok(RestResponse::ok(pit::create(&node.cluster, &node.reader_contexts, &super::index_expr(req), o, &p)?))
 }
 

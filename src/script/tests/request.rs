@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use crate::script::{parse_script_request, ScriptRequest};
+use crate::script::parse_script_request;
+use crate::script::request::ScriptRequest;
 
 #[test]
 fn string_form_is_inline_painless() {
