@@ -1,6 +1,7 @@
 //! What actions leave for after their answer (issue 16's structure item): deprecation warnings
 //! and `refresh=wait_for` waits travel in the actions' results, not thread-locals, and reach the
 //! HTTP answer: `Warning` headers (each once) and a write acknowledged only once searchable.
+//! Also: `wait_for_completion=false` (a task to poll) is refused until the tasks API exists.
 #![cfg(feature = "server")]
 
 mod common;
@@ -69,4 +70,24 @@ fn wait_for_writes_are_searchable_when_acknowledged() {
     assert_eq!(r.status, 200, "{}", r.text());
     let r = post(s.addr, "/r/_search", r#"{"query": {"term": {"x": 3}}}"#);
     assert_eq!(r.json()["hits"]["total"]["value"], 1, "{}", r.text());
+}
+
+#[test]
+fn background_open_close_and_forcemerge_are_refused_until_tasks_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    assert_eq!(put(s.addr, "/bg", "{}").status, 200);
+    for path in ["/bg/_forcemerge?wait_for_completion=false", "/bg/_close?wait_for_completion=false"] {
+        let r = post(s.addr, path, "");
+        assert_eq!(r.status, 400, "{path}: {}", r.text());
+        assert_eq!(r.json()["error"]["type"], "illegal_argument_exception", "{path}");
+        assert!(r.text().contains("wait_for_completion=false"), "{path}: {}", r.text());
+    }
+    // The index is still open: the refused close did nothing.
+    assert_eq!(get(s.addr, "/bg/_search").status, 200);
+    assert_eq!(post(s.addr, "/bg/_forcemerge?wait_for_completion=true", "").status, 200);
+    assert_eq!(post(s.addr, "/bg/_close", "").status, 200);
+    let r = post(s.addr, "/bg/_open?wait_for_completion=false", "");
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(post(s.addr, "/bg/_open", "").status, 200);
 }

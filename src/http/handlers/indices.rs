@@ -50,13 +50,26 @@ fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(indices::get(&node.cluster, &expr, o, flat, defaults)?))
 }
 
+/// `wait_for_completion=false` answers with a task to poll; Fathom has no tasks API yet, so the
+/// request is refused instead of run in the foreground as if the parameter were not there.
+fn refuse_background(req: &RestRequest) -> OsResult<()> {
+    if !req.bool_param("wait_for_completion", true)? {
+        return Err(OsError::illegal(
+            "[wait_for_completion=false] is not supported yet: Fathom has no task management API to report the task to",
+        ));
+    }
+    Ok(())
+}
+
 fn open(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, false, true, false))?;
+    refuse_background(req)?;
     Ok(RestResponse::ok(indices::open(&node.cluster, &index_expr(req), o)?))
 }
 
 fn close(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, false))?;
+    refuse_background(req)?;
     Ok(RestResponse::ok(indices::close(&node.cluster, &index_expr(req), o)?))
 }
 
@@ -87,6 +100,7 @@ fn flush(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
+    refuse_background(req)?;
     let max = req.int_param("max_num_segments")?.unwrap_or(1);
     if max < 1 && max != -1 {
         return Err(OsError::validation(&[format!("max_num_segments must be >= 1 or -1, got {max}")]));
