@@ -70,6 +70,7 @@ error_kinds! {
     Io = "io_exception", 500, None;
     JsonParse = "json_parse_exception", 400, None;
     Mapper = "mapper_exception", 500, None;
+    NamedObjectNotFound = "named_object_not_found_exception", 400, None;
     MapperParsing = "mapper_parsing_exception", 400, None;
     NoShardAvailableAction = "no_shard_available_action_exception", 503, None;
     NotXContent = "not_x_content_exception", 400, None;

@@ -16,6 +16,7 @@ use super::field_values;
 use super::named;
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
+use super::rescore;
 use super::slice;
 use super::sort::{self, ValueFormat};
 use super::sort_missing;
@@ -211,6 +212,8 @@ struct UnitResult {
     fields: Vec<(SortField, ValueFormat)>,
     /// Collection stopped at the deadline.
     timed_out: bool,
+    /// The rescorers and the hits each one's window held.
+    rescore: Option<(rescore::Compiled, Vec<Vec<(usize, u32)>>)>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -270,6 +273,15 @@ fn run_unit(
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
     let fields = sort::resolve(&req.sort, &c.mapping)?;
+    let rescorer = match &req.rescore {
+        None => None,
+        Some(v) => {
+            let score_only =
+                fields.iter().all(|(f, _)| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
+            rescore::check_sort(score_only)?;
+            Some(rescore::Compiled::new(&rescore::parse(v)?, &qc)?)
+        }
+    };
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
     let source_disabled =
@@ -326,6 +338,9 @@ fn run_unit(
         spec.after = Some(l.values.clone());
         spec.after_doc = Some((l.segment, l.doc));
     }
+    if let Some(r) = &rescorer {
+        spec.size = r.collect_size(k);
+    }
     if let Some(min) = req.min_score {
         spec.track_total_hits = TrackTotalHits::Accurate;
         let n = u.searcher.count(&query)? as usize;
@@ -337,6 +352,7 @@ fn run_unit(
             if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
         top.max_score =
             top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
+        let rescore = rescore_hits(rescorer, u, &mut top.hits, &mut top.max_score)?;
         top.hits.truncate(k);
         return Ok(UnitResult {
             hits: top.hits,
@@ -346,9 +362,10 @@ fn run_unit(
             named,
             fields,
             timed_out: top.timed_out,
+            rescore,
         });
     }
-    let top = match sort_missing::keyword_missing(&req.sort, &fields) {
+    let mut top = match sort_missing::keyword_missing(&req.sort, &fields) {
         Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
         None => u.searcher.search(&query, &spec)?,
     };
@@ -358,7 +375,33 @@ fn run_unit(
         let by_score = TopSpec { size: 1, track_total_hits: TrackTotalHits::Disabled, deadline, ..TopSpec::default() };
         max_score = u.searcher.search(&query, &by_score)?.max_score;
     }
-    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, named, fields, timed_out: top.timed_out })
+    let rescore = rescore_hits(rescorer, u, &mut top.hits, &mut max_score)?;
+    top.hits.truncate(k);
+    Ok(UnitResult {
+        hits: top.hits,
+        total: top.total,
+        max_score,
+        query,
+        named,
+        fields,
+        timed_out: top.timed_out,
+        rescore,
+    })
+}
+
+/// Runs the rescorers over a unit's first-pass hits; the best score is then the first hit's.
+fn rescore_hits(
+    rescorer: Option<rescore::Compiled>,
+    u: &Unit,
+    hits: &mut [Hit],
+    max_score: &mut Option<f32>,
+) -> OsResult<Option<(rescore::Compiled, Vec<Vec<(usize, u32)>>)>> {
+    let Some(r) = rescorer else { return Ok(None) };
+    let windows = r.apply(&u.searcher, hits)?;
+    if let Some(h) = hits.first() {
+        *max_score = Some(h.score);
+    }
+    Ok(Some((r, windows)))
 }
 
 /// The score of one hit of a field-sorted search (`track_scores`), from its explanation.
@@ -574,7 +617,16 @@ fn run(
             Some(h.sort_values.iter().zip(&fields).map(|(v, (f, fmt))| sort::render(v, f, fmt)).collect())
         };
         let explanation = match (req.explain, r) {
-            (true, Some(r)) => Some(u.searcher.explain(&r.query, h.segment, h.doc)?),
+            (true, Some(r)) => {
+                let first = u.searcher.explain(&r.query, h.segment, h.doc)?;
+                Some(match &r.rescore {
+                    None => first,
+                    Some((rs, windows)) => {
+                        let held: Vec<bool> = windows.iter().map(|w| w.contains(&(h.segment, h.doc))).collect();
+                        rs.explain(&u.searcher, h.segment, h.doc, first, &held)?
+                    }
+                })
+            }
             _ => None,
         };
         let matched = match r {

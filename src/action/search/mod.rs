@@ -64,6 +64,7 @@ pub mod named;
 pub mod pit;
 pub mod query_string;
 pub mod request;
+pub mod rescore;
 pub mod scroll;
 pub mod slice;
 pub mod sort;

@@ -261,7 +261,10 @@ impl SearchRequest {
                 }
                 "highlight" => r.highlight = Some(val),
                 "script_fields" if v.is_object() => r.script_fields = Some(val),
-                "rescore" if v.is_object() || v.is_array() => r.rescore = Some(val),
+                "rescore" if v.is_object() || v.is_array() => {
+                    super::rescore::parse(v)?;
+                    r.rescore = Some(val)
+                }
                 "pit" => {
                     if !v.is_object() {
                         return Err(perr("[point_in_time] must be an object"));
@@ -391,7 +394,7 @@ impl SearchRequest {
     /// The error for a part of the body Fathom parses for its limits but does not build yet
     /// (`script_fields`, `rescore`): OpenSearch's error for a body key it has no parser for.
     pub fn refuse_unbuilt(&self) -> OsResult<()> {
-        for (k, v) in [("script_fields", &self.script_fields), ("rescore", &self.rescore)] {
+        for (k, v) in [("script_fields", &self.script_fields)] {
             if let Some(v) = v {
                 return Err(unknown_key(k, v));
             }
@@ -401,6 +404,9 @@ impl SearchRequest {
 
     /// Cross-field checks after body and parameters are read.
     pub fn finish(&mut self) -> OsResult<()> {
+        if self.scroll.is_some() && self.rescore.is_some() {
+            return Err(OsError::validation(&["using [rescore] is not allowed in a scroll context".to_string()]));
+        }
         if self.pit.is_none() && self.sort.iter().any(|s| s.field == "_shard_doc") {
             return Err(OsError::validation(&[
                 "[_shard_doc] sort field cannot be used without [point in time]".to_string()

@@ -512,6 +512,42 @@ impl Searcher {
         w.explain(seg, doc)
     }
 
+    /// The scores of `query` for the given `(segment, doc)`s (`None`: the doc does not match), as
+    /// Lucene's `QueryRescorer` reads them: one scorer per segment, advanced over the docs in
+    /// order. Deleted docs are scored like live ones (the caller names docs it already found).
+    pub fn score_docs(&self, query: &Query, docs: &[(usize, DocId)]) -> Result<Vec<Option<f32>>> {
+        let views = self.views();
+        let w = Weight::compile(query, &views, 1.0, true)?;
+        let mut order: Vec<usize> = (0..docs.len()).collect();
+        order.sort_by_key(|&i| docs[i]);
+        let mut out = vec![None; docs.len()];
+        let mut i = 0;
+        while i < order.len() {
+            let segment = docs[order[i]].0;
+            let seg = *views.get(segment).ok_or_else(|| {
+                Error::InvalidArgument(format!("no segment {segment} (the searcher has {})", views.len()))
+            })?;
+            let mut sc = w.scorer(seg)?;
+            while i < order.len() && docs[order[i]].0 == segment {
+                let target = docs[order[i]].1;
+                if let Some(sc) = sc.as_mut() {
+                    let mut d = sc.doc();
+                    if d < target {
+                        d = sc.advance(target);
+                    }
+                    if d == target {
+                        out[order[i]] = Some(sc.score());
+                    }
+                }
+                i += 1;
+            }
+            if let Some(e) = sc.as_mut().and_then(|s| s.take_error()) {
+                return Err(e);
+            }
+        }
+        Ok(out)
+    }
+
     /// Lucene's explanation of the score of `doc` of segment `segment` for `query`.
     pub fn explain(&self, query: &Query, segment: usize, doc: DocId) -> Result<Explanation> {
         let views = self.views();
