@@ -254,7 +254,8 @@ fn run_unit(
         max_regex_length: c.limits.max_regex_length,
         warnings: &req.warnings,
     };
-    let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
+    let query = dsl::boosted(build_query(req, &qc)?, super::index_boost::boost_of(req, &c.index));
+    let query = with_alias_filter(query, c, &qc)?;
     let query = match &req.slice {
         None => query,
         Some(s) => {

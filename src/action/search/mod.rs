@@ -58,6 +58,7 @@ pub mod execute;
 pub mod fetch;
 pub mod field_values;
 pub mod highlight;
+pub mod index_boost;
 pub mod limits;
 pub mod match_only;
 pub mod named;
@@ -210,6 +211,9 @@ pub fn msearch(
                 req.dfs = true;
             }
             req.finish()?;
+            if let Err(e) = index_boost::resolve_request(cs, &mut req, o) {
+                return Ok(Err(e));
+            }
             Ok(Ok((header, index, o, req)))
         })()?;
         prepared.push(p);

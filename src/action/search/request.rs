@@ -66,6 +66,10 @@ pub struct SearchRequest {
     pub named_queries_score: bool,
     /// `slice`: one slice of a scroll or PIT search.
     pub slice: Option<super::slice::Slice>,
+    /// `indices_boost` as given: `(index expression, boost)`.
+    pub indices_boost: Vec<(String, f32)>,
+    /// `indices_boost` resolved to concrete indices (see [`super::index_boost`]).
+    pub resolved_boosts: Option<Vec<(String, f32)>>,
     /// Deprecation warnings the shards' query parsers leave for the answer (output, not input).
     pub warnings: crate::action::deferred::Warnings,
 }
@@ -117,6 +121,8 @@ impl Default for SearchRequest {
             rescore: None,
             named_queries_score: false,
             slice: None,
+            indices_boost: Vec::new(),
+            resolved_boosts: None,
             warnings: Default::default(),
         }
     }
@@ -255,6 +261,9 @@ impl SearchRequest {
                 // Parts of the search body Fathom does not build yet (aggregations: issue 17,
                 // stats groups and profiling: issue 20, the rest below) are refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
+                "indices_boost" if v.is_array() => {
+                    r.indices_boost = super::index_boost::parse(v.as_array().map_or(&[][..], Vec::as_slice))?
+                }
                 "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest"
                 | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
