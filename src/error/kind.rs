@@ -89,7 +89,7 @@ error_kinds! {
     RoutingMissing = "routing_missing_exception", 400, None;
     Script = "script_exception", 400, None;
     SearchContextMissing = "search_context_missing_exception", 404, None;
-    Search = "search_exception", 400, None;
+    Search = "search_exception", 500, None;
     SearchPhaseExecution = "search_phase_execution_exception", 400, None;
     Security = "security_exception", 403, None;
     Settings = "settings_exception", 400, None;

@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::body::SearchBody;
+use super::collapse;
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
@@ -214,6 +215,8 @@ struct UnitResult {
     timed_out: bool,
     /// The rescorers and the hits each one's window held.
     rescore: Option<(rescore::Compiled, Vec<Vec<(usize, u32)>>)>,
+    /// With `collapse`: each hit's collapse value (parallel to `hits`).
+    keys: Vec<Value>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -281,6 +284,15 @@ fn run_unit(
                 fields.iter().all(|(f, _)| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
             rescore::check_sort(score_only)?;
             Some(rescore::Compiled::new(&rescore::parse(v)?, &qc)?)
+        }
+    };
+    let collapse = match &req.collapse {
+        None => None,
+        Some(cl) => {
+            let single_sort = if req.sort.len() == 1 { Some(req.sort[0].field.as_str()) } else { None };
+            let after = req.search_after.is_some();
+            let ft = collapse::check(cl, c, req.scroll.is_some(), req.rescore.is_some(), after, single_sort)?;
+            Some((cl.field.as_str(), ft))
         }
     };
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
@@ -354,8 +366,13 @@ fn run_unit(
         top.max_score =
             top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
         let rescore = rescore_hits(rescorer, u, &mut top.hits, &mut top.max_score)?;
+        let keys = match collapse {
+            Some((f, ft)) => collapse_heads(u, &mut top.hits, f, ft, k)?,
+            None => Vec::new(),
+        };
         top.hits.truncate(k);
         return Ok(UnitResult {
+            keys,
             hits: top.hits,
             total: (total, Relation::Eq),
             max_score: top.max_score,
@@ -366,10 +383,26 @@ fn run_unit(
             rescore,
         });
     }
-    let mut top = match sort_missing::keyword_missing(&req.sort, &fields) {
-        Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
-        None => u.searcher.search(&query, &spec)?,
+    let run_top = |spec: &TopSpec| match sort_missing::keyword_missing(&req.sort, &fields) {
+        Some((fi, missing)) => sort_missing::search(&u.searcher, &query, spec, fi, &missing),
+        None => Ok(u.searcher.search(&query, spec)?),
     };
+    let mut top = run_top(&spec)?;
+    let mut keys = Vec::new();
+    if let Some((f, ft)) = collapse {
+        // Growing windows until `k` groups are seen or the matches run out.
+        let mut size = spec.size.max(1).saturating_mul(4);
+        loop {
+            spec.size = size;
+            top = run_top(&spec)?;
+            let exhausted = top.hits.len() < size;
+            keys = collapse_heads(u, &mut top.hits, f, ft, k)?;
+            if exhausted || keys.len() >= k {
+                break;
+            }
+            size = size.saturating_mul(4);
+        }
+    }
     let mut max_score = top.max_score;
     if req.track_scores && max_score.is_none() && !spec.sort.is_empty() {
         // A field sort does not score; `track_scores` wants the best score all the same.
@@ -387,7 +420,27 @@ fn run_unit(
         fields,
         timed_out: top.timed_out,
         rescore,
+        keys,
     })
+}
+
+/// Reduces `hits` to the first hit of each collapse value (at most `k`); returns the values.
+fn collapse_heads(
+    u: &Unit,
+    hits: &mut Vec<Hit>,
+    field: &str,
+    ft: &crate::engine::schema::FieldType,
+    k: usize,
+) -> OsResult<Vec<Value>> {
+    let mut keyed = Vec::with_capacity(hits.len());
+    for h in hits.drain(..) {
+        let seg = u.searcher.segments.get(h.segment).ok_or_else(|| OsError::internal("hit of an unknown segment"))?;
+        let key = collapse::key_of(seg.as_ref(), &h, field, ft)?;
+        keyed.push((h, key));
+    }
+    let (heads, keys): (Vec<Hit>, Vec<Value>) = collapse::heads(keyed, k).into_iter().unzip();
+    *hits = heads;
+    Ok(keys)
 }
 
 /// Runs the rescorers over a unit's first-pass hits; the best score is then the first hit's.
@@ -528,7 +581,7 @@ fn run(
     let mut total = 0u64;
     let mut relation = Relation::Eq;
     let mut max_score: Option<f32> = None;
-    let mut merged: Vec<(usize, Hit)> = Vec::new();
+    let mut merged: Vec<(usize, Hit, Option<Value>)> = Vec::new();
     let mut sort_fields: Option<Vec<(SortField, ValueFormat)>> = None;
     for (ui, r) in results.iter().enumerate() {
         let Some(r) = r else { continue };
@@ -544,9 +597,9 @@ fn run(
         if sort_fields.is_none() {
             sort_fields = Some(r.fields.clone());
         }
-        merged.extend(r.hits.iter().cloned().map(|mut h| {
+        merged.extend(r.hits.iter().cloned().enumerate().map(|(i, mut h)| {
             shard_doc_values(&mut h.sort_values, req, units[ui].ctx);
-            (ui, h)
+            (ui, h, r.keys.get(i).cloned())
         }));
     }
     if let TrackTotalHits::UpTo(n) = req.track_total_hits {
@@ -573,6 +626,11 @@ fn run(
                 .then(a.1.doc.cmp(&b.1.doc))
         });
     }
+    if req.collapse.is_some() {
+        // The shards' group heads: the first of each value across shards.
+        let mut seen = std::collections::HashSet::new();
+        merged.retain(|(_, _, k)| seen.insert(k.as_ref().map(Value::to_string)));
+    }
     let mut terminated_early = None;
     if let Some(t) = req.terminate_after {
         if t > 0 && total > t {
@@ -584,9 +642,9 @@ fn run(
             terminated_early = Some(false);
         }
     }
-    let page: Vec<(usize, Hit)> = merged.into_iter().skip(req.from).take(req.size).collect();
+    let page: Vec<(usize, Hit, Option<Value>)> = merged.into_iter().skip(req.from).take(req.size).collect();
     if let Some(st) = scroll {
-        for (ui, h) in &page {
+        for (ui, h, _) in &page {
             let c = &ctxs[units[*ui].ctx];
             let values = if h.sort_values.is_empty() { vec![SortValue::Float(h.score)] } else { h.sort_values.clone() };
             st.emitted(LastHit { unit: (c.index.clone(), c.shard), values, segment: h.segment, doc: h.doc });
@@ -603,7 +661,7 @@ fn run(
     let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
     let mut hits = Vec::with_capacity(page.len());
     let mut named_weights: Vec<Option<named::NamedWeights>> = (0..units.len()).map(|_| None).collect();
-    for (ui, h) in &page {
+    for (ui, h, key) in &page {
         let u = &units[*ui];
         let Some((ci, li)) = u.origin.get(h.segment).copied() else { continue };
         let r = results[*ui].as_ref();
@@ -641,7 +699,14 @@ fn run(
             _ => None,
         };
         let q = r.map(|r| &r.query);
-        hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?);
+        let mut hit = fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?;
+        if let (Some(cl), Some(key), super::body::HitJson::Value(v)) = (&req.collapse, key, &mut hit) {
+            collapse::add_field(v, &cl.field, key);
+            if !cl.inner_hits.is_empty() {
+                v["inner_hits"] = collapse::expand(cl, ctxs, req, key)?;
+            }
+        }
+        hits.push(hit);
     }
     // A sort reports a max score only when it leads with `_score` descending (the first hit's
     // score, OpenSearch 3.2+) or with `track_scores`.

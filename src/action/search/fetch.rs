@@ -94,6 +94,7 @@ fn plain(req: &SearchRequest) -> bool {
         && req.fields.is_empty()
         && req.docvalue_fields.is_empty()
         && req.highlight.is_none()
+        && req.collapse.is_none()
         && (req.source.disabled || req.source.is_noop())
 }
 

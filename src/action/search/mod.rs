@@ -36,6 +36,7 @@
 
 pub mod bitmap;
 pub mod body;
+pub mod collapse;
 pub mod combine;
 pub mod context;
 pub mod context_id;

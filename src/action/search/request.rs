@@ -66,6 +66,8 @@ pub struct SearchRequest {
     pub named_queries_score: bool,
     /// `slice`: one slice of a scroll or PIT search.
     pub slice: Option<super::slice::Slice>,
+    /// `collapse`: one hit per value of a field.
+    pub collapse: Option<super::collapse::Collapse>,
     /// `indices_boost` as given: `(index expression, boost)`.
     pub indices_boost: Vec<(String, f32)>,
     /// `indices_boost` resolved to concrete indices (see [`super::index_boost`]).
@@ -121,6 +123,7 @@ impl Default for SearchRequest {
             rescore: None,
             named_queries_score: false,
             slice: None,
+            collapse: None,
             indices_boost: Vec::new(),
             resolved_boosts: None,
             warnings: Default::default(),
@@ -264,7 +267,8 @@ impl SearchRequest {
                 "indices_boost" if v.is_array() => {
                     r.indices_boost = super::index_boost::parse(v.as_array().map_or(&[][..], Vec::as_slice))?
                 }
-                "profile" | "stats" | "indices_boost" | "ext" | "collapse" | "aggs" | "aggregations" | "suggest"
+                "collapse" => r.collapse = Some(super::collapse::parse(v)?),
+                "profile" | "stats" | "indices_boost" | "ext" | "aggs" | "aggregations" | "suggest"
                 | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }

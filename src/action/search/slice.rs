@@ -239,8 +239,7 @@ pub fn check(s: &Slice, ctx: &ShardContext, scroll_or_pit: bool) -> OsResult<()>
         return Err(OsError::new(
             ErrorKind::Search,
             "`slice` cannot be used outside of a scroll context or PIT context",
-        )
-        .status(500));
+        ));
     }
     if s.max as i64 > ctx.max_slices_per_scroll {
         return Err(OsError::illegal(format!(
