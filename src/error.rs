@@ -186,6 +186,11 @@ pub fn java_simple_name(kind: &str) -> String {
 }
 
 impl OsError {
+    /// Whether this error came from damaged bytes on disk (the engine's corruption errors).
+    pub fn is_corruption(&self) -> bool {
+        self.kind == "corrupt_index_exception" || self.kind == "translog_corrupted_exception"
+    }
+
     /// `ExceptionsHelper.detailedMessage`-like text: `Name[reason]; nested: Cause[reason]; `
     /// (just `Name[reason]` without a cause).
     pub fn detailed_message(&self) -> String {

@@ -3,6 +3,7 @@
 
 pub mod checkpoint;
 pub mod engine;
+pub mod failure;
 pub mod merge_scheduler;
 pub mod recovery;
 pub mod versioning;
