@@ -58,6 +58,7 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
             if e.kind == "parsing_exception" || e.kind == "x_content_parse_exception" {
                 return Ok(invalid(&e, req.explain));
             }
+            c.report_corruption("validate", &e);
             valid = false;
             error = Some(format!("[{}/{}] {}", c.index, c.index_uuid, e.detailed_message().trim()));
             break;

@@ -15,7 +15,7 @@ use super::dsl::{self, QueryContext};
 use super::fetch;
 use super::field_values;
 use super::named;
-use super::parallel::QueryPhase;
+use super::parallel::{FetchPhase, QueryPhase};
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
 use super::slice;
@@ -45,7 +45,7 @@ pub fn now_millis() -> i64 {
 pub(super) struct Unit {
     searcher: query::Searcher,
     /// Per unit segment: (context index, leaf index in that context).
-    origin: Vec<(usize, usize)>,
+    pub(super) origin: Vec<(usize, usize)>,
     /// The first context (mapping, index name).
     ctx: usize,
 }
@@ -574,38 +574,35 @@ fn run(
         }
     }
     let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
-    let mut hits = Vec::with_capacity(page.len());
-    let mut named_weights: Vec<Option<named::NamedWeights>> = (0..units.len()).map(|_| None).collect();
-    for (ui, h) in &page {
-        let u = &units[*ui];
-        let Some((ci, li)) = u.origin.get(h.segment).copied() else { continue };
-        if failures.iter().any(|f| f.0 == ci) {
-            continue;
-        }
-        let fetched = fetch_hit(
-            u,
-            ci,
-            li,
-            h,
-            *ui,
-            &results,
-            &mut named_weights,
-            ctxs,
-            req,
-            raw,
-            sorted_by_fields,
-            &engine_fields,
-            &fields,
-        );
-        match fetched {
-            Ok(hit) => hits.push(hit),
-            // Damaged bytes met while fetching: the shard fails (OpenSearch's fetch phase
-            // reports it as a shard failure) and its hits leave the page.
+    let fetched = FetchPhase {
+        query: phase.clone(),
+        results,
+        page,
+        raw,
+        sorted_by_fields,
+        engine_fields: engine_fields.clone(),
+        fields: fields.clone(),
+    }
+    .run();
+    // Damaged bytes met while fetching: the shard fails (OpenSearch's fetch phase reports it as
+    // a shard failure) and its hits leave the page. Any other error fails the request (the first
+    // in page order).
+    for (ci, r) in &fetched {
+        match r {
             Err(e) if e.is_corruption() => {
-                ctxs[ci].report_corruption("fetch", &e);
-                failures.push((ci, e));
+                if !failures.iter().any(|f| f.0 == *ci) {
+                    ctxs[*ci].report_corruption("fetch", e);
+                    failures.push((*ci, e.clone()));
+                }
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.clone()),
+            Ok(_) => {}
+        }
+    }
+    let mut hits = Vec::with_capacity(fetched.len());
+    for (ci, r) in fetched {
+        if let (Ok(hit), false) = (r, failures.iter().any(|f| f.0 == ci)) {
+            hits.push(hit);
         }
     }
     let failed_shards = failures.len();
@@ -649,7 +646,7 @@ fn run(
 /// The fetch phase of one hit of the page: its score, sort values, explanation, matched queries
 /// and stored fields.
 #[allow(clippy::too_many_arguments)]
-fn fetch_hit(
+pub(super) fn fetch_hit(
     u: &Unit,
     ci: usize,
     li: usize,

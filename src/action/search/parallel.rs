@@ -1,4 +1,4 @@
-//! The query phase of one search over its units in parallel on the search pool (see
+//! The query and fetch phases of one search over its units in parallel on the search pool (see
 //! [`crate::threadpool::fan_out`] for why a search on a saturated pool cannot deadlock): each
 //! unit's outcome lands in its own slot, so merging sees them in unit order exactly as when they
 //! ran one after another.
@@ -6,9 +6,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::body::HitJson;
 use super::context::ShardContext;
-use super::execute::{run_unit, LastHit, Unit, UnitResult};
+use super::execute::{fetch_hit, run_unit, LastHit, Unit, UnitResult};
+use super::named::NamedWeights;
 use super::request::SearchRequest;
+use super::sort::ValueFormat;
+use crate::engine::query::{Hit, SortField};
 use crate::error::OsResult;
 
 /// Everything the units of one search share, owned (pool tasks outlive no borrow).
@@ -51,5 +55,78 @@ impl QueryPhase {
             crate::threadpool::fan_out(n, move |ui| p.unit(ui))
         };
         (phase, outcomes)
+    }
+}
+
+/// The fetch phase of one search: the page's hits grouped by shard, each shard's hits fetched
+/// in parallel with the other shards' (in page order within a shard).
+pub(super) struct FetchPhase {
+    pub query: Arc<QueryPhase>,
+    pub results: Vec<Option<UnitResult>>,
+    /// The page: (unit, hit).
+    pub page: Vec<(usize, Hit)>,
+    pub raw: bool,
+    pub sorted_by_fields: bool,
+    pub engine_fields: Vec<SortField>,
+    pub fields: Vec<(SortField, ValueFormat)>,
+}
+
+impl FetchPhase {
+    /// Fetches the hits at page positions `at` (all of one shard).
+    fn shard(&self, at: &[usize]) -> Vec<OsResult<HitJson>> {
+        let q = &*self.query;
+        let mut named_weights: Vec<Option<NamedWeights>> = (0..q.units.len()).map(|_| None).collect();
+        at.iter()
+            .map(|&p| {
+                let (ui, h) = &self.page[p];
+                let u = &q.units[*ui];
+                let (ci, li) = u.origin[h.segment];
+                fetch_hit(
+                    u,
+                    ci,
+                    li,
+                    h,
+                    *ui,
+                    &self.results,
+                    &mut named_weights,
+                    &q.ctxs,
+                    &q.req,
+                    self.raw,
+                    self.sorted_by_fields,
+                    &self.engine_fields,
+                    &self.fields,
+                )
+            })
+            .collect()
+    }
+
+    /// Every hit of the page fetched, in page order, with its shard context's index (a hit
+    /// whose segment is unknown is left out).
+    pub fn run(self) -> Vec<(usize, OsResult<HitJson>)> {
+        let units = &self.query.units;
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (p, (ui, h)) in self.page.iter().enumerate() {
+            let Some(&(ci, _)) = units[*ui].origin.get(h.segment) else { continue };
+            match groups.iter_mut().find(|g| g.0 == ci) {
+                Some(g) => g.1.push(p),
+                None => groups.push((ci, vec![p])),
+            }
+        }
+        let n = self.page.len();
+        let this = Arc::new(self);
+        let groups = Arc::new(groups);
+        let outs: Vec<Vec<OsResult<HitJson>>> = if groups.len() <= 1 {
+            groups.iter().map(|(_, at)| this.shard(at)).collect()
+        } else {
+            let (t, g) = (this.clone(), groups.clone());
+            crate::threadpool::fan_out(groups.len(), move |i| t.shard(&g[i].1))
+        };
+        let mut slots: Vec<Option<(usize, OsResult<HitJson>)>> = (0..n).map(|_| None).collect();
+        for ((ci, at), out) in groups.iter().zip(outs) {
+            for (p, r) in at.iter().zip(out) {
+                slots[*p] = Some((*ci, r));
+            }
+        }
+        slots.into_iter().flatten().collect()
     }
 }
