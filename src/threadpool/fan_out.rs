@@ -26,7 +26,9 @@ pub(super) fn set_current(pool: Weak<Shared>, size: usize) {
     CURRENT.with(|c| *c.borrow_mut() = Some((pool, size)));
 }
 
-type Outcome<R> = std::thread::Result<R>;
+/// A part's result and the deprecation warnings it recorded (a thread-local of the thread that
+/// ran it: handed back to the calling thread in part order, as when the parts ran on it).
+type Outcome<R> = (std::thread::Result<R>, Vec<String>);
 
 struct Parts<R> {
     n: usize,
@@ -44,9 +46,14 @@ impl<R> Parts<R> {
             if i >= self.n {
                 return;
             }
+            let before = crate::error::take_warnings();
             let r = catch_unwind(AssertUnwindSafe(|| (self.run)(i)));
+            let warnings = crate::error::take_warnings();
+            for w in before {
+                crate::error::deprecation_warning(w);
+            }
             let mut d = self.done.lock().unwrap_or_else(|e| e.into_inner());
-            d.0[i] = Some(r);
+            d.0[i] = Some((r, warnings));
             d.1 += 1;
             if d.1 == self.n {
                 self.all_done.notify_all();
@@ -98,13 +105,22 @@ where
     let outcomes = std::mem::take(&mut d.0);
     drop(d);
     let mut out = Vec::with_capacity(n);
-    for o in outcomes {
-        match o {
-            Some(Ok(r)) => out.push(r),
-            Some(Err(panic)) => resume_unwind(panic),
-            None => unreachable!("every part is done"),
+    let mut panicked = None;
+    for (r, warnings) in outcomes.into_iter().flatten() {
+        for w in warnings {
+            crate::error::deprecation_warning(w);
+        }
+        match r {
+            Ok(r) => out.push(r),
+            Err(panic) => {
+                panicked.get_or_insert(panic);
+            }
         }
     }
+    if let Some(panic) = panicked {
+        resume_unwind(panic);
+    }
+    debug_assert_eq!(out.len(), n, "every part is done");
     out
 }
 
@@ -197,6 +213,23 @@ mod tests {
         let ids = rx.recv_timeout(Duration::from_secs(20)).unwrap();
         assert!(ids.windows(2).all(|w| w[0] == w[1]), "{ids:?}");
         assert!(pool.stats().rejected >= 1);
+    }
+
+    #[test]
+    fn warnings_of_the_parts_reach_the_caller_in_part_order() {
+        let pool = ThreadPool::new("n", "search", 4, 100);
+        let got = on_pool(&pool, || {
+            crate::error::take_warnings();
+            crate::error::deprecation_warning("before");
+            fan_out(6, |i| {
+                std::thread::sleep(Duration::from_millis(((6 - i) * 3) as u64));
+                crate::error::deprecation_warning(format!("part {i}"));
+            });
+            crate::error::take_warnings()
+        });
+        let mut want = vec!["before".to_string()];
+        want.extend((0..6).map(|i| format!("part {i}")));
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -130,3 +130,116 @@ impl FetchPhase {
         slots.into_iter().flatten().collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use serde_json::{json, Value};
+
+    use super::super::context::acquire;
+    use super::super::execute::search_contexts;
+    use super::*;
+    use crate::cluster::resolve::IndicesOptions;
+    use crate::cluster::{ClusterService, CreateIndex, NodeIdentity};
+    use crate::shard::IndexOp;
+    use crate::threadpool::ThreadPool;
+
+    /// Four shards of 60 documents in all.
+    fn contexts(dir: &std::path::Path) -> (ClusterService, Vec<ShardContext>) {
+        let node = NodeIdentity {
+            cluster_name: "c".into(),
+            node_name: "n".into(),
+            node_id: "id".into(),
+            roles: vec![],
+            attributes: vec![],
+            host: "127.0.0.1".into(),
+            http_address: "127.0.0.1:0".into(),
+        };
+        let cs = ClusterService::open(dir, node).unwrap();
+        let mut settings = std::collections::BTreeMap::new();
+        settings.insert("index.number_of_shards".to_string(), json!("4"));
+        settings.insert("index.number_of_replicas".to_string(), json!("0"));
+        cs.create_index(CreateIndex { name: "i".into(), settings, ..Default::default() }).unwrap();
+        let svc = cs.index("i").unwrap();
+        for n in 0..60 {
+            let id = n.to_string();
+            let words = ["alpha", "beta", "gamma", "delta"];
+            let text = (0..=n % 7).map(|k| words[(n + k) % 4]).collect::<Vec<_>>().join(" ");
+            let source = serde_json::to_vec(&json!({"t": text, "n": n})).unwrap();
+            let fields = svc.parse(&id, &source).unwrap().fields;
+            let shard = svc.route(&id).unwrap().clone();
+            shard.engine.index(IndexOp { id, source, fields, ..Default::default() }).unwrap();
+        }
+        for s in svc.shards() {
+            s.refresh().unwrap();
+        }
+        let ctxs = acquire(&cs, "i", IndicesOptions::lenient_expand_open()).unwrap();
+        assert_eq!(ctxs.len(), 4);
+        (cs, ctxs)
+    }
+
+    fn without_took(mut v: Value) -> Value {
+        v.as_object_mut().map(|o| o.remove("took"));
+        v
+    }
+
+    fn on_pool(pool: &ThreadPool, ctxs: &Arc<Vec<ShardContext>>, req: &SearchRequest) -> Value {
+        let (tx, rx) = mpsc::channel();
+        let (c, req) = (ctxs.clone(), req.clone());
+        pool.execute(move || {
+            let _ = tx.send(search_contexts(&c, &req).map(without_took).map_err(|e| e.reason));
+        })
+        .unwrap();
+        rx.recv_timeout(Duration::from_secs(30)).expect("answered in time").unwrap()
+    }
+
+    #[test]
+    fn parallel_shards_answer_exactly_as_sequential_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_cs, ctxs) = contexts(dir.path());
+        let ctxs = Arc::new(ctxs);
+        let pool = ThreadPool::new("n", "search", 4, 100);
+        let bodies = [
+            json!({"query": {"match": {"t": "alpha gamma"}}, "size": 7}),
+            json!({"query": {"match": {"t": "beta"}}, "from": 3, "size": 20, "explain": true}),
+            json!({"query": {"bool": {"should": [{"match": {"t": {"query": "delta", "_name": "d"}}}, {"match": {"t": {"query": "alpha", "_name": "a"}}}]}}, "size": 60}),
+            json!({"sort": [{"n": "desc"}], "size": 13, "track_scores": true}),
+            json!({"query": {"match": {"t": "gamma"}}, "size": 5}),
+        ];
+        for (i, body) in bodies.iter().enumerate() {
+            let mut req = SearchRequest::from_body(body.clone()).unwrap();
+            // The last one as `dfs_query_then_fetch`: one unit for the index's four shards.
+            req.dfs = i == bodies.len() - 1;
+            let seq = without_took(search_contexts(&ctxs, &req).unwrap());
+            let par = on_pool(&pool, &ctxs, &req);
+            assert_eq!(par, seq, "{body}");
+            assert_eq!(par["_shards"]["successful"], json!(4), "{par}");
+        }
+    }
+
+    #[test]
+    fn searches_filling_the_pool_still_finish() {
+        // Two threads and six searches of four shards each: coordinators waiting for shard
+        // tasks queued behind themselves would never answer.
+        let dir = tempfile::tempdir().unwrap();
+        let (_cs, ctxs) = contexts(dir.path());
+        let ctxs = Arc::new(ctxs);
+        let pool = ThreadPool::new("n", "search", 2, 1000);
+        let body = json!({"query": {"match": {"t": "alpha"}}, "size": 3});
+        let (tx, rx) = mpsc::channel();
+        for _ in 0..6 {
+            let (c, tx) = (ctxs.clone(), tx.clone());
+            let req = SearchRequest::from_body(body.clone()).unwrap();
+            pool.execute(move || {
+                let _ = tx.send(search_contexts(&c, &req).map(without_took).map_err(|e| e.reason));
+            })
+            .unwrap();
+        }
+        let first = rx.recv_timeout(Duration::from_secs(30)).expect("no self-deadlock").unwrap();
+        for _ in 1..6 {
+            assert_eq!(rx.recv_timeout(Duration::from_secs(30)).expect("no self-deadlock").unwrap(), first);
+        }
+    }
+}
