@@ -161,7 +161,8 @@ mod tests {
         let mut settings = std::collections::BTreeMap::new();
         settings.insert("index.number_of_shards".to_string(), json!("4"));
         settings.insert("index.number_of_replicas".to_string(), json!("0"));
-        cs.create_index(CreateIndex { name: "i".into(), settings, ..Default::default() }).unwrap();
+        let mappings = Some(json!({"properties": {"t": {"type": "text"}, "n": {"type": "long"}}}));
+        cs.create_index(CreateIndex { name: "i".into(), settings, mappings, ..Default::default() }).unwrap();
         let svc = cs.index("i").unwrap();
         for n in 0..60 {
             let id = n.to_string();
