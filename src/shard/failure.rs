@@ -222,6 +222,44 @@ mod tests {
     }
 
     #[test]
+    fn a_background_merge_that_meets_damaged_bytes_fails_the_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // Two segments (as many as the policy below keeps), then reopened with that policy.
+        let (engine, _) = open(root);
+        for s in 0..2 {
+            index(&engine, &format!("s{s}")).unwrap();
+            engine.flush().unwrap();
+        }
+        engine.close().unwrap();
+        drop(engine);
+        let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(root.join("index")).unwrap());
+        let translog: Arc<dyn Directory> = Arc::new(FsDirectory::open(root.join("translog")).unwrap());
+        let calls: Calls = Arc::default();
+        let mut config = default_config(no_fields_parser());
+        config.writer.merge_policy.segments_per_tier = 2.0;
+        config.writer.merge_policy.max_merge_at_once = 2;
+        let c = calls.clone();
+        config.on_failure = Some(Arc::new(move |r: &str, k: bool| lock(&c).push((r.to_string(), k))));
+        let engine = ShardEngine::open(index_dir, translog, config).unwrap();
+        for f in files(root, "fdt") {
+            flip_middle(&f);
+        }
+        // A third segment asks for a merge; any merge the policy picks has a damaged source.
+        index(&engine, "new").unwrap();
+        let _ = engine.flush();
+        let t = std::time::Instant::now();
+        while lock(&calls).is_empty() && t.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let seen = lock(&calls).clone();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].0.starts_with("corrupt file (source: [merge])") && seen[0].1, "{seen:?}");
+        assert!(engine.failer().is_failed());
+        assert!(matches!(index(&engine, "later"), Err(Error::Closed(_))));
+    }
+
+    #[test]
     fn a_get_that_meets_damaged_bytes_fails_the_engine() {
         let dir = tempfile::tempdir().unwrap();
         let (engine, calls) = two_segments(dir.path());
