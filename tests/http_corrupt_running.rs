@@ -163,6 +163,9 @@ fn restart_stays_failed(st: &Setup, s: TestServer) {
 #[test]
 fn damage_met_by_a_search_fetch_fails_the_shard() {
     let (st, s) = start();
+    // A point in time opened before the damage pins both shards.
+    let pit =
+        post(s.addr, "/two/_search/point_in_time?keep_alive=5m", "").json()["pit_id"].as_str().unwrap().to_string();
     for f in st.files(0, "fdt") {
         break_frames(&f);
     }
@@ -176,6 +179,14 @@ fn damage_met_by_a_search_fetch_fails_the_shard() {
     assert_eq!(f["reason"]["type"], json!("corrupt_index_exception"), "{r}");
     assert_eq!(r["hits"]["hits"].as_array().unwrap().len(), 10, "{r}");
     assert_failed_alone(&st, &s, "fetch");
+    // The failed shard's pinned view is out of serving too: the PIT search counts it failed.
+    let r = post(s.addr, "/_search", &json!({"size": 100, "pit": {"id": pit}, "_source": false}).to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = r.json();
+    assert_eq!(r["_shards"]["total"], json!(2), "{r}");
+    assert_eq!(r["_shards"]["failed"], json!(1), "{r}");
+    assert_eq!(r["_shards"]["failures"][0]["reason"]["type"], json!("no_shard_available_action_exception"), "{r}");
+    assert_eq!(r["hits"]["hits"].as_array().unwrap().len(), 10, "{r}");
     restart_stays_failed(&st, s);
 }
 

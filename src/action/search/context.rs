@@ -47,6 +47,20 @@ pub struct ShardContext {
 }
 
 impl ShardContext {
+    /// A shard that failed since it was pinned (a PIT or scroll outlives it, or another request
+    /// met damage in it meanwhile) is out of serving: its pinned segments are not searched
+    /// again, the search counts it failed (OpenSearch frees a failed shard's reader contexts).
+    pub fn check_serving(&self) -> OsResult<()> {
+        match &self.failer {
+            Some(f) if f.is_failed() => Err(OsError::new(
+                "no_shard_available_action_exception",
+                format!("[{}][{}] shard failure, reason [{}]", self.index, self.shard, f.failure().unwrap_or_default()),
+            )
+            .status(503)),
+            _ => Ok(()),
+        }
+    }
+
     /// Reports what a search of this shard met: corruption (damaged bytes in a segment it
     /// read) fails the shard as every other reader of its files would (marker, out of serving).
     pub fn report_corruption(&self, source: &str, e: &OsError) {

@@ -245,6 +245,7 @@ pub(super) fn run_unit(
     last: Option<&LastHit>,
 ) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
+    c.check_serving()?;
     // The shard's limits first, then the refusal of the parts not built (OpenSearch checks the
     // limits before it compiles scripts or runs rescorers).
     super::limits::check_request(&c.limits, req)?;
@@ -715,6 +716,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
 
 /// One shard's count.
 fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
+    c.check_serving()?;
     let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
     let qc = QueryContext {
         mapping: &c.mapping,
