@@ -27,3 +27,14 @@ pub mod node;
 pub(crate) mod script;
 pub mod shard;
 pub(crate) mod threadpool;
+
+/// What the benches drive below the HTTP layer (the search path over pinned shards); not a
+/// stable API. Everything else of `action` stays crate-private so the compiler finds dead code.
+#[doc(hidden)]
+pub mod bench_support {
+    pub use crate::action::search::context::{acquire, ShardContext};
+    pub use crate::action::search::execute::search_contexts;
+    pub use crate::action::search::request::SearchRequest;
+    pub use crate::cluster::resolve::IndicesOptions;
+    pub use crate::threadpool::ThreadPool;
+}

@@ -16,6 +16,9 @@ use std::thread::JoinHandle;
 
 use crate::error::{ErrorKind, OsError};
 
+mod fan_out;
+pub use fan_out::fan_out;
+
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
 struct Queue {
@@ -26,6 +29,7 @@ struct Queue {
 }
 
 struct Shared {
+    name: String,
     queue: Mutex<Queue>,
     /// One per worker.
     wake: Vec<Condvar>,
@@ -64,6 +68,7 @@ impl ThreadPool {
     pub fn new(node: &str, name: &str, size: usize, capacity: usize) -> ThreadPool {
         let size = size.max(1);
         let shared = Arc::new(Shared {
+            name: name.to_string(),
             queue: Mutex::new(Queue { jobs: VecDeque::new(), shutdown: false, idle: Vec::with_capacity(size) }),
             wake: (0..size).map(|_| Condvar::new()).collect(),
             capacity,
@@ -92,26 +97,7 @@ impl ThreadPool {
 
     /// Queues a task, or rejects it when the queue is full or the pool is shut down.
     pub fn execute(&self, job: impl FnOnce() + Send + 'static) -> Result<(), OsError> {
-        let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
-        if q.shutdown || q.jobs.len() >= self.shared.capacity {
-            self.shared.rejected.fetch_add(1, Ordering::Relaxed);
-            return Err(OsError::new(
-                ErrorKind::RejectedExecution,
-                format!(
-                    "rejected execution of task on pool [{}] (queue capacity = {}, shutdown = {})",
-                    self.name, self.shared.capacity, q.shutdown
-                ),
-            ));
-        }
-        q.jobs.push_back(Box::new(job));
-        let w = q.idle.pop();
-        drop(q);
-        // The popped worker is inside `wait` (it released the lock only there), so the notify
-        // reaches it; with no idle worker, a busy one takes the job before it waits again.
-        if let Some(cv) = w.and_then(|w| self.shared.wake.get(w)) {
-            cv.notify_one();
-        }
-        Ok(())
+        self.shared.submit(Box::new(job))
     }
 
     /// Current counters.
@@ -139,6 +125,31 @@ impl ThreadPool {
     }
 }
 
+impl Shared {
+    fn submit(&self, job: Job) -> Result<(), OsError> {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        if q.shutdown || q.jobs.len() >= self.capacity {
+            self.rejected.fetch_add(1, Ordering::Relaxed);
+            return Err(OsError::new(
+                ErrorKind::RejectedExecution,
+                format!(
+                    "rejected execution of task on pool [{}] (queue capacity = {}, shutdown = {})",
+                    self.name, self.capacity, q.shutdown
+                ),
+            ));
+        }
+        q.jobs.push_back(job);
+        let w = q.idle.pop();
+        drop(q);
+        // The popped worker is inside `wait` (it released the lock only there), so the notify
+        // reaches it; with no idle worker, a busy one takes the job before it waits again.
+        if let Some(cv) = w.and_then(|w| self.wake.get(w)) {
+            cv.notify_one();
+        }
+        Ok(())
+    }
+}
+
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.shutdown();
@@ -147,6 +158,7 @@ impl Drop for ThreadPool {
 
 fn worker(s: Arc<Shared>, me: usize) {
     let Some(cv) = s.wake.get(me) else { return };
+    fan_out::set_current(Arc::downgrade(&s), s.wake.len());
     loop {
         let job = {
             let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());

@@ -55,7 +55,7 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
                 cs.index(&n)
                     .map(|svc| {
                         let mut s = DocStats::default();
-                        for shard in &svc.shards {
+                        for shard in svc.shards() {
                             for seg in shard.engine.writer().segment_stats() {
                                 s.docs += u64::from(seg.max_doc.saturating_sub(seg.deleted));
                                 s.deleted += u64::from(seg.deleted);

@@ -56,6 +56,21 @@ pub fn parse_body(body: &Value) -> OsResult<Option<Value>> {
 /// exist (for the searcher), else 200 with the explanation.
 /// Returns the status, the body and the deprecation warnings of the query's parsers.
 pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value, Deferred)> {
+    let r = explain_shard(cs, req);
+    if let Err(e) = &r {
+        // Damaged bytes in the shard's segments fail the shard, as for a search.
+        if e.is_corruption() {
+            if let Ok(shard) = read_target(cs, &req.index)
+                .and_then(|svc| svc.route(req.routing.as_deref().unwrap_or(&req.id)).cloned())
+            {
+                shard.engine.failer().fail(&format!("corrupt file (source: [explain]): {}", e.reason), true);
+            }
+        }
+    }
+    r
+}
+
+fn explain_shard(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value, Deferred)> {
     if req.query.is_none() && req.q.is_none() {
         return Err(OsError::validation(&["query is missing".into()]));
     }

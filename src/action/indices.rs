@@ -189,7 +189,7 @@ pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broa
             Err(e) => return Err(e),
         };
         let replicas = effective_replicas(&svc.metadata(), 1);
-        for s in &svc.shards {
+        for s in svc.shards() {
             total += 1 + replicas;
             let r = match op {
                 Broadcast::Refresh => s.refresh().map(|_| ()),

@@ -55,7 +55,7 @@ pub fn recoveries(
         let Some(m) = md.indices.get(&name) else { continue };
         let mut states: Vec<(u32, RecoveryState)> = match m.state {
             IndexState::Open => match cs.index(&name) {
-                Ok(svc) => svc.shards.iter().map(|s| (s.id, s.engine.recovery_state())).collect(),
+                Ok(svc) => svc.shards().iter().map(|s| (s.id, s.engine.recovery_state())).collect(),
                 // Closed or deleted since the metadata was read: nothing to report.
                 Err(_) => Vec::new(),
             },

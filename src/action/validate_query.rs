@@ -66,6 +66,7 @@ pub fn validate(
             if e.kind == ErrorKind::Parsing || e.kind == ErrorKind::XContentParse {
                 return Ok((invalid(&e, req.explain), Deferred::default()));
             }
+            c.report_corruption("validate", &e);
             valid = false;
             error = Some(format!("[{}/{}] {}", c.index, c.index_uuid, e.detailed_message().trim()));
             break;

@@ -2,7 +2,9 @@
 //! open because a file is corrupt, the node still starts (the index is red, its other shards and
 //! every other index serve), and a marker in the shard's folder keeps that copy failed across
 //! restarts until the operator acts (restores the index, or deletes the marker after repairing
-//! the files), as OpenSearch's `corrupted_*` store marker does.
+//! the files), as OpenSearch's `corrupted_*` store marker does. The same marker is written when
+//! the running shard meets damaged bytes (see [`crate::shard::failure`] and the failure listener
+//! in [`super::indices`]).
 
 use std::fs;
 use std::io::Write;
@@ -43,7 +45,7 @@ pub fn marked(shard_dir: &Path) -> Option<String> {
 
 /// Writes the marker (write, fsync, fsync the folder), so the copy stays failed after a restart.
 pub fn mark(shard_dir: &Path, reason: &str) -> std::io::Result<()> {
-    fs::create_dir_all(shard_dir)?;
+    // The folder exists (its files were just read); never re-create a deleted shard's folder.
     let p = path(shard_dir);
     let mut f = fs::File::create(&p)?;
     let millis = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());

@@ -58,11 +58,12 @@ pub struct IndexService {
     mapping: Arc<RwLock<Arc<Mapping>>>,
     analysis: Arc<IndexAnalysis>,
     analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
-    /// The shards that opened, in shard order (a failed shard is absent; see `failed`).
-    pub shards: Vec<Arc<IndexShard>>,
+    /// The shards that opened, in shard order (one that failed to open is absent; see
+    /// `open_failures`). One whose engine failed since stays here, out of serving.
+    opened: Vec<Arc<IndexShard>>,
     /// Shards that could not open (corruption, I/O errors): the index is red, its other shards
     /// serve. A corrupted copy stays failed across restarts (see [`super::corruption`]).
-    pub failed: Vec<FailedShard>,
+    open_failures: Vec<FailedShard>,
 }
 
 /// A shard copy that failed to open, and why.
@@ -89,12 +90,35 @@ impl IndexService {
     pub fn mapping(&self) -> Arc<Mapping> {
         self.mapping.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
+    /// The shards that serve, in shard order: those that opened and whose engine has not
+    /// failed since (corruption found while running takes a shard out; see
+    /// [`crate::shard::failure`]).
+    pub fn shards(&self) -> Vec<Arc<IndexShard>> {
+        self.opened.iter().filter(|s| !s.engine.failer().is_failed()).cloned().collect()
+    }
+    /// The serving shard `id`, if it serves.
+    pub fn shard(&self, id: u32) -> Option<&Arc<IndexShard>> {
+        self.opened.iter().find(|s| s.id == id && !s.engine.failer().is_failed())
+    }
+    /// The shards that do not serve, and why: those that failed to open and those whose
+    /// engine failed while running, in shard order.
+    pub fn failed(&self) -> Vec<FailedShard> {
+        let mut out = self.open_failures.clone();
+        for s in &self.opened {
+            if s.engine.failer().is_failed() {
+                let reason = s.engine.failer().failure().unwrap_or_default();
+                out.push(FailedShard { id: s.id, reason: format!("shard failure, reason [{reason}]") });
+            }
+        }
+        out.sort_by_key(|f| f.id);
+        out
+    }
     /// The shard a routing value (or id) maps to; OpenSearch's `unavailable_shards_exception`
     /// (503) when that shard failed.
     pub fn route(&self, routing: &str) -> OsResult<&Arc<IndexShard>> {
         let meta = self.metadata();
         let i = shard_id(routing, meta.number_of_shards(), meta.routing_num_shards);
-        self.shards.iter().find(|s| s.id == i).ok_or_else(|| {
+        self.shard(i).ok_or_else(|| {
             OsError::new(ErrorKind::UnavailableShards, format!("[{}][{i}] primary shard is not active", self.name))
                 .with_index(&self.name, &self.uuid)
                 .with("shard", i.to_string())
@@ -102,7 +126,7 @@ impl IndexService {
     }
     /// The ids of the shards that failed to open.
     pub fn failed_ids(&self) -> Vec<u32> {
-        self.failed.iter().map(|f| f.id).collect()
+        self.failed().iter().map(|f| f.id).collect()
     }
     /// Parses a document with the current mapping (keyword normalizers applied).
     pub fn parse(&self, id: &str, source: &[u8]) -> OsResult<ParsedDocument> {
@@ -130,9 +154,13 @@ impl IndexService {
             None => Some(Duration::from_secs(1)),
         }
     }
-    /// Closes every shard (flushes first).
+    /// Closes every shard (flushes first those that serve).
     fn close(&self) {
-        for s in &self.shards {
+        for s in &self.opened {
+            if s.engine.failer().is_failed() {
+                let _ = s.engine.close();
+                continue;
+            }
             if let Err(e) = s.engine.flush() {
                 tracing::warn!(index = %self.name, shard = s.id, error = %e, "flush before close failed");
             }
@@ -160,6 +188,23 @@ pub fn normalize_keywords(
         norm.analyze(value, 0, &mut |t| out.push_str(t.term));
         *value = out;
     }
+}
+
+/// What happens when a running shard's engine fails (OpenSearch's `IndexShard.failShard` after
+/// `Engine.failEngine`): the reason goes to the log, a corruption marks the copy corrupted
+/// (written and fsynced before anything else, so the copy stays failed across a restart), and
+/// the shard leaves serving ([`IndexService::shards`] skips a failed engine): writes routed to
+/// it answer 503, searches count it failed, health turns the index red.
+fn shard_failure_listener(index: &str, shard: u32, base: PathBuf) -> crate::shard::failure::FailureListener {
+    let index = index.to_string();
+    Arc::new(move |reason: &str, corruption: bool| {
+        tracing::error!(index = %index, shard, %reason, "shard failed; the index is red, its other shards serve");
+        if corruption {
+            if let Err(w) = super::corruption::mark(&base, &format!("failed engine (reason: [{reason}])")) {
+                tracing::error!(index = %index, shard, error = %w, "could not write the corruption marker");
+            }
+        }
+    })
 }
 
 /// Node identity shown by the APIs.
@@ -434,10 +479,12 @@ impl ClusterService {
                 failed.push(FailedShard { id: i, reason });
                 continue;
             }
+            let mut shard_config = config.clone();
+            shard_config.on_failure = Some(shard_failure_listener(&meta.name, i, base.clone()));
             let opened = (|| -> Result<ShardEngine, crate::engine::Error> {
                 let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(self.shard_store_path(&meta.uuid, i))?);
                 let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
-                ShardEngine::open(index_dir, translog_dir, config.clone())
+                ShardEngine::open(index_dir, translog_dir, shard_config)
             })();
             match opened {
                 Ok(engine) => shards.push(Arc::new(IndexShard {
@@ -465,8 +512,8 @@ impl ClusterService {
             mapping,
             analysis,
             analyzers,
-            shards,
-            failed,
+            opened: shards,
+            open_failures: failed,
         }))
     }
 
@@ -530,7 +577,7 @@ impl ClusterService {
                 aliases_version: 1,
             });
             let svc = self.open_service(meta.clone())?;
-            if let Some(f) = svc.failed.first() {
+            if let Some(f) = svc.open_failures.first() {
                 // A new shard that cannot open fails the create (nothing of it is kept).
                 svc.close();
                 return Err(OsError::new(ErrorKind::IndexShardRecovery, f.reason.clone()).status(500).with_index(&meta.name, &meta.uuid).with("shard", f.id.to_string()));
@@ -565,7 +612,7 @@ impl ClusterService {
         })?;
         for m in removed {
             if let Some(svc) = self.services_mut().remove(&m.name) {
-                for s in &svc.shards {
+                for s in &svc.opened {
                     let _ = s.engine.close();
                 }
             }
@@ -667,7 +714,7 @@ impl ClusterService {
     pub fn scheduled_refresh(&self) {
         for svc in self.open_indices() {
             let Some(interval) = svc.refresh_interval() else { continue };
-            for s in &svc.shards {
+            for s in svc.shards() {
                 let due = s.last_refresh.lock().unwrap_or_else(|e| e.into_inner()).elapsed() >= interval;
                 if due {
                     if let Err(e) = s.refresh() {

@@ -22,7 +22,7 @@ pub(crate) mod mapping_limits;
 pub mod metadata;
 pub(crate) mod refresh_listeners;
 pub(crate) mod resolve;
-pub(crate) mod routing;
+pub mod routing;
 pub(crate) mod settings;
 pub mod state_file;
 pub(crate) mod system_indices;

@@ -125,6 +125,11 @@ impl OsError {
 }
 
 impl OsError {
+    /// Whether this error came from damaged bytes on disk (the engine's corruption errors).
+    pub fn is_corruption(&self) -> bool {
+        self.kind == ErrorKind::CorruptIndex || self.kind == ErrorKind::TranslogCorrupted
+    }
+
     /// `ExceptionsHelper.detailedMessage`-like text: `Name[reason]; nested: Cause[reason]; `
     /// (just `Name[reason]` without a cause).
     pub fn detailed_message(&self) -> String {

@@ -46,6 +46,8 @@ use crate::engine::sync::{lock, Arc, AtomicI64, Mutex, Ordering};
 use crate::engine::translog::{Durability, Location, Operation, RecoveryPolicy, Translog, TranslogConfig};
 use crate::engine::{Error, Result};
 
+use super::failure::{FailureListener, ShardFailer};
+
 /// Turns a document's `_source` into indexable fields (the index mapping); used for writes and
 /// for translog replay.
 pub type DocumentParser = Arc<dyn Fn(&str, &[u8]) -> Result<Vec<IndexableField>> + Send + Sync>;
@@ -66,6 +68,9 @@ pub struct ShardConfig {
     /// Run merges on a background thread after refreshes (default). Off for deterministic tests,
     /// which call `maybe_merge` themselves.
     pub background_merges: bool,
+    /// Told once if the running engine fails (corruption found by any operation; see
+    /// [`super::failure`]). Not told of failures while the shard opens (the opener reports those).
+    pub on_failure: Option<FailureListener>,
 }
 
 impl fmt::Debug for ShardConfig {
@@ -113,9 +118,10 @@ struct Tombstone {
 pub struct ShardEngine {
     writer: Arc<IndexWriter>,
     merges: Mutex<Option<super::merge_scheduler::MergeScheduler>>,
-    /// Set when a write could not reach the translog after the index applied it: the engine
-    /// then refuses every write (OpenSearch fails the engine); recovery starts from the files.
-    failure: Mutex<Option<String>>,
+    /// Set when a write could not reach the translog after the index applied it (the engine
+    /// then refuses every write; recovery starts from the files), or when an operation found
+    /// corruption (the engine fails: see [`super::failure`]).
+    failer: ShardFailer,
     translog: Arc<Translog>,
     tracker: LocalCheckpointTracker,
     tombstones: Mutex<HashMap<String, Tombstone>>,
@@ -284,11 +290,20 @@ impl ShardEngine {
         let translog = Arc::new(translog);
         let syncer = (config.translog.durability == Durability::Async).then(|| translog.start_async_syncer());
         let writer = Arc::new(writer);
-        let merges = config.background_merges.then(|| super::merge_scheduler::MergeScheduler::start(writer.clone()));
+        let failer = ShardFailer::new(writer.clone());
+        let merges = config.background_merges.then(|| {
+            let f = failer.clone();
+            super::merge_scheduler::MergeScheduler::start(
+                writer.clone(),
+                Box::new(move |e: &Error| {
+                    f.maybe_fail("merge", e);
+                }),
+            )
+        });
         ShardEngine {
             writer,
             merges: Mutex::new(merges),
-            failure: Mutex::new(None),
+            failer,
             translog,
             tracker,
             tombstones: Mutex::new(HashMap::new()),
@@ -306,6 +321,8 @@ impl ShardEngine {
         let mut rs = lock(&self.recovery);
         rs.advance(Stage::Finalize);
         rs.advance(Stage::Done);
+        drop(rs);
+        self.failer.arm(self.config.on_failure.clone());
     }
 
     /// Every processed operation is durable after replay (it came from the translog).
@@ -373,12 +390,14 @@ impl ShardEngine {
     ///
     /// Ops with auto-generated ids run concurrently with each other (see the module docs).
     pub fn index(&self, op: IndexOp) -> Result<WriteResult> {
-        if op.auto_generated_id {
+        let r = if op.auto_generated_id {
             let _g = self.append_gate.read().unwrap_or_else(|p| p.into_inner());
-            return self.index_locked(op);
-        }
-        let _w = lock(&self.write_lock);
-        self.index_locked(op)
+            self.index_locked(op)
+        } else {
+            let _w = lock(&self.write_lock);
+            self.index_locked(op)
+        };
+        self.failer.check("index", r)
     }
 
     /// Steps 1–5 of an index op, under the write lock or (auto-generated id) the append gate.
@@ -432,7 +451,14 @@ impl ShardEngine {
 
     /// Deletes a document by id.
     pub fn delete(&self, id: &str, constraints: Constraints) -> Result<WriteResult> {
-        let _w = lock(&self.write_lock);
+        let r = {
+            let _w = lock(&self.write_lock);
+            self.delete_locked(id, constraints)
+        };
+        self.failer.check("delete", r)
+    }
+
+    fn delete_locked(&self, id: &str, constraints: Constraints) -> Result<WriteResult> {
         self.check_open()?;
         let current = self.current(id)?;
         let (version, found) = resolve_delete(id, &constraints, current)?;
@@ -480,12 +506,16 @@ impl ShardEngine {
 
     /// Realtime get by id.
     pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
-        self.writer.get(id)
+        self.failer.check("get", self.writer.get(id))
     }
 
     /// Get by id from the refreshed segments only (`realtime=false`): what a search sees, so a
     /// document written since the last refresh is not found (and a deleted one still is).
     pub fn get_searchable(&self, id: &str) -> Result<Option<StoredDocument>> {
+        self.failer.check("get", self.get_searchable_inner(id))
+    }
+
+    fn get_searchable_inner(&self, id: &str) -> Result<Option<StoredDocument>> {
         let searcher = self.writer.searcher()?;
         for leaf in searcher.leaves().iter().rev() {
             let live = &leaf.live;
@@ -500,7 +530,7 @@ impl ShardEngine {
     pub fn refresh(&self) -> Result<bool> {
         let gc = self.config.gc_deletes;
         lock(&self.tombstones).retain(|_, t| t.at.elapsed() < gc);
-        let refreshed = self.writer.refresh()?;
+        let refreshed = self.failer.check("refresh", self.writer.refresh())?;
         if refreshed {
             self.request_merge();
         }
@@ -520,11 +550,21 @@ impl ShardEngine {
 
     /// A pinned view for searching.
     pub fn searcher(&self) -> Result<Searcher> {
-        self.writer.searcher()
+        self.failer.check("search", self.writer.searcher())
+    }
+
+    /// The handle that fails this engine (searches report the corruption they find through it).
+    pub fn failer(&self) -> &ShardFailer {
+        &self.failer
     }
 
     /// Commits the index and trims the translog (see the module docs for the protocol).
     pub fn flush(&self) -> Result<()> {
+        let r = self.flush_locked();
+        self.failer.check("flush", r)
+    }
+
+    fn flush_locked(&self) -> Result<()> {
         let _w = lock(&self.write_lock);
         let _g = self.append_gate.write().unwrap_or_else(|p| p.into_inner());
         self.check_open()?;
@@ -550,12 +590,12 @@ impl ShardEngine {
 
     /// Merges as the policy asks (run on the merge thread pool).
     pub fn maybe_merge(&self) -> Result<usize> {
-        self.writer.maybe_merge(16)
+        self.failer.check("merge", self.writer.maybe_merge(16))
     }
 
     /// `_forcemerge`.
     pub fn force_merge(&self, max_num_segments: usize) -> Result<()> {
-        self.writer.force_merge(max_num_segments)
+        self.failer.check("force merge", self.writer.force_merge(max_num_segments))
     }
 
     /// The index writer (stats, segment listings).
@@ -600,13 +640,13 @@ impl ShardEngine {
         drop(merges);
         let _w = lock(&self.write_lock);
         let _g = self.append_gate.write().unwrap_or_else(|p| p.into_inner());
-        *lock(&self.failure) = Some("engine closed".into());
+        self.failer.close();
         self.translog.close()
     }
 
     fn check_open(&self) -> Result<()> {
-        match lock(&self.failure).as_ref() {
-            Some(f) => Err(Error::Closed(f.clone())),
+        match self.failer.failure() {
+            Some(f) => Err(Error::Closed(f)),
             None => Ok(()),
         }
     }
@@ -615,10 +655,9 @@ impl ShardEngine {
     /// engine (the operation is in the buffer but not durable, and must never be acknowledged).
     fn log(&self, op: &Operation) -> Result<Location> {
         self.translog.add(op).inspect_err(|e| {
-            let mut f = lock(&self.failure);
-            if f.is_none() {
+            if !self.failer.maybe_fail("translog", e) && self.failer.failure().is_none() {
                 tracing::error!(error = %e, "translog write failed; failing the shard engine");
-                *f = Some(format!("translog failure: {e}"));
+                self.failer.refuse(format!("translog failure: {e}"));
             }
         })
     }
@@ -650,5 +689,6 @@ pub fn default_config(parser: DocumentParser) -> ShardConfig {
         gc_deletes: Duration::from_secs(60),
         parser,
         background_merges: true,
+        on_failure: None,
     }
 }

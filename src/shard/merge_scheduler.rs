@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::engine::index::IndexWriter;
 use crate::engine::sync::{lock, Arc, Condvar, Mutex};
+use crate::engine::Error;
 
 /// Merges per round at most, so a stop request is never kept waiting behind a long cascade.
 const MAX_MERGES_PER_ROUND: usize = 64;
@@ -29,7 +30,7 @@ pub struct MergeScheduler {
 
 impl MergeScheduler {
     /// Starts the thread for `writer`.
-    pub fn start(writer: Arc<IndexWriter>) -> MergeScheduler {
+    pub fn start(writer: Arc<IndexWriter>, on_error: Box<dyn Fn(&Error) + Send>) -> MergeScheduler {
         let signal: Arc<(Mutex<Signal>, Condvar)> = Arc::new((Mutex::new(Signal::default()), Condvar::new()));
         let s = signal.clone();
         let thread = std::thread::Builder::new()
@@ -56,6 +57,7 @@ impl MergeScheduler {
                         Ok(_) => {}
                         Err(e) => {
                             tracing::warn!(error = %e, "background merge failed");
+                            on_error(&e);
                             break;
                         }
                     }

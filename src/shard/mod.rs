@@ -3,6 +3,7 @@
 
 pub(crate) mod checkpoint;
 pub mod engine;
+pub(crate) mod failure;
 pub(crate) mod merge_scheduler;
 pub(crate) mod recovery;
 pub mod versioning;

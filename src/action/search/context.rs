@@ -9,6 +9,7 @@ use crate::cluster::ClusterService;
 use crate::engine::index::Searcher;
 use crate::engine::schema::Mapping;
 use crate::error::{ErrorKind, OsError, OsResult};
+use crate::shard::failure::ShardFailer;
 
 /// OpenSearch's default `index.max_result_window`.
 pub const DEFAULT_MAX_RESULT_WINDOW: usize = 10_000;
@@ -40,6 +41,33 @@ pub struct ShardContext {
     pub alias_filter: Option<serde_json::Value>,
     /// The pinned segments (files stay alive while this exists).
     pub searcher: Searcher,
+    /// Fails the shard's engine when the search finds damaged bytes in its segments (`None`
+    /// for contexts not backed by a live shard, as in tests).
+    pub failer: Option<ShardFailer>,
+}
+
+impl ShardContext {
+    /// A shard that failed since it was pinned (a PIT or scroll outlives it, or another request
+    /// met damage in it meanwhile) is out of serving: its pinned segments are not searched
+    /// again, the search counts it failed (OpenSearch frees a failed shard's reader contexts).
+    pub fn check_serving(&self) -> OsResult<()> {
+        match &self.failer {
+            Some(f) if f.is_failed() => Err(OsError::new(
+                ErrorKind::NoShardAvailableAction,
+                format!("[{}][{}] shard failure, reason [{}]", self.index, self.shard, f.failure().unwrap_or_default()),
+            )
+            .status(503)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Reports what a search of this shard met: corruption (damaged bytes in a segment it
+    /// read) fails the shard as every other reader of its files would (marker, out of serving).
+    pub fn report_corruption(&self, source: &str, e: &OsError) {
+        if let (true, Some(f)) = (e.is_corruption(), &self.failer) {
+            f.fail(&format!("corrupt file (source: [{source}]): {}", e.reason), true);
+        }
+    }
 }
 
 /// Resolves `expr` and pins a searcher on every shard of every resolved index, in index then
@@ -88,8 +116,8 @@ pub fn acquire_with_failed(
         };
         let num_shards = meta.number_of_shards();
         let mapping = svc.mapping();
-        failed.extend(svc.failed.iter().map(|f| (svc.name.clone(), f.id, f.reason.clone())));
-        for shard in &svc.shards {
+        failed.extend(svc.failed().into_iter().map(|f| (svc.name.clone(), f.id, f.reason)));
+        for shard in svc.shards() {
             out.push(ShardContext {
                 alias_filter: alias_filter(&md, expr, &svc.name),
                 index: svc.name.clone(),
@@ -103,6 +131,7 @@ pub fn acquire_with_failed(
                 analyzers: svc.analyzers().clone(),
                 analysis: Some(svc.analysis().clone()),
                 searcher: shard.engine.searcher()?,
+                failer: Some(shard.engine.failer().clone()),
             });
         }
     }

@@ -15,6 +15,7 @@ use super::dsl::{self, QueryContext};
 use super::fetch;
 use super::field_values;
 use super::named;
+use super::parallel::{FetchPhase, QueryPhase};
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
 use super::rescore;
@@ -36,10 +37,10 @@ pub fn analyzers() -> &'static crate::engine::analysis::AnalyzerRegistry {
 }
 
 /// A set of segments searched together, and where each came from.
-struct Unit {
+pub(super) struct Unit {
     searcher: query::Searcher,
     /// Per unit segment: (context index, leaf index in that context).
-    origin: Vec<(usize, usize)>,
+    pub(super) origin: Vec<(usize, usize)>,
     /// The first context (mapping, index name).
     ctx: usize,
 }
@@ -203,7 +204,7 @@ impl ScrollState {
 }
 
 /// One unit's outcome.
-struct UnitResult {
+pub(super) struct UnitResult {
     hits: Vec<Hit>,
     total: (u64, Relation),
     max_score: Option<f32>,
@@ -234,7 +235,7 @@ fn slice_position(ctxs: &[ShardContext], ci: usize, req: &SearchRequest) -> (i32
 }
 
 /// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
-fn run_unit(
+pub(super) fn run_unit(
     u: &Unit,
     ctxs: &[ShardContext],
     req: &SearchRequest,
@@ -243,6 +244,7 @@ fn run_unit(
     last: Option<&LastHit>,
 ) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
+    c.check_serving()?;
     // The shard's limits first, then the refusal of the parts not built (OpenSearch checks the
     // limits before it compiles scripts or runs rescorers).
     super::limits::check_request(&c.limits, req)?;
@@ -540,29 +542,38 @@ fn run(
     let units = units(ctxs, req.dfs && req.slice.is_none());
     let mut results: Vec<Option<UnitResult>> = Vec::with_capacity(units.len());
     let mut failures: Vec<(usize, OsError)> = Vec::new();
-    // `timeout`: checked between units and, inside a unit, every few thousand collected docs
+    // `timeout`: checked when a unit starts and, inside a unit, every few thousand collected docs
     // (the collectors stop there and keep the hits so far); a unit that starts past the deadline
     // is not searched, the first excepted (its shards count as successful, with no hits: OpenSearch's partial
     // results), and one that stops or ends past it makes the response `timed_out`.
     let deadline = req.timeout.map(|t| start + t);
     let mut timed_out = false;
-    for (ui, u) in units.iter().enumerate() {
-        // The first unit always runs (a shard's query phase starts before its timer can fire).
-        if ui > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+    let lasts: Vec<Option<LastHit>> = units
+        .iter()
+        .map(|u| scroll.as_deref().and_then(|s| s.last_of(&(ctxs[u.ctx].index.clone(), ctxs[u.ctx].shard))).cloned())
+        .collect();
+    let phase = QueryPhase { units, ctxs: ctxs.to_vec(), req: req.clone(), now, deadline, lasts };
+    let (phase, outcomes) = phase.run();
+    let units = &phase.units;
+    for (u, outcome) in units.iter().zip(outcomes) {
+        let Some((r, late)) = outcome else {
             timed_out = true;
             results.push(None);
             continue;
-        }
-        let key = (ctxs[u.ctx].index.clone(), ctxs[u.ctx].shard);
-        let last = scroll.as_deref().and_then(|s| s.last_of(&key));
-        let r = run_unit(u, ctxs, req, now, deadline, last);
-        if deadline.is_some_and(|d| Instant::now() > d) || r.as_ref().is_ok_and(|r| r.timed_out) {
+        };
+        if late || r.as_ref().is_ok_and(|r| r.timed_out) {
             timed_out = true;
         }
         match r {
             Ok(r) => results.push(Some(r)),
             Err(e) if e.kind == ErrorKind::Parsing || e.kind == ErrorKind::ActionRequestValidation => return Err(e),
             Err(e) => {
+                // Corruption found by the unit fails its shard (a unit of several shards, with
+                // `dfs_query_then_fetch`, cannot tell which one holds the damaged file: the next
+                // search of each alone finds it).
+                if u.origin.iter().all(|o| o.0 == u.ctx) {
+                    ctxs[u.ctx].report_corruption("search", &e);
+                }
                 for ci in u.origin.iter().map(|o| o.0).chain(std::iter::once(u.ctx)) {
                     if !failures.iter().any(|f| f.0 == ci) {
                         failures.push((ci, e.clone()));
@@ -572,8 +583,7 @@ fn run(
             }
         }
     }
-    let failed_shards = failures.len();
-    if !ctxs.is_empty() && failed_shards == ctxs.len() {
+    if !ctxs.is_empty() && failures.len() == ctxs.len() {
         return Err(all_failed(failures, ctxs));
     }
     check_unsigned_sorts(&results)?;
@@ -659,54 +669,40 @@ fn run(
         }
     }
     let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
-    let mut hits = Vec::with_capacity(page.len());
-    let mut named_weights: Vec<Option<named::NamedWeights>> = (0..units.len()).map(|_| None).collect();
-    for (ui, h, key) in &page {
-        let u = &units[*ui];
-        let Some((ci, li)) = u.origin.get(h.segment).copied() else { continue };
-        let r = results[*ui].as_ref();
-        let score = match r {
-            Some(r) if sorted_by_fields && req.track_scores && h.score.is_nan() => score_of(u, &r.query, h)?,
-            _ if sorted_by_fields && !req.track_scores || h.score.is_nan() => None,
-            _ => Some(h.score),
-        };
-        let sort_vals: Option<Vec<Value>> = if engine_fields.is_empty() {
-            None
-        } else {
-            Some(h.sort_values.iter().zip(&fields).map(|(v, (f, fmt))| sort::render(v, f, fmt)).collect())
-        };
-        let explanation = match (req.explain, r) {
-            (true, Some(r)) => {
-                let first = u.searcher.explain(&r.query, h.segment, h.doc)?;
-                Some(match &r.rescore {
-                    None => first,
-                    Some((rs, windows)) => {
-                        let held: Vec<bool> = windows.iter().map(|w| w.contains(&(h.segment, h.doc))).collect();
-                        rs.explain(&u.searcher, h.segment, h.doc, first, &held)?
-                    }
-                })
+    let fetched = FetchPhase {
+        query: phase.clone(),
+        results,
+        page,
+        raw,
+        sorted_by_fields,
+        engine_fields: engine_fields.clone(),
+        fields: fields.clone(),
+    }
+    .run();
+    // Damaged bytes met while fetching: the shard fails (OpenSearch's fetch phase reports it as
+    // a shard failure) and its hits leave the page. Any other error fails the request (the first
+    // in page order).
+    for (ci, r) in &fetched {
+        match r {
+            Err(e) if e.is_corruption() => {
+                if !failures.iter().any(|f| f.0 == *ci) {
+                    ctxs[*ci].report_corruption("fetch", e);
+                    failures.push((*ci, e.clone()));
+                }
             }
-            _ => None,
-        };
-        let matched = match r {
-            Some(r) if !r.named.is_empty() => {
-                let w = match &mut named_weights[*ui] {
-                    Some(w) => w,
-                    slot => slot.insert(named::NamedWeights::compile(&r.named, &u.searcher)?),
-                };
-                named::render(&w.matches(&u.searcher, h.segment, h.doc)?, req.named_queries_score)
-            }
-            _ => None,
-        };
-        let q = r.map(|r| &r.query);
-        let mut hit = fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?;
-        if let (Some(cl), Some(key), super::body::HitJson::Value(v)) = (&req.collapse, key, &mut hit) {
-            collapse::add_field(v, &cl.field, key);
-            if !cl.inner_hits.is_empty() {
-                v["inner_hits"] = collapse::expand(cl, ctxs, req, key)?;
-            }
+            Err(e) => return Err(e.clone()),
+            Ok(_) => {}
         }
-        hits.push(hit);
+    }
+    let mut hits = Vec::with_capacity(fetched.len());
+    for (ci, r) in fetched {
+        if let (Ok(hit), false) = (r, failures.iter().any(|f| f.0 == ci)) {
+            hits.push(hit);
+        }
+    }
+    let failed_shards = failures.len();
+    if !ctxs.is_empty() && failed_shards == ctxs.len() {
+        return Err(all_failed(failures, ctxs));
     }
     // A sort reports a max score only when it leads with `_score` descending (the first hit's
     // score, OpenSearch 3.2+) or with `track_scores`.
@@ -742,6 +738,70 @@ fn run(
     })
 }
 
+/// The fetch phase of one hit of the page: its score, sort values, explanation, matched queries
+/// and stored fields.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fetch_hit(
+    u: &Unit,
+    ci: usize,
+    li: usize,
+    h: &Hit,
+    key: Option<&Value>,
+    ui: usize,
+    results: &[Option<UnitResult>],
+    named_weights: &mut [Option<named::NamedWeights>],
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    raw: bool,
+    sorted_by_fields: bool,
+    engine_fields: &[SortField],
+    fields: &[(SortField, ValueFormat)],
+) -> OsResult<super::body::HitJson> {
+    let r = results[ui].as_ref();
+    let score = match r {
+        Some(r) if sorted_by_fields && req.track_scores && h.score.is_nan() => score_of(u, &r.query, h)?,
+        _ if sorted_by_fields && !req.track_scores || h.score.is_nan() => None,
+        _ => Some(h.score),
+    };
+    let sort_vals: Option<Vec<Value>> = if engine_fields.is_empty() {
+        None
+    } else {
+        Some(h.sort_values.iter().zip(fields).map(|(v, (f, fmt))| sort::render(v, f, fmt)).collect())
+    };
+    let explanation = match (req.explain, r) {
+        (true, Some(r)) => {
+            let first = u.searcher.explain(&r.query, h.segment, h.doc)?;
+            Some(match &r.rescore {
+                None => first,
+                Some((rs, windows)) => {
+                    let held: Vec<bool> = windows.iter().map(|w| w.contains(&(h.segment, h.doc))).collect();
+                    rs.explain(&u.searcher, h.segment, h.doc, first, &held)?
+                }
+            })
+        }
+        _ => None,
+    };
+    let matched = match r {
+        Some(r) if !r.named.is_empty() => {
+            let w = match &mut named_weights[ui] {
+                Some(w) => w,
+                slot => slot.insert(named::NamedWeights::compile(&r.named, &u.searcher)?),
+            };
+            named::render(&w.matches(&u.searcher, h.segment, h.doc)?, req.named_queries_score)
+        }
+        _ => None,
+    };
+    let q = r.map(|r| &r.query);
+    let mut hit = fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?;
+    if let (Some(cl), Some(key), super::body::HitJson::Value(v)) = (&req.collapse, key, &mut hit) {
+        collapse::add_field(v, &cl.field, key);
+        if !cl.inner_hits.is_empty() {
+            v["inner_hits"] = collapse::expand(cl, ctxs, req, key)?;
+        }
+    }
+    Ok(hit)
+}
+
 /// OpenSearch's `validateMergeSortValueFormats`: a sort field that is an `unsigned_long` in one
 /// index must be one in every index (its values do not compare with other numbers).
 fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
@@ -765,30 +825,40 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
     Ok(())
 }
 
-/// `_count` over pinned shards: `{"count", "_shards"}`.
+/// One shard's count.
+fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
+    c.check_serving()?;
+    let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
+    let qc = QueryContext {
+        mapping: &c.mapping,
+        analyzers: &c.analyzers,
+        segments: segs,
+        index: &c.index,
+        now_millis: now,
+        analysis: c.analysis.as_deref(),
+        max_regex_length: c.limits.max_regex_length,
+        warnings: &req.warnings,
+    };
+    let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
+    Ok(if let Some(min) = req.min_score {
+        c.searcher.query().count_min_score(&q, min)?
+    } else {
+        c.searcher.query().count(&q)?
+    })
+}
+
+/// `_count` over pinned shards (in parallel on the search pool): `{"count", "_shards"}`.
 pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
     let now = crate::clock::now_millis();
+    let counts: Vec<OsResult<u64>> = if ctxs.len() <= 1 {
+        ctxs.iter().map(|c| count_one(c, req, now)).collect()
+    } else {
+        let shared = Arc::new((ctxs.to_vec(), req.clone()));
+        crate::threadpool::fan_out(ctxs.len(), move |ci| count_one(&shared.0[ci], &shared.1, now))
+    };
     let mut n = 0u64;
     let mut failures = Vec::new();
-    for (ci, c) in ctxs.iter().enumerate() {
-        let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
-        let qc = QueryContext {
-            mapping: &c.mapping,
-            analyzers: &c.analyzers,
-            segments: segs,
-            index: &c.index,
-            now_millis: now,
-            analysis: c.analysis.as_deref(),
-            max_regex_length: c.limits.max_regex_length,
-            warnings: &req.warnings,
-        };
-        let r = build_query(req, &qc).and_then(|q| with_alias_filter(q, c, &qc)).and_then(|q| {
-            if let Some(min) = req.min_score {
-                Ok(c.searcher.query().count_min_score(&q, min)?)
-            } else {
-                Ok(c.searcher.query().count(&q)?)
-            }
-        });
+    for (ci, r) in counts.into_iter().enumerate() {
         match r {
             Ok(x) => {
                 n += match req.terminate_after {
@@ -797,7 +867,10 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
                 }
             }
             Err(e) if e.kind == ErrorKind::Parsing => return Err(e),
-            Err(e) => failures.push((ci, e)),
+            Err(e) => {
+                ctxs[ci].report_corruption("count", &e);
+                failures.push((ci, e))
+            }
         }
     }
     if !ctxs.is_empty() && failures.len() == ctxs.len() {

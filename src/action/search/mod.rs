@@ -24,6 +24,7 @@
 //! | [`sort`] | sort specs, resolution against the mapping, sort values |
 //! | [`sort_missing`] | keyword sorts with a custom `missing` value |
 //! | [`execute`] | query-then-fetch, merging, the response |
+//! | `parallel` | the query phase's units run in parallel on the search pool |
 //! | [`body`] | the response body, as a JSON tree or written straight to bytes |
 //! | [`fetch`] | one hit's JSON |
 //! | [`field_values`] | `docvalue_fields`, the `fields` API, `stored_fields` |
@@ -63,6 +64,7 @@ pub mod index_boost;
 pub mod limits;
 pub mod match_only;
 pub mod named;
+mod parallel;
 pub mod pit;
 pub mod query_string;
 pub mod request;

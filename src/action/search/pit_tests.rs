@@ -83,6 +83,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         analyzers: Arc::new(crate::engine::index::writer::default_analyzers()),
         analysis: None,
         searcher: crate::engine::index::Searcher::new(vec![], 0),
+        failer: None,
     }
 }
 

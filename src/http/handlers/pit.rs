@@ -176,7 +176,7 @@ fn segments_table(node: &Node, ctxs: &[ShardContext]) -> Table {
             .cluster
             .index(&c.index)
             .ok()
-            .and_then(|svc| svc.shards.iter().find(|s| s.id == c.shard).map(|s| s.engine.writer().segment_stats()))
+            .and_then(|svc| svc.shard(c.shard).map(|s| s.engine.writer().segment_stats()))
             .map(|v| v.into_iter().map(|s| (s.name, s.committed)).collect())
             .unwrap_or_default();
         for leaf in c.searcher.leaves() {

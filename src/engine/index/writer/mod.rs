@@ -296,6 +296,16 @@ impl IndexWriter {
         e
     }
 
+    /// Fails the writer from outside (the shard engine failed: corruption found by a search,
+    /// a get or a merge): it refuses further work as after a tragic failure of its own.
+    pub fn fail_tragic(&self, reason: String) {
+        let mut s = lock(&self.state);
+        if s.failure.is_none() {
+            self.failed.store(true, Ordering::SeqCst);
+            s.failure = Some(reason);
+        }
+    }
+
     /// The directory.
     pub fn directory(&self) -> &Arc<dyn Directory> {
         &self.dir
