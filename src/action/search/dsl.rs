@@ -236,6 +236,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         }
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
         "intervals" => super::dsl_intervals::parse(inner, ctx),
+        n if super::dsl_span::SPAN_QUERIES.contains(&n) => super::dsl_span::parse(n, inner, ctx, d),
         "distance_feature" => super::dsl_distance_feature::parse(inner, ctx),
         "combined_fields" => super::dsl_combined_fields::parse(inner, ctx),
         "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),

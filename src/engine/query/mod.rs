@@ -40,6 +40,7 @@
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`doc_values_query`] | the same answered from doc values (fields not indexed) |
 //! | [`sort`] | sort fields and values |
+//! | [`spans`] | span queries: Lucene's spans and `SpanWeight` scoring |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 //! | [`verified`] | two-phase matching: candidates confirmed by a per-document check |
@@ -68,6 +69,7 @@ pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
+pub mod spans;
 pub mod term_cursor;
 pub mod tree;
 pub mod verified;
@@ -75,7 +77,7 @@ pub mod view;
 pub mod weight;
 
 #[cfg(test)]
-mod model;
+pub(crate) mod model;
 #[cfg(test)]
 mod tests;
 
