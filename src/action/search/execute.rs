@@ -218,6 +218,8 @@ struct UnitResult {
     fields: Vec<(SortField, ValueFormat)>,
     /// Collection stopped at the deadline.
     timed_out: bool,
+    /// `terminate_after`: whether a shard had more matches than it collected.
+    terminated: Option<bool>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -275,6 +277,17 @@ fn run_unit(
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
+    // `terminate_after`: each shard collects its first N matches only.
+    let limited;
+    let (searcher, terminated) = match req.terminate_after {
+        Some(t) if t > 0 => {
+            let shard_of: Vec<usize> = u.origin.iter().map(|o| o.0).collect();
+            let (s, term) = query::limited::limit(&u.searcher, &query, t, &shard_of)?;
+            limited = s;
+            (&limited, Some(term))
+        }
+        _ => (&u.searcher, None),
+    };
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
@@ -334,13 +347,13 @@ fn run_unit(
     }
     if let Some(min) = req.min_score {
         spec.track_total_hits = TrackTotalHits::Accurate;
-        let n = u.searcher.count(&query)? as usize;
+        let n = searcher.count(&query)? as usize;
         spec.size = n.min(MIN_SCORE_COLLECT_LIMIT).max(k);
-        let mut top = u.searcher.search(&query, &spec)?;
+        let mut top = searcher.search(&query, &spec)?;
         top.hits.retain(|h| h.score >= min);
         // Exact even past the collection limit: every match is scored once more and counted.
         let total =
-            if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
+            if n > MIN_SCORE_COLLECT_LIMIT { searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
         top.max_score =
             top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
         top.hits.truncate(k);
@@ -352,19 +365,29 @@ fn run_unit(
             named,
             fields,
             timed_out: top.timed_out,
+            terminated,
         });
     }
     let top = match sort_missing::keyword_missing(&req.sort, &fields) {
-        Some((fi, missing)) => sort_missing::search(&u.searcher, &query, &spec, fi, &missing)?,
-        None => u.searcher.search(&query, &spec)?,
+        Some((fi, missing)) => sort_missing::search(searcher, &query, &spec, fi, &missing)?,
+        None => searcher.search(&query, &spec)?,
     };
     let mut max_score = top.max_score;
     if req.track_scores && max_score.is_none() && !spec.sort.is_empty() {
         // A field sort does not score; `track_scores` wants the best score all the same.
         let by_score = TopSpec { size: 1, track_total_hits: TrackTotalHits::Disabled, deadline, ..TopSpec::default() };
-        max_score = u.searcher.search(&query, &by_score)?.max_score;
+        max_score = searcher.search(&query, &by_score)?.max_score;
     }
-    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, named, fields, timed_out: top.timed_out })
+    Ok(UnitResult {
+        hits: top.hits,
+        total: top.total,
+        max_score,
+        query,
+        named,
+        fields,
+        timed_out: top.timed_out,
+        terminated,
+    })
 }
 
 /// The score of one hit of a field-sorted search (`track_scores`), from its explanation.
@@ -537,17 +560,8 @@ fn run(
                 .then(a.1.doc.cmp(&b.1.doc))
         });
     }
-    let mut terminated_early = None;
-    if let Some(t) = req.terminate_after {
-        if t > 0 && total > t {
-            total = t;
-            relation = Relation::Eq;
-            terminated_early = Some(true);
-            merged.truncate(t as usize);
-        } else if t > 0 {
-            terminated_early = Some(false);
-        }
-    }
+    // Any shard terminated early makes the response so (OpenSearch's merge of the shards').
+    let terminated_early = results.iter().flatten().filter_map(|r| r.terminated).reduce(|a, b| a || b);
     let page: Vec<(usize, Hit)> = merged.into_iter().skip(req.from).take(req.size).collect();
     if let Some(st) = scroll.as_deref_mut() {
         for (ui, h) in &page {
@@ -659,6 +673,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
 pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
     let now = now_millis();
     let mut n = 0u64;
+    let mut terminated = false;
     let mut failures = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {
         let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
@@ -679,9 +694,13 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
             }
         });
         match r {
+            // `terminate_after` counts per shard: a shard with more matches terminated early.
             Ok(x) => {
                 n += match req.terminate_after {
-                    Some(t) if t > 0 => x.min(t),
+                    Some(t) if t > 0 => {
+                        terminated |= x > t;
+                        x.min(t)
+                    }
                     _ => x,
                 }
             }
@@ -700,7 +719,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     let mut body = json!({"count": n, "_shards": shards});
     if let Some(t) = req.terminate_after {
         if t > 0 {
-            body["terminated_early"] = json!(n >= t);
+            body["terminated_early"] = json!(terminated);
         }
     }
     Ok(body)

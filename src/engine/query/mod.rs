@@ -35,6 +35,7 @@
 //! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
 //! | [`distance_feature`] | distance_feature: scores by distance of dates and points to an origin |
 //! | [`combined_fields`] | BM25F over weighted fields (combined_fields) |
+//! | [`limited`] | `terminate_after`: each shard's first N matches |
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
@@ -61,6 +62,7 @@ pub mod explain;
 pub mod floor;
 pub mod function_score;
 pub mod intervals;
+pub mod limited;
 pub mod max_score;
 pub mod memory_index;
 pub mod multi_phrase;
