@@ -175,9 +175,14 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
                     other => return Err(perr(format!("[constant_score] query does not support [{other}]"))),
                 }
             }
-            let f = filter.ok_or_else(|| perr("[constant_score] requires a 'filter' element"))?;
+            let mut f = filter.ok_or_else(|| perr("[constant_score] requires a 'filter' element"))?;
             if f == Query::MatchNone {
                 return Ok(Query::MatchNone);
+            }
+            // Lucene's `ConstantScoreQuery.rewrite`: a constant-score filter (a keyword term)
+            // needs no second wrapper.
+            if let Query::ConstantScore { query, .. } = f {
+                f = *query;
             }
             Ok(Query::ConstantScore { query: Box::new(f), boost })
         }

@@ -189,6 +189,7 @@ fn lucene_class(q: &Query) -> &'static str {
         Query::Range { kind: RangeKind::Points, .. } => "class org.apache.lucene.search.IndexOrDocValuesQuery",
         Query::Terms { .. } => "class org.apache.lucene.search.TermInSetQuery",
         Query::MatchAll { .. } => "class org.apache.lucene.search.MatchAllDocsQuery",
+        Query::ConstantScore { .. } => "class org.apache.lucene.search.ConstantScoreQuery",
         Query::DocValues { .. } => "class org.apache.lucene.search.IndexOrDocValuesQuery",
         _ => "class org.apache.lucene.search.Query",
     }

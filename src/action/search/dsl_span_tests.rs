@@ -92,10 +92,13 @@ fn errors_are_opensearch_s() {
         err(json!({"span_near": {"clauses": [t, {"span_term": {"text": "a"}}]}})),
         "Cannot add clause text:a to SpanNearQuery for field plain"
     );
+    // A keyword term query is constant score: no term to extract (`MappedFieldType.extractTerm`).
     assert_eq!(
         err(json!({"span_term": {"k": "x"}})),
-        "field \"k\" was indexed without position data; cannot run SpanTermQuery (term=x)"
+        "Cannot extract a term from a query of type class org.apache.lucene.search.ConstantScoreQuery: ConstantScore(k:x)"
     );
+    let e = run(json!({"span_multi": {"match": {"prefix": {"k": "x"}}}})).unwrap_err();
+    assert_eq!(e.reason, "field \"k\" was indexed without position data; cannot run SpanTermQuery (term=x)");
 }
 
 #[test]
