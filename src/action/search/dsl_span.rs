@@ -68,7 +68,7 @@ fn parse_span(name: &str, v: &Value, ctx: &QueryContext<'_>, depth: usize) -> Os
         "span_first" => span_first(v, ctx, depth),
         "span_containing" | "span_within" => span_contain(name, v, ctx, depth),
         "span_field_masking" | "field_masking_span" => field_masking(v, ctx, depth),
-        other => Err(perr(format!("unknown query [{other}]"))),
+        other => Err(super::dsl::unknown_query(other)),
     }
 }
 

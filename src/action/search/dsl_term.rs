@@ -201,7 +201,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                         None => fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b),
                     }
                 }
-                _ => Err(perr(format!("unknown query [{name}]"))),
+                _ => Err(super::dsl::unknown_query(name)),
             }
         }
     }
@@ -238,7 +238,7 @@ fn constant_keyword(
                 spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
             dsl_constant::fuzzy(field, ft, c, &s, &fz, prefix, tr, boost)
         }
-        _ => Err(perr(format!("unknown query [{name}]"))),
+        _ => Err(super::dsl::unknown_query(name)),
     }
 }
 

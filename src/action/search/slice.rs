@@ -95,7 +95,12 @@ pub fn parse(v: &Value) -> OsResult<Slice> {
                 }
                 s.max = max;
             }
-            other => return Err(OsError::new("x_content_parse_exception", format!("[slice] unknown field [{other}]"))),
+            other => {
+                return Err(OsError::new(
+                    "x_content_parse_exception",
+                    crate::error::unknown_field("slice", other, &["field", "id", "max"]),
+                ))
+            }
         }
     }
     Ok(s)

@@ -159,6 +159,11 @@ fn compound_queries() {
 fn parsing_errors_use_opensearch_messages() {
     let reason = |v| q(v).map(|_| ()).unwrap_err().reason;
     assert_eq!(reason(json!({"nope": {}})), "unknown query [nope]");
+    assert_eq!(reason(json!({"boool": {}})), "unknown query [boool] did you mean [bool]?");
+    assert_eq!(
+        reason(json!({"bool": {"must": {"matchall": {}}}})),
+        "unknown query [matchall] did you mean any of [match_all, match]?"
+    );
     assert_eq!(reason(json!({"match": "x"})), "[match] query malformed, no start_object after query name");
     assert_eq!(
         reason(json!({"term": {"a": 1}, "match": {}})),
