@@ -143,7 +143,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                 Value::String(s) if s.trim().parse::<f64>().is_ok() => s.trim().parse::<f64>().unwrap_or(0.0) * unit,
                 other => meters(other)?,
             };
-            if !(meters > 0.0) {
+            if meters.is_nan() || meters <= 0.0 {
                 return Err(OsError::illegal("distance must be greater than zero"));
             }
             GeoShape::Distance { lat: c.lat, lon: c.lon, meters }
