@@ -136,7 +136,7 @@ fn query_fields(q: &Value) -> OsResult<Option<Vec<String>>> {
             }
             out
         }
-        other => return Err(OsError::parsing(format!("unknown query [{other}]")).with("line", 1).with("col", 1)),
+        other => return Err(crate::action::search::dsl::unknown_query(other).with("line", 1).with("col", 1)),
     }))
 }
 

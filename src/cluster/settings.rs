@@ -128,6 +128,9 @@ const DYNAMIC: &[&str] = &[
     "index.default_pipeline",
     "index.final_pipeline",
     "index.search.idle.after",
+    "index.search.concurrent_segment_search.mode",
+    "index.search.concurrent_segment_search.enabled",
+    "index.search.concurrent.max_slice_count",
     "index.max_slices_per_scroll",
     "index.max_ngram_diff",
     "index.max_shingle_diff",
@@ -319,6 +322,15 @@ pub fn validate_values(flat: &FlatSettings) -> OsResult<()> {
         }
     }
     get_bool(flat, "index.hidden", false)?;
+    // Concurrent segment search: how a shard's segments are searched (in slices, in parallel);
+    // the results are the same either way, and Fathom searches a shard's segments in turn.
+    if let Some(s) = get_str(flat, "index.search.concurrent_segment_search.mode") {
+        if !matches!(s, "all" | "none" | "auto") {
+            return Err(OsError::illegal("Setting value must be one of [all, none, auto]"));
+        }
+    }
+    get_bool(flat, "index.search.concurrent_segment_search.enabled", false)?;
+    get_int(flat, "index.search.concurrent.max_slice_count", 0, 0, i32::MAX as i64)?;
     Ok(())
 }
 
@@ -362,5 +374,9 @@ mod tests {
         assert!(e.reason.contains("must be >= 1"), "{}", e.reason);
         let f = flatten_index_settings(&json!({"foo": 1})).unwrap();
         assert!(validate_new(&f).unwrap_err().reason.starts_with("unknown setting [index.foo]"));
+        let f = flatten_index_settings(&json!({"index.search.concurrent_segment_search.mode": "some"})).unwrap();
+        assert_eq!(validate_new(&f).unwrap_err().reason, "Setting value must be one of [all, none, auto]");
+        let f = flatten_index_settings(&json!({"index.search.concurrent_segment_search.mode": "all"})).unwrap();
+        assert!(validate_new(&f).is_ok() && is_dynamic("index.search.concurrent_segment_search.mode"));
     }
 }

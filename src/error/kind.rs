@@ -82,11 +82,13 @@ error_kinds! {
     Parsing = "parsing_exception", 400, None;
     ProcessClusterEventTimeout = "process_cluster_event_timeout_exception", 503, None;
     QueryShard = "query_shard_exception", 400, None;
+    QueryValidation = "query_validation_exception", 400, None;
     ReceiveTimeoutTransport = "receive_timeout_transport_exception", 503, None;
     RejectedExecution = "rejected_execution_exception", 429, None;
     ResourceAlreadyExists = "resource_already_exists_exception", 400, None;
     ResourceNotFound = "resource_not_found_exception", 404, None;
     RoutingMissing = "routing_missing_exception", 400, None;
+    Runtime = "runtime_exception", 500, Some("java.lang.RuntimeException");
     Script = "script_exception", 400, None;
     SearchContextMissing = "search_context_missing_exception", 404, None;
     Search = "search_exception", 500, None;

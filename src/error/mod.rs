@@ -154,13 +154,24 @@ impl OsError {
 /// OpenSearch's suggestion suffix for an unknown name (its parsers suggest candidates whose
 /// Levenshtein similarity exceeds 0.5): ` did you mean [a]?` or
 /// ` did you mean any of [a, b]?`, empty when nothing is close.
+/// Close candidates come best first, then by name (`SuggestingErrorOnUnknown.suggest`).
 pub fn did_you_mean(name: &str, candidates: &[&str], threshold: f64) -> String {
-    let close: Vec<&str> = candidates.iter().copied().filter(|c| similarity(name, c) > threshold).collect();
+    let mut scored: Vec<(f32, &str)> =
+        candidates.iter().map(|c| (similarity(name, c) as f32, *c)).filter(|(s, _)| *s as f64 > threshold).collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    let close: Vec<&str> = scored.into_iter().map(|(_, c)| c).collect();
     match close.len() {
         0 => String::new(),
         1 => format!(" did you mean [{}]?", close[0]),
         _ => format!(" did you mean any of [{}]?", close.join(", ")),
     }
+}
+
+/// ObjectParser's `[parser] unknown field [field]` with its suggestion among `candidates` (the
+/// fields the parser declares).
+pub fn unknown_field(parser: &str, field: &str, candidates: &[&str]) -> String {
+    format!("[{parser}] unknown field [{field}]{}", did_you_mean(field, candidates, 0.5))
 }
 
 /// Lucene's LevenshteinDistance similarity: 1 - distance / max length.
@@ -249,5 +260,22 @@ mod tests {
     fn validation_message() {
         let e = OsError::validation(&["a".into(), "b".into()]);
         assert_eq!(e.reason, "Validation Failed: 1: a;2: b;");
+    }
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_come_best_first_then_by_name() {
+        assert_eq!(did_you_mean("boool", &["bool", "boosting", "match"], 0.5), " did you mean [bool]?");
+        assert_eq!(did_you_mean("xyz", &["bool"], 0.5), "");
+        // Equal similarity: by name; better similarity first.
+        assert_eq!(did_you_mean("abcd", &["abcf", "abce", "abcd1"], 0.5), " did you mean any of [abcd1, abce, abcf]?");
+        assert_eq!(
+            unknown_field("slice", "fiel", &["field", "id", "max"]),
+            "[slice] unknown field [fiel] did you mean [field]?"
+        );
     }
 }

@@ -120,7 +120,13 @@ pub fn parse_script_request(v: &Json) -> Result<ScriptRequest, ScriptError> {
                     )))
                 }
             },
-            other => return Err(parse_error(format!("[script] unknown field [{other}]"))),
+            other => {
+                return Err(parse_error(crate::error::unknown_field(
+                    "script",
+                    other,
+                    &["id", "lang", "options", "params", "source"],
+                )))
+            }
         }
     }
     if kinds > 1 {

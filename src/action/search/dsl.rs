@@ -48,6 +48,73 @@ impl std::fmt::Debug for QueryContext<'_> {
 /// for bool; this bounds every compound).
 pub const MAX_DEPTH: usize = 64;
 
+/// The query names OpenSearch's registry knows (with its plugins' and modules'), the
+/// candidates of its `unknown query [x] did you mean [y]?` suggestion.
+pub const QUERY_NAMES: &[&str] = &[
+    "bool",
+    "boosting",
+    "combined_fields",
+    "constant_score",
+    "dis_max",
+    "distance_feature",
+    "exists",
+    "field_masking_span",
+    "function_score",
+    "fuzzy",
+    "geo_bounding_box",
+    "geo_distance",
+    "geo_polygon",
+    "geo_shape",
+    "has_child",
+    "has_parent",
+    "hybrid",
+    "ids",
+    "intervals",
+    "knn",
+    "match",
+    "match_all",
+    "match_bool_prefix",
+    "match_none",
+    "match_phrase",
+    "match_phrase_prefix",
+    "more_like_this",
+    "multi_match",
+    "nested",
+    "neural",
+    "parent_id",
+    "percolate",
+    "prefix",
+    "query_string",
+    "range",
+    "rank_feature",
+    "regexp",
+    "script",
+    "script_score",
+    "simple_query_string",
+    "span_containing",
+    "span_field_masking",
+    "span_first",
+    "span_gap",
+    "span_multi",
+    "span_near",
+    "span_not",
+    "span_or",
+    "span_term",
+    "span_within",
+    "term",
+    "terms",
+    "terms_set",
+    "wildcard",
+    "wrapper",
+    "xy_shape",
+];
+
+/// `unknown query [x]` with OpenSearch's suggestion of close query names
+/// (`AbstractQueryBuilder.parseInnerQueryBuilder`).
+pub fn unknown_query(name: &str) -> OsError {
+    perr(format!("unknown query [{name}]{}", crate::error::did_you_mean(name, QUERY_NAMES, 0.5)))
+}
+
 /// A `parsing_exception`.
 pub fn perr(reason: impl Into<String>) -> OsError {
     OsError::parsing(reason).status(400)
@@ -178,9 +245,14 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
                     other => return Err(perr(format!("[constant_score] query does not support [{other}]"))),
                 }
             }
-            let f = filter.ok_or_else(|| perr("[constant_score] requires a 'filter' element"))?;
+            let mut f = filter.ok_or_else(|| perr("[constant_score] requires a 'filter' element"))?;
             if f == Query::MatchNone {
                 return Ok(Query::MatchNone);
+            }
+            // Lucene's `ConstantScoreQuery.rewrite`: a constant-score filter (a keyword term)
+            // needs no second wrapper.
+            if let Query::ConstantScore { query, .. } = f {
+                f = *query;
             }
             Ok(Query::ConstantScore { query: Box::new(f), boost })
         }
@@ -239,11 +311,12 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         }
         "query_string" | "simple_query_string" => query_string::parse_dsl(name, inner, ctx),
         "intervals" => super::dsl_intervals::parse(inner, ctx),
+        n if super::dsl_span::SPAN_QUERIES.contains(&n) => super::dsl_span::parse(n, inner, ctx, d),
         "distance_feature" => super::dsl_distance_feature::parse(inner, ctx),
         "combined_fields" => super::dsl_combined_fields::parse(inner, ctx),
         "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),
         "geo_shape" => super::dsl_geo::parse_shape_query(inner, ctx),
-        other => Err(perr(format!("unknown query [{other}]"))),
+        other => Err(unknown_query(other)),
     }
 }
 

@@ -27,7 +27,13 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
             "pivot" => pivot = Some(str_of(NAME, k, v)?),
             "boost" => boost = f32_of(NAME, k, v)?,
             "_name" => {}
-            other => return Err(xparse(format!("[{NAME}] unknown field [{other}]"))),
+            other => {
+                return Err(xparse(crate::error::unknown_field(
+                    NAME,
+                    other,
+                    &["_name", "boost", "field", "origin", "pivot"],
+                )))
+            }
         }
     }
     let field = field.ok_or_else(|| xparse("Required [field]"))?;

@@ -197,7 +197,7 @@ pub fn parse(name: &str, v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                         None => fuzzy(ctx, field, &s, &fz, prefix, max, tr, boost * b),
                     }
                 }
-                _ => Err(perr(format!("unknown query [{name}]"))),
+                _ => Err(super::dsl::unknown_query(name)),
             }
         }
     }
@@ -234,7 +234,7 @@ fn constant_keyword(
                 spec.get("transpositions").map(|v| bool_of(name, "transpositions", v)).transpose()?.unwrap_or(true);
             dsl_constant::fuzzy(field, ft, c, &s, &fz, prefix, tr, boost)
         }
-        _ => Err(perr(format!("unknown query [{name}]"))),
+        _ => Err(super::dsl::unknown_query(name)),
     }
 }
 
@@ -525,7 +525,19 @@ pub fn term(ctx: &QueryContext<'_>, field: &str, v: &Value, boost: f32) -> OsRes
         FieldKind::ConstantKeyword(c) => return dsl_constant::term(field, ft, c, &text(v)?, false, boost),
         FieldKind::Text(_) => Query::Term { field: field.into(), term: text(v)?.into_bytes(), boost },
         FieldKind::Keyword(_) => {
-            Query::Term { field: field.into(), term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(), boost }
+            let t = Query::Term {
+                field: field.into(),
+                term: dsl_keyword::normalize(ctx, field, &text(v)?).into_bytes(),
+                boost: 1.0,
+            };
+            // OpenSearch 3's `KeywordFieldType.termQuery`: constant score unless the mapping
+            // sets `use_similarity` (then BM25).
+            let bm25 = ft.extra.get("use_similarity").is_some_and(|u| u == &Value::Bool(true) || u == "true");
+            if bm25 {
+                t.with_boost(boost)
+            } else {
+                Query::ConstantScore { query: Box::new(t), boost }
+            }
         }
         FieldKind::Boolean => {
             let b = match v {

@@ -218,6 +218,8 @@ pub(super) struct UnitResult {
     rescore: Option<(rescore::Compiled, Vec<Vec<(usize, u32)>>)>,
     /// With `collapse`: each hit's collapse value (parallel to `hits`).
     keys: Vec<Value>,
+    /// `terminate_after`: whether a shard had more matches than it collected.
+    terminated: Option<bool>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -278,6 +280,17 @@ pub(super) fn run_unit(
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
+    // `terminate_after`: each shard collects its first N matches only.
+    let limited;
+    let (searcher, terminated) = match req.terminate_after {
+        Some(t) if t > 0 => {
+            let shard_of: Vec<usize> = u.origin.iter().map(|o| o.0).collect();
+            let (s, term) = query::limited::limit(&u.searcher, &query, t, &shard_of)?;
+            limited = s;
+            (&limited, Some(term))
+        }
+        _ => (&u.searcher, None),
+    };
     let fields = sort::resolve(&req.sort, &c.mapping)?;
     let rescorer = match &req.rescore {
         None => None,
@@ -358,18 +371,18 @@ pub(super) fn run_unit(
     }
     if let Some(min) = req.min_score {
         spec.track_total_hits = TrackTotalHits::Accurate;
-        let n = u.searcher.count(&query)? as usize;
+        let n = searcher.count(&query)? as usize;
         spec.size = n.min(MIN_SCORE_COLLECT_LIMIT).max(k);
-        let mut top = u.searcher.search(&query, &spec)?;
+        let mut top = searcher.search(&query, &spec)?;
         top.hits.retain(|h| h.score >= min);
         // Exact even past the collection limit: every match is scored once more and counted.
         let total =
-            if n > MIN_SCORE_COLLECT_LIMIT { u.searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
+            if n > MIN_SCORE_COLLECT_LIMIT { searcher.count_min_score(&query, min)? } else { top.hits.len() as u64 };
         top.max_score =
             top.hits.iter().map(|h| h.score).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
-        let rescore = rescore_hits(rescorer, u, &mut top.hits, &mut top.max_score)?;
+        let rescore = rescore_hits(rescorer, searcher, &mut top.hits, &mut top.max_score)?;
         let keys = match collapse {
-            Some((f, ft)) => collapse_heads(u, &mut top.hits, f, ft, k)?,
+            Some((f, ft)) => collapse_heads(searcher, &mut top.hits, f, ft, k)?,
             None => Vec::new(),
         };
         top.hits.truncate(k);
@@ -383,11 +396,12 @@ pub(super) fn run_unit(
             fields,
             timed_out: top.timed_out,
             rescore,
+            terminated,
         });
     }
     let run_top = |spec: &TopSpec| match sort_missing::keyword_missing(&req.sort, &fields) {
-        Some((fi, missing)) => sort_missing::search(&u.searcher, &query, spec, fi, &missing),
-        None => Ok(u.searcher.search(&query, spec)?),
+        Some((fi, missing)) => sort_missing::search(searcher, &query, spec, fi, &missing),
+        None => Ok(searcher.search(&query, spec)?),
     };
     let mut top = run_top(&spec)?;
     let mut keys = Vec::new();
@@ -398,7 +412,7 @@ pub(super) fn run_unit(
             spec.size = size;
             top = run_top(&spec)?;
             let exhausted = top.hits.len() < size;
-            keys = collapse_heads(u, &mut top.hits, f, ft, k)?;
+            keys = collapse_heads(searcher, &mut top.hits, f, ft, k)?;
             if exhausted || keys.len() >= k {
                 break;
             }
@@ -409,9 +423,9 @@ pub(super) fn run_unit(
     if req.track_scores && max_score.is_none() && !spec.sort.is_empty() {
         // A field sort does not score; `track_scores` wants the best score all the same.
         let by_score = TopSpec { size: 1, track_total_hits: TrackTotalHits::Disabled, deadline, ..TopSpec::default() };
-        max_score = u.searcher.search(&query, &by_score)?.max_score;
+        max_score = searcher.search(&query, &by_score)?.max_score;
     }
-    let rescore = rescore_hits(rescorer, u, &mut top.hits, &mut max_score)?;
+    let rescore = rescore_hits(rescorer, searcher, &mut top.hits, &mut max_score)?;
     top.hits.truncate(k);
     Ok(UnitResult {
         hits: top.hits,
@@ -423,12 +437,13 @@ pub(super) fn run_unit(
         timed_out: top.timed_out,
         rescore,
         keys,
+        terminated,
     })
 }
 
 /// Reduces `hits` to the first hit of each collapse value (at most `k`); returns the values.
 fn collapse_heads(
-    u: &Unit,
+    searcher: &query::Searcher,
     hits: &mut Vec<Hit>,
     field: &str,
     ft: &crate::engine::schema::FieldType,
@@ -436,7 +451,7 @@ fn collapse_heads(
 ) -> OsResult<Vec<Value>> {
     let mut keyed = Vec::with_capacity(hits.len());
     for h in hits.drain(..) {
-        let seg = u.searcher.segments.get(h.segment).ok_or_else(|| OsError::internal("hit of an unknown segment"))?;
+        let seg = searcher.segments.get(h.segment).ok_or_else(|| OsError::internal("hit of an unknown segment"))?;
         let key = collapse::key_of(seg.as_ref(), &h, field, ft)?;
         keyed.push((h, key));
     }
@@ -448,12 +463,12 @@ fn collapse_heads(
 /// Runs the rescorers over a unit's first-pass hits; the best score is then the first hit's.
 fn rescore_hits(
     rescorer: Option<rescore::Compiled>,
-    u: &Unit,
+    searcher: &query::Searcher,
     hits: &mut [Hit],
     max_score: &mut Option<f32>,
 ) -> OsResult<Option<(rescore::Compiled, Vec<Vec<(usize, u32)>>)>> {
     let Some(r) = rescorer else { return Ok(None) };
-    let windows = r.apply(&u.searcher, hits)?;
+    let windows = r.apply(searcher, hits)?;
     if let Some(h) = hits.first() {
         *max_score = Some(h.score);
     }
@@ -641,17 +656,8 @@ fn run(
         let mut seen = std::collections::HashSet::new();
         merged.retain(|(_, _, k)| seen.insert(k.as_ref().map(Value::to_string)));
     }
-    let mut terminated_early = None;
-    if let Some(t) = req.terminate_after {
-        if t > 0 && total > t {
-            total = t;
-            relation = Relation::Eq;
-            terminated_early = Some(true);
-            merged.truncate(t as usize);
-        } else if t > 0 {
-            terminated_early = Some(false);
-        }
-    }
+    // Any shard terminated early makes the response so (OpenSearch's merge of the shards').
+    let terminated_early = results.iter().flatten().filter_map(|r| r.terminated).reduce(|a, b| a || b);
     let page: Vec<(usize, Hit, Option<Value>)> = merged.into_iter().skip(req.from).take(req.size).collect();
     if let Some(st) = scroll {
         for (ui, h, _) in &page {
@@ -857,12 +863,17 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
         crate::threadpool::fan_out(ctxs.len(), move |ci| count_one(&shared.0[ci], &shared.1, now))
     };
     let mut n = 0u64;
+    let mut terminated = false;
     let mut failures = Vec::new();
     for (ci, r) in counts.into_iter().enumerate() {
         match r {
+            // `terminate_after` counts per shard: a shard with more matches terminated early.
             Ok(x) => {
                 n += match req.terminate_after {
-                    Some(t) if t > 0 => x.min(t),
+                    Some(t) if t > 0 => {
+                        terminated |= x > t;
+                        x.min(t)
+                    }
                     _ => x,
                 }
             }
@@ -884,7 +895,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
     let mut body = json!({"count": n, "_shards": shards});
     if let Some(t) = req.terminate_after {
         if t > 0 {
-            body["terminated_early"] = json!(n >= t);
+            body["terminated_early"] = json!(terminated);
         }
     }
     Ok(body)

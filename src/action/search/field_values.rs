@@ -47,7 +47,9 @@ pub fn parse_list(key: &str, v: &Value) -> OsResult<Vec<FieldAndFormat>> {
                                 token(v)
                             )))
                         }
-                        _ => return Err(xparse(format!("[docvalues_field] unknown field [{k}]"))),
+                        _ => {
+                            return Err(xparse(crate::error::unknown_field("docvalues_field", k, &["field", "format"])))
+                        }
                     }
                 }
                 let field = field.ok_or_else(|| OsError::illegal("Required [field]"))?;

@@ -53,6 +53,7 @@ pub mod dsl_fuzzy;
 pub mod dsl_geo;
 pub mod dsl_intervals;
 pub mod dsl_keyword;
+pub mod dsl_span;
 pub mod dsl_term;
 pub mod dsl_text;
 pub mod dsl_wildcard;

@@ -95,7 +95,12 @@ pub fn parse(v: &Value) -> OsResult<Slice> {
                 }
                 s.max = max;
             }
-            other => return Err(OsError::new(ErrorKind::XContentParse, format!("[slice] unknown field [{other}]"))),
+            other => {
+                return Err(OsError::new(
+                    ErrorKind::XContentParse,
+                    crate::error::unknown_field("slice", other, &["field", "id", "max"]),
+                ))
+            }
         }
     }
     Ok(s)

@@ -88,7 +88,23 @@ fn one(v: &Value) -> OsResult<SortSpec> {
                                 s.numeric_type = Some(t);
                             }
                             "format" | "nested" | "nested_path" | "nested_filter" => {}
-                            other => return Err(perr(format!("[field_sort] unknown field [{other}]"))),
+                            other => {
+                                return Err(perr(crate::error::unknown_field(
+                                    "field_sort",
+                                    other,
+                                    &[
+                                        "format",
+                                        "missing",
+                                        "mode",
+                                        "nested",
+                                        "nested_filter",
+                                        "nested_path",
+                                        "numeric_type",
+                                        "order",
+                                        "unmapped_type",
+                                    ],
+                                )))
+                            }
                         }
                     }
                 }

@@ -53,7 +53,11 @@ fn match_analyzes_text_and_combines_by_operator() {
         Query::and(vec![term("title", "a"), term("title", "b")])
     );
     assert_eq!(q(json!({"match": {"title": "Fox"}})).unwrap(), term("title", "fox"));
-    assert_eq!(q(json!({"match": {"tag": "Fox Den"}})).unwrap(), term("tag", "Fox Den"));
+    // A keyword term is constant score (OpenSearch 3's `KeywordFieldType.termQuery`).
+    assert_eq!(
+        q(json!({"match": {"tag": "Fox Den"}})).unwrap(),
+        Query::ConstantScore { query: Box::new(term("tag", "Fox Den")), boost: 1.0 }
+    );
     assert_eq!(q(json!({"match": {"missing": "x"}})).unwrap(), Query::MatchNone);
     assert_eq!(
         q(json!({"match": {"title": {"query": "", "zero_terms_query": "all"}}})).unwrap(),
@@ -156,6 +160,11 @@ fn compound_queries() {
 fn parsing_errors_use_opensearch_messages() {
     let reason = |v| q(v).map(|_| ()).unwrap_err().reason;
     assert_eq!(reason(json!({"nope": {}})), "unknown query [nope]");
+    assert_eq!(reason(json!({"boool": {}})), "unknown query [boool] did you mean [bool]?");
+    assert_eq!(
+        reason(json!({"bool": {"must": {"matchall": {}}}})),
+        "unknown query [matchall] did you mean any of [match_all, match]?"
+    );
     assert_eq!(reason(json!({"match": "x"})), "[match] query malformed, no start_object after query name");
     assert_eq!(
         reason(json!({"term": {"a": 1}, "match": {}})),
@@ -349,4 +358,29 @@ fn range_fields_are_queried_by_interval_relation() {
             boost: 1.0
         }
     );
+}
+
+#[test]
+fn keyword_terms_score_bm25_only_with_use_similarity() {
+    let m = Mapping::from_json(&json!({"properties": {
+        "plain": {"type": "keyword"},
+        "scored": {"type": "keyword", "use_similarity": true},
+    }}))
+    .expect("valid mapping");
+    let ctx = QueryContext {
+        mapping: &m,
+        analyzers: analyzers(),
+        segments: &[],
+        index: "idx",
+        now_millis: 0,
+        analysis: None,
+        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        warnings: &Default::default(),
+    };
+    let q = |v: serde_json::Value| parse(&v, &ctx).unwrap();
+    assert_eq!(
+        q(json!({"term": {"plain": {"value": "a", "boost": 3}}})),
+        Query::ConstantScore { query: Box::new(term("plain", "a")), boost: 3.0 }
+    );
+    assert_eq!(q(json!({"term": {"scored": {"value": "a", "boost": 3}}})), term("scored", "a").with_boost(3.0));
 }

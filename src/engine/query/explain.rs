@@ -67,6 +67,7 @@ impl Weight {
             | Weight::Phrase { display, .. }
             | Weight::MultiPhrase { display, .. }
             | Weight::Intervals { display, .. }
+            | Weight::Spans { display, .. }
             | Weight::CombinedField { display, .. }
             | Weight::DistanceFeature { display, .. }
             | Weight::Bool { display, .. }
@@ -153,6 +154,25 @@ impl Weight {
                 let norm = seg.norms(field).and_then(|n| n.get(doc as usize).copied()).unwrap_or(1);
                 let f = Explanation::float(freq, format!("phraseFreq={}", java_float(freq)), vec![]);
                 let e = sim.explain(f, norm);
+                Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
+            }
+            Weight::Spans { query, sim, display } => {
+                let Some(mut sc) = super::spans::scorer::SpanScorer::new(seg, query.clone(), sim.clone())? else {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                };
+                let found = sc.advance(doc) == doc && doc != NO_MORE_DOCS;
+                if let Some(e) = sc.take_error() {
+                    return Err(e);
+                }
+                if !found {
+                    return Ok(Explanation::no_match("no matching term", vec![]));
+                }
+                let Some(bm) = &sim.sim else {
+                    return Ok(Explanation::float(0.0, format!("match {display} in {doc} without score"), vec![]));
+                };
+                let freq = sc.freq();
+                let f = Explanation::float(freq, format!("phraseFreq={}", java_float(freq)), vec![]);
+                let e = bm.explain(f, sc.norm(doc));
                 Explanation::float(e.value.as_f32(), weight_desc(display), vec![e])
             }
             Weight::DistanceFeature { field, origin, pivot, boost, .. } => {

@@ -35,11 +35,13 @@
 //! | [`multi_phrase`] | phrases with alternatives at a position (union postings) |
 //! | [`distance_feature`] | distance_feature: scores by distance of dates and points to an origin |
 //! | [`combined_fields`] | BM25F over weighted fields (combined_fields) |
+//! | [`limited`] | `terminate_after`: each shard's first N matches |
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`doc_values_query`] | the same answered from doc values (fields not indexed) |
 //! | [`sort`] | sort fields and values |
+//! | [`spans`] | span queries: Lucene's spans and `SpanWeight` scoring |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 //! | [`verified`] | two-phase matching: candidates confirmed by a per-document check |
@@ -60,6 +62,7 @@ pub mod explain;
 pub mod floor;
 pub mod function_score;
 pub mod intervals;
+pub mod limited;
 pub mod max_score;
 pub mod memory_index;
 pub mod multi_phrase;
@@ -68,6 +71,7 @@ pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
+pub mod spans;
 pub mod term_cursor;
 pub mod tree;
 pub mod verified;
@@ -75,7 +79,7 @@ pub mod view;
 pub mod weight;
 
 #[cfg(test)]
-mod model;
+pub(crate) mod model;
 #[cfg(test)]
 mod tests;
 

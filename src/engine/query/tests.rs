@@ -392,6 +392,7 @@ impl Oracle<'_> {
             | Query::MultiPhrase { .. }
             | Query::Verified { .. }
             | Query::Intervals { .. }
+            | Query::Spans { .. }
             | Query::DistanceFeature { .. }
             | Query::CombinedField { .. } => {
                 unreachable!("not generated (see blended/tests.rs, intervals/tests.rs, verified.rs)")

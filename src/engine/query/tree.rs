@@ -72,6 +72,8 @@ pub enum Query {
     /// Lucene's `CombinedFieldQuery` (BM25F over weighted fields sorted by name; see
     /// [`super::combined_fields`]).
     CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, boost: f32 },
+    /// Lucene's span queries (see [`super::spans`]).
+    Spans { query: Box<super::spans::SpanQuery>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -159,6 +161,7 @@ impl fmt::Display for Query {
                 write!(f, "SourceFieldMatchQuery (delegate query: [ {approx} ], filter query: [{}])", check.0.describe())
             }
             Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
+            Query::Spans { query, .. } => write!(f, "{query}"),
             Query::CombinedField { fields, term, .. } => super::combined_fields::fmt_combined(fields, term, f),
             Query::DistanceFeature { field, origin, pivot, .. } => match origin {
                 super::distance_feature::Origin::Long(o) => write!(f, "LongDistanceFeatureQuery(field={field},origin={o},pivotDistance={})", *pivot as i64),
@@ -230,6 +233,7 @@ impl Query {
             | Query::MultiPhrase { boost, .. }
             | Query::Verified { boost, .. }
             | Query::Intervals { boost, .. }
+            | Query::Spans { boost, .. }
             | Query::DistanceFeature { boost, .. }
             | Query::CombinedField { boost, .. } => *boost,
             Query::MatchNone => 1.0,
@@ -258,6 +262,7 @@ impl Query {
             | Query::MultiPhrase { boost, .. }
             | Query::Verified { boost, .. }
             | Query::Intervals { boost, .. }
+            | Query::Spans { boost, .. }
             | Query::DistanceFeature { boost, .. }
             | Query::CombinedField { boost, .. } => *boost = b,
             Query::MatchNone => {}

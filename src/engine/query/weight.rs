@@ -125,6 +125,8 @@ pub enum Weight {
     /// An interval query (see [`super::intervals`]); `boost` is its weight, `constant` its score
     /// when set.
     Intervals { source: Arc<super::intervals::Source>, boost: f32, constant: Option<f32>, display: String },
+    /// A span query (see [`super::spans`]).
+    Spans { query: Arc<super::spans::SpanQuery>, sim: super::spans::scorer::SpanSim, display: String },
     /// `distance_feature` (see [`super::distance_feature`]).
     DistanceFeature {
         field: String,
@@ -252,6 +254,9 @@ impl Weight {
                 }
                 let constant = if scoring { None } else { Some(0.0) };
                 Weight::Intervals { source: Arc::new((**source).clone()), boost: boost * b, constant, display }
+            }
+            Query::Spans { query: sq, boost: b } => {
+                return super::spans::compile(sq, segments, boost * b, scoring, display)
             }
             Query::DistanceFeature { field, origin, pivot, boost: b } => {
                 let constant = if scoring { None } else { Some(0.0) };
@@ -420,6 +425,12 @@ impl Weight {
             }
             Weight::Intervals { source, boost, constant, .. } => {
                 match super::intervals::scorer::IntervalScorer::new(seg, source, *boost, *constant)? {
+                    Some(s) => Some(Box::new(s)),
+                    None => None,
+                }
+            }
+            Weight::Spans { query, sim, .. } => {
+                match super::spans::scorer::SpanScorer::new(seg, query.clone(), sim.clone())? {
                     Some(s) => Some(Box::new(s)),
                     None => None,
                 }

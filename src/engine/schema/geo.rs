@@ -163,6 +163,11 @@ pub fn parse_null_value(v: &Value, ignore_z: bool, ignore_malformed: bool) -> Re
     }
 }
 
+/// Java's `Double.toString` of a coordinate (for messages about it).
+pub fn java_double_of(d: f64) -> String {
+    java_double(d)
+}
+
 /// One point in any single-point form (`GeoUtils.parseGeoPoint`), not validated.
 pub fn parse_point(v: &Value, ignore_z: bool) -> Result<GeoPoint, MappingError> {
     match v {

@@ -200,7 +200,17 @@ pub const EXTRA_PARAMS: [(&str, &[&str]); 6] = [
             "similarity",
         ],
     ),
-    ("keyword", &["eager_global_ordinals", "split_queries_on_whitespace", "index_options", "norms", "similarity"]),
+    (
+        "keyword",
+        &[
+            "eager_global_ordinals",
+            "split_queries_on_whitespace",
+            "index_options",
+            "norms",
+            "similarity",
+            "use_similarity",
+        ],
+    ),
     ("date", &["locale", "print_format"]),
     ("flat_object", &["similarity"]),
     ("date_nanos", &["locale", "print_format"]),
