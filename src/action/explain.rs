@@ -96,6 +96,7 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
             .setting("index.max_regex_length")
             .and_then(|s| s.parse().ok())
             .unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
+        nested_scope: None,
     };
     let sr = SearchRequest { query: req.query.clone(), q: req.q.clone(), ..SearchRequest::default() };
     let mut query = build_query(&sr, &qc)?;

@@ -52,6 +52,7 @@ pub fn validate(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Val
             now_millis: now_millis(),
             analysis: c.analysis.as_deref(),
             max_regex_length: c.limits.max_regex_length,
+            nested_scope: None,
         };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.

@@ -22,6 +22,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         now_millis: 0,
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }
@@ -92,6 +93,7 @@ fn boolean_similarity_scores_the_boost() {
         now_millis: 0,
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     assert_eq!(
         parse(&json!({"term": {"c.a": {"value": "x", "boost": 2.0}}}), &ctx).unwrap(),

@@ -335,6 +335,7 @@ mod tests {
             now_millis: 0,
             analysis: None,
             max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+            nested_scope: None,
         };
         let q = |v: Value| super::super::dsl::parse(&v, &ctx);
         assert_eq!(

@@ -86,6 +86,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         now_millis: 0,
         analysis: Some(&analysis),
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }

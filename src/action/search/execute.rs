@@ -256,6 +256,7 @@ fn run_unit(
         now_millis: now,
         analysis: c.analysis.as_deref(),
         max_regex_length: c.limits.max_regex_length,
+        nested_scope: None,
     };
     let query = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     let query = match &req.slice {
@@ -275,7 +276,8 @@ fn run_unit(
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
-    let fields = sort::resolve(&req.sort, &c.mapping)?;
+    let mut fields = sort::resolve(&req.sort, &c.mapping)?;
+    sort::resolve_nested(&req.sort, &mut fields, &qc)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
     field_values::check_fields(&c.mapping, &req.fields)?;
     let source_disabled =
@@ -670,6 +672,7 @@ pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Va
             now_millis: now,
             analysis: c.analysis.as_deref(),
             max_regex_length: c.limits.max_regex_length,
+            nested_scope: None,
         };
         let r = build_query(req, &qc).and_then(|q| with_alias_filter(q, c, &qc)).and_then(|q| {
             if let Some(min) = req.min_score {

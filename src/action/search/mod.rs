@@ -18,6 +18,7 @@
 //! | [`dsl_wildcard`] | queries on `wildcard` fields |
 //! | [`dsl_constant`] | queries on `constant_keyword` fields, answered from the mapping |
 //! | [`dsl_flat_object`] | queries on `flat_object` fields and their key paths |
+//! | [`dsl_nested`] | the `nested` query |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
 //! | [`date_math`] | `now-1d/d`, time zones |
@@ -51,6 +52,7 @@ pub mod dsl_fuzzy;
 pub mod dsl_geo;
 pub mod dsl_intervals;
 pub mod dsl_keyword;
+pub mod dsl_nested;
 pub mod dsl_term;
 pub mod dsl_text;
 pub mod dsl_wildcard;

@@ -33,6 +33,7 @@ fn q(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         now_millis: 86_400_000 * 10,
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }
@@ -183,6 +184,7 @@ fn query_string_syntax() {
         now_millis: 0,
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     let o = QsOptions { fields: vec![("title".into(), 1.0)], ..QsOptions::default() };
     assert_eq!(parse_query_string("fox", &ctx, &o).unwrap(), term("title", "fox"));
@@ -263,6 +265,7 @@ fn integer_bounds_are_exact_and_out_of_range_matches_nothing() {
         now_millis: 0,
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     let p = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     let u = |v: u64| Some(sortable::encode_u64(v).to_vec());
@@ -315,6 +318,7 @@ fn range_fields_are_queried_by_interval_relation() {
         now_millis: 0,
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
+        nested_scope: None,
     };
     let p = |v: serde_json::Value| parse(&v, &ctx);
     let k = |v: i64| sortable::encode_i64(v).to_vec();

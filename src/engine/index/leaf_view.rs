@@ -19,11 +19,19 @@ impl SegmentView for Leaf {
     }
 
     fn is_live(&self, doc: DocId) -> bool {
-        doc < self.reader.max_doc() && self.live.is_live(doc)
+        doc < self.reader.max_doc() && self.live.is_live(doc) && (self.shows_nested || !self.is_nested(doc))
     }
 
     fn has_deletions(&self) -> bool {
-        self.live.num_deleted() > 0
+        self.live.num_deleted() > 0 || (!self.shows_nested && self.reader.nested.is_some())
+    }
+
+    fn is_nested(&self, doc: DocId) -> bool {
+        self.reader.nested.as_ref().is_some_and(|n| n.is_nested(doc))
+    }
+
+    fn with_nested(&self) -> Option<&dyn SegmentView> {
+        self.with_nested.as_deref().map(|l| l as &dyn SegmentView)
     }
 
     fn field_stats(&self, field: &str) -> Option<FieldStats> {

@@ -37,9 +37,11 @@
 //! | [`combined_fields`] | BM25F over weighted fields (combined_fields) |
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
+//! | [`block_join`] | `nested`: children joined to their parent documents |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
 //! | [`doc_values_query`] | the same answered from doc values (fields not indexed) |
 //! | [`sort`] | sort fields and values |
+//! | [`sort_nested`] | sorts by the values of nested documents |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 //! | [`verified`] | two-phase matching: candidates confirmed by a per-document check |
@@ -47,6 +49,7 @@
 
 pub mod blended;
 pub mod block_buf;
+pub mod block_join;
 pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
@@ -68,6 +71,7 @@ pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
+pub mod sort_nested;
 pub mod term_cursor;
 pub mod tree;
 pub mod verified;

@@ -72,6 +72,8 @@ pub enum Query {
     /// Lucene's `CombinedFieldQuery` (BM25F over weighted fields sorted by name; see
     /// [`super::combined_fields`]).
     CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, boost: f32 },
+    /// Lucene's `ToParentBlockJoinQuery` (OpenSearch's `nested`; see [`super::block_join`]).
+    Nested { join: Box<super::block_join::Join>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -159,6 +161,7 @@ impl fmt::Display for Query {
                 write!(f, "SourceFieldMatchQuery (delegate query: [ {approx} ], filter query: [{}])", check.0.describe())
             }
             Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
+            Query::Nested { join, .. } => write!(f, "{join}"),
             Query::CombinedField { fields, term, .. } => super::combined_fields::fmt_combined(fields, term, f),
             Query::DistanceFeature { field, origin, pivot, .. } => match origin {
                 super::distance_feature::Origin::Long(o) => write!(f, "LongDistanceFeatureQuery(field={field},origin={o},pivotDistance={})", *pivot as i64),
@@ -231,7 +234,8 @@ impl Query {
             | Query::Verified { boost, .. }
             | Query::Intervals { boost, .. }
             | Query::DistanceFeature { boost, .. }
-            | Query::CombinedField { boost, .. } => *boost,
+            | Query::CombinedField { boost, .. }
+            | Query::Nested { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -259,7 +263,8 @@ impl Query {
             | Query::Verified { boost, .. }
             | Query::Intervals { boost, .. }
             | Query::DistanceFeature { boost, .. }
-            | Query::CombinedField { boost, .. } => *boost = b,
+            | Query::CombinedField { boost, .. }
+            | Query::Nested { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q
