@@ -9,11 +9,12 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::body::SearchBody;
+use super::body::{HitJson, SearchBody};
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
 use super::field_values;
+use super::inner_hits;
 use super::named;
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
@@ -218,6 +219,8 @@ struct UnitResult {
     fields: Vec<(SortField, ValueFormat)>,
     /// Collection stopped at the deadline.
     timed_out: bool,
+    /// The `inner_hits` of the query's `nested` queries.
+    inner: Vec<inner_hits::InnerHitsDef>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -276,6 +279,7 @@ fn run_unit(
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
+    let inner = inner_hits::collect(req.query.as_ref(), &qc)?;
     let mut fields = sort::resolve(&req.sort, &c.mapping)?;
     sort::resolve_nested(&req.sort, &mut fields, &qc)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;
@@ -354,6 +358,7 @@ fn run_unit(
             named,
             fields,
             timed_out: top.timed_out,
+            inner,
         });
     }
     let top = match sort_missing::keyword_missing(&req.sort, &fields) {
@@ -366,7 +371,16 @@ fn run_unit(
         let by_score = TopSpec { size: 1, track_total_hits: TrackTotalHits::Disabled, deadline, ..TopSpec::default() };
         max_score = u.searcher.search(&query, &by_score)?.max_score;
     }
-    Ok(UnitResult { hits: top.hits, total: top.total, max_score, query, named, fields, timed_out: top.timed_out })
+    Ok(UnitResult {
+        hits: top.hits,
+        total: top.total,
+        max_score,
+        query,
+        named,
+        fields,
+        timed_out: top.timed_out,
+        inner,
+    })
 }
 
 /// The score of one hit of a field-sorted search (`track_scores`), from its explanation.
@@ -598,7 +612,25 @@ fn run(
             _ => None,
         };
         let q = r.map(|r| &r.query);
-        hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?);
+        match r.map(|r| &r.inner).filter(|d| !d.is_empty()) {
+            None => {
+                hits.push(fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?)
+            }
+            Some(defs) => {
+                let mut v = fetch::hit(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req)?;
+                let parent = inner_hits::Parent {
+                    ctx: &ctxs[ci],
+                    leaf: li,
+                    doc: h.doc,
+                    root: h.doc,
+                    rest_total_hits_as_int: req.rest_total_hits_as_int,
+                };
+                if let Value::Object(m) = &mut v {
+                    m.insert("inner_hits".into(), inner_hits::render(defs, parent)?);
+                }
+                hits.push(HitJson::Value(v));
+            }
+        }
     }
     // A sort reports a max score only when it leads with `_score` descending (the first hit's
     // score, OpenSearch 3.2+) or with `track_scores`.

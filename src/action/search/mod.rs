@@ -29,6 +29,7 @@
 //! | [`fetch`] | one hit's JSON |
 //! | [`field_values`] | `docvalue_fields`, the `fields` API, `stored_fields` |
 //! | [`highlight`] | plain highlighting |
+//! | [`inner_hits`] | nested `inner_hits`: the matching nested documents of each hit |
 //! | [`limits`] | per-index limits checked before a search (`index.max_docvalue_fields_search`, ...) |
 //! | [`match_only`] | `match_only_text` phrases checked against the re-analyzed `_source` |
 //! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
@@ -60,6 +61,7 @@ pub mod execute;
 pub mod fetch;
 pub mod field_values;
 pub mod highlight;
+pub mod inner_hits;
 pub mod limits;
 pub mod match_only;
 pub mod named;

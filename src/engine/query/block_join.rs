@@ -108,6 +108,14 @@ pub fn compile(
 pub struct Bits(Vec<u64>);
 
 impl Bits {
+    /// From per-doc flags.
+    pub fn from_flags(flags: &[bool]) -> Bits {
+        let mut b = Bits::new(flags.len() as u32);
+        for (d, _) in flags.iter().enumerate().filter(|(_, &f)| f) {
+            b.set(d as DocId);
+        }
+        b
+    }
     fn new(max_doc: u32) -> Bits {
         Bits(vec![0; (max_doc as usize).div_ceil(64)])
     }
