@@ -239,7 +239,7 @@ impl SegmentBuilder {
     /// by `_id`, no search sees it, and the next document gets `d + 1`.
     ///
     /// The document's nested documents come first (one block, root last); if any of them fails,
-    /// the whole block so far is left deleted and the root is not added.
+    /// the whole block so far is left deleted, ended by an empty deleted root.
     pub fn add(&mut self, doc: &Document, analyzers: &AnalyzerRegistry) -> Result<DocId> {
         let first = self.docs.len();
         for n in &doc.nested {
@@ -250,6 +250,11 @@ impl SegmentBuilder {
                     self.deleted.push(false);
                 }
                 Err(e) => {
+                    // The failed doc may have its `_nested_path` term already: it is nested, and
+                    // an empty deleted root ends the (deleted) block, so the next document's block
+                    // never takes it in.
+                    self.push_placeholder(doc);
+                    self.nested.push(true);
                     self.push_placeholder(doc);
                     self.nested.push(false);
                     self.delete_from(first);

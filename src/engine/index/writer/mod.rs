@@ -54,6 +54,8 @@ use crate::engine::{Error, Result};
 
 mod merges;
 #[cfg(test)]
+mod nested_tests;
+#[cfg(test)]
 mod panic_tests;
 mod pool;
 
