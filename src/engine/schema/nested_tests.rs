@@ -116,3 +116,26 @@ fn deeper_nested_objects_come_first_and_includes_copy_values_up() {
     assert_eq!(d.nested.len(), 1);
     assert_eq!(longs(&d.nested[0].fields, "a.x"), vec![3]);
 }
+
+#[test]
+fn copy_to_goes_to_the_document_of_the_target_scope() {
+    let m = mapping(json!({"properties": {
+        "all": {"type": "keyword"},
+        "n": {"type": "nested", "properties": {
+            "a": {"type": "keyword", "copy_to": ["all", "n.both"]},
+            "both": {"type": "keyword"}
+        }}
+    }}));
+    let d = m.parse("1", json!({"n": [{"a": "x"}, {"a": "y"}]}).to_string().as_bytes()).expect("parses");
+    let kw = |fs: &[IndexableField], name: &str| -> Vec<String> {
+        fs.iter()
+            .filter(|f| f.name == name)
+            .filter_map(|f| if let FieldValue::Keyword(s) = &f.value { Some(s.clone()) } else { None })
+            .collect()
+    };
+    assert_eq!(kw(&d.fields, "all"), vec!["x", "y"]);
+    assert!(kw(&d.fields, "n.both").is_empty());
+    assert_eq!(kw(&d.nested[0].fields, "n.both"), vec!["x"]);
+    assert_eq!(kw(&d.nested[1].fields, "n.both"), vec!["y"]);
+    assert!(kw(&d.nested[0].fields, "all").is_empty());
+}

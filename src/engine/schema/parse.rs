@@ -41,6 +41,8 @@ pub(super) struct DocParser<'a> {
     /// The documents being filled around the current nested object (the root first); `fields`
     /// is the innermost one.
     outer: Vec<Vec<IndexableField>>,
+    /// The nested paths of the documents being filled, innermost last (empty at the root).
+    paths: Vec<String>,
 }
 
 /// Parses `source`: the streaming parse (`stream.rs`) when it covers the document, else the
@@ -115,6 +117,7 @@ impl<'a> DocParser<'a> {
             nested_objects: 0,
             nested: Vec::new(),
             outer: Vec::new(),
+            paths: Vec::new(),
         };
         p.fields.push(IndexableField {
             name: "_id".into(),
@@ -234,7 +237,9 @@ impl<'a> DocParser<'a> {
             return match self.lookup(full) {
                 Some(m) => match m.as_ref() {
                     Mapper::Object(o) if !o.enabled.unwrap_or(true) => Ok(()),
-                    Mapper::Object(o) if o.nested => {
+                    // (A `copy_to` target is written into the document of its scope, chosen
+                    // by `copy_to`, not into a new nested document.)
+                    Mapper::Object(o) if o.nested && !self.copying => {
                         let inner = o.dynamic.unwrap_or(dynamic);
                         let (incl_parent, incl_root) = nested_includes(o);
                         self.in_nested(full, incl_parent, incl_root, |p| p.parse_path(full, inner, key, rest, v))
@@ -371,7 +376,21 @@ impl<'a> DocParser<'a> {
         let root_dynamic = self.base.root.dynamic.unwrap_or(Dynamic::True);
         for target in &f.copy_to {
             let parts: Vec<&str> = target.split('.').collect();
+            // The value goes to the innermost document being filled whose nested path holds the
+            // target (the root's when none does), as OpenSearch's `parseCopyFields`.
+            let level = self
+                .paths
+                .iter()
+                .rposition(|p| target.starts_with(p.as_str()) && target.as_bytes().get(p.len()) == Some(&b'.'))
+                .map_or(0, |i| i + 1);
+            let swapped = level < self.paths.len();
+            if swapped {
+                std::mem::swap(&mut self.fields, &mut self.outer[level]);
+            }
             let r = self.parse_path("", root_dynamic, target, &parts, v);
+            if swapped {
+                std::mem::swap(&mut self.fields, &mut self.outer[level]);
+            }
             if r.is_err() {
                 self.copying = false;
                 return r;
@@ -441,7 +460,9 @@ impl<'a> DocParser<'a> {
     ) -> Result<(), MappingError> {
         let parent = std::mem::take(&mut self.fields);
         self.outer.push(parent);
+        self.paths.push(path.to_string());
         let r = f(self);
+        self.paths.pop();
         let own = std::mem::replace(&mut self.fields, self.outer.pop().unwrap_or_default());
         r?;
         if include_in_parent {
