@@ -4,10 +4,10 @@
 //! `_version` and `_seq_no` doc values of the root document, `highlight`, `_explanation`, and the
 //! inner hits of `nested` queries inside the inner query (their parents are these documents).
 //!
-//! Supported options: `name`, `from`, `size`, `_source`, `highlight`, `version`, `explain`,
-//! `track_scores`, `docvalue_fields`, `ignore_unmapped`; `seq_no_primary_term` fails as
-//! OpenSearch's does (nested documents have no sequence numbers); `sort`, `stored_fields`,
-//! `fields`, `script_fields` and `collapse` are refused.
+//! Supported options: `name`, `from`, `size`, `sort` (fields of the nested documents),
+//! `track_scores`, `_source`, `highlight`, `version`, `explain`, `docvalue_fields`,
+//! `ignore_unmapped`; `seq_no_primary_term` fails as OpenSearch's does (nested documents have no
+//! sequence numbers); `stored_fields`, `fields`, `script_fields` and `collapse` are refused.
 
 use serde_json::{json, Map, Value};
 
@@ -18,7 +18,8 @@ use super::field_values::{self, FieldAndFormat};
 use crate::action::source_filter::SourceFilter;
 use crate::engine::index::writer::{read_stored_fields, read_version};
 use crate::engine::query::block_join::{path_docs, Bits};
-use crate::engine::query::{Query, SegmentView, Weight};
+use crate::engine::query::sort::{cmp_key, KeyReader, SegKey};
+use crate::engine::query::{Query, SegmentView, SortBy, SortField, Weight};
 use crate::engine::schema::Mapping;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::error::{OsError, OsResult};
@@ -43,6 +44,10 @@ pub struct InnerHitsDef {
     pub source: SourceFilter,
     pub highlight: Option<Value>,
     pub docvalue_fields: Vec<FieldAndFormat>,
+    /// `sort` (fields of the nested documents; empty: by score).
+    pub sort: Vec<super::sort::SortSpec>,
+    /// With a sort: compute scores anyway.
+    pub track_scores: bool,
     /// Inner hits of `nested` queries inside `query`.
     pub children: Vec<InnerHitsDef>,
 }
@@ -125,6 +130,8 @@ fn definition(
         source: SourceFilter::default(),
         highlight: None,
         docvalue_fields: Vec::new(),
+        sort: Vec::new(),
+        track_scores: false,
         children,
     };
     for (k, v) in m {
@@ -134,9 +141,11 @@ fn definition(
             "size" => d.size = usize_of(k, v)?,
             "explain" => d.explain = flag(k, v)?,
             "version" => d.version = flag(k, v)?,
-            "track_scores" | "ignore_unmapped" => {
+            "track_scores" => d.track_scores = flag(k, v)?,
+            "ignore_unmapped" => {
                 flag(k, v)?;
             }
+            "sort" => d.sort = super::sort::parse_sort(v)?,
             "seq_no_primary_term" => {
                 if flag(k, v)? {
                     return Err(OsError::new(
@@ -149,7 +158,7 @@ fn definition(
             "_source" => d.source = SourceFilter::from_json(v).map_err(perr)?,
             "highlight" => d.highlight = Some(v.clone()),
             "docvalue_fields" => d.docvalue_fields = field_values::parse_list(k, v)?,
-            "sort" | "stored_fields" | "fields" | "script_fields" | "collapse" => {
+            "stored_fields" | "fields" | "script_fields" | "collapse" => {
                 return Err(OsError::illegal(format!("[inner_hits] [{k}] is not supported by Fathom yet")))
             }
             other => return Err(perr(format!("[inner_hits] unknown field [{other}]"))),
@@ -217,9 +226,40 @@ fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
         }
         weight = Some(w);
     }
-    matches.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let fields = super::sort::resolve(&d.sort, &p.ctx.mapping)?;
+    let mut sort_values: Vec<Vec<Value>> = Vec::new();
+    if fields.is_empty() {
+        matches.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    } else {
+        let all = seg.with_nested().unwrap_or(seg);
+        let engine: Vec<SortField> = fields.iter().map(|(f, _)| f.clone()).collect();
+        let mut keys = KeyReader::new(all, 0);
+        keys.prepare(&engine)?;
+        let mut keyed: Vec<(Vec<SegKey>, DocId, f32)> =
+            matches.iter().map(|&(c, s)| (engine.iter().map(|f| keys.key(f, c, s)).collect(), c, s)).collect();
+        keyed.sort_by(|a, b| {
+            for ((x, y), f) in a.0.iter().zip(&b.0).zip(&engine) {
+                let o = cmp_key(x, y, f);
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            a.1.cmp(&b.1)
+        });
+        for (ks, _, _) in keyed.iter().skip(d.from).take(d.size) {
+            let mut vals = Vec::with_capacity(ks.len());
+            for ((k, f), (_, fmt)) in ks.iter().zip(&engine).zip(&fields) {
+                vals.push(super::sort::render(&keys.value(f, k)?, f, fmt));
+            }
+            sort_values.push(vals);
+        }
+        matches = keyed.into_iter().map(|(_, c, s)| (c, s)).collect();
+    }
+    // Sorted by fields: scores only with `track_scores` or a `_score` sort.
+    let scored = fields.is_empty() || d.track_scores || fields.iter().any(|(f, _)| f.by == SortBy::Score);
     let total = matches.len();
     let max_score = matches.iter().map(|m| m.1).fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))));
+    let max_score = max_score.filter(|_| scored);
     let mut hits = Vec::new();
     if d.size > 0 {
         let leaves = p.ctx.searcher.leaves();
@@ -232,7 +272,7 @@ fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
         let all = seg.with_nested().unwrap_or(seg);
         let levels = levels(&p.ctx.mapping, &d.path);
         let level_docs: Vec<Bits> = levels.iter().map(|l| path_docs(all, l)).collect::<Result<_, _>>()?;
-        for &(c, score) in matches.iter().skip(d.from).take(d.size) {
+        for (i, &(c, score)) in matches.iter().skip(d.from).take(d.size).enumerate() {
             let mut h = Map::new();
             h.insert("_index".into(), json!(p.ctx.index));
             h.insert("_id".into(), json!(root.id));
@@ -241,7 +281,7 @@ fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
             if d.version {
                 h.insert("_version".into(), json!(read_version(&leaf.reader, p.root)?.version));
             }
-            h.insert("_score".into(), f32_json(score));
+            h.insert("_score".into(), if scored { f32_json(score) } else { Value::Null });
             let stored_src = kept.as_ref().and_then(|s| slice(s, &levels, &offsets));
             if let Some(ns) = stored_src.as_ref().filter(|_| shown) {
                 if let Some(v) = filtered(&d.source, ns, &d.path) {
@@ -263,6 +303,9 @@ fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
                 if let Some(hl) = super::highlight::highlight(&spec, &d.query, &wrapped, p.ctx, &root.id)? {
                     h.insert("highlight".into(), hl);
                 }
+            }
+            if let Some(vals) = sort_values.get(i) {
+                h.insert("sort".into(), Value::Array(vals.clone()));
             }
             if d.explain {
                 if let Some(w) = &weight {

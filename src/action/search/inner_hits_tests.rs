@@ -98,5 +98,5 @@ fn definitions_check_options_and_window() {
     let e = definition(&m(json!({"size": 101})), "p", None, Query::MatchNone, vec![]).unwrap_err();
     assert!(e.reason.starts_with("Inner result window is too large, the inner hit definition's [p]'s"), "{e:?}");
     assert!(definition(&m(json!({"bogus": 1})), "p", None, Query::MatchNone, vec![]).is_err());
-    assert!(definition(&m(json!({"sort": []})), "p", None, Query::MatchNone, vec![]).is_err());
+    assert!(definition(&m(json!({"fields": []})), "p", None, Query::MatchNone, vec![]).is_err());
 }
