@@ -18,6 +18,7 @@ use super::field_values::{self, FieldAndFormat};
 use crate::action::source_filter::SourceFilter;
 use crate::engine::index::writer::{read_stored_fields, read_version};
 use crate::engine::query::block_join::{path_docs, Bits};
+use crate::engine::query::nested_source::{offsets, slice, wrap};
 use crate::engine::query::sort::{cmp_key, KeyReader, SegKey};
 use crate::engine::query::{Query, SegmentView, SortBy, SortField, Weight};
 use crate::engine::schema::Mapping;
@@ -79,7 +80,7 @@ fn walk(v: &Value, qc: &QueryContext<'_>, out: &mut Vec<InnerHitsDef>, depth: us
                     continue;
                 }
                 let inner = QueryContext { nested_scope: Some(&s.path), ..*qc };
-                let query = parse_at(s.query, &inner, depth + 1)?;
+                let query = super::match_only::verify_phrases(parse_at(s.query, &inner, depth + 1)?, &inner);
                 let mut children = Vec::new();
                 walk(s.query, &inner, &mut children, depth + 1)?;
                 let def = definition(ih, &s.path, qc.nested_scope, query, children)?;
@@ -341,35 +342,6 @@ pub fn levels(m: &Mapping, path: &str) -> Vec<String> {
     out
 }
 
-/// The offset of `c` (a doc of the last level) and of each of its ancestors among their
-/// siblings, top level first: siblings are the docs of the same level after the previous doc
-/// of the level above (or the block start).
-pub fn offsets(all: &dyn SegmentView, level_docs: &[Bits], c: DocId) -> Vec<usize> {
-    let n = level_docs.len();
-    let mut docs = vec![c; n];
-    // Ancestors: the next doc of each level above.
-    for i in (0..n.saturating_sub(1)).rev() {
-        docs[i] = level_docs[i].next_set(docs[i + 1]);
-    }
-    let mut out = vec![0; n];
-    for i in 0..n {
-        let x = docs[i];
-        let mut count = 0;
-        let mut d = x;
-        while d > 0 && all.is_nested(d - 1) {
-            d -= 1;
-            if i > 0 && level_docs[i - 1].get(d) {
-                break;
-            }
-            if level_docs[i].get(d) {
-                count += 1;
-            }
-        }
-        out[i] = count;
-    }
-    out
-}
-
 /// `_nested`: `{"field", "offset", "_nested": ...}` from the top level down.
 fn identity(levels: &[String], offsets: &[usize]) -> Value {
     let mut v: Option<Value> = None;
@@ -389,31 +361,6 @@ fn identity(levels: &[String], offsets: &[usize]) -> Value {
     v.unwrap_or(Value::Null)
 }
 
-/// The value at a dotted `rel` path of an object (through objects; a dotted key also matches).
-fn at<'v>(v: &'v Value, rel: &str) -> Option<&'v Value> {
-    let m = v.as_object()?;
-    if let Some(x) = m.get(rel) {
-        return Some(x);
-    }
-    let (first, rest) = rel.split_once('.')?;
-    at(m.get(first)?, rest)
-}
-
-/// The nested object a doc stands for, from the root's source.
-fn slice(src: &Value, levels: &[String], offsets: &[usize]) -> Option<Value> {
-    let mut cur = src;
-    for (i, l) in levels.iter().enumerate() {
-        let rel = if i == 0 { l.as_str() } else { l.strip_prefix(&format!("{}.", levels[i - 1])).unwrap_or(l) };
-        let v = at(cur, rel)?;
-        cur = match v {
-            Value::Array(a) => a.iter().filter(|x| x.is_object()).nth(offsets[i])?,
-            Value::Object(_) if offsets[i] == 0 => v,
-            _ => return None,
-        };
-    }
-    Some(cur.clone())
-}
-
 /// The inner hit's `_source` option applied to the nested object (patterns may name fields by
 /// their full path).
 fn filtered(f: &SourceFilter, ns: &Value, path: &str) -> Option<Value> {
@@ -427,15 +374,6 @@ fn filtered(f: &SourceFilter, ns: &Value, path: &str) -> Option<Value> {
         excludes: f.excludes.iter().map(strip).collect(),
     };
     rel.apply(ns)
-}
-
-/// The nested object under its full path (what the highlighter reads values from).
-fn wrap(path: &str, ns: Value) -> Value {
-    let mut v = ns;
-    for part in path.rsplit('.') {
-        v = json!({ part: v });
-    }
-    v
 }
 
 /// The highlight spec without the fields a hit cannot show: with `_source` disabled or the

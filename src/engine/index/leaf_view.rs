@@ -145,7 +145,15 @@ impl SegmentView for Leaf {
     }
 
     fn source(&self, doc: DocId) -> Result<Option<Vec<u8>>> {
-        Ok(Some(crate::engine::index::writer::read_stored_fields(&self.reader, doc, true)?.source))
+        let Some(n) = self.reader.nested.as_ref().filter(|n| n.is_nested(doc)) else {
+            return Ok(Some(crate::engine::index::writer::read_stored_fields(&self.reader, doc, true)?.source));
+        };
+        // A nested document: its object from the root's source, under its full path.
+        let root = crate::engine::index::writer::read_stored_fields(&self.reader, n.root_of(doc), true)?.source;
+        let Ok(root) = serde_json::from_slice::<serde_json::Value>(&root) else { return Ok(None) };
+        let all = self.with_nested().unwrap_or(self);
+        Ok(crate::engine::query::nested_source::nested_source(all, doc, &root)?
+            .map(|v| serde_json::to_vec(&v).unwrap_or_default()))
     }
 
     fn has_value(&self, field: &str, doc: DocId) -> bool {

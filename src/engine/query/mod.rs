@@ -39,6 +39,7 @@
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
 //! | [`block_join`] | `nested`: children joined to their parent documents |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
+//! | [`nested_source`] | a nested document's slice of its root's `_source` |
 //! | [`doc_values_query`] | the same answered from doc values (fields not indexed) |
 //! | [`sort`] | sort fields and values |
 //! | [`sort_nested`] | sorts by the values of nested documents |
@@ -67,6 +68,7 @@ pub mod max_score;
 pub mod memory_index;
 pub mod multi_phrase;
 pub mod multi_term;
+pub mod nested_source;
 pub mod phrase;
 pub mod scorer;
 pub mod searcher;

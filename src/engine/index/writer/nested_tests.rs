@@ -253,3 +253,35 @@ fn score_modes_combine_child_scores() {
         }
     }
 }
+
+/// A nested document's source is its object from the root's source, under its full path.
+#[test]
+fn nested_documents_read_their_slice_of_the_source() {
+    use crate::engine::query::SegmentView;
+    let (w, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).expect("open");
+    let child = |path: &str| NestedDoc { path: path.into(), fields: vec![] };
+    // {"a": [{"b": [b0, b1]}, {"b": b2}]}: b0 b1 a0 b2 a1 root.
+    let src = br#"{"a":[{"x":0,"b":[{"y":0},{"y":1}]},{"x":1,"b":{"y":2}}]}"#.to_vec();
+    let d = Document {
+        id: "1".into(),
+        source: src,
+        primary_term: 1,
+        version: 1,
+        nested: vec![child("a.b"), child("a.b"), child("a"), child("a.b"), child("a")],
+        ..Document::default()
+    };
+    w.update(&d).expect("index");
+    w.refresh().expect("refresh");
+    let s = w.searcher().expect("searcher");
+    let leaf = &s.leaves()[0];
+    let all = leaf.with_nested().expect("has nested docs");
+    let read = |doc: u32| -> serde_json::Value {
+        serde_json::from_slice(&all.source(doc).expect("source").expect("some")).expect("json")
+    };
+    assert_eq!(read(0), serde_json::json!({"a": {"b": {"y": 0}}}));
+    assert_eq!(read(1), serde_json::json!({"a": {"b": {"y": 1}}}));
+    assert_eq!(read(2), serde_json::json!({"a": {"x": 0, "b": [{"y": 0}, {"y": 1}]}}));
+    assert_eq!(read(3), serde_json::json!({"a": {"b": {"y": 2}}}));
+    assert_eq!(read(4), serde_json::json!({"a": {"x": 1, "b": {"y": 2}}}));
+    assert_eq!(read(5)["a"][1]["x"], serde_json::json!(1));
+}
