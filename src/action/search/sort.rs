@@ -185,7 +185,7 @@ pub fn resolve_nested(
     qc: &super::dsl::QueryContext<'_>,
 ) -> OsResult<()> {
     use crate::engine::query::sort_nested::{NestedSort, NestedSortRef};
-    let shard_err = |reason: String| OsError::new("query_shard_exception", reason.clone()).status(400);
+    let shard_err = |reason: String| OsError::new("query_shard_exception", reason).status(400);
     for (s, (f, _)) in specs.iter().zip(fields.iter_mut()) {
         if matches!(f.by, SortBy::Score | SortBy::Doc) {
             continue;
