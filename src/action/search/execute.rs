@@ -279,7 +279,7 @@ fn run_unit(
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
-    let inner = inner_hits::collect(req.query.as_ref(), &qc)?;
+    let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
     let mut fields = sort::resolve(&req.sort, &c.mapping)?;
     sort::resolve_nested(&req.sort, &mut fields, &qc)?;
     field_values::check_docvalue_fields(&c.mapping, &req.docvalue_fields)?;

@@ -25,9 +25,6 @@ use crate::engine::schema::Mapping;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::error::{OsError, OsResult};
 
-/// `index.max_inner_result_window`'s default.
-const MAX_INNER_RESULT_WINDOW: usize = 100;
-
 /// One inner hits definition of a `nested` query.
 #[derive(Debug, Clone)]
 pub struct InnerHitsDef {
@@ -54,15 +51,22 @@ pub struct InnerHitsDef {
 }
 
 /// The inner hits definitions of a search's query.
-pub fn collect(query: Option<&Value>, qc: &QueryContext<'_>) -> OsResult<Vec<InnerHitsDef>> {
+/// `max_window`: `index.max_inner_result_window`.
+pub fn collect(query: Option<&Value>, qc: &QueryContext<'_>, max_window: usize) -> OsResult<Vec<InnerHitsDef>> {
     let mut out = Vec::new();
     if let Some(q) = query {
-        walk(q, qc, &mut out, 0)?;
+        walk(q, qc, max_window, &mut out, 0)?;
     }
     Ok(out)
 }
 
-fn walk(v: &Value, qc: &QueryContext<'_>, out: &mut Vec<InnerHitsDef>, depth: usize) -> OsResult<()> {
+fn walk(
+    v: &Value,
+    qc: &QueryContext<'_>,
+    max_window: usize,
+    out: &mut Vec<InnerHitsDef>,
+    depth: usize,
+) -> OsResult<()> {
     if depth > super::dsl::MAX_DEPTH * 2 {
         return Ok(());
     }
@@ -71,7 +75,7 @@ fn walk(v: &Value, qc: &QueryContext<'_>, out: &mut Vec<InnerHitsDef>, depth: us
             for (k, x) in m {
                 let nested_query = k == "nested" && x.get("path").is_some() && x.get("query").is_some();
                 if !nested_query {
-                    walk(x, qc, out, depth + 1)?;
+                    walk(x, qc, max_window, out, depth + 1)?;
                     continue;
                 }
                 let s = super::dsl_nested::spec(x)?;
@@ -82,8 +86,8 @@ fn walk(v: &Value, qc: &QueryContext<'_>, out: &mut Vec<InnerHitsDef>, depth: us
                 let inner = QueryContext { nested_scope: Some(&s.path), ..*qc };
                 let query = super::match_only::verify_phrases(parse_at(s.query, &inner, depth + 1)?, &inner);
                 let mut children = Vec::new();
-                walk(s.query, &inner, &mut children, depth + 1)?;
-                let def = definition(ih, &s.path, qc.nested_scope, query, children)?;
+                walk(s.query, &inner, max_window, &mut children, depth + 1)?;
+                let def = definition(ih, &s.path, qc.nested_scope, query, children, max_window)?;
                 if out.iter().any(|d| d.name == def.name) {
                     return Err(OsError::illegal(format!(
                         "[inner_hits] already contains an entry for key [{}]",
@@ -95,7 +99,7 @@ fn walk(v: &Value, qc: &QueryContext<'_>, out: &mut Vec<InnerHitsDef>, depth: us
         }
         Value::Array(a) => {
             for x in a {
-                walk(x, qc, out, depth + 1)?;
+                walk(x, qc, max_window, out, depth + 1)?;
             }
         }
         _ => {}
@@ -118,6 +122,7 @@ fn definition(
     scope: Option<&str>,
     query: Query,
     children: Vec<InnerHitsDef>,
+    max_window: usize,
 ) -> OsResult<InnerHitsDef> {
     let mut d = InnerHitsDef {
         name: path.to_string(),
@@ -165,9 +170,9 @@ fn definition(
             other => return Err(perr(format!("[inner_hits] unknown field [{other}]"))),
         }
     }
-    if d.from.saturating_add(d.size) > MAX_INNER_RESULT_WINDOW {
+    if d.from.saturating_add(d.size) > max_window {
         return Err(OsError::illegal(format!(
-            "Inner result window is too large, the inner hit definition's [{}]'s from + size must be less than or equal to: [{MAX_INNER_RESULT_WINDOW}] but was [{}]. This limit can be set by changing the [index.max_inner_result_window] index level setting.",
+            "Inner result window is too large, the inner hit definition's [{}]'s from + size must be less than or equal to: [{max_window}] but was [{}]. This limit can be set by changing the [index.max_inner_result_window] index level setting.",
             d.name,
             d.from.saturating_add(d.size)
         )));

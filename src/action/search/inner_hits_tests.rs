@@ -93,10 +93,11 @@ fn offsets_and_slices_follow_the_block_layout() {
 #[test]
 fn definitions_check_options_and_window() {
     let m = |v: serde_json::Value| v.as_object().cloned().unwrap();
-    let d = definition(&m(json!({"name": "n", "from": 1, "size": 2})), "p", None, Query::MatchNone, vec![]).unwrap();
+    let d =
+        definition(&m(json!({"name": "n", "from": 1, "size": 2})), "p", None, Query::MatchNone, vec![], 100).unwrap();
     assert_eq!((d.name.as_str(), d.from, d.size), ("n", 1, 2));
-    let e = definition(&m(json!({"size": 101})), "p", None, Query::MatchNone, vec![]).unwrap_err();
+    let e = definition(&m(json!({"size": 101})), "p", None, Query::MatchNone, vec![], 100).unwrap_err();
     assert!(e.reason.starts_with("Inner result window is too large, the inner hit definition's [p]'s"), "{e:?}");
-    assert!(definition(&m(json!({"bogus": 1})), "p", None, Query::MatchNone, vec![]).is_err());
-    assert!(definition(&m(json!({"fields": []})), "p", None, Query::MatchNone, vec![]).is_err());
+    assert!(definition(&m(json!({"bogus": 1})), "p", None, Query::MatchNone, vec![], 100).is_err());
+    assert!(definition(&m(json!({"fields": []})), "p", None, Query::MatchNone, vec![], 100).is_err());
 }
