@@ -132,6 +132,7 @@ fn workload(engine: &ShardEngine, seed: u64) -> Outcome {
                 routing: None,
                 source: source.clone(),
                 fields: Vec::new(),
+                nested: Vec::new(),
                 constraints: Constraints { create: *create, ..Default::default() },
                 auto_generated_id: *auto,
             }),

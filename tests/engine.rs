@@ -34,7 +34,7 @@ fn mapping() -> Arc<Mapping> {
 
 fn parser(m: Arc<Mapping>) -> DocumentParser {
     Arc::new(move |id: &str, source: &[u8]| {
-        m.parse(id, source).map(|p| p.fields).map_err(|e| Error::InvalidArgument(e.to_string()))
+        m.parse(id, source).map(|p| (p.fields, p.nested)).map_err(|e| Error::InvalidArgument(e.to_string()))
     })
 }
 
@@ -265,6 +265,7 @@ fn a_rejected_update_keeps_the_live_copy_and_its_doc_id() {
         seq_no: seq,
         primary_term: 1,
         version: 1,
+        nested: vec![],
     };
     w.update(&doc("x", field(FieldValue::Long(5)), 0)).unwrap();
     // Same field as a keyword: its doc-values kind conflicts, so the add fails part-way.

@@ -229,6 +229,7 @@ pub fn fathom_doc(mapping: &Mapping, n: usize, line: &str) -> Document {
         seq_no: n as i64,
         primary_term: 1,
         version: 1,
+        nested: parsed.nested,
     }
 }
 

@@ -115,6 +115,7 @@ fn document(d: &Doc, seq_no: i64) -> Document {
         seq_no,
         primary_term: 1,
         version: d.version,
+        nested: Vec::new(),
     }
 }
 

@@ -280,7 +280,15 @@ pub fn index_routed(
     if let Some(update) = &parsed.mapping_update {
         cs.apply_mapping_update(&svc.name, update)?;
     }
-    let op = IndexOp { id, routing, source, fields: parsed.fields, constraints, auto_generated_id: auto };
+    let op = IndexOp {
+        id,
+        routing,
+        source,
+        fields: parsed.fields,
+        nested: parsed.nested,
+        constraints,
+        auto_generated_id: auto,
+    };
     shard.engine.index(op).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 

@@ -116,6 +116,7 @@ fn explain_shard(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Va
             .and_then(|s| s.parse().ok())
             .unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
         warnings: &sr.warnings,
+        nested_scope: None,
     };
     let mut query = build_query(&sr, &qc)?;
     if let Some(f) = &alias_filter {

@@ -60,6 +60,7 @@ pub fn validate(
             analysis: c.analysis.as_deref(),
             max_regex_length: c.limits.max_regex_length,
             warnings: &sr.warnings,
+            nested_scope: None,
         };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.

@@ -134,6 +134,9 @@ impl IndexService {
         let limits = super::mapping_limits::mapping_limits(&self.metadata().settings)?;
         let mut parsed = mapping.parse_limited(id, source, limits.doc_limits(&mapping))?;
         normalize_keywords(&mapping, &self.analysis, &mut parsed.fields);
+        for n in &mut parsed.nested {
+            normalize_keywords(&mapping, &self.analysis, &mut n.fields);
+        }
         Ok(parsed)
     }
     fn set_metadata(&self, m: Arc<IndexMetadata>) {
@@ -449,12 +452,12 @@ impl ClusterService {
         let parser_analysis = analysis.clone();
         let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
             let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
-            let mut fields = m
-                .parse(id, source)
-                .map(|p| p.fields)
-                .map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
-            normalize_keywords(&m, &parser_analysis, &mut fields);
-            Ok(fields)
+            let mut p = m.parse(id, source).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
+            normalize_keywords(&m, &parser_analysis, &mut p.fields);
+            for n in &mut p.nested {
+                normalize_keywords(&m, &parser_analysis, &mut n.fields);
+            }
+            Ok((p.fields, p.nested))
         });
         let analyzers = Arc::new(analysis.registry());
         let mut config = default_config(parser);

@@ -33,6 +33,8 @@ pub struct QueryContext<'a> {
     pub max_regex_length: usize,
     /// Where the parsers leave deprecation warnings for the answer.
     pub warnings: &'a Warnings,
+    /// The path of the enclosing `nested` query (OpenSearch's `nestedScope`), `None` at the top.
+    pub nested_scope: Option<&'a str>,
 }
 
 impl std::fmt::Debug for QueryContext<'_> {
@@ -316,6 +318,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         "combined_fields" => super::dsl_combined_fields::parse(inner, ctx),
         "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),
         "geo_shape" => super::dsl_geo::parse_shape_query(inner, ctx),
+        "nested" => super::dsl_nested::parse(inner, ctx, d),
         other => Err(unknown_query(other)),
     }
 }

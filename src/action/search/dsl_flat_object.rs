@@ -1,7 +1,8 @@
 //! Queries on `flat_object` fields, as OpenSearch's `FlatObjectFieldType` rewrites them (see
 //! `engine::schema::flat_object` for what is indexed): a query on the field itself `f` runs on
 //! `f._value`; a query on a key path `f.a.b` runs on `f._valueAndPath` with its values
-//! prefixed by `f.a.b=`; `exists` on `f.a.b` looks for the key path among `f`'s terms.
+//! prefixed by `f.a.b=`; `exists` on `f.x` looks for `f.x` among `f`'s terms (`f.` and each key
+//! name, at any depth, as OpenSearch indexes them).
 //!
 //! `similarity: boolean` makes term queries score their boost (other similarities: BM25).
 //!

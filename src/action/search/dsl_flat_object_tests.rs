@@ -23,6 +23,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }
@@ -99,6 +100,7 @@ fn boolean_similarity_scores_the_boost() {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     assert_eq!(
         parse(&json!({"term": {"c.a": {"value": "x", "boost": 2.0}}}), &ctx).unwrap(),

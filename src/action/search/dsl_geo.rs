@@ -548,6 +548,7 @@ mod tests {
             analysis: None,
             max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
             warnings: &Default::default(),
+            nested_scope: None,
         };
         let q = |v: Value| super::super::dsl::parse(&v, &ctx);
         assert_eq!(
@@ -608,6 +609,7 @@ mod tests {
             analysis: None,
             max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
             warnings: Box::leak(Box::default()),
+            nested_scope: None,
         }
     }
 

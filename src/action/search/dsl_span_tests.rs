@@ -37,6 +37,7 @@ fn run_with(v: serde_json::Value, extra_words: &[String]) -> Result<Query, crate
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }

@@ -87,6 +87,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         analysis: Some(&analysis),
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }

@@ -8,12 +8,13 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::body::SearchBody;
+use super::body::{HitJson, SearchBody};
 use super::collapse;
 use super::context::ShardContext;
 use super::dsl::{self, QueryContext};
 use super::fetch;
 use super::field_values;
+use super::inner_hits;
 use super::named;
 use super::parallel::{FetchPhase, QueryPhase};
 use super::query_string::{self, QsOptions};
@@ -220,6 +221,8 @@ pub(super) struct UnitResult {
     keys: Vec<Value>,
     /// `terminate_after`: whether a shard had more matches than it collected.
     terminated: Option<bool>,
+    /// The `inner_hits` of the query's `nested` queries.
+    inner: Vec<inner_hits::InnerHitsDef>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -260,6 +263,7 @@ pub(super) fn run_unit(
         analysis: c.analysis.as_deref(),
         max_regex_length: c.limits.max_regex_length,
         warnings: &req.warnings,
+        nested_scope: None,
     };
     let query = dsl::boosted(build_query(req, &qc)?, super::index_boost::boost_of(req, &c.index));
     let query = with_alias_filter(query, c, &qc)?;
@@ -280,6 +284,7 @@ pub(super) fn run_unit(
         }
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
+    let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
     // `terminate_after`: each shard collects its first N matches only.
     let limited;
     let (searcher, terminated) = match req.terminate_after {
@@ -291,7 +296,8 @@ pub(super) fn run_unit(
         }
         _ => (&u.searcher, None),
     };
-    let fields = sort::resolve(&req.sort, &c.mapping)?;
+    let mut fields = sort::resolve(&req.sort, &c.mapping)?;
+    sort::resolve_nested(&req.sort, &mut fields, &qc)?;
     let rescorer = match &req.rescore {
         None => None,
         Some(v) => {
@@ -397,6 +403,7 @@ pub(super) fn run_unit(
             timed_out: top.timed_out,
             rescore,
             terminated,
+            inner,
         });
     }
     let run_top = |spec: &TopSpec| match sort_missing::keyword_missing(&req.sort, &fields) {
@@ -438,6 +445,7 @@ pub(super) fn run_unit(
         rescore,
         keys,
         terminated,
+        inner,
     })
 }
 
@@ -798,8 +806,24 @@ pub(super) fn fetch_hit(
         _ => None,
     };
     let q = r.map(|r| &r.query);
-    let mut hit = fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?;
-    if let (Some(cl), Some(key), super::body::HitJson::Value(v)) = (&req.collapse, key, &mut hit) {
+    let mut hit = match r.map(|r| &r.inner).filter(|d| !d.is_empty()) {
+        None => fetch::hit_json(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req, raw)?,
+        Some(defs) => {
+            let mut v = fetch::hit(&ctxs[ci], li, h.doc, score, sort_vals, explanation, matched, q, req)?;
+            let parent = inner_hits::Parent {
+                ctx: &ctxs[ci],
+                leaf: li,
+                doc: h.doc,
+                root: h.doc,
+                rest_total_hits_as_int: req.rest_total_hits_as_int,
+            };
+            if let Value::Object(m) = &mut v {
+                m.insert("inner_hits".into(), inner_hits::render(defs, parent)?);
+            }
+            HitJson::Value(v)
+        }
+    };
+    if let (Some(cl), Some(key), HitJson::Value(v)) = (&req.collapse, key, &mut hit) {
         collapse::add_field(v, &cl.field, key);
         if !cl.inner_hits.is_empty() {
             v["inner_hits"] = collapse::expand(cl, ctxs, req, key)?;
@@ -844,6 +868,7 @@ fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
         analysis: c.analysis.as_deref(),
         max_regex_length: c.limits.max_regex_length,
         warnings: &req.warnings,
+        nested_scope: None,
     };
     let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     Ok(if let Some(min) = req.min_score {

@@ -275,6 +275,20 @@ pub fn docvalue_fields(
     out: &mut Map<String, Value>,
 ) -> OsResult<()> {
     for s in specs {
+        if s.field == "_seq_no" {
+            // The sequence number's doc values (root documents only).
+            let mut vals = Vec::new();
+            if seg.numeric_values("_seq_no", doc, &mut vals) && !vals.is_empty() {
+                let vals = vals.into_iter().map(Value::from);
+                match out.get_mut("_seq_no") {
+                    Some(Value::Array(a)) => a.extend(vals),
+                    _ => {
+                        out.insert("_seq_no".into(), Value::Array(vals.collect()));
+                    }
+                }
+            }
+            continue;
+        }
         for (name, ft) in expand(mapping, &s.field) {
             let vals = doc_values(seg, doc, &name, ft, s.format.as_deref())?;
             match out.get_mut(&name) {

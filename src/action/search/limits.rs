@@ -18,6 +18,8 @@ pub struct IndexLimits {
     /// `index.highlight.max_analyzed_offset` (default 1 000 000): the longest text a highlighter
     /// re-analyzes.
     pub max_analyzed_offset: usize,
+    /// `index.max_inner_result_window` (default 100): an inner hits definition's `from + size`.
+    pub max_inner_result_window: usize,
 }
 
 /// OpenSearch's default `index.max_regex_length`.
@@ -31,6 +33,7 @@ impl Default for IndexLimits {
             max_rescore_window: super::context::DEFAULT_MAX_RESULT_WINDOW,
             max_regex_length: DEFAULT_MAX_REGEX_LENGTH,
             max_analyzed_offset: 1_000_000,
+            max_inner_result_window: 100,
         }
     }
 }
@@ -55,6 +58,7 @@ impl IndexLimits {
             max_rescore_window: get("index.max_rescore_window", max_result_window)?,
             max_regex_length: get("index.max_regex_length", d.max_regex_length)?,
             max_analyzed_offset: get("index.highlight.max_analyzed_offset", d.max_analyzed_offset)?,
+            max_inner_result_window: get("index.max_inner_result_window", d.max_inner_result_window)?,
         })
     }
 
@@ -138,7 +142,8 @@ mod tests {
                 max_script_fields: 2,
                 max_rescore_window: 50,
                 max_regex_length: 1000,
-                max_analyzed_offset: 1_000_000
+                max_analyzed_offset: 1_000_000,
+                max_inner_result_window: 100,
             }
         );
         assert!(IndexLimits::from_settings(&|_| Some("x".into()), 50).is_err());
@@ -152,6 +157,7 @@ mod tests {
             max_rescore_window: 10,
             max_regex_length: 3,
             max_analyzed_offset: 5,
+            max_inner_result_window: 1,
         };
         assert!(l.check_docvalue_fields(2).is_ok());
         let e = l.check_docvalue_fields(3).unwrap_err();

@@ -64,6 +64,11 @@ fn rewrite(q: Query, ctx: &QueryContext<'_>, depth: usize) -> Query {
         Query::ConstantScore { query, boost } => {
             Query::ConstantScore { query: Box::new(rewrite(*query, ctx, depth + 1)), boost }
         }
+        // The children's source is their nested object's (see `nested_source`).
+        Query::Nested { mut join, boost } => {
+            join.query = rewrite(join.query, ctx, depth + 1);
+            Query::Nested { join, boost }
+        }
         Query::DisMax { queries, tie_breaker, boost } => Query::DisMax { queries: all(queries), tie_breaker, boost },
         Query::Boosting { positive, negative, negative_boost, boost } => Query::Boosting {
             positive: Box::new(rewrite(*positive, ctx, depth + 1)),

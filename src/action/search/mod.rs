@@ -18,6 +18,7 @@
 //! | [`dsl_wildcard`] | queries on `wildcard` fields |
 //! | [`dsl_constant`] | queries on `constant_keyword` fields, answered from the mapping |
 //! | [`dsl_flat_object`] | queries on `flat_object` fields and their key paths |
+//! | [`dsl_nested`] | the `nested` query |
 //! | [`query_string`] | `query_string`, `simple_query_string`, `q=` |
 //! | [`combine`] | dis_max, boosting, function_score |
 //! | [`date_math`] | `now-1d/d`, time zones |
@@ -29,6 +30,7 @@
 //! | [`fetch`] | one hit's JSON |
 //! | [`field_values`] | `docvalue_fields`, the `fields` API, `stored_fields` |
 //! | [`highlight`] | plain highlighting |
+//! | [`inner_hits`] | nested `inner_hits`: the matching nested documents of each hit |
 //! | [`limits`] | per-index limits checked before a search (`index.max_docvalue_fields_search`, ...) |
 //! | [`match_only`] | `match_only_text` phrases checked against the re-analyzed `_source` |
 //! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
@@ -53,6 +55,7 @@ pub mod dsl_fuzzy;
 pub mod dsl_geo;
 pub mod dsl_intervals;
 pub mod dsl_keyword;
+pub mod dsl_nested;
 pub mod dsl_span;
 pub mod dsl_term;
 pub mod dsl_text;
@@ -62,6 +65,7 @@ pub mod fetch;
 pub mod field_values;
 pub mod highlight;
 pub mod index_boost;
+pub mod inner_hits;
 pub mod limits;
 pub mod match_only;
 pub mod named;

@@ -22,6 +22,38 @@ pub struct SortSpec {
     pub missing_value: Option<Value>,
     /// `numeric_type`: `long`, `double`, `date`, `date_nanos`.
     pub numeric_type: Option<String>,
+    /// `nested` (or the legacy `nested_path` / `nested_filter`): sort by nested documents' values.
+    pub nested: Option<NestedSortSpec>,
+}
+
+/// A sort's `nested` option.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NestedSortSpec {
+    pub path: Option<String>,
+    pub filter: Option<Value>,
+    pub max_children: Option<usize>,
+}
+
+/// Reads a sort's `nested` object (`path`, `filter`, `max_children`; a deeper `nested` is not
+/// supported).
+fn nested_spec(v: &Value) -> OsResult<NestedSortSpec> {
+    let m = v.as_object().ok_or_else(|| perr("[nested] must be an object"))?;
+    let mut out = NestedSortSpec::default();
+    for (k, v) in m {
+        match k.as_str() {
+            "path" => out.path = Some(v.as_str().ok_or_else(|| perr("[nested] [path] must be a string"))?.to_string()),
+            "filter" => out.filter = Some(v.clone()),
+            "max_children" => {
+                let n = v.as_i64().ok_or_else(|| perr("[nested] [max_children] must be an integer"))?;
+                out.max_children = Some(if n < 0 { usize::MAX } else { n as usize });
+            }
+            "nested" => {
+                return Err(OsError::illegal("sorting on multiple levels of nested documents is not supported"))
+            }
+            other => return Err(perr(format!("[nested] unknown field [{other}]"))),
+        }
+    }
+    Ok(out)
 }
 
 fn order_of(s: &str) -> OsResult<SortOrder> {
@@ -41,6 +73,7 @@ fn spec(field: &str) -> SortSpec {
         mode: None,
         missing_value: None,
         numeric_type: None,
+        nested: None,
     }
 }
 
@@ -87,7 +120,14 @@ fn one(v: &Value) -> OsResult<SortSpec> {
                                 }
                                 s.numeric_type = Some(t);
                             }
-                            "format" | "nested" | "nested_path" | "nested_filter" => {}
+                            "nested" => s.nested = Some(nested_spec(v)?),
+                            "nested_path" => {
+                                s.nested.get_or_insert_with(Default::default).path = Some(text()?);
+                            }
+                            "nested_filter" => {
+                                s.nested.get_or_insert_with(Default::default).filter = Some(v.clone());
+                            }
+                            "format" => {}
                             other => {
                                 return Err(perr(crate::error::unknown_field(
                                     "field_sort",
@@ -152,6 +192,66 @@ pub enum ValueFormat {
     },
 }
 
+/// Adds the `nested` part of sorts resolved by [`resolve`] (their filters parse in the nested
+/// scope); a sort on a field inside a nested object needs one (OpenSearch's
+/// `validateMissingNestedPath`).
+pub fn resolve_nested(
+    specs: &[SortSpec],
+    fields: &mut [(SortField, ValueFormat)],
+    qc: &super::dsl::QueryContext<'_>,
+) -> OsResult<()> {
+    use crate::engine::query::sort_nested::{NestedSort, NestedSortRef};
+    let shard_err = |reason: String| OsError::new(ErrorKind::QueryShard, reason).status(400);
+    for (s, (f, _)) in specs.iter().zip(fields.iter_mut()) {
+        if matches!(f.by, SortBy::Score | SortBy::Doc) {
+            continue;
+        }
+        let field = qc.mapping.resolve_alias(&s.field);
+        let Some(n) = &s.nested else {
+            if qc.mapping.field_type(field).is_some() && nested_parent(qc.mapping, field).is_some() {
+                return Err(shard_err(format!(
+                    "it is mandatory to set the [nested] context on the nested sort field: [{}].",
+                    s.field
+                )));
+            }
+            continue;
+        };
+        let Some(path) = &n.path else {
+            return Err(OsError::illegal("[nested] requires 'path' field"));
+        };
+        match qc.mapping.object(path).filter(|_| !path.is_empty()) {
+            None => return Err(shard_err(format!("[nested] failed to find nested object under path [{path}]"))),
+            Some(o) if !o.nested => {
+                return Err(shard_err(format!("[nested] nested object under path [{path}] is not of nested type")))
+            }
+            Some(_) => {}
+        }
+        let inner = super::dsl::QueryContext { nested_scope: Some(path), ..*qc };
+        let filter = match &n.filter {
+            Some(v) => Some(super::dsl::parse(v, &inner)?),
+            None => None,
+        };
+        f.nested = Some(NestedSortRef(std::sync::Arc::new(NestedSort {
+            path: path.clone(),
+            filter,
+            max_children: n.max_children,
+        })));
+    }
+    Ok(())
+}
+
+/// The innermost nested object holding `field`, if any.
+fn nested_parent<'m>(mapping: &Mapping, field: &'m str) -> Option<&'m str> {
+    let mut best = None;
+    for (i, _) in field.match_indices('.') {
+        let prefix = &field[..i];
+        if mapping.object(prefix).is_some_and(|o| o.nested) {
+            best = Some(prefix);
+        }
+    }
+    best
+}
+
 /// Resolves specs against a mapping.
 pub fn resolve(specs: &[SortSpec], mapping: &Mapping) -> OsResult<Vec<(SortField, ValueFormat)>> {
     specs.iter().map(|s| resolve_one(s, mapping)).collect()
@@ -165,10 +265,16 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
     let missing = s.missing.unwrap_or(Missing::Last);
     match s.field.as_str() {
         "_score" => {
-            return Ok((SortField { by: SortBy::Score, order: order(SortOrder::Desc), missing }, ValueFormat::Plain))
+            return Ok((
+                SortField { by: SortBy::Score, order: order(SortOrder::Desc), missing, nested: None },
+                ValueFormat::Plain,
+            ))
         }
         "_doc" | "_shard_doc" => {
-            return Ok((SortField { by: SortBy::Doc, order: order(SortOrder::Asc), missing }, ValueFormat::Plain))
+            return Ok((
+                SortField { by: SortBy::Doc, order: order(SortOrder::Asc), missing, nested: None },
+                ValueFormat::Plain,
+            ))
         }
         _ => {}
     }
@@ -226,7 +332,7 @@ fn resolve_one(s: &SortSpec, mapping: &Mapping) -> OsResult<(SortField, ValueFor
         _ => None,
     };
     let by = numeric(s, by, fmt == ValueFormat::Unsigned, scale)?;
-    Ok((SortField { by, order: order(SortOrder::Asc), missing }, fmt))
+    Ok((SortField { by, order: order(SortOrder::Asc), missing, nested: None }, fmt))
 }
 
 /// The column form of an `unsigned_long` (sign bit flipped, so it orders as a signed long).

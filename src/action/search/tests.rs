@@ -34,6 +34,7 @@ fn q(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     parse(&v, &ctx)
 }
@@ -194,6 +195,7 @@ fn query_string_syntax() {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     let o = QsOptions { fields: vec![("title".into(), 1.0)], ..QsOptions::default() };
     assert_eq!(parse_query_string("fox", &ctx, &o).unwrap(), term("title", "fox"));
@@ -275,6 +277,7 @@ fn integer_bounds_are_exact_and_out_of_range_matches_nothing() {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     let p = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     let u = |v: u64| Some(sortable::encode_u64(v).to_vec());
@@ -328,6 +331,7 @@ fn range_fields_are_queried_by_interval_relation() {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     let p = |v: serde_json::Value| parse(&v, &ctx);
     let k = |v: i64| sortable::encode_i64(v).to_vec();
@@ -376,6 +380,7 @@ fn keyword_terms_score_bm25_only_with_use_similarity() {
         analysis: None,
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
+        nested_scope: None,
     };
     let q = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     assert_eq!(

@@ -44,6 +44,9 @@ pub mod meta {
     /// Docs-only terms: the names of a document's fields that have neither doc values nor
     /// norms, so that `exists` finds them (Lucene's `_field_names`).
     pub const FIELD_NAMES: &str = "_field_names";
+    /// Docs-only term of a nested document: its object's path (`user.address`). Root documents
+    /// have none.
+    pub const NESTED_PATH: &str = "_nested_path";
 }
 
 /// Keys of the stored fields of every document.
@@ -99,9 +102,12 @@ pub struct SegmentBuilder {
     pending_id: u32,
     /// Reused per document: fields with a value in the document being inverted.
     touched: Vec<u32>,
-    /// Field numbers of `_id`, `_routing`, `_seq_no`, `_primary_term`, `_version` once created.
-    meta_fields: [Option<u32>; 6],
+    /// Field numbers of `_id`, `_routing`, `_seq_no`, `_primary_term`, `_version`,
+    /// `_field_names`, `_nested_path` once created.
+    meta_fields: [Option<u32>; 7],
     deleted: Vec<bool>,
+    /// Per doc: a nested document (part of the block of the next root document).
+    nested: Vec<bool>,
     num_deleted: u32,
     field_state: Vec<FieldDocState>,
     stored_bytes: usize,
@@ -126,8 +132,9 @@ impl SegmentBuilder {
             id_docs: Vec::new(),
             pending_id: 0,
             touched: Vec::new(),
-            meta_fields: [None; 6],
+            meta_fields: [None; 7],
             deleted: Vec::new(),
+            nested: Vec::new(),
             num_deleted: 0,
             field_state: Vec::new(),
             stored_bytes: 0,
@@ -166,16 +173,33 @@ impl SegmentBuilder {
         self.docs.get(doc as usize)
     }
 
-    /// Marks a buffered document deleted; returns whether it was live.
+    /// Marks a buffered document deleted, with its nested documents; returns whether it was live.
     pub fn delete(&mut self, doc: DocId) -> bool {
-        match self.deleted.get_mut(doc as usize) {
+        let live = match self.deleted.get_mut(doc as usize) {
             Some(d) if !*d => {
                 *d = true;
                 self.num_deleted += 1;
                 true
             }
             _ => false,
+        };
+        for c in self.block_start(doc)..doc {
+            if let Some(d) = self.deleted.get_mut(c as usize).filter(|d| !**d) {
+                *d = true;
+                self.num_deleted += 1;
+            }
         }
+        live
+    }
+
+    /// The first doc of the block that root document `doc` ends (`doc` itself without nested
+    /// documents).
+    pub fn block_start(&self, doc: DocId) -> DocId {
+        let mut start = doc;
+        while start > 0 && self.nested.get(start as usize - 1).copied().unwrap_or(false) {
+            start -= 1;
+        }
+        start
     }
 
     /// Deleted documents in the buffer.
@@ -213,8 +237,33 @@ impl SegmentBuilder {
     /// an earlier document, an unknown analyzer), some postings and doc values for doc id `d`
     /// were already written, so `d` is used up by a *deleted* placeholder: nothing can find it
     /// by `_id`, no search sees it, and the next document gets `d + 1`.
+    ///
+    /// The document's nested documents come first (one block, root last); if any of them fails,
+    /// the whole block so far is left deleted, ended by an empty deleted root.
     pub fn add(&mut self, doc: &Document, analyzers: &AnalyzerRegistry) -> Result<DocId> {
+        let first = self.docs.len();
+        for n in &doc.nested {
+            let d = self.docs.len() as DocId;
+            match self.invert_nested(d, doc, n, analyzers) {
+                Ok(()) => {
+                    self.nested.push(true);
+                    self.deleted.push(false);
+                }
+                Err(e) => {
+                    // The failed doc may have its `_nested_path` term already: it is nested, and
+                    // an empty deleted root ends the (deleted) block, so the next document's block
+                    // never takes it in.
+                    self.push_placeholder(doc);
+                    self.nested.push(true);
+                    self.push_placeholder(doc);
+                    self.nested.push(false);
+                    self.delete_from(first);
+                    return Err(e);
+                }
+            }
+        }
         let d = self.docs.len() as DocId;
+        self.nested.push(false);
         match self.invert(d, doc, analyzers) {
             Ok(()) => {
                 let i = self.pending_id as usize;
@@ -226,19 +275,67 @@ impl SegmentBuilder {
                 Ok(d)
             }
             Err(e) => {
-                self.docs.push(StoredDocument {
-                    id: doc.id.clone(),
-                    routing: None,
-                    source: Vec::new(),
-                    seq_no: doc.seq_no,
-                    primary_term: doc.primary_term,
-                    version: doc.version,
-                });
-                self.deleted.push(true);
-                self.num_deleted += 1;
+                self.push_placeholder(doc);
+                self.delete_from(first);
                 Err(e)
             }
         }
+    }
+
+    /// Uses up the next doc id with an empty stored document (its deleted bit is set by the
+    /// caller).
+    fn push_placeholder(&mut self, doc: &Document) {
+        self.docs.push(StoredDocument {
+            id: doc.id.clone(),
+            routing: None,
+            source: Vec::new(),
+            seq_no: doc.seq_no,
+            primary_term: doc.primary_term,
+            version: doc.version,
+        });
+        if self.deleted.len() < self.docs.len() {
+            self.deleted.push(false);
+        }
+    }
+
+    /// Marks docs `first..` deleted (a block that failed part-way).
+    fn delete_from(&mut self, first: usize) {
+        for d in self.deleted.iter_mut().skip(first) {
+            if !*d {
+                *d = true;
+                self.num_deleted += 1;
+            }
+        }
+    }
+
+    /// Inverts nested document `n` of `doc` as doc `d`: its `_nested_path` term and its fields.
+    fn invert_nested(
+        &mut self,
+        d: DocId,
+        doc: &Document,
+        n: &crate::engine::schema::NestedDoc,
+        analyzers: &AnalyzerRegistry,
+    ) -> Result<()> {
+        if d == i32::MAX as u32 {
+            return Err(Error::InvalidArgument("segment buffer is full (2^31-1 documents)".into()));
+        }
+        let f = self.meta_field(6, meta::NESTED_PATH, IndexOptions::Docs, DocValuesKind::None, 0)?;
+        self.postings.add(f, n.path.as_bytes(), d, 0, None);
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        let r = self.invert_fields(d, &n.fields, analyzers, &mut touched);
+        self.touched = touched;
+        r?;
+        self.stored_bytes += doc.id.len();
+        self.docs.push(StoredDocument {
+            id: doc.id.clone(),
+            routing: None,
+            source: Vec::new(),
+            seq_no: doc.seq_no,
+            primary_term: doc.primary_term,
+            version: doc.version,
+        });
+        Ok(())
     }
 
     fn invert(&mut self, d: DocId, doc: &Document, analyzers: &AnalyzerRegistry) -> Result<()> {
@@ -262,7 +359,7 @@ impl SegmentBuilder {
 
         let mut touched = std::mem::take(&mut self.touched);
         touched.clear();
-        let r = self.invert_fields(d, doc, analyzers, &mut touched);
+        let r = self.invert_fields(d, &doc.fields, analyzers, &mut touched);
         self.touched = touched;
         r?;
 
@@ -278,15 +375,15 @@ impl SegmentBuilder {
         Ok(())
     }
 
-    /// The mapping's fields of `doc`, then the norms of the fields it touched.
+    /// The mapping's fields of a document, then the norms of the fields it touched.
     fn invert_fields(
         &mut self,
         d: DocId,
-        doc: &Document,
+        fields: &[crate::engine::schema::IndexableField],
         analyzers: &AnalyzerRegistry,
         touched: &mut Vec<u32>,
     ) -> Result<()> {
-        for field in &doc.fields {
+        for field in fields {
             if field.name == meta::ID {
                 // The mapping reports `_id` too; it was indexed above from the document itself.
                 continue;
@@ -515,7 +612,15 @@ mod tests {
     use crate::engine::schema::IndexableField;
 
     fn doc(id: &str, seq_no: i64, fields: Vec<IndexableField>) -> Document {
-        Document { id: id.into(), routing: None, source: b"{}".to_vec(), fields, seq_no, primary_term: 1, version: 1 }
+        Document {
+            id: id.into(),
+            source: b"{}".to_vec(),
+            fields,
+            seq_no,
+            primary_term: 1,
+            version: 1,
+            ..Document::default()
+        }
     }
 
     fn kw(name: &str, v: &str) -> IndexableField {

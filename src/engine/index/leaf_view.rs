@@ -19,11 +19,19 @@ impl SegmentView for Leaf {
     }
 
     fn is_live(&self, doc: DocId) -> bool {
-        doc < self.reader.max_doc() && self.live.is_live(doc)
+        doc < self.reader.max_doc() && self.live.is_live(doc) && (self.shows_nested || !self.is_nested(doc))
     }
 
     fn has_deletions(&self) -> bool {
-        self.live.num_deleted() > 0
+        self.live.num_deleted() > 0 || (!self.shows_nested && self.reader.nested.is_some())
+    }
+
+    fn is_nested(&self, doc: DocId) -> bool {
+        self.reader.nested.as_ref().is_some_and(|n| n.is_nested(doc))
+    }
+
+    fn with_nested(&self) -> Option<&dyn SegmentView> {
+        self.with_nested.as_deref().map(|l| l as &dyn SegmentView)
     }
 
     fn field_stats(&self, field: &str) -> Option<FieldStats> {
@@ -137,7 +145,15 @@ impl SegmentView for Leaf {
     }
 
     fn source(&self, doc: DocId) -> Result<Option<Vec<u8>>> {
-        Ok(Some(crate::engine::index::writer::read_stored_fields(&self.reader, doc, true)?.source))
+        let Some(n) = self.reader.nested.as_ref().filter(|n| n.is_nested(doc)) else {
+            return Ok(Some(crate::engine::index::writer::read_stored_fields(&self.reader, doc, true)?.source));
+        };
+        // A nested document: its object from the root's source, under its full path.
+        let root = crate::engine::index::writer::read_stored_fields(&self.reader, n.root_of(doc), true)?.source;
+        let Ok(root) = serde_json::from_slice::<serde_json::Value>(&root) else { return Ok(None) };
+        let all = self.with_nested().unwrap_or(self);
+        Ok(crate::engine::query::nested_source::nested_source(all, doc, &root)?
+            .map(|v| serde_json::to_vec(&v).unwrap_or_default()))
     }
 
     fn has_value(&self, field: &str, doc: DocId) -> bool {

@@ -13,10 +13,14 @@ pub mod writer;
 pub use searcher::{Leaf, Searcher};
 pub use writer::{DocVersion, IndexWriter, IndexWriterConfig};
 
-use crate::engine::schema::IndexableField;
+use crate::engine::schema::{IndexableField, NestedDoc};
 
 /// A document as the engine indexes it: parsed fields plus the metadata the shard assigned.
-#[derive(Debug, Clone)]
+///
+/// Its `nested` documents are indexed as one block with it, immediately before it (Lucene's
+/// block join): they carry a `_nested_path` term and no metadata of their own, and are deleted
+/// with it. Searches see only root documents unless a `nested` query joins its children.
+#[derive(Debug, Clone, Default)]
 pub struct Document {
     /// `_id`.
     pub id: String,
@@ -32,6 +36,8 @@ pub struct Document {
     pub primary_term: u64,
     /// `_version`.
     pub version: i64,
+    /// The `nested` objects, in block order (see [`NestedDoc`]).
+    pub nested: Vec<NestedDoc>,
 }
 
 /// A document read back by `_id` (realtime: from the buffer or from segments).

@@ -19,6 +19,24 @@ pub struct Leaf {
     pub doc_base: u32,
     /// Keeps the segment's files alive.
     pub files: Arc<FileRefs>,
+    /// The same segment with its nested documents live, when it has any: the view a `nested`
+    /// query's children are matched in (this one hides them, so that every other query, count
+    /// and sort sees only root documents, as OpenSearch's non-nested filter does).
+    pub with_nested: Option<std::sync::Arc<Leaf>>,
+    /// Whether this view shows nested documents.
+    pub shows_nested: bool,
+}
+
+impl Leaf {
+    /// The leaf of a segment: root documents only, with the nested view when it has any.
+    pub fn new(reader: Arc<SegmentReader>, live: Arc<LiveDocs>, doc_base: u32, files: Arc<FileRefs>) -> Leaf {
+        let mut leaf = Leaf { reader, live, doc_base, files, with_nested: None, shows_nested: false };
+        if leaf.reader.nested.is_some() {
+            let all = Leaf { shows_nested: true, ..leaf.clone() };
+            leaf.with_nested = Some(std::sync::Arc::new(all));
+        }
+        leaf
+    }
 }
 
 /// A point-in-time view of an index (cheap to clone).

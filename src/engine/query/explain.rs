@@ -76,7 +76,8 @@ impl Weight {
             | Weight::DisMax { display, .. }
             | Weight::Boosting { display, .. }
             | Weight::FunctionScore { display, .. }
-            | Weight::Verified { display, .. } => display.clone(),
+            | Weight::Verified { display, .. }
+            | Weight::Join { display, .. } => display.clone(),
             Weight::MatchAll { .. } => "*:*".into(),
             Weight::MatchNone => "MatchNoDocsQuery".into(),
         }
@@ -333,6 +334,7 @@ impl Weight {
                     _ => sub,
                 }
             }
+            Weight::Join { inner, .. } => inner.explain(seg, doc)?,
             Weight::MatchNone => Explanation::no_match("MatchNoDocsQuery", vec![]),
         })
     }

@@ -38,10 +38,13 @@
 //! | [`limited`] | `terminate_after`: each shard's first N matches |
 //! | [`intervals`] | interval queries: Lucene's minimal-interval sources and scorer |
 //! | [`blended`] | terms scored with blended statistics (cross_fields, fuzzy) |
+//! | [`block_join`] | `nested`: children joined to their parent documents |
 //! | [`multi_term`] | terms, prefix, wildcard, ranges, exists |
+//! | [`nested_source`] | a nested document's slice of its root's `_source` |
 //! | [`doc_values_query`] | the same answered from doc values (fields not indexed) |
 //! | [`sort`] | sort fields and values |
 //! | [`spans`] | span queries: Lucene's spans and `SpanWeight` scoring |
+//! | [`sort_nested`] | sorts by the values of nested documents |
 //! | [`term_cursor`] | term scorers read a block at a time |
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 //! | [`verified`] | two-phase matching: candidates confirmed by a per-document check |
@@ -49,6 +52,7 @@
 
 pub mod blended;
 pub mod block_buf;
+pub mod block_join;
 pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
@@ -67,10 +71,12 @@ pub mod max_score;
 pub mod memory_index;
 pub mod multi_phrase;
 pub mod multi_term;
+pub mod nested_source;
 pub mod phrase;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;
+pub mod sort_nested;
 pub mod spans;
 pub mod term_cursor;
 pub mod tree;

@@ -46,6 +46,7 @@ fn body_doc(d: i64, body: &str) -> Document {
         seq_no: d,
         primary_term: 1,
         version: 1,
+        nested: vec![],
     }
 }
 
@@ -101,6 +102,7 @@ fn build(segs: Vec<ModelSegment>) -> (crate::engine::index::Searcher, Searcher) 
                 seq_no: seq,
                 primary_term: 1,
                 version: 1,
+                nested: vec![],
             };
             seq += 1;
             writer.append(&doc).expect("append");

@@ -432,6 +432,7 @@ impl Searcher {
             doc_base += seg.max_doc() as i64;
             let Some(mut sc) = w.scorer(*seg)? else { continue };
             let mut keys = KeyReader::new(*seg, base);
+            keys.prepare(fields)?;
             let mut after_memo: HashMap<(usize, u64), Ordering> = HashMap::new();
             let mut local: Vec<(Vec<SegKey>, DocId, f32)> = Vec::new();
             let cmp_local = |a: &(Vec<SegKey>, DocId, f32), b: &(Vec<SegKey>, DocId, f32)| {

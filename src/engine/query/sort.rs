@@ -166,12 +166,14 @@ pub struct SortField {
     pub order: SortOrder,
     /// Placement of documents without a value (ignored for score and doc).
     pub missing: Missing,
+    /// The values come from the root's nested documents (see [`super::sort_nested`]).
+    pub nested: Option<super::sort_nested::NestedSortRef>,
 }
 
 impl SortField {
     /// `_score` descending.
     pub fn score() -> SortField {
-        SortField { by: SortBy::Score, order: SortOrder::Desc, missing: Missing::Last }
+        SortField { by: SortBy::Score, order: SortOrder::Desc, missing: Missing::Last, nested: None }
     }
 }
 
@@ -306,12 +308,78 @@ pub struct KeyReader<'a> {
     doc_base: i64,
     nums: Vec<i64>,
     ords: Vec<u64>,
+    /// Per nested sort (by the address of its spec): its value-carrying nested documents.
+    nested: Vec<(usize, super::sort_nested::NestedValues)>,
+    scratch: Vec<i64>,
+    scratch_ords: Vec<u64>,
 }
 
 impl<'a> KeyReader<'a> {
     /// Keys of `seg`, whose first doc is index-wide doc `doc_base`.
     pub fn new(seg: &'a dyn SegmentView, doc_base: i64) -> Self {
-        KeyReader { seg, doc_base, nums: Vec::new(), ords: Vec::new() }
+        KeyReader {
+            seg,
+            doc_base,
+            nums: Vec::new(),
+            ords: Vec::new(),
+            nested: Vec::new(),
+            scratch: Vec::new(),
+            scratch_ords: Vec::new(),
+        }
+    }
+
+    /// Prepares the nested sorts among `fields` (finds their nested documents in the segment).
+    pub fn prepare(&mut self, fields: &[SortField]) -> Result<()> {
+        for f in fields {
+            if let Some(n) = &f.nested {
+                let k = std::sync::Arc::as_ptr(&n.0) as usize;
+                if !self.nested.iter().any(|(a, _)| *a == k) {
+                    self.nested.push((k, super::sort_nested::NestedValues::new(self.seg, &n.0)?));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The numeric values of `field` for `doc`: its own, or those of its nested documents.
+    fn numeric_of(&mut self, f: &SortField, field: &str, doc: DocId) {
+        self.nums.clear();
+        let Some(n) = &f.nested else {
+            if !self.seg.numeric_values(field, doc, &mut self.nums) {
+                self.nums.clear();
+            }
+            return;
+        };
+        let k = std::sync::Arc::as_ptr(&n.0) as usize;
+        let Some((_, nv)) = self.nested.iter().find(|(a, _)| *a == k) else { return };
+        let all = self.seg.with_nested().unwrap_or(self.seg);
+        for c in nv.children(self.seg, doc) {
+            if all.numeric_values(field, c, &mut self.scratch) {
+                self.nums.extend_from_slice(&self.scratch);
+            }
+        }
+        self.nums.sort_unstable();
+    }
+
+    /// The ordinals of `field` for `doc`: its own, or those of its nested documents.
+    fn ords_of(&mut self, f: &SortField, field: &str, doc: DocId) {
+        self.ords.clear();
+        let Some(n) = &f.nested else {
+            if !self.seg.sorted_set_ords(field, doc, &mut self.ords) {
+                self.ords.clear();
+            }
+            return;
+        };
+        let k = std::sync::Arc::as_ptr(&n.0) as usize;
+        let Some((_, nv)) = self.nested.iter().find(|(a, _)| *a == k) else { return };
+        let all = self.seg.with_nested().unwrap_or(self.seg);
+        for c in nv.children(self.seg, doc) {
+            if all.sorted_set_ords(field, c, &mut self.scratch_ords) {
+                self.ords.extend_from_slice(&self.scratch_ords);
+            }
+        }
+        self.ords.sort_unstable();
+        self.ords.dedup();
     }
 
     /// The key of `doc` under `f` (`score` is the doc's score, NaN when not computed).
@@ -324,21 +392,15 @@ impl<'a> KeyReader<'a> {
             SortBy::Score => SegKey::Score(score),
             SortBy::Doc => SegKey::Doc(self.doc_base + doc as i64),
             SortBy::Long(field) | SortBy::Double(field) => {
-                if !self.seg.numeric_values(field, doc, &mut self.nums) {
-                    self.nums.clear();
-                }
+                self.numeric_of(f, field, doc);
                 SegKey::Num(self.nums.get(pick(self.nums.len())).copied())
             }
             SortBy::Numeric(ns) => {
-                if !self.seg.numeric_values(&ns.field, doc, &mut self.nums) {
-                    self.nums.clear();
-                }
+                self.numeric_of(f, &ns.field, doc);
                 SegKey::Num(ns.pick(&self.nums, f.order))
             }
             SortBy::Keyword(field) => {
-                if !self.seg.sorted_set_ords(field, doc, &mut self.ords) {
-                    self.ords.clear();
-                }
+                self.ords_of(f, field, doc);
                 SegKey::Ord(self.ords.get(pick(self.ords.len())).copied())
             }
         }

@@ -106,7 +106,7 @@ fn scaled_float_sort_values_are_unscaled_doubles() {
         unsigned: false,
         scale: Some(100f64.to_bits()),
     };
-    let f = SortField { by: SortBy::Numeric(ns), order: SortOrder::Desc, missing: Missing::Last };
+    let f = SortField { by: SortBy::Numeric(ns), order: SortOrder::Desc, missing: Missing::Last, nested: None };
     let mut keys = KeyReader::new(&seg, 0);
     let k = keys.key(&f, 0, f32::NAN);
     assert_eq!(keys.value(&f, &k).unwrap(), SortValue::Double(2.75));

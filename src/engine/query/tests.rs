@@ -394,8 +394,11 @@ impl Oracle<'_> {
             | Query::Intervals { .. }
             | Query::Spans { .. }
             | Query::DistanceFeature { .. }
-            | Query::CombinedField { .. } => {
-                unreachable!("not generated (see blended/tests.rs, intervals/tests.rs, verified.rs)")
+            | Query::CombinedField { .. }
+            | Query::Nested { .. } => {
+                unreachable!(
+                    "not generated (see blended/tests.rs, intervals/tests.rs, verified.rs, block_join_tests.rs)"
+                )
             }
             Query::Boosting { positive, negative, negative_boost, boost: b } => {
                 let p = self.score(positive, d, 1.0)? as f64;
@@ -631,7 +634,7 @@ proptest! {
         let order = if asc { SortOrder::Asc } else { SortOrder::Desc };
         let missing = if first { Missing::First } else { Missing::Last };
         let by = if by_tag { SortBy::Keyword("tag".into()) } else { SortBy::Long("num".into()) };
-        let sort = vec![SortField { by: by.clone(), order, missing }, SortField { by: SortBy::Doc, order: SortOrder::Asc, missing: Missing::Last }];
+        let sort = vec![SortField { by: by.clone(), order, missing, nested: None }, SortField { by: SortBy::Doc, order: SortOrder::Asc, missing: Missing::Last, nested: None }];
         let top = s.search(&q, &TopSpec { size, sort: sort.clone(), track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() }).unwrap();
         // The oracle: every match with its value (min ascending, max descending), then doc order.
         let oracle = Oracle { segs: &arcs };
@@ -733,7 +736,7 @@ fn totals_follow_track_total_hits() {
     assert_eq!(s.count(&Query::MatchAll { boost: 1.0 }).unwrap(), 49);
     let huge = s.search(&q, &TopSpec { size: usize::MAX, from: 3, ..TopSpec::default() }).unwrap();
     assert_eq!(huge.hits.len(), 46);
-    let sort = vec![SortField { by: SortBy::Doc, order: SortOrder::Desc, missing: Missing::Last }];
+    let sort = vec![SortField { by: SortBy::Doc, order: SortOrder::Desc, missing: Missing::Last, nested: None }];
     assert_eq!(s.search(&q, &TopSpec { size: usize::MAX, sort, ..TopSpec::default() }).unwrap().hits.len(), 49);
     let size0 = s.search(&q, &TopSpec { size: 0, ..TopSpec::default() }).unwrap();
     assert_eq!((size0.total, size0.hits.len()), ((49, Relation::Eq), 0));
@@ -779,6 +782,7 @@ fn corrupt_postings_are_errors_never_short_results() {
                         by: SortBy::Long("num".into()),
                         order: SortOrder::Asc,
                         missing: Missing::Last,
+                        nested: None,
                     }],
                     ..TopSpec::default()
                 },
@@ -1096,7 +1100,7 @@ fn sort_by_field_then_score_and_doubles() {
     let docs = vec![d("a", 2.5), d("a a", 2.5), d("a b c", -1.0), doc("a", &[], &[])];
     let (s, _) = searcher(vec![ModelSegment::new(docs, &[], 2)]);
     let sort = vec![
-        SortField { by: SortBy::Double("price".into()), order: SortOrder::Desc, missing: Missing::First },
+        SortField { by: SortBy::Double("price".into()), order: SortOrder::Desc, missing: Missing::First, nested: None },
         SortField::score(),
     ];
     let top = s.search(&Query::term("body", "a"), &TopSpec { sort, ..TopSpec::default() }).unwrap();
@@ -1128,7 +1132,7 @@ proptest! {
     #[test]
     fn search_after_with_doc_pages_through_ties(segs in corpus(), q in query(), size in 1usize..4, by_tag in any::<bool>()) {
         let (s, _) = searcher(segs);
-        let sort = if by_tag { vec![SortField { by: SortBy::Keyword("tag".into()), order: SortOrder::Asc, missing: Missing::Last }] } else { vec![] };
+        let sort = if by_tag { vec![SortField { by: SortBy::Keyword("tag".into()), order: SortOrder::Asc, missing: Missing::Last, nested: None }] } else { vec![] };
         let base = TopSpec { sort: sort.clone(), track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() };
         let key = |t: &TopDocs| t.hits.iter().map(|h| (h.segment, h.doc)).collect::<Vec<_>>();
         let full = key(&s.search(&q, &TopSpec { size: 1000, ..base.clone() }).unwrap());
@@ -1169,7 +1173,12 @@ fn deadline_stops_collection_inside_a_segment() {
         assert!(!untimed.timed_out);
         assert_eq!(untimed.total.0, n as u64);
     }
-    let by_num = vec![SortField { by: SortBy::Long("num".into()), order: SortOrder::Desc, missing: Missing::Last }];
+    let by_num = vec![SortField {
+        by: SortBy::Long("num".into()),
+        order: SortOrder::Desc,
+        missing: Missing::Last,
+        nested: None,
+    }];
     let top = s
         .search(
             &Query::MatchAll { boost: 1.0 },

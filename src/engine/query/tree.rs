@@ -74,6 +74,8 @@ pub enum Query {
     CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, boost: f32 },
     /// Lucene's span queries (see [`super::spans`]).
     Spans { query: Box<super::spans::SpanQuery>, boost: f32 },
+    /// Lucene's `ToParentBlockJoinQuery` (OpenSearch's `nested`; see [`super::block_join`]).
+    Nested { join: Box<super::block_join::Join>, boost: f32 },
     /// No document.
     MatchNone,
 }
@@ -162,6 +164,7 @@ impl fmt::Display for Query {
             }
             Query::Intervals { field, source, .. } => write!(f, "{field}:{source}"),
             Query::Spans { query, .. } => write!(f, "{query}"),
+            Query::Nested { join, .. } => write!(f, "{join}"),
             Query::CombinedField { fields, term, .. } => super::combined_fields::fmt_combined(fields, term, f),
             Query::DistanceFeature { field, origin, pivot, .. } => match origin {
                 super::distance_feature::Origin::Long(o) => write!(f, "LongDistanceFeatureQuery(field={field},origin={o},pivotDistance={})", *pivot as i64),
@@ -235,7 +238,8 @@ impl Query {
             | Query::Intervals { boost, .. }
             | Query::Spans { boost, .. }
             | Query::DistanceFeature { boost, .. }
-            | Query::CombinedField { boost, .. } => *boost,
+            | Query::CombinedField { boost, .. }
+            | Query::Nested { boost, .. } => *boost,
             Query::MatchNone => 1.0,
         }
     }
@@ -264,7 +268,8 @@ impl Query {
             | Query::Intervals { boost, .. }
             | Query::Spans { boost, .. }
             | Query::DistanceFeature { boost, .. }
-            | Query::CombinedField { boost, .. } => *boost = b,
+            | Query::CombinedField { boost, .. }
+            | Query::Nested { boost, .. } => *boost = b,
             Query::MatchNone => {}
         }
         q

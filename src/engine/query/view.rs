@@ -43,8 +43,18 @@ pub trait SegmentView: Send + Sync {
     fn max_doc(&self) -> u32;
     /// False for deleted documents (and for ids `>= max_doc`).
     fn is_live(&self, doc: DocId) -> bool;
-    /// Whether any document is deleted (when false, counts can come from statistics).
+    /// Whether any document is deleted (when false, counts can come from statistics). A view
+    /// hiding nested documents counts them as deleted.
     fn has_deletions(&self) -> bool;
+    /// Whether `doc` is a nested document (block join; see [`super::block_join`]).
+    fn is_nested(&self, _doc: DocId) -> bool {
+        false
+    }
+    /// The same segment with its nested documents live (what a `nested` query's child query
+    /// runs on); `None` when this view already shows every document.
+    fn with_nested(&self) -> Option<&dyn SegmentView> {
+        None
+    }
     /// The field's statistics, `None` when no document of the segment has the field indexed.
     fn field_stats(&self, field: &str) -> Option<FieldStats>;
     /// The term's statistics, `None` when the term does not occur in the field.

@@ -138,6 +138,8 @@ pub enum Weight {
     },
     /// A combined-field term (see [`super::combined_fields`]), scoring.
     CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, sim: Arc<Bm25>, display: String },
+    /// A block join (`nested`; see [`super::block_join`]).
+    Join { inner: Arc<super::block_join::JoinWeight>, display: String },
     /// No document.
     MatchNone,
 }
@@ -366,6 +368,9 @@ impl Weight {
                 let inner = super::function_score::FunctionScoreWeight { sub, filters, spec: (**spec).clone(), bases };
                 Weight::FunctionScore { inner: Arc::new(inner), display }
             }
+            Query::Nested { join, boost: b } => {
+                return super::block_join::compile(join, segments, boost * b, scoring, explained);
+            }
             Query::Terms { boost: b, .. }
             | Query::Prefix { boost: b, .. }
             | Query::Wildcard { boost: b, .. }
@@ -483,6 +488,7 @@ impl Weight {
                 Some(s) => Some(Box::new(s)),
                 None => None,
             },
+            Weight::Join { inner, .. } => return inner.scorer(seg),
             Weight::MatchNone => None,
         })
     }

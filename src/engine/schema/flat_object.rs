@@ -125,7 +125,12 @@ impl FlatObjectParams {
         }
         for (k, v) in map {
             let p = format!("{path}.{k}");
-            out.push((root.to_string(), FieldValue::Keyword(p.clone())));
+            // The root field holds each key name under the root (`root.key`, whatever its depth;
+            // a dotted key gives each of its parts), as OpenSearch's `JsonToStringXContentParser`
+            // key list: `exists` on `root.key` finds a key at any depth.
+            for part in k.split('.').filter(|x| !x.is_empty()) {
+                out.push((root.to_string(), FieldValue::Keyword(format!("{root}.{part}"))));
+            }
             self.leaf(root, &p, v, depth, out)?;
         }
         Ok(())
@@ -226,7 +231,7 @@ mod tests {
             .collect();
         let mut want: Vec<(String, String)> = Vec::new();
         let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
-        for key in ["c.a", "c.a.g", "c.a.s", "c.n", "c.t"] {
+        for key in ["c.a", "c.g", "c.s", "c.n", "c.t"] {
             want.push(kv("c", key));
         }
         for (path, v) in [("c.a.g", "Mi"), ("c.a.g", "5"), ("c.a.g", "true"), ("c.a.s", "Mc"), ("c.n", "1.5")] {

@@ -55,10 +55,8 @@ impl Dynamic {
 /// An object: named children, `dynamic` (inherited from the parent when unset) and `enabled`
 /// (false: the object's content is kept in `_source` but not parsed or indexed).
 ///
-/// `nested` objects (`"type": "nested"`) are kept, printed and merged as OpenSearch does, but
-/// Fathom has no block-join yet: their values are indexed flattened into the parent document as
-/// for plain objects (so `a.b` term queries work, while `nested` queries, `inner_hits` and
-/// nested aggregations are not supported).
+/// `nested` objects (`"type": "nested"`) are kept, printed and merged as OpenSearch does; each
+/// nested object of a document is indexed as its own document (see `parse.rs`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ObjectMapping {
     pub dynamic: Option<Dynamic>,

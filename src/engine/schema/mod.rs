@@ -29,9 +29,9 @@
 //! | `geo.rs` | geo_point value forms, validation, Lucene's lat/lon encoding, geohashes |
 //! | `range.rs` | range field types: their values and indexed form |
 //!
-//! `nested` objects are mapped as OpenSearch does but indexed flattened (no block-join yet:
-//! nested queries are not supported); geo_point values get doc values only (no points index yet:
-//! geo_distance, geo_bounding_box and geo_polygon test every document's doc values).
+//! `nested` objects become their own documents ([`NestedDoc`], indexed as a block before the
+//! root document, as Lucene's block join); geo_point values get doc values only (no points index
+//! yet: geo_distance, geo_bounding_box and geo_polygon test every document's doc values).
 
 mod alias;
 mod constant;
@@ -74,6 +74,19 @@ pub struct ParsedDocument {
     /// Fields this document introduced through dynamic mapping (a mapping holding only them and
     /// their parent objects); `None` if none. Merge it into the index mapping before indexing.
     pub mapping_update: Option<Mapping>,
+    /// The document's `nested` objects, each its own hidden document, in block order: deeper
+    /// objects before the object holding them, objects in document order (the root document,
+    /// `fields`, comes after all of them).
+    pub nested: Vec<NestedDoc>,
+}
+
+/// One `nested` object of a document, indexed as its own (hidden) document.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NestedDoc {
+    /// The nested object's full path (`user`, `user.address`).
+    pub path: String,
+    /// Its values (full dotted names); those of deeper nested objects are in their own docs.
+    pub fields: Vec<IndexableField>,
 }
 
 /// One value of one field.

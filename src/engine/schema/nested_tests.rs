@@ -1,5 +1,5 @@
 //! Tests of `nested` objects: parsing, printing (`GET _mapping`), merging with OpenSearch 3.3's
-//! messages (`ObjectMapper.Nested.merge`), and flattened indexing.
+//! messages (`ObjectMapper.Nested.merge`), and nested documents.
 
 use serde_json::{json, Value};
 
@@ -74,14 +74,71 @@ fn nested_never_becomes_object_and_back() {
 }
 
 #[test]
-fn nested_values_are_indexed_flattened_and_dynamic_updates_merge() {
+fn nested_objects_become_their_own_documents_and_dynamic_updates_merge() {
     let m = nested_mapping();
     let d = m.parse("1", json!({"level1": [{"n": 1, "new": "x"}, {"n": 2}]}).to_string().as_bytes()).expect("parses");
-    let ns: Vec<&FieldValue> = d.fields.iter().filter(|f| f.name == "level1.n").map(|f| &f.value).collect();
-    assert_eq!(ns, vec![&FieldValue::Long(1), &FieldValue::Long(2)]);
+    // Nothing of the nested objects in the root document.
+    assert!(d.fields.iter().all(|f| !f.name.starts_with("level1")), "{:?}", d.fields);
+    let docs: Vec<(&str, Vec<&FieldValue>)> = d
+        .nested
+        .iter()
+        .map(|n| (n.path.as_str(), n.fields.iter().filter(|f| f.name == "level1.n").map(|f| &f.value).collect()))
+        .collect();
+    assert_eq!(docs, vec![("level1", vec![&FieldValue::Long(1)]), ("level1", vec![&FieldValue::Long(2)])]);
     // The dynamic update restates the parent as nested, so it merges cleanly.
     let update = d.mapping_update.expect("new field");
     assert!(update.object("level1").expect("object").nested);
     let merged = m.merge(&update).expect("dynamic update merges");
     assert_eq!(merged.field_type("level1.new").map(|f| f.type_name()), Some("text"));
+}
+
+#[test]
+fn deeper_nested_objects_come_first_and_includes_copy_values_up() {
+    let m = mapping(json!({"properties": {"a": {"type": "nested", "include_in_root": true, "properties": {
+        "x": {"type": "long"},
+        "b": {"type": "nested", "include_in_parent": true, "properties": {"y": {"type": "long"}}}
+    }}}}));
+    let src = json!({"a": [{"x": 1, "b": [{"y": 10}, {"y": 11}]}, {"x": 2, "b": {"y": 12}}], "r": 5});
+    let d = m.parse("1", src.to_string().as_bytes()).expect("parses");
+    let paths: Vec<&str> = d.nested.iter().map(|n| n.path.as_str()).collect();
+    assert_eq!(paths, vec!["a.b", "a.b", "a", "a.b", "a"]);
+    let longs = |fs: &[IndexableField], name: &str| -> Vec<i64> {
+        fs.iter()
+            .filter(|f| f.name == name)
+            .filter_map(|f| if let FieldValue::Long(v) = f.value { Some(v) } else { None })
+            .collect()
+    };
+    // b's values are copied into its parent a (include_in_parent), a's into the root.
+    assert_eq!(longs(&d.nested[2].fields, "a.b.y"), vec![10, 11]);
+    assert_eq!(longs(&d.nested[2].fields, "a.x"), vec![1]);
+    assert_eq!(longs(&d.fields, "a.x"), vec![1, 2]);
+    assert_eq!(longs(&d.fields, "a.b.y"), vec![10, 11, 12]);
+    assert_eq!(longs(&d.fields, "r"), vec![5]);
+    // A dotted key into a nested object makes a nested document too.
+    let d = m.parse("2", json!({"a.x": 3}).to_string().as_bytes()).expect("parses");
+    assert_eq!(d.nested.len(), 1);
+    assert_eq!(longs(&d.nested[0].fields, "a.x"), vec![3]);
+}
+
+#[test]
+fn copy_to_goes_to_the_document_of_the_target_scope() {
+    let m = mapping(json!({"properties": {
+        "all": {"type": "keyword"},
+        "n": {"type": "nested", "properties": {
+            "a": {"type": "keyword", "copy_to": ["all", "n.both"]},
+            "both": {"type": "keyword"}
+        }}
+    }}));
+    let d = m.parse("1", json!({"n": [{"a": "x"}, {"a": "y"}]}).to_string().as_bytes()).expect("parses");
+    let kw = |fs: &[IndexableField], name: &str| -> Vec<String> {
+        fs.iter()
+            .filter(|f| f.name == name)
+            .filter_map(|f| if let FieldValue::Keyword(s) = &f.value { Some(s.clone()) } else { None })
+            .collect()
+    };
+    assert_eq!(kw(&d.fields, "all"), vec!["x", "y"]);
+    assert!(kw(&d.fields, "n.both").is_empty());
+    assert_eq!(kw(&d.nested[0].fields, "n.both"), vec!["x"]);
+    assert_eq!(kw(&d.nested[1].fields, "n.both"), vec!["y"]);
+    assert!(kw(&d.nested[0].fields, "all").is_empty());
 }

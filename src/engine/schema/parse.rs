@@ -7,8 +7,9 @@
 //! in the same document use it; `false`: ignored; `strict`: the document is rejected).
 //!
 //! Exceptions: a geo_point field takes its whole array value (`[lon, lat]` is one point, see
-//! `geo.rs`); `nested` objects are walked as plain objects, their values indexed flattened into
-//! the one document (no block-join: nested queries are not supported).
+//! `geo.rs`); each `nested` object becomes its own [`NestedDoc`] (its values only there, plus
+//! copies in the parent or root document with `include_in_parent` / `include_in_root`), listed
+//! deeper objects first, the order in which the block is indexed before the root document.
 
 use crate::error::ErrorKind;
 use std::borrow::Cow;
@@ -20,7 +21,7 @@ use super::mapping::{Dynamic, Mapper, Mapping, ObjectMapping, METADATA_FIELDS};
 use super::types::{FieldKind, FieldType};
 use super::values::{convert, Converted};
 use super::{dynamic, geo};
-use super::{FieldValue, IndexableField, MappingError, ParsedDocument};
+use super::{FieldValue, IndexableField, MappingError, NestedDoc, ParsedDocument};
 
 pub(super) struct DocParser<'a> {
     base: &'a Mapping,
@@ -36,6 +37,13 @@ pub(super) struct DocParser<'a> {
     added_fields: u64,
     /// `nested` objects parsed so far (against `limits.nested_objects`).
     nested_objects: u64,
+    /// Finished nested documents, in block order.
+    nested: Vec<NestedDoc>,
+    /// The documents being filled around the current nested object (the root first); `fields`
+    /// is the innermost one.
+    outer: Vec<Vec<IndexableField>>,
+    /// The nested paths of the documents being filled, innermost last (empty at the root).
+    paths: Vec<String>,
 }
 
 /// Parses `source`: the streaming parse (`stream.rs`) when it covers the document, else the
@@ -108,6 +116,9 @@ impl<'a> DocParser<'a> {
             limits: DocLimits::default(),
             added_fields: 0,
             nested_objects: 0,
+            nested: Vec::new(),
+            outer: Vec::new(),
+            paths: Vec::new(),
         };
         p.fields.push(IndexableField {
             name: "_id".into(),
@@ -135,7 +146,7 @@ impl<'a> DocParser<'a> {
                 doc_values: true,
             });
         }
-        ParsedDocument { fields: self.fields, mapping_update: self.changed.then_some(self.update) }
+        ParsedDocument { fields: self.fields, mapping_update: self.changed.then_some(self.update), nested: self.nested }
     }
 
     pub(super) fn base(&self) -> &'a Mapping {
@@ -227,6 +238,13 @@ impl<'a> DocParser<'a> {
             return match self.lookup(full) {
                 Some(m) => match m.as_ref() {
                     Mapper::Object(o) if !o.enabled.unwrap_or(true) => Ok(()),
+                    // (A `copy_to` target is written into the document of its scope, chosen
+                    // by `copy_to`, not into a new nested document.)
+                    Mapper::Object(o) if o.nested && !self.copying => {
+                        let inner = o.dynamic.unwrap_or(dynamic);
+                        let (incl_parent, incl_root) = nested_includes(o);
+                        self.in_nested(full, incl_parent, incl_root, |p| p.parse_path(full, inner, key, rest, v))
+                    }
                     Mapper::Object(o) => self.parse_path(full, o.dynamic.unwrap_or(dynamic), key, rest, v),
                     Mapper::Field(f) => Err(MappingError::parsing(format!(
                         "Could not dynamically add mapping for field [{}]. Existing mapping for [{full}] must be of type object but found [{}].",
@@ -314,6 +332,17 @@ impl<'a> DocParser<'a> {
                             )));
                         }
                     }
+                    if o.nested {
+                        let inner = o.dynamic.unwrap_or(dynamic);
+                        let enabled = o.enabled.unwrap_or(true);
+                        let (incl_parent, incl_root) = nested_includes(o);
+                        return self.in_nested(full, incl_parent, incl_root, |p| {
+                            if enabled {
+                                p.parse_object(full, inner, map)?;
+                            }
+                            Ok(())
+                        });
+                    }
                     if o.enabled.unwrap_or(true) {
                         self.parse_object(full, o.dynamic.unwrap_or(dynamic), map)?;
                     }
@@ -348,7 +377,21 @@ impl<'a> DocParser<'a> {
         let root_dynamic = self.base.root.dynamic.unwrap_or(Dynamic::True);
         for target in &f.copy_to {
             let parts: Vec<&str> = target.split('.').collect();
+            // The value goes to the innermost document being filled whose nested path holds the
+            // target (the root's when none does), as OpenSearch's `parseCopyFields`.
+            let level = self
+                .paths
+                .iter()
+                .rposition(|p| target.starts_with(p.as_str()) && target.as_bytes().get(p.len()) == Some(&b'.'))
+                .map_or(0, |i| i + 1);
+            let swapped = level < self.paths.len();
+            if swapped {
+                std::mem::swap(&mut self.fields, &mut self.outer[level]);
+            }
             let r = self.parse_path("", root_dynamic, target, &parts, v);
+            if swapped {
+                std::mem::swap(&mut self.fields, &mut self.outer[level]);
+            }
             if r.is_err() {
                 self.copying = false;
                 return r;
@@ -403,6 +446,37 @@ impl<'a> DocParser<'a> {
                 self.emit(&format!("{name}.{sub}"), sf, &value)?;
             }
         }
+        Ok(())
+    }
+
+    /// Runs `f` with a new nested document for the object at `path` as the one being filled,
+    /// then records it (after any deeper ones `f` finished) and copies its values up as
+    /// `include_in_parent` / `include_in_root` ask (OpenSearch's `DocumentParser.nestedContext`).
+    fn in_nested(
+        &mut self,
+        path: &str,
+        include_in_parent: bool,
+        include_in_root: bool,
+        f: impl FnOnce(&mut Self) -> Result<(), MappingError>,
+    ) -> Result<(), MappingError> {
+        let parent = std::mem::take(&mut self.fields);
+        self.outer.push(parent);
+        self.paths.push(path.to_string());
+        let r = f(self);
+        self.paths.pop();
+        let own = std::mem::replace(&mut self.fields, self.outer.pop().unwrap_or_default());
+        r?;
+        if include_in_parent {
+            self.fields.extend(own.iter().cloned());
+        }
+        let parent_is_root = self.outer.is_empty();
+        if include_in_root && !(include_in_parent && parent_is_root) {
+            match self.outer.first_mut() {
+                Some(root) => root.extend(own.iter().cloned()),
+                None => self.fields.extend(own.iter().cloned()),
+            }
+        }
+        self.nested.push(NestedDoc { path: path.to_string(), fields: own });
         Ok(())
     }
 
@@ -502,6 +576,11 @@ impl<'a> DocParser<'a> {
         obj.properties.insert((*leaf).to_string(), m);
         true
     }
+}
+
+/// A nested object's `include_in_parent` and `include_in_root`.
+fn nested_includes(o: &ObjectMapping) -> (bool, bool) {
+    (o.include_in_parent.unwrap_or(false), o.include_in_root.unwrap_or(false))
 }
 
 fn strict(dynamic: Dynamic, name: &str, parent: &str) -> MappingError {

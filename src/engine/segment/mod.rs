@@ -26,6 +26,7 @@ pub mod doc_values;
 pub mod field_infos;
 pub mod info;
 pub mod live_docs;
+pub mod nested;
 pub mod norms;
 pub mod points;
 pub mod postings;

@@ -29,6 +29,8 @@ pub struct SegmentReader {
     pub stored: StoredReader,
     /// Numeric, date and ip ranges.
     pub points: PointsReader,
+    /// The nested documents (`None`: the segment has none), read from `_nested_path` on open.
+    pub nested: Option<super::nested::NestedDocs>,
 }
 
 impl SegmentReader {
@@ -37,8 +39,11 @@ impl SegmentReader {
         let info = SegmentInfo::read(dir, &id.name, &id.id)?;
         let max_doc = info.max_doc;
         let field_infos = FieldInfos::read(dir, id)?;
+        let postings = PostingsReader::open(dir, id, &field_infos)?;
+        let nested = super::nested::NestedDocs::read(&postings, &field_infos, max_doc)?;
         Ok(SegmentReader {
-            postings: PostingsReader::open(dir, id, &field_infos)?,
+            postings,
+            nested,
             norms: NormsReader::open(dir, id, &field_infos, max_doc)?,
             doc_values: DocValuesReader::open(dir, id, &field_infos, max_doc)?,
             stored: StoredReader::open(dir, id, max_doc)?,
@@ -51,6 +56,11 @@ impl SegmentReader {
     /// Segment name.
     pub fn name(&self) -> &str {
         &self.info.id.name
+    }
+
+    /// The first doc of the block of root document `doc` (its nested documents come first).
+    pub fn block_start(&self, doc: u32) -> u32 {
+        self.nested.as_ref().map_or(doc, |n| n.block_start(doc))
     }
 
     /// Documents in the segment, deleted or not.

@@ -54,6 +54,8 @@ use crate::engine::{Error, Result};
 
 mod merges;
 #[cfg(test)]
+mod nested_tests;
+#[cfg(test)]
 mod panic_tests;
 mod pool;
 
@@ -430,15 +432,20 @@ impl IndexWriter {
                 self.pool.get(i).delete(d);
             }
             Location::Flushing(i, d) => {
+                // The document with its nested documents (the block before it).
                 if let Some(f) = s.flushing.get_mut(i) {
-                    f.deletes.insert(d);
+                    for c in f.buffer.block_start(d)..=d {
+                        f.deletes.insert(c);
+                    }
                 }
             }
             Location::Segment(i, d) => {
                 let seg = &mut s.segments[i];
                 // Copy-on-write: searchers keep the bitset they pinned.
                 let mut l = (*seg.live).clone();
-                l.delete(d);
+                for c in seg.reader.block_start(d)..=d {
+                    l.delete(c);
+                }
                 seg.live = Arc::new(l);
                 seg.liv_dirty = true;
             }
@@ -565,12 +572,7 @@ impl IndexWriter {
         let mut leaves = Vec::with_capacity(s.segments.len());
         let mut base = 0u32;
         for seg in &s.segments {
-            leaves.push(Leaf {
-                reader: seg.reader.clone(),
-                live: seg.searchable.clone(),
-                doc_base: base,
-                files: seg.files.clone(),
-            });
+            leaves.push(Leaf::new(seg.reader.clone(), seg.searchable.clone(), base, seg.files.clone()));
             base += seg.reader.max_doc();
         }
         Ok(Searcher::new(leaves, s.version))

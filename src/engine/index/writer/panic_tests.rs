@@ -52,6 +52,7 @@ fn doc(id: &str, text: &str) -> Document {
         seq_no: 0,
         primary_term: 1,
         version: 1,
+        nested: vec![],
     }
 }
 

@@ -47,6 +47,7 @@ fn index(seed: u64, docs: usize, per_seg: usize) -> IndexWriter {
             seq_no: d as i64,
             primary_term: 1,
             version: 1,
+            nested: vec![],
         };
         writer.append(&doc).expect("append");
         if d % 97 == 13 {
