@@ -203,7 +203,7 @@ fn latency(rounds: usize, mut f: impl FnMut() -> Duration) -> f64 {
 fn diagnose(
     server: &Server,
     conn: &mut Conn,
-    bench: &fathom::engine::index::Searcher,
+    bench: &fathom::engine::index::IndexReader,
     bench_dir: &std::path::Path,
     sets: &[(&str, Vec<Q>)],
 ) {
@@ -238,7 +238,7 @@ fn diagnose(
         common::fathom_config(),
     )
     .expect("open the server's shard copy");
-    let server_s = w.searcher().expect("searcher");
+    let server_s = w.reader().expect("searcher");
     let sizes = |dir: &std::path::Path| -> std::collections::BTreeMap<String, u64> {
         let mut m = std::collections::BTreeMap::new();
         for e in std::fs::read_dir(dir).expect("dir").flatten() {
@@ -268,7 +268,7 @@ fn diagnose(
     for (kind, qs) in sets {
         let (mut b, mut sv) = (Vec::new(), Vec::new());
         for q in qs {
-            let time = |s: &fathom::engine::index::Searcher| {
+            let time = |s: &fathom::engine::index::IndexReader| {
                 latency(7, || {
                     let t = Instant::now();
                     black_box(s.query().search(&q.fathom, &top).expect("search"));
@@ -304,7 +304,7 @@ fn http_search_bench(c: &mut Criterion) {
     let Some(server) = load_server() else { return };
     let Some(pair) = build_pair(Corpus::Text) else { return };
     let all = queries();
-    let fs = pair.fathom.searcher().expect("searcher");
+    let fs = pair.fathom.reader().expect("searcher");
     let fq = fs.query();
     let tr = pair.tantivy.reader().expect("reader");
     let ts = tr.searcher();

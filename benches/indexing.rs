@@ -67,7 +67,7 @@ fn bench_corpus(c: &mut Criterion, corpus: Corpus) {
                 let (c0, w0) = (cpu_time(), Instant::now());
                 let w = fathom_index(dir.path(), corpus, &lines);
                 let (cpu, wall) = (cpu_time() - c0, w0.elapsed());
-                let docs = w.searcher().expect("searcher").num_docs();
+                let docs = w.reader().expect("searcher").num_docs();
                 assert_eq!(docs, lines.len() as u64, "fathom indexed every line");
                 drop(w);
                 record(corpus, "fathom", cpu, wall);
@@ -114,7 +114,7 @@ fn interleaved(corpus: Corpus, lines: &[String]) {
         for _ in 0..rounds {
             let dir = tempfile::tempdir().expect("tempdir");
             let c0 = cpu_time();
-            let docs = fathom_index(dir.path(), corpus, lines).searcher().expect("searcher").num_docs();
+            let docs = fathom_index(dir.path(), corpus, lines).reader().expect("searcher").num_docs();
             let cpu = cpu_time() - c0;
             assert_eq!(docs, lines.len() as u64, "every line indexed");
             rates.push((n / cpu.as_secs_f64().max(1e-3)).round());
@@ -134,7 +134,7 @@ fn interleaved(corpus: Corpus, lines: &[String]) {
             let dir = tempfile::tempdir().expect("tempdir");
             let c0 = cpu_time();
             let docs = match i {
-                0 => fathom_index(dir.path(), corpus, lines).searcher().expect("searcher").num_docs(),
+                0 => fathom_index(dir.path(), corpus, lines).reader().expect("searcher").num_docs(),
                 1 => tantivy_index(dir.path(), corpus, lines, TantivyTokens::Fathom)
                     .reader()
                     .expect("reader")

@@ -149,7 +149,7 @@ fn postings(c: &mut Criterion) {
     // Terms absent from the corpus exercise the negative path.
     lookups.extend(singles.iter().map(|t| format!("{t}zq")));
 
-    let searcher = pair.fathom.searcher().expect("searcher");
+    let searcher = pair.fathom.reader().expect("searcher");
     let reader = &searcher.leaves()[0].reader;
     let fnum = reader.field_infos.by_name("body").expect("body field").number;
     let ft = reader.postings.field(fnum).expect("body has postings");

@@ -257,7 +257,7 @@ fn queries_bench(c: &mut Criterion) {
     }
     let pair = PairRef { fathom: fw, tantivy: ti };
     let all = queries();
-    let fs = pair.fathom.searcher().expect("searcher");
+    let fs = pair.fathom.reader().expect("searcher");
     let fq = fs.query();
     let tr = pair.tantivy.reader().expect("reader");
     let ts = tr.searcher();

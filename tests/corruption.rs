@@ -34,7 +34,7 @@ fn index(engine: &ShardEngine, id: &str, body: &str) {
 
 fn contents(engine: &ShardEngine) -> BTreeMap<String, Vec<u8>> {
     engine.refresh().expect("refresh");
-    let s = engine.searcher().expect("searcher");
+    let s = engine.reader().expect("searcher");
     let mut out = BTreeMap::new();
     for leaf in s.leaves() {
         for d in 0..leaf.reader.max_doc() {

@@ -155,7 +155,7 @@ fn workload(engine: &ShardEngine, seed: u64) -> Outcome {
 /// Every live document of the shard: id → source, with `_seq_no` uniqueness checked.
 fn contents(engine: &ShardEngine) -> BTreeMap<String, Vec<u8>> {
     engine.refresh().expect("refresh after recovery");
-    let searcher = engine.searcher().expect("searcher");
+    let searcher = engine.reader().expect("searcher");
     let mut docs = BTreeMap::new();
     let mut seq_nos = BTreeSet::new();
     for leaf in searcher.leaves() {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use fathom::engine::index::writer::read_document;
-use fathom::engine::index::Searcher;
+use fathom::engine::index::IndexReader;
 use fathom::engine::schema::Mapping;
 use fathom::engine::segment::points::sortable;
 use fathom::engine::segment::{Postings, NO_MORE_DOCS};
@@ -71,7 +71,7 @@ fn doc(i: u32) -> serde_json::Value {
 }
 
 /// Docs (global order) containing `term` in `field`, via the real postings.
-fn term_docs(s: &Searcher, field: &str, term: &str) -> Vec<String> {
+fn term_docs(s: &IndexReader, field: &str, term: &str) -> Vec<String> {
     let mut ids = Vec::new();
     for leaf in s.leaves() {
         let r = &leaf.reader;
@@ -94,7 +94,7 @@ fn term_docs(s: &Searcher, field: &str, term: &str) -> Vec<String> {
     ids
 }
 
-fn range_docs(s: &Searcher, field: &str, lo: i64, hi: i64) -> Vec<String> {
+fn range_docs(s: &IndexReader, field: &str, lo: i64, hi: i64) -> Vec<String> {
     let mut ids = Vec::new();
     for leaf in s.leaves() {
         let r = &leaf.reader;
@@ -121,7 +121,7 @@ fn index_search_update_delete_merge_restart() {
         }
     }
     engine.refresh().unwrap();
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     assert_eq!(s.num_docs(), 40);
     assert_eq!(term_docs(&s, "body", "fox").len(), 20);
     assert_eq!(term_docs(&s, "tag", "t1").len(), 13);
@@ -160,14 +160,14 @@ fn index_search_update_delete_merge_restart() {
     // The old searcher still sees the old data (a point in time).
     engine.refresh().unwrap();
     assert_eq!(term_docs(&s, "body", "fox").len(), 20);
-    let s2 = engine.searcher().unwrap();
+    let s2 = engine.reader().unwrap();
     assert_eq!(s2.num_docs(), 39);
     assert_eq!(range_docs(&s2, "views", 0, 10), vec!["d0", "d1", "d3"]);
 
     // Merge to one segment: deletes are gone, content is intact, old files stay while `s` lives.
     let old_files: Vec<String> = s.leaves().iter().flat_map(|l| l.reader.files()).collect();
     engine.force_merge(1).unwrap();
-    let s3 = engine.searcher().unwrap();
+    let s3 = engine.reader().unwrap();
     assert_eq!(s3.leaves().len(), 1);
     assert_eq!(s3.num_deleted(), 0);
     assert_eq!(s3.num_docs(), 39);
@@ -193,7 +193,7 @@ fn index_search_update_delete_merge_restart() {
     let rs = engine.recovery_state();
     assert_eq!(rs.translog.recovered, 1);
     engine.refresh().unwrap();
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     assert_eq!(s.num_docs(), 40);
     assert_eq!(term_docs(&s, "body", "flush"), vec!["late"]);
     assert_eq!(engine.get("d3").unwrap().unwrap().version, 2);
@@ -220,7 +220,7 @@ fn merges_keep_every_document_and_deletes_during_merge() {
         engine.writer().run_merge(spec).unwrap();
     }
     engine.force_merge(1).unwrap();
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     let deleted = (0..200).step_by(7).count() as u64;
     assert_eq!(s.num_docs(), 200 - deleted);
     assert_eq!(term_docs(&s, "body", "fox").len() as u64, (0..200).filter(|i| i % 2 == 0 && i % 7 != 0).count() as u64);
@@ -245,7 +245,7 @@ fn background_merges_bound_the_segment_count() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(engine.merge_rounds() > 0);
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     assert_eq!(s.num_docs(), 60);
     assert_eq!(term_docs(&s, "body", "fox").len(), 30);
 }
@@ -277,7 +277,7 @@ fn a_rejected_update_keeps_the_live_copy_and_its_doc_id() {
     w.refresh().unwrap();
     assert_eq!(w.get("x").unwrap().unwrap().seq_no, 0);
     assert_eq!(w.get("y").unwrap().unwrap().seq_no, 2);
-    assert_eq!(w.searcher().unwrap().num_docs(), 2);
+    assert_eq!(w.reader().unwrap().num_docs(), 2);
 }
 
 /// Refreshes `engine` until `done` (at most 100,000 rounds), flushing every `flush_every`-th
@@ -364,7 +364,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
     let check = |engine: &ShardEngine| {
         engine.refresh().unwrap();
         let live: Vec<_> = model.iter().filter_map(|(id, v)| v.map(|v| (id, v))).collect();
-        assert_eq!(engine.searcher().unwrap().num_docs() as usize, live.len());
+        assert_eq!(engine.reader().unwrap().num_docs() as usize, live.len());
         for (id, v) in &model {
             let got = views_of(engine, id);
             assert_eq!(got, *v, "{id}");
@@ -379,7 +379,7 @@ fn writes_during_concurrent_refreshes_and_commits_match_a_model() {
 /// Every live document's `_id` and `views`, read from the segments one by one (a duplicate shows
 /// up as a second entry).
 fn scan_live(engine: &ShardEngine) -> Vec<(String, u64)> {
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     let mut out = Vec::new();
     for leaf in s.leaves() {
         for d in 0..leaf.reader.max_doc() {
@@ -492,7 +492,7 @@ fn concurrent_appends_with_updates_deletes_refreshes_and_commits_match_a_model()
         let want: Vec<(String, u64)> = expected.iter().map(|(k, v)| (k.clone(), *v)).collect();
         assert_eq!(live.len(), want.len(), "every acknowledged op present exactly once");
         assert_eq!(live, want);
-        assert_eq!(engine.searcher().unwrap().num_docs() as usize, want.len());
+        assert_eq!(engine.reader().unwrap().num_docs() as usize, want.len());
         assert_eq!(engine.local_checkpoint(), engine.max_seq_no());
     };
     check(&engine);
@@ -514,19 +514,19 @@ fn deletes_and_updates_reach_searchers_at_refresh() {
     engine.delete("a", Constraints::default()).unwrap();
     // The realtime view has the delete; a searcher keeps the last refresh's view.
     assert!(engine.get("a").unwrap().is_none());
-    assert_eq!(engine.searcher().unwrap().num_docs(), 2);
+    assert_eq!(engine.reader().unwrap().num_docs(), 2);
     assert!(engine.get_searchable("a").unwrap().is_some());
     // A refresh with only deletes to publish still publishes them.
     assert!(engine.refresh().unwrap());
-    assert_eq!(engine.searcher().unwrap().num_docs(), 1);
+    assert_eq!(engine.reader().unwrap().num_docs(), 1);
     assert!(engine.get_searchable("a").unwrap().is_none());
     // An update: the old copy stays searchable until the refresh brings the new one.
     put(&engine, "b", doc(3));
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     assert_eq!(s.num_docs(), 1);
     assert_eq!(term_docs(&s, "tag", "t2"), vec!["b"]);
     engine.refresh().unwrap();
-    let s = engine.searcher().unwrap();
+    let s = engine.reader().unwrap();
     assert_eq!(s.num_docs(), 1);
     assert_eq!(term_docs(&s, "tag", "t0"), vec!["b"]);
     assert!(!engine.refresh().unwrap(), "nothing left to refresh");

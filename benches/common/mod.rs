@@ -334,7 +334,7 @@ pub fn build_pair(corpus: Corpus) -> Option<Pair> {
         w.merge(&ids).wait().expect("merge");
         w.wait_merging_threads().expect("merges");
     }
-    let s = fathom.searcher().expect("searcher");
+    let s = fathom.reader().expect("searcher");
     assert_eq!(s.leaves().len(), 1, "fathom force-merged to one segment");
     assert_eq!(s.num_docs(), lines.len() as u64);
     assert_eq!(tantivy.searchable_segment_ids().expect("segments").len(), 1, "tantivy merged to one segment");

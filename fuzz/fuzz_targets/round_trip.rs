@@ -165,7 +165,7 @@ fn index_round_trip(actions: &[Action]) {
     assert!(cp.is_some(), "a commit point was found");
     check_index(&w, &model, "after reopen");
     // Every file the reopened index references verifies in full.
-    let s = w.searcher().expect("searcher");
+    let s = w.reader().expect("searcher");
     for leaf in s.leaves() {
         leaf.reader.check_integrity(dir.as_ref()).expect("segment files verify");
     }
@@ -184,7 +184,7 @@ fn check_index(w: &IndexWriter, model: &BTreeMap<String, StoredDocument>, when: 
         );
     }
     w.refresh().expect("refresh");
-    let s = w.searcher().expect("searcher");
+    let s = w.reader().expect("searcher");
     assert_eq!(s.num_docs(), model.len() as u64, "live docs {when}");
     let mut seen = BTreeMap::new();
     for leaf in s.leaves() {

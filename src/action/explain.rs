@@ -83,7 +83,7 @@ fn explain_shard(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Va
     };
     check_routing(&svc, &req.id, req.routing.as_deref())?;
     let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
-    let searcher = shard.engine.searcher()?;
+    let searcher = shard.engine.reader()?;
     let mut found = None;
     for (i, leaf) in searcher.leaves().iter().enumerate().rev() {
         let live = &leaf.live;

@@ -50,7 +50,7 @@ pub fn validate(
     let mut valid = true;
     let mut error = None;
     for c in &ctxs {
-        let segs = &c.searcher.query().segments;
+        let segs = &c.reader.query().segments;
         let qc = QueryContext {
             mapping: &c.mapping,
             analyzers: &c.analyzers,

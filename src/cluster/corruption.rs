@@ -48,7 +48,7 @@ pub fn mark(shard_dir: &Path, reason: &str) -> std::io::Result<()> {
     // The folder exists (its files were just read); never re-create a deleted shard's folder.
     let p = path(shard_dir);
     let mut f = fs::File::create(&p)?;
-    let millis = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let millis = crate::clock::now_millis();
     let one_line = reason.replace(['\n', '\r'], " ");
     write!(f, "fathom corruption marker v1\ntime: {millis}\nreason: {one_line}\n")?;
     f.sync_all()?;

@@ -38,7 +38,7 @@ use super::checkpoint::{LocalCheckpointTracker, NO_OPS_PERFORMED};
 use super::recovery::{RecoverySource, RecoveryState, Stage};
 use super::versioning::{resolve_delete, resolve_index, Constraints, Current};
 use crate::engine::index::commit::keys;
-use crate::engine::index::{Document, IndexWriter, IndexWriterConfig, Searcher, StoredDocument};
+use crate::engine::index::{Document, IndexReader, IndexWriter, IndexWriterConfig, StoredDocument};
 use crate::engine::schema::{IndexableField, NestedDoc};
 use crate::engine::segment::random_id;
 use crate::engine::store::Directory;
@@ -179,7 +179,7 @@ impl ShardEngine {
         // Fathom verifies every segment file's checksum when a shard opens (OpenSearch's
         // `index.shard.check_on_startup: checksum`), so damaged data is an error naming the file
         // and never a wrong search result after a restart.
-        for leaf in writer.searcher()?.leaves() {
+        for leaf in writer.reader()?.leaves() {
             leaf.reader.check_integrity(index.as_ref())?;
         }
 
@@ -521,7 +521,7 @@ impl ShardEngine {
     }
 
     fn get_searchable_inner(&self, id: &str) -> Result<Option<StoredDocument>> {
-        let searcher = self.writer.searcher()?;
+        let searcher = self.writer.reader()?;
         for leaf in searcher.leaves().iter().rev() {
             let live = &leaf.live;
             if let Some(d) = leaf.reader.find_id(id, &|d| live.is_live(d))? {
@@ -554,8 +554,8 @@ impl ShardEngine {
     }
 
     /// A pinned view for searching.
-    pub fn searcher(&self) -> Result<Searcher> {
-        self.failer.check("search", self.writer.searcher())
+    pub fn reader(&self) -> Result<IndexReader> {
+        self.failer.check("search", self.writer.reader())
     }
 
     /// The handle that fails this engine (searches report the corruption they find through it).

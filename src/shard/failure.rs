@@ -283,7 +283,7 @@ mod tests {
         assert!(failer.maybe_fail("search", &Error::corrupt("_0.doc", 7, "bad block")));
         assert!(engine.failer().is_failed());
         assert_eq!(lock(&calls).len(), 1);
-        assert!(matches!(engine.searcher(), Err(Error::Closed(_))), "the failed writer serves no new searcher");
+        assert!(matches!(engine.reader(), Err(Error::Closed(_))), "the failed writer serves no new searcher");
     }
 
     #[test]

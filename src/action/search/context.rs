@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::cluster::resolve::{self, IndicesOptions};
 use crate::cluster::ClusterService;
-use crate::engine::index::Searcher;
+use crate::engine::index::IndexReader;
 use crate::engine::schema::Mapping;
 use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::failure::ShardFailer;
@@ -40,7 +40,7 @@ pub struct ShardContext {
     /// The filter of the aliases the index was reached through (see [`alias_filter`]).
     pub alias_filter: Option<serde_json::Value>,
     /// The pinned segments (files stay alive while this exists).
-    pub searcher: Searcher,
+    pub reader: IndexReader,
     /// Fails the shard's engine when the search finds damaged bytes in its segments (`None`
     /// for contexts not backed by a live shard, as in tests).
     pub failer: Option<ShardFailer>,
@@ -130,7 +130,7 @@ pub fn acquire_with_failed(
                 num_shards,
                 analyzers: svc.analyzers().clone(),
                 analysis: Some(svc.analysis().clone()),
-                searcher: shard.engine.searcher()?,
+                reader: shard.engine.reader()?,
                 failer: Some(shard.engine.failer().clone()),
             });
         }

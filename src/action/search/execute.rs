@@ -49,7 +49,7 @@ pub(super) struct Unit {
 fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
     let mut out: Vec<Unit> = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {
-        let segs = &c.searcher.query().segments;
+        let segs = &c.reader.query().segments;
         let joins = dfs && out.last().is_some_and(|u| ctxs[u.ctx].index == c.index);
         match out.last_mut() {
             Some(u) if joins => {
@@ -858,7 +858,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
 /// One shard's count.
 fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
     c.check_serving()?;
-    let segs: &Vec<Arc<dyn SegmentView>> = &c.searcher.query().segments;
+    let segs: &Vec<Arc<dyn SegmentView>> = &c.reader.query().segments;
     let qc = QueryContext {
         mapping: &c.mapping,
         analyzers: &c.analyzers,
@@ -872,9 +872,9 @@ fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
     };
     let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     Ok(if let Some(min) = req.min_score {
-        c.searcher.query().count_min_score(&q, min)?
+        c.reader.query().count_min_score(&q, min)?
     } else {
-        c.searcher.query().count(&q)?
+        c.reader.query().count(&q)?
     })
 }
 

@@ -101,7 +101,7 @@ fn plain(req: &SearchRequest) -> bool {
 /// The hit's `_ignored` metadata field: the fields whose malformed values were dropped
 /// (`ignore_malformed`), from the field's doc values; `None` when there are none.
 fn ignored_fields(ctx: &ShardContext, leaf: usize, doc: DocId) -> OsResult<Option<Value>> {
-    let segs = &ctx.searcher.query().segments;
+    let segs = &ctx.reader.query().segments;
     let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
     let mut ords = Vec::new();
     if !seg.sorted_set_ords("_ignored", doc, &mut ords) || ords.is_empty() {
@@ -132,7 +132,7 @@ pub fn hit_json(
     if !raw || explanation.is_some() || matched.is_some() || !plain(req) {
         return hit(ctx, leaf, doc, score, sort, explanation, matched, query, req).map(HitJson::Value);
     }
-    let leaves = ctx.searcher.leaves();
+    let leaves = ctx.reader.leaves();
     let l = leaves.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
     let with_source = !req.source.disabled;
     let d = read_stored_fields(&l.reader, doc, with_source)?;
@@ -195,7 +195,7 @@ pub fn hit(
     query: Option<&Query>,
     req: &SearchRequest,
 ) -> OsResult<Value> {
-    let leaves = ctx.searcher.leaves();
+    let leaves = ctx.reader.leaves();
     let l = leaves.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
     let mut m = Map::new();
     if req.explain {
@@ -257,14 +257,14 @@ pub fn hit(
         field_values::stored_fields(&ctx.mapping, p, &src, stored, &mut fields);
     }
     if !req.docvalue_fields.is_empty() {
-        let segs = &ctx.searcher.query().segments;
+        let segs = &ctx.reader.query().segments;
         let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
         field_values::docvalue_fields(&ctx.mapping, seg.as_ref(), doc, &req.docvalue_fields, &mut fields)?;
     }
     if let Some(p) = &parsed {
         field_values::fields_api(&ctx.mapping, p, &src, &req.fields, &mut fields);
         if !req.fields.is_empty() {
-            let segs = &ctx.searcher.query().segments;
+            let segs = &ctx.reader.query().segments;
             let seg = segs.get(leaf).ok_or_else(|| no_segment(ctx, leaf))?;
             field_values::token_count_fields(&ctx.mapping, seg.as_ref(), doc, &req.fields, &mut fields)?;
         }

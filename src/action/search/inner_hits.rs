@@ -200,7 +200,7 @@ pub fn render(defs: &[InnerHitsDef], p: Parent<'_>) -> OsResult<Value> {
 }
 
 fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
-    let segs = &p.ctx.searcher.query().segments;
+    let segs = &p.ctx.reader.query().segments;
     let seg = segs.get(p.leaf).ok_or_else(|| OsError::internal(format!("no segment {}", p.leaf)))?;
     let seg: &dyn SegmentView = seg.as_ref();
     let mut matches: Vec<(DocId, f32)> = Vec::new();
@@ -268,7 +268,7 @@ fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
     let max_score = max_score.filter(|_| scored);
     let mut hits = Vec::new();
     if d.size > 0 {
-        let leaves = p.ctx.searcher.leaves();
+        let leaves = p.ctx.reader.leaves();
         let leaf = leaves.get(p.leaf).ok_or_else(|| OsError::internal(format!("no segment {}", p.leaf)))?;
         let root = read_stored_fields(&leaf.reader, p.root, true)?;
         // Fathom keeps the source even when the mapping disables it (stored fields read their

@@ -458,7 +458,7 @@ pub fn pit_contexts(reg: &ReaderContexts, ids: &[String]) -> OsResult<Vec<ShardC
         let d = decode_pit_id(id)?;
         let found = reg.find(&d, None);
         for c in found.contexts {
-            if seen.insert((c.index_uuid.clone(), c.shard, c.searcher.version()), ()).is_none() {
+            if seen.insert((c.index_uuid.clone(), c.shard, c.reader.version()), ()).is_none() {
                 out.push(c);
             }
         }

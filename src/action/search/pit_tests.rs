@@ -82,7 +82,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         num_shards: 1,
         analyzers: Arc::new(crate::engine::index::writer::default_analyzers()),
         analysis: None,
-        searcher: crate::engine::index::Searcher::new(vec![], 0),
+        reader: crate::engine::index::IndexReader::new(vec![], 0),
         failer: None,
     }
 }

@@ -212,7 +212,7 @@ impl DocCheck for DocValuesSlice {
 fn within_shard(field: &str, id: i32, max: i32, ctx: &ShardContext) -> OsResult<Query> {
     if field == "_id" {
         let mut terms = Vec::new();
-        for seg in &ctx.searcher.query().segments {
+        for seg in &ctx.reader.query().segments {
             seg.visit_terms("_id", b"", &mut |t| {
                 if contains(murmur3_x86_32(&encode_id(&String::from_utf8_lossy(t)), SEED) as i32 as i64, id, max) {
                     terms.push(t.to_vec());

@@ -1,7 +1,7 @@
 //! The query layer's view of a real segment: [`SegmentView`] for a searcher [`Leaf`] (a segment
 //! reader plus the live docs pinned with it).
 
-use super::searcher::Leaf;
+use super::reader::Leaf;
 use crate::engine::query::{FieldStats, SegmentView, TermState, TermStats};
 use crate::engine::segment::postings::SegmentPostings;
 use crate::engine::segment::{DocId, FieldInfo, Postings};

@@ -7,10 +7,10 @@ pub mod deleter;
 mod leaf_view;
 pub mod merge_policy;
 pub mod merger;
-pub mod searcher;
+pub mod reader;
 pub mod writer;
 
-pub use searcher::{Leaf, Searcher};
+pub use reader::{IndexReader, Leaf};
 pub use writer::{DocVersion, IndexWriter, IndexWriterConfig};
 
 use crate::engine::schema::{IndexableField, NestedDoc};

@@ -9,7 +9,7 @@
 //! Searching an index: take a pinned snapshot from the writer and query it.
 //!
 //! ```ignore
-//! let snapshot = writer.searcher()?;                 // engine::index::Searcher (pins files)
+//! let snapshot = writer.reader()?;                 // engine::index::IndexReader (pins files)
 //! let top = snapshot.query().search(&Query::Term { field: "body".into(), term: b"fox".to_vec(), boost: 1.0 },
 //!                                   &TopSpec { size: 10, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() })?;
 //! let n = snapshot.query().count(&query)?;

@@ -88,7 +88,7 @@ fn fields(d: &super::super::model::MDoc) -> Vec<IndexableField> {
 
 /// Real segments with the same documents, order and deletions as the model segments (empty
 /// model segments produce no segment, so they are dropped from both).
-fn build(segs: Vec<ModelSegment>) -> (crate::engine::index::Searcher, Searcher) {
+fn build(segs: Vec<ModelSegment>) -> (crate::engine::index::IndexReader, Searcher) {
     let segs: Vec<ModelSegment> = segs.into_iter().filter(|s| !s.docs.is_empty()).collect();
     let (writer, _) = IndexWriter::open(Arc::new(RamDirectory::new()), IndexWriterConfig::default()).expect("open");
     let mut seq = 0;
@@ -114,7 +114,7 @@ fn build(segs: Vec<ModelSegment>) -> (crate::engine::index::Searcher, Searcher) 
         }
         assert!(writer.refresh().expect("refresh"));
     }
-    let real = writer.searcher().expect("searcher");
+    let real = writer.reader().expect("searcher");
     let views: Vec<Arc<dyn SegmentView>> = segs.into_iter().map(|s| Arc::new(s) as Arc<dyn SegmentView>).collect();
     (real, Searcher::new(views))
 }
@@ -160,7 +160,7 @@ fn multi_block_pruning_on_real_postings() {
         writer.append(&body_doc(d, &body.join(" "))).unwrap();
     }
     writer.refresh().unwrap();
-    let real = writer.searcher().unwrap();
+    let real = writer.reader().unwrap();
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
     let queries = vec![
         t("alpha"),
@@ -214,7 +214,7 @@ fn sparse_disjunctions_doc_at_a_time_equal_windows() {
         Query::or(vec![t("r3"), t("r4"), t("r2")]),
         Query::or(vec![t("r4"), t("absent")]),
     ];
-    let check = |real: &crate::engine::index::Searcher| {
+    let check = |real: &crate::engine::index::IndexReader| {
         for q in &queries {
             for (k, tth) in
                 [(10, TrackTotalHits::UpTo(0)), (3, TrackTotalHits::Accurate), (1000, TrackTotalHits::Accurate)]
@@ -229,12 +229,12 @@ fn sparse_disjunctions_doc_at_a_time_equal_windows() {
             }
         }
     };
-    check(&writer.searcher().unwrap());
+    check(&writer.reader().unwrap());
     for d in (0..6000).step_by(7) {
         writer.delete(&format!("{d}")).unwrap();
     }
     writer.refresh().unwrap();
-    check(&writer.searcher().unwrap());
+    check(&writer.reader().unwrap());
 }
 
 /// A sparse pair hands off to the walk over the rarer clause once the commoner one cannot make a
@@ -259,7 +259,7 @@ fn sparse_pair_walks_the_rarer_clause() {
     }
     writer.refresh().unwrap();
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
-    let check = |real: &crate::engine::index::Searcher, postings: u64| {
+    let check = |real: &crate::engine::index::IndexReader, postings: u64| {
         // Both clause orders: the walk sums the two scores in clause order either way.
         for (q, k) in [Query::or(vec![t("common"), t("rare")]), Query::or(vec![t("rare"), t("common")])]
             .iter()
@@ -282,13 +282,13 @@ fn sparse_pair_walks_the_rarer_clause() {
         }
     };
     // 75 docs with `common` and 10 with `rare`, 5 of them with both.
-    check(&writer.searcher().unwrap(), 75 + 10);
+    check(&writer.reader().unwrap(), 75 + 10);
     for d in (0..6000).step_by(1200) {
         writer.delete(&format!("{d}")).unwrap();
     }
     writer.refresh().unwrap();
     // (Deleted docs keep their postings until a merge.)
-    check(&writer.searcher().unwrap(), 75 + 10);
+    check(&writer.reader().unwrap(), 75 + 10);
 }
 
 /// A conjunction whose lead is far rarer than its other clause probes that clause's blocks in
@@ -314,7 +314,7 @@ fn sparse_lead_probes_the_common_clause() {
     }
     writer.refresh().unwrap();
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
-    let check = |real: &crate::engine::index::Searcher| {
+    let check = |real: &crate::engine::index::IndexReader| {
         for q in [Query::and(vec![t("common"), t("rare")]), Query::and(vec![t("rare"), t("common")])] {
             for k in [1usize, 3, 10, 200] {
                 let pruned = TopSpec { size: k, track_total_hits: TrackTotalHits::UpTo(0), ..TopSpec::default() };
@@ -333,12 +333,12 @@ fn sparse_lead_probes_the_common_clause() {
             }
         }
     };
-    check(&writer.searcher().unwrap());
+    check(&writer.reader().unwrap());
     for d in (0..6000).step_by(97 * 3) {
         writer.delete(&format!("{d}")).unwrap();
     }
     writer.refresh().unwrap();
-    check(&writer.searcher().unwrap());
+    check(&writer.reader().unwrap());
 }
 
 /// Threshold priming (`floor.rs`) on real segments: with the stored top docs of multi-block terms,
@@ -381,7 +381,7 @@ fn primed_top_k_equals_exhaustive_with_deletions_and_segments() {
         }
     }
     for round in 0..2 {
-        let real = writer.searcher().unwrap();
+        let real = writer.reader().unwrap();
         for q in &queries {
             for k in [1usize, 5, 10, 16, 17] {
                 let s = real.query();
@@ -462,7 +462,7 @@ fn primed_keyword_terms_and_total_hits_thresholds() {
         writer.append(&doc).unwrap();
     }
     writer.refresh().unwrap();
-    let real = writer.searcher().unwrap();
+    let real = writer.reader().unwrap();
     let kw = |w: &str| Query::Term { field: "tag".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
     let t = |w: &str| Query::Term { field: "body".into(), term: w.as_bytes().to_vec(), boost: 1.0 };
     let queries = vec![

@@ -179,7 +179,7 @@ fn segments_table(node: &Node, ctxs: &[ShardContext]) -> Table {
             .and_then(|svc| svc.shard(c.shard).map(|s| s.engine.writer().segment_stats()))
             .map(|v| v.into_iter().map(|s| (s.name, s.committed)).collect())
             .unwrap_or_default();
-        for leaf in c.searcher.leaves() {
+        for leaf in c.reader.leaves() {
             let name = leaf.reader.name().to_string();
             let generation = u64::from_str_radix(name.trim_start_matches('_'), 36).unwrap_or(0);
             let deleted = leaf.live.num_deleted();

@@ -41,7 +41,7 @@ use super::builder::{meta, stored_keys, SegmentBuilder};
 use super::commit::{self, CommitPoint, CommitSegment};
 use super::deleter::{FileDeleter, FileRefs};
 use super::merge_policy::TieredMergePolicy;
-use super::searcher::{Leaf, Searcher};
+use super::reader::{IndexReader, Leaf};
 use super::{Document, StoredDocument};
 use crate::engine::analysis::AnalyzerRegistry;
 use crate::engine::segment::info::SegmentInfo;
@@ -567,7 +567,7 @@ impl IndexWriter {
     }
 
     /// A point-in-time view of the searchable segments; it keeps their files alive while it lives.
-    pub fn searcher(&self) -> Result<Searcher> {
+    pub fn reader(&self) -> Result<IndexReader> {
         let s = self.locked()?;
         let mut leaves = Vec::with_capacity(s.segments.len());
         let mut base = 0u32;
@@ -575,7 +575,7 @@ impl IndexWriter {
             leaves.push(Leaf::new(seg.reader.clone(), seg.searchable.clone(), base, seg.files.clone()));
             base += seg.reader.max_doc();
         }
-        Ok(Searcher::new(leaves, s.version))
+        Ok(IndexReader::new(leaves, s.version))
     }
 
     /// Refreshes, writes live docs of segments with new deletes, and writes a new commit point with

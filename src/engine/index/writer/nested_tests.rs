@@ -89,7 +89,7 @@ fn nested_query(query: Query) -> Query {
 /// Refreshes and checks the searchable segments against the model (id -> children).
 fn check(w: &IndexWriter, model: &BTreeMap<u8, u8>) {
     w.refresh().expect("refresh");
-    let s = w.searcher().expect("searcher");
+    let s = w.reader().expect("searcher");
     let mut seen: BTreeMap<u8, u8> = BTreeMap::new();
     for leaf in s.leaves() {
         let r = &leaf.reader;
@@ -201,7 +201,7 @@ fn score_modes_combine_child_scores() {
     w.update(&mk("b", "fox", vec![child("cat")])).expect("b");
     w.update(&mk("c", "y", vec![child("the fox")])).expect("c");
     w.refresh().expect("refresh");
-    let s = w.searcher().expect("searcher");
+    let s = w.reader().expect("searcher");
     let q = s.query();
     let term = Query::term("n.t", "fox");
     // The children's own scores, from the term run over the nested documents.
@@ -272,7 +272,7 @@ fn nested_documents_read_their_slice_of_the_source() {
     };
     w.update(&d).expect("index");
     w.refresh().expect("refresh");
-    let s = w.searcher().expect("searcher");
+    let s = w.reader().expect("searcher");
     let leaf = &s.leaves()[0];
     let all = leaf.with_nested().expect("has nested docs");
     let read = |doc: u32| -> serde_json::Value {

@@ -75,7 +75,7 @@ fn hits(top: &TopDocs) -> Vec<(f32, usize, DocId)> {
 }
 
 fn check(writer: &IndexWriter, q: &Query, k: usize) -> std::result::Result<(), TestCaseError> {
-    let s = writer.searcher().expect("searcher");
+    let s = writer.reader().expect("searcher");
     let s = s.query();
     let exhaustive = s
         .search(q, &TopSpec { size: k, track_total_hits: TrackTotalHits::Accurate, ..TopSpec::default() })

@@ -1,5 +1,6 @@
-//! A searcher: a pinned, reference-counted snapshot of the searchable segments and their live
-//! docs. Refreshes, deletes and merges after it was taken do not change what it sees, and the
+//! An index reader (Lucene's `DirectoryReader`): a pinned, reference-counted snapshot of the
+//! searchable segments and their live docs; [`IndexReader::query`] is the query-running
+//! [`query::Searcher`] over it (Lucene's `IndexSearcher`). Refreshes, deletes and merges after it was taken do not change what it sees, and the
 //! files of its segments are not deleted while it (or a clone: a point in time, a scroll) lives.
 
 use crate::engine::index::deleter::FileRefs;
@@ -8,7 +9,7 @@ use crate::engine::segment::live_docs::LiveDocs;
 use crate::engine::segment::reader::SegmentReader;
 use crate::engine::sync::Arc;
 
-/// One segment of a searcher.
+/// One segment of a reader.
 #[derive(Debug, Clone)]
 pub struct Leaf {
     /// The segment.
@@ -41,7 +42,7 @@ impl Leaf {
 
 /// A point-in-time view of an index (cheap to clone).
 #[derive(Clone)]
-pub struct Searcher {
+pub struct IndexReader {
     leaves: Arc<Vec<Leaf>>,
     // std's Arc (not loom's): trait objects need unsized coercion, and the query layer is not
     // part of the loom models.
@@ -49,22 +50,22 @@ pub struct Searcher {
     version: u64,
 }
 
-impl std::fmt::Debug for Searcher {
+impl std::fmt::Debug for IndexReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Searcher").field("leaves", &self.leaves.len()).field("version", &self.version).finish()
+        f.debug_struct("IndexReader").field("leaves", &self.leaves.len()).field("version", &self.version).finish()
     }
 }
 
-impl Searcher {
+impl IndexReader {
     /// A searcher over `leaves`.
-    pub fn new(leaves: Vec<Leaf>, version: u64) -> Searcher {
+    pub fn new(leaves: Vec<Leaf>, version: u64) -> IndexReader {
         let views: Vec<std::sync::Arc<dyn query::SegmentView>> =
             leaves.iter().map(|l| std::sync::Arc::new(l.clone()) as std::sync::Arc<dyn query::SegmentView>).collect();
-        Searcher { leaves: Arc::new(leaves), query: std::sync::Arc::new(query::Searcher::new(views)), version }
+        IndexReader { leaves: Arc::new(leaves), query: std::sync::Arc::new(query::Searcher::new(views)), version }
     }
 
     /// Runs queries over this snapshot: `searcher.query().search(&query, &spec)`, `count`,
-    /// `explain`. Hits name segments by their index in [`Searcher::leaves`].
+    /// `explain`. Hits name segments by their index in [`IndexReader::leaves`].
     pub fn query(&self) -> &query::Searcher {
         &self.query
     }
