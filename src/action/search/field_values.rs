@@ -356,8 +356,15 @@ pub fn fields_api(
     specs: &[FieldAndFormat],
     out: &mut Map<String, Value>,
 ) {
+    let mut nested: Vec<super::nested_fields::Requested<'_>> = Vec::new();
     for s in specs {
         for (name, ft) in expand(mapping, &s.field) {
+            if super::nested_fields::outer_nested(mapping, &name, "").is_some() {
+                if !nested.iter().any(|r| r.0 == name) {
+                    nested.push((name, ft, s.format.clone()));
+                }
+                continue;
+            }
             let mut vals = Vec::new();
             if parsed.ok && !matches!(ft.kind, FieldKind::GeoPoint { .. }) {
                 for (n, v) in &parsed.values {
@@ -374,6 +381,9 @@ pub fn fields_api(
                 out.insert(name, Value::Array(vals));
             }
         }
+    }
+    if !nested.is_empty() {
+        out.extend(super::nested_fields::groups(mapping, "", src, &nested, &display));
     }
 }
 

@@ -69,6 +69,7 @@ pub mod inner_hits;
 pub mod limits;
 pub mod match_only;
 pub mod named;
+pub mod nested_fields;
 mod parallel;
 pub mod pit;
 pub mod query_string;
