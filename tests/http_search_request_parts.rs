@@ -17,9 +17,6 @@ fn unbuilt_body_keys_are_refused() {
         ("aggregations", json!({})),
         ("suggest", json!({})),
         ("script_fields", json!({})),
-        ("collapse", json!({"field": "k"})),
-        ("rescore", json!([])),
-        ("indices_boost", json!([])),
         ("ext", json!({"x": {}})),
         ("profile", json!(true)),
         ("stats", json!(["g"])),
@@ -29,8 +26,9 @@ fn unbuilt_body_keys_are_refused() {
         assert_eq!(r.json()["error"]["type"], json!("parsing_exception"), "{key}: {}", r.text());
         assert!(r.text().contains(&format!("in [{key}]")), "{key}: {}", r.text());
     }
-    // Asking for nothing is fine.
+    // Asking for nothing is fine; collapse, rescore and indices_boost are built (their own tests).
     assert_eq!(post(s.addr, "/i/_search", r#"{"profile": false, "ext": {}}"#).status, 200);
+    assert_eq!(post(s.addr, "/i/_search", r#"{"rescore": [], "indices_boost": []}"#).status, 200);
     for p in ["stats=g", "search_pipeline=p", "suggest_field=f"] {
         let r = get(s.addr, &format!("/i/_search?{p}"));
         assert_eq!(r.status, 400, "{p}: {}", r.text());

@@ -11,7 +11,9 @@
 //! request.rs  the request's `script` object (string, {source, lang, params}, {id})
 //! ```
 //!
-//! ```
+//! How the update action drives it (crate-internal; `tests/constructs.rs` runs the same steps):
+//!
+//! ```text
 //! use fathom::script::{Script, UpdateContext};
 //! let script = Script::compile("ctx._source.counter += params.n", None).unwrap();
 //! let mut ctx = UpdateContext::new("idx", "1", 1, serde_json::json!({"counter": 1}).as_object().unwrap().clone());
