@@ -37,6 +37,25 @@ pub struct QueryContext<'a> {
     pub nested_scope: Option<&'a str>,
 }
 
+#[cfg(test)]
+impl<'a> QueryContext<'a> {
+    /// A context for parser tests: built-in analyzers, no index analysis, index `idx`, `now` 0,
+    /// default limits, warnings kept for the test's lifetime.
+    pub fn for_tests(mapping: &'a Mapping, segments: &'a [Arc<dyn SegmentView>]) -> QueryContext<'a> {
+        QueryContext {
+            mapping,
+            analyzers: super::execute::analyzers(),
+            segments,
+            index: "idx",
+            now_millis: 0,
+            analysis: None,
+            max_regex_length: super::limits::DEFAULT_MAX_REGEX_LENGTH,
+            warnings: Box::leak(Box::default()),
+            nested_scope: None,
+        }
+    }
+}
+
 impl std::fmt::Debug for QueryContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QueryContext")

@@ -4,7 +4,6 @@
 use serde_json::json;
 
 use crate::action::search::dsl::{parse, QueryContext};
-use crate::action::search::execute::analyzers;
 use crate::engine::query::Query;
 use crate::engine::schema::Mapping;
 
@@ -18,17 +17,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         "one": {"type": "constant_keyword", "value": "d3efault"},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     parse(&v, &ctx)
 }
 

@@ -3,7 +3,6 @@
 use serde_json::json;
 
 use crate::action::search::dsl::{parse, QueryContext};
-use crate::action::search::execute::analyzers;
 use crate::engine::query::{Query, RangeKind};
 use crate::engine::schema::Mapping;
 
@@ -14,17 +13,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         "k": {"type": "keyword"},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     parse(&v, &ctx)
 }
 
@@ -91,17 +80,7 @@ fn ranges_on_key_paths_stay_within_the_path() {
 fn boolean_similarity_scores_the_boost() {
     let m =
         Mapping::from_json(&json!({"properties": {"c": {"type": "flat_object", "similarity": "boolean"}}})).unwrap();
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     assert_eq!(
         parse(&json!({"term": {"c.a": {"value": "x", "boost": 2.0}}}), &ctx).unwrap(),
         Query::ConstantScore { query: Box::new(Query::term("c._valueAndPath", "c.a=x")), boost: 2.0 }

@@ -532,24 +532,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::action::search::execute::analyzers;
     use crate::engine::schema::Mapping;
 
     #[test]
     fn queries_on_geo_points() {
         let m = Mapping::from_json(&json!({"properties": {"loc": {"type": "geo_point"}, "k": {"type": "keyword"}}}))
             .unwrap();
-        let ctx = QueryContext {
-            mapping: &m,
-            analyzers: analyzers(),
-            segments: &[],
-            index: "i",
-            now_millis: 0,
-            analysis: None,
-            max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-            warnings: &Default::default(),
-            nested_scope: None,
-        };
+        let ctx = QueryContext { index: "i", ..QueryContext::for_tests(&m, &[]) };
         let q = |v: Value| super::super::dsl::parse(&v, &ctx);
         assert_eq!(
             q(json!({"geo_distance": {"distance": "12km", "loc": {"lat": 40.0, "lon": -70.0}}})).unwrap(),
@@ -600,17 +589,7 @@ mod tests {
     }
 
     fn ctx_of(m: &Mapping) -> QueryContext<'_> {
-        QueryContext {
-            mapping: m,
-            analyzers: analyzers(),
-            segments: &[],
-            index: "i",
-            now_millis: 0,
-            analysis: None,
-            max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-            warnings: Box::leak(Box::default()),
-            nested_scope: None,
-        }
+        QueryContext { index: "i", ..QueryContext::for_tests(m, &[]) }
     }
 
     #[test]

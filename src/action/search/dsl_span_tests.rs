@@ -6,7 +6,6 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::action::search::dsl::{parse, QueryContext};
-use crate::action::search::execute::analyzers;
 use crate::engine::query::model::{MDoc, ModelSegment};
 use crate::engine::query::spans::SpanQuery;
 use crate::engine::query::{Query, SegmentView};
@@ -28,17 +27,7 @@ fn run_with(v: serde_json::Value, extra_words: &[String]) -> Result<Query, crate
         ..Default::default()
     };
     let segs: Vec<Arc<dyn SegmentView>> = vec![Arc::new(ModelSegment::new(vec![doc], &[], 4))];
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &segs,
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &segs);
     parse(&v, &ctx)
 }
 

@@ -410,22 +410,23 @@ pub(super) fn run_unit(
         Some((fi, missing)) => sort_missing::search(searcher, &query, spec, fi, &missing),
         None => Ok(searcher.search(&query, spec)?),
     };
-    let mut top = run_top(&spec)?;
-    let mut keys = Vec::new();
-    if let Some((f, ft)) = collapse {
-        // Growing windows until `k` groups are seen or the matches run out.
-        let mut size = spec.size.max(1).saturating_mul(4);
-        loop {
-            spec.size = size;
-            top = run_top(&spec)?;
-            let exhausted = top.hits.len() < size;
-            keys = collapse_heads(searcher, &mut top.hits, f, ft, k)?;
-            if exhausted || keys.len() >= k {
-                break;
+    let (mut top, keys) = match collapse {
+        None => (run_top(&spec)?, Vec::new()),
+        Some((f, ft)) => {
+            // Growing windows until `k` groups are seen or the matches run out.
+            let mut size = spec.size.max(1).saturating_mul(4);
+            loop {
+                spec.size = size;
+                let mut top = run_top(&spec)?;
+                let exhausted = top.hits.len() < size;
+                let keys = collapse_heads(searcher, &mut top.hits, f, ft, k)?;
+                if exhausted || keys.len() >= k {
+                    break (top, keys);
+                }
+                size = size.saturating_mul(4);
             }
-            size = size.saturating_mul(4);
         }
-    }
+    };
     let mut max_score = top.max_score;
     if req.track_scores && max_score.is_none() && !spec.sort.is_empty() {
         // A field sort does not score; `track_scores` wants the best score all the same.

@@ -3,7 +3,6 @@
 use serde_json::json;
 
 use super::dsl::{parse, QueryContext};
-use super::execute::analyzers;
 use super::query_string::{parse_query_string, QsOptions};
 use super::request::SearchRequest;
 use crate::engine::query::{Query, RangeKind, TrackTotalHits};
@@ -25,17 +24,7 @@ fn mapping() -> Mapping {
 
 fn q(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
     let m = mapping();
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 86_400_000 * 10,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext { now_millis: 86_400_000 * 10, ..QueryContext::for_tests(&m, &[]) };
     parse(&v, &ctx)
 }
 
@@ -186,17 +175,7 @@ fn parsing_errors_use_opensearch_messages() {
 #[test]
 fn query_string_syntax() {
     let m = mapping();
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     let o = QsOptions { fields: vec![("title".into(), 1.0)], ..QsOptions::default() };
     assert_eq!(parse_query_string("fox", &ctx, &o).unwrap(), term("title", "fox"));
     match parse_query_string("fox AND tag:a -tag:b", &ctx, &o).unwrap() {
@@ -268,17 +247,7 @@ fn integer_bounds_are_exact_and_out_of_range_matches_nothing() {
         &json!({"properties": {"u": {"type": "unsigned_long"}, "b": {"type": "byte"}, "l": {"type": "long"}}}),
     )
     .unwrap();
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     let p = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     let u = |v: u64| Some(sortable::encode_u64(v).to_vec());
     let range = |f: &str, lo, hi| Query::Range {
@@ -322,17 +291,7 @@ fn ignored_metadata_field_is_a_keyword() {
 fn range_fields_are_queried_by_interval_relation() {
     use crate::engine::query::{DvFilter, IntervalRelation};
     let m = Mapping::from_json(&json!({"properties": {"r": {"type": "integer_range"}, "d": {"type": "date_range", "format": "yyyy-MM-dd"}, "nodv": {"type": "long_range", "doc_values": false}}})).unwrap();
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     let p = |v: serde_json::Value| parse(&v, &ctx);
     let k = |v: i64| sortable::encode_i64(v).to_vec();
     let iv = |lo, hi, relation| Query::DocValues {
@@ -371,17 +330,7 @@ fn keyword_terms_score_bm25_only_with_use_similarity() {
         "scored": {"type": "keyword", "use_similarity": true},
     }}))
     .expect("valid mapping");
-    let ctx = QueryContext {
-        mapping: &m,
-        analyzers: analyzers(),
-        segments: &[],
-        index: "idx",
-        now_millis: 0,
-        analysis: None,
-        max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
-        warnings: &Default::default(),
-        nested_scope: None,
-    };
+    let ctx = QueryContext::for_tests(&m, &[]);
     let q = |v: serde_json::Value| parse(&v, &ctx).unwrap();
     assert_eq!(
         q(json!({"term": {"plain": {"value": "a", "boost": 3}}})),
