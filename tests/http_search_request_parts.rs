@@ -13,8 +13,6 @@ fn unbuilt_body_keys_are_refused() {
     let s = TestServer::start(dir.path(), &[]);
     assert_eq!(put(s.addr, "/i", "{}").status, 200);
     for (key, val) in [
-        ("aggs", json!({"a": {"terms": {"field": "k"}}})),
-        ("aggregations", json!({})),
         ("suggest", json!({})),
         ("script_fields", json!({})),
         ("ext", json!({"x": {}})),

@@ -45,6 +45,8 @@ macro_rules! error_kinds {
 
 error_kinds! {
     ActionRequestValidation = "action_request_validation_exception", 400, None;
+    AggregationExecution = "aggregation_execution_exception", 500, None;
+    AggregationInitialization = "aggregation_initialization_exception", 500, None;
     AliasMissing = "alias_missing_exception", 404, None;
     AliasesNotFound = "aliases_not_found_exception", 404, None;
     Arithmetic = "arithmetic_exception", 400, Some("java.lang.ArithmeticException");
@@ -99,6 +101,7 @@ error_kinds! {
     Status = "status_exception", 500, None;
     StrictDynamicMapping = "strict_dynamic_mapping_exception", 400, None;
     StringIndexOutOfBounds = "string_index_out_of_bounds_exception", 400, Some("java.lang.StringIndexOutOfBoundsException");
+    TooManyBuckets = "too_many_buckets_exception", 503, None;
     TranslogCorrupted = "translog_corrupted_exception", 500, None;
     UnavailableShards = "unavailable_shards_exception", 503, None;
     UnsupportedOperation = "unsupported_operation_exception", 400, Some("java.lang.UnsupportedOperationException");

@@ -46,6 +46,8 @@ pub struct SearchBody {
     pub total: Option<Value>,
     pub max_score: Option<f32>,
     pub hits: Vec<HitJson>,
+    /// The `aggregations` object, when the request had aggregations.
+    pub aggregations: Option<Value>,
 }
 
 impl SearchBody {
@@ -65,6 +67,9 @@ impl SearchBody {
         hm.insert("max_score".into(), self.max_score.map_or(Value::Null, f32_json));
         hm.insert("hits".into(), Value::Array(self.hits.into_iter().map(HitJson::into_value).collect()));
         body.insert("hits".into(), Value::Object(hm));
+        if let Some(a) = self.aggregations {
+            body.insert("aggregations".into(), a);
+        }
         Value::Object(body)
     }
 
@@ -96,7 +101,12 @@ impl SearchBody {
             }
             h.write(&mut out);
         }
-        out.extend_from_slice(b"]}}");
+        out.extend_from_slice(b"]}");
+        if let Some(a) = &self.aggregations {
+            out.extend_from_slice(b",\"aggregations\":");
+            write_value(&mut out, a);
+        }
+        out.push(b'}');
         out
     }
 }
@@ -125,6 +135,7 @@ mod tests {
             total: Some(json!({"value": 2, "relation": "eq"})),
             max_score: Some(0.2876821),
             hits,
+            aggregations: None,
         }
     }
 

@@ -223,6 +223,8 @@ pub(super) struct UnitResult {
     terminated: Option<bool>,
     /// The `inner_hits` of the query's `nested` queries.
     inner: Vec<inner_hits::InnerHitsDef>,
+    /// The shard-level aggregation results.
+    aggs: Option<Vec<super::aggs::AggResult>>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -285,6 +287,7 @@ pub(super) fn run_unit(
     };
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
     let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
+    let aggs = unit_aggs(u, ctxs, req, &qc, &query)?;
     // `terminate_after`: each shard collects its first N matches only.
     let limited;
     let (searcher, terminated) = match req.terminate_after {
@@ -404,6 +407,7 @@ pub(super) fn run_unit(
             rescore,
             terminated,
             inner,
+            aggs,
         });
     }
     let run_top = |spec: &TopSpec| match sort_missing::keyword_missing(&req.sort, &fields) {
@@ -447,7 +451,31 @@ pub(super) fn run_unit(
         keys,
         terminated,
         inner,
+        aggs,
     })
+}
+
+/// The unit's aggregations over the matches of its query without `post_filter` (which only
+/// filters hits).
+fn unit_aggs(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    qc: &QueryContext<'_>,
+    query: &Query,
+) -> OsResult<Option<Vec<super::aggs::AggResult>>> {
+    let Some(defs) = &req.aggs else { return Ok(None) };
+    let c = &ctxs[u.ctx];
+    let q = if req.post_filter.is_some() {
+        let mut bare = req.clone();
+        bare.post_filter = None;
+        let q = dsl::boosted(build_query(&bare, qc)?, super::index_boost::boost_of(req, &c.index));
+        with_alias_filter(q, c, qc)?
+    } else {
+        query.clone()
+    };
+    let env = super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards: ctxs.len() };
+    Ok(Some(super::aggs::collect_shard(defs, &env, &q)?))
 }
 
 /// Reduces `hits` to the first hit of each collapse value (at most `k`); returns the values.
@@ -684,6 +712,9 @@ fn run(
         }
     }
     let sorted_by_fields = !engine_fields.is_empty() && !engine_fields.iter().any(|f| f.by == query::SortBy::Score);
+    let mut results = results;
+    let phase_results: Vec<Option<Vec<super::aggs::AggResult>>> =
+        results.iter_mut().map(|r| r.as_mut().and_then(|r| r.aggs.take())).collect();
     let fetched = FetchPhase {
         query: phase.clone(),
         results,
@@ -719,6 +750,15 @@ fn run(
     if !ctxs.is_empty() && failed_shards == ctxs.len() {
         return Err(all_failed(failures, ctxs));
     }
+    let aggregations = match &req.aggs {
+        None => None,
+        Some(defs) => {
+            let parts: Vec<Vec<super::aggs::AggResult>> = phase_results.into_iter().flatten().collect();
+            let reduced =
+                super::aggs::reduce_all(defs, parts, req.batched_reduce_size, super::aggs::DEFAULT_MAX_BUCKETS)?;
+            Some(super::aggs::render(defs, &reduced, &super::aggs::RenderCtx { typed_keys: req.typed_keys })?)
+        }
+    };
     // A sort reports a max score only when it leads with `_score` descending (the first hit's
     // score, OpenSearch 3.2+) or with `track_scores`.
     let score_first =
@@ -750,6 +790,7 @@ fn run(
         total,
         max_score,
         hits,
+        aggregations,
     })
 }
 

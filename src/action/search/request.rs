@@ -74,6 +74,12 @@ pub struct SearchRequest {
     pub resolved_boosts: Option<Vec<(String, f32)>>,
     /// Deprecation warnings the shards' query parsers leave for the answer (output, not input).
     pub warnings: crate::action::deferred::Warnings,
+    /// `aggs` (or `aggregations`), parsed.
+    pub aggs: Option<std::sync::Arc<Vec<super::aggs::AggDef>>>,
+    /// `typed_keys`: aggregation names carry their type (`sterms#name`).
+    pub typed_keys: bool,
+    /// `batched_reduce_size`: shard results reduced at once (default 512).
+    pub batched_reduce_size: usize,
 }
 
 /// `q=` and its companions.
@@ -127,6 +133,9 @@ impl Default for SearchRequest {
             indices_boost: Vec::new(),
             resolved_boosts: None,
             warnings: Default::default(),
+            aggs: None,
+            typed_keys: false,
+            batched_reduce_size: 512,
         }
     }
 }
@@ -268,8 +277,14 @@ impl SearchRequest {
                     r.indices_boost = super::index_boost::parse(v.as_array().map_or(&[][..], Vec::as_slice))?
                 }
                 "collapse" => r.collapse = Some(super::collapse::parse(v)?),
-                "profile" | "stats" | "indices_boost" | "ext" | "aggs" | "aggregations" | "suggest"
-                | "search_pipeline" | "derived" | "verbose_pipeline" => {
+                "aggs" | "aggregations" => {
+                    if r.aggs.is_some() {
+                        return Err(perr("Found two aggregation definitions"));
+                    }
+                    r.aggs = Some(std::sync::Arc::new(super::aggs::parse::parse_aggs(v)?));
+                }
+                "profile" | "stats" | "indices_boost" | "ext" | "suggest" | "search_pipeline" | "derived"
+                | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }
                 "highlight" => r.highlight = Some(val),
@@ -323,6 +338,15 @@ impl SearchRequest {
         }
         if let Some(n) = num("from")? {
             self.from = usize_from("from", n)?;
+        }
+        if let Some(b) = boolp("typed_keys")? {
+            self.typed_keys = b;
+        }
+        if let Some(n) = num("batched_reduce_size")? {
+            if n < 2 {
+                return Err(OsError::validation(&["batchedReduceSize must be >= 2".to_string()]));
+            }
+            self.batched_reduce_size = n as usize;
         }
         if let Some(n) = num("size")? {
             self.size = usize_from("size", n)?;

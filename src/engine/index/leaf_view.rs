@@ -144,6 +144,14 @@ impl SegmentView for Leaf {
         col.lookup_ord(ord).map(|b| b.to_vec())
     }
 
+    fn numeric_column(&self, field: &str) -> Option<crate::engine::segment::doc_values::NumericColumn<'_>> {
+        self.reader.doc_values.numeric(self.info(field)?.number)
+    }
+
+    fn sorted_set_column(&self, field: &str) -> Option<crate::engine::segment::doc_values::SortedSetColumn<'_>> {
+        self.reader.doc_values.sorted_set(self.info(field)?.number)
+    }
+
     fn source(&self, doc: DocId) -> Result<Option<Vec<u8>>> {
         let Some(n) = self.reader.nested.as_ref().filter(|n| n.is_nested(doc)) else {
             return Ok(Some(crate::engine::index::writer::read_stored_fields(&self.reader, doc, true)?.source));

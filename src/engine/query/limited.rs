@@ -90,6 +90,12 @@ impl SegmentView for Limited {
     fn source(&self, doc: DocId) -> Result<Option<Vec<u8>>> {
         self.inner.source(doc)
     }
+    fn numeric_column(&self, field: &str) -> Option<crate::engine::segment::doc_values::NumericColumn<'_>> {
+        self.inner.numeric_column(field)
+    }
+    fn sorted_set_column(&self, field: &str) -> Option<crate::engine::segment::doc_values::SortedSetColumn<'_>> {
+        self.inner.sorted_set_column(field)
+    }
 }
 
 /// `searcher` limited to the first `n` (> 0) matches of `query` of each shard, `shard_of[i]`

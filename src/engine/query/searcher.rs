@@ -290,6 +290,37 @@ impl Searcher {
         Ok(n)
     }
 
+    /// The weight of `query` over these segments, for [`Searcher::segment_matches`].
+    pub fn match_weight(&self, query: &Query, scoring: bool) -> Result<Weight> {
+        Weight::compile(query, &self.views(), 1.0, scoring)
+    }
+
+    /// Calls `f` with every live match of `w` in segment `si` and its score (NaN unless the
+    /// weight scores) — what aggregations collect, one segment at a time so that the caller
+    /// can open the segment's columns first. `f`'s error stops the visit.
+    pub fn segment_matches<E: From<Error>>(
+        &self,
+        w: &Weight,
+        si: usize,
+        scoring: bool,
+        f: &mut dyn FnMut(DocId, f32) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let Some(seg) = self.segments.get(si) else { return Ok(()) };
+        let seg = seg.as_ref();
+        let Some(mut sc) = w.scorer(seg)? else { return Ok(()) };
+        let mut doc = sc.doc();
+        while doc != NO_MORE_DOCS {
+            if seg.is_live(doc) {
+                f(doc, if scoring { sc.score() } else { f32::NAN })?;
+            }
+            doc = sc.next();
+        }
+        match sc.take_error() {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
     /// The number of live documents matching `query` whose score is at least `min` (the total
     /// of a search with `min_score`: every match is scored, none kept).
     pub fn count_min_score(&self, query: &Query, min: f32) -> Result<u64> {

@@ -1,6 +1,7 @@
 //! The read-only view of one segment that query execution needs. The lead implements it for the
 //! real `SegmentReader`; the tests implement it with a naive in-memory model (the oracle).
 
+use crate::engine::segment::doc_values::{NumericColumn, SortedSetColumn};
 use crate::engine::segment::postings::{SegmentPostings, TermInfo};
 use crate::engine::segment::{DocId, Postings};
 use crate::engine::Result;
@@ -114,5 +115,15 @@ pub trait SegmentView: Send + Sync {
     /// decompresses a stored block: for checking candidates one by one, not for scans.
     fn source(&self, _doc: DocId) -> Result<Option<Vec<u8>>> {
         Ok(None)
+    }
+    /// The field's numeric column itself (what aggregations scan: no name lookup per document).
+    /// `None` when the view has none or keeps its columns otherwise: callers then fall back to
+    /// [`SegmentView::numeric_values`].
+    fn numeric_column(&self, _field: &str) -> Option<NumericColumn<'_>> {
+        None
+    }
+    /// The field's sorted-set column itself; `None` as for [`SegmentView::numeric_column`].
+    fn sorted_set_column(&self, _field: &str) -> Option<SortedSetColumn<'_>> {
+        None
     }
 }

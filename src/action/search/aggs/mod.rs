@@ -1,0 +1,453 @@
+//! Aggregations (OpenSearch's `search.aggregations`): the request's `aggs` tree is parsed once
+//! into [`AggDef`]s; each shard collects the matches of the query (without `post_filter`) into a
+//! tree of [`Collector`]s over the doc-values columns and returns plain [`AggResult`] values; the
+//! coordinator reduces them (in batches of `batched_reduce_size`, then a final reduce that applies
+//! sizes, `min_doc_count`, empty buckets, `search.max_buckets` and the pipelines) and renders the
+//! `aggregations` object.
+//!
+//! Each aggregation type implements [`AggSpec`] in its own file; [`parse`] maps type names to
+//! their parsers.
+
+pub mod bucket_order;
+pub mod filter;
+pub mod fmt;
+pub mod histogram;
+pub mod include_exclude;
+pub mod metric;
+pub mod ords;
+pub mod parse;
+pub mod range;
+pub mod result;
+pub mod source;
+pub mod terms;
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+pub use result::{AggResult, Bucket};
+
+use super::context::ShardContext;
+use super::dsl::QueryContext;
+use super::request::SearchRequest;
+use crate::engine::query::{Query, Searcher, SegmentView};
+use crate::engine::segment::DocId;
+use crate::error::{ErrorKind, OsError, OsResult};
+
+/// OpenSearch's default `search.max_buckets`.
+pub const DEFAULT_MAX_BUCKETS: u64 = 65_535;
+
+/// Bytes held by aggregation state across the node (what a circuit breaker reads): every
+/// collection adds what its collectors hold and gives it back when it ends.
+pub static HELD_BYTES: AtomicI64 = AtomicI64::new(0);
+
+/// A reservation of [`HELD_BYTES`], released on drop.
+#[derive(Debug, Default)]
+pub struct Held(i64);
+
+impl Held {
+    /// Sets the reservation to `bytes`.
+    pub fn set(&mut self, bytes: usize) {
+        let b = bytes as i64;
+        HELD_BYTES.fetch_add(b - self.0, AtomicOrdering::Relaxed);
+        self.0 = b;
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD_BYTES.fetch_sub(self.0, AtomicOrdering::Relaxed);
+    }
+}
+
+/// One aggregation of the request.
+#[derive(Debug, Clone)]
+pub struct AggDef {
+    pub name: String,
+    pub spec: Arc<dyn AggSpec>,
+    pub subs: Vec<AggDef>,
+    pub meta: Option<Value>,
+}
+
+impl AggDef {
+    /// The empty result of this aggregation (no documents), its subs' empty results inside.
+    pub fn empty(&self) -> AggResult {
+        self.spec.empty(self)
+    }
+
+    /// The empty results of the sub-aggregations.
+    pub fn empty_subs(&self) -> Vec<AggResult> {
+        self.subs.iter().map(AggDef::empty).collect()
+    }
+}
+
+/// What a shard's collectors can reach.
+pub struct ShardEnv<'a> {
+    pub qc: &'a QueryContext<'a>,
+    pub searcher: &'a Searcher,
+    pub ctx: &'a ShardContext,
+    pub req: &'a SearchRequest,
+    /// The number of shards the search reaches (terms' default `shard_size` grows with it).
+    pub shards: usize,
+}
+
+impl std::fmt::Debug for ShardEnv<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShardEnv")
+            .field("index", &self.ctx.index)
+            .field("shard", &self.ctx.shard)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An aggregation type.
+pub trait AggSpec: Debug + Send + Sync {
+    /// The request's type name (`terms`).
+    fn type_name(&self) -> &'static str;
+    /// The shard collector of `def`.
+    fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>>;
+    /// The result with no documents.
+    fn empty(&self, def: &AggDef) -> AggResult;
+    /// Merges shard (or partially reduced) results; `rc.final_reduce` applies sizes and limits.
+    fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult>;
+    /// The response object of a reduced result (without `meta`, which the caller adds).
+    fn render(&self, def: &AggDef, r: &AggResult, rc: &RenderCtx) -> OsResult<Map<String, Value>>;
+    /// The name `typed_keys` prefixes (`sterms`).
+    fn typed_name(&self, _r: &AggResult) -> &'static str {
+        self.type_name()
+    }
+    /// A value of the result for ordering and `buckets_path` (`path` after the aggregation's
+    /// name: `[]` for a single-value metric, `["avg"]` for stats, `["_count"]`, or a sub-agg path).
+    fn property(&self, def: &AggDef, r: &AggResult, path: &[String]) -> OsResult<f64> {
+        let _ = r;
+        Err(OsError::illegal(format!(
+            "No aggregation found for path [{}]",
+            std::iter::once(def.name.as_str()).chain(path.iter().map(String::as_str)).collect::<Vec<_>>().join(">")
+        )))
+    }
+    /// Whether this type takes sub-aggregations.
+    fn takes_subs(&self) -> bool {
+        true
+    }
+    /// Whether this is a pipeline aggregation (runs after the final reduce).
+    fn is_pipeline(&self) -> bool {
+        false
+    }
+    /// Pipeline aggregations: computes this aggregation's value from its siblings' reduced
+    /// results (sibling pipelines) or rewrites the parent's buckets (parent pipelines).
+    fn run_pipeline(&self, def: &AggDef, ctx: &mut PipelineCtx<'_>) -> OsResult<()> {
+        let _ = (def, ctx);
+        Ok(())
+    }
+}
+
+/// What a pipeline sees: its siblings' definitions and reduced results, and, for a pipeline
+/// inside a multi-bucket aggregation, the parent's definition and buckets.
+pub struct PipelineCtx<'a> {
+    pub siblings: &'a [AggDef],
+    pub results: &'a mut Vec<AggResult>,
+    /// The position of the pipeline among its siblings.
+    pub at: usize,
+    pub parent: Option<(&'a AggDef, &'a mut Vec<Bucket>)>,
+}
+
+impl std::fmt::Debug for PipelineCtx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PipelineCtx").field("at", &self.at).finish_non_exhaustive()
+    }
+}
+
+/// A shard-level aggregator (OpenSearch's `Aggregator`): collects documents into owning bucket
+/// ordinals and builds the result of each.
+pub trait Collector {
+    /// Opens segment `si` for collection.
+    fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>>;
+    /// The result of owning bucket `ord`.
+    fn result(&mut self, ord: u32) -> OsResult<AggResult>;
+    /// Whether collection needs scores.
+    fn needs_scores(&self) -> bool {
+        false
+    }
+    /// Bytes of state held.
+    fn mem_bytes(&self) -> usize {
+        0
+    }
+}
+
+/// A collector opened on one segment.
+pub trait LeafCollector {
+    /// Collects `doc` into owning bucket `ord`.
+    fn collect(&mut self, doc: DocId, ord: u32, score: f32) -> OsResult<()>;
+}
+
+/// The sub-aggregations of a bucket aggregation.
+pub struct Subs {
+    pub cols: Vec<Box<dyn Collector>>,
+}
+
+impl Subs {
+    pub fn new(def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Subs> {
+        Ok(Subs { cols: collectors(&def.subs, env)? })
+    }
+
+    pub fn leaves<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<SubLeaves<'a>> {
+        Ok(SubLeaves(self.cols.iter_mut().map(|c| c.leaf(seg, si)).collect::<OsResult<Vec<_>>>()?))
+    }
+
+    pub fn results(&mut self, ord: u32) -> OsResult<Vec<AggResult>> {
+        self.cols.iter_mut().map(|c| c.result(ord)).collect()
+    }
+
+    pub fn needs_scores(&self) -> bool {
+        self.cols.iter().any(|c| c.needs_scores())
+    }
+
+    pub fn mem_bytes(&self) -> usize {
+        self.cols.iter().map(|c| c.mem_bytes()).sum()
+    }
+}
+
+/// The sub-collectors opened on one segment.
+pub struct SubLeaves<'a>(pub Vec<Box<dyn LeafCollector + 'a>>);
+
+impl SubLeaves<'_> {
+    #[inline]
+    pub fn collect(&mut self, doc: DocId, ord: u32, score: f32) -> OsResult<()> {
+        for l in &mut self.0 {
+            l.collect(doc, ord, score)?;
+        }
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The collectors of a list of definitions (pipelines collect nothing).
+pub fn collectors(defs: &[AggDef], env: &ShardEnv<'_>) -> OsResult<Vec<Box<dyn Collector>>> {
+    defs.iter().map(|d| d.spec.collector(d, env)).collect()
+}
+
+/// Runs the aggregations of one shard over the matches of `query` (global aggregations over
+/// every document).
+pub fn collect_shard(defs: &[AggDef], env: &ShardEnv<'_>, query: &Query) -> OsResult<Vec<AggResult>> {
+    let (global, rest): (Vec<usize>, Vec<usize>) = (0..defs.len()).partition(|&i| defs[i].spec.type_name() == "global");
+    let mut results: Vec<Option<AggResult>> = vec![None; defs.len()];
+    let mut held = Held::default();
+    for (idx, q) in [(rest, query.clone()), (global, Query::MatchAll { boost: 1.0 })] {
+        if idx.is_empty() {
+            continue;
+        }
+        let mut cols: Vec<Box<dyn Collector>> =
+            idx.iter().map(|&i| defs[i].spec.collector(&defs[i], env)).collect::<OsResult<_>>()?;
+        run_collectors(&mut cols, env.searcher, &q, &mut held)?;
+        for (c, &i) in cols.iter_mut().zip(&idx) {
+            results[i] = Some(c.result(0)?);
+        }
+    }
+    Ok(results.into_iter().map(|r| r.unwrap_or(AggResult::Json(Value::Null))).collect())
+}
+
+/// Feeds every match of `query` to `cols` (owning bucket 0).
+pub fn run_collectors(
+    cols: &mut [Box<dyn Collector>],
+    searcher: &Searcher,
+    query: &Query,
+    held: &mut Held,
+) -> OsResult<()> {
+    let scoring = cols.iter().any(|c| c.needs_scores());
+    let w = searcher.match_weight(query, scoring)?;
+    for (si, seg) in searcher.segments.iter().enumerate() {
+        {
+            let mut leaves: Vec<Box<dyn LeafCollector + '_>> =
+                cols.iter_mut().map(|c| c.leaf(seg.as_ref(), si)).collect::<OsResult<_>>()?;
+            searcher.segment_matches(&w, si, scoring, &mut |doc, score| -> OsResult<()> {
+                for l in &mut leaves {
+                    l.collect(doc, 0, score)?;
+                }
+                Ok(())
+            })?;
+        }
+        held.set(cols.iter().map(|c| c.mem_bytes()).sum());
+    }
+    Ok(())
+}
+
+/// The coordinator's reduce state.
+#[derive(Debug)]
+pub struct ReduceCtx {
+    /// The last reduce: sizes, `min_doc_count`, empty buckets, the bucket limit.
+    pub final_reduce: bool,
+    pub max_buckets: u64,
+    buckets: u64,
+}
+
+impl ReduceCtx {
+    pub fn new(final_reduce: bool, max_buckets: u64) -> ReduceCtx {
+        ReduceCtx { final_reduce, max_buckets, buckets: 0 }
+    }
+
+    /// Counts `n` buckets made by the final reduce (OpenSearch's `MultiBucketConsumer`).
+    pub fn consume(&mut self, n: usize) -> OsResult<()> {
+        if !self.final_reduce {
+            return Ok(());
+        }
+        self.buckets += n as u64;
+        if self.buckets > self.max_buckets {
+            return Err(OsError::new(
+                ErrorKind::TooManyBuckets,
+                format!(
+                    "Trying to create too many buckets. Must be less than or equal to: [{}] but was [{}]. This limit can be set by changing the [search.max_buckets] cluster level setting.",
+                    self.max_buckets, self.buckets
+                ),
+            )
+            .with("max_buckets", self.max_buckets));
+        }
+        Ok(())
+    }
+}
+
+/// Rendering options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RenderCtx {
+    pub typed_keys: bool,
+}
+
+/// Reduces the shards' results of `defs` (each part is one shard's list).
+pub fn reduce(defs: &[AggDef], parts: Vec<Vec<AggResult>>, rc: &mut ReduceCtx) -> OsResult<Vec<AggResult>> {
+    let mut per_def: Vec<Vec<AggResult>> = defs.iter().map(|_| Vec::with_capacity(parts.len())).collect();
+    for p in parts {
+        for (i, r) in p.into_iter().enumerate().take(defs.len()) {
+            per_def[i].push(r);
+        }
+    }
+    let mut out = Vec::with_capacity(defs.len());
+    for (d, rs) in defs.iter().zip(per_def) {
+        out.push(if rs.is_empty() { d.empty() } else { d.spec.reduce(d, rs, rc)? });
+    }
+    Ok(out)
+}
+
+/// Reduces the sub-aggregation lists of merged buckets.
+pub fn reduce_subs(def: &AggDef, parts: Vec<Vec<AggResult>>, rc: &mut ReduceCtx) -> OsResult<Vec<AggResult>> {
+    reduce(&def.subs, parts, rc)
+}
+
+/// Reduces in batches of `batch` (OpenSearch's partial reduce with `batched_reduce_size`), then
+/// finally; the pipelines run on the final result.
+pub fn reduce_all(
+    defs: &[AggDef],
+    mut parts: Vec<Vec<AggResult>>,
+    batch: usize,
+    max_buckets: u64,
+) -> OsResult<Vec<AggResult>> {
+    let batch = batch.max(2);
+    while parts.len() > batch {
+        let rest = parts.split_off(batch);
+        let mut rc = ReduceCtx::new(false, max_buckets);
+        let partial = reduce(defs, parts, &mut rc)?;
+        parts = std::iter::once(partial).chain(rest).collect();
+    }
+    let mut rc = ReduceCtx::new(true, max_buckets);
+    let mut results = reduce(defs, parts, &mut rc)?;
+    run_pipelines(defs, &mut results, None)?;
+    Ok(results)
+}
+
+/// Runs the pipelines of one level (and, first, of every level below).
+pub fn run_pipelines(
+    defs: &[AggDef],
+    results: &mut Vec<AggResult>,
+    parent: Option<(&AggDef, &mut Vec<Bucket>)>,
+) -> OsResult<()> {
+    for (d, r) in defs.iter().zip(results.iter_mut()) {
+        if d.subs.is_empty() || d.spec.is_pipeline() {
+            continue;
+        }
+        match r {
+            AggResult::Buckets(b) => {
+                for bucket in &mut b.buckets {
+                    run_pipelines(&d.subs, &mut bucket.subs, None)?;
+                }
+                let has_parent_pipes = d.subs.iter().any(|s| s.spec.is_pipeline());
+                if has_parent_pipes {
+                    let mut empty = Vec::new();
+                    let mut ctx = PipelineCtx {
+                        siblings: &d.subs,
+                        results: &mut empty,
+                        at: 0,
+                        parent: Some((d, &mut b.buckets)),
+                    };
+                    for (i, s) in d.subs.iter().enumerate() {
+                        if s.spec.is_pipeline() {
+                            ctx.at = i;
+                            s.spec.run_pipeline(s, &mut ctx)?;
+                        }
+                    }
+                }
+            }
+            AggResult::Single { subs, .. } => run_pipelines(&d.subs, subs, None)?,
+            _ => {}
+        }
+    }
+    let mut ctx = PipelineCtx { siblings: defs, results, at: 0, parent };
+    for (i, d) in defs.iter().enumerate() {
+        if d.spec.is_pipeline() && ctx.parent.is_none() {
+            ctx.at = i;
+            d.spec.run_pipeline(d, &mut ctx)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `aggregations` object of the response.
+pub fn render(defs: &[AggDef], results: &[AggResult], rc: &RenderCtx) -> OsResult<Value> {
+    Ok(Value::Object(render_into(defs, results, rc, Map::new())?))
+}
+
+/// Adds the rendered aggregations of `defs` to `out` (a bucket's object holds its sub-aggs).
+pub fn render_into(
+    defs: &[AggDef],
+    results: &[AggResult],
+    rc: &RenderCtx,
+    mut out: Map<String, Value>,
+) -> OsResult<Map<String, Value>> {
+    for (d, r) in defs.iter().zip(results) {
+        let mut body = Map::new();
+        if let Some(m) = &d.meta {
+            body.insert("meta".into(), m.clone());
+        }
+        for (k, v) in d.spec.render(d, r, rc)? {
+            body.insert(k, v);
+        }
+        let key = if rc.typed_keys { format!("{}#{}", d.spec.typed_name(r), d.name) } else { d.name.clone() };
+        out.insert(key, Value::Object(body));
+    }
+    Ok(out)
+}
+
+/// The value at `path` (`agg>agg.metric` split in parts) under a bucket's sub-aggregations, for
+/// ordering and `buckets_path`. `_count` is the bucket's doc count, `_key` its key.
+pub fn bucket_property(defs: &[AggDef], bucket: &Bucket, path: &[String]) -> OsResult<f64> {
+    match path.first().map(String::as_str) {
+        None | Some("_count") => return Ok(bucket.doc_count as f64),
+        Some("_key") => return Ok(bucket.key.as_f64()),
+        _ => {}
+    }
+    sub_property(defs, &bucket.subs, path)
+}
+
+/// The value at `path` among the results of `defs`.
+pub fn sub_property(defs: &[AggDef], results: &[AggResult], path: &[String]) -> OsResult<f64> {
+    let name = &path[0];
+    let Some(i) = defs.iter().position(|d| &d.name == name) else {
+        return Err(OsError::illegal(format!("No aggregation found for path [{}]", path.join(">"))));
+    };
+    match results.get(i) {
+        Some(r) => defs[i].spec.property(&defs[i], r, &path[1..]),
+        None => Ok(f64::NAN),
+    }
+}

@@ -1,0 +1,440 @@
+//! Values sources: what a field-based aggregation reads (OpenSearch's `ValuesSourceConfig`). The
+//! request names a `field` (or a `script`), a `missing` value, a `format` and a `value_type`; on
+//! a shard the field's mapping decides how its doc values decode and print. Per segment, a
+//! [`SegValues`] reads the column itself (no name lookup per document).
+
+use serde_json::Value;
+
+use super::fmt::Fmt;
+use crate::engine::query::sort::{double_to_sortable_long, sortable_long_to_double};
+use crate::engine::query::SegmentView;
+use crate::engine::schema::{date, ip, FieldKind, FieldType, Mapping, NumberType};
+use crate::engine::segment::doc_values::{NumericColumn, SortedSetColumn};
+use crate::engine::segment::DocId;
+use crate::error::{ErrorKind, OsError, OsResult};
+
+/// The value-source part of an aggregation's request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SourceSpec {
+    pub field: Option<String>,
+    pub script: Option<Value>,
+    pub missing: Option<Value>,
+    pub format: Option<String>,
+    pub value_type: Option<String>,
+}
+
+impl SourceSpec {
+    /// Takes `key` if it is a value-source key; `Ok(false)` leaves it to the aggregation.
+    pub fn take(&mut self, agg: &str, key: &str, v: &Value) -> OsResult<bool> {
+        match key {
+            "field" => self.field = Some(string(agg, key, v)?),
+            "script" => self.script = Some(v.clone()),
+            "missing" => self.missing = if v.is_null() { None } else { Some(v.clone()) },
+            "format" => self.format = Some(string(agg, key, v)?),
+            "value_type" | "valueType" => self.value_type = Some(string(agg, key, v)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The aggregation needs a field or a script.
+    pub fn require(&self, agg_type: &str, name: &str) -> OsResult<()> {
+        if self.field.is_none() && self.script.is_none() {
+            return Err(OsError::illegal(format!("Required one of fields [field, script], but none were specified. "))
+                .with("agg", name)
+                .with("type", agg_type));
+        }
+        Ok(())
+    }
+}
+
+/// A string parameter.
+pub fn string(agg: &str, key: &str, v: &Value) -> OsResult<String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        _ => Err(OsError::parsing(format!("[{agg}] {key} doesn't support values of type: {}", token(v)))),
+    }
+}
+
+/// The parser token name of a JSON value (for OpenSearch's messages).
+pub fn token(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "START_OBJECT",
+        Value::Array(_) => "START_ARRAY",
+        Value::String(_) => "VALUE_STRING",
+        Value::Number(_) => "VALUE_NUMBER",
+        Value::Bool(_) => "VALUE_BOOLEAN",
+        Value::Null => "VALUE_NULL",
+    }
+}
+
+/// How a numeric column's raw `i64` decodes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NumKind {
+    Long,
+    /// Sortable-long encoded doubles (double, float, half_float).
+    Double,
+    /// Sign-flipped `unsigned_long`.
+    Unsigned,
+    /// Millis (or nanos).
+    Date {
+        nanos: bool,
+    },
+    Bool,
+    /// `round(value * factor)`.
+    Scaled(f64),
+}
+
+impl NumKind {
+    /// The raw column value as a double.
+    #[inline]
+    pub fn to_f64(self, raw: i64) -> f64 {
+        match self {
+            NumKind::Long | NumKind::Date { .. } | NumKind::Bool => raw as f64,
+            NumKind::Double => sortable_long_to_double(raw),
+            NumKind::Unsigned => ((raw as u64) ^ (1u64 << 63)) as f64,
+            NumKind::Scaled(f) => raw as f64 / f,
+        }
+    }
+}
+
+/// What a resolved source reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VType {
+    Num(NumKind),
+    /// Keyword terms (`ip`: 16-byte addresses).
+    Bytes {
+        ip: bool,
+    },
+    GeoPoint,
+}
+
+/// A `missing` value in the source's domain.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MissingValue {
+    /// Raw column encoding.
+    Num(i64),
+    Bytes(Vec<u8>),
+}
+
+/// A source resolved against one shard's mapping.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The field read (`None`: unmapped, only the missing value if any).
+    pub field: Option<String>,
+    pub vt: Option<VType>,
+    pub missing: Option<MissingValue>,
+    pub fmt: Fmt,
+    pub type_name: String,
+}
+
+impl Config {
+    /// The numeric kind, or OpenSearch's error for a field this aggregation cannot read.
+    pub fn numeric(&self, agg_type: &str) -> OsResult<Option<NumKind>> {
+        match &self.vt {
+            None => Ok(None),
+            Some(VType::Num(k)) => Ok(Some(*k)),
+            Some(_) => Err(unsupported(self, agg_type)),
+        }
+    }
+
+    /// Opens the source on one segment.
+    pub fn open<'a>(&'a self, seg: &'a dyn SegmentView) -> SegValues<'a> {
+        let Some(field) = self.field.as_deref() else {
+            return match &self.missing {
+                Some(MissingValue::Num(v)) => SegValues::Num(NumReader::constant(*v, seg)),
+                Some(MissingValue::Bytes(b)) => SegValues::Bytes(OrdReader::constant(b.clone(), seg)),
+                None => SegValues::None,
+            };
+        };
+        match &self.vt {
+            Some(VType::Num(_)) => SegValues::Num(NumReader {
+                col: seg.numeric_column(field),
+                view: seg,
+                field,
+                missing: match &self.missing {
+                    Some(MissingValue::Num(v)) => Some(*v),
+                    _ => None,
+                },
+                buf: Vec::new(),
+            }),
+            Some(VType::Bytes { .. }) => SegValues::Bytes(OrdReader {
+                col: seg.sorted_set_column(field),
+                view: seg,
+                field,
+                missing: match &self.missing {
+                    Some(MissingValue::Bytes(b)) => Some(b.clone()),
+                    _ => None,
+                },
+                buf: Vec::new(),
+            }),
+            _ => SegValues::None,
+        }
+    }
+}
+
+/// `Field [x] of type [t] is not supported for aggregation [a]`.
+pub fn unsupported(c: &Config, agg_type: &str) -> OsError {
+    OsError::illegal(format!(
+        "Field [{}] of type [{}] is not supported for aggregation [{agg_type}]",
+        c.field.as_deref().unwrap_or(""),
+        c.type_name
+    ))
+}
+
+/// One segment's values of a source.
+pub enum SegValues<'a> {
+    Num(NumReader<'a>),
+    Bytes(OrdReader<'a>),
+    None,
+}
+
+/// A numeric column on one segment.
+pub struct NumReader<'a> {
+    col: Option<NumericColumn<'a>>,
+    view: &'a dyn SegmentView,
+    field: &'a str,
+    missing: Option<i64>,
+    buf: Vec<i64>,
+}
+
+impl<'a> NumReader<'a> {
+    fn constant(v: i64, seg: &'a dyn SegmentView) -> NumReader<'a> {
+        NumReader { col: None, view: seg, field: "", missing: Some(v), buf: Vec::new() }
+    }
+
+    /// The doc's raw values, ascending (the missing value when it has none and one is set).
+    #[inline]
+    pub fn values(&mut self, doc: DocId) -> &[i64] {
+        match &self.col {
+            Some(c) => c.values(doc, &mut self.buf),
+            None => {
+                if self.field.is_empty() || !self.view.numeric_values(self.field, doc, &mut self.buf) {
+                    self.buf.clear();
+                }
+            }
+        }
+        if self.buf.is_empty() {
+            if let Some(m) = self.missing {
+                self.buf.push(m);
+            }
+        }
+        &self.buf
+    }
+
+    /// The single value of a single-valued column without copying (`None`: use `values`).
+    #[inline]
+    pub fn single(&self) -> Option<&NumericColumn<'a>> {
+        self.col.as_ref().filter(|c| c.is_single_valued() && self.missing.is_none())
+    }
+}
+
+/// A sorted-set column on one segment.
+pub struct OrdReader<'a> {
+    col: Option<SortedSetColumn<'a>>,
+    view: &'a dyn SegmentView,
+    field: &'a str,
+    /// The `missing` term: docs without values count under it (not an ordinal of the segment).
+    pub missing: Option<Vec<u8>>,
+    buf: Vec<u64>,
+}
+
+impl<'a> OrdReader<'a> {
+    fn constant(b: Vec<u8>, seg: &'a dyn SegmentView) -> OrdReader<'a> {
+        OrdReader { col: None, view: seg, field: "", missing: Some(b), buf: Vec::new() }
+    }
+
+    /// The doc's ordinals, ascending (empty: none; the caller applies `missing`).
+    #[inline]
+    pub fn ords(&mut self, doc: DocId) -> &[u64] {
+        match &self.col {
+            Some(c) => c.ords(doc, &mut self.buf),
+            None => {
+                if self.field.is_empty() || !self.view.sorted_set_ords(self.field, doc, &mut self.buf) {
+                    self.buf.clear();
+                }
+            }
+        }
+        &self.buf
+    }
+
+    /// The number of distinct terms of the segment (ordinals are `0..count`).
+    pub fn value_count(&self) -> u64 {
+        match &self.col {
+            Some(c) => c.value_count(),
+            None => 0,
+        }
+    }
+
+    /// The term of an ordinal.
+    pub fn term(&self, ord: u64) -> OsResult<Vec<u8>> {
+        match &self.col {
+            Some(c) => Ok(c.lookup_ord(ord)?.to_vec()),
+            None => Ok(self.view.sorted_set_term(self.field, ord)?),
+        }
+    }
+
+    /// Whether every ordinal is readable through the column (the fast paths need it).
+    pub fn has_column(&self) -> bool {
+        self.col.is_some()
+    }
+}
+
+/// Resolves a source against a shard's mapping (OpenSearch's `ValuesSourceConfig.resolve`).
+/// `default_fmt_date`: print dates by the field's format (metrics print `value_as_string`).
+pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
+    if spec.script.is_some() {
+        return Err(OsError::illegal(format!(
+            "[script] in aggregation [{agg_type}] is not supported by this node: scripts as value sources are not built"
+        )));
+    }
+    let field = spec.field.clone().unwrap_or_default();
+    let ft = mapping.field_type(&field).map(|ft| resolve_alias(mapping, ft));
+    let Some(ft) = ft else {
+        // Unmapped: the `missing` value stands for every document, typed by `value_type` or
+        // by the JSON type of the value.
+        let (vt, missing, fmt) = match &spec.missing {
+            None => (None, None, Fmt::Raw),
+            Some(Value::String(s)) if !hint_numeric(spec.value_type.as_deref()) => {
+                (Some(VType::Bytes { ip: false }), Some(MissingValue::Bytes(s.as_bytes().to_vec())), Fmt::Raw)
+            }
+            Some(v) => {
+                let x = v
+                    .as_f64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                    .or_else(|| v.as_bool().map(|b| b as i64 as f64))
+                    .ok_or_else(|| OsError::illegal(format!("Unsupported missing value [{v}]")))?;
+                if x.fract() == 0.0 && x.abs() < 9.0e15 {
+                    (Some(VType::Num(NumKind::Long)), Some(MissingValue::Num(x as i64)), Fmt::Raw)
+                } else {
+                    (Some(VType::Num(NumKind::Double)), Some(MissingValue::Num(double_to_sortable_long(x))), Fmt::Raw)
+                }
+            }
+        };
+        let fmt = match &spec.format {
+            Some(p) if matches!(vt, Some(VType::Num(_))) => Fmt::Decimal(p.clone()),
+            _ => fmt,
+        };
+        return Ok(Config { field: None, vt, missing, fmt, type_name: String::new() });
+    };
+    let name = field.clone();
+    let (vt, fmt) = match &ft.kind {
+        FieldKind::Number(nt) => {
+            let k = match nt {
+                NumberType::Double | NumberType::Float | NumberType::HalfFloat => NumKind::Double,
+                NumberType::UnsignedLong => NumKind::Unsigned,
+                _ => NumKind::Long,
+            };
+            let fmt = match &spec.format {
+                Some(p) => Fmt::Decimal(p.clone()),
+                None if k == NumKind::Unsigned => Fmt::Unsigned,
+                None => Fmt::Raw,
+            };
+            (VType::Num(k), fmt)
+        }
+        FieldKind::TokenCount { .. } => (VType::Num(NumKind::Long), Fmt::Raw),
+        FieldKind::ScaledFloat { scaling_factor } => {
+            (VType::Num(NumKind::Scaled(*scaling_factor)), spec.format.clone().map_or(Fmt::Raw, Fmt::Decimal))
+        }
+        FieldKind::Date { nanos, .. } => {
+            let f = spec.format.clone().unwrap_or_else(|| ft.date_format().to_string());
+            date::validate_format(&f).map_err(OsError::illegal)?;
+            (VType::Num(NumKind::Date { nanos: *nanos }), Fmt::Date { format: f, nanos: *nanos, zone: None })
+        }
+        FieldKind::Boolean => (VType::Num(NumKind::Bool), Fmt::Bool),
+        FieldKind::Keyword(_) | FieldKind::ConstantKeyword(_) | FieldKind::FlatObject(_) => {
+            (VType::Bytes { ip: false }, Fmt::Raw)
+        }
+        FieldKind::Ip => (VType::Bytes { ip: true }, Fmt::Ip),
+        FieldKind::GeoPoint { .. } => (VType::GeoPoint, Fmt::Raw),
+        FieldKind::Text(_) => return Err(text_fielddata(&name)),
+        _ => {
+            return Err(OsError::illegal(format!(
+                "Field [{name}] of type [{}] is not supported for aggregation [{agg_type}]",
+                ft.type_name()
+            )))
+        }
+    };
+    if !ft.effective_doc_values() && !matches!(ft.kind, FieldKind::ConstantKeyword(_)) {
+        return Err(OsError::illegal(format!(
+            "Can't load fielddata on [{name}] because fielddata is unsupported on fields of type [{}]. Use doc values instead.",
+            ft.type_name()
+        )));
+    }
+    let missing = match &spec.missing {
+        None => None,
+        Some(m) => Some(missing_value(&vt, ft, m)?),
+    };
+    Ok(Config { field: Some(name), vt: Some(vt), missing, fmt, type_name: ft.type_name().to_string() })
+}
+
+fn hint_numeric(value_type: Option<&str>) -> bool {
+    matches!(value_type, Some("long" | "double" | "number" | "numeric" | "date" | "boolean" | "integer" | "float"))
+}
+
+fn resolve_alias<'a>(mapping: &'a Mapping, ft: &'a FieldType) -> &'a FieldType {
+    match &ft.kind {
+        FieldKind::Alias { path } => mapping.field_type(path).unwrap_or(ft),
+        _ => ft,
+    }
+}
+
+/// OpenSearch's refusal to aggregate on a text field.
+pub fn text_fielddata(name: &str) -> OsError {
+    OsError::illegal(format!("Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted index. Note that this can use significant memory."))
+}
+
+/// The `missing` value in the column's encoding.
+fn missing_value(vt: &VType, ft: &FieldType, m: &Value) -> OsResult<MissingValue> {
+    let text = match m {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let bad = || OsError::new(ErrorKind::NumberFormat, format!("For input string: \"{text}\"")).status(400);
+    Ok(match vt {
+        VType::Num(k) => MissingValue::Num(match k {
+            NumKind::Long => match m {
+                Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)).ok_or_else(bad)?,
+                _ => text.parse::<f64>().map_err(|_| bad())? as i64,
+            },
+            NumKind::Double => double_to_sortable_long(m.as_f64().or_else(|| text.parse().ok()).ok_or_else(bad)?),
+            NumKind::Scaled(f) => (m.as_f64().or_else(|| text.parse().ok()).ok_or_else(bad)? * f).round() as i64,
+            NumKind::Unsigned => {
+                let u: u64 = m.as_u64().or_else(|| text.parse().ok()).ok_or_else(bad)?;
+                (u ^ (1u64 << 63)) as i64
+            }
+            NumKind::Bool => match m {
+                Value::Bool(b) => *b as i64,
+                _ => match text.as_str() {
+                    "true" => 1,
+                    "false" => 0,
+                    _ => {
+                        return Err(OsError::illegal(format!(
+                            "Can't parse boolean value [{text}], expected [true] or [false]"
+                        )))
+                    }
+                },
+            },
+            NumKind::Date { nanos } => match m {
+                Value::Number(n) => n.as_i64().ok_or_else(bad)?,
+                _ => {
+                    let ms = date::parse_date(&text, ft.date_format()).map_err(OsError::illegal)?;
+                    if *nanos {
+                        ms.saturating_mul(1_000_000)
+                    } else {
+                        ms
+                    }
+                }
+            },
+        }),
+        VType::Bytes { ip: true } => {
+            let a = ip::parse_ip(&text)
+                .ok_or_else(|| OsError::illegal(format!("'{text}' is not an IP string literal.")))?;
+            MissingValue::Bytes(a.to_be_bytes().to_vec())
+        }
+        VType::Bytes { ip: false } => MissingValue::Bytes(text.into_bytes()),
+        VType::GeoPoint => return Err(OsError::illegal("[missing] is not supported on geo_point fields")),
+    })
+}

@@ -1,0 +1,596 @@
+//! The `terms` aggregation: a bucket per distinct value, the top `size` by `order`. Shards return
+//! their top `shard_size` with the counts they left out; the reduce merges them and computes
+//! OpenSearch's `doc_count_error_upper_bound` (per aggregation and, with
+//! `show_term_doc_count_error`, per bucket) and `sum_other_doc_count` exactly as `InternalTerms`.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::bucket_order::{self, BucketOrder};
+use super::include_exclude::IncludeExclude;
+use super::ords::{BucketOrds, RawKey};
+use super::result::{AggResult, Bucket, Buckets, Key, KeyIdent, KeyKind};
+use super::source::{resolve, token, Config, NumKind, SegValues, SourceSpec, VType};
+use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
+use crate::engine::query::SegmentView;
+use crate::engine::segment::DocId;
+use crate::error::{OsError, OsResult};
+
+#[derive(Debug, Clone)]
+pub struct TermsSpec {
+    pub source: SourceSpec,
+    pub size: usize,
+    pub shard_size: Option<usize>,
+    pub min_doc_count: u64,
+    pub shard_min_doc_count: u64,
+    pub order: BucketOrder,
+    pub inc_exc: IncludeExclude,
+    pub show_error: bool,
+}
+
+fn int(agg: &str, k: &str, v: &Value) -> OsResult<i64> {
+    v.as_i64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .ok_or_else(|| OsError::parsing(format!("[{agg}] {k} doesn't support values of type: {}", token(v))))
+}
+
+impl TermsSpec {
+    pub fn parse(name: &str, body: &Map<String, Value>) -> OsResult<TermsSpec> {
+        let mut s = TermsSpec {
+            source: SourceSpec::default(),
+            size: 10,
+            shard_size: None,
+            min_doc_count: 1,
+            shard_min_doc_count: 0,
+            order: BucketOrder::count_desc(),
+            inc_exc: IncludeExclude::default(),
+            show_error: false,
+        };
+        for (k, v) in body {
+            if s.source.take("terms", k, v)? || s.inc_exc.take("terms", k, v)? {
+                continue;
+            }
+            match k.as_str() {
+                "size" => {
+                    let n = int("terms", k, v)?;
+                    if n <= 0 {
+                        return Err(OsError::illegal(format!(
+                            "[size] must be greater than 0. Found [{n}] in [{name}]"
+                        )));
+                    }
+                    s.size = n as usize;
+                }
+                "shard_size" => {
+                    let n = int("terms", k, v)?;
+                    if n <= 0 {
+                        return Err(OsError::illegal(format!(
+                            "[shardSize] must be greater than 0. Found [{n}] in [{name}]"
+                        )));
+                    }
+                    s.shard_size = Some(n as usize);
+                }
+                "min_doc_count" => {
+                    let n = int("terms", k, v)?;
+                    if n < 0 {
+                        return Err(OsError::illegal(format!(
+                            "[minDocCount] must be greater than or equal to 0. Found [{n}] in [{name}]"
+                        )));
+                    }
+                    s.min_doc_count = n as u64;
+                }
+                "shard_min_doc_count" => {
+                    let n = int("terms", k, v)?;
+                    if n < 0 {
+                        return Err(OsError::illegal(format!(
+                            "[shardMinDocCount] must be greater than or equal to 0. Found [{n}] in [{name}]"
+                        )));
+                    }
+                    s.shard_min_doc_count = n as u64;
+                }
+                "order" => s.order = bucket_order::parse(v, name, true)?,
+                "show_term_doc_count_error" => {
+                    s.show_error = v.as_bool().ok_or_else(|| {
+                        OsError::parsing(format!("[terms] {k} doesn't support values of type: {}", token(v)))
+                    })?
+                }
+                // Execution strategies: every one gives the same buckets here.
+                "execution_hint" | "collect_mode" => {
+                    let h = super::source::string("terms", k, v)?;
+                    if k == "collect_mode" && h != "depth_first" && h != "breadth_first" {
+                        return Err(OsError::illegal(format!("Unknown collect_mode [{h}]")));
+                    }
+                }
+                _ => {
+                    return Err(OsError::parsing(crate::error::unknown_field(
+                        "terms",
+                        k,
+                        &[
+                            "field",
+                            "script",
+                            "missing",
+                            "format",
+                            "value_type",
+                            "size",
+                            "shard_size",
+                            "min_doc_count",
+                            "shard_min_doc_count",
+                            "order",
+                            "include",
+                            "exclude",
+                            "execution_hint",
+                            "collect_mode",
+                            "show_term_doc_count_error",
+                        ],
+                    )))
+                }
+            }
+        }
+        s.source.require("terms", name)?;
+        Ok(s)
+    }
+
+    /// The shard size: given, or `size * 1.5 + 10` when several shards answer (never below size).
+    fn shard_size(&self, shards: usize) -> usize {
+        let s = match self.shard_size {
+            Some(s) => s,
+            None if shards <= 1 => self.size,
+            None => ((self.size as f64) * 1.5 + 10.0) as usize,
+        };
+        s.max(self.size)
+    }
+}
+
+impl AggSpec for TermsSpec {
+    fn type_name(&self) -> &'static str {
+        "terms"
+    }
+
+    fn typed_name(&self, r: &AggResult) -> &'static str {
+        match r {
+            AggResult::Buckets(b) => match b.kind {
+                KeyKind::String => "sterms",
+                KeyKind::Long => "lterms",
+                KeyKind::Double => "dterms",
+                KeyKind::Unsigned => "ulterms",
+                KeyKind::Unmapped => "umterms",
+            },
+            _ => "sterms",
+        }
+    }
+
+    fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
+        self.order.validate(&def.subs)?;
+        let cfg = resolve(&self.source, env.qc.mapping, "terms")?;
+        let kind = match &cfg.vt {
+            None => KeyKind::Unmapped,
+            Some(VType::Bytes { .. }) => KeyKind::String,
+            Some(VType::Num(k)) => {
+                self.inc_exc.check_numeric(&def.name)?;
+                match k {
+                    NumKind::Double | NumKind::Scaled(_) => KeyKind::Double,
+                    NumKind::Unsigned => KeyKind::Unsigned,
+                    _ => KeyKind::Long,
+                }
+            }
+            Some(VType::GeoPoint) => return Err(super::source::unsupported(&cfg, "terms")),
+        };
+        Ok(Box::new(TermsCollector {
+            spec: self.clone(),
+            def: def.clone(),
+            shard_size: self.shard_size(env.shards),
+            kind,
+            cfg,
+            ords: BucketOrds::default(),
+            subs: Subs::new(def, env)?,
+            zero_keys: Vec::new(),
+        }))
+    }
+
+    fn empty(&self, _def: &AggDef) -> AggResult {
+        AggResult::Buckets(Buckets::of(KeyKind::Unmapped, Vec::new()))
+    }
+
+    fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult> {
+        reduce_terms(def, &self.order, self.size, self.min_doc_count, parts, rc)
+    }
+
+    fn render(&self, def: &AggDef, r: &AggResult, rc: &RenderCtx) -> OsResult<Map<String, Value>> {
+        let AggResult::Buckets(b) = r else { return Err(OsError::internal("terms result of another kind")) };
+        let mut m = Map::new();
+        m.insert("doc_count_error_upper_bound".into(), json!(b.doc_count_error));
+        m.insert("sum_other_doc_count".into(), json!(b.other_doc_count));
+        let mut out = Vec::with_capacity(b.buckets.len());
+        for bk in &b.buckets {
+            let mut o = Map::new();
+            let (k, ks) = b.fmt.key(&bk.key);
+            o.insert("key".into(), k);
+            if let Some(s) = ks {
+                o.insert("key_as_string".into(), json!(s));
+            }
+            o.insert("doc_count".into(), json!(bk.doc_count));
+            if self.show_error {
+                o.insert("doc_count_error_upper_bound".into(), json!(bk.error));
+            }
+            out.push(Value::Object(render_into(&def.subs, &bk.subs, rc, o)?));
+        }
+        m.insert("buckets".into(), Value::Array(out));
+        Ok(m)
+    }
+}
+
+/// The error a shard's (or partial reduce's) terms contribute (`InternalTerms.getDocCountError`).
+fn part_error(b: &Buckets, order: &BucketOrder) -> i64 {
+    if b.buckets.is_empty() || (b.buckets.len() as u64) < b.shard_size || order.is_key_order() {
+        0
+    } else if order.is_count_desc() {
+        if b.doc_count_error > 0 {
+            b.doc_count_error
+        } else {
+            b.buckets.iter().map(|x| x.doc_count as i64).min().unwrap_or(0)
+        }
+    } else {
+        -1
+    }
+}
+
+/// OpenSearch's `InternalTerms.reduce` (shared by the terms-like aggregations).
+pub fn reduce_terms(
+    def: &AggDef,
+    order: &BucketOrder,
+    size: usize,
+    min_doc_count: u64,
+    parts: Vec<AggResult>,
+    rc: &mut ReduceCtx,
+) -> OsResult<AggResult> {
+    let mut all: Vec<Buckets> =
+        parts.into_iter().filter_map(|p| if let AggResult::Buckets(b) = p { Some(b) } else { None }).collect();
+    let nparts = all.len();
+    let first_unmapped = all.first().cloned();
+    all.retain(|b| b.kind != KeyKind::Unmapped);
+    if all.is_empty() {
+        return Ok(AggResult::Buckets(first_unmapped.unwrap_or_else(|| Buckets::of(KeyKind::Unmapped, Vec::new()))));
+    }
+    // Longs meeting doubles (the field is a long in one index, a double in another) become doubles.
+    let kind = if all.iter().any(|b| b.kind == KeyKind::Double) { KeyKind::Double } else { all[0].kind };
+    let fmt = all[0].fmt.clone();
+    let shard_size = all.iter().map(|b| b.shard_size).max().unwrap_or(0);
+    let mut sum_err: i64 = 0;
+    let mut other: u64 = 0;
+    let mut index: HashMap<KeyIdent, usize> = HashMap::new();
+    let mut merged: Vec<(Bucket, Vec<Vec<AggResult>>)> = Vec::new();
+    for p in all {
+        other += p.other_doc_count;
+        let e = part_error(&p, order);
+        if sum_err != -1 {
+            sum_err = if e == -1 { -1 } else { sum_err + e };
+        }
+        for mut b in p.buckets {
+            if kind == KeyKind::Double {
+                if let Key::Long(v) = b.key {
+                    b.key = Key::Double(v as f64);
+                }
+            }
+            b.error -= e;
+            let subs = std::mem::take(&mut b.subs);
+            match index.get(&b.key.ident()) {
+                Some(&i) => {
+                    let m = &mut merged[i].0;
+                    m.doc_count += b.doc_count;
+                    m.error += b.error;
+                    merged[i].1.push(subs);
+                }
+                None => {
+                    index.insert(b.key.ident(), merged.len());
+                    merged.push((b, vec![subs]));
+                }
+            }
+        }
+    }
+    let mut buckets = Vec::with_capacity(merged.len());
+    for (mut b, subs) in merged {
+        b.subs = super::reduce_subs(def, subs, rc)?;
+        b.error = if sum_err == -1 { -1 } else { b.error + sum_err };
+        buckets.push(b);
+    }
+    order.sort(&mut buckets, &def.subs)?;
+    if rc.final_reduce {
+        let mut kept = Vec::with_capacity(size.min(buckets.len()));
+        for b in buckets {
+            if b.doc_count < min_doc_count {
+                continue;
+            }
+            if kept.len() < size {
+                kept.push(b);
+            } else {
+                other += b.doc_count;
+            }
+        }
+        rc.consume(kept.len())?;
+        buckets = kept;
+    }
+    let doc_count_error = if sum_err == -1 {
+        -1
+    } else if nparts == 1 {
+        0
+    } else {
+        sum_err
+    };
+    Ok(AggResult::Buckets(Buckets {
+        doc_count_error,
+        other_doc_count: other,
+        shard_size,
+        fmt,
+        ..Buckets::of(kind, buckets)
+    }))
+}
+
+struct TermsCollector {
+    spec: TermsSpec,
+    def: AggDef,
+    shard_size: usize,
+    kind: KeyKind,
+    cfg: Config,
+    ords: BucketOrds,
+    subs: Subs,
+    /// With `min_doc_count: 0`: every value of the field on the shard.
+    zero_keys: Vec<RawKey>,
+}
+
+impl TermsCollector {
+    fn key(&self, raw: &RawKey) -> Key {
+        match (raw, &self.cfg.vt) {
+            (RawKey::B(b), _) => Key::Bytes(b.to_vec()),
+            (RawKey::L(v), Some(VType::Num(k))) => match k {
+                NumKind::Double | NumKind::Scaled(_) => Key::Double(k.to_f64(*v)),
+                NumKind::Unsigned => Key::Unsigned((*v as u64) ^ (1u64 << 63)),
+                _ => Key::Long(*v),
+            },
+            (RawKey::L(v), _) => {
+                if self.kind == KeyKind::Double {
+                    Key::Double(f64::from_bits(*v as u64))
+                } else {
+                    Key::Long(*v)
+                }
+            }
+        }
+    }
+
+    fn accept(&self, raw: &RawKey, key: &Key) -> bool {
+        if self.spec.inc_exc.is_empty() {
+            return true;
+        }
+        match raw {
+            RawKey::B(b) => self.spec.inc_exc.accept_bytes(b, matches!(self.cfg.vt, Some(VType::Bytes { ip: true }))),
+            RawKey::L(v) => self.spec.inc_exc.accept_number(key, *v),
+        }
+    }
+}
+
+impl Collector for TermsCollector {
+    fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
+        let values = self.cfg.open(seg);
+        if self.spec.min_doc_count == 0 {
+            // Every value of the segment may become a zero-count bucket.
+            match &values {
+                SegValues::Bytes(r) => {
+                    for o in 0..r.value_count() {
+                        self.zero_keys.push(RawKey::B(r.term(o)?.into()));
+                    }
+                }
+                SegValues::Num(_) => {
+                    let mut r = self.cfg.open(seg);
+                    if let SegValues::Num(n) = &mut r {
+                        for d in 0..seg.max_doc() {
+                            if seg.is_live(d) {
+                                for &v in n.values(d) {
+                                    self.zero_keys.push(RawKey::L(v));
+                                }
+                            }
+                        }
+                    }
+                }
+                SegValues::None => {}
+            }
+        }
+        let missing_key = match &values {
+            SegValues::Bytes(r) => r.missing.clone().map(|b| RawKey::B(b.into())),
+            _ => None,
+        };
+        let dense = match &values {
+            SegValues::Num(n) => n.single().and_then(|c| {
+                let (lo, hi) = (c.min_value()?, c.max_value()?);
+                let span = hi.checked_sub(lo)?;
+                (0..=4096).contains(&span).then(|| (lo, vec![u32::MAX; span as usize + 1]))
+            }),
+            _ => None,
+        };
+        let _ = si;
+        Ok(Box::new(TermsLeaf {
+            values,
+            ords: &mut self.ords,
+            subs: self.subs.leaves(seg, si)?,
+            seg_ords: Vec::new(),
+            dense,
+            missing_key,
+            scratch: Vec::new(),
+            scratch_ords: Vec::new(),
+        }))
+    }
+
+    fn result(&mut self, owner: u32) -> OsResult<AggResult> {
+        if self.spec.min_doc_count == 0 {
+            let zero = std::mem::take(&mut self.zero_keys);
+            for k in &zero {
+                self.ords.ord(owner, k.clone());
+            }
+            self.zero_keys = zero;
+        }
+        let mut other: u64 = 0;
+        let mut cands: Vec<(u32, Key)> = Vec::new();
+        for &o in self.ords.of_owner(owner) {
+            let raw = &self.ords.keys[o as usize].1;
+            let key = self.key(raw);
+            if !self.accept(raw, &key) {
+                continue;
+            }
+            let c = self.ords.counts[o as usize];
+            other += c;
+            if c < self.spec.shard_min_doc_count {
+                continue;
+            }
+            cands.push((o, key));
+        }
+        let paths = self.spec.order.paths().count() > 0;
+        let mut buckets: Vec<(u32, Bucket)> = Vec::with_capacity(cands.len());
+        for (o, key) in cands {
+            let subs = if paths { self.subs.results(o)? } else { Vec::new() };
+            buckets.push((o, Bucket::new(key, self.ords.counts[o as usize], subs)));
+        }
+        let mut only: Vec<Bucket> = Vec::with_capacity(buckets.len());
+        let mut ord_of: Vec<u32> = Vec::with_capacity(buckets.len());
+        // Sort with the ordinals alongside (the bucket's position after sorting).
+        let mut idx: Vec<usize> = (0..buckets.len()).collect();
+        {
+            let vals: Vec<Vec<f64>> = if paths {
+                buckets
+                    .iter()
+                    .map(|(_, b)| {
+                        self.spec
+                            .order
+                            .paths()
+                            .map(|p| super::bucket_property(&self.def.subs, b, p))
+                            .collect::<OsResult<Vec<_>>>()
+                    })
+                    .collect::<OsResult<_>>()?
+            } else {
+                Vec::new()
+            };
+            let empty: Vec<f64> = Vec::new();
+            idx.sort_by(|&a, &b| {
+                let (va, vb) = if paths { (&vals[a], &vals[b]) } else { (&empty, &empty) };
+                self.spec.order.cmp(&buckets[a].1, &buckets[b].1, va, vb)
+            });
+        }
+        idx.truncate(self.shard_size);
+        let mut slots: Vec<Option<(u32, Bucket)>> = buckets.into_iter().map(Some).collect();
+        for i in idx {
+            if let Some((o, b)) = slots[i].take() {
+                other -= b.doc_count;
+                ord_of.push(o);
+                only.push(b);
+            }
+        }
+        if !paths {
+            for (b, o) in only.iter_mut().zip(&ord_of) {
+                b.subs = self.subs.results(*o)?;
+            }
+        }
+        Ok(AggResult::Buckets(Buckets {
+            other_doc_count: other,
+            shard_size: self.shard_size as u64,
+            fmt: self.cfg.fmt.clone(),
+            ..Buckets::of(self.kind, only)
+        }))
+    }
+
+    fn needs_scores(&self) -> bool {
+        self.subs.needs_scores()
+    }
+
+    fn mem_bytes(&self) -> usize {
+        self.ords.mem_bytes() + self.subs.mem_bytes()
+    }
+}
+
+struct TermsLeaf<'a> {
+    values: SegValues<'a>,
+    ords: &'a mut BucketOrds,
+    subs: SubLeaves<'a>,
+    /// Owner 0: segment ordinal -> bucket ordinal (`u32::MAX`: not seen yet).
+    seg_ords: Vec<u32>,
+    /// Owner 0 over a single-valued numeric column with a small range: value - min -> bucket.
+    dense: Option<(i64, Vec<u32>)>,
+    missing_key: Option<RawKey>,
+    scratch: Vec<i64>,
+    scratch_ords: Vec<u64>,
+}
+
+impl LeafCollector for TermsLeaf<'_> {
+    #[inline]
+    fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
+        let TermsLeaf { values, ords, subs, seg_ords, dense, missing_key, scratch, scratch_ords } = self;
+        match values {
+            SegValues::Bytes(r) => {
+                scratch_ords.clear();
+                scratch_ords.extend_from_slice(r.ords(doc));
+                if scratch_ords.is_empty() {
+                    if let Some(m) = missing_key {
+                        let b = ords.ord(owner, m.clone());
+                        ords.counts[b as usize] += 1;
+                        subs.collect(doc, b, score)?;
+                    }
+                    return Ok(());
+                }
+                for &so in scratch_ords.iter() {
+                    let b = if owner == 0 && r.has_column() {
+                        if seg_ords.is_empty() {
+                            seg_ords.resize(r.value_count() as usize, u32::MAX);
+                        }
+                        match seg_ords.get(so as usize).copied() {
+                            Some(b) if b != u32::MAX => b,
+                            _ => {
+                                let b = ords.ord(0, RawKey::B(r.term(so)?.into()));
+                                if let Some(slot) = seg_ords.get_mut(so as usize) {
+                                    *slot = b;
+                                }
+                                b
+                            }
+                        }
+                    } else {
+                        ords.ord(owner, RawKey::B(r.term(so)?.into()))
+                    };
+                    ords.counts[b as usize] += 1;
+                    subs.collect(doc, b, score)?;
+                }
+            }
+            SegValues::Num(r) => {
+                if owner == 0 {
+                    if let (Some((lo, table)), Some(col)) = (dense.as_mut(), r.single()) {
+                        let Some(v) = col.first(doc) else { return Ok(()) };
+                        let i = (v - *lo) as usize;
+                        let b = match table.get(i).copied() {
+                            Some(b) if b != u32::MAX => b,
+                            _ => {
+                                let b = ords.ord_long(0, v);
+                                if let Some(slot) = table.get_mut(i) {
+                                    *slot = b;
+                                }
+                                b
+                            }
+                        };
+                        ords.counts[b as usize] += 1;
+                        if !subs.is_empty() {
+                            subs.collect(doc, b, score)?;
+                        }
+                        return Ok(());
+                    }
+                }
+                scratch.clear();
+                scratch.extend_from_slice(r.values(doc));
+                let mut prev = None;
+                for &v in scratch.iter() {
+                    if prev == Some(v) {
+                        continue;
+                    }
+                    prev = Some(v);
+                    let b = ords.ord_long(owner, v);
+                    ords.counts[b as usize] += 1;
+                    subs.collect(doc, b, score)?;
+                }
+            }
+            SegValues::None => {}
+        }
+        Ok(())
+    }
+}
