@@ -26,6 +26,10 @@ pub trait Rounder: std::fmt::Debug + Send + Sync {
     fn next(&self, k: &Key) -> Key;
     /// Rounds a bound (extended/hard bounds) to its key.
     fn round_bound(&self, v: f64) -> Key;
+    /// The values (in the column's units) that round to `k`: `[lo, hi)`.
+    fn value_range(&self, k: &Key) -> (f64, f64) {
+        (k.as_f64(), self.next(k).as_f64())
+    }
 }
 
 /// A numeric histogram's rounding.
@@ -317,8 +321,9 @@ struct HistoLeaf<'a> {
     index: &'a mut HashMap<KeyIdent, i64>,
     ords: &'a mut BucketOrds,
     subs: SubLeaves<'a>,
-    /// The last value's key (sorted data repeats keys: skip the map).
-    last: Option<(i64, u32, i64)>,
+    /// The last bucket: (owner, its value range, key index, bucket ordinal); sorted or
+    /// clustered values fall in it again without a map lookup.
+    last: Option<(u32, f64, f64, i64, u32)>,
     scratch: Vec<i64>,
 }
 
@@ -331,16 +336,17 @@ impl LeafCollector for HistoLeaf<'_> {
         let mut prev_key: Option<i64> = None;
         for i in 0..self.scratch.len() {
             let raw = self.scratch[i];
-            let ki = match self.last {
-                Some((lraw, lowner, lki)) if lraw == raw && lowner == owner => lki,
+            let v = k.to_f64(raw);
+            let (ki, b) = match self.last {
+                Some((lo_owner, lo, hi, ki, b)) if lo_owner == owner && v >= lo && v < hi => (ki, b),
                 _ => {
-                    let v = k.to_f64(raw);
                     let key = self.rounder.key_of(v, raw);
                     if let Some(h) = &self.hard {
                         if !h.contains(key.as_f64()) {
                             continue;
                         }
                     }
+                    let (lo, hi) = self.rounder.value_range(&key);
                     let id = key.ident();
                     let ki = match self.index.get(&id) {
                         Some(&ki) => ki,
@@ -351,15 +357,18 @@ impl LeafCollector for HistoLeaf<'_> {
                             ki
                         }
                     };
-                    self.last = Some((raw, owner, ki));
-                    ki
+                    let b = self.ords.ord_long(owner, ki);
+                    // Only a value range that rounds to this key (and nothing else) is cached.
+                    if lo <= v && v < hi {
+                        self.last = Some((owner, lo, hi, ki, b));
+                    }
+                    (ki, b)
                 }
             };
             if prev_key == Some(ki) {
                 continue;
             }
             prev_key = Some(ki);
-            let b = self.ords.ord_long(owner, ki);
             self.ords.counts[b as usize] += 1;
             self.subs.collect(doc, b, score)?;
         }

@@ -40,7 +40,7 @@ impl SourceSpec {
     /// The aggregation needs a field or a script.
     pub fn require(&self, agg_type: &str, name: &str) -> OsResult<()> {
         if self.field.is_none() && self.script.is_none() {
-            return Err(OsError::illegal(format!("Required one of fields [field, script], but none were specified. "))
+            return Err(OsError::illegal("Required one of fields [field, script], but none were specified. ")
                 .with("agg", name)
                 .with("type", agg_type));
         }

@@ -56,6 +56,24 @@ pub fn format_date(millis: i64, format: &str) -> String {
     print_instant(secs, nanos, format)
 }
 
+/// Prints epoch milliseconds in a zone `offset_millis` from UTC at that instant (the date
+/// histograms' `key_as_string` with a `time_zone`): civil fields are local, offsets print as
+/// `+01:00` (`Z` only for 0).
+pub fn format_date_at_offset(millis: i64, format: &str, offset_millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let nanos = (millis.rem_euclid(1000) * 1_000_000) as u32;
+    let first = format.split("||").next().unwrap_or(format);
+    let nanos = if matches!(first, "strict_date_optional_time" | "date_optional_time") {
+        nanos - nanos % 1_000_000
+    } else {
+        nanos
+    };
+    match compiled(first) {
+        Ok(p) => p.print_at(secs, nanos, offset_millis.div_euclid(1000)),
+        Err(_) => print_iso(secs, nanos),
+    }
+}
+
 /// Prints epoch nanoseconds with the first alternative of `format`.
 pub fn format_date_nanos(nanos: i64, format: &str) -> String {
     let secs = nanos.div_euclid(NANOS_PER_SEC);
@@ -258,6 +276,11 @@ impl Parser {
     }
 
     fn print(&self, secs: i64, nanos: u32) -> String {
+        self.print_at(secs, nanos, 0)
+    }
+
+    /// Prints in a zone `off` seconds from UTC (epoch formats are zone-free).
+    fn print_at(&self, secs: i64, nanos: u32, off: i64) -> String {
         match self {
             Parser::EpochMillis => {
                 let ms = i128::from(secs) * 1000 + i128::from(nanos / 1_000_000);
@@ -279,10 +302,11 @@ impl Parser {
             }
             Parser::Pattern(toks) => {
                 let mut out = String::new();
-                let days = secs.div_euclid(86_400);
-                let sod = secs.rem_euclid(86_400);
+                let local = secs.saturating_add(off);
+                let days = local.div_euclid(86_400);
+                let sod = local.rem_euclid(86_400);
                 let (y, m, d) = civil_from_days(days);
-                print_toks(toks, &mut out, (y, m, d, days, sod, nanos));
+                print_toks(toks, &mut out, (y, m, d, days, sod, nanos), off);
                 out
             }
         }

@@ -370,7 +370,9 @@ pub(super) fn resolve(f: &Fields) -> Option<(i64, u32)> {
     Some((secs, u32::try_from(f.nano).ok()?))
 }
 
-pub(super) fn print_toks(toks: &[Tok], out: &mut String, t: (i64, i64, i64, i64, i64, u32)) {
+/// Prints `t` (local civil fields) with `toks`; `off` is the zone offset in seconds the fields
+/// are shifted by (printed by the offset tokens; `Z` for 0 where the pattern allows).
+pub(super) fn print_toks(toks: &[Tok], out: &mut String, t: (i64, i64, i64, i64, i64, u32), off: i64) {
     let (y, m, d, days, sod, nanos) = t;
     let pad = |out: &mut String, v: i64, w: usize| out.push_str(&format!("{v:0w$}"));
     for tok in toks {
@@ -416,15 +418,22 @@ pub(super) fn print_toks(toks: &[Tok], out: &mut String, t: (i64, i64, i64, i64,
                 }
                 out.push_str(&digits);
             }
-            Tok::Offset { z: true, .. } => out.push('Z'),
-            Tok::Offset { colon, minutes, .. } => out.push_str(match (colon, minutes) {
-                (_, false) => "+00",
-                (false, true) => "+0000",
-                (true, true) => "+00:00",
-            }),
+            Tok::Offset { z: true, .. } if off == 0 => out.push('Z'),
+            Tok::Offset { colon, minutes, .. } => {
+                let sign = if off < 0 { '-' } else { '+' };
+                let (h, mi) = (off.abs() / 3600, off.abs() % 3600 / 60);
+                out.push(sign);
+                pad(out, h, 2);
+                if *minutes || mi != 0 {
+                    if *colon {
+                        out.push(':');
+                    }
+                    pad(out, mi, 2);
+                }
+            }
             Tok::ZoneName => out.push_str("UTC"),
             Tok::Lit(l) => out.push_str(l),
-            Tok::Opt(inner) => print_toks(inner, out, t),
+            Tok::Opt(inner) => print_toks(inner, out, t, off),
         }
     }
 }
