@@ -136,7 +136,8 @@ impl Zone {
 
     /// UTC (`Z`).
     pub fn utc() -> Zone {
-        Zone::fixed("Z", 0)
+        static UTC: OnceLock<Zone> = OnceLock::new();
+        UTC.get_or_init(|| Zone::fixed("Z", 0)).clone()
     }
 
     /// Parses a zone id as `ZoneId.of` does, reading regions from the tz database directory.
