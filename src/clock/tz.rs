@@ -230,6 +230,7 @@ impl Zone {
     }
 
     /// The id as given (offsets normalized like `ZoneOffset.getId`: `+5` is `+05:00`).
+    #[allow(dead_code)] // for the aggregations' responses
     pub fn id(&self) -> &str {
         &self.0.id
     }
@@ -317,6 +318,7 @@ impl Zone {
 
     /// The instant of a local time as `ZonedDateTime.ofLocal` without a preferred offset: in a
     /// gap the time moves forward by the gap's length, in an overlap the earlier offset wins.
+    #[allow(dead_code)] // for the date range aggregation
     pub fn local_to_utc(&self, local_millis: i64) -> i64 {
         self.local_to_utc_preferring(local_millis, None)
     }
