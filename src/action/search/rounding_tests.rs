@@ -328,3 +328,19 @@ fn extreme_instants_do_not_panic() {
     }
     assert_eq!(Rounding::new(Interval::Fixed(0), zone("UTC"), 0).interval(), Interval::Fixed(1));
 }
+
+#[path = "rounding_java.rs"]
+mod java;
+
+#[test]
+fn keys_match_java_time() {
+    let mut bad = Vec::new();
+    for (id, interval, offset, x, key, next) in java::CASES {
+        let r = Rounding::new(*interval, zone(id), *offset);
+        let (k, n) = (r.round(*x), r.next_rounding_value(*key));
+        if (k, n) != (*key, *next) {
+            bad.push(format!("{id} {interval:?} offset {offset} x {x}: got ({k}, {n}) want ({key}, {next})"));
+        }
+    }
+    assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+}
