@@ -140,6 +140,15 @@ impl Zone {
         UTC.get_or_init(|| Zone::fixed("Z", 0)).clone()
     }
 
+    /// `ZoneOffset.ofHours`: a numeric `time_zone` in the aggregations.
+    #[allow(dead_code)] // for the aggregations' `time_zone`
+    pub fn of_hours(hours: i64) -> Result<Zone, String> {
+        if !(-18..=18).contains(&hours) {
+            return Err(format!("Zone offset hours not in valid range: value {hours} is not in the range -18 to 18"));
+        }
+        Ok(Zone::fixed(&offset_id(hours * 3600), hours * 3_600_000))
+    }
+
     /// Parses a zone id as `ZoneId.of` does, reading regions from the tz database directory.
     pub fn parse(id: &str) -> Result<Zone, String> {
         Zone::parse_in(id, &tz_dir_from(std::env::var_os("TZDIR")))
