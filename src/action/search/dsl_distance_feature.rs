@@ -58,9 +58,9 @@ pub fn parse(v: &Value, ctx: &QueryContext<'_>) -> OsResult<Query> {
                     OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]"))
                 })?
             } else {
-                let ms = super::date_math::eval(&s, fmt, 0, ctx.now_millis, false).map_err(|e| {
-                    OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]"))
-                })?;
+                let ms = super::date_math::eval(&s, fmt, &crate::clock::Zone::utc(), ctx.now_millis, false).map_err(
+                    |e| OsError::illegal(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")),
+                )?;
                 if *nanos {
                     ms.saturating_mul(1_000_000)
                 } else {

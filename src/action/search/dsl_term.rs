@@ -11,6 +11,7 @@ use super::dsl_constant;
 use super::dsl_fuzzy::{fuzzy, fuzzy_rewritten, Rewrite};
 use super::dsl_keyword::{self, CaseInsensitive};
 use super::dsl_wildcard;
+use crate::clock::Zone;
 use crate::engine::query::multi_term::parse_wildcard;
 use crate::engine::query::{DvFilter, IntervalRelation, Query, RangeKind};
 use crate::engine::schema::{date, ip, FieldKind, FieldType, NumberType};
@@ -406,7 +407,7 @@ fn point_bounds(
     hi: Option<&Value>,
     inc_lo: bool,
     inc_hi: bool,
-    dm: Option<(&str, i64, i64)>,
+    dm: Option<(&str, &Zone, i64)>,
 ) -> OsResult<(Option<Vec<u8>>, Option<Vec<u8>>)> {
     // Integer bounds within the type's `[min, max]`; a range entirely outside it matches
     // nothing (an inverted pair of keys).
@@ -470,14 +471,15 @@ fn point_bounds(
             (l, h)
         }
         FieldKind::Date { nanos, .. } => {
-            let (fmt, offset, now) = dm.unwrap_or((ft.date_format(), 0, 0));
+            let utc = Zone::utc();
+            let (fmt, zone, now) = dm.unwrap_or((ft.date_format(), &utc, 0));
             let conv = |v: &Value, up: bool| -> OsResult<i64> {
                 let s = match v {
                     Value::String(s) => s.clone(),
                     Value::Number(n) => n.to_string(),
                     other => return Err(perr(format!("failed to parse date field [{other}] with format [{fmt}]"))),
                 };
-                let ms = date_math::eval(&s, fmt, offset, now, up).map_err(|e| {
+                let ms = date_math::eval(&s, fmt, zone, now, up).map_err(|e| {
                     perr(format!("failed to parse date field [{s}] with format [{fmt}]: [{e}]")).status(400)
                 })?;
                 Ok(if *nanos { ms.saturating_mul(1_000_000) } else { ms })
@@ -715,12 +717,12 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;
             }
-            let offset = tz
+            let zone = tz
                 .as_deref()
                 .map(date_math::parse_time_zone)
                 .transpose()
                 .map_err(crate::error::OsError::illegal)?
-                .unwrap_or(0);
+                .unwrap_or_else(Zone::utc);
             let element = kind.element(field_format.as_deref(), None);
             let fmt = format.as_deref().unwrap_or(element.date_format());
             interval_query(
@@ -732,7 +734,7 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
                 inc_lo,
                 inc_hi,
                 relation,
-                Some((fmt, offset, ctx.now_millis)),
+                Some((fmt, &zone, ctx.now_millis)),
                 boost,
             )
         }
@@ -740,15 +742,15 @@ fn range(ctx: &QueryContext<'_>, field: &str, spec: &Value, boost: f32) -> OsRes
             if let Some(f) = &format {
                 date::validate_format(f).map_err(|e| perr(e).status(400))?;
             }
-            let offset = tz
+            let zone = tz
                 .as_deref()
                 .map(date_math::parse_time_zone)
                 .transpose()
                 .map_err(crate::error::OsError::illegal)?
-                .unwrap_or(0);
+                .unwrap_or_else(Zone::utc);
             let fmt = format.as_deref().unwrap_or(ft.date_format());
             let (l, h) =
-                point_bounds(field, ft, lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, Some((fmt, offset, ctx.now_millis)))?;
+                point_bounds(field, ft, lo.as_ref(), hi.as_ref(), inc_lo, inc_hi, Some((fmt, &zone, ctx.now_millis)))?;
             if let (Some(a), Some(b)) = (&l, &h) {
                 if a > b {
                     return Ok(Query::MatchNone);
@@ -782,7 +784,7 @@ fn interval_query(
     inc_lo: bool,
     inc_hi: bool,
     relation: IntervalRelation,
-    dm: Option<(&str, i64, i64)>,
+    dm: Option<(&str, &Zone, i64)>,
     boost: f32,
 ) -> OsResult<Query> {
     let (l, h) = point_bounds(field, element, lo, hi, inc_lo, inc_hi, dm)?;

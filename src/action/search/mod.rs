@@ -76,6 +76,7 @@ pub mod pit;
 pub mod query_string;
 pub mod request;
 pub mod rescore;
+pub mod rounding;
 pub mod scroll;
 pub mod slice;
 pub mod sort;

@@ -1,7 +1,15 @@
 //! Wall-clock time, read in one place: epoch milliseconds as OpenSearch reports them
 //! (`creation_date`, `start_time_in_millis`, `now` in date math). A clock before 1970 reads 0.
+//! Calendar arithmetic ([`civil`]) and time zones from the system's tz database ([`tz`]) live here too.
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+pub mod civil;
+mod posix_tz;
+pub mod tz;
+mod tzif;
+
+pub use tz::Zone;
 
 /// Milliseconds since the Unix epoch.
 pub fn now_millis() -> i64 {
