@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 use super::fmt::Fmt;
 use super::histogram::{histo_collector, reduce_histo, render_histo, Bounds, HistoCommon, Rounder};
 use super::result::{AggResult, Buckets, Key, KeyKind};
-use super::rounding::{parse_calendar_interval, parse_fixed_interval, parse_offset, Interval, Rounding};
 use super::source::{resolve, token, NumKind, VType};
 use super::{AggDef, AggSpec, Collector, ReduceCtx, RenderCtx, ShardEnv};
+use crate::action::search::rounding::{
+    parse_calendar_interval, parse_fixed_interval, parse_offset, Interval, Rounding,
+};
 use crate::clock::tz::Zone;
 use crate::engine::schema::date;
 use crate::error::{OsError, OsResult};
@@ -55,11 +57,19 @@ fn date_bound(v: &Value, format: &str, now: i64) -> OsResult<f64> {
             if let Ok(ms) = date::parse_date(s, format) {
                 return Ok(ms as f64);
             }
-            crate::action::search::date_math::eval(s, format, 0, now, false)
-                .map(|ms| ms as f64)
-                .map_err(|e| OsError::new(crate::error::ErrorKind::Parse, format!("failed to parse date field [{s}] with format [{format}]: [{e}]")).status(400))
+            crate::action::search::date_math::eval(s, format, &Zone::utc(), now, false).map(|ms| ms as f64).map_err(
+                |e| {
+                    OsError::new(
+                        crate::error::ErrorKind::Parse,
+                        format!("failed to parse date field [{s}] with format [{format}]: [{e}]"),
+                    )
+                    .status(400)
+                },
+            )
         }
-        other => Err(OsError::parsing(format!("[date_histogram] bounds doesn't support values of type: {}", token(other)))),
+        other => {
+            Err(OsError::parsing(format!("[date_histogram] bounds doesn't support values of type: {}", token(other))))
+        }
     }
 }
 
@@ -94,8 +104,20 @@ impl DateHistogramSpec {
                         "date_histogram",
                         k,
                         &[
-                            "field", "script", "missing", "format", "value_type", "calendar_interval", "fixed_interval",
-                            "interval", "time_zone", "offset", "order", "keyed", "min_doc_count", "extended_bounds",
+                            "field",
+                            "script",
+                            "missing",
+                            "format",
+                            "value_type",
+                            "calendar_interval",
+                            "fixed_interval",
+                            "interval",
+                            "time_zone",
+                            "offset",
+                            "order",
+                            "keyed",
+                            "min_doc_count",
+                            "extended_bounds",
                             "hard_bounds",
                         ],
                     )))

@@ -16,8 +16,8 @@ pub enum Fmt {
     Date {
         format: String,
         nanos: bool,
-        /// The `time_zone` offset printing shifts by (millis), when not UTC.
-        zone: Option<i64>,
+        /// The `time_zone` id keys print in, when not UTC.
+        zone: Option<String>,
     },
     Bool,
     Ip,
@@ -36,11 +36,15 @@ impl Fmt {
                     return Some(java_double(v));
                 }
                 let t = v as i64;
-                let shift = zone.unwrap_or(0);
-                Some(if *nanos {
-                    date::format_date_nanos(t.saturating_add(shift.saturating_mul(1_000_000)), format)
-                } else {
-                    date::format_date(t.saturating_add(shift), format)
+                let zone = zone.as_deref().and_then(|z| crate::clock::tz::Zone::parse(z).ok());
+                Some(match (zone, nanos) {
+                    (None, true) => date::format_date_nanos(t, format),
+                    (None, false) => date::format_date(t, format),
+                    (Some(z), true) => {
+                        let ms = t.div_euclid(1_000_000);
+                        date::format_date_at_offset(ms, format, z.offset_at(ms))
+                    }
+                    (Some(z), false) => date::format_date_at_offset(t, format, z.offset_at(t)),
                 })
             }
             Fmt::Bool => Some(if v != 0.0 { "true" } else { "false" }.to_string()),

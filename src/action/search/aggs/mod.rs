@@ -9,6 +9,7 @@
 //! their parsers.
 
 pub mod bucket_order;
+pub mod date_histogram;
 pub mod filter;
 pub mod fmt;
 pub mod histogram;

@@ -91,6 +91,9 @@ fn parser(t: &str) -> Option<Parser> {
             Ok(Arc::new(MetricSpec::parse(Metric::from_name(t).unwrap_or(Metric::Avg), name, body(t, v)?)?))
         },
         "terms" => |_, name, v| Ok(Arc::new(TermsSpec::parse(name, body("terms", v)?)?)),
+        "date_histogram" => |_, name, v| {
+            Ok(Arc::new(super::date_histogram::DateHistogramSpec::parse(name, body("date_histogram", v)?)?))
+        },
         "histogram" => |_, name, v| Ok(Arc::new(HistogramSpec::parse(name, body("histogram", v)?)?)),
         "range" => |_, name, v| Ok(Arc::new(RangeSpec::parse(false, name, body("range", v)?)?)),
         "date_range" => |_, name, v| Ok(Arc::new(RangeSpec::parse(true, name, body("date_range", v)?)?)),

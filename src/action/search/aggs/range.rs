@@ -108,13 +108,13 @@ impl RangeSpec {
         if let (Some(NumKind::Date { nanos }), Fmt::Date { format, .. }) = (kind, fmt) {
             let offset = match &self.time_zone {
                 Some(z) => date_math::parse_time_zone(z).map_err(OsError::illegal)?,
-                None => 0,
+                None => crate::clock::tz::Zone::utc(),
             };
             let text = match v {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            let ms = date_math::eval(&text, format, offset, now, round_up).map_err(|e| {
+            let ms = date_math::eval(&text, format, &offset, now, round_up).map_err(|e| {
                 OsError::new(
                     crate::error::ErrorKind::Parse,
                     format!("failed to parse date field [{text}] with format [{format}]: [{e}]"),
