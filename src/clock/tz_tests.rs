@@ -543,3 +543,31 @@ fn offsets_and_local_times_match_java_time() {
         assert_eq!(zone.local_to_utc(local), *local_utc, "{id} local {local}");
     }
 }
+
+#[test]
+fn slim_files_rely_on_the_footer() {
+    // As `zic -b slim` writes New York: the transitions of 2007 only, then the rules.
+    let spring07 = (midnight(2007, 3, 11) + 7 * H) / 1000;
+    let fall07 = (midnight(2007, 11, 4) + 6 * H) / 1000;
+    let bytes =
+        crate::clock::tzif::tests::build(&[-18_000, -14_400], &[(spring07, 1), (fall07, 0)], "EST5EDT,M3.2.0,M11.1.0");
+    let ny = Zone::from_tzif("Slim/New_York", &bytes).unwrap();
+    assert!(!ny.is_fixed());
+    assert_eq!(ny.offset_at(midnight(2007, 12, 1)), -5 * H);
+    assert_eq!(ny.offset_at(midnight(2008, 1, 1)), -5 * H);
+    assert_eq!(ny.offset_at(midnight(2008, 7, 1)), -4 * H);
+    let spring08 = midnight(2008, 3, 9) + 7 * H;
+    assert_eq!((ny.offset_at(spring08 - 1), ny.offset_at(spring08)), (-5 * H, -4 * H));
+    assert_eq!(ny.transition_after(fall07 * 1000).map(|t| t.at), Some(spring08));
+    assert_eq!(ny.transition_at_or_before(spring08 - 1).map(|t| t.at), Some(fall07 * 1000));
+    assert!(matches!(ny.local_offsets(midnight(2008, 3, 9) + 2 * H + H / 2), LocalOffsets::Gap(_)));
+    let real = z("America/New_York");
+    let mut t = midnight(2007, 1, 1);
+    while t < midnight(2060, 1, 1) {
+        assert_eq!(ny.offset_at(t), real.offset_at(t), "{t}");
+        t += 7 * H + 13 * 60_000;
+    }
+    // A footer the rules cannot read makes the zone an error.
+    let bad = crate::clock::tzif::tests::build(&[0], &[], "EST5EDT,M13.2.0,M11.1.0");
+    assert!(Zone::from_tzif("x", &bad).is_err());
+}
