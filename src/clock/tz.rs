@@ -141,7 +141,6 @@ impl Zone {
     }
 
     /// `ZoneOffset.ofHours`: a numeric `time_zone` in the aggregations.
-    #[allow(dead_code)] // for the aggregations' `time_zone`
     pub fn of_hours(hours: i64) -> Result<Zone, String> {
         if !(-18..=18).contains(&hours) {
             return Err(format!("Zone offset hours not in valid range: value {hours} is not in the range -18 to 18"));

@@ -90,7 +90,12 @@ impl DateHistogramSpec {
                 "calendar_interval" => calendar = Some(parse_calendar_interval(&s()?).map_err(OsError::illegal)?),
                 "fixed_interval" => fixed = Some(parse_fixed_interval(&s()?).map_err(OsError::illegal)?),
                 "interval" => legacy = Some(s()?),
-                "time_zone" => zone = Zone::parse(&s()?).map_err(OsError::illegal)?,
+                "time_zone" => {
+                    zone = match v.as_i64() {
+                        Some(h) => Zone::of_hours(h).map_err(OsError::illegal)?,
+                        None => Zone::parse(&s()?).map_err(OsError::illegal)?,
+                    }
+                }
                 "offset" => {
                     offset = match v {
                         Value::Number(n) => n.as_i64().ok_or_else(|| OsError::illegal(format!("bad offset [{v}]")))?,

@@ -312,6 +312,36 @@ impl Collector for HistoCollector {
     }
 }
 
+impl HistoLeaf<'_> {
+    /// The bucket of a value outside the cached range (`None`: outside the hard bounds); caches
+    /// the value range of its key.
+    fn bucket_of(&mut self, owner: u32, v: f64, raw: i64) -> Option<u32> {
+        let key = self.rounder.key_of(v, raw);
+        if let Some(h) = &self.hard {
+            if !h.contains(key.as_f64()) {
+                return None;
+            }
+        }
+        let (lo, hi) = self.rounder.value_range(&key);
+        let id = key.ident();
+        let ki = match self.index.get(&id) {
+            Some(&ki) => ki,
+            None => {
+                let ki = self.keys.len() as i64;
+                self.keys.push(key);
+                self.index.insert(id, ki);
+                ki
+            }
+        };
+        let b = self.ords.ord_long(owner, ki);
+        // Only a value range that rounds to this key (and nothing else) is cached.
+        if lo <= v && v < hi {
+            self.last = Some((owner, lo, hi, ki, b));
+        }
+        Some(b)
+    }
+}
+
 struct HistoLeaf<'a> {
     values: SegValues<'a>,
     num: Option<NumKind>,
@@ -328,6 +358,36 @@ struct HistoLeaf<'a> {
 }
 
 impl LeafCollector for HistoLeaf<'_> {
+    fn collect_block(&mut self, docs: &[DocId], owner: u32) -> OsResult<()> {
+        let col = match (&self.values, self.num) {
+            (SegValues::Num(r), Some(_)) => r.single().copied(),
+            _ => None,
+        };
+        let (Some(col), Some(k)) = (col, self.num) else {
+            for &d in docs {
+                self.collect(d, owner, f32::NAN)?;
+            }
+            return Ok(());
+        };
+        let mut runs = super::Runs::default();
+        for &d in docs {
+            let Some(raw) = col.first(d) else { continue };
+            let v = k.to_f64(raw);
+            let b = match self.last {
+                Some((o, lo, hi, _, b)) if o == owner && v >= lo && v < hi => b,
+                _ => match self.bucket_of(owner, v, raw) {
+                    Some(b) => b,
+                    None => continue,
+                },
+            };
+            self.ords.counts[b as usize] += 1;
+            if !self.subs.is_empty() {
+                runs.push(&mut self.subs, d, b)?;
+            }
+        }
+        runs.flush(&mut self.subs)
+    }
+
     #[inline]
     fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
         let (SegValues::Num(r), Some(k)) = (&mut self.values, self.num) else { return Ok(()) };

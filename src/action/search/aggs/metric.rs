@@ -328,6 +328,69 @@ struct MetricLeaf<'a> {
 }
 
 impl LeafCollector for MetricLeaf<'_> {
+    fn collect_block(&mut self, docs: &[DocId], ord: u32) -> OsResult<()> {
+        let col = match (&self.values, self.num) {
+            (SegValues::Num(r), Some(_)) => r.single().copied(),
+            _ => None,
+        };
+        let (Some(col), Some(k)) = (col, self.num) else {
+            for &d in docs {
+                self.collect(d, ord, f32::NAN)?;
+            }
+            return Ok(());
+        };
+        let o = ord as usize;
+        if o >= self.states.len() {
+            self.states.resize(o + 1, Stats::default());
+        }
+        let st = &mut self.states[o];
+        let exact = match k {
+            NumKind::Long | NumKind::Date { .. } | NumKind::Bool => Some(false),
+            NumKind::Unsigned => Some(true),
+            _ => None,
+        };
+        match exact {
+            // Integers summed exactly, then added once: the same double as OpenSearch's Kahan sum
+            // of the values while every partial sum is below 2^53.
+            Some(unsigned) => {
+                let (mut n, mut sum, mut sq, mut lo, mut hi) = (0u64, 0i128, 0i128, i128::MAX, i128::MIN);
+                for &d in docs {
+                    if let Some(raw) = col.first(d) {
+                        let v = if unsigned { ((raw as u64) ^ (1u64 << 63)) as i128 } else { raw as i128 };
+                        n += 1;
+                        sum += v;
+                        lo = lo.min(v);
+                        hi = hi.max(v);
+                        if self.squares {
+                            sq = sq.saturating_add(v.saturating_mul(v));
+                        }
+                    }
+                }
+                if n > 0 {
+                    st.count += n;
+                    st.sum.add(sum as f64);
+                    st.min = st.min.min(lo as f64);
+                    st.max = st.max.max(hi as f64);
+                    if self.squares {
+                        st.sum_sq.add(sq as f64);
+                    }
+                }
+            }
+            None => {
+                for &d in docs {
+                    if let Some(raw) = col.first(d) {
+                        let v = k.to_f64(raw);
+                        st.add(v);
+                        if self.squares {
+                            st.sum_sq.add(v * v);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[inline]
     fn collect(&mut self, doc: DocId, ord: u32, _score: f32) -> OsResult<()> {
         let o = ord as usize;

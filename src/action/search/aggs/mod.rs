@@ -8,6 +8,7 @@
 //! Each aggregation type implements [`AggSpec`] in its own file; [`parse`] maps type names to
 //! their parsers.
 
+pub mod auto_date_histogram;
 pub mod bucket_order;
 pub mod date_histogram;
 pub mod filter;
@@ -181,7 +182,18 @@ pub trait Collector {
 pub trait LeafCollector {
     /// Collects `doc` into owning bucket `ord`.
     fn collect(&mut self, doc: DocId, ord: u32, score: f32) -> OsResult<()>;
+    /// Collects ascending `docs` (no scores) into owning bucket `ord`: collectors with a tight
+    /// loop over their column override it (one dynamic call per block instead of per doc).
+    fn collect_block(&mut self, docs: &[DocId], ord: u32) -> OsResult<()> {
+        for &d in docs {
+            self.collect(d, ord, f32::NAN)?;
+        }
+        Ok(())
+    }
 }
+
+/// Documents handed to [`LeafCollector::collect_block`] at once.
+pub const BLOCK: usize = 512;
 
 /// The sub-aggregations of a bucket aggregation.
 pub struct Subs {
@@ -222,8 +234,46 @@ impl SubLeaves<'_> {
         Ok(())
     }
 
+    /// Collects a block of ascending docs (no scores) into `ord`.
+    #[inline]
+    pub fn collect_block(&mut self, docs: &[DocId], ord: u32) -> OsResult<()> {
+        for l in &mut self.0 {
+            l.collect_block(docs, ord)?;
+        }
+        Ok(())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+/// Runs of documents going to the same bucket, handed on as blocks (a bucket aggregation over
+/// clustered values feeds its sub-aggregations a block per run instead of a call per doc).
+#[derive(Debug, Default)]
+pub struct Runs {
+    docs: Vec<DocId>,
+    ord: u32,
+}
+
+impl Runs {
+    /// Adds `doc` of bucket `ord`, flushing the run of another bucket first.
+    #[inline]
+    pub fn push(&mut self, subs: &mut SubLeaves<'_>, doc: DocId, ord: u32) -> OsResult<()> {
+        if (!self.docs.is_empty() && self.ord != ord) || self.docs.len() >= BLOCK {
+            self.flush(subs)?;
+        }
+        self.ord = ord;
+        self.docs.push(doc);
+        Ok(())
+    }
+
+    pub fn flush(&mut self, subs: &mut SubLeaves<'_>) -> OsResult<()> {
+        if !self.docs.is_empty() {
+            subs.collect_block(&self.docs, self.ord)?;
+            self.docs.clear();
+        }
+        Ok(())
     }
 }
 
@@ -265,12 +315,29 @@ pub fn run_collectors(
         {
             let mut leaves: Vec<Box<dyn LeafCollector + '_>> =
                 cols.iter_mut().map(|c| c.leaf(seg.as_ref(), si)).collect::<OsResult<_>>()?;
-            searcher.segment_matches(&w, si, scoring, &mut |doc, score| -> OsResult<()> {
+            if scoring {
+                searcher.segment_matches(&w, si, scoring, &mut |doc, score| -> OsResult<()> {
+                    for l in &mut leaves {
+                        l.collect(doc, 0, score)?;
+                    }
+                    Ok(())
+                })?;
+            } else {
+                let mut block: Vec<DocId> = Vec::with_capacity(BLOCK);
+                searcher.segment_matches(&w, si, false, &mut |doc, _| -> OsResult<()> {
+                    block.push(doc);
+                    if block.len() == BLOCK {
+                        for l in &mut leaves {
+                            l.collect_block(&block, 0)?;
+                        }
+                        block.clear();
+                    }
+                    Ok(())
+                })?;
                 for l in &mut leaves {
-                    l.collect(doc, 0, score)?;
+                    l.collect_block(&block, 0)?;
                 }
-                Ok(())
-            })?;
+            }
         }
         held.set(cols.iter().map(|c| c.mem_bytes()).sum());
     }

@@ -94,6 +94,9 @@ fn parser(t: &str) -> Option<Parser> {
         "date_histogram" => |_, name, v| {
             Ok(Arc::new(super::date_histogram::DateHistogramSpec::parse(name, body("date_histogram", v)?)?))
         },
+        "auto_date_histogram" => |_, name, v| {
+            Ok(Arc::new(super::auto_date_histogram::AutoDateHistogramSpec::parse(name, body("auto_date_histogram", v)?)?))
+        },
         "histogram" => |_, name, v| Ok(Arc::new(HistogramSpec::parse(name, body("histogram", v)?)?)),
         "range" => |_, name, v| Ok(Arc::new(RangeSpec::parse(false, name, body("range", v)?)?)),
         "date_range" => |_, name, v| Ok(Arc::new(RangeSpec::parse(true, name, body("date_range", v)?)?)),

@@ -314,6 +314,35 @@ struct RangeLeaf<'a> {
 }
 
 impl LeafCollector for RangeLeaf<'_> {
+    fn collect_block(&mut self, docs: &[DocId], owner: u32) -> OsResult<()> {
+        let col = match (&self.values, self.kind) {
+            (SegValues::Num(r), Some(_)) if self.subs.is_empty() => r.single().copied(),
+            _ => None,
+        };
+        let (Some(col), Some(k)) = (col, self.kind) else {
+            for &d in docs {
+                self.collect(d, owner, f32::NAN)?;
+            }
+            return Ok(());
+        };
+        let n = self.ranges.len();
+        let base = owner as usize * n;
+        if self.counts.len() < base + n {
+            self.counts.resize(base + n, 0);
+        }
+        let counts = &mut self.counts[base..base + n];
+        for &d in docs {
+            let Some(raw) = col.first(d) else { continue };
+            let v = k.to_f64(raw);
+            for (i, rg) in self.ranges.iter().enumerate() {
+                if v >= rg.from && v < rg.to {
+                    counts[i] += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
         let (SegValues::Num(r), Some(k)) = (&mut self.values, self.kind) else { return Ok(()) };
         let n = self.ranges.len();

@@ -517,6 +517,39 @@ struct TermsLeaf<'a> {
 }
 
 impl LeafCollector for TermsLeaf<'_> {
+    fn collect_block(&mut self, docs: &[DocId], owner: u32) -> OsResult<()> {
+        let col = match (&self.values, owner) {
+            (SegValues::Num(r), 0) if self.dense.is_some() => r.single().copied(),
+            _ => None,
+        };
+        let (Some(col), Some((lo, table))) = (col, self.dense.as_mut()) else {
+            for &d in docs {
+                self.collect(d, owner, f32::NAN)?;
+            }
+            return Ok(());
+        };
+        let mut runs = super::Runs::default();
+        for &d in docs {
+            let Some(v) = col.first(d) else { continue };
+            let i = (v - *lo) as usize;
+            let b = match table.get(i).copied() {
+                Some(b) if b != u32::MAX => b,
+                _ => {
+                    let b = self.ords.ord_long(0, v);
+                    if let Some(slot) = table.get_mut(i) {
+                        *slot = b;
+                    }
+                    b
+                }
+            };
+            self.ords.counts[b as usize] += 1;
+            if !self.subs.is_empty() {
+                runs.push(&mut self.subs, d, b)?;
+            }
+        }
+        runs.flush(&mut self.subs)
+    }
+
     #[inline]
     fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
         let TermsLeaf { values, ords, subs, seg_ords, dense, missing_key, scratch, scratch_ords } = self;
