@@ -37,6 +37,7 @@
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
 
+pub mod aggs_sketch;
 pub mod bitmap;
 pub mod body;
 pub mod collapse;
