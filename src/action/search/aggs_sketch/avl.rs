@@ -253,7 +253,7 @@ impl GroupTree {
         }
         let prev = self.prev(node);
         let next = self.next(node);
-        let after_prev = prev == NIL || !(mean < self.means[prev]);
+        let after_prev = prev == NIL || mean.partial_cmp(&self.means[prev]) != Some(std::cmp::Ordering::Less);
         let before_next = next == NIL || mean < self.means[next];
         if after_prev && before_next {
             self.means[node] = mean;

@@ -98,6 +98,49 @@ fn serde_round_trip() {
     }
 }
 
+/// Registers as `AbstractHyperLogLog.collect` sets them straight from 64-bit hashes.
+fn direct_registers(p: u32, hashes: &[u64]) -> Vec<u8> {
+    let mut regs = vec![0u8; 1 << p];
+    for &h in hashes {
+        let index = (h >> (64 - p)) as usize;
+        let run_len = 1 + (h << p).leading_zeros().min(64 - p) as u8;
+        regs[index] = regs[index].max(run_len);
+    }
+    regs
+}
+
+fn registers(h: &Hll) -> &[u8] {
+    match &h.state {
+        State::Registers(r) => r,
+        State::Linear(_) => panic!("still linear counting"),
+    }
+}
+
+#[test]
+fn linear_counting_encoding_replays_to_the_same_registers() {
+    // Hashes with many leading zeros below the index bits take the encoding's run-length path.
+    let hashes: Vec<u64> = (0..5000u64)
+        .map(|i| {
+            let h = Hll::hash_long(i as i64);
+            if i % 3 == 0 {
+                h & !(((1u64 << 30) - 1) << 20)
+            } else {
+                h
+            }
+        })
+        .collect();
+    for p in MIN_PRECISION..=MAX_PRECISION {
+        let mut h = Hll::with_precision(p);
+        for &x in &hashes {
+            h.add_hash(x);
+        }
+        if !h.is_hyperloglog() {
+            continue;
+        }
+        assert_eq!(registers(&h), direct_registers(p as u32, &hashes).as_slice(), "precision {p}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 

@@ -223,6 +223,24 @@ impl TDigest {
         quantile(&means, &counts, self.count as f64, self.min, self.max, q)
     }
 
+    /// OpenSearch's t-digest percentile: `quantile(percent / 100)`.
+    pub fn percentile(&self, percent: f64) -> f64 {
+        self.quantile(percent / 100.0)
+    }
+
+    /// OpenSearch's t-digest percentile rank of `x` (`InternalTDigestPercentileRanks`): the
+    /// cdf clamped to [0, 1], times 100; NaN when empty.
+    pub fn percentile_rank(&self, x: f64) -> f64 {
+        let r = self.cdf(x);
+        if r < 0.0 {
+            0.0
+        } else if r > 1.0 {
+            100.0
+        } else {
+            r * 100.0
+        }
+    }
+
     /// `AVLTreeDigest.cdf(x)`: the fraction of samples <= x (half of those equal to x); NaN
     /// when empty.
     pub fn cdf(&self, x: f64) -> f64 {

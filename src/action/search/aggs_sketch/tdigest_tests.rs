@@ -51,6 +51,52 @@ fn yaml_270_median_absolute_deviation() {
     assert!(TDigest::new(100.0).median_absolute_deviation().is_nan());
 }
 
+/// Numbers t-digest 3.3's own `AVLTreeDigest` gives (its generator seeded like ours): repeated
+/// values (in-place merges that leave the tree's subtree sums stale), compression of sequential
+/// input, and a two-shard reduce.
+#[test]
+fn equals_java_avl_tree_digest() {
+    let qs = [0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99];
+    let quantiles = |t: &TDigest| qs.iter().map(|&q| t.quantile(q)).collect::<Vec<_>>();
+
+    let repeats: Vec<f64> = (0..300).map(|i| ((i * 37) % 11) as f64).collect();
+    let t = digest(20.0, &repeats);
+    assert_eq!(
+        quantiles(&t),
+        [0.0, 0.26666666666666666, 2.244805194805195, 4.981481481481482, 8.0, 9.488372093023257, 10.0]
+    );
+    assert_eq!((t.cdf(3.0), t.cdf(5.5)), (0.31683908045977016, 0.5466666666666666));
+    assert_eq!(t.median_absolute_deviation(), 2.6572839699345727);
+    assert_eq!(t.centroid_count(), 18);
+
+    let sequential: Vec<f64> = (0..2000).map(f64::from).collect();
+    let t = digest(5.0, &sequential);
+    assert_eq!(quantiles(&t), [19.5, 199.5, 499.5, 999.5, 1499.5, 1799.5, 1979.9436201780416]);
+    assert_eq!((t.cdf(3.0), t.cdf(1500.5)), (0.0018125, 0.7505));
+    assert_eq!(t.median_absolute_deviation(), 512.1425948487397);
+    assert_eq!(t.centroid_count(), 10);
+
+    let values: Vec<f64> = (0..3000).map(|i| ((i * 7919) % 1000) as f64 / 4.0).collect();
+    let mut reduced = TDigest::new(10.0);
+    reduced.merge(&digest(10.0, &values[..1000]));
+    reduced.merge(&digest(10.0, &values[1000..]));
+    assert_eq!(
+        quantiles(&reduced),
+        [
+            2.4762518805071996,
+            24.942616084443813,
+            62.31703806284046,
+            124.87976929151624,
+            187.375,
+            224.89527655540053,
+            247.375
+        ]
+    );
+    assert_eq!(reduced.cdf(100.0), 0.40050861386782505);
+    assert_eq!(reduced.median_absolute_deviation(), 62.81805996334061);
+    assert_eq!(reduced.centroid_count(), 27);
+}
+
 #[test]
 fn empty_digest_is_nan() {
     let t = TDigest::new(100.0);
