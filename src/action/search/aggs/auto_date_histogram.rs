@@ -16,7 +16,7 @@ use super::source::{resolve, token, NumKind, SegValues, SourceSpec, VType};
 use super::{AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, Subs};
 use crate::action::search::rounding::{CalendarUnit, Interval, Rounding};
 use crate::clock::tz::Zone;
-use crate::engine::query::{SegmentView, Searcher};
+use crate::engine::query::{Searcher, SegmentView};
 use crate::engine::segment::DocId;
 use crate::error::{OsError, OsResult};
 
@@ -52,10 +52,15 @@ impl AutoDateHistogramSpec {
             match k.as_str() {
                 "buckets" => {
                     let n = v.as_i64().ok_or_else(|| {
-                        OsError::parsing(format!("[auto_date_histogram] buckets doesn't support values of type: {}", token(v)))
+                        OsError::parsing(format!(
+                            "[auto_date_histogram] buckets doesn't support values of type: {}",
+                            token(v)
+                        ))
                     })?;
                     if n <= 0 {
-                        return Err(OsError::illegal(format!("[buckets] must be greater than 0. Found [{n}] in [{name}]")));
+                        return Err(OsError::illegal(format!(
+                            "[buckets] must be greater than 0. Found [{n}] in [{name}]"
+                        )));
                     }
                     s.target = n as usize;
                 }
@@ -78,14 +83,24 @@ impl AutoDateHistogramSpec {
                 "time_zone" => {
                     s.zone = match v.as_i64() {
                         Some(h) => Zone::of_hours(h).map_err(OsError::illegal)?,
-                        None => Zone::parse(&super::source::string("auto_date_histogram", k, v)?).map_err(OsError::illegal)?,
+                        None => Zone::parse(&super::source::string("auto_date_histogram", k, v)?)
+                            .map_err(OsError::illegal)?,
                     }
                 }
                 _ => {
                     return Err(OsError::parsing(crate::error::unknown_field(
                         "auto_date_histogram",
                         k,
-                        &["field", "script", "missing", "format", "value_type", "buckets", "minimum_interval", "time_zone"],
+                        &[
+                            "field",
+                            "script",
+                            "missing",
+                            "format",
+                            "value_type",
+                            "buckets",
+                            "minimum_interval",
+                            "time_zone",
+                        ],
                     )))
                 }
             }
@@ -133,7 +148,10 @@ impl AggSpec for AutoDateHistogramSpec {
     }
 
     fn empty(&self, _def: &AggDef) -> AggResult {
-        AggResult::Buckets(Buckets { interval: Some(self.min_idx.to_string()), ..Buckets::of(KeyKind::Long, Vec::new()) })
+        AggResult::Buckets(Buckets {
+            interval: Some(self.min_idx.to_string()),
+            ..Buckets::of(KeyKind::Long, Vec::new())
+        })
     }
 
     fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult> {
@@ -152,7 +170,9 @@ impl AggSpec for AutoDateHistogramSpec {
         let mut label = format!("{}", idx);
         if rc.final_reduce {
             // Empty buckets between the first and the last key.
-            if let (Some(first), Some(last)) = (buckets.first().map(|b| b.key.as_f64() as i64), buckets.last().map(|b| b.key.as_f64() as i64)) {
+            if let (Some(first), Some(last)) =
+                (buckets.first().map(|b| b.key.as_f64() as i64), buckets.last().map(|b| b.key.as_f64() as i64))
+            {
                 let r = self.rounding(idx);
                 let have: std::collections::HashSet<i64> = buckets.iter().map(|b| b.key.as_f64() as i64).collect();
                 let mut k = r.next_rounding_value(first);
@@ -211,7 +231,11 @@ fn rebucket(def: &AggDef, r: &Rounding, buckets: Vec<Bucket>, rc: &mut ReduceCtx
     }
     let mut out = Vec::with_capacity(by.len());
     for (k, (n, subs)) in by {
-        let subs = if subs.len() == 1 { subs.into_iter().next().unwrap_or_default() } else { super::reduce_subs(def, subs, rc)? };
+        let subs = if subs.len() == 1 {
+            subs.into_iter().next().unwrap_or_default()
+        } else {
+            super::reduce_subs(def, subs, rc)?
+        };
         out.push(Bucket::new(Key::Long(k), n, subs));
     }
     Ok(out)
@@ -373,7 +397,8 @@ struct AutoLeaf<'a> {
 impl LeafCollector for AutoLeaf<'_> {
     fn collect(&mut self, doc: DocId, owner: u32, _score: f32) -> OsResult<()> {
         let (SegValues::Num(r), Some(_)) = (&mut self.values, self.num) else { return Ok(()) };
-        let vals: Vec<i64> = r.values(doc).iter().map(|&v| if self.nanos { v.div_euclid(1_000_000) } else { v }).collect();
+        let vals: Vec<i64> =
+            r.values(doc).iter().map(|&v| if self.nanos { v.div_euclid(1_000_000) } else { v }).collect();
         if !vals.is_empty() {
             self.out.push((doc, owner, vals));
         }

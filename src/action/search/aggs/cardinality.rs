@@ -13,19 +13,24 @@ use crate::engine::query::SegmentView;
 use crate::engine::segment::DocId;
 use crate::error::{OsError, OsResult};
 
-/// OpenSearch's default `precision_threshold`.
-pub const DEFAULT_THRESHOLD: u64 = 3000;
+fn new_hll(threshold: Option<u64>) -> Hll {
+    match threshold {
+        Some(t) => Hll::with_precision_threshold(t),
+        None => Hll::with_precision(super::sketch::hll::DEFAULT_PRECISION),
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct CardinalitySpec {
     pub source: SourceSpec,
-    pub threshold: u64,
+    /// `precision_threshold` (`None`: OpenSearch's default precision, 14).
+    pub threshold: Option<u64>,
 }
 
 impl CardinalitySpec {
     pub fn parse(name: &str, body: &Map<String, Value>) -> OsResult<CardinalitySpec> {
         let mut source = SourceSpec::default();
-        let mut threshold = DEFAULT_THRESHOLD;
+        let mut threshold = None;
         for (k, v) in body {
             if source.take("cardinality", k, v)? {
                 continue;
@@ -33,21 +38,32 @@ impl CardinalitySpec {
             match k.as_str() {
                 "precision_threshold" => {
                     let n = v.as_i64().ok_or_else(|| {
-                        OsError::parsing(format!("[cardinality] precision_threshold doesn't support values of type: {}", token(v)))
+                        OsError::parsing(format!(
+                            "[cardinality] precision_threshold doesn't support values of type: {}",
+                            token(v)
+                        ))
                     })?;
                     if n < 0 {
                         return Err(OsError::illegal(format!(
                             "[precisionThreshold] must be greater than or equal to 0. Found [{n}] in [{name}]"
                         )));
                     }
-                    threshold = n as u64;
+                    threshold = Some(n as u64);
                 }
                 "rehash" | "execution_hint" => {}
                 _ => {
                     return Err(OsError::parsing(crate::error::unknown_field(
                         "cardinality",
                         k,
-                        &["field", "script", "missing", "format", "value_type", "precision_threshold", "execution_hint"],
+                        &[
+                            "field",
+                            "script",
+                            "missing",
+                            "format",
+                            "value_type",
+                            "precision_threshold",
+                            "execution_hint",
+                        ],
                     )))
                 }
             }
@@ -75,7 +91,7 @@ impl AggSpec for CardinalitySpec {
     }
 
     fn empty(&self, _def: &AggDef) -> AggResult {
-        AggResult::Cardinality(Hll::with_precision_threshold(self.threshold))
+        AggResult::Cardinality(new_hll(self.threshold))
     }
 
     fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, _rc: &mut ReduceCtx) -> OsResult<AggResult> {
@@ -110,7 +126,7 @@ impl AggSpec for CardinalitySpec {
 
 struct CardinalityCollector {
     cfg: super::source::Config,
-    threshold: u64,
+    threshold: Option<u64>,
     states: Vec<Hll>,
 }
 
@@ -131,9 +147,7 @@ impl Collector for CardinalityCollector {
     }
 
     fn result(&mut self, ord: u32) -> OsResult<AggResult> {
-        Ok(AggResult::Cardinality(
-            self.states.get(ord as usize).cloned().unwrap_or_else(|| Hll::with_precision_threshold(self.threshold)),
-        ))
+        Ok(AggResult::Cardinality(self.states.get(ord as usize).cloned().unwrap_or_else(|| new_hll(self.threshold))))
     }
 
     fn mem_bytes(&self) -> usize {
@@ -144,7 +158,7 @@ impl Collector for CardinalityCollector {
 struct CardinalityLeaf<'a> {
     values: SegValues<'a>,
     num: Option<NumKind>,
-    threshold: u64,
+    threshold: Option<u64>,
     states: &'a mut Vec<Hll>,
     /// Per owner: the segment ordinals already added.
     seen: Vec<Vec<u64>>,
@@ -157,7 +171,7 @@ impl LeafCollector for CardinalityLeaf<'_> {
         let o = ord as usize;
         if self.states.len() <= o {
             let t = self.threshold;
-            self.states.resize_with(o + 1, || Hll::with_precision_threshold(t));
+            self.states.resize_with(o + 1, || new_hll(t));
         }
         match &mut self.values {
             SegValues::Num(r) => {
@@ -165,7 +179,8 @@ impl LeafCollector for CardinalityLeaf<'_> {
                 for &raw in r.values(doc) {
                     let h = match k {
                         NumKind::Double | NumKind::Scaled(_) => Hll::hash_double(k.to_f64(raw)),
-                        NumKind::Unsigned => Hll::hash_long(((raw as u64) ^ (1u64 << 63)) as i64),
+                        // OpenSearch reads unsigned_long as a double here.
+                        NumKind::Unsigned => Hll::hash_double(k.to_f64(raw)),
                         _ => Hll::hash_long(raw),
                     };
                     self.states[o].add_hash(h);

@@ -10,6 +10,7 @@
 
 pub mod auto_date_histogram;
 pub mod bucket_order;
+pub mod cardinality;
 pub mod date_histogram;
 pub mod filter;
 pub mod fmt;
@@ -18,8 +19,10 @@ pub mod include_exclude;
 pub mod metric;
 pub mod ords;
 pub mod parse;
+pub mod percentiles;
 pub mod range;
 pub mod result;
+pub mod sketch;
 pub mod source;
 pub mod terms;
 

@@ -95,8 +95,17 @@ fn parser(t: &str) -> Option<Parser> {
             Ok(Arc::new(super::date_histogram::DateHistogramSpec::parse(name, body("date_histogram", v)?)?))
         },
         "auto_date_histogram" => |_, name, v| {
-            Ok(Arc::new(super::auto_date_histogram::AutoDateHistogramSpec::parse(name, body("auto_date_histogram", v)?)?))
+            Ok(Arc::new(super::auto_date_histogram::AutoDateHistogramSpec::parse(
+                name,
+                body("auto_date_histogram", v)?,
+            )?))
         },
+        "percentiles" | "percentile_ranks" | "median_absolute_deviation" => {
+            |t, name, v| Ok(Arc::new(super::percentiles::PercentilesSpec::parse(t, name, body(t, v)?)?))
+        }
+        "cardinality" => {
+            |_, name, v| Ok(Arc::new(super::cardinality::CardinalitySpec::parse(name, body("cardinality", v)?)?))
+        }
         "histogram" => |_, name, v| Ok(Arc::new(HistogramSpec::parse(name, body("histogram", v)?)?)),
         "range" => |_, name, v| Ok(Arc::new(RangeSpec::parse(false, name, body("range", v)?)?)),
         "date_range" => |_, name, v| Ok(Arc::new(RangeSpec::parse(true, name, body("date_range", v)?)?)),

@@ -48,7 +48,9 @@ fn numbers(t: &str, k: &str, v: &Value) -> OsResult<Vec<f64>> {
     };
     a.iter()
         .map(|x| {
-            x.as_f64().ok_or_else(|| OsError::parsing(format!("[{t}] failed to parse field [{k}]: value [{x}] is not a number")))
+            x.as_f64().ok_or_else(|| {
+                OsError::parsing(format!("[{t}] failed to parse field [{k}]: value [{x}] is not a number"))
+            })
         })
         .collect()
 }
@@ -81,7 +83,10 @@ impl PercentilesSpec {
                     }
                     for x in &p {
                         if !(0.0..=100.0).contains(x) {
-                            return Err(OsError::illegal(format!("percent must be in [0,100], got [{}]: [{name}]", java_double(*x))));
+                            return Err(OsError::illegal(format!(
+                                "percent must be in [0,100], got [{}]: [{name}]",
+                                java_double(*x)
+                            )));
                         }
                     }
                     ask = Ask::Percents(p);
@@ -99,25 +104,50 @@ impl PercentilesSpec {
                     ask = Ask::Ranks(p);
                 }
                 ("keyed", Ask::Percents(_) | Ask::Ranks(_)) => {
-                    keyed = v.as_bool().ok_or_else(|| OsError::parsing(format!("[{t}] keyed doesn't support values of type: {}", token(v))))?
+                    keyed = v.as_bool().ok_or_else(|| {
+                        OsError::parsing(format!("[{t}] keyed doesn't support values of type: {}", token(v)))
+                    })?
                 }
-                ("compression", Ask::Mad) => compression = Some(v.as_f64().ok_or_else(|| OsError::parsing(format!("[{t}] compression doesn't support values of type: {}", token(v))))?),
+                ("compression", Ask::Mad) => {
+                    compression = Some(v.as_f64().ok_or_else(|| {
+                        OsError::parsing(format!("[{t}] compression doesn't support values of type: {}", token(v)))
+                    })?)
+                }
                 ("tdigest", Ask::Percents(_) | Ask::Ranks(_)) => {
                     if method.is_some() {
                         return Err(OsError::parsing(format!("[{t}] only one of [tdigest] or [hdr] may be set")));
                     }
                     let Value::Object(m) = v else {
-                        return Err(OsError::parsing(format!("[{t}] tdigest doesn't support values of type: {}", token(v))));
+                        return Err(OsError::parsing(format!(
+                            "[{t}] tdigest doesn't support values of type: {}",
+                            token(v)
+                        )));
                     };
                     let mut c = 100.0;
                     for (mk, mv) in m {
                         match mk.as_str() {
-                            "compression" => c = mv.as_f64().ok_or_else(|| OsError::parsing(format!("[tdigest] compression doesn't support values of type: {}", token(mv))))?,
-                            _ => return Err(OsError::parsing(crate::error::unknown_field("tdigest", mk, &["compression"]))),
+                            "compression" => {
+                                c = mv.as_f64().ok_or_else(|| {
+                                    OsError::parsing(format!(
+                                        "[tdigest] compression doesn't support values of type: {}",
+                                        token(mv)
+                                    ))
+                                })?
+                            }
+                            _ => {
+                                return Err(OsError::parsing(crate::error::unknown_field(
+                                    "tdigest",
+                                    mk,
+                                    &["compression"],
+                                )))
+                            }
                         }
                     }
                     if c < 0.0 {
-                        return Err(OsError::illegal(format!("[compression] must be greater than or equal to 0. Found [{}] in [{name}]", java_double(c))));
+                        return Err(OsError::illegal(format!(
+                            "[compression] must be greater than or equal to 0. Found [{}] in [{name}]",
+                            java_double(c)
+                        )));
                     }
                     method = Some(Method::TDigest { compression: c });
                 }
@@ -126,26 +156,54 @@ impl PercentilesSpec {
                         return Err(OsError::parsing(format!("[{t}] only one of [tdigest] or [hdr] may be set")));
                     }
                     let Value::Object(m) = v else {
-                        return Err(OsError::parsing(format!("[{t}] hdr doesn't support values of type: {}", token(v))));
+                        return Err(OsError::parsing(format!(
+                            "[{t}] hdr doesn't support values of type: {}",
+                            token(v)
+                        )));
                     };
-                    let mut d = 3i64;
+                    let mut d = super::sketch::hdr::DEFAULT_DIGITS as i64;
                     for (mk, mv) in m {
                         match mk.as_str() {
                             "number_of_significant_value_digits" => {
-                                d = mv.as_i64().ok_or_else(|| OsError::parsing(format!("[hdr] number_of_significant_value_digits doesn't support values of type: {}", token(mv))))?
+                                d = mv.as_i64().ok_or_else(|| {
+                                    OsError::parsing(format!(
+                                        "[hdr] number_of_significant_value_digits doesn't support values of type: {}",
+                                        token(mv)
+                                    ))
+                                })?
                             }
-                            _ => return Err(OsError::parsing(crate::error::unknown_field("hdr", mk, &["number_of_significant_value_digits"]))),
+                            _ => {
+                                return Err(OsError::parsing(crate::error::unknown_field(
+                                    "hdr",
+                                    mk,
+                                    &["number_of_significant_value_digits"],
+                                )))
+                            }
                         }
                     }
                     if !(0..=5).contains(&d) {
-                        return Err(OsError::illegal(format!("[numberOfSignificantValueDigits] must be between 0 and 5: [{name}]")));
+                        return Err(OsError::illegal(format!(
+                            "[numberOfSignificantValueDigits] must be between 0 and 5: [{name}]"
+                        )));
                     }
                     method = Some(Method::Hdr { digits: d as u8 });
                 }
                 _ => {
                     let keys: &[&str] = match ask {
-                        Ask::Percents(_) => &["field", "script", "missing", "format", "value_type", "percents", "keyed", "tdigest", "hdr"],
-                        Ask::Ranks(_) => &["field", "script", "missing", "format", "value_type", "values", "keyed", "tdigest", "hdr"],
+                        Ask::Percents(_) => &[
+                            "field",
+                            "script",
+                            "missing",
+                            "format",
+                            "value_type",
+                            "percents",
+                            "keyed",
+                            "tdigest",
+                            "hdr",
+                        ],
+                        Ask::Ranks(_) => {
+                            &["field", "script", "missing", "format", "value_type", "values", "keyed", "tdigest", "hdr"]
+                        }
                         Ask::Mad => &["field", "script", "missing", "format", "value_type", "compression"],
                     };
                     return Err(OsError::parsing(crate::error::unknown_field(t, k, keys)));
@@ -330,7 +388,12 @@ struct SketchCollector {
 
 impl Collector for SketchCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, _si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
-        Ok(Box::new(SketchLeaf { values: self.cfg.open(seg), num: self.num, proto: &self.proto, states: &mut self.states }))
+        Ok(Box::new(SketchLeaf {
+            values: self.cfg.open(seg),
+            num: self.num,
+            proto: &self.proto,
+            states: &mut self.states,
+        }))
     }
 
     fn result(&mut self, ord: u32) -> OsResult<AggResult> {
@@ -367,7 +430,13 @@ impl LeafCollector for SketchLeaf<'_> {
             let v = k.to_f64(raw);
             match &mut self.states[o] {
                 AggResult::TDigest(d, _) => d.add(v),
-                AggResult::Hdr(h, _) => h.record(v).map_err(OsError::illegal)?,
+                AggResult::Hdr(h, _) => h.record(v).map_err(|e| {
+                    debug_assert_eq!(
+                        super::sketch::hdr::ERROR_TYPE,
+                        crate::error::ErrorKind::ArrayIndexOutOfBounds.name()
+                    );
+                    OsError::new(crate::error::ErrorKind::ArrayIndexOutOfBounds, e)
+                })?,
                 _ => {}
             }
         }
