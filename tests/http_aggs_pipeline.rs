@@ -227,3 +227,23 @@ fn bad_pipelines_are_400s() {
     }
     s.stop();
 }
+
+#[test]
+fn moving_avg_warns_that_it_is_deprecated() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    load(&s, "ma", 2, &docs(13, 60));
+    let body = json!({"size": 0, "aggs": {"h": {"histogram": {"field": "n", "interval": 10}, "aggs": {
+        "s": {"sum": {"field": "x"}},
+        "ma": {"moving_avg": {"buckets_path": "s", "window": 3, "model": "linear"}}
+    }}}});
+    let r = post(s.addr, "/ma/_search", &body.to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+    let warning = r.header("warning").unwrap_or_default().to_string();
+    assert!(warning.contains("The moving_avg aggregation has been deprecated"), "{:?}", r.headers);
+    let b = &r.json()["aggregations"]["h"]["buckets"];
+    assert!(b[0].get("ma").is_none());
+    // OpenSearch's linear model starts its total weight at 1: one value v gives v / 2.
+    assert!(close(&b[1]["ma"]["value"], b[0]["s"]["value"].as_f64().unwrap() / 2.0), "{b}");
+    s.stop();
+}

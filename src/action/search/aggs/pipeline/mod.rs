@@ -7,6 +7,7 @@
 //! bucket_metrics.rs sibling pipelines: avg/sum/min/max/stats/extended_stats/percentiles_bucket
 //! sequence.rs       parent pipelines over histograms: derivative, cumulative_sum, serial_diff, moving_fn
 //! moving.rs         MovingFunctions and the moving_fn scripts Fathom evaluates
+//! moving_avg.rs     the deprecated moving_avg and its models
 //! bucket_script.rs  bucket_script, bucket_selector, bucket_sort
 //! ```
 //!
@@ -18,6 +19,7 @@
 pub mod bucket_metrics;
 pub mod bucket_script;
 pub mod moving;
+pub mod moving_avg;
 pub mod sequence;
 
 use std::sync::Arc;
@@ -50,6 +52,7 @@ pub fn parser(t: &str) -> Option<super::parse::Parser> {
         "bucket_script" | "bucket_selector" => {
             |t, name, v| Ok(Arc::new(bucket_script::ScriptedSpec::parse(t, name, body(t, v)?)?))
         }
+        "moving_avg" => |t, name, v| Ok(Arc::new(moving_avg::MovAvgSpec::parse(name, body(t, v)?)?)),
         "bucket_sort" => |t, name, v| Ok(Arc::new(bucket_script::BucketSortSpec::parse(name, body(t, v)?)?)),
         _ => return None,
     })
@@ -69,12 +72,12 @@ pub fn is_absent(r: &AggResult) -> bool {
     matches!(r, AggResult::Json(Value::Null))
 }
 
-/// How buckets without a value (empty buckets, NaN or infinite values) are treated.
+/// How buckets without a value (empty buckets, NaN or infinite values) are treated. OpenSearch
+/// has these two (Elasticsearch's later `keep_values` is not among them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GapPolicy {
     Skip,
     InsertZeros,
-    KeepValues,
 }
 
 impl GapPolicy {
@@ -85,10 +88,9 @@ impl GapPolicy {
         Ok(match s {
             "skip" => GapPolicy::Skip,
             "insert_zeros" => GapPolicy::InsertZeros,
-            "keep_values" => GapPolicy::KeepValues,
             _ => {
                 return Err(OsError::parsing(format!(
-                    "Invalid gap policy: [{s}], accepted values: [insert_zeros, skip, keep_values]"
+                    "Invalid gap policy: [{s}], accepted values: [insert_zeros, skip]"
                 )))
             }
         })
@@ -296,8 +298,7 @@ pub fn bucket_value(parent: &AggDef, bucket: &Bucket, path: &[String], gap: GapP
     if value.is_nan() || value.is_infinite() || (bucket.doc_count == 0 && !is_count) {
         return Ok(Some(match gap {
             GapPolicy::InsertZeros => 0.0,
-            GapPolicy::KeepValues if value.is_finite() => value,
-            _ => f64::NAN,
+            GapPolicy::Skip => f64::NAN,
         }));
     }
     Ok(Some(value))

@@ -111,6 +111,20 @@ pub fn holt(values: &[f64], alpha: f64, beta: f64) -> f64 {
 }
 
 pub fn holt_winters(values: &[f64], alpha: f64, beta: f64, gamma: f64, period: i64, mult: bool) -> OsResult<f64> {
+    let padding = if mult { 0.000_000_000_1 } else { 0.0 };
+    holt_winters_padded(values, alpha, beta, gamma, period, padding, mult)
+}
+
+/// Holt-Winters with an explicit padding of the values (moving_avg's `pad`).
+pub fn holt_winters_padded(
+    values: &[f64],
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    period: i64,
+    padding: f64,
+    mult: bool,
+) -> OsResult<f64> {
     if values.is_empty() {
         return Ok(f64::NAN);
     }
@@ -125,7 +139,6 @@ pub fn holt_winters(values: &[f64], alpha: f64, beta: f64, gamma: f64, period: i
     if period_u == 0 {
         return Err(OsError::illegal("Holt-Winters period must be a positive integer"));
     }
-    let padding = if mult { 0.000_000_000_1 } else { 0.0 };
     let mut vs = vec![0.0; values.len()];
     let mut counter = 0;
     for &v in values.iter().filter(|v| !v.is_nan()) {

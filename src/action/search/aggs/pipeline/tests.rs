@@ -149,6 +149,28 @@ fn validation_messages() {
     );
     assert!(err(json!({"a": {"avg_bucket": {"buckets_path": "h>s", "gap_policy": "nope"}}}))
         .starts_with("Invalid gap policy"));
+    // OpenSearch has no keep_values (Elasticsearch added it after the fork).
+    assert_eq!(
+        err(json!({"a": {"avg_bucket": {"buckets_path": "h>s", "gap_policy": "keep_values"}}})),
+        "Invalid gap policy: [keep_values], accepted values: [insert_zeros, skip]"
+    );
+}
+
+#[test]
+fn moving_avg_predicts_from_the_window_before() {
+    let aggs = json!({
+        "h": {"histogram": {"field": "x", "interval": 1}, "aggs": {
+            "s": {"sum": {"field": "x"}},
+            "ma": {"moving_avg": {"buckets_path": "s", "window": 2}}
+        }}
+    });
+    let out = run(aggs, &[&[1.0], &[3.0], &[], &[5.0], &[7.0]]);
+    let b = &out["h"]["buckets"];
+    assert!(b[0].get("ma").is_none());
+    assert_eq!(b[1]["ma"]["value"], json!(1.0));
+    assert!(b[2].get("ma").is_none());
+    assert_eq!(b[3]["ma"]["value"], json!(2.0));
+    assert_eq!(b[4]["ma"]["value"], json!(4.0));
 }
 
 #[test]
