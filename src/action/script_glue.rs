@@ -66,3 +66,9 @@ impl Script {
         self.script.execute_update(ctx, &self.params).map_err(|e| failure(&e))
     }
 }
+
+/// A script error as the OpenSearch error a search answers with (a `script_exception` with its
+/// source, stack and position, status 400).
+pub fn search_script_error(e: &ScriptError) -> OsError {
+    os_error_from_json(&e.to_json(), e.status())
+}

@@ -69,6 +69,16 @@ struct Compiled {
     program: parser::Program,
 }
 
+/// What an aggregation script returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AggScriptValue {
+    Null,
+    Bool(bool),
+    Number(f64),
+    /// Anything else, by its Java class name.
+    Other(&'static str),
+}
+
 /// The `ctx` of an update script. `op` starts as `"index"`; the script may set it to `"noop"`,
 /// `"none"` or `"delete"` (any other value is the caller's to reject or ignore, as OpenSearch's
 /// `UpdateHelper` does).
@@ -138,6 +148,62 @@ impl Script {
             }
         }
         Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
+    }
+
+    /// Compiles an aggregation script (`bucket_script`, `bucket_selector`): its value is a
+    /// `return` or, as Painless returns for these non-void contexts, its last expression.
+    pub fn compile_aggregation(source: &str, lang: Option<&str>) -> Result<Script, ScriptError> {
+        let lang = lang.unwrap_or(PAINLESS);
+        if lang != PAINLESS {
+            return Err(ScriptError::plain(ErrorKind::IllegalArgument, format!("script_lang not supported [{lang}]")));
+        }
+        let to_error = |e: error::CompileError| error::compile_error(source, lang, &e);
+        let tokens = lexer::lex(source).map_err(to_error)?;
+        let mut program = parser::parse(source, tokens).map_err(to_error)?;
+        if program.stmts.iter().all(|s| matches!(s, ast::Stmt::Empty)) {
+            return Err(to_error(error::CompileError::new(0, "Cannot generate an empty script.".into())));
+        }
+        if let Some(last) = program.stmts.iter_mut().rev().find(|s| !matches!(s, ast::Stmt::Empty)) {
+            if let ast::Stmt::Expr(e) = last {
+                *last = ast::Stmt::Return(Some(e.clone()));
+            }
+        }
+        Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
+    }
+
+    /// Runs an aggregation script with `params` plus the numeric variables `vars` (doubles,
+    /// `NaN` included, or null) in `params`, and returns what it returned.
+    pub fn execute_aggregation(
+        &self,
+        params: &Map<String, Json>,
+        vars: &[(String, Option<f64>)],
+    ) -> Result<AggScriptValue, ScriptError> {
+        let mut map = value::map_from_json(params);
+        for (k, v) in vars {
+            map.insert(k.clone(), v.map_or(Value::Null, Value::Double));
+        }
+        let program = &self.inner.program;
+        value::reset_work();
+        let mut exec = interp::Exec {
+            locals: program.slot_types.iter().map(|t| interp::default_value(*t)).collect(),
+            slot_types: &program.slot_types,
+            budget: interp::MAX_LOOP_COUNTER,
+            params: Value::new_map(map),
+            ctx: Value::Null,
+        };
+        let flow = exec.run(&program.stmts).map_err(|e| self.runtime_failure(e.at, e.kind, e.reason))?;
+        Ok(match flow {
+            interp::Flow::Return(v) => match v {
+                Value::Null => AggScriptValue::Null,
+                Value::Bool(b) => AggScriptValue::Bool(b),
+                Value::Int(n) => AggScriptValue::Number(n as f64),
+                Value::Long(n) => AggScriptValue::Number(n as f64),
+                Value::Float(n) => AggScriptValue::Number(n as f64),
+                Value::Double(n) => AggScriptValue::Number(n),
+                other => AggScriptValue::Other(other.java_class()),
+            },
+            _ => AggScriptValue::Null,
+        })
     }
 
     pub fn source(&self) -> &str {

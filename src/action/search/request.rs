@@ -281,7 +281,13 @@ impl SearchRequest {
                     if r.aggs.is_some() {
                         return Err(perr("Found two aggregation definitions"));
                     }
-                    r.aggs = Some(std::sync::Arc::new(super::aggs::parse::parse_aggs(v)?));
+                    let defs = super::aggs::parse::parse_aggs(v)?;
+                    let mut deprecated = Vec::new();
+                    super::aggs::pipeline::moving_avg::deprecations(&defs, &mut deprecated);
+                    for w in deprecated {
+                        r.warnings.warn(w);
+                    }
+                    r.aggs = Some(std::sync::Arc::new(defs));
                 }
                 "profile" | "stats" | "indices_boost" | "ext" | "suggest" | "search_pipeline" | "derived"
                 | "verbose_pipeline" => {

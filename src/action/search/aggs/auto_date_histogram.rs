@@ -123,6 +123,10 @@ impl AggSpec for AutoDateHistogramSpec {
         "auto_date_histogram"
     }
 
+    fn histogram_min_doc_count(&self) -> Option<u64> {
+        Some(0)
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let mut cfg = resolve(&self.source, env.qc.mapping, "auto_date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));

@@ -174,6 +174,10 @@ impl AggSpec for DateHistogramSpec {
         "date_histogram"
     }
 
+    fn histogram_min_doc_count(&self) -> Option<u64> {
+        Some(self.common.min_doc_count)
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let mut cfg = resolve(&self.common.source, env.qc.mapping, "date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));

@@ -218,6 +218,10 @@ impl AggSpec for HistogramSpec {
         "histogram"
     }
 
+    fn histogram_min_doc_count(&self) -> Option<u64> {
+        Some(self.common.min_doc_count)
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let cfg = resolve(&self.common.source, env.qc.mapping, "histogram")?;
         histo_collector(def, env, cfg, "histogram", &self.common, Arc::new(self.rounder))

@@ -20,6 +20,7 @@ pub mod metric;
 pub mod ords;
 pub mod parse;
 pub mod percentiles;
+pub mod pipeline;
 pub mod range;
 pub mod result;
 pub mod sketch;
@@ -145,6 +146,19 @@ pub trait AggSpec: Debug + Send + Sync {
     fn run_pipeline(&self, def: &AggDef, ctx: &mut PipelineCtx<'_>) -> OsResult<()> {
         let _ = (def, ctx);
         Ok(())
+    }
+    /// Pipelines: the `buckets_path` entries read (they run after what they read).
+    fn buckets_paths(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Pipelines: request validation given the siblings and the parent (OpenSearch's
+    /// `PipelineAggregationBuilder.validate`); failures are added to `errors`.
+    fn validate_pipeline(&self, def: &AggDef, siblings: &[AggDef], parent: Option<&AggDef>, errors: &mut Vec<String>) {
+        let _ = (def, siblings, parent, errors);
+    }
+    /// Histograms: their `min_doc_count` (parent pipelines need 0).
+    fn histogram_min_doc_count(&self) -> Option<u64> {
+        None
     }
 }
 
@@ -452,11 +466,10 @@ pub fn run_pipelines(
                         at: 0,
                         parent: Some((d, &mut b.buckets)),
                     };
-                    for (i, s) in d.subs.iter().enumerate() {
-                        if s.spec.is_pipeline() {
-                            ctx.at = i;
-                            s.spec.run_pipeline(s, &mut ctx)?;
-                        }
+                    for i in pipeline::run_order(&d.subs)? {
+                        let s = &d.subs[i];
+                        ctx.at = i;
+                        s.spec.run_pipeline(s, &mut ctx)?;
                     }
                 }
             }
@@ -465,8 +478,9 @@ pub fn run_pipelines(
         }
     }
     let mut ctx = PipelineCtx { siblings: defs, results, at: 0, parent };
-    for (i, d) in defs.iter().enumerate() {
-        if d.spec.is_pipeline() && ctx.parent.is_none() {
+    if ctx.parent.is_none() {
+        for i in pipeline::run_order(defs)? {
+            let d = &defs[i];
             ctx.at = i;
             d.spec.run_pipeline(d, &mut ctx)?;
         }
@@ -487,6 +501,9 @@ pub fn render_into(
     mut out: Map<String, Value>,
 ) -> OsResult<Map<String, Value>> {
     for (d, r) in defs.iter().zip(results) {
+        if d.spec.is_pipeline() && pipeline::is_absent(r) {
+            continue;
+        }
         let mut body = Map::new();
         if let Some(m) = &d.meta {
             body.insert("meta".into(), m.clone());

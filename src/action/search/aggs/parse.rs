@@ -126,13 +126,15 @@ fn parser(t: &str) -> Option<Parser> {
 }
 
 /// Parsers registered by the other aggregation files (kept apart so each family adds its own).
-fn extra_parser(_t: &str) -> Option<Parser> {
-    None
+fn extra_parser(t: &str) -> Option<Parser> {
+    super::pipeline::parser(t)
 }
 
 /// Parses an `aggs` object.
 pub fn parse_aggs(v: &Value) -> OsResult<Vec<AggDef>> {
-    parse_level(v, 0)
+    let defs = parse_level(v, 0)?;
+    super::pipeline::validate(&defs)?;
+    Ok(defs)
 }
 
 fn parse_level(v: &Value, depth: usize) -> OsResult<Vec<AggDef>> {
