@@ -9,14 +9,18 @@
 //! their parsers.
 
 pub mod bucket_order;
+pub mod composite;
 pub mod filter;
 pub mod fmt;
 pub mod histogram;
 pub mod include_exclude;
 pub mod metric;
+pub mod multi_key;
+pub mod multi_terms;
 pub mod ords;
 pub mod parse;
 pub mod range;
+pub mod rare_terms;
 pub mod result;
 pub mod source;
 pub mod terms;
