@@ -418,6 +418,7 @@ impl AggSpec for CompositeSpec {
             srcs,
             after,
             ords: MultiOrds::default(),
+            window: Window::default(),
             subs: Subs::new(def, env)?,
         }))
     }
@@ -540,7 +541,42 @@ struct CompositeCollector {
     srcs: Vec<ShardSource>,
     after: Option<Vec<Option<Key>>>,
     ords: MultiOrds,
+    window: Window,
     subs: Subs,
+}
+
+/// Per owning bucket, the keys that can still be among its first `size` (OpenSearch keeps a
+/// queue of `size` keys): once twice `size` keys are live, the `size`-th smallest becomes a
+/// bound and keys above it are no longer collected.
+#[derive(Debug, Default)]
+struct Window {
+    live: Vec<Vec<u32>>,
+    bound: Vec<Option<Vec<Option<Key>>>>,
+}
+
+impl Window {
+    fn rejects(&self, spec: &CompositeSpec, owner: u32, key: &[Option<Key>]) -> bool {
+        self.bound.get(owner as usize).and_then(Option::as_ref).is_some_and(|b| spec.cmp(key, b) == Ordering::Greater)
+    }
+
+    fn added(&mut self, spec: &CompositeSpec, ords: &MultiOrds, owner: u32, o: u32) {
+        let ow = owner as usize;
+        if self.live.len() <= ow {
+            self.live.resize_with(ow + 1, Vec::new);
+            self.bound.resize(ow + 1, None);
+        }
+        let live = &mut self.live[ow];
+        live.push(o);
+        if live.len() >= spec.size.saturating_mul(2).max(2) {
+            live.sort_by(|&a, &b| spec.cmp(&ords.keys[a as usize], &ords.keys[b as usize]));
+            live.truncate(spec.size);
+            self.bound[ow] = live.last().map(|&l| ords.keys[l as usize].clone());
+        }
+    }
+
+    fn of_owner(&self, owner: u32) -> &[u32] {
+        self.live.get(owner as usize).map_or(&[], Vec::as_slice)
+    }
 }
 
 impl Collector for CompositeCollector {
@@ -552,13 +588,14 @@ impl Collector for CompositeCollector {
             after: self.after.as_deref(),
             values,
             ords: &mut self.ords,
+            window: &mut self.window,
             subs: self.subs.leaves(seg, si)?,
             scratch: Vec::new(),
         }))
     }
 
     fn result(&mut self, owner: u32) -> OsResult<AggResult> {
-        let mut ords: Vec<u32> = self.ords.of_owner(owner).to_vec();
+        let mut ords: Vec<u32> = self.window.of_owner(owner).to_vec();
         ords.sort_by(|&a, &b| self.spec.cmp(&self.ords.keys[a as usize], &self.ords.keys[b as usize]));
         ords.truncate(self.spec.size);
         let mut buckets = Vec::with_capacity(ords.len());
@@ -585,6 +622,7 @@ struct CompositeLeaf<'a> {
     after: Option<&'a [Option<Key>]>,
     values: Vec<super::source::SegValues<'a>>,
     ords: &'a mut MultiOrds,
+    window: &'a mut Window,
     subs: SubLeaves<'a>,
     scratch: Vec<Key>,
 }
@@ -604,14 +642,21 @@ impl LeafCollector for CompositeLeaf<'_> {
                 per.push(self.scratch.drain(..).map(Some).collect());
             }
         }
-        let CompositeLeaf { spec, after, ords, subs, .. } = self;
+        let CompositeLeaf { spec, after, ords, window, subs, .. } = self;
         for_each_combination(&per, &mut |key| {
             if let Some(a) = after {
                 if spec.cmp(&key, a) != Ordering::Greater {
                     return Ok(());
                 }
             }
+            if window.rejects(spec, owner, &key) {
+                return Ok(());
+            }
+            let before = ords.keys.len();
             let o = ords.ord(owner, key);
+            if ords.keys.len() > before {
+                window.added(spec, ords, owner, o);
+            }
             ords.counts[o as usize] += 1;
             subs.collect(doc, o, score)
         })
