@@ -709,4 +709,26 @@ mod tests {
             vec![k(Some(2), Some(5)), k(Some(2), None), k(Some(1), Some(2)), k(Some(1), None), k(None, Some(1))]
         );
     }
+
+    #[test]
+    fn window_keeps_the_first_keys_whatever_the_arrival_order() {
+        let s = spec(json!({"sources": [{"a": {"terms": {"field": "x", "order": "desc"}}}], "size": 3})).unwrap();
+        let mut ords = MultiOrds::default();
+        let mut w = Window::default();
+        let mut seen = 0;
+        for i in 0..50i64 {
+            let key = vec![Some(Key::Long((i * 37) % 50))];
+            if w.rejects(&s, 0, &key) {
+                continue;
+            }
+            seen += 1;
+            let o = ords.ord(0, key);
+            w.added(&s, &ords, 0, o);
+        }
+        assert!(seen < 50, "later keys above the bound are not collected");
+        let mut live: Vec<Vec<Option<Key>>> = w.of_owner(0).iter().map(|&o| ords.keys[o as usize].clone()).collect();
+        live.sort_by(|a, b| s.cmp(a, b));
+        live.truncate(3);
+        assert_eq!(live, vec![vec![Some(Key::Long(49))], vec![Some(Key::Long(48))], vec![Some(Key::Long(47))]]);
+    }
 }
