@@ -118,15 +118,26 @@ impl IncludeExclude {
         self.include.as_ref().is_none_or(matches) && !self.exclude.as_ref().is_some_and(matches)
     }
 
+    /// Whether a regular expression is given (string fields only).
+    pub fn has_regex(&self) -> bool {
+        matches!(self.include, Some(Rule::Regex(_))) || matches!(self.exclude, Some(Rule::Regex(_)))
+    }
+
     /// Whether a numeric key passes (`raw`: the column's long, hashed by partitions).
     pub fn accept_number(&self, key: &Key, raw: i64) -> bool {
+        self.accept_number_with(key, raw, &|_| None)
+    }
+
+    /// [`Self::accept_number`] where listed values that are not numbers parse by `parse` (a
+    /// date field's format, as OpenSearch's `convertToLongFilter(format)`).
+    pub fn accept_number_with(&self, key: &Key, raw: i64, parse: &dyn Fn(&str) -> Option<f64>) -> bool {
         let x = key.as_f64();
         let matches = |r: &Rule| match r {
             Rule::Regex(_) => false,
             Rule::Set(s) => s.iter().any(|v| match v.as_str() {
                 "true" => x == 1.0,
                 "false" => x == 0.0,
-                v => v.parse::<f64>().is_ok_and(|y| y == x),
+                v => v.parse::<f64>().ok().or_else(|| parse(v)).is_some_and(|y| y == x),
             }),
             Rule::Partition { partition, num } => (mix64(raw).rem_euclid(*num as i64)) as u64 == *partition,
         };

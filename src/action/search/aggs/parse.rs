@@ -6,10 +6,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::composite::CompositeSpec;
 use super::filter::{FiltersSpec, SingleKind, SingleSpec};
 use super::histogram::HistogramSpec;
 use super::metric::{Metric, MetricSpec};
+use super::multi_terms::MultiTermsSpec;
 use super::range::RangeSpec;
+use super::rare_terms::RareTermsSpec;
 use super::source::token;
 use super::terms::TermsSpec;
 use super::{AggDef, AggSpec};
@@ -127,13 +130,19 @@ fn parser(t: &str) -> Option<Parser> {
 
 /// Parsers registered by the other aggregation files (kept apart so each family adds its own).
 fn extra_parser(t: &str) -> Option<Parser> {
-    super::pipeline::parser(t)
+    Some(match t {
+        "composite" => |_, name, v| Ok(Arc::new(CompositeSpec::parse(name, body("composite", v)?)?)),
+        "multi_terms" => |_, name, v| Ok(Arc::new(MultiTermsSpec::parse(name, body("multi_terms", v)?)?)),
+        "rare_terms" => |_, name, v| Ok(Arc::new(RareTermsSpec::parse(name, body("rare_terms", v)?)?)),
+        _ => return super::pipeline::parser(t),
+    })
 }
 
 /// Parses an `aggs` object.
 pub fn parse_aggs(v: &Value) -> OsResult<Vec<AggDef>> {
     let defs = parse_level(v, 0)?;
     super::pipeline::validate(&defs)?;
+    super::composite::check_parents(&defs, None)?;
     Ok(defs)
 }
 

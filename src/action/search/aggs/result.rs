@@ -244,6 +244,17 @@ pub struct Buckets {
     pub interval: Option<String>,
     /// How keys print.
     pub fmt: Fmt,
+    /// composite and multi_terms: how each position of a [`Key::Multi`] prints.
+    #[serde(default)]
+    pub fmts: Vec<Fmt>,
+    /// composite: the key of the last bucket of the page (`after_key`, kept when a pipeline
+    /// removes buckets, as OpenSearch).
+    #[serde(default)]
+    pub after_key: Option<Key>,
+    /// rare_terms: the keys some shard counted more than `max_doc_count` times (OpenSearch's
+    /// cuckoo filter, kept exact here).
+    #[serde(default)]
+    pub pruned: Vec<Key>,
 }
 
 impl Buckets {
@@ -257,6 +268,9 @@ impl Buckets {
             bounds: None,
             interval: None,
             fmt: Fmt::Raw,
+            fmts: Vec::new(),
+            after_key: None,
+            pruned: Vec::new(),
         }
     }
 }

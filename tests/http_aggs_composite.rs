@@ -1,0 +1,252 @@
+//! composite, multi_terms and rare_terms over HTTP against a naive model of random documents
+//! (multi-valued keywords, longs, doubles), on one shard and on three: paging a composite
+//! aggregation with `after_key` visits every key exactly once in order, multi_terms gives the
+//! model's top buckets, rare_terms the model's rare terms.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::http::{post, put, TestServer};
+use serde_json::{json, Value};
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Doc {
+    tags: Vec<String>,
+    n: Option<i64>,
+    x: f64,
+}
+
+fn docs(seed: u64, count: usize) -> Vec<Doc> {
+    let mut r = Lcg(seed);
+    (0..count)
+        .map(|_| {
+            let k = r.below(4);
+            let tags: BTreeSet<String> = (0..k)
+                .map(|_| if r.below(3) == 0 { format!("r{}", r.below(40)) } else { format!("t{}", r.below(6)) })
+                .collect();
+            Doc {
+                tags: tags.into_iter().collect(),
+                n: (r.below(6) != 0).then(|| r.below(60) as i64 - 15),
+                x: (r.below(800) as f64) / 4.0,
+            }
+        })
+        .collect()
+}
+
+fn load(s: &TestServer, index: &str, shards: u32, docs: &[Doc]) {
+    let body = json!({
+        "settings": {"number_of_shards": shards, "number_of_replicas": 0},
+        "mappings": {"properties": {"tag": {"type": "keyword"}, "n": {"type": "long"}, "x": {"type": "double"}}}
+    });
+    let r = put(s.addr, &format!("/{index}"), &body.to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+    let mut bulk = String::new();
+    for (i, d) in docs.iter().enumerate() {
+        bulk.push_str(&json!({"index": {"_index": index, "_id": i.to_string()}}).to_string());
+        bulk.push('\n');
+        let mut src = serde_json::Map::new();
+        if !d.tags.is_empty() {
+            src.insert("tag".into(), json!(d.tags));
+        }
+        if let Some(n) = d.n {
+            src.insert("n".into(), json!(n));
+        }
+        src.insert("x".into(), json!(d.x));
+        bulk.push_str(&Value::Object(src).to_string());
+        bulk.push('\n');
+    }
+    let r = common::http::send(
+        s.addr,
+        "POST",
+        "/_bulk?refresh=true",
+        Some(bulk.as_bytes()),
+        &[("content-type", "application/x-ndjson")],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["errors"], json!(false));
+}
+
+fn search(s: &TestServer, index: &str, body: Value) -> Value {
+    let r = post(s.addr, &format!("/{index}/_search"), &body.to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Composite key of the model: tag (descending, missing last) then n's histogram bucket.
+type CKey = (bool, std::cmp::Reverse<Option<String>>, i64);
+
+fn composite_model(ds: &[Doc]) -> BTreeMap<(Option<String>, i64), (u64, f64)> {
+    let mut m = BTreeMap::new();
+    for d in ds {
+        let Some(n) = d.n else { continue };
+        let h = n.div_euclid(10) * 10;
+        let tags: Vec<Option<String>> =
+            if d.tags.is_empty() { vec![None] } else { d.tags.iter().cloned().map(Some).collect() };
+        for t in tags {
+            let e: &mut (u64, f64) = m.entry((t, h)).or_default();
+            e.0 += 1;
+            e.1 += d.x;
+        }
+    }
+    m
+}
+
+fn ckey(t: &Option<String>, h: i64) -> CKey {
+    // Descending tags with the missing bucket last.
+    (t.is_none(), std::cmp::Reverse(t.clone()), h)
+}
+
+#[test]
+fn composite_pages_visit_every_key_once_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    for (seed, n) in [(3u64, 120usize), (11, 400)] {
+        let ds = docs(seed, n);
+        let model = composite_model(&ds);
+        let mut want: Vec<(&(Option<String>, i64), &(u64, f64))> = model.iter().collect();
+        want.sort_by_key(|((t, h), _)| ckey(t, *h));
+        assert!(want.len() > 20 && want.iter().any(|((t, _), _)| t.is_none()), "the model must page");
+        for shards in [1u32, 3] {
+            let index = format!("c{seed}s{shards}");
+            load(&s, &index, shards, &ds);
+            for page_size in [1usize, 7, 1000] {
+                let mut after: Option<Value> = None;
+                let mut got: Vec<(Option<String>, i64, u64, f64)> = Vec::new();
+                for _page in 0..=want.len() + 1 {
+                    let mut comp = json!({
+                        "size": page_size,
+                        "sources": [
+                            {"tag": {"terms": {"field": "tag", "order": "desc", "missing_bucket": true}}},
+                            {"h": {"histogram": {"field": "n", "interval": 10}}}
+                        ]
+                    });
+                    if let Some(a) = &after {
+                        comp["after"] = a.clone();
+                    }
+                    let r = search(
+                        &s,
+                        &index,
+                        json!({"size": 0, "aggs": {"c": {"composite": comp, "aggs": {"sx": {"sum": {"field": "x"}}}}}}),
+                    );
+                    let c = &r["aggregations"]["c"];
+                    let b = c["buckets"].as_array().unwrap();
+                    assert!(b.len() <= page_size, "{index}: {c}");
+                    for bk in b {
+                        let t = bk["key"]["tag"].as_str().map(str::to_string);
+                        let h = bk["key"]["h"].as_f64().unwrap();
+                        assert_eq!(h.fract(), 0.0);
+                        got.push((t, h as i64, bk["doc_count"].as_u64().unwrap(), bk["sx"]["value"].as_f64().unwrap()));
+                    }
+                    if b.is_empty() {
+                        assert!(c.get("after_key").is_none(), "{index}: {c}");
+                        break;
+                    }
+                    assert_eq!(c["after_key"], b.last().unwrap()["key"], "{index}");
+                    after = Some(c["after_key"].clone());
+                }
+                assert_eq!(got.len(), want.len(), "{index} page {page_size}");
+                for (g, ((t, h), (cnt, sx))) in got.iter().zip(&want) {
+                    assert_eq!((&g.0, g.1, g.2), (t, *h, *cnt), "{index} page {page_size}");
+                    assert!(close(g.3, *sx), "{index}: {g:?} vs {sx}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn multi_terms_and_rare_terms_match_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    for (seed, n) in [(5u64, 150usize), (23, 500)] {
+        let ds = docs(seed, n);
+        // multi_terms [tag, n]: count desc, then key asc (tag, then n).
+        let mut mt: BTreeMap<(String, i64), u64> = BTreeMap::new();
+        let mut tag_counts: BTreeMap<String, u64> = BTreeMap::new();
+        for d in &ds {
+            for t in &d.tags {
+                *tag_counts.entry(t.clone()).or_default() += 1;
+                if let Some(n) = d.n {
+                    *mt.entry((t.clone(), n)).or_default() += 1;
+                }
+            }
+        }
+        let mut want_mt: Vec<(&(String, i64), &u64)> = mt.iter().collect();
+        want_mt.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let total: u64 = mt.values().sum();
+        let mut want_rare: Vec<(&String, &u64)> = tag_counts.iter().filter(|(_, &c)| c <= 3).collect();
+        want_rare.sort_by(|a, b| a.1.cmp(b.1).then(a.0.cmp(b.0)));
+        assert!(want_rare.len() > 3 && tag_counts.len() > want_rare.len(), "the model must have rare and common tags");
+        for shards in [1u32, 3] {
+            let index = format!("m{seed}s{shards}");
+            load(&s, &index, shards, &ds);
+            let r = search(
+                &s,
+                &index,
+                json!({"size": 0, "aggs": {
+                    "mt": {"multi_terms": {"terms": [{"field": "tag"}, {"field": "n"}], "size": 8, "shard_size": 100000}},
+                    "rare": {"rare_terms": {"field": "tag", "max_doc_count": 3}, "aggs": {"c": {"value_count": {"field": "x"}}}}
+                }}),
+            );
+            let a = &r["aggregations"];
+            let got = a["mt"]["buckets"].as_array().unwrap();
+            assert_eq!(got.len(), want_mt.len().min(8), "{index}: {}", a["mt"]);
+            let mut shown = 0;
+            for (g, ((t, n), c)) in got.iter().zip(&want_mt) {
+                assert_eq!(g["key"], json!([t, n]), "{index}");
+                assert_eq!(g["key_as_string"], json!(format!("{t}|{n}")), "{index}");
+                assert_eq!(g["doc_count"], json!(c), "{index}");
+                shown += **c;
+            }
+            assert_eq!(a["mt"]["sum_other_doc_count"], json!(total - shown), "{index}");
+            assert_eq!(a["mt"]["doc_count_error_upper_bound"], json!(0), "{index}");
+            let rare = a["rare"]["buckets"].as_array().unwrap();
+            assert_eq!(rare.len(), want_rare.len(), "{index}: {}", a["rare"]);
+            for (g, (t, c)) in rare.iter().zip(&want_rare) {
+                assert_eq!(g["key"], json!(t), "{index}");
+                assert_eq!(g["doc_count"], json!(c), "{index}");
+                assert_eq!(g["c"]["value"], json!(c), "{index}");
+            }
+        }
+    }
+}
+
+#[test]
+fn composite_refusals_are_client_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    load(&s, "e", 1, &docs(1, 5));
+    for (body, needle) in [
+        (
+            json!({"composite": {"sources": [{"d": {"date_histogram": {"field": "n", "calendar_interval": "1d"}}}]}}),
+            "not supported by this node yet",
+        ),
+        (json!({"composite": {"sources": [{"k": {"terms": {"field": "tag"}}}], "after": {"k": 5}}}), "expected string"),
+        (
+            json!({"terms": {"field": "tag"}, "aggs": {"c": {"composite": {"sources": [{"k": {"terms": {"field": "tag"}}}]}}}}),
+            "[composite] aggregation cannot be used with a parent aggregation of type: [TermsAggregatorFactory]",
+        ),
+        (json!({"rare_terms": {"field": "x"}}), "does not support floating point fields"),
+    ] {
+        let r = post(s.addr, "/e/_search", &json!({"aggs": {"a": body}}).to_string());
+        assert!(r.status >= 400 && r.status < 500, "{}: {}", r.status, r.text());
+        assert!(r.text().contains(needle), "{}", r.text());
+    }
+}
