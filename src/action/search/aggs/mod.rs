@@ -8,18 +8,23 @@
 //! Each aggregation type implements [`AggSpec`] in its own file; [`parse`] maps type names to
 //! their parsers.
 
+pub mod adjacency;
 pub mod bucket_order;
 pub mod filter;
 pub mod fmt;
 pub mod histogram;
 pub mod include_exclude;
 pub mod metric;
+pub mod nested;
 pub mod ords;
 pub mod parse;
 pub mod range;
 pub mod result;
+pub mod sampler;
 pub mod source;
 pub mod terms;
+pub mod top_hits;
+pub mod weighted_avg;
 
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};

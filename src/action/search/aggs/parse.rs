@@ -111,8 +111,25 @@ fn parser(t: &str) -> Option<Parser> {
 }
 
 /// Parsers registered by the other aggregation files (kept apart so each family adds its own).
-fn extra_parser(_t: &str) -> Option<Parser> {
-    None
+fn extra_parser(t: &str) -> Option<Parser> {
+    Some(match t {
+        "top_hits" => |_, name, v| Ok(Arc::new(super::top_hits::TopHitsSpec::parse(name, body("top_hits", v)?)?)),
+        "nested" => |_, name, v| Ok(Arc::new(super::nested::NestedSpec::parse(name, body("nested", v)?)?)),
+        "reverse_nested" => {
+            |_, name, v| Ok(Arc::new(super::nested::ReverseNestedSpec::parse(name, body("reverse_nested", v)?)?))
+        }
+        "sampler" => |_, name, v| Ok(Arc::new(super::sampler::SamplerSpec::parse_sampler(name, body("sampler", v)?)?)),
+        "diversified_sampler" => |_, name, v| {
+            Ok(Arc::new(super::sampler::SamplerSpec::parse_diversified(name, body("diversified_sampler", v)?)?))
+        },
+        "weighted_avg" => {
+            |_, name, v| Ok(Arc::new(super::weighted_avg::WeightedAvgSpec::parse(name, body("weighted_avg", v)?)?))
+        }
+        "adjacency_matrix" => {
+            |_, name, v| Ok(Arc::new(super::adjacency::AdjacencySpec::parse(name, body("adjacency_matrix", v)?)?))
+        }
+        _ => return None,
+    })
 }
 
 /// Parses an `aggs` object.
