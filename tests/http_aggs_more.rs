@@ -180,6 +180,7 @@ fn nested_and_back(s: &TestServer, index: &str, ds: &[Doc]) {
         s,
         index,
         json!({"size": 0, "query": {"range": {"x": {"gte": 20}}}, "aggs": {"items": {"nested": {"path": "items"}, "aggs": {
+            "high": {"filter": {"range": {"items.v": {"gte": 50}}}},
             "k": {"terms": {"field": "items.k", "size": 10}, "aggs": {
                 "sv": {"sum": {"field": "items.v"}},
                 "top": {"top_hits": {"size": 1, "sort": [{"items.v": "desc"}]}},
@@ -191,6 +192,8 @@ fn nested_and_back(s: &TestServer, index: &str, ds: &[Doc]) {
     let a = &r["aggregations"]["items"];
     let total: usize = m.iter().map(|(_, d)| d.items.len()).sum();
     assert_eq!(a["doc_count"], json!(total), "{index}");
+    let high = m.iter().flat_map(|(_, d)| &d.items).filter(|it| it.v >= 50).count();
+    assert_eq!(a["high"]["doc_count"], json!(high), "{index}");
     // Per key: item count, sum of v, best v, distinct parents and their tags.
     #[derive(Default)]
     struct K {

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::filter::{has_bit, matching_bits};
+use super::filter::{has_bit, matching_bits_in};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyKind};
 use super::source::token;
 use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
@@ -188,11 +188,8 @@ struct AdjacencyCollector {
 
 impl Collector for AdjacencyCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
-        let bits = self
-            .weights
-            .iter()
-            .map(|w| matching_bits(&self.searcher, w, si, seg.max_doc()))
-            .collect::<OsResult<Vec<_>>>()?;
+        let bits =
+            self.weights.iter().map(|w| matching_bits_in(&self.searcher, w, si, seg)).collect::<OsResult<Vec<_>>>()?;
         Ok(Box::new(AdjacencyLeaf {
             bits,
             width: self.keys.len(),
@@ -246,23 +243,23 @@ impl LeafCollector for AdjacencyLeaf<'_> {
         if self.counts.len() < base + self.width {
             self.counts.resize(base + self.width, 0);
         }
-        let n = self.bits.len();
-        self.hit.clear();
-        self.hit.extend(self.bits.iter().map(|b| has_bit(b, doc)));
-        for i in 0..n {
-            if self.hit[i] {
-                self.count(base + i, doc, score)?;
-            }
+        let mut hit = std::mem::take(&mut self.hit);
+        hit.clear();
+        hit.extend(self.bits.iter().map(|b| has_bit(b, doc)));
+        for (i, _) in hit.iter().enumerate().filter(|(_, &h)| h) {
+            self.count(base + i, doc, score)?;
         }
+        let n = hit.len();
         let mut pos = n;
-        for i in 0..n {
-            for j in i + 1..n {
-                if self.hit[i] && self.hit[j] {
+        for (i, &hi) in hit.iter().enumerate() {
+            for &hj in &hit[i + 1..] {
+                if hi && hj {
                     self.count(base + pos, doc, score)?;
                 }
                 pos += 1;
             }
         }
+        self.hit = hit;
         Ok(())
     }
 }

@@ -339,9 +339,8 @@ impl LeafCollector for ReverseLeaf<'_> {
         if parent == NO_MORE_DOCS {
             return Ok(());
         }
-        match self.last.get(&ord) {
-            Some(&p) if parent <= p => return Ok(()),
-            _ => {}
+        if self.last.get(&ord).is_some_and(|&p| parent <= p) {
+            return Ok(());
         }
         self.last.insert(ord, parent);
         bump(self.counts, ord);

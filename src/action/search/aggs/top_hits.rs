@@ -231,6 +231,17 @@ impl AggSpec for TopHitsSpec {
         if scope.is_none() && self.sort.iter().any(|s| s.nested.is_some()) {
             search_sort::resolve_nested(&self.sort, &mut fields, env.qc)?;
         }
+        // A keyword sort's custom `missing` value stands for the documents without one.
+        let missing: Vec<Option<Vec<u8>>> = self
+            .sort
+            .iter()
+            .zip(&fields)
+            .map(|(s, (f, fmt))| match (&s.missing_value, &f.by, fmt) {
+                (Some(Value::String(t)), SortBy::Keyword(_), ValueFormat::Plain) => Some(t.clone().into_bytes()),
+                (Some(v), SortBy::Keyword(_), ValueFormat::Plain) => Some(v.to_string().into_bytes()),
+                _ => None,
+            })
+            .collect();
         let query = if self.explain || self.highlight.is_some() {
             Some(crate::action::search::execute::build_query(env.req, env.qc)?)
         } else {
@@ -253,6 +264,7 @@ impl AggSpec for TopHitsSpec {
             ctx: env.ctx.clone(),
             searcher: env.searcher.clone(),
             fields,
+            missing,
             scope,
             query,
             inner,
@@ -348,6 +360,8 @@ struct TopHitsCollector {
     ctx: ShardContext,
     searcher: Searcher,
     fields: Vec<(SortField, ValueFormat)>,
+    /// Per sort field: a keyword's custom `missing` value.
+    missing: Vec<Option<Vec<u8>>>,
     /// The nested path of the collected documents (`None`: root documents).
     scope: Option<String>,
     /// The search's query (highlighting and explanations).
@@ -508,7 +522,14 @@ impl Collector for TopHitsCollector {
         let mut keys = KeyReader::new(seg, base);
         keys.prepare(&engine)?;
         let window = self.spec.from.saturating_add(self.spec.size);
-        Ok(Box::new(TopHitsLeaf { keys, engine, si: si as u32, window, states: &mut self.states }))
+        Ok(Box::new(TopHitsLeaf {
+            keys,
+            engine,
+            missing: &self.missing,
+            si: si as u32,
+            window,
+            states: &mut self.states,
+        }))
     }
 
     fn result(&mut self, ord: u32) -> OsResult<AggResult> {
@@ -545,6 +566,7 @@ impl Collector for TopHitsCollector {
 struct TopHitsLeaf<'a> {
     keys: KeyReader<'a>,
     engine: Vec<SortField>,
+    missing: &'a [Option<Vec<u8>>],
     si: u32,
     window: usize,
     states: &'a mut Vec<State>,
@@ -565,9 +587,13 @@ impl LeafCollector for TopHitsLeaf<'_> {
             return Ok(());
         }
         let mut keys = Vec::with_capacity(self.engine.len());
-        for f in &self.engine {
+        for (i, f) in self.engine.iter().enumerate() {
             let k = self.keys.key(f, doc, score);
-            keys.push(self.keys.value(f, &k)?);
+            let v = match (self.keys.value(f, &k)?, self.missing.get(i)) {
+                (SortValue::Null, Some(Some(m))) => SortValue::Bytes(m.clone()),
+                (v, _) => v,
+            };
+            keys.push(v);
         }
         st.cands.push(Cand { keys, score, si: self.si, doc });
         // Bounded: sort and cut back to the window whenever twice as many wait.
@@ -577,5 +603,79 @@ impl LeafCollector for TopHitsLeaf<'_> {
             st.cands.truncate(self.window);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::search::aggs::parse::parse_aggs;
+
+    fn spec(v: Value) -> OsResult<TopHitsSpec> {
+        TopHitsSpec::parse("t", v.as_object().unwrap())
+    }
+
+    #[test]
+    fn parsing_defaults_and_errors() {
+        let s = spec(json!({})).unwrap();
+        assert_eq!((s.from, s.size), (0, 3));
+        let s = spec(json!({"from": 2, "size": 5, "sort": "x", "_source": false, "version": true})).unwrap();
+        assert_eq!((s.from, s.size, s.version, s.source.disabled), (2, 5, true, true));
+        assert_eq!(s.sort[0].field, "x");
+        let e = spec(json!({"size": -1})).unwrap_err().to_string();
+        assert!(e.contains("[size] must be greater than or equal to 0. Found [-1] in [t]"), "{e}");
+        let e = spec(json!({"nope": true})).unwrap_err().to_string();
+        assert!(e.contains("Unknown key for a VALUE_BOOLEAN in [nope]."), "{e}");
+        let e = spec(json!({"script_fields": {}})).unwrap_err().to_string();
+        assert!(e.contains("Unknown key for a START_OBJECT in [script_fields]."), "{e}");
+    }
+
+    fn hit(score: f32, shard: u32, doc: u64) -> TopHit {
+        TopHit { keys: vec![SortKey::Score(score)], shard, doc, hit: json!({"s": score, "shard": shard, "doc": doc}) }
+    }
+
+    /// Shards merge by score (ties by shard, then doc), then `from` and `size` apply once.
+    #[test]
+    fn reduce_merges_by_sort_then_pages() {
+        let defs = parse_aggs(&json!({"t": {"top_hits": {"from": 1, "size": 2}}})).unwrap();
+        let d = &defs[0];
+        let part = |hits: Vec<TopHit>, total| AggResult::TopHits {
+            total,
+            max_score: hits.first().map(|h| match h.keys[0] {
+                SortKey::Score(s) => s,
+                _ => 0.0,
+            }),
+            hits,
+            total_as_int: false,
+        };
+        let a = part(vec![hit(3.0, 0, 5), hit(1.0, 0, 1), hit(0.5, 0, 2)], 7);
+        let b = part(vec![hit(2.0, 1, 0), hit(1.0, 1, 0)], 4);
+        let mut rc = ReduceCtx::new(true, 100);
+        let r = d.spec.reduce(d, vec![a, b], &mut rc).unwrap();
+        let AggResult::TopHits { total, max_score, hits, .. } = &r else { panic!("{r:?}") };
+        assert_eq!((*total, *max_score), (11, Some(3.0)));
+        let got: Vec<(u32, u64)> = hits.iter().map(|h| (h.shard, h.doc)).collect();
+        assert_eq!(got, vec![(1, 0), (0, 1)]);
+        let m = d.spec.render(d, &r, &RenderCtx::default()).unwrap();
+        assert_eq!(m["hits"]["total"], json!({"value": 11, "relation": "eq"}));
+        assert_eq!(m["hits"]["hits"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn field_sorts_order_missing_last_and_descending() {
+        let s = spec(json!({"sort": [{"n": "desc"}]})).unwrap();
+        let f = order_fields(&s);
+        let k = |v: Option<i64>| TopHit {
+            keys: vec![v.map_or(SortKey::Null, SortKey::Long)],
+            shard: 0,
+            doc: 0,
+            hit: Value::Null,
+        };
+        let mut v = vec![k(None), k(Some(1)), k(Some(7))];
+        v.sort_by(|a, b| cmp_hits(a, b, &f));
+        assert_eq!(
+            v.iter().map(|h| h.keys[0].clone()).collect::<Vec<_>>(),
+            vec![SortKey::Long(7), SortKey::Long(1), SortKey::Null]
+        );
     }
 }

@@ -205,3 +205,36 @@ impl LeafCollector for WeightedLeaf<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsing_and_reduce() {
+        let p = |v: Value| WeightedAvgSpec::parse("w", v.as_object().unwrap());
+        let s = p(json!({"value": {"field": "a", "missing": 1}, "weight": {"field": "b"}, "format": "0.0"})).unwrap();
+        assert_eq!(s.value.field.as_deref(), Some("a"));
+        assert_eq!(s.value.missing, Some(json!(1)));
+        let e = p(json!({"value": {"field": "a"}})).unwrap_err().to_string();
+        assert!(e.contains("[weight] must be set"), "{e}");
+        let e = p(json!({"value": {"nope": "a"}, "weight": {"field": "b"}})).unwrap_err().to_string();
+        assert!(e.contains("[value] unknown field [nope]"), "{e}");
+        let defs = super::super::parse::parse_aggs(
+            &json!({"w": {"weighted_avg": {"value": {"field": "a"}, "weight": {"field": "b"}}}}),
+        )
+        .unwrap();
+        let d = &defs[0];
+        let part = |sum: f64, w: f64| {
+            let mut x = WeightedAvg::default();
+            x.sum.add(sum);
+            x.weights.add(w);
+            AggResult::WeightedAvg(x)
+        };
+        let r = d.spec.reduce(d, vec![part(10.0, 4.0), part(2.0, 1.0)], &mut ReduceCtx::new(true, 10)).unwrap();
+        let m = d.spec.render(d, &r, &RenderCtx::default()).unwrap();
+        assert_eq!(m["value"], json!(2.4));
+        let m = d.spec.render(d, &d.empty(), &RenderCtx::default()).unwrap();
+        assert_eq!(m["value"], Value::Null);
+    }
+}
