@@ -671,7 +671,7 @@ mod tests {
             doc: 0,
             hit: Value::Null,
         };
-        let mut v = vec![k(None), k(Some(1)), k(Some(7))];
+        let mut v = [k(None), k(Some(1)), k(Some(7))];
         v.sort_by(|a, b| cmp_hits(a, b, &f));
         assert_eq!(
             v.iter().map(|h| h.keys[0].clone()).collect::<Vec<_>>(),
