@@ -330,7 +330,7 @@ fn one(d: &InnerHitsDef, p: Parent<'_>) -> OsResult<Value> {
 }
 
 /// Whether the mapping keeps `_source`.
-fn source_enabled(m: &Mapping) -> bool {
+pub(super) fn source_enabled(m: &Mapping) -> bool {
     m.source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) != Some(false)
 }
 
@@ -348,7 +348,7 @@ pub fn levels(m: &Mapping, path: &str) -> Vec<String> {
 }
 
 /// `_nested`: `{"field", "offset", "_nested": ...}` from the top level down.
-fn identity(levels: &[String], offsets: &[usize]) -> Value {
+pub(super) fn identity(levels: &[String], offsets: &[usize]) -> Value {
     let mut v: Option<Value> = None;
     for i in (0..levels.len()).rev() {
         let field = match i {
@@ -368,7 +368,7 @@ fn identity(levels: &[String], offsets: &[usize]) -> Value {
 
 /// The inner hit's `_source` option applied to the nested object (patterns may name fields by
 /// their full path).
-fn filtered(f: &SourceFilter, ns: &Value, path: &str) -> Option<Value> {
+pub(super) fn filtered(f: &SourceFilter, ns: &Value, path: &str) -> Option<Value> {
     if f.disabled {
         return None;
     }
@@ -383,7 +383,7 @@ fn filtered(f: &SourceFilter, ns: &Value, path: &str) -> Option<Value> {
 
 /// The highlight spec without the fields a hit cannot show: with `_source` disabled or the
 /// field excluded from it, only stored fields have values to highlight.
-fn highlightable(spec: &Value, m: &Mapping) -> Value {
+pub(super) fn highlightable(spec: &Value, m: &Mapping) -> Value {
     let enabled = source_enabled(m);
     let excludes: Vec<String> = m
         .source

@@ -166,6 +166,33 @@ pub fn matching_bits(searcher: &Searcher, w: &Weight, si: usize, max_doc: u32) -
     Ok(bits)
 }
 
+/// The documents of `seg` (segment `si`) matching `w`: as [`matching_bits`], or, when `seg` is
+/// the segment's view showing nested documents (collectors under a `nested` aggregation), the
+/// nested and root documents that match there.
+pub fn matching_bits_in(searcher: &Searcher, w: &Weight, si: usize, seg: &dyn SegmentView) -> OsResult<Vec<u64>> {
+    let nested_view =
+        seg.with_nested().is_none() && searcher.segments.get(si).is_some_and(|s| s.with_nested().is_some());
+    if !nested_view {
+        return matching_bits(searcher, w, si, seg.max_doc());
+    }
+    let mut bits = vec![0u64; (seg.max_doc() as usize).div_ceil(64)];
+    if let Some(mut sc) = w.scorer(seg)? {
+        let mut d = sc.doc();
+        while d != crate::engine::segment::NO_MORE_DOCS {
+            if seg.is_live(d) {
+                if let Some(x) = bits.get_mut(d as usize / 64) {
+                    *x |= 1u64 << (d % 64);
+                }
+            }
+            d = sc.next();
+        }
+        if let Some(e) = sc.take_error() {
+            return Err(e.into());
+        }
+    }
+    Ok(bits)
+}
+
 #[inline]
 pub fn has_bit(bits: &[u64], d: DocId) -> bool {
     bits.get(d as usize / 64).is_some_and(|x| x & (1u64 << (d % 64)) != 0)
@@ -181,7 +208,7 @@ enum LeafTest<'a> {
 impl Collector for SingleCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
         let test = match &self.test {
-            Test::Query(w) => LeafTest::Bits(matching_bits(&self.searcher, w, si, seg.max_doc())?),
+            Test::Query(w) => LeafTest::Bits(matching_bits_in(&self.searcher, w, si, seg)?),
             Test::Missing(cfg) => LeafTest::Missing(cfg.open(seg)),
             Test::Exists(f) => LeafTest::Exists(seg, f.as_str()),
             Test::All => LeafTest::All,
@@ -405,11 +432,8 @@ impl FiltersCollector {
 
 impl Collector for FiltersCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
-        let bits = self
-            .weights
-            .iter()
-            .map(|w| matching_bits(&self.searcher, w, si, seg.max_doc()))
-            .collect::<OsResult<Vec<_>>>()?;
+        let bits =
+            self.weights.iter().map(|w| matching_bits_in(&self.searcher, w, si, seg)).collect::<OsResult<Vec<_>>>()?;
         let n = self.width();
         Ok(Box::new(FiltersLeaf {
             bits,

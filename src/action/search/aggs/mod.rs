@@ -8,6 +8,7 @@
 //! Each aggregation type implements [`AggSpec`] in its own file; [`parse`] maps type names to
 //! their parsers.
 
+pub mod adjacency;
 pub mod auto_date_histogram;
 pub mod bucket_order;
 pub mod cardinality;
@@ -20,6 +21,7 @@ pub mod include_exclude;
 pub mod metric;
 pub mod multi_key;
 pub mod multi_terms;
+pub mod nested;
 pub mod ords;
 pub mod parse;
 pub mod percentiles;
@@ -27,9 +29,12 @@ pub mod pipeline;
 pub mod range;
 pub mod rare_terms;
 pub mod result;
+pub mod sampler;
 pub mod sketch;
 pub mod source;
 pub mod terms;
+pub mod top_hits;
+pub mod weighted_avg;
 
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};

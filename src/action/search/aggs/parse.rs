@@ -134,6 +134,21 @@ fn extra_parser(t: &str) -> Option<Parser> {
         "composite" => |_, name, v| Ok(Arc::new(CompositeSpec::parse(name, body("composite", v)?)?)),
         "multi_terms" => |_, name, v| Ok(Arc::new(MultiTermsSpec::parse(name, body("multi_terms", v)?)?)),
         "rare_terms" => |_, name, v| Ok(Arc::new(RareTermsSpec::parse(name, body("rare_terms", v)?)?)),
+        "top_hits" => |_, name, v| Ok(Arc::new(super::top_hits::TopHitsSpec::parse(name, body("top_hits", v)?)?)),
+        "nested" => |_, name, v| Ok(Arc::new(super::nested::NestedSpec::parse(name, body("nested", v)?)?)),
+        "reverse_nested" => {
+            |_, name, v| Ok(Arc::new(super::nested::ReverseNestedSpec::parse(name, body("reverse_nested", v)?)?))
+        }
+        "sampler" => |_, name, v| Ok(Arc::new(super::sampler::SamplerSpec::parse_sampler(name, body("sampler", v)?)?)),
+        "diversified_sampler" => |_, name, v| {
+            Ok(Arc::new(super::sampler::SamplerSpec::parse_diversified(name, body("diversified_sampler", v)?)?))
+        },
+        "weighted_avg" => {
+            |_, name, v| Ok(Arc::new(super::weighted_avg::WeightedAvgSpec::parse(name, body("weighted_avg", v)?)?))
+        }
+        "adjacency_matrix" => {
+            |_, name, v| Ok(Arc::new(super::adjacency::AdjacencySpec::parse(name, body("adjacency_matrix", v)?)?))
+        }
         _ => return super::pipeline::parser(t),
     })
 }

@@ -289,11 +289,14 @@ pub enum AggResult {
         subs: Vec<AggResult>,
     },
     Buckets(Buckets),
-    /// top_hits: the shard's best hits, as rendered JSON with their sort keys.
+    /// top_hits: the matches counted, the best score (when scored) and the shard's best
+    /// `from + size` hits in sort order, rendered on the shard.
     TopHits {
         total: u64,
         max_score: Option<f32>,
-        hits: Vec<(Vec<SortKey>, serde_json::Value)>,
+        hits: Vec<TopHit>,
+        /// `rest_total_hits_as_int`: `hits.total` prints as a number.
+        total_as_int: bool,
     },
     /// scripted_metric: each shard's `combine_script` result.
     Scripted(Vec<serde_json::Value>),
@@ -314,12 +317,25 @@ pub enum AggResult {
     Json(serde_json::Value),
 }
 
+/// One top_hits hit: its sort keys (compared across shards), its place for ties (shard, then
+/// shard-wide doc number, as Lucene's `TopDocs.merge`), and its rendered JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopHit {
+    pub keys: Vec<SortKey>,
+    pub shard: u32,
+    pub doc: u64,
+    pub hit: serde_json::Value,
+}
+
 /// A top_hits sort key across shards.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SortKey {
     Score(f32),
-    Num(f64),
-    Str(Option<String>),
+    Long(i64),
+    #[serde(with = "nonfinite")]
+    Double(f64),
+    Bytes(Vec<u8>),
+    Null,
 }
 
 #[cfg(test)]
