@@ -11,8 +11,12 @@
 pub mod bucket_order;
 pub mod filter;
 pub mod fmt;
+pub mod geo_distance;
+pub mod geo_grid;
+pub mod geo_metrics;
 pub mod histogram;
 pub mod include_exclude;
+pub mod ip_range;
 pub mod metric;
 pub mod ords;
 pub mod parse;

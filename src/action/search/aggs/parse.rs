@@ -111,8 +111,28 @@ fn parser(t: &str) -> Option<Parser> {
 }
 
 /// Parsers registered by the other aggregation files (kept apart so each family adds its own).
-fn extra_parser(_t: &str) -> Option<Parser> {
-    None
+fn extra_parser(t: &str) -> Option<Parser> {
+    Some(match t {
+        "ip_range" => |_, name, v| Ok(Arc::new(super::ip_range::IpRangeSpec::parse(name, body("ip_range", v)?)?)),
+        "geo_distance" => {
+            |_, name, v| Ok(Arc::new(super::geo_distance::GeoDistanceSpec::parse(name, body("geo_distance", v)?)?))
+        }
+        "geo_bounds" => {
+            |_, name, v| Ok(Arc::new(super::geo_metrics::GeoMetricSpec::parse(false, name, body("geo_bounds", v)?)?))
+        }
+        "geo_centroid" => {
+            |_, name, v| Ok(Arc::new(super::geo_metrics::GeoMetricSpec::parse(true, name, body("geo_centroid", v)?)?))
+        }
+        "geohash_grid" => |_, name, v| {
+            use super::geo_grid::{GeoGridSpec, Grid};
+            Ok(Arc::new(GeoGridSpec::parse(Grid::Geohash, name, body("geohash_grid", v)?)?))
+        },
+        "geotile_grid" => |_, name, v| {
+            use super::geo_grid::{GeoGridSpec, Grid};
+            Ok(Arc::new(GeoGridSpec::parse(Grid::Geotile, name, body("geotile_grid", v)?)?))
+        },
+        _ => return None,
+    })
 }
 
 /// Parses an `aggs` object.
