@@ -22,6 +22,8 @@ pub mod ords;
 pub mod parse;
 pub mod range;
 pub mod result;
+pub mod significant;
+pub mod significant_collect;
 pub mod source;
 pub mod terms;
 

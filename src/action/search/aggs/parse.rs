@@ -131,6 +131,12 @@ fn extra_parser(t: &str) -> Option<Parser> {
             use super::geo_grid::{GeoGridSpec, Grid};
             Ok(Arc::new(GeoGridSpec::parse(Grid::Geotile, name, body("geotile_grid", v)?)?))
         },
+        "significant_terms" => {
+            |_, name, v| Ok(Arc::new(super::significant::SigSpec::parse(false, name, body("significant_terms", v)?)?))
+        }
+        "significant_text" => {
+            |_, name, v| Ok(Arc::new(super::significant::SigSpec::parse(true, name, body("significant_text", v)?)?))
+        }
         _ => return None,
     })
 }
