@@ -23,7 +23,8 @@ impl Lcg {
 
 #[derive(Debug, Clone)]
 struct Doc {
-    /// (lat, lon) as indexed: quantized to Lucene's encoding.
+    /// (lat, lon) as indexed: the lower-left corner of its cell in Lucene's encoding (the
+    /// document holds the cell's middle, which encodes to that cell whatever the rounding).
     loc: Option<(f64, f64)>,
     ip: Option<[u8; 4]>,
     class: &'static str,
@@ -78,7 +79,7 @@ fn load(s: &TestServer, index: &str, shards: u32, docs: &[Doc]) {
         bulk.push('\n');
         let mut src = serde_json::Map::new();
         if let Some((lat, lon)) = d.loc {
-            src.insert("loc".into(), json!({"lat": lat, "lon": lon}));
+            src.insert("loc".into(), json!({"lat": lat + LAT_DECODE / 2.0, "lon": lon + LON_DECODE / 2.0}));
         }
         if let Some(ip) = d.ip {
             src.insert("ip".into(), json!(format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3])));
@@ -174,16 +175,37 @@ fn significant(fg: &[BTreeSet<String>], bg: &[BTreeSet<String>], min: u64) -> Ve
     out
 }
 
-fn check_significant(index: &str, got: &Value, want: &[(String, u64, u64, f64)], fg: usize, bg: usize) {
-    assert_eq!(got["doc_count"], json!(fg), "{index}: {got}");
-    assert_eq!(got["bg_count"], json!(bg), "{index}: {got}");
+/// One shard: exactly the model. Several: a shard that saw a term only in the background does
+/// not return it, so its background count is missing from the sum (as in OpenSearch); the
+/// foreground counts, sizes and the scores of what is returned must still be exact.
+fn check_significant(index: &str, got: &Value, fg: &[BTreeSet<String>], bg: &[BTreeSet<String>], exact: bool) {
+    assert_eq!(got["doc_count"], json!(fg.len()), "{index}: {got}");
+    assert_eq!(got["bg_count"], json!(bg.len()), "{index}: {got}");
     let b = got["buckets"].as_array().unwrap();
-    assert_eq!(b.len(), want.len(), "{index}: {got} vs {want:?}");
-    for (g, w) in b.iter().zip(want) {
-        assert_eq!(g["key"], json!(w.0), "{index}: {got}");
-        assert_eq!(g["doc_count"], json!(w.1), "{index}");
-        assert_eq!(g["bg_count"], json!(w.2), "{index}");
-        assert!(close(g["score"].as_f64().unwrap(), w.3), "{index}: {g} vs {w:?}");
+    if exact {
+        let want = significant(fg, bg, 3);
+        assert_eq!(b.len(), want.len(), "{index}: {got} vs {want:?}");
+        for (g, w) in b.iter().zip(&want) {
+            assert_eq!(g["key"], json!(w.0), "{index}: {got}");
+            assert_eq!(g["doc_count"], json!(w.1), "{index}");
+            assert_eq!(g["bg_count"], json!(w.2), "{index}");
+            assert!(close(g["score"].as_f64().unwrap(), w.3), "{index}: {g} vs {w:?}");
+        }
+        return;
+    }
+    assert!(b.len() <= 10);
+    let mut prev = f64::INFINITY;
+    for g in b {
+        let t = g["key"].as_str().unwrap();
+        let sub = fg.iter().filter(|s| s.contains(t)).count() as u64;
+        let sup = bg.iter().filter(|s| s.contains(t)).count() as u64;
+        let (c, bc) = (g["doc_count"].as_u64().unwrap(), g["bg_count"].as_u64().unwrap());
+        assert_eq!(c, sub, "{index}: {g}");
+        assert!(bc <= sup && bc >= c, "{index}: {g}");
+        let score = g["score"].as_f64().unwrap();
+        assert!(close(score, jlh(c as f64, fg.len() as f64, bc as f64, bg.len() as f64)), "{index}: {g}");
+        assert!(score > 0.0 && score <= prev && c >= 3, "{index}: {got}");
+        prev = score;
     }
 }
 
@@ -292,10 +314,8 @@ fn geo_ip_and_significant_aggregations_match_a_naive_model() {
                 let pick = |sets: &[BTreeSet<String>]| -> Vec<BTreeSet<String>> {
                     ds.iter().zip(sets).filter(|(d, _)| d.class == class).map(|(_, s)| s.clone()).collect()
                 };
-                let fg = pick(&tags);
-                check_significant(&index, &cb["sig"], &significant(&fg, &tags, 3), fg.len(), ds.len());
-                let fg = pick(&words);
-                check_significant(&index, &cb["sigt"], &significant(&fg, &words, 3), fg.len(), ds.len());
+                check_significant(&index, &cb["sig"], &pick(&tags), &tags, shards == 1);
+                check_significant(&index, &cb["sigt"], &pick(&words), &words, shards == 1);
             }
         }
     }
