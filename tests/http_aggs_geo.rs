@@ -117,7 +117,7 @@ fn haversin(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
     let h1 = 1.0 - (x1 - x2).cos();
     let h2 = 1.0 - (lon1 - lon2).to_radians().cos();
     let h = (h1 + x1.cos() * x2.cos() * h2).min(1.0);
-    6_371_008.7714 * 2.0 * (h * 0.5).sqrt().min(1.0).asin()
+    6_371_008.771_4 * 2.0 * (h * 0.5).sqrt().min(1.0).asin()
 }
 
 /// A geohash by bisection.
@@ -238,7 +238,7 @@ fn geo_ip_and_significant_aggregations_match_a_naive_model() {
             });
             let a = search(&s, &index, body)["aggregations"].clone();
             // ip_range: sorted by (from, to); the mask bucket is keyed by the mask.
-            let ipn = |d: &Doc| d.ip.map(|ip| u32::from_be_bytes(ip));
+            let ipn = |d: &Doc| d.ip.map(u32::from_be_bytes);
             let v = |s: [u8; 4]| u32::from_be_bytes(s);
             let want = [
                 ("*-10.1.0.0", None, Some(v([10, 1, 0, 0]))),
