@@ -228,6 +228,8 @@ fn geo_ip_and_significant_aggregations_match_a_naive_model() {
                         "ranges": [{"to": 3000}, {"from": 3000, "to": 7000}, {"from": 7000}]}},
                     "cells": {"geohash_grid": {"field": "loc", "precision": 2, "size": 5, "shard_size": 1000}},
                     "tiles": {"geotile_grid": {"field": "loc", "precision": 3}},
+                    "boxed": {"geotile_grid": {"field": "loc", "precision": 4, "size": 1000,
+                        "bounds": {"top_left": {"lat": 30.05, "lon": -50.05}, "bottom_right": {"lat": -10.05, "lon": 40.05}}}},
                     "box": {"geo_bounds": {"field": "loc"}},
                     "mid": {"geo_centroid": {"field": "loc"}},
                     "classes": {"terms": {"field": "class"}, "aggs": {
@@ -290,6 +292,10 @@ fn geo_ip_and_significant_aggregations_match_a_naive_model() {
             let tiles: u64 =
                 a["tiles"]["buckets"].as_array().unwrap().iter().map(|b| b["doc_count"].as_u64().unwrap()).sum();
             assert_eq!(tiles, pts.len() as u64, "{index}");
+            let boxed: u64 =
+                a["boxed"]["buckets"].as_array().unwrap().iter().map(|b| b["doc_count"].as_u64().unwrap()).sum();
+            let inside = pts.iter().filter(|p| p.0 <= 30.05 && p.0 >= -10.05 && p.1 >= -50.05 && p.1 <= 40.05).count();
+            assert_eq!(boxed, inside as u64, "{index}");
             // geo_bounds (lons within [-100, 100]: the unwrapped box is the narrower one).
             let top = pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
             let bottom = pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);

@@ -14,7 +14,7 @@ use super::ords::{BucketOrds, RawKey};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyKind};
 use super::source::{resolve, token, SourceSpec, VType};
 use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
-use crate::engine::query::SegmentView;
+use crate::engine::query::{GeoShape, SegmentView};
 use crate::engine::schema::geo::{self, GeoPoint};
 use crate::engine::segment::DocId;
 use crate::error::{OsError, OsResult};
@@ -107,6 +107,8 @@ pub struct GeoGridSpec {
     pub precision: u32,
     pub size: usize,
     pub shard_size: Option<usize>,
+    /// `bounds`: only points inside the box count.
+    pub bounds: Option<GeoShape>,
 }
 
 fn int(t: &str, k: &str, v: &Value) -> OsResult<i64> {
@@ -124,6 +126,7 @@ impl GeoGridSpec {
             precision: if grid == Grid::Geohash { 5 } else { 7 },
             size: 10_000,
             shard_size: None,
+            bounds: None,
         };
         for (k, v) in body {
             if s.source.take(t, k, v)? {
@@ -168,11 +171,7 @@ impl GeoGridSpec {
                     }
                     s.shard_size = Some(n as usize);
                 }
-                "bounds" => {
-                    return Err(OsError::illegal(format!(
-                        "[bounds] in aggregation [{t}] is not supported by this node yet"
-                    )))
-                }
+                "bounds" => s.bounds = Some(crate::action::search::dsl_geo::bbox("bounds", v)?),
                 _ => {
                     return Err(OsError::parsing(crate::error::unknown_field(
                         t,
@@ -312,6 +311,7 @@ impl Collector for GridCollector {
             reader: GeoReader::new(seg, self.field.as_deref()),
             grid: self.spec.grid,
             precision: self.spec.precision,
+            bounds: self.spec.bounds.as_ref(),
             ords: &mut self.ords,
             subs: self.subs.leaves(seg, si)?,
             points: Vec::new(),
@@ -352,6 +352,7 @@ struct GridLeaf<'a> {
     reader: GeoReader<'a>,
     grid: Grid,
     precision: u32,
+    bounds: Option<&'a GeoShape>,
     ords: &'a mut BucketOrds,
     subs: SubLeaves<'a>,
     points: Vec<GeoPoint>,
@@ -362,7 +363,13 @@ impl LeafCollector for GridLeaf<'_> {
     fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
         self.reader.points(doc, &mut self.points);
         self.cells.clear();
-        self.cells.extend(self.points.iter().map(|p| self.grid.cell(*p, self.precision)));
+        let bounds = self.bounds;
+        self.cells.extend(
+            self.points
+                .iter()
+                .filter(|p| bounds.is_none_or(|b| b.contains(p.lat, p.lon)))
+                .map(|p| self.grid.cell(*p, self.precision)),
+        );
         self.cells.sort_unstable();
         self.cells.dedup();
         for &c in &self.cells {
@@ -405,6 +412,11 @@ mod tests {
         assert_eq!(GeoGridSpec::parse(Grid::Geohash, "g", b.as_object().unwrap()).unwrap().precision, 7);
         let b = serde_json::json!({"field": "l", "precision": "1m"});
         assert!(GeoGridSpec::parse(Grid::Geohash, "g", b.as_object().unwrap()).is_err());
+        let b = serde_json::json!({"field": "l", "bounds": {"top_left": "10,0", "bottom_right": "0,10"}});
+        let s = GeoGridSpec::parse(Grid::Geotile, "g", b.as_object().unwrap()).unwrap();
+        assert!(s.bounds.unwrap().contains(5.0, 5.0));
+        let b = serde_json::json!({"field": "l", "bounds": {"top_left": "0,0"}});
+        assert!(GeoGridSpec::parse(Grid::Geotile, "g", b.as_object().unwrap()).is_err());
         let b = serde_json::json!({"field": "l", "precision": 13});
         assert!(GeoGridSpec::parse(Grid::Geohash, "g", b.as_object().unwrap()).is_err());
     }
