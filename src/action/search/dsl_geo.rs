@@ -467,7 +467,7 @@ fn number(name: &str, m: &Map<String, Value>, key: &str) -> OsResult<Option<f64>
 }
 
 /// `top_left`/`bottom_right`, `top_right`/`bottom_left` or `top`/`left`/`bottom`/`right`.
-fn bbox(name: &str, spec: &Value) -> OsResult<GeoShape> {
+pub fn bbox(name: &str, spec: &Value) -> OsResult<GeoShape> {
     let m = spec.as_object().ok_or_else(|| perr(format!("[{name}] field must be an object")))?;
     for k in m.keys() {
         if !["top_left", "bottom_right", "top_right", "bottom_left", "top", "left", "bottom", "right"]

@@ -149,6 +149,30 @@ fn extra_parser(t: &str) -> Option<Parser> {
         "adjacency_matrix" => {
             |_, name, v| Ok(Arc::new(super::adjacency::AdjacencySpec::parse(name, body("adjacency_matrix", v)?)?))
         }
+        "ip_range" => |_, name, v| Ok(Arc::new(super::ip_range::IpRangeSpec::parse(name, body("ip_range", v)?)?)),
+        "geo_distance" => {
+            |_, name, v| Ok(Arc::new(super::geo_distance::GeoDistanceSpec::parse(name, body("geo_distance", v)?)?))
+        }
+        "geo_bounds" => {
+            |_, name, v| Ok(Arc::new(super::geo_metrics::GeoMetricSpec::parse(false, name, body("geo_bounds", v)?)?))
+        }
+        "geo_centroid" => {
+            |_, name, v| Ok(Arc::new(super::geo_metrics::GeoMetricSpec::parse(true, name, body("geo_centroid", v)?)?))
+        }
+        "geohash_grid" => |_, name, v| {
+            use super::geo_grid::{GeoGridSpec, Grid};
+            Ok(Arc::new(GeoGridSpec::parse(Grid::Geohash, name, body("geohash_grid", v)?)?))
+        },
+        "geotile_grid" => |_, name, v| {
+            use super::geo_grid::{GeoGridSpec, Grid};
+            Ok(Arc::new(GeoGridSpec::parse(Grid::Geotile, name, body("geotile_grid", v)?)?))
+        },
+        "significant_terms" => {
+            |_, name, v| Ok(Arc::new(super::significant::SigSpec::parse(false, name, body("significant_terms", v)?)?))
+        }
+        "significant_text" => {
+            |_, name, v| Ok(Arc::new(super::significant::SigSpec::parse(true, name, body("significant_text", v)?)?))
+        }
         _ => return super::pipeline::parser(t),
     })
 }

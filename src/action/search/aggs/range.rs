@@ -213,7 +213,14 @@ impl AggSpec for RangeSpec {
         let AggResult::Buckets(b) = r else { return Err(OsError::internal("range result of another kind")) };
         let mut arr = Vec::new();
         let mut obj = Map::new();
-        let show = |v: f64| -> String { b.fmt.number_string(v).unwrap_or_else(|| java_double(v)) };
+        // Raw formats (unsigned_long too) print bounds as Java doubles (`*-50.0`).
+        let show = |v: f64| -> String {
+            if b.fmt.is_raw() {
+                java_double(v)
+            } else {
+                b.fmt.number_string(v).unwrap_or_else(|| java_double(v))
+            }
+        };
         for bk in &b.buckets {
             let from = bk.from.unwrap_or(f64::NEG_INFINITY);
             let to = bk.to.unwrap_or(f64::INFINITY);
