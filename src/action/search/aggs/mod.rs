@@ -354,6 +354,26 @@ pub fn run_collectors(
                     }
                     Ok(())
                 })?;
+            } else if matches!(query, Query::MatchAll { .. }) {
+                // Every live document, in blocks, without a scorer.
+                let seg = seg.as_ref();
+                let max = seg.max_doc();
+                let dense = !seg.has_deletions();
+                let mut block: Vec<DocId> = Vec::with_capacity(BLOCK);
+                let mut start = 0u32;
+                while start < max {
+                    let end = start.saturating_add(BLOCK as u32).min(max);
+                    block.clear();
+                    if dense {
+                        block.extend(start..end);
+                    } else {
+                        block.extend((start..end).filter(|&d| seg.is_live(d)));
+                    }
+                    for l in &mut leaves {
+                        l.collect_block(&block, 0)?;
+                    }
+                    start = end;
+                }
             } else {
                 let mut block: Vec<DocId> = Vec::with_capacity(BLOCK);
                 searcher.segment_matches(&w, si, false, &mut |doc, _| -> OsResult<()> {
