@@ -97,6 +97,7 @@ fn buckets_and_metrics_match_a_naive_model_on_one_shard_and_several() {
                 "aggs": {
                     "tags": {"terms": {"field": "tag", "size": 100}, "aggs": {"sx": {"sum": {"field": "x"}}}},
                     "hist": {"histogram": {"field": "n", "interval": 10}},
+                    "nterms": {"terms": {"field": "n", "size": 100}},
                     "ranges": {"range": {"field": "x", "ranges": [{"to": 20}, {"from": 20, "to": 80}, {"from": 80}]}},
                     "st": {"stats": {"field": "x"}},
                     "few": {"filters": {"filters": {"low": {"range": {"n": {"lt": 0}}}, "t1": {"term": {"tag": "t1"}}}, "other_bucket": true}},
@@ -128,6 +129,22 @@ fn buckets_and_metrics_match_a_naive_model_on_one_shard_and_several() {
             }
             assert_eq!(a["tags"]["sum_other_doc_count"], json!(0), "{index}");
             assert_eq!(a["tags"]["doc_count_error_upper_bound"], json!(0), "{index}");
+            // numeric terms (the dense-column counting path).
+            let mut nt: BTreeMap<i64, u64> = BTreeMap::new();
+            for d in &m {
+                if let Some(n) = d.n {
+                    *nt.entry(n).or_default() += 1;
+                }
+            }
+            let mut want_n: Vec<(i64, u64)> = nt.into_iter().collect();
+            want_n.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let got_n: Vec<(i64, u64)> = a["nterms"]["buckets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| (b["key"].as_i64().unwrap(), b["doc_count"].as_u64().unwrap()))
+                .collect();
+            assert_eq!(got_n, want_n, "{index}");
             // histogram: every bucket from the first key to the last, empty ones too.
             let mut hist: BTreeMap<i64, u64> = BTreeMap::new();
             for d in &m {

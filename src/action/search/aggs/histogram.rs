@@ -374,20 +374,26 @@ impl LeafCollector for HistoLeaf<'_> {
             return Ok(());
         };
         let mut runs = super::Runs::default();
-        for &d in docs {
-            let Some(raw) = col.first(d) else { continue };
+        let mut err = None;
+        let with_subs = !self.subs.is_empty();
+        super::source::for_block_values(&col, docs, |d, raw| {
             let v = k.to_f64(raw);
             let b = match self.last {
                 Some((o, lo, hi, _, b)) if o == owner && v >= lo && v < hi => b,
                 _ => match self.bucket_of(owner, v, raw) {
                     Some(b) => b,
-                    None => continue,
+                    None => return,
                 },
             };
             self.ords.counts[b as usize] += 1;
-            if !self.subs.is_empty() {
-                runs.push(&mut self.subs, d, b)?;
+            if with_subs && err.is_none() {
+                if let Err(e) = runs.push(&mut self.subs, d, b) {
+                    err = Some(e);
+                }
             }
+        });
+        if let Some(e) = err {
+            return Err(e);
         }
         runs.flush(&mut self.subs)
     }

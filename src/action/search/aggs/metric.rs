@@ -354,18 +354,17 @@ impl LeafCollector for MetricLeaf<'_> {
             // of the values while every partial sum is below 2^53.
             Some(unsigned) => {
                 let (mut n, mut sum, mut sq, mut lo, mut hi) = (0u64, 0i128, 0i128, i128::MAX, i128::MIN);
-                for &d in docs {
-                    if let Some(raw) = col.first(d) {
-                        let v = if unsigned { ((raw as u64) ^ (1u64 << 63)) as i128 } else { raw as i128 };
-                        n += 1;
-                        sum += v;
-                        lo = lo.min(v);
-                        hi = hi.max(v);
-                        if self.squares {
-                            sq = sq.saturating_add(v.saturating_mul(v));
-                        }
+                let squares = self.squares;
+                super::source::for_block_values(&col, docs, |_, raw| {
+                    let v = if unsigned { ((raw as u64) ^ (1u64 << 63)) as i128 } else { raw as i128 };
+                    n += 1;
+                    sum += v;
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                    if squares {
+                        sq = sq.saturating_add(v.saturating_mul(v));
                     }
-                }
+                });
                 if n > 0 {
                     st.count += n;
                     st.sum.add(sum as f64);
@@ -377,15 +376,14 @@ impl LeafCollector for MetricLeaf<'_> {
                 }
             }
             None => {
-                for &d in docs {
-                    if let Some(raw) = col.first(d) {
-                        let v = k.to_f64(raw);
-                        st.add(v);
-                        if self.squares {
-                            st.sum_sq.add(v * v);
-                        }
+                let squares = self.squares;
+                super::source::for_block_values(&col, docs, |_, raw| {
+                    let v = k.to_f64(raw);
+                    st.add(v);
+                    if squares {
+                        st.sum_sq.add(v * v);
                     }
-                }
+                });
             }
         }
         Ok(())

@@ -311,6 +311,19 @@ impl Collector for RangeCollector {
     }
 }
 
+/// A double bound as the smallest integer at or above it (saturating at the long range).
+fn int_bound(b: f64) -> i64 {
+    if b.is_nan() {
+        i64::MAX
+    } else if b >= 9.2e18 {
+        i64::MAX
+    } else if b <= -9.2e18 {
+        i64::MIN
+    } else {
+        b.ceil() as i64
+    }
+}
+
 struct RangeLeaf<'a> {
     values: SegValues<'a>,
     kind: Option<NumKind>,
@@ -338,15 +351,23 @@ impl LeafCollector for RangeLeaf<'_> {
             self.counts.resize(base + n, 0);
         }
         let counts = &mut self.counts[base..base + n];
-        for &d in docs {
-            let Some(raw) = col.first(d) else { continue };
-            let v = k.to_f64(raw);
-            for (i, rg) in self.ranges.iter().enumerate() {
-                if v >= rg.from && v < rg.to {
-                    counts[i] += 1;
+        let ranges = self.ranges;
+        if matches!(k, NumKind::Long | NumKind::Date { .. } | NumKind::Bool) {
+            // Integer values: the bounds as integers, `[ceil(from), ceil(to))`, branch-free.
+            let bounds: Vec<(i64, i64)> = ranges.iter().map(|r| (int_bound(r.from), int_bound(r.to))).collect();
+            super::source::for_block_values(&col, docs, |_, v| {
+                for (c, (lo, hi)) in counts.iter_mut().zip(&bounds) {
+                    *c += u64::from(v >= *lo && v < *hi);
                 }
-            }
+            });
+            return Ok(());
         }
+        super::source::for_block_values(&col, docs, |_, raw| {
+            let v = k.to_f64(raw);
+            for (c, rg) in counts.iter_mut().zip(ranges) {
+                *c += u64::from(v >= rg.from && v < rg.to);
+            }
+        });
         Ok(())
     }
 

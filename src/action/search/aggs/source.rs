@@ -231,6 +231,28 @@ impl<'a> NumReader<'a> {
     }
 }
 
+/// Calls `f(doc, raw)` for the docs of a block that have a value in a single-valued column:
+/// a run of consecutive docs over a dense column is unpacked in batches, others read one by one.
+#[inline]
+pub fn for_block_values(col: &NumericColumn<'_>, docs: &[DocId], mut f: impl FnMut(DocId, i64)) {
+    if let (Some(&first), Some(&last)) = (docs.first(), docs.last()) {
+        if (last - first) as usize + 1 == docs.len() {
+            let mut d = first;
+            if col.for_dense_range(first, last + 1, |v| {
+                f(d, v);
+                d += 1;
+            }) {
+                return;
+            }
+        }
+    }
+    for &d in docs {
+        if let Some(v) = col.first(d) {
+            f(d, v);
+        }
+    }
+}
+
 /// A sorted-set column on one segment.
 pub struct OrdReader<'a> {
     col: Option<SortedSetColumn<'a>>,

@@ -415,6 +415,7 @@ impl Collector for TermsCollector {
             missing_key,
             scratch: Vec::new(),
             scratch_ords: Vec::new(),
+            local: Vec::new(),
         }))
     }
 
@@ -514,6 +515,25 @@ struct TermsLeaf<'a> {
     missing_key: Option<RawKey>,
     scratch: Vec<i64>,
     scratch_ords: Vec<u64>,
+    /// Owner 0, dense column, no sub-aggregations: counts by `value - min`, turned into
+    /// buckets when the leaf is dropped (a leaf always is before results are built).
+    local: Vec<u64>,
+}
+
+impl Drop for TermsLeaf<'_> {
+    fn drop(&mut self) {
+        let Some((lo, table)) = &self.dense else { return };
+        for (i, &c) in self.local.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            let b = match table.get(i).copied() {
+                Some(b) if b != u32::MAX => b,
+                _ => self.ords.ord_long(0, lo + i as i64),
+            };
+            self.ords.counts[b as usize] += c;
+        }
+    }
 }
 
 impl LeafCollector for TermsLeaf<'_> {
@@ -528,31 +548,52 @@ impl LeafCollector for TermsLeaf<'_> {
             }
             return Ok(());
         };
+        if self.subs.is_empty() {
+            // Counts by value; bucket ordinals are made when the leaf is dropped.
+            if self.local.is_empty() {
+                self.local = vec![0; table.len()];
+            }
+            let base = *lo;
+            let local = &mut self.local;
+            super::source::for_block_values(&col, docs, |_, v| {
+                if let Some(c) = local.get_mut((v - base) as usize) {
+                    *c += 1;
+                }
+            });
+            return Ok(());
+        }
         let mut runs = super::Runs::default();
-        for &d in docs {
-            let Some(v) = col.first(d) else { continue };
+        let (ords, subs) = (&mut *self.ords, &mut self.subs);
+        let with_subs = !subs.is_empty();
+        let mut err = None;
+        super::source::for_block_values(&col, docs, |d, v| {
             let i = (v - *lo) as usize;
             let b = match table.get(i).copied() {
                 Some(b) if b != u32::MAX => b,
                 _ => {
-                    let b = self.ords.ord_long(0, v);
+                    let b = ords.ord_long(0, v);
                     if let Some(slot) = table.get_mut(i) {
                         *slot = b;
                     }
                     b
                 }
             };
-            self.ords.counts[b as usize] += 1;
-            if !self.subs.is_empty() {
-                runs.push(&mut self.subs, d, b)?;
+            ords.counts[b as usize] += 1;
+            if with_subs && err.is_none() {
+                if let Err(e) = runs.push(subs, d, b) {
+                    err = Some(e);
+                }
             }
+        });
+        if let Some(e) = err {
+            return Err(e);
         }
         runs.flush(&mut self.subs)
     }
 
     #[inline]
     fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
-        let TermsLeaf { values, ords, subs, seg_ords, dense, missing_key, scratch, scratch_ords } = self;
+        let TermsLeaf { values, ords, subs, seg_ords, dense, missing_key, scratch, scratch_ords, local: _ } = self;
         match values {
             SegValues::Bytes(r) => {
                 scratch_ords.clear();

@@ -292,6 +292,18 @@ impl<'a> IntColumn<'a> {
         }
     }
 
+    /// For a dense column (one value per doc): calls `f` with the values of docs `start..end` in
+    /// order, unpacked in batches; false (nothing called) for other columns.
+    #[inline]
+    pub fn for_dense_range(&self, start: DocId, end: DocId, mut f: impl FnMut(i64)) -> bool {
+        if self.meta.mode != Mode::Dense {
+            return false;
+        }
+        let end = end.min(self.max_doc);
+        self.values.for_range(start as u64, end as u64, |d| f(self.decode(d)));
+        true
+    }
+
     /// Appends the values of `doc` (ascending) to `out` after clearing it.
     pub fn values(&self, doc: DocId, out: &mut Vec<i64>) {
         out.clear();

@@ -300,6 +300,13 @@ impl NumericColumn<'_> {
     pub fn has_value(&self, doc: DocId) -> bool {
         self.ints.has_value(doc)
     }
+    /// Dense columns: the values of docs `start..end` in order (see
+    /// [`super::int_column::IntColumn::for_dense_range`]); false for other columns.
+    #[inline]
+    pub fn for_dense_range(&self, start: DocId, end: DocId, f: impl FnMut(i64)) -> bool {
+        self.ints.for_dense_range(start, end, f)
+    }
+
     /// Whether no doc has more than one value.
     pub fn is_single_valued(&self) -> bool {
         !matches!(self.ints.meta.mode, super::int_column::Mode::Multi)
