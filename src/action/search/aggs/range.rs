@@ -282,6 +282,7 @@ impl Collector for RangeCollector {
             counts: &mut self.counts,
             subs: self.subs.leaves(seg, si)?,
             hit: Vec::new(),
+            vals: Vec::new(),
         }))
     }
 
@@ -331,6 +332,7 @@ struct RangeLeaf<'a> {
     counts: &'a mut Vec<u64>,
     subs: SubLeaves<'a>,
     hit: Vec<bool>,
+    vals: Vec<i64>,
 }
 
 impl LeafCollector for RangeLeaf<'_> {
@@ -355,11 +357,14 @@ impl LeafCollector for RangeLeaf<'_> {
         if matches!(k, NumKind::Long | NumKind::Date { .. } | NumKind::Bool) {
             // Integer values: the bounds as integers, `[ceil(from), ceil(to))`, branch-free.
             let bounds: Vec<(i64, i64)> = ranges.iter().map(|r| (int_bound(r.from), int_bound(r.to))).collect();
-            super::source::for_block_values(&col, docs, |_, v| {
-                for (c, (lo, hi)) in counts.iter_mut().zip(&bounds) {
-                    *c += u64::from(v >= *lo && v < *hi);
-                }
-            });
+            // The block's values first, then one counting pass per range (each count stays in
+            // a register and the comparisons vectorize).
+            let vals = &mut self.vals;
+            vals.clear();
+            super::source::for_block_values(&col, docs, |_, v| vals.push(v));
+            for (c, (lo, hi)) in counts.iter_mut().zip(&bounds) {
+                *c += vals.iter().filter(|&&v| v >= *lo && v < *hi).count() as u64;
+            }
             return Ok(());
         }
         super::source::for_block_values(&col, docs, |_, raw| {
