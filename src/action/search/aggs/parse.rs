@@ -149,6 +149,9 @@ fn extra_parser(t: &str) -> Option<Parser> {
         "adjacency_matrix" => {
             |_, name, v| Ok(Arc::new(super::adjacency::AdjacencySpec::parse(name, body("adjacency_matrix", v)?)?))
         }
+        "variable_width_histogram" => |_, name, v| {
+            Ok(Arc::new(super::variable_width::VariableWidthSpec::parse(name, body("variable_width_histogram", v)?)?))
+        },
         _ => return super::pipeline::parser(t),
     })
 }
