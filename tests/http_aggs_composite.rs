@@ -1,7 +1,8 @@
-//! composite, multi_terms and rare_terms over HTTP against a naive model of random documents
-//! (multi-valued keywords, longs, doubles), on one shard and on three: paging a composite
-//! aggregation with `after_key` visits every key exactly once in order, multi_terms gives the
-//! model's top buckets, rare_terms the model's rare terms.
+//! composite, multi_terms, rare_terms and variable_width_histogram over HTTP against a naive
+//! model of random documents (multi-valued keywords, longs, doubles, dates), on one shard and on
+//! three: paging a composite aggregation with `after_key` (terms, histogram and date_histogram
+//! sources) visits every key exactly once in order, multi_terms gives the model's top buckets,
+//! rare_terms the model's rare terms, variable_width_histogram finds well-separated clusters.
 
 mod common;
 
@@ -235,8 +236,17 @@ fn composite_refusals_are_client_errors() {
     load(&s, "e", 1, &docs(1, 5));
     for (body, needle) in [
         (
-            json!({"composite": {"sources": [{"d": {"date_histogram": {"field": "n", "calendar_interval": "1d"}}}]}}),
+            json!({"composite": {"sources": [{"d": {"geotile_grid": {"field": "n"}}}]}}),
             "not supported by this node yet",
+        ),
+        (
+            json!({"composite": {"sources": [{"d": {"date_histogram": {"field": "tag", "calendar_interval": "1d"}}}]}}),
+            "is not supported for aggregation [date_histogram]",
+        ),
+        (
+            json!({"composite": {"sources": [{"d": {"date_histogram": {"field": "n", "calendar_interval": "1d",
+                "format": "yyyy-MM-dd"}}}], "after": {"d": "not a date"}}}),
+            "failed to parse date field [not a date]",
         ),
         (json!({"composite": {"sources": [{"k": {"terms": {"field": "tag"}}}], "after": {"k": 5}}}), "expected string"),
         (
@@ -248,5 +258,192 @@ fn composite_refusals_are_client_errors() {
         let r = post(s.addr, "/e/_search", &json!({"aggs": {"a": body}}).to_string());
         assert!(r.status >= 400 && r.status < 500, "{}: {}", r.status, r.text());
         assert!(r.text().contains(needle), "{}", r.text());
+    }
+}
+
+/// The composite key of a date: 6h buckets shifted by 1h in a fixed -03:00 zone (local time
+/// rounded down, as OpenSearch's `TimeIntervalRounding` with an offset).
+fn six_hours(ms: i64) -> i64 {
+    let (i, offset, zone) = (6 * 3_600_000i64, 3_600_000i64, -3 * 3_600_000i64);
+    (ms - offset + zone).div_euclid(i) * i - zone + offset
+}
+
+#[test]
+fn composite_date_histogram_pages_match_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let base = 1_600_000_000_000i64;
+    let mut r = Lcg(17);
+    let ds: Vec<(Option<i64>, Vec<String>)> = (0..300)
+        .map(|_| {
+            let d = (r.below(8) != 0).then(|| base + r.below(6 * 86_400) as i64 * 1000);
+            let tags: BTreeSet<String> = (0..r.below(3)).map(|_| format!("t{}", r.below(4))).collect();
+            (d, tags.into_iter().collect())
+        })
+        .collect();
+    // Date descending with the missing bucket last, then tag ascending; docs without tags drop.
+    let mut model: BTreeMap<(bool, std::cmp::Reverse<Option<i64>>, String), u64> = BTreeMap::new();
+    for (d, tags) in &ds {
+        for t in tags {
+            *model.entry((d.is_none(), std::cmp::Reverse(d.map(six_hours)), t.clone())).or_default() += 1;
+        }
+    }
+    assert!(model.len() > 30 && model.keys().any(|k| k.0), "the model must page");
+    for shards in [1u32, 3] {
+        let index = format!("dates{shards}");
+        let body = json!({
+            "settings": {"number_of_shards": shards, "number_of_replicas": 0},
+            "mappings": {"properties": {"tag": {"type": "keyword"}, "d": {"type": "date"}}}
+        });
+        let resp = put(s.addr, &format!("/{index}"), &body.to_string());
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        let mut bulk = String::new();
+        for (i, (d, tags)) in ds.iter().enumerate() {
+            bulk.push_str(&json!({"index": {"_index": index, "_id": i.to_string()}}).to_string());
+            bulk.push('\n');
+            let mut src = serde_json::Map::new();
+            if let Some(d) = d {
+                src.insert("d".into(), json!(d));
+            }
+            src.insert("tag".into(), json!(tags));
+            bulk.push_str(&Value::Object(src).to_string());
+            bulk.push('\n');
+        }
+        let resp = common::http::send(
+            s.addr,
+            "POST",
+            "/_bulk?refresh=true",
+            Some(bulk.as_bytes()),
+            &[("content-type", "application/x-ndjson")],
+        );
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        // Raw millis keys, and keys printed (and `after` parsed) with the epoch_millis format.
+        for (format, page_size) in [(None, 1usize), (None, 9), (Some("epoch_millis"), 4), (None, 1000)] {
+            let mut after: Option<Value> = None;
+            let mut got: Vec<(Option<i64>, String, u64)> = Vec::new();
+            for _page in 0..=model.len() + 1 {
+                let mut dh = json!({"field": "d", "fixed_interval": "6h", "offset": "+1h", "time_zone": "-03:00",
+                    "order": "desc", "missing_bucket": true});
+                if let Some(f) = format {
+                    dh["format"] = json!(f);
+                }
+                let mut comp = json!({"size": page_size, "sources": [{"day": {"date_histogram": dh}},
+                    {"tag": {"terms": {"field": "tag"}}}]});
+                if let Some(a) = &after {
+                    comp["after"] = a.clone();
+                }
+                let resp = search(&s, &index, json!({"size": 0, "aggs": {"c": {"composite": comp}}}));
+                let c = &resp["aggregations"]["c"];
+                let b = c["buckets"].as_array().unwrap();
+                assert!(b.len() <= page_size, "{index}: {c}");
+                for bk in b {
+                    let day = match &bk["key"]["day"] {
+                        Value::Null => None,
+                        Value::String(s) if format.is_some() => Some(s.parse::<i64>().unwrap()),
+                        v if format.is_none() => Some(v.as_i64().unwrap()),
+                        v => panic!("{index}: key {v} with format {format:?}"),
+                    };
+                    got.push((day, bk["key"]["tag"].as_str().unwrap().to_string(), bk["doc_count"].as_u64().unwrap()));
+                }
+                if b.is_empty() {
+                    assert!(c.get("after_key").is_none(), "{index}: {c}");
+                    break;
+                }
+                after = Some(c["after_key"].clone());
+            }
+            let want: Vec<(Option<i64>, String, u64)> =
+                model.iter().map(|((_, std::cmp::Reverse(d), t), n)| (*d, t.clone(), *n)).collect();
+            assert_eq!(got, want, "{index} page {page_size} format {format:?}");
+        }
+    }
+}
+
+#[test]
+fn variable_width_histogram_finds_separated_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let mut r = Lcg(29);
+    // Three groups of values far apart; each doc has one or two values of one group.
+    let groups = [0.0, 1000.0, 5000.0];
+    let ds: Vec<Vec<f64>> = (0..240)
+        .map(|_| {
+            let g = groups[r.below(3) as usize];
+            let vals: BTreeSet<u64> = (0..1 + r.below(2)).map(|_| r.below(40)).collect();
+            vals.into_iter().map(|v| g + v as f64 / 4.0).collect()
+        })
+        .collect();
+    for shards in [1u32, 3] {
+        let index = format!("vw{shards}");
+        let body = json!({
+            "settings": {"number_of_shards": shards, "number_of_replicas": 0},
+            "mappings": {"properties": {"v": {"type": "double"}, "k": {"type": "keyword"}}}
+        });
+        let resp = put(s.addr, &format!("/{index}"), &body.to_string());
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        let mut bulk = String::new();
+        for (i, vals) in ds.iter().enumerate() {
+            bulk.push_str(&json!({"index": {"_index": index, "_id": i.to_string()}}).to_string());
+            bulk.push('\n');
+            bulk.push_str(&json!({"v": vals, "k": "x"}).to_string());
+            bulk.push('\n');
+        }
+        let resp = common::http::send(
+            s.addr,
+            "POST",
+            "/_bulk?refresh=true",
+            Some(bulk.as_bytes()),
+            &[("content-type", "application/x-ndjson")],
+        );
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        let all: Vec<f64> = ds.iter().flatten().copied().collect();
+        // With room for every value as its own shard cluster, the reduce merges the closest
+        // centroids: exactly the three groups.
+        let resp = search(
+            &s,
+            &index,
+            json!({"size": 0, "aggs": {"h": {"variable_width_histogram": {"field": "v", "buckets": 3, "shard_size": 500}}}}),
+        );
+        let b = resp["aggregations"]["h"]["buckets"].as_array().unwrap().clone();
+        assert_eq!(b.len(), 3, "{index}: {b:?}");
+        for (bk, g) in b.iter().zip(groups) {
+            let vals: Vec<f64> = all.iter().copied().filter(|v| *v >= g && *v < g + 100.0).collect();
+            let mean = vals.iter().sum::<f64>() / vals.len() as f64;
+            let (lo, hi) = vals.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+            assert_eq!(bk["doc_count"].as_u64().unwrap(), vals.len() as u64, "{index}: {bk}");
+            assert!(close(bk["key"].as_f64().unwrap(), mean), "{index}: {bk} vs {mean}");
+            assert_eq!((bk["min"].as_f64().unwrap(), bk["max"].as_f64().unwrap()), (lo, hi), "{index}: {bk}");
+        }
+        // Past a small initial buffer the clustering is approximate, but every value is
+        // counted once and the buckets are ordered and disjoint.
+        let resp = search(
+            &s,
+            &index,
+            json!({"size": 0, "aggs": {"h": {"variable_width_histogram": {"field": "v", "buckets": 3, "initial_buffer": 10}}}}),
+        );
+        let b = resp["aggregations"]["h"]["buckets"].as_array().unwrap().clone();
+        assert!(!b.is_empty() && b.len() <= 3, "{index}: {b:?}");
+        assert_eq!(b.iter().map(|bk| bk["doc_count"].as_u64().unwrap()).sum::<u64>(), all.len() as u64);
+        for w in b.windows(2) {
+            assert!(w[0]["key"].as_f64() < w[1]["key"].as_f64(), "{index}: {b:?}");
+            assert!(w[0]["max"].as_f64() <= w[1]["min"].as_f64(), "{index}: {b:?}");
+        }
+        let (lo, hi) = all.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+        assert_eq!((b[0]["min"].as_f64().unwrap(), b[b.len() - 1]["max"].as_f64().unwrap()), (lo, hi));
+        for (bad, what) in [
+            (json!({"variable_width_histogram": {"field": "k"}}), "not supported for aggregation"),
+            (json!({"variable_width_histogram": {"field": "v", "buckets": 0}}), "buckets must be greater than [0]"),
+            (
+                json!({"variable_width_histogram": {"field": "v", "buckets": 20, "shard_size": 10}}),
+                "3/4 of shard_size must be at least buckets",
+            ),
+            (
+                json!({"variable_width_histogram": {"field": "v"}, "aggs": {"m": {"max": {"field": "v"}}}}),
+                "not supported by this node yet",
+            ),
+        ] {
+            let resp = post(s.addr, &format!("/{index}/_search"), &json!({"size": 0, "aggs": {"h": bad}}).to_string());
+            assert_eq!(resp.status, 400, "{}", resp.text());
+            assert!(resp.text().contains(what), "{}", resp.text());
+        }
     }
 }

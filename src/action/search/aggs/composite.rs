@@ -5,13 +5,19 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::date_histogram::DateIntervalOpts;
+use super::fmt::Fmt;
 use super::multi_key::{doc_parts, for_each_combination, render_part, MultiOrds, PartKind};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyIdent, KeyKind};
-use super::source::{resolve, string, token, Config, SourceSpec, VType};
+use super::source::{resolve, string, token, Config, NumKind, SourceSpec, VType};
 use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
+use crate::action::search::date_math;
+use crate::action::search::rounding::Rounding;
+use crate::clock::tz::Zone;
 use crate::engine::query::SegmentView;
 use crate::engine::schema::{date, ip};
 use crate::engine::segment::DocId;
@@ -32,6 +38,8 @@ pub struct CompositeSource {
     pub name: String,
     /// `None`: terms; `Some(interval)`: histogram.
     pub interval: Option<f64>,
+    /// The rounding of a date_histogram source.
+    pub date: Option<Rounding>,
     pub source: SourceSpec,
     pub missing_bucket: bool,
     pub missing_order: MissingOrder,
@@ -75,8 +83,8 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
         }
     };
     match ty {
-        "terms" | "histogram" => {}
-        "date_histogram" | "geotile_grid" => {
+        "terms" | "histogram" | "date_histogram" => {}
+        "geotile_grid" => {
             return Err(OsError::new(
                 ErrorKind::Parsing,
                 format!("[{ty}] sources of the [composite] aggregation are not supported by this node yet"),
@@ -94,13 +102,24 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
     let mut s = CompositeSource {
         name,
         interval: None,
+        date: None,
         source: SourceSpec::default(),
         missing_bucket: false,
         missing_order: MissingOrder::Default,
         asc: true,
     };
+    let mut dates = DateIntervalOpts::default();
     for (k, v) in body {
+        if ty == "date_histogram" && dates.take(ty, k, v)? {
+            continue;
+        }
         match k.as_str() {
+            "format" if ty == "date_histogram" => {
+                s.source.take(ty, k, v)?;
+                if let Some(f) = &s.source.format {
+                    date::validate_format(f).map_err(OsError::illegal)?;
+                }
+            }
             "field" | "script" | "value_type" => {
                 s.source.take(ty, k, v)?;
             }
@@ -149,9 +168,19 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
                 if ty == "histogram" {
                     known.insert(0, "interval");
                 }
+                if ty == "date_histogram" {
+                    known.splice(
+                        0..0,
+                        ["calendar_interval", "fixed_interval", "interval", "time_zone", "offset", "format"],
+                    );
+                }
                 return Err(OsError::parsing(crate::error::unknown_field(ty, k, &known)));
             }
         }
+    }
+    if ty == "date_histogram" {
+        let zone = dates.zone.clone().unwrap_or_else(Zone::utc);
+        s.date = Some(Rounding::new(dates.interval(&s.name)?, zone, dates.offset));
     }
     if ty == "histogram" && s.interval.is_none() {
         return Err(OsError::illegal("[interval] must be greater than 0 for [histogram] source"));
@@ -326,6 +355,23 @@ struct ShardSource {
 }
 
 fn shard_source(s: &CompositeSource, env: &ShardEnv<'_>) -> OsResult<ShardSource> {
+    if let Some(r) = &s.date {
+        let cfg = resolve(&s.source, env.qc.mapping, "date_histogram")?;
+        let kind = match &cfg.vt {
+            Some(VType::Num(k)) if *k != NumKind::Bool => PartKind::Date(*k, Arc::new(r.clone())),
+            None => PartKind::None,
+            _ => return Err(super::source::unsupported(&cfg, "date_histogram")),
+        };
+        // Keys are millis, printed as dates (in the zone) only when a format is given.
+        let fmt = match &s.source.format {
+            Some(f) => {
+                let id = r.zone().id();
+                Fmt::Date { format: f.clone(), nanos: false, zone: (id != "UTC" && id != "Z").then(|| id.to_string()) }
+            }
+            None => Fmt::Raw,
+        };
+        return Ok(ShardSource { cfg, kind, fmt });
+    }
     let ty = if s.interval.is_some() { "histogram" } else { "terms" };
     let cfg = resolve(&s.source, env.qc.mapping, ty)?;
     let (kind, fmt) = match (&cfg.vt, s.interval) {
@@ -366,6 +412,22 @@ fn after_part(v: &Value, src: &ShardSource) -> OsResult<Option<Key>> {
         PartKind::Histo(..) | PartKind::Num(super::source::NumKind::Double | super::source::NumKind::Scaled(_)) => {
             Key::Double(v.as_f64().or_else(|| text.parse().ok()).ok_or_else(bad)?)
         }
+        PartKind::Date(_, r) => Key::Long(match v {
+            Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f.floor() as i64)).ok_or_else(bad)?,
+            _ => match &src.fmt {
+                Fmt::Date { format, .. } => date_math::eval(&text, format, r.zone(), crate::clock::now_millis(), false)
+                    .map_err(|e| {
+                        OsError::new(
+                            ErrorKind::Parse,
+                            format!("failed to parse date field [{text}] with format [{format}]: [{e}]"),
+                        )
+                        .status(400)
+                    })?,
+                _ => {
+                    text.parse::<i64>().or_else(|_| text.parse::<f64>().map(|f| f.floor() as i64)).map_err(|_| bad())?
+                }
+            },
+        }),
         PartKind::Num(super::source::NumKind::Unsigned) => {
             Key::Unsigned(v.as_u64().or_else(|| text.parse().ok()).ok_or_else(bad)?)
         }
@@ -690,7 +752,14 @@ mod tests {
             .contains("Missing value for [after.k]"));
         assert!(e(json!({"sources": [{"k": {"terms": {"field": "x"}}}], "after": {"k": 1, "j": 2}}))
             .contains("[after] has 2 value(s) but [sources] has 1"));
-        assert!(e(json!({"sources": [{"k": {"date_histogram": {"field": "x"}}}]})).contains("not supported"));
+        assert!(e(json!({"sources": [{"k": {"geotile_grid": {"field": "x"}}}]})).contains("not supported"));
+        assert!(e(json!({"sources": [{"k": {"date_histogram": {"field": "x"}}}]})).contains("Invalid interval"));
+        assert!(e(json!({"sources": [{"k": {"date_histogram": {"field": "x", "fixed_interval": "1d", "calendar_interval": "1d"}}}]}))
+            .contains("Cannot use [fixed_interval] with [calendar_interval]"));
+        assert!(e(
+            json!({"sources": [{"k": {"date_histogram": {"field": "x", "calendar_interval": "1d", "bogus": 1}}}]})
+        )
+        .contains("bogus"));
         assert!(e(json!({"sources": [{"k": {"terms": {"field": "x", "missing_order": "last"}}}]}))
             .contains("missing_order require missing_bucket"));
     }

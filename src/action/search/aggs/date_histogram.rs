@@ -12,7 +12,7 @@ use super::result::{AggResult, Buckets, Key, KeyKind};
 use super::source::{resolve, token, NumKind, VType};
 use super::{AggDef, AggSpec, Collector, ReduceCtx, RenderCtx, ShardEnv};
 use crate::action::search::rounding::{
-    parse_calendar_interval, parse_fixed_interval, parse_offset, Interval, Rounding,
+    parse_calendar_interval, parse_fixed_interval, parse_offset, CalendarUnit, Interval, Rounding,
 };
 use crate::clock::tz::Zone;
 use crate::engine::schema::date;
@@ -39,6 +39,77 @@ impl Rounder for DateRounder {
     fn value_range(&self, k: &Key) -> (f64, f64) {
         let scale = if self.nanos { 1e6 } else { 1.0 };
         (k.as_f64() * scale, self.next(k).as_f64() * scale)
+    }
+}
+
+/// The interval, `time_zone` and `offset` options shared by the `date_histogram` aggregation
+/// and the composite's `date_histogram` source (OpenSearch's `DateIntervalWrapper` and the
+/// builders' `time_zone`/`offset` fields).
+#[derive(Debug, Default)]
+pub struct DateIntervalOpts {
+    calendar: Option<CalendarUnit>,
+    fixed: Option<i64>,
+    legacy: Option<String>,
+    pub zone: Option<Zone>,
+    pub offset: i64,
+}
+
+impl DateIntervalOpts {
+    /// Takes `k` when it is one of these options (false for other keys).
+    pub fn take(&mut self, ty: &str, k: &str, v: &Value) -> OsResult<bool> {
+        let s = || super::source::string(ty, k, v);
+        match k {
+            "calendar_interval" => self.calendar = Some(parse_calendar_interval(&s()?).map_err(OsError::illegal)?),
+            "fixed_interval" => self.fixed = Some(parse_fixed_interval(&s()?).map_err(OsError::illegal)?),
+            "interval" => {
+                self.legacy = Some(match v {
+                    // A number is the legacy interval in millis.
+                    Value::Number(n) if n.as_i64().is_some() => format!("{n}ms"),
+                    _ => s()?,
+                })
+            }
+            "time_zone" => {
+                self.zone = Some(match v.as_i64() {
+                    Some(h) => Zone::of_hours(h).map_err(OsError::illegal)?,
+                    None => Zone::parse(&s()?).map_err(OsError::illegal)?,
+                })
+            }
+            "offset" => {
+                self.offset = match v {
+                    Value::Number(n) => n.as_i64().ok_or_else(|| OsError::illegal(format!("bad offset [{v}]")))?,
+                    _ => parse_offset(&s()?).map_err(OsError::illegal)?,
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The interval the options give (aggregation `name` for the messages).
+    pub fn interval(&self, name: &str) -> OsResult<Interval> {
+        if self.calendar.is_some() && self.fixed.is_some() {
+            return Err(OsError::illegal("Cannot use [fixed_interval] with [calendar_interval] configuration option."));
+        }
+        if self.legacy.is_some() && (self.calendar.is_some() || self.fixed.is_some()) {
+            return Err(OsError::illegal(
+                "Cannot use [interval] with [fixed_interval] or [calendar_interval] configuration options.",
+            ));
+        }
+        let interval = match (self.calendar, self.fixed, &self.legacy) {
+            (Some(u), _, _) => Interval::Calendar(u),
+            (_, Some(ms), _) => Interval::Fixed(ms),
+            (_, _, Some(l)) => match parse_calendar_interval(l) {
+                Ok(u) => Interval::Calendar(u),
+                Err(_) => Interval::Fixed(parse_fixed_interval(l).map_err(OsError::illegal)?),
+            },
+            _ => return Err(OsError::illegal("Invalid interval specified, must be non-null and non-empty")),
+        };
+        if let Interval::Fixed(ms) = interval {
+            if ms <= 0 {
+                return Err(OsError::illegal(format!("[interval] must be 1 or greater for aggregation [{name}]")));
+            }
+        }
+        Ok(interval)
     }
 }
 
@@ -76,32 +147,14 @@ fn date_bound(v: &Value, format: &str, now: i64) -> OsResult<f64> {
 impl DateHistogramSpec {
     pub fn parse(name: &str, body: &Map<String, Value>) -> OsResult<DateHistogramSpec> {
         let mut c = HistoCommon::new();
-        let (mut calendar, mut fixed, mut legacy) = (None, None, None);
-        let mut zone = Zone::utc();
-        let mut offset = 0i64;
+        let mut iv = DateIntervalOpts::default();
         let mut ext = None;
         let mut hard = None;
         for (k, v) in body {
-            if c.take("date_histogram", name, k, v)? {
+            if c.take("date_histogram", name, k, v)? || iv.take("date_histogram", k, v)? {
                 continue;
             }
-            let s = || super::source::string("date_histogram", k, v);
             match k.as_str() {
-                "calendar_interval" => calendar = Some(parse_calendar_interval(&s()?).map_err(OsError::illegal)?),
-                "fixed_interval" => fixed = Some(parse_fixed_interval(&s()?).map_err(OsError::illegal)?),
-                "interval" => legacy = Some(s()?),
-                "time_zone" => {
-                    zone = match v.as_i64() {
-                        Some(h) => Zone::of_hours(h).map_err(OsError::illegal)?,
-                        None => Zone::parse(&s()?).map_err(OsError::illegal)?,
-                    }
-                }
-                "offset" => {
-                    offset = match v {
-                        Value::Number(n) => n.as_i64().ok_or_else(|| OsError::illegal(format!("bad offset [{v}]")))?,
-                        _ => parse_offset(&s()?).map_err(OsError::illegal)?,
-                    }
-                }
                 "extended_bounds" => ext = Some(v.clone()),
                 "hard_bounds" => hard = Some(v.clone()),
                 _ => {
@@ -129,28 +182,8 @@ impl DateHistogramSpec {
                 }
             }
         }
-        if calendar.is_some() && fixed.is_some() {
-            return Err(OsError::illegal("Cannot use [fixed_interval] with [calendar_interval] configuration option."));
-        }
-        if legacy.is_some() && (calendar.is_some() || fixed.is_some()) {
-            return Err(OsError::illegal(
-                "Cannot use [interval] with [fixed_interval] or [calendar_interval] configuration options.",
-            ));
-        }
-        let interval = match (calendar, fixed, legacy) {
-            (Some(u), _, _) => Interval::Calendar(u),
-            (_, Some(ms), _) => Interval::Fixed(ms),
-            (_, _, Some(l)) => match parse_calendar_interval(&l) {
-                Ok(u) => Interval::Calendar(u),
-                Err(_) => Interval::Fixed(parse_fixed_interval(&l).map_err(OsError::illegal)?),
-            },
-            _ => return Err(OsError::illegal("Invalid interval specified, must be non-null and non-empty")),
-        };
-        if let Interval::Fixed(ms) = interval {
-            if ms <= 0 {
-                return Err(OsError::illegal(format!("[interval] must be 1 or greater for aggregation [{name}]")));
-            }
-        }
+        let interval = iv.interval(name)?;
+        let (zone, offset) = (iv.zone.clone().unwrap_or_else(Zone::utc), iv.offset);
         let fmt = c.source.format.clone().unwrap_or_else(|| "strict_date_optional_time||epoch_millis".into());
         let now = crate::clock::now_millis();
         let num = |x: &Value| date_bound(x, &fmt, now);

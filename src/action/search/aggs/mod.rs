@@ -40,6 +40,7 @@ pub mod sketch;
 pub mod source;
 pub mod terms;
 pub mod top_hits;
+pub mod variable_width;
 pub mod weighted_avg;
 
 use std::fmt::Debug;

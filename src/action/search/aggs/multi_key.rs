@@ -3,17 +3,19 @@
 //! such keys, and how each position prints (OpenSearch's `InternalComposite.formatObject`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::fmt::{double, java_double, Fmt};
 use super::result::{Key, KeyIdent};
 use super::source::{NumKind, SegValues, VType};
+use crate::action::search::rounding::Rounding;
 use crate::engine::segment::DocId;
 use crate::error::OsResult;
 
 /// How one source turns column values into key parts.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum PartKind {
     /// Keyword terms and ips.
     Bytes,
@@ -21,6 +23,8 @@ pub enum PartKind {
     Num(NumKind),
     /// `floor(value / interval) * interval` as a double (histogram sources).
     Histo(NumKind, f64),
+    /// The date rounding of the value in millis as a long (date_histogram sources).
+    Date(NumKind, Arc<Rounding>),
     /// No values (unmapped without `missing`).
     None,
 }
@@ -42,6 +46,11 @@ impl PartKind {
             PartKind::Num(k @ (NumKind::Double | NumKind::Scaled(_))) => Key::Double(k.to_f64(raw)),
             PartKind::Num(NumKind::Unsigned) => Key::Unsigned((raw as u64) ^ (1u64 << 63)),
             PartKind::Histo(k, interval) => Key::Double((k.to_f64(raw) / interval).floor() * interval),
+            PartKind::Date(k, r) => Key::Long(r.round(match k {
+                NumKind::Date { nanos: true } => raw.div_euclid(1_000_000),
+                NumKind::Double | NumKind::Scaled(_) | NumKind::Unsigned => k.to_f64(raw).floor() as i64,
+                _ => raw,
+            })),
             _ => Key::Long(raw),
         }
     }
@@ -224,5 +233,7 @@ mod tests {
         assert_eq!(render_part(None, &Fmt::Raw).0, Value::Null);
         let d = Fmt::Date { format: "strict_date_optional_time".into(), nanos: false, zone: None };
         assert_eq!(render_part(Some(&Key::Long(0)), &d).0, json!("1970-01-01T00:00:00.000Z"));
+        let iso = Fmt::Date { format: "iso8601".into(), nanos: false, zone: Some("-02:00".into()) };
+        assert_eq!(render_part(Some(&Key::Long(7_200_000)), &iso).0, json!("1970-01-01T00:00:00.000-02:00"));
     }
 }

@@ -173,6 +173,9 @@ fn extra_parser(t: &str) -> Option<Parser> {
         "significant_text" => {
             |_, name, v| Ok(Arc::new(super::significant::SigSpec::parse(true, name, body("significant_text", v)?)?))
         }
+        "variable_width_histogram" => |_, name, v| {
+            Ok(Arc::new(super::variable_width::VariableWidthSpec::parse(name, body("variable_width_histogram", v)?)?))
+        },
         _ => return super::pipeline::parser(t),
     })
 }

@@ -62,7 +62,10 @@ pub fn format_date(millis: i64, format: &str) -> String {
 pub fn format_date_at_offset(millis: i64, format: &str, offset_millis: i64) -> String {
     let secs = millis.div_euclid(1000);
     let nanos = (millis.rem_euclid(1000) * 1_000_000) as u32;
-    let first = format.split("||").next().unwrap_or(format);
+    let first = match format.split("||").next().unwrap_or(format) {
+        "iso8601" => "strict_date_optional_time",
+        f => f,
+    };
     let nanos = if matches!(first, "strict_date_optional_time" | "date_optional_time") {
         nanos - nanos % 1_000_000
     } else {
@@ -137,7 +140,10 @@ fn iso_utc_seconds(alt: &str, s: &str) -> Option<(i64, u32)> {
 }
 
 fn print_instant(secs: i64, nanos: u32, format: &str) -> String {
-    let first = format.split("||").next().unwrap_or(format);
+    let first = match format.split("||").next().unwrap_or(format) {
+        "iso8601" => "strict_date_optional_time",
+        f => f,
+    };
     // `date_optional_time` parses up to nine fraction digits but prints milliseconds (its
     // `_nanos` variant prints them all), as OpenSearch's `DateFormatters`.
     let nanos = if matches!(first, "strict_date_optional_time" | "date_optional_time") {
@@ -204,7 +210,11 @@ fn compile(alt: &str) -> Result<Parser, String> {
         let (a, b) = if strict { (2, 2) } else { (1, 2) };
         vec![Hour(a, b), Lit(":".into()), Minute(a, b), Lit(":".into()), Second(a, b)]
     };
-    let zone = || Offset { z: true, colon: false, minutes: true };
+    // The ISO formats print offsets as `+HH:MM` (java.time's `appendOffset("+HH:MM", "Z")`).
+    let zone = || Offset { z: true, colon: true, minutes: true };
+    let basic_zone = || Offset { z: true, colon: false, minutes: true };
+    // `iso8601` parses lenient ISO dates (it prints as `strict_date_optional_time`).
+    let alt = if alt == "iso8601" { "date_optional_time" } else { alt };
     let strict = alt.starts_with("strict_");
     let name = alt.strip_prefix("strict_").unwrap_or(alt);
     let toks = match name {
@@ -248,10 +258,19 @@ fn compile(alt: &str) -> Result<Parser, String> {
             Minute(2, 2),
             Second(2, 2),
             Fraction(1, 9, true),
-            zone(),
+            basic_zone(),
         ],
         "basic_date_time_no_millis" => {
-            vec![Year(4, 4), Month(2, 2), Day(2, 2), Lit("T".into()), Hour(2, 2), Minute(2, 2), Second(2, 2), zone()]
+            vec![
+                Year(4, 4),
+                Month(2, 2),
+                Day(2, 2),
+                Lit("T".into()),
+                Hour(2, 2),
+                Minute(2, 2),
+                Second(2, 2),
+                basic_zone(),
+            ]
         }
         _ if strict => return Err(format!("Unknown date format [{alt}]")),
         _ => compile_pattern(alt)?,
