@@ -156,3 +156,84 @@ fn script_source_errors() {
     fails(json!({"a": {"avg": {"field": "n", "script": "_value * 2"}}}), "value script");
     s.stop();
 }
+
+#[test]
+fn scripted_metric_profit() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    for (index, shards) in [("p1", 1), ("p3", 3)] {
+        let body = json!({"settings": {"number_of_shards": shards, "number_of_replicas": 0},
+            "mappings": {"properties": {"type": {"type": "keyword"}, "amount": {"type": "long"}, "x": {"type": "double"}}}});
+        assert_eq!(put(s.addr, &format!("/{index}"), &body.to_string()).status, 200);
+        let mut bulk = String::new();
+        let mut r = Lcg(3);
+        let mut profit = 0i64;
+        for i in 0..200 {
+            let sale = r.below(3) != 0;
+            let amount = r.below(100) as i64;
+            profit += if sale { amount } else { -amount };
+            bulk.push_str(&json!({"index": {"_index": index, "_id": i.to_string()}}).to_string());
+            bulk.push('\n');
+            bulk.push_str(&json!({"type": if sale {"sale"} else {"cost"}, "amount": amount, "x": 1}).to_string());
+            bulk.push('\n');
+        }
+        let resp = common::http::send(
+            s.addr,
+            "POST",
+            "/_bulk?refresh=true",
+            Some(bulk.as_bytes()),
+            &[("content-type", "application/x-ndjson")],
+        );
+        assert_eq!(resp.status, 200);
+        let a = aggs(
+            &s,
+            index,
+            json!({"profit": {"scripted_metric": {
+                "init_script": "state.transactions = []",
+                "map_script": "state.transactions.add(doc.type.value == 'sale' ? doc.amount.value : -1 * doc.amount.value)",
+                "combine_script": "double profit = 0; for (t in state.transactions) { profit += t } return profit",
+                "reduce_script": "double profit = 0; for (a in states) { profit += a } return profit"
+            }}}),
+        );
+        assert_eq!(a["profit"]["value"], json!(profit as f64), "{index}");
+        // The same by params, and the count of shard states seen by the reduce.
+        let a = aggs(
+            &s,
+            index,
+            json!({"c": {"scripted_metric": {
+                "params": {"w": 2},
+                "map_script": "state.n = (state.n == null ? 0 : state.n) + params.w",
+                "combine_script": "state.n",
+                "reduce_script": {"source": "long t = 0; for (a in states) { if (a != null) { t += a } } return t + params.k", "params": {"k": 1}}
+            }}}),
+        );
+        assert_eq!(a["c"]["value"], json!(401), "{index}");
+    }
+    let fails = |aggs: Value, needle: &str| {
+        let r = post(s.addr, "/p1/_search", &json!({"size": 0, "aggs": aggs}).to_string());
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert!(r.text().contains(needle), "{needle}: {}", r.text());
+    };
+    fails(
+        json!({"m": {"scripted_metric": {"combine_script": "1", "reduce_script": "1"}}}),
+        "[mapScript] must not be null: [m]",
+    );
+    fails(
+        json!({"m": {"scripted_metric": {"map_script": "1", "reduce_script": "1"}}}),
+        "[combineScript] must not be null: [m]",
+    );
+    fails(
+        json!({"m": {"scripted_metric": {"map_script": "1", "combine_script": "1"}}}),
+        "[reduceScript] must not be null: [m]",
+    );
+    fails(
+        json!({"m": {"scripted_metric": {"map_script": "1", "combine_script": "1", "reduce_script": "1", "bad": 1}}}),
+        "unknown field [bad]",
+    );
+    fails(
+        json!({"m": {"scripted_metric": {"params": {"a": 1}, "map_script": {"source": "1", "params": {"a": 2}},
+        "combine_script": "1", "reduce_script": "1"}}}),
+        "used in both aggregation and script parameters",
+    );
+    s.stop();
+}

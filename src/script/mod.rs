@@ -37,6 +37,7 @@ mod error;
 mod interp;
 mod lexer;
 mod methods;
+mod metric;
 mod parser;
 mod request;
 mod search;
@@ -53,6 +54,7 @@ use serde_json::{Map, Value as Json};
 
 pub use doc::{DocLookup, DocValue};
 pub use error::ScriptError;
+pub use metric::{MetricScript, MetricState, Phase as MetricPhase};
 pub use request::parse_script_request;
 pub use search::SearchScript;
 

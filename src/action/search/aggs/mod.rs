@@ -31,6 +31,7 @@ pub mod rare_terms;
 pub mod result;
 pub mod sampler;
 pub mod script_source;
+pub mod scripted_metric;
 pub mod sketch;
 pub mod source;
 pub mod terms;

@@ -138,16 +138,20 @@ enum ScriptKind {
 }
 
 /// `doc` over one segment (OpenSearch's `LeafDocLookup`).
-struct SegLookup<'a> {
+pub(super) struct SegLookup<'a> {
     seg: &'a dyn SegmentView,
     mapping: &'a Mapping,
-    doc: DocId,
+    pub(super) doc: DocId,
     kinds: HashMap<String, ScriptKind>,
     buf: Vec<i64>,
     ords: Vec<u64>,
 }
 
-impl SegLookup<'_> {
+impl<'a> SegLookup<'a> {
+    pub(super) fn new(seg: &'a dyn SegmentView, mapping: &'a Mapping) -> SegLookup<'a> {
+        SegLookup { seg, mapping, doc: 0, kinds: HashMap::new(), buf: Vec::new(), ords: Vec::new() }
+    }
+
     fn kind(&mut self, field: &str) -> Result<ScriptKind, (&'static str, String)> {
         if let Some(k) = self.kinds.get(field) {
             return Ok(*k);
