@@ -154,7 +154,7 @@ impl Config {
                 field: "",
                 missing: None,
                 buf: Vec::new(),
-                script: Some(ScriptReader::new(vs, seg)),
+                script: Some(Box::new(ScriptReader::new(vs, seg))),
             });
         }
         let Some(field) = self.field.as_deref() else {
@@ -214,7 +214,7 @@ pub struct NumReader<'a> {
     field: &'a str,
     missing: Option<i64>,
     buf: Vec<i64>,
-    script: Option<ScriptReader<'a>>,
+    script: Option<Box<ScriptReader<'a>>>,
 }
 
 impl<'a> NumReader<'a> {
