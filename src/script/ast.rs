@@ -122,6 +122,8 @@ pub(crate) enum ExprKind {
     Local(usize),
     Params,
     Ctx,
+    /// A read-only variable of the script's context, by its index in the context's list.
+    Var(u8),
     ListInit(Vec<Expr>),
     MapInit(Vec<(Expr, Expr)>),
     /// `new ArrayList(...)` / `new HashMap(...)`: `true` for a map.

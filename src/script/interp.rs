@@ -51,6 +51,9 @@ pub(crate) struct Exec<'p> {
     pub budget: u64,
     pub params: Value,
     pub ctx: Value,
+    /// The context's read-only variables (`ExprKind::Var`); with `doc` set, variable 0 is `doc`.
+    pub vars: Vec<Value>,
+    pub doc: Option<&'p mut dyn super::doc::DocLookup>,
 }
 
 impl Exec<'_> {
@@ -241,6 +244,7 @@ impl Exec<'_> {
             ExprKind::Local(slot) => Ok(self.locals.get(*slot).cloned().unwrap_or(Value::Null)),
             ExprKind::Params => Ok(self.params.clone()),
             ExprKind::Ctx => Ok(self.ctx.clone()),
+            ExprKind::Var(i) => self.var(*i, at),
             ExprKind::ListInit(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for i in items {
@@ -265,6 +269,9 @@ impl Exec<'_> {
                 methods::construct(*map, arg).or_else(|(kind, reason)| fail(at, kind, reason))
             }
             ExprKind::Field { target, name, null_safe } => {
+                if let Some(v) = self.doc_field(target, name, at)? {
+                    return Ok(v);
+                }
                 let t = self.eval(target)?;
                 if *null_safe && matches!(t, Value::Null) {
                     return Ok(Value::Null);
@@ -272,11 +279,18 @@ impl Exec<'_> {
                 methods::get_field(&t, name).or_else(|(kind, reason)| fail(at, kind, reason))
             }
             ExprKind::Index { target, index } => {
+                if self.is_doc(target) {
+                    let key = self.eval(index)?;
+                    return self.doc_values(&key, at);
+                }
                 let t = self.eval(target)?;
                 let i = self.eval(index)?;
                 methods::get_index(&t, &i).or_else(|(kind, reason)| fail(at, kind, reason))
             }
             ExprKind::Call { target, name, args, null_safe } => {
+                if let Some(v) = self.doc_call(target, name, args, at)? {
+                    return Ok(v);
+                }
                 let t = self.eval(target)?;
                 if *null_safe && matches!(t, Value::Null) {
                     return Ok(Value::Null);

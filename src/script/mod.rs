@@ -23,7 +23,7 @@
 //! ```
 //!
 //! What is not here: lambdas, functions, `try`/`catch`, arrays, regexes (disabled, as with
-//! `script.painless.regex.enabled: false`), `doc[...]` access, stored scripts. A list or map that
+//! `script.painless.regex.enabled: false`), stored scripts. `doc[...]` exists only in search contexts (search.rs, doc.rs). A list or map that
 //! is made to contain itself is refused when the result is converted back to JSON.
 
 // `ScriptError` mirrors OpenSearch's script_exception field by field; it is built only on the
@@ -32,12 +32,15 @@
 
 mod arith;
 mod ast;
+mod doc;
 mod error;
 mod interp;
 mod lexer;
 mod methods;
+mod metric;
 mod parser;
 mod request;
+mod search;
 mod value;
 
 #[cfg(test)]
@@ -49,8 +52,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
 
+pub use doc::{DocLookup, DocValue};
 pub use error::ScriptError;
+pub use metric::{MetricScript, MetricState, Phase as MetricPhase};
 pub use request::parse_script_request;
+pub use search::SearchScript;
 
 use value::Value;
 
@@ -64,9 +70,9 @@ pub struct Script {
 }
 
 #[derive(Debug)]
-struct Compiled {
-    source: String,
-    program: parser::Program,
+pub(crate) struct Compiled {
+    pub(crate) source: String,
+    pub(crate) program: parser::Program,
 }
 
 /// What an aggregation script returned.
@@ -190,6 +196,8 @@ impl Script {
             budget: interp::MAX_LOOP_COUNTER,
             params: Value::new_map(map),
             ctx: Value::Null,
+            vars: Vec::new(),
+            doc: None,
         };
         let flow = exec.run(&program.stmts).map_err(|e| self.runtime_failure(e.at, e.kind, e.reason))?;
         Ok(match flow {
@@ -271,6 +279,8 @@ impl Script {
             budget: interp::MAX_LOOP_COUNTER,
             params: Value::new_map(value::map_from_json(params)),
             ctx: ctx.clone(),
+            vars: Vec::new(),
+            doc: None,
         };
         let flow = exec.run(&program.stmts).map_err(|e| self.runtime_failure(e.at, e.kind, e.reason))?;
         let result = match flow {

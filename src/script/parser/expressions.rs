@@ -310,6 +310,11 @@ impl Parser<'_> {
                     "null" => konst(Const::Null),
                     "params" => Ok(Expr { kind: ExprKind::Params, pos }),
                     w if w == self.ctx_name => Ok(Expr { kind: ExprKind::Ctx, pos }),
+                    w if self.vars.contains(&w) && self.lookup(w).is_none() => {
+                        let i = self.vars.iter().position(|v| *v == w).unwrap_or(0);
+                        self.used_vars |= 1 << i;
+                        Ok(Expr { kind: ExprKind::Var(i as u8), pos })
+                    }
                     "new" => self.new_expression(pos),
                     _ => {
                         if let Some((slot, _)) = self.lookup(&word) {
@@ -446,7 +451,7 @@ fn check_assignable(target: &Expr, pos: usize) -> Result<(), CompileError> {
     match &target.kind {
         ExprKind::Local(_) | ExprKind::Index { .. } => Ok(()),
         ExprKind::Field { null_safe: false, .. } => Ok(()),
-        ExprKind::Params | ExprKind::Ctx => {
+        ExprKind::Params | ExprKind::Ctx | ExprKind::Var(_) => {
             Err(CompileError::new(pos, "invalid assignment: cannot assign a value to a read-only variable".into()))
         }
         _ => Err(CompileError::new(pos, "invalid assignment: cannot assign a value to this expression".into())),

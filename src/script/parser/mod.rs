@@ -35,6 +35,8 @@ pub(crate) struct Program {
     /// Declared type of each local slot.
     pub slot_types: Vec<Type>,
     pub statement_starts: Vec<usize>,
+    /// Bit `i` set: the script reads `vars[i]`.
+    pub used_vars: u32,
 }
 
 pub(crate) fn parse(source: &str, tokens: Vec<Token>) -> Result<Program, CompileError> {
@@ -47,6 +49,17 @@ pub(crate) fn parse_with_context(
     tokens: Vec<Token>,
     ctx_name: &'static str,
 ) -> Result<Program, CompileError> {
+    parse_with_vars(source, tokens, ctx_name, &[])
+}
+
+/// Parses a script with the context variable `ctx_name` and the read-only variables `vars`
+/// (`doc`, `_score`, `_value`, `state`, ...): `vars[i]` parses as `ExprKind::Var(i)`.
+pub(crate) fn parse_with_vars(
+    source: &str,
+    tokens: Vec<Token>,
+    ctx_name: &'static str,
+    vars: &'static [&'static str],
+) -> Result<Program, CompileError> {
     let mut p = Parser {
         source,
         tokens,
@@ -57,12 +70,14 @@ pub(crate) fn parse_with_context(
         depth: 0,
         starts: Vec::new(),
         ctx_name,
+        vars,
+        used_vars: 0,
     };
     let mut stmts = Vec::new();
     while p.peek() != &Tok::Eof {
         stmts.push(p.statement()?);
     }
-    Ok(Program { stmts, slot_types: p.slot_types, statement_starts: p.starts })
+    Ok(Program { stmts, slot_types: p.slot_types, statement_starts: p.starts, used_vars: p.used_vars })
 }
 
 struct Parser<'s> {
@@ -77,6 +92,9 @@ struct Parser<'s> {
     starts: Vec<usize>,
     /// The name of the context variable (`ctx`, or `token` in analysis scripts).
     ctx_name: &'static str,
+    /// The script context's read-only variables.
+    vars: &'static [&'static str],
+    used_vars: u32,
 }
 
 impl Parser<'_> {
@@ -161,7 +179,11 @@ impl Parser<'_> {
     }
 
     fn declare(&mut self, name: String, ty: Type, pos: usize) -> Result<usize, CompileError> {
-        if name == "params" || name == self.ctx_name || self.lookup(&name).is_some() {
+        if name == "params"
+            || name == self.ctx_name
+            || self.vars.contains(&name.as_str())
+            || self.lookup(&name).is_some()
+        {
             return Err(CompileError::new(pos, format!("variable [{name}] is already defined")));
         }
         let slot = self.slot_types.len();

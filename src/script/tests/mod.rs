@@ -6,6 +6,7 @@ mod constructs;
 mod errors;
 mod properties;
 mod request;
+mod search;
 
 use serde_json::{json, Map, Value as Json};
 

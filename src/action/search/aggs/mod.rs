@@ -34,6 +34,8 @@ pub mod range;
 pub mod rare_terms;
 pub mod result;
 pub mod sampler;
+pub mod script_source;
+pub mod scripted_metric;
 pub mod significant;
 pub mod significant_collect;
 pub mod sketch;
@@ -327,7 +329,11 @@ pub fn collect_shard(defs: &[AggDef], env: &ShardEnv<'_>, query: &Query) -> OsRe
         }
         let mut cols: Vec<Box<dyn Collector>> =
             idx.iter().map(|&i| defs[i].spec.collector(&defs[i], env)).collect::<OsResult<_>>()?;
+        script_source::take_failure();
         run_collectors(&mut cols, env.searcher, &q, &mut held)?;
+        if let Some(e) = script_source::take_failure() {
+            return Err(e);
+        }
         for (c, &i) in cols.iter_mut().zip(&idx) {
             results[i] = Some(c.result(0)?);
         }

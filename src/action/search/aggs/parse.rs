@@ -143,6 +143,9 @@ fn extra_parser(t: &str) -> Option<Parser> {
         "diversified_sampler" => |_, name, v| {
             Ok(Arc::new(super::sampler::SamplerSpec::parse_diversified(name, body("diversified_sampler", v)?)?))
         },
+        "scripted_metric" => |_, name, v| {
+            Ok(Arc::new(super::scripted_metric::ScriptedMetricSpec::parse(name, body("scripted_metric", v)?)?))
+        },
         "weighted_avg" => {
             |_, name, v| Ok(Arc::new(super::weighted_avg::WeightedAvgSpec::parse(name, body("weighted_avg", v)?)?))
         }

@@ -5,7 +5,10 @@
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use super::fmt::Fmt;
+use super::script_source::{script_kind, ScriptReader, ValueScript};
 use crate::engine::query::sort::{double_to_sortable_long, sortable_long_to_double};
 use crate::engine::query::SegmentView;
 use crate::engine::schema::{date, ip, FieldKind, FieldType, Mapping, NumberType};
@@ -128,6 +131,8 @@ pub struct Config {
     pub missing: Option<MissingValue>,
     pub fmt: Fmt,
     pub type_name: String,
+    /// A `script` source: its values replace the field's.
+    pub script: Option<Arc<ValueScript>>,
 }
 
 impl Config {
@@ -142,6 +147,16 @@ impl Config {
 
     /// Opens the source on one segment.
     pub fn open<'a>(&'a self, seg: &'a dyn SegmentView) -> SegValues<'a> {
+        if let Some(vs) = &self.script {
+            return SegValues::Num(NumReader {
+                col: None,
+                view: seg,
+                field: "",
+                missing: None,
+                buf: Vec::new(),
+                script: Some(Box::new(ScriptReader::new(vs, seg))),
+            });
+        }
         let Some(field) = self.field.as_deref() else {
             return match &self.missing {
                 Some(MissingValue::Num(v)) => SegValues::Num(NumReader::constant(*v, seg)),
@@ -159,6 +174,7 @@ impl Config {
                     _ => None,
                 },
                 buf: Vec::new(),
+                script: None,
             }),
             Some(VType::Bytes { .. }) => SegValues::Bytes(OrdReader {
                 col: seg.sorted_set_column(field),
@@ -198,16 +214,21 @@ pub struct NumReader<'a> {
     field: &'a str,
     missing: Option<i64>,
     buf: Vec<i64>,
+    script: Option<Box<ScriptReader<'a>>>,
 }
 
 impl<'a> NumReader<'a> {
     fn constant(v: i64, seg: &'a dyn SegmentView) -> NumReader<'a> {
-        NumReader { col: None, view: seg, field: "", missing: Some(v), buf: Vec::new() }
+        NumReader { col: None, view: seg, field: "", missing: Some(v), buf: Vec::new(), script: None }
     }
 
     /// The doc's raw values, ascending (the missing value when it has none and one is set).
     #[inline]
     pub fn values(&mut self, doc: DocId) -> &[i64] {
+        if let Some(s) = &mut self.script {
+            s.values(doc, &mut self.buf);
+            return &self.buf;
+        }
         match &self.col {
             Some(c) => c.values(doc, &mut self.buf),
             None => {
@@ -307,10 +328,37 @@ impl<'a> OrdReader<'a> {
 /// Resolves a source against a shard's mapping (OpenSearch's `ValuesSourceConfig.resolve`).
 /// `default_fmt_date`: print dates by the field's format (metrics print `value_as_string`).
 pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
-    if spec.script.is_some() {
-        return Err(OsError::illegal(format!(
-            "[script] in aggregation [{agg_type}] is not supported by this node: scripts as value sources are not built"
-        )));
+    if let Some(script) = &spec.script {
+        if spec.field.is_some() {
+            return Err(OsError::illegal(format!(
+                "[script] with [field] (a value script) in aggregation [{agg_type}] is not supported by this node"
+            )));
+        }
+        if spec.missing.is_some() {
+            return Err(OsError::illegal(format!(
+                "[missing] with [script] in aggregation [{agg_type}] is not supported by this node"
+            )));
+        }
+        let kind = script_kind(spec.value_type.as_deref(), agg_type)?;
+        let vs = ValueScript::compile(script, mapping, kind, agg_type)?;
+        let fmt = match (&spec.format, kind) {
+            (f, NumKind::Date { .. }) => {
+                let f = f.clone().unwrap_or_else(|| "strict_date_optional_time||epoch_millis".to_string());
+                date::validate_format(&f).map_err(OsError::illegal)?;
+                Fmt::Date { format: f, nanos: false, zone: None }
+            }
+            (_, NumKind::Bool) => Fmt::Bool,
+            (Some(p), _) => Fmt::Decimal(p.clone()),
+            (None, _) => Fmt::Raw,
+        };
+        return Ok(Config {
+            field: None,
+            vt: Some(VType::Num(kind)),
+            missing: None,
+            fmt,
+            type_name: "script".into(),
+            script: Some(Arc::new(vs)),
+        });
     }
     let field = spec.field.clone().unwrap_or_default();
     let ft = mapping.field_type(&field).map(|ft| resolve_alias(mapping, ft));
@@ -339,7 +387,7 @@ pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult
             Some(p) if matches!(vt, Some(VType::Num(_))) => Fmt::Decimal(p.clone()),
             _ => fmt,
         };
-        return Ok(Config { field: None, vt, missing, fmt, type_name: String::new() });
+        return Ok(Config { field: None, vt, missing, fmt, type_name: String::new(), script: None });
     };
     let name = field.clone();
     let (vt, fmt) = match &ft.kind {
@@ -389,7 +437,7 @@ pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult
         None => None,
         Some(m) => Some(missing_value(&vt, ft, m)?),
     };
-    Ok(Config { field: Some(name), vt: Some(vt), missing, fmt, type_name: ft.type_name().to_string() })
+    Ok(Config { field: Some(name), vt: Some(vt), missing, fmt, type_name: ft.type_name().to_string(), script: None })
 }
 
 fn hint_numeric(value_type: Option<&str>) -> bool {

@@ -144,12 +144,15 @@ fn linear_counting_encoding_replays_to_the_same_registers() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
-    /// Below the threshold the count is exact (up to 32-bit hash collisions, none at this size).
+    /// Below the threshold the count is exact up to collisions of the 25-bit encoded hashes
+    /// (OpenSearch's linear counting has them too: about one in a hundred sets of 800 values
+    /// loses a value to one).
     #[test]
     fn exact_below_threshold(values in proptest::collection::vec(any::<i64>(), 0..800)) {
         let h = count_longs(1000, values.iter().copied());
-        let distinct: std::collections::HashSet<i64> = values.iter().copied().collect();
-        prop_assert_eq!(h.cardinality(), distinct.len() as u64);
+        let distinct = values.iter().copied().collect::<std::collections::HashSet<i64>>().len() as u64;
+        let got = h.cardinality();
+        prop_assert!(got <= distinct && got + 3 >= distinct, "{} of {} distinct", got, distinct);
     }
 
     /// Merging split counters equals counting everything in one, in either mode.
