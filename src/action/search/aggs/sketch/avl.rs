@@ -89,18 +89,6 @@ impl GroupTree {
         n
     }
 
-    #[cfg(test)]
-    pub(super) fn last(&self) -> usize {
-        let mut n = self.root;
-        if n == NIL {
-            return NIL;
-        }
-        while self.r(n) != NIL {
-            n = self.r(n);
-        }
-        n
-    }
-
     pub(super) fn next(&self, mut n: usize) -> usize {
         let r = self.r(n);
         if r != NIL {
