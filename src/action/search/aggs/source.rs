@@ -367,6 +367,34 @@ pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult
         // by the JSON type of the value.
         let (vt, missing, fmt) = match &spec.missing {
             None => (None, None, Fmt::Raw),
+            // `value_type` says what the missing value is: a date in the default format, a boolean.
+            Some(v) if spec.value_type.as_deref() == Some("date") => {
+                let format = spec.format.clone().unwrap_or_else(|| "strict_date_optional_time||epoch_millis".into());
+                let ms = match v {
+                    Value::Number(n) => {
+                        n.as_i64().ok_or_else(|| OsError::illegal(format!("Unsupported missing value [{v}]")))?
+                    }
+                    Value::String(t) => date::parse_date(t, &format).map_err(OsError::illegal)?,
+                    _ => return Err(OsError::illegal(format!("Unsupported missing value [{v}]"))),
+                };
+                (
+                    Some(VType::Num(NumKind::Date { nanos: false })),
+                    Some(MissingValue::Num(ms)),
+                    Fmt::Date { format, nanos: false, zone: None },
+                )
+            }
+            Some(v) if spec.value_type.as_deref() == Some("boolean") => {
+                let b = match v {
+                    Value::Bool(b) => *b,
+                    Value::String(t) if t == "true" || t == "false" => t == "true",
+                    _ => {
+                        return Err(OsError::illegal(format!(
+                            "Can't parse boolean value [{v}], expected [true] or [false]"
+                        )))
+                    }
+                };
+                (Some(VType::Num(NumKind::Bool)), Some(MissingValue::Num(b as i64)), Fmt::Bool)
+            }
             Some(Value::String(s)) if !hint_numeric(spec.value_type.as_deref()) => {
                 (Some(VType::Bytes { ip: false }), Some(MissingValue::Bytes(s.as_bytes().to_vec())), Fmt::Raw)
             }

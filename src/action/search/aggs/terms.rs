@@ -362,7 +362,20 @@ impl TermsCollector {
         }
         match raw {
             RawKey::B(b) => self.spec.inc_exc.accept_bytes(b, matches!(self.cfg.vt, Some(VType::Bytes { ip: true }))),
-            RawKey::L(v) => self.spec.inc_exc.accept_number(key, *v),
+            RawKey::L(v) => {
+                // Listed dates parse with the field's format (OpenSearch's `convertToLongFilter`).
+                let parse = |s: &str| -> Option<f64> {
+                    match &self.cfg.fmt {
+                        super::fmt::Fmt::Date { format, nanos, .. } => {
+                            crate::engine::schema::date::parse_date(s, format)
+                                .ok()
+                                .map(|ms| if *nanos { ms.saturating_mul(1_000_000) } else { ms } as f64)
+                        }
+                        _ => None,
+                    }
+                };
+                self.spec.inc_exc.accept_number_with(key, *v, &parse)
+            }
         }
     }
 }
