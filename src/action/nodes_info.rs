@@ -137,7 +137,7 @@ pub fn info(
                 "plugins" => json!([]),
                 "modules" => Value::Array(MODULES.iter().map(|(a, b, c)| module(a, b, c)).collect()),
                 "ingest" => json!({"processors": []}),
-                "aggregations" => json!({}),
+                "aggregations" => aggregations_info(),
                 "search_pipelines" => json!({"request_processors": [], "response_processors": []}),
                 "indices" => json!({}),
                 _ => continue,
@@ -150,4 +150,60 @@ pub fn info(
     Ok(
         json!({"_nodes": {"total": count, "successful": count, "failed": 0}, "cluster_name": cs.node.cluster_name, "nodes": nodes}),
     )
+}
+
+/// The aggregations this node builds and the value types each reads (OpenSearch's
+/// `AggregationInfo`: `other` for those without a values source).
+fn aggregations_info() -> Value {
+    const NUMERIC: &[&str] = &["boolean", "date", "numeric"];
+    const ANY: &[&str] = &["boolean", "bytes", "date", "ip", "numeric"];
+    const OTHER: &[&str] = &["other"];
+    let table: &[(&str, &[&str])] = &[
+        ("adjacency_matrix", OTHER),
+        ("auto_date_histogram", &["boolean", "date", "numeric"]),
+        ("avg", NUMERIC),
+        ("cardinality", ANY),
+        ("composite", OTHER),
+        ("date_histogram", &["boolean", "date", "numeric"]),
+        ("date_range", &["boolean", "date", "numeric"]),
+        ("diversified_sampler", ANY),
+        ("extended_stats", NUMERIC),
+        ("filter", OTHER),
+        ("filters", OTHER),
+        ("geo_bounds", &["geo_point"]),
+        ("geo_centroid", &["geo_point"]),
+        ("geo_distance", &["geo_point"]),
+        ("geohash_grid", &["geo_point"]),
+        ("geotile_grid", &["geo_point"]),
+        ("global", OTHER),
+        ("histogram", NUMERIC),
+        ("ip_range", &["ip"]),
+        ("max", NUMERIC),
+        ("median_absolute_deviation", NUMERIC),
+        ("min", NUMERIC),
+        ("missing", ANY),
+        ("multi_terms", OTHER),
+        ("nested", OTHER),
+        ("percentile_ranks", NUMERIC),
+        ("percentiles", NUMERIC),
+        ("range", NUMERIC),
+        ("rare_terms", ANY),
+        ("reverse_nested", OTHER),
+        ("sampler", OTHER),
+        ("scripted_metric", OTHER),
+        ("significant_terms", ANY),
+        ("significant_text", OTHER),
+        ("stats", NUMERIC),
+        ("sum", NUMERIC),
+        ("terms", ANY),
+        ("top_hits", OTHER),
+        ("value_count", ANY),
+        ("variable_width_histogram", NUMERIC),
+        ("weighted_avg", OTHER),
+    ];
+    let mut m = serde_json::Map::new();
+    for (name, types) in table {
+        m.insert((*name).to_string(), json!({"types": types}));
+    }
+    Value::Object(m)
 }
