@@ -98,7 +98,7 @@ impl Connection {
             }
         });
         let c = conn.clone();
-        let reader = tokio::spawn(async move { c.clone().read_loop(rd).await });
+        let reader = tokio::spawn(c.read_loop(rd));
         let mut tasks = vec![writer.abort_handle(), reader.abort_handle()];
         if !outbound {
             let c = conn.clone();
@@ -265,6 +265,9 @@ impl Connection {
             }
             _ => {}
         }
+        if f.kind == FrameKind::HandshakeResponse && self.handshake_reply_dropped(&f) {
+            return;
+        }
         if self.verdict(Direction::Inbound) == Verdict::Drop {
             return;
         }
@@ -284,6 +287,14 @@ impl Connection {
             }
             FrameKind::HandshakeRequest => {}
         }
+    }
+
+    /// Whether a partition drops this handshake answer: the node it names is only known from
+    /// its payload (so a partitioned node cannot even connect).
+    fn handshake_reply_dropped(&self, f: &Frame) -> bool {
+        let Ok(info) = HandshakeInfo::decode(&f.payload) else { return false };
+        let addrs = [self.peer, info.node.address];
+        self.shared.faults.verdict(Some(&info.node.node_id), &addrs, Direction::Inbound) == Verdict::Drop
     }
 
     /// The accepting side of the handshake: answers with this node's identity whatever the

@@ -353,6 +353,22 @@ impl Transport {
         Ok(conn)
     }
 
+    /// Whether an open, handshaken outbound connection to `addr` exists.
+    pub fn is_connected(&self, addr: SocketAddr) -> bool {
+        let slot = self.outbound.lock().unwrap_or_else(|e| e.into_inner()).get(&addr).cloned();
+        let conn = slot.and_then(|s| s.try_lock().ok().and_then(|g| g.clone()));
+        conn.is_some_and(|c| !c.is_closed() && c.remote().is_some())
+    }
+
+    /// Closes the outbound connection to `addr` (its pending requests fail with
+    /// `Disconnected`); the next request reconnects.
+    pub fn disconnect(&self, addr: SocketAddr) {
+        let slot = self.outbound.lock().unwrap_or_else(|e| e.into_inner()).remove(&addr);
+        if let Some(c) = slot.and_then(|s| s.try_lock().ok().and_then(|g| g.clone())) {
+            c.close("disconnected by this node");
+        }
+    }
+
     /// Stops accepting, closes every connection and fails the pending requests (`Disconnected`).
     pub async fn close(&self) {
         let accept = self.shutdown();
