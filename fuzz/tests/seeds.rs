@@ -115,7 +115,10 @@ fn transport_frame_seeds_decode() {
     use fathom::transport::frame::{decode, decode_exact, Decoded, FrameKind};
     let f = decode_exact(&seed("transport_frame", "request_ping")).expect("request seed");
     assert_eq!((f.kind, f.request_id, f.action.as_str(), &f.payload[..]), (FrameKind::Request, 7, "ping", &b"{}"[..]));
-    assert_eq!(decode_exact(&seed("transport_frame", "handshake")).expect("handshake seed").kind, FrameKind::HandshakeRequest);
+    assert_eq!(
+        decode_exact(&seed("transport_frame", "handshake")).expect("handshake seed").kind,
+        FrameKind::HandshakeRequest
+    );
     let s = seed("transport_frame", "stream");
     let mut at = 0;
     let mut kinds = Vec::new();
