@@ -143,3 +143,129 @@ fn variable_width_histogram_sub_aggregations_see_their_buckets_documents() {
         }
     }
 }
+
+/// Holt's forecast (s + i * b from i = 0), the model.
+fn holt(values: &[f64], alpha: f64, beta: f64, n: usize) -> Vec<f64> {
+    let (mut s, mut b) = (values[0], 0.0);
+    for &v in &values[1..] {
+        let last_s = s;
+        s = alpha * v + (1.0 - alpha) * (last_s + b);
+        b = beta * (s - last_s) + (1.0 - beta) * b;
+    }
+    (0..n).map(|i| s + i as f64 * b).collect()
+}
+
+#[test]
+fn moving_avg_predicts_past_the_last_bucket_and_minimizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let mut r = Lcg(53);
+    // n in 0..50 (the histogram's bucket 50 is empty, by extended_bounds), x in eighths, and a
+    // date in the first five months of 2024.
+    let ds: Vec<(i64, f64, String)> = (0..400)
+        .map(|_| {
+            let month = 1 + r.below(5);
+            let day = 1 + r.below(28);
+            (r.below(50) as i64, r.below(800) as f64 / 8.0, format!("2024-{month:02}-{day:02}"))
+        })
+        .collect();
+    let docs: Vec<Value> = ds.iter().map(|(n, x, d)| json!({"n": n, "x": x, "d": d})).collect();
+    let sums: Vec<f64> = (0..5).map(|b| ds.iter().filter(|d| d.0 / 10 == b).map(|d| d.1).sum()).collect();
+    let histo = |ma: Value, metric: &str| {
+        json!({"size": 0, "aggs": {"h": {
+            "histogram": {"field": "n", "interval": 10, "extended_bounds": {"min": 0, "max": 59}},
+            "aggs": {"m": {metric: {"field": "x"}}, "ma": {"moving_avg": ma}}
+        }}})
+    };
+    let mut minimized: Vec<Value> = Vec::new();
+    for shards in [1u32, 3] {
+        let index = format!("ma{shards}");
+        create(&s, &index, shards, json!({"n": {"type": "long"}, "x": {"type": "double"}, "d": {"type": "date"}}));
+        bulk(&s, &index, &docs);
+
+        // simple over sums: bucket 50's sum is 0 (a value), so the predictions follow it.
+        let resp = search(&s, &index, histo(json!({"buckets_path": "m", "window": 3, "predict": 3}), "sum"));
+        let b = resp["aggregations"]["h"]["buckets"].as_array().unwrap().clone();
+        assert_eq!(b.len(), 9, "{index}: {b:?}");
+        let mut all = sums.clone();
+        all.push(0.0);
+        let last3 = (all[3] + all[4] + all[5]) / 3.0;
+        for (i, bk) in b.iter().enumerate().skip(6) {
+            assert_eq!(bk["key"].as_f64().unwrap(), (i * 10) as f64, "{index}: {bk}");
+            assert_eq!(bk["doc_count"], json!(0));
+            assert!(bk.get("m").is_none(), "{index}: predicted buckets hold only the moving_avg: {bk}");
+            assert!(close(bk["ma"]["value"].as_f64().unwrap(), last3), "{index}: {bk} vs {last3}");
+        }
+        for (i, bk) in b.iter().enumerate().take(6).skip(1) {
+            let lo = i.saturating_sub(3);
+            let want = all[lo..i].iter().sum::<f64>() / (i - lo) as f64;
+            assert!(close(bk["ma"]["value"].as_f64().unwrap(), want), "{index}: {bk} vs {want}");
+        }
+
+        // holt over avgs: bucket 50 has no avg (skipped), so the first prediction goes into it
+        // (keeping its doc count and its empty avg) and two more buckets are appended.
+        let resp = search(
+            &s,
+            &index,
+            histo(
+                json!({"buckets_path": "m", "window": 10, "model": "holt", "settings": {"alpha": 0.6, "beta": 0.4}, "predict": 3}),
+                "avg",
+            ),
+        );
+        let b = resp["aggregations"]["h"]["buckets"].as_array().unwrap().clone();
+        assert_eq!(b.len(), 8, "{index}: {b:?}");
+        let avgs: Vec<f64> = (0..5).map(|i| b[i]["m"]["value"].as_f64().unwrap()).collect();
+        let want = holt(&avgs, 0.6, 0.4, 3);
+        assert_eq!(b[5]["key"], json!(50.0));
+        assert_eq!(b[5]["doc_count"], json!(0));
+        assert_eq!(b[5]["m"]["value"], Value::Null, "{index}: {}", b[5]);
+        for (bk, w) in b[5..].iter().zip(&want) {
+            assert!(close(bk["ma"]["value"].as_f64().unwrap(), *w), "{index}: {bk} vs {w}");
+        }
+        assert_eq!((b[6]["key"].as_f64(), b[7]["key"].as_f64()), (Some(60.0), Some(70.0)));
+
+        // date_histogram: the predicted keys are the next months.
+        let resp = search(
+            &s,
+            &index,
+            json!({"size": 0, "aggs": {"h": {
+                "date_histogram": {"field": "d", "calendar_interval": "month", "format": "yyyy-MM-dd"},
+                "aggs": {"c": {"value_count": {"field": "x"}}, "ma": {"moving_avg": {"buckets_path": "c", "predict": 2}}}
+            }}}),
+        );
+        let b = resp["aggregations"]["h"]["buckets"].as_array().unwrap().clone();
+        let keys: Vec<&str> = b.iter().map(|bk| bk["key_as_string"].as_str().unwrap()).collect();
+        assert_eq!(
+            keys,
+            ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01", "2024-05-01", "2024-06-01", "2024-07-01"]
+        );
+        assert_eq!(b[6]["key"], json!(1_719_792_000_000i64));
+        assert_eq!(b[5]["ma"], b[6]["ma"], "{index}: simple repeats its prediction");
+
+        // minimize: a fixed-seed annealing, so the same fit on any shard count and every time.
+        let body =
+            histo(json!({"buckets_path": "m", "window": 2, "model": "ewma", "minimize": true, "predict": 1}), "sum");
+        let one = search(&s, &index, body.clone());
+        assert_eq!(one["aggregations"], search(&s, &index, body)["aggregations"]);
+        minimized.push(one["aggregations"].clone());
+        // Holt-Winters minimizes unless told not to.
+        let hw = |min: Option<bool>| {
+            let mut ma = json!({"buckets_path": "m", "window": 5, "model": "holt_winters", "settings": {"period": 2}});
+            if let Some(m) = min {
+                ma["minimize"] = json!(m);
+            }
+            search(&s, &index, histo(ma, "sum"))["aggregations"].clone()
+        };
+        assert_eq!(hw(None), hw(Some(true)), "{index}");
+        for (ma, what) in [
+            (json!({"buckets_path": "m", "minimize": true}), "The [org.opensearch.search.aggregations.pipeline.SimpleModel@0] model cannot be minimized for aggregation [ma]"),
+            (json!({"buckets_path": "m", "model": "linear", "minimize": true}), "LinearModel@0] model cannot be minimized"),
+            (json!({"buckets_path": "m", "predict": 0}), "[predict] value must be a positive integer."),
+        ] {
+            let resp = post(s.addr, &format!("/{index}/_search"), &histo(ma, "sum").to_string());
+            assert_eq!(resp.status, 400, "{}", resp.text());
+            assert!(resp.text().contains(what), "{}", resp.text());
+        }
+    }
+    assert_eq!(minimized[0], minimized[1]);
+}

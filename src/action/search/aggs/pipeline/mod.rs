@@ -7,7 +7,7 @@
 //! bucket_metrics.rs sibling pipelines: avg/sum/min/max/stats/extended_stats/percentiles_bucket
 //! sequence.rs       parent pipelines over histograms: derivative, cumulative_sum, serial_diff, moving_fn
 //! moving.rs         MovingFunctions and the moving_fn scripts Fathom evaluates
-//! moving_avg.rs     the deprecated moving_avg and its models
+//! moving_avg.rs     the deprecated moving_avg (mov_avg_model.rs: its models, predictions, minimizer)
 //! bucket_script.rs  bucket_script, bucket_selector, bucket_sort
 //! ```
 //!
@@ -18,6 +18,7 @@
 
 pub mod bucket_metrics;
 pub mod bucket_script;
+pub mod mov_avg_model;
 pub mod moving;
 pub mod moving_avg;
 pub mod sequence;
