@@ -24,16 +24,6 @@ pub enum Model {
 }
 
 impl Model {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Model::Simple => "simple",
-            Model::Linear => "linear",
-            Model::Ewma { .. } => "ewma",
-            Model::Holt { .. } => "holt",
-            Model::HoltWinters { .. } => "holt_winters",
-        }
-    }
-
     /// Parses a model and its settings (OpenSearch's model parsers).
     pub fn parse(name: &str, settings: Option<&Map<String, Value>>) -> Result<Model, String> {
         let mut s = settings.cloned().unwrap_or_default();
