@@ -280,6 +280,23 @@ fn path_error(msg: String) -> OsError {
     OsError::new(ErrorKind::AggregationExecution, msg).status(400)
 }
 
+/// The value at `path` of each of a parent's buckets (gap policy applied), in bucket order: the
+/// series the sequential pipelines (derivative, moving_fn, moving_avg, ...) run over.
+pub fn series_values(
+    parent: &AggDef,
+    buckets: &[Bucket],
+    path: &[String],
+    gap: GapPolicy,
+) -> OsResult<Vec<Option<f64>>> {
+    buckets.iter().map(|b| bucket_value(parent, b, path, gap)).collect()
+}
+
+/// A pipeline's `script` (a string or `{source, lang, params}`), its errors as OpenSearch's
+/// script errors.
+pub fn script_request(v: &Value) -> OsResult<crate::script::ScriptRequest> {
+    crate::script::parse_script_request(v).map_err(|e| crate::action::script_glue::search_script_error(&e))
+}
+
 /// OpenSearch's `BucketHelpers.resolveBucketValue`: the value at `path` in one bucket of
 /// `parent`, with the gap policy applied; `None` when the path leads nowhere.
 pub fn bucket_value(parent: &AggDef, bucket: &Bucket, path: &[String], gap: GapPolicy) -> OsResult<Option<f64>> {

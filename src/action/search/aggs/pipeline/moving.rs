@@ -342,8 +342,7 @@ enum V<'a> {
 impl MovingScript {
     /// Parses the moving_fn `script` (a string or `{source, lang, params}`).
     pub fn parse(v: &Value) -> OsResult<MovingScript> {
-        let req =
-            crate::script::parse_script_request(v).map_err(|e| crate::action::script_glue::search_script_error(&e))?;
+        let req = super::script_request(v)?;
         if req.lang != crate::script::PAINLESS {
             return Err(OsError::illegal(format!("script_lang not supported [{}]", req.lang)));
         }

@@ -17,7 +17,7 @@ use super::super::result::{AggResult, Bucket, Key};
 use super::super::source::token;
 use super::super::{AggDef, AggSpec, Collector, PipelineCtx, ReduceCtx, RenderCtx, ShardEnv};
 pub use super::mov_avg_model::Model;
-use super::{absent, bucket_value, render_value, split, value_result, GapPolicy, PipelineCollector};
+use super::{absent, render_value, series_values, split, value_result, GapPolicy, PipelineCollector};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// The warning OpenSearch sends with every moving_avg request.
@@ -177,10 +177,8 @@ impl AggSpec for MovAvgSpec {
         let interval = ctx.parent_interval.clone();
         let Some((parent, buckets)) = ctx.parent.as_mut() else { return Ok(()) };
         let path = split(&self.path[0]);
-        let values: Vec<Option<f64>> = buckets
-            .iter()
-            .map(|b| Ok(bucket_value(parent, b, &path, self.gap)?.filter(|v| !v.is_nan())))
-            .collect::<OsResult<_>>()?;
+        let values: Vec<Option<f64>> =
+            series_values(parent, buckets, &path, self.gap)?.into_iter().map(|v| v.filter(|v| !v.is_nan())).collect();
         let model = if self.minimize.unwrap_or_else(|| self.model.minimize_by_default()) {
             self.fit(&values)?
         } else {
