@@ -241,6 +241,20 @@ fn moving_avg_predicts_past_the_last_bucket_and_minimizes() {
         );
         assert_eq!(b[6]["key"], json!(1_719_792_000_000i64));
         assert_eq!(b[5]["ma"], b[6]["ma"], "{index}: simple repeats its prediction");
+        // auto_date_histogram: the next value of the rounding it picked (months here).
+        let resp = search(
+            &s,
+            &index,
+            json!({"size": 0, "aggs": {"h": {
+                "auto_date_histogram": {"field": "d", "buckets": 6, "format": "yyyy-MM-dd"},
+                "aggs": {"c": {"value_count": {"field": "x"}}, "ma": {"moving_avg": {"buckets_path": "c", "predict": 1}}}
+            }}}),
+        );
+        let h = &resp["aggregations"]["h"];
+        assert_eq!(h["interval"], json!("1M"), "{index}: {h}");
+        let keys: Vec<&str> =
+            h["buckets"].as_array().unwrap().iter().map(|bk| bk["key_as_string"].as_str().unwrap()).collect();
+        assert_eq!(keys, ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01", "2024-05-01", "2024-06-01"]);
 
         // minimize: a fixed-seed annealing, so the same fit on any shard count and every time.
         let body =
