@@ -436,10 +436,6 @@ fn variable_width_histogram_finds_separated_clusters() {
                 json!({"variable_width_histogram": {"field": "v", "buckets": 20, "shard_size": 10}}),
                 "3/4 of shard_size must be at least buckets",
             ),
-            (
-                json!({"variable_width_histogram": {"field": "v"}, "aggs": {"m": {"max": {"field": "v"}}}}),
-                "not supported by this node yet",
-            ),
         ] {
             let resp = post(s.addr, &format!("/{index}/_search"), &json!({"size": 0, "aggs": {"h": bad}}).to_string());
             assert_eq!(resp.status, 400, "{}", resp.text());

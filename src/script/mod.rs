@@ -55,7 +55,7 @@ use serde_json::{Map, Value as Json};
 pub use doc::{DocLookup, DocValue};
 pub use error::ScriptError;
 pub use metric::{MetricScript, MetricState, Phase as MetricPhase};
-pub use request::parse_script_request;
+pub use request::{parse_script_request, ScriptRequest};
 pub use search::SearchScript;
 
 use value::Value;

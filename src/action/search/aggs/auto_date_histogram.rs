@@ -127,6 +127,14 @@ impl AggSpec for AutoDateHistogramSpec {
         Some(0)
     }
 
+    /// The next value of the result's rounding unit (`7d` buckets: the next day), as
+    /// `InternalAutoDateHistogram.nextKey`.
+    fn next_key(&self, key: &Key, interval: Option<&str>) -> Option<Key> {
+        let unit = interval.and_then(|i| i.chars().last())?;
+        let idx = INFOS.iter().position(|info| info.2.starts_with(unit))?;
+        Some(Key::Long(self.rounding(idx).next_rounding_value(key.as_f64() as i64)))
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let mut cfg = resolve(&self.source, env.qc.mapping, "auto_date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));

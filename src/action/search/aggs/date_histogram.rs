@@ -211,6 +211,10 @@ impl AggSpec for DateHistogramSpec {
         Some(self.common.min_doc_count)
     }
 
+    fn next_key(&self, key: &Key, _interval: Option<&str>) -> Option<Key> {
+        Some(self.rounder(false).next(key))
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let mut cfg = resolve(&self.common.source, env.qc.mapping, "date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));

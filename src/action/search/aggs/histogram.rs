@@ -222,6 +222,10 @@ impl AggSpec for HistogramSpec {
         Some(self.common.min_doc_count)
     }
 
+    fn next_key(&self, key: &Key, _interval: Option<&str>) -> Option<Key> {
+        Some(self.rounder.next(key))
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let cfg = resolve(&self.common.source, env.qc.mapping, "histogram")?;
         histo_collector(def, env, cfg, "histogram", &self.common, Arc::new(self.rounder))

@@ -51,6 +51,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use result::Key;
 pub use result::{AggResult, Bucket};
 
 use super::context::ShardContext;
@@ -178,6 +179,11 @@ pub trait AggSpec: Debug + Send + Sync {
     fn histogram_min_doc_count(&self) -> Option<u64> {
         None
     }
+    /// Histograms: the key after `key` (OpenSearch's `HistogramFactory.nextKey`, for moving_avg's
+    /// predictions); `interval` is the reduced result's interval (auto_date_histogram's).
+    fn next_key(&self, _key: &Key, _interval: Option<&str>) -> Option<Key> {
+        None
+    }
 }
 
 /// What a pipeline sees: its siblings' definitions and reduced results, and, for a pipeline
@@ -188,6 +194,8 @@ pub struct PipelineCtx<'a> {
     /// The position of the pipeline among its siblings.
     pub at: usize,
     pub parent: Option<(&'a AggDef, &'a mut Vec<Bucket>)>,
+    /// The parent's reduced `interval` (auto_date_histogram's), when it has one.
+    pub parent_interval: Option<String>,
 }
 
 impl std::fmt::Debug for PipelineCtx<'_> {
@@ -507,6 +515,7 @@ pub fn run_pipelines(
                         results: &mut empty,
                         at: 0,
                         parent: Some((d, &mut b.buckets)),
+                        parent_interval: b.interval.clone(),
                     };
                     for i in pipeline::run_order(&d.subs)? {
                         let s = &d.subs[i];
@@ -519,7 +528,7 @@ pub fn run_pipelines(
             _ => {}
         }
     }
-    let mut ctx = PipelineCtx { siblings: defs, results, at: 0, parent };
+    let mut ctx = PipelineCtx { siblings: defs, results, at: 0, parent, parent_interval: None };
     if ctx.parent.is_none() {
         for i in pipeline::run_order(defs)? {
             let d = &defs[i];
@@ -543,7 +552,9 @@ pub fn render_into(
     mut out: Map<String, Value>,
 ) -> OsResult<Map<String, Value>> {
     for (d, r) in defs.iter().zip(results) {
-        if d.spec.is_pipeline() && pipeline::is_absent(r) {
+        // Absent: a pipeline that added nothing, or any aggregation of a bucket moving_avg
+        // predicted (only its value).
+        if pipeline::is_absent(r) {
             continue;
         }
         let mut body = Map::new();

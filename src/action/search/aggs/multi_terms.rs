@@ -9,7 +9,7 @@ use super::bucket_order::{self, BucketOrder};
 use super::multi_key::{doc_parts, for_each_combination, render_part, MultiOrds, PartKind};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyKind};
 use super::source::{resolve, token, Config, SegValues, SourceSpec, VType};
-use super::terms::reduce_terms;
+use super::terms::{reduce_terms, Thresholds};
 use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
 use crate::engine::query::SegmentView;
 use crate::engine::segment::DocId;
@@ -18,18 +18,9 @@ use crate::error::{OsError, OsResult};
 #[derive(Debug, Clone)]
 pub struct MultiTermsSpec {
     pub terms: Vec<SourceSpec>,
-    pub size: usize,
-    pub shard_size: Option<usize>,
-    pub min_doc_count: u64,
-    pub shard_min_doc_count: u64,
+    pub counts: Thresholds,
     pub order: BucketOrder,
     pub show_error: bool,
-}
-
-fn int(k: &str, v: &Value) -> OsResult<i64> {
-    v.as_i64()
-        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-        .ok_or_else(|| OsError::parsing(format!("[multi_terms] {k} doesn't support values of type: {}", token(v))))
 }
 
 fn parse_term(v: &Value) -> OsResult<SourceSpec> {
@@ -56,14 +47,14 @@ impl MultiTermsSpec {
     pub fn parse(name: &str, body: &Map<String, Value>) -> OsResult<MultiTermsSpec> {
         let mut s = MultiTermsSpec {
             terms: Vec::new(),
-            size: 10,
-            shard_size: None,
-            min_doc_count: 1,
-            shard_min_doc_count: 0,
+            counts: Thresholds::default(),
             order: BucketOrder::count_desc(),
             show_error: false,
         };
         for (k, v) in body {
+            if s.counts.take("multi_terms", name, k, v)? {
+                continue;
+            }
             match k.as_str() {
                 "terms" => {
                     let Value::Array(a) = v else {
@@ -73,42 +64,6 @@ impl MultiTermsSpec {
                         )));
                     };
                     s.terms = a.iter().map(parse_term).collect::<OsResult<_>>()?;
-                }
-                "size" => {
-                    let n = int(k, v)?;
-                    if n <= 0 {
-                        return Err(OsError::illegal(format!(
-                            "[size] must be greater than 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.size = n as usize;
-                }
-                "shard_size" => {
-                    let n = int(k, v)?;
-                    if n <= 0 {
-                        return Err(OsError::illegal(format!(
-                            "[shardSize] must be greater than 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.shard_size = Some(n as usize);
-                }
-                "min_doc_count" => {
-                    let n = int(k, v)?;
-                    if n < 0 {
-                        return Err(OsError::illegal(format!(
-                            "[minDocCount] must be greater than or equal to 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.min_doc_count = n as u64;
-                }
-                "shard_min_doc_count" => {
-                    let n = int(k, v)?;
-                    if n < 0 {
-                        return Err(OsError::illegal(format!(
-                            "[shardMinDocCount] must be greater than or equal to 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.shard_min_doc_count = n as u64;
                 }
                 "order" => s.order = bucket_order::parse(v, name, true)?,
                 "show_term_doc_count_error" => {
@@ -149,15 +104,6 @@ impl MultiTermsSpec {
         }
         Ok(s)
     }
-
-    fn shard_size(&self, shards: usize) -> usize {
-        let s = match self.shard_size {
-            Some(s) => s,
-            None if shards <= 1 => self.size,
-            None => ((self.size as f64) * 1.5 + 10.0) as usize,
-        };
-        s.max(self.size)
-    }
 }
 
 impl AggSpec for MultiTermsSpec {
@@ -178,7 +124,7 @@ impl AggSpec for MultiTermsSpec {
         Ok(Box::new(MultiTermsCollector {
             spec: self.clone(),
             def: def.clone(),
-            shard_size: self.shard_size(env.shards),
+            shard_size: self.counts.shard_size(env.shards),
             kinds: cfgs.iter().map(|c| PartKind::of(&c.vt)).collect(),
             cfgs,
             ords: MultiOrds::default(),
@@ -199,7 +145,7 @@ impl AggSpec for MultiTermsSpec {
                 _ => None,
             })
             .unwrap_or_default();
-        let mut r = reduce_terms(def, &self.order, self.size, self.min_doc_count, parts, rc)?;
+        let mut r = reduce_terms(def, &self.order, self.counts.size, self.counts.min_doc_count, parts, rc)?;
         if let AggResult::Buckets(b) = &mut r {
             b.fmts = fmts;
         }
@@ -268,7 +214,7 @@ fn doc_keys(kinds: &[PartKind], values: &mut [SegValues<'_>], doc: DocId) -> OsR
 
 impl Collector for MultiTermsCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
-        if self.spec.min_doc_count == 0 {
+        if self.spec.counts.min_doc_count == 0 {
             let mut values: Vec<SegValues<'_>> = self.cfgs.iter().map(|c| c.open(seg)).collect();
             for d in 0..seg.max_doc() {
                 if !seg.is_live(d) {
@@ -292,7 +238,7 @@ impl Collector for MultiTermsCollector {
     }
 
     fn result(&mut self, owner: u32) -> OsResult<AggResult> {
-        if self.spec.min_doc_count == 0 {
+        if self.spec.counts.min_doc_count == 0 {
             for k in self.zero_keys.clone() {
                 self.ords.ord(owner, k);
             }
@@ -303,7 +249,7 @@ impl Collector for MultiTermsCollector {
         for &o in self.ords.of_owner(owner) {
             let c = self.ords.counts[o as usize];
             other += c;
-            if c < self.spec.shard_min_doc_count {
+            if c < self.spec.counts.shard_min_doc_count {
                 continue;
             }
             cands.push((o, Bucket::new(Key::Multi(self.ords.keys[o as usize].clone()), c, Vec::new())));
@@ -388,7 +334,7 @@ mod tests {
             p(json!({"terms": [{"field": "a"}, {"field": "b", "missing": "x"}], "size": 3, "order": {"_key": "asc"}}))
                 .unwrap();
         assert_eq!(s.terms.len(), 2);
-        assert_eq!(s.size, 3);
+        assert_eq!(s.counts.size, 3);
         assert!(s.order.is_key_order());
         let e = p(json!({"terms": [{"field": "a"}]})).unwrap_err().reason;
         assert!(e.contains("at least 2 terms. Found [1] in [m] Use terms aggregation"), "{e}");

@@ -20,10 +20,7 @@ use crate::error::{OsError, OsResult};
 #[derive(Debug, Clone)]
 pub struct TermsSpec {
     pub source: SourceSpec,
-    pub size: usize,
-    pub shard_size: Option<usize>,
-    pub min_doc_count: u64,
-    pub shard_min_doc_count: u64,
+    pub counts: Thresholds,
     pub order: BucketOrder,
     pub inc_exc: IncludeExclude,
     pub show_error: bool,
@@ -35,59 +32,75 @@ fn int(agg: &str, k: &str, v: &Value) -> OsResult<i64> {
         .ok_or_else(|| OsError::parsing(format!("[{agg}] {k} doesn't support values of type: {}", token(v))))
 }
 
+/// The bucket counts of terms and multi_terms (OpenSearch's `BucketCountThresholds`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    pub size: usize,
+    pub shard_size: Option<usize>,
+    pub min_doc_count: u64,
+    pub shard_min_doc_count: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds { size: 10, shard_size: None, min_doc_count: 1, shard_min_doc_count: 0 }
+    }
+}
+
+impl Thresholds {
+    /// Takes `k` of aggregation `name` (of type `agg`) when it is one of the counts, with
+    /// OpenSearch's checks and messages.
+    pub fn take(&mut self, agg: &str, name: &str, k: &str, v: &Value) -> OsResult<bool> {
+        let (label, positive) = match k {
+            "size" => ("size", true),
+            "shard_size" => ("shardSize", true),
+            "min_doc_count" => ("minDocCount", false),
+            "shard_min_doc_count" => ("shardMinDocCount", false),
+            _ => return Ok(false),
+        };
+        let n = int(agg, k, v)?;
+        if positive && n <= 0 {
+            return Err(OsError::illegal(format!("[{label}] must be greater than 0. Found [{n}] in [{name}]")));
+        }
+        if n < 0 {
+            return Err(OsError::illegal(format!(
+                "[{label}] must be greater than or equal to 0. Found [{n}] in [{name}]"
+            )));
+        }
+        match k {
+            "size" => self.size = n as usize,
+            "shard_size" => self.shard_size = Some(n as usize),
+            "min_doc_count" => self.min_doc_count = n as u64,
+            _ => self.shard_min_doc_count = n as u64,
+        }
+        Ok(true)
+    }
+
+    /// The shard size: given, or `size * 1.5 + 10` when several shards answer (never below size).
+    pub fn shard_size(&self, shards: usize) -> usize {
+        let s = match self.shard_size {
+            Some(s) => s,
+            None if shards <= 1 => self.size,
+            None => ((self.size as f64) * 1.5 + 10.0) as usize,
+        };
+        s.max(self.size)
+    }
+}
+
 impl TermsSpec {
     pub fn parse(name: &str, body: &Map<String, Value>) -> OsResult<TermsSpec> {
         let mut s = TermsSpec {
             source: SourceSpec::default(),
-            size: 10,
-            shard_size: None,
-            min_doc_count: 1,
-            shard_min_doc_count: 0,
+            counts: Thresholds::default(),
             order: BucketOrder::count_desc(),
             inc_exc: IncludeExclude::default(),
             show_error: false,
         };
         for (k, v) in body {
-            if s.source.take("terms", k, v)? || s.inc_exc.take("terms", k, v)? {
+            if s.source.take("terms", k, v)? || s.inc_exc.take("terms", k, v)? || s.counts.take("terms", name, k, v)? {
                 continue;
             }
             match k.as_str() {
-                "size" => {
-                    let n = int("terms", k, v)?;
-                    if n <= 0 {
-                        return Err(OsError::illegal(format!(
-                            "[size] must be greater than 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.size = n as usize;
-                }
-                "shard_size" => {
-                    let n = int("terms", k, v)?;
-                    if n <= 0 {
-                        return Err(OsError::illegal(format!(
-                            "[shardSize] must be greater than 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.shard_size = Some(n as usize);
-                }
-                "min_doc_count" => {
-                    let n = int("terms", k, v)?;
-                    if n < 0 {
-                        return Err(OsError::illegal(format!(
-                            "[minDocCount] must be greater than or equal to 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.min_doc_count = n as u64;
-                }
-                "shard_min_doc_count" => {
-                    let n = int("terms", k, v)?;
-                    if n < 0 {
-                        return Err(OsError::illegal(format!(
-                            "[shardMinDocCount] must be greater than or equal to 0. Found [{n}] in [{name}]"
-                        )));
-                    }
-                    s.shard_min_doc_count = n as u64;
-                }
                 "order" => s.order = bucket_order::parse(v, name, true)?,
                 "show_term_doc_count_error" => {
                     s.show_error = v.as_bool().ok_or_else(|| {
@@ -129,16 +142,6 @@ impl TermsSpec {
         s.source.require("terms", name)?;
         Ok(s)
     }
-
-    /// The shard size: given, or `size * 1.5 + 10` when several shards answer (never below size).
-    fn shard_size(&self, shards: usize) -> usize {
-        let s = match self.shard_size {
-            Some(s) => s,
-            None if shards <= 1 => self.size,
-            None => ((self.size as f64) * 1.5 + 10.0) as usize,
-        };
-        s.max(self.size)
-    }
 }
 
 impl AggSpec for TermsSpec {
@@ -178,7 +181,7 @@ impl AggSpec for TermsSpec {
         Ok(Box::new(TermsCollector {
             spec: self.clone(),
             def: def.clone(),
-            shard_size: self.shard_size(env.shards),
+            shard_size: self.counts.shard_size(env.shards),
             kind,
             cfg,
             ords: BucketOrds::default(),
@@ -192,7 +195,7 @@ impl AggSpec for TermsSpec {
     }
 
     fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult> {
-        reduce_terms(def, &self.order, self.size, self.min_doc_count, parts, rc)
+        reduce_terms(def, &self.order, self.counts.size, self.counts.min_doc_count, parts, rc)
     }
 
     fn render(&self, def: &AggDef, r: &AggResult, rc: &RenderCtx) -> OsResult<Map<String, Value>> {
@@ -383,7 +386,7 @@ impl TermsCollector {
 impl Collector for TermsCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
         let values = self.cfg.open(seg);
-        if self.spec.min_doc_count == 0 {
+        if self.spec.counts.min_doc_count == 0 {
             // Every value of the segment may become a zero-count bucket.
             match &values {
                 SegValues::Bytes(r) => {
@@ -433,7 +436,7 @@ impl Collector for TermsCollector {
     }
 
     fn result(&mut self, owner: u32) -> OsResult<AggResult> {
-        if self.spec.min_doc_count == 0 {
+        if self.spec.counts.min_doc_count == 0 {
             let zero = std::mem::take(&mut self.zero_keys);
             for k in &zero {
                 self.ords.ord(owner, k.clone());
@@ -450,7 +453,7 @@ impl Collector for TermsCollector {
             }
             let c = self.ords.counts[o as usize];
             other += c;
-            if c < self.spec.shard_min_doc_count {
+            if c < self.spec.counts.shard_min_doc_count {
                 continue;
             }
             cands.push((o, key));

@@ -6,18 +6,27 @@
 //! merges buckets with equal centroids, then repeatedly the two closest centroids until
 //! `buckets` remain; the final reduce also merges buckets with the same `min` and splits
 //! overlapping bounds at their midpoint (`InternalVariableWidthHistogram`). A bucket's `key`
-//! is its centroid. Sub-aggregations are refused (OpenSearch replays them through a merging
-//! deferred collector, which this node does not have).
+//! is its centroid.
+//!
+//! Sub-aggregations are deferred, as OpenSearch's `MergingBucketsDeferringCollector`: each
+//! collected value is recorded with its document and the cluster it went to (a buffer slot
+//! before the buffer is clustered, then a stable cluster id that survives the clusters moving in
+//! their sorted arrays); once collection ends the clusters get their bucket ordinals and the
+//! records are replayed, segment by segment in collection order, into the sub-aggregations. A
+//! document is fed to the cluster its value joined, so a bucket's sub-aggregations see exactly
+//! the documents counted in it. (OpenSearch 3.3 maps the clustered buffer with the inverse
+//! permutation, so its sub-aggregations can see documents of another bucket: its issue 16708;
+//! this node gives the documents of the bucket.)
 
 use serde_json::{json, Map, Value};
 
 use super::fmt::{double, Fmt};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyKind};
 use super::source::{resolve, token, NumKind, SegValues, SourceSpec, VType};
-use super::{AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv};
-use crate::engine::query::SegmentView;
+use super::{AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, Subs};
+use crate::engine::query::{Searcher, SegmentView};
 use crate::engine::segment::DocId;
-use crate::error::{ErrorKind, OsError, OsResult};
+use crate::error::{OsError, OsResult};
 
 const TYPE: &str = "variable_width_histogram";
 
@@ -94,40 +103,45 @@ impl VariableWidthSpec {
     }
 }
 
-/// The clusters of one owning bucket, sorted by centroid.
+/// The clusters of one owning bucket, sorted by centroid. `ids` are the clusters' stable ids
+/// (their creation order), moved along with them.
 #[derive(Debug, Default, Clone, PartialEq)]
 struct Clusters {
     mins: Vec<f64>,
     maxes: Vec<f64>,
     centroids: Vec<f64>,
     sizes: Vec<f64>,
+    ids: Vec<u32>,
     avg_distance: f64,
 }
 
 impl Clusters {
-    /// `MergeBucketsPhase`'s start: the buffered values, sorted, in clusters of
-    /// `ceil(len / count)` values.
-    fn from_buffer(buffer: &[f64], count: usize) -> Clusters {
+    /// `MergeBucketsPhase`'s start: the buffered values, sorted (stably), in clusters of
+    /// `ceil(len / count)` values. Also gives each buffer slot's cluster id.
+    fn from_buffer(buffer: &[f64], count: usize) -> (Clusters, Vec<u32>) {
         let mut c = Clusters::default();
-        let mut sorted = buffer.to_vec();
-        sorted.sort_by(f64::total_cmp);
+        let mut order: Vec<usize> = (0..buffer.len()).collect();
+        order.sort_by(|&a, &b| buffer[a].total_cmp(&buffer[b]));
         let per =
-            if count == 0 { i32::MAX as usize } else { ((sorted.len() as f64 / count as f64).ceil() as usize).max(1) };
+            if count == 0 { i32::MAX as usize } else { ((buffer.len() as f64 / count as f64).ceil() as usize).max(1) };
+        let mut slots = vec![0u32; buffer.len()];
         let mut ord = 0;
-        for (i, &v) in sorted.iter().enumerate() {
+        for (i, &slot) in order.iter().enumerate() {
+            let v = buffer[slot];
             if ord == c.centroids.len() {
                 c.push(v);
             } else {
                 c.add(ord, v);
             }
+            slots[slot] = c.ids[ord];
             if (i + 1) % per == 0 {
                 ord += 1;
             }
         }
-        if sorted.len() > 1 {
+        if buffer.len() > 1 {
             c.update_avg();
         }
-        c
+        (c, slots)
     }
 
     fn push(&mut self, v: f64) {
@@ -135,8 +149,8 @@ impl Clusters {
         self.maxes.push(v);
         self.centroids.push(v);
         self.sizes.push(1.0);
+        self.ids.push(self.ids.len() as u32);
     }
-
     fn add(&mut self, i: usize, v: f64) {
         self.maxes[i] = self.maxes[i].max(v);
         self.mins[i] = self.mins[i].min(v);
@@ -185,8 +199,8 @@ impl Clusters {
         from.max(0) as usize
     }
 
-    /// `MergeBucketsPhase.collectValue`.
-    fn collect(&mut self, v: f64, shard_size: usize) {
+    /// `MergeBucketsPhase.collectValue`: the id of the cluster `v` joins.
+    fn collect(&mut self, v: f64, shard_size: usize) -> u32 {
         let mut b = self.nearest(v);
         let distance = (self.centroids[b] - v).abs();
         if distance > 2.0 * self.avg_distance && self.centroids.len() < shard_size {
@@ -200,6 +214,8 @@ impl Clusters {
                 let last = vec.pop().unwrap_or(v);
                 vec.insert(b, last);
             }
+            let id = self.ids.pop().unwrap_or_default();
+            self.ids.insert(b, id);
             self.update_avg();
         } else {
             self.add(b, v);
@@ -207,35 +223,56 @@ impl Clusters {
                 self.update_avg();
             }
         }
+        self.ids[b]
     }
 }
 
-/// The collection phase of one owning bucket.
+/// Where one collected value went: a buffer slot, or (past the buffer) a cluster id.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tag {
+    Slot(u32),
+    Cluster(u32),
+}
+
+/// A value collected for the sub-aggregations, replayed once the clusters are final.
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    doc: DocId,
+    owner: u32,
+    tag: Tag,
+    score: f32,
+}
+
+/// The collection phase of one owning bucket; once clustered, the buffer slots' cluster ids.
 #[derive(Debug)]
 enum Phase {
     Buffer(Vec<f64>),
-    Merge(Clusters),
+    Merge(Clusters, Vec<u32>),
 }
 
 impl Phase {
-    fn collect(&mut self, v: f64, spec: &VariableWidthSpec) {
+    fn collect(&mut self, v: f64, spec: &VariableWidthSpec) -> Tag {
         match self {
             Phase::Buffer(buf) => {
+                let slot = buf.len() as u32;
                 if buf.len() < spec.initial_buffer {
                     buf.push(v);
                 }
                 if buf.len() == spec.initial_buffer {
-                    *self = Phase::Merge(Clusters::from_buffer(buf, spec.shard_size * 3 / 4));
+                    let (c, slots) = Clusters::from_buffer(buf, spec.shard_size * 3 / 4);
+                    *self = Phase::Merge(c, slots);
                 }
+                Tag::Slot(slot)
             }
-            Phase::Merge(c) => c.collect(v, spec.shard_size),
+            Phase::Merge(c, _) => Tag::Cluster(c.collect(v, spec.shard_size)),
         }
     }
 
-    fn clusters(&self, spec: &VariableWidthSpec) -> Clusters {
+    /// The final clusters and the buffer slots' cluster ids.
+    fn finish(&self, spec: &VariableWidthSpec) -> (Clusters, Vec<u32>) {
         match self {
             Phase::Buffer(buf) => Clusters::from_buffer(buf, spec.shard_size * 3 / 4),
-            Phase::Merge(c) => c.clone(),
+            Phase::Merge(c, slots) => (c.clone(), slots.clone()),
         }
     }
 }
@@ -246,13 +283,6 @@ impl AggSpec for VariableWidthSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        if !def.subs.is_empty() {
-            return Err(OsError::new(
-                ErrorKind::IllegalArgument,
-                format!("sub-aggregations of a [{TYPE}] aggregation are not supported by this node yet"),
-            )
-            .status(400));
-        }
         let cfg = resolve(&self.source, env.qc.mapping, TYPE)?;
         let kind = match &cfg.vt {
             Some(VType::Num(k @ (NumKind::Long | NumKind::Double | NumKind::Scaled(_) | NumKind::Unsigned))) => {
@@ -261,14 +291,25 @@ impl AggSpec for VariableWidthSpec {
             None => None,
             _ => return Err(super::source::unsupported(&cfg, TYPE)),
         };
-        Ok(Box::new(VwCollector { spec: self.clone(), cfg, kind, phases: Vec::new(), scratch: Vec::new() }))
+        Ok(Box::new(VwCollector {
+            spec: self.clone(),
+            cfg,
+            kind,
+            phases: Vec::new(),
+            scratch: Vec::new(),
+            nested: env.qc.nested_scope.is_some(),
+            searcher: env.searcher.clone(),
+            events: Vec::new(),
+            subs: Subs::new(def, env)?,
+            built: None,
+        }))
     }
 
     fn empty(&self, _def: &AggDef) -> AggResult {
         AggResult::Buckets(Buckets::of(KeyKind::Double, Vec::new()))
     }
 
-    fn reduce(&self, _def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult> {
+    fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult> {
         let mut fmt = Fmt::Raw;
         let mut all: Vec<Bucket> = Vec::new();
         for p in parts {
@@ -279,7 +320,8 @@ impl AggSpec for VariableWidthSpec {
                 all.extend(b.buckets);
             }
         }
-        let buckets = reduce_buckets(all, self.buckets, rc.final_reduce);
+        let final_reduce = rc.final_reduce;
+        let buckets = reduce_buckets(all, self.buckets, final_reduce, &mut |subs| super::reduce_subs(def, subs, rc))?;
         rc.consume(buckets.len())?;
         Ok(AggResult::Buckets(Buckets { fmt, ..Buckets::of(KeyKind::Double, buckets) }))
     }
@@ -309,8 +351,12 @@ fn centroid(b: &Bucket) -> f64 {
     b.key.as_f64()
 }
 
-/// `reduceBucket`: counts add, bounds widen, the centroid is the count-weighted mean.
-fn merge(group: &[Bucket]) -> Bucket {
+/// Reduces the sub-aggregations of buckets merged into one.
+type SubReduce<'a> = dyn FnMut(Vec<Vec<AggResult>>) -> OsResult<Vec<AggResult>> + 'a;
+
+/// `reduceBucket`: counts add, bounds widen, the centroid is the count-weighted mean, the
+/// sub-aggregations reduce.
+fn merge(group: &[Bucket], subs: &mut SubReduce<'_>) -> OsResult<Bucket> {
     let (mut count, mut min, mut max, mut sum) = (0u64, f64::INFINITY, f64::NEG_INFINITY, 0.0);
     for b in group {
         count += b.doc_count;
@@ -318,16 +364,22 @@ fn merge(group: &[Bucket]) -> Bucket {
         max = max.max(b.to.unwrap_or(f64::NEG_INFINITY));
         sum += b.doc_count as f64 * centroid(b);
     }
-    Bucket { from: Some(min), to: Some(max), ..Bucket::new(Key::Double(sum / count as f64), count, Vec::new()) }
+    let subs = subs(group.iter().map(|b| b.subs.clone()).collect())?;
+    Ok(Bucket { from: Some(min), to: Some(max), ..Bucket::new(Key::Double(sum / count as f64), count, subs) })
 }
 
 /// Merges each range of `plan` (inclusive start and end indices) into one bucket.
-fn apply_plan(buckets: Vec<Bucket>, plan: &[(usize, usize)]) -> Vec<Bucket> {
-    plan.iter().map(|&(s, e)| if s == e { buckets[s].clone() } else { merge(&buckets[s..=e]) }).collect()
+fn apply_plan(buckets: Vec<Bucket>, plan: &[(usize, usize)], subs: &mut SubReduce<'_>) -> OsResult<Vec<Bucket>> {
+    plan.iter().map(|&(s, e)| if s == e { Ok(buckets[s].clone()) } else { merge(&buckets[s..=e], subs) }).collect()
 }
 
 /// `InternalVariableWidthHistogram.reduce`.
-fn reduce_buckets(mut all: Vec<Bucket>, target: usize, final_reduce: bool) -> Vec<Bucket> {
+fn reduce_buckets(
+    mut all: Vec<Bucket>,
+    target: usize,
+    final_reduce: bool,
+    subs: &mut SubReduce<'_>,
+) -> OsResult<Vec<Bucket>> {
     // Buckets with equal centroids (from different shards) merge.
     all.sort_by(|a, b| centroid(a).total_cmp(&centroid(b)));
     let mut reduced: Vec<Bucket> = Vec::new();
@@ -337,7 +389,7 @@ fn reduce_buckets(mut all: Vec<Bucket>, target: usize, final_reduce: bool) -> Ve
         while j < all.len() && centroid(&all[j]) == centroid(&all[i]) {
             j += 1;
         }
-        reduced.push(if j == i + 1 { all[i].clone() } else { merge(&all[i..j]) });
+        reduced.push(if j == i + 1 { all[i].clone() } else { merge(&all[i..j], subs)? });
         i = j;
     }
     // Then the two closest centroids, until `target` remain.
@@ -363,7 +415,7 @@ fn reduce_buckets(mut all: Vec<Bucket>, target: usize, final_reduce: bool) -> Ve
         }
     }
     let plan: Vec<(usize, usize)> = ranges.iter().map(|r| (r.0, r.1)).collect();
-    let mut buckets = apply_plan(reduced, &plan);
+    let mut buckets = apply_plan(reduced, &plan, subs)?;
     if final_reduce {
         // Buckets with the same min merge; overlapping bounds meet at their midpoint.
         let mut plan: Vec<(usize, usize)> = Vec::new();
@@ -373,7 +425,7 @@ fn reduce_buckets(mut all: Vec<Bucket>, target: usize, final_reduce: bool) -> Ve
                 _ => plan.push((i, i)),
             }
         }
-        buckets = apply_plan(buckets, &plan);
+        buckets = apply_plan(buckets, &plan, subs)?;
         for i in 1..buckets.len() {
             let (prev_max, cur_min) = (buckets[i - 1].to.unwrap_or(f64::NAN), buckets[i].from.unwrap_or(f64::NAN));
             if cur_min < prev_max {
@@ -383,7 +435,7 @@ fn reduce_buckets(mut all: Vec<Bucket>, target: usize, final_reduce: bool) -> Ve
             }
         }
     }
-    buckets
+    Ok(buckets)
 }
 
 struct VwCollector {
@@ -392,38 +444,118 @@ struct VwCollector {
     kind: Option<NumKind>,
     phases: Vec<Phase>,
     scratch: Vec<i64>,
+    /// The documents are nested documents (the segments' nested views are replayed).
+    nested: bool,
+    searcher: Searcher,
+    /// Per segment, the collected values in order (only with sub-aggregations).
+    events: Vec<Vec<Event>>,
+    subs: Subs,
+    /// Per owner: its final clusters and the bucket ordinal of its first one.
+    built: Option<Vec<(Clusters, u32)>>,
+}
+
+/// The bucket ordinals (`base` + the cluster's position) of each buffer slot and cluster id.
+fn ord_maps(c: &Clusters, slots: &[u32], base: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut by_id = vec![base; c.ids.len()];
+    for (pos, &id) in c.ids.iter().enumerate() {
+        if let Some(o) = by_id.get_mut(id as usize) {
+            *o = base + pos as u32;
+        }
+    }
+    let slots = slots.iter().map(|&id| by_id.get(id as usize).copied().unwrap_or(base)).collect();
+    (slots, by_id)
+}
+
+impl VwCollector {
+    /// Fixes every owner's clusters and bucket ordinals, then replays the recorded values into
+    /// the sub-aggregations.
+    fn build(&mut self) -> OsResult<()> {
+        let mut built = Vec::with_capacity(self.phases.len());
+        // Per owner: buffer slot -> bucket ordinal, cluster id -> bucket ordinal.
+        let mut maps: Vec<(Vec<u32>, Vec<u32>)> = Vec::with_capacity(self.phases.len());
+        let mut base = 0u32;
+        for p in &self.phases {
+            let (c, slots) = p.finish(&self.spec);
+            let n = c.ids.len() as u32;
+            maps.push(ord_maps(&c, &slots, base));
+            built.push((c, base));
+            base += n;
+        }
+        let events = std::mem::take(&mut self.events);
+        let segs = self.searcher.segments.clone();
+        for (si, evs) in events.iter().enumerate() {
+            if evs.is_empty() {
+                continue;
+            }
+            let top: &dyn SegmentView =
+                segs.get(si).ok_or_else(|| OsError::internal(format!("no segment {si}")))?.as_ref();
+            let seg = if self.nested { top.with_nested().unwrap_or(top) } else { top };
+            let mut leaves = self.subs.leaves(seg, si)?;
+            for e in evs {
+                let Some((slots, by_id)) = maps.get(e.owner as usize) else { continue };
+                let ord = match e.tag {
+                    Tag::Slot(i) => slots.get(i as usize),
+                    Tag::Cluster(id) => by_id.get(id as usize),
+                };
+                if let Some(&ord) = ord {
+                    leaves.collect(e.doc, ord, e.score)?;
+                }
+            }
+        }
+        self.built = Some(built);
+        Ok(())
+    }
 }
 
 impl Collector for VwCollector {
-    fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, _si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
-        let VwCollector { spec, cfg, kind, phases, scratch } = self;
-        Ok(Box::new(VwLeaf { spec, kind: *kind, phases, scratch, values: cfg.open(seg) }))
+    fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
+        let VwCollector { spec, cfg, kind, phases, scratch, events, subs, .. } = self;
+        let events = if subs.cols.is_empty() {
+            None
+        } else {
+            if events.len() <= si {
+                events.resize_with(si + 1, Vec::new);
+            }
+            Some(&mut events[si])
+        };
+        Ok(Box::new(VwLeaf { spec, kind: *kind, phases, scratch, values: cfg.open(seg), events }))
     }
 
     fn result(&mut self, owner: u32) -> OsResult<AggResult> {
-        let clusters = match self.phases.get(owner as usize) {
-            Some(p) => p.clusters(&self.spec),
-            None => Clusters::default(),
+        if self.built.is_none() {
+            self.build()?;
+        }
+        let (clusters, base) = match self.built.as_ref().and_then(|b| b.get(owner as usize)) {
+            Some((c, base)) => (c.clone(), *base),
+            None => (Clusters::default(), 0),
         };
-        let mut buckets: Vec<Bucket> = (0..clusters.centroids.len())
-            .map(|i| Bucket {
+        let mut buckets = Vec::with_capacity(clusters.centroids.len());
+        for i in 0..clusters.centroids.len() {
+            let subs = if self.subs.cols.is_empty() { Vec::new() } else { self.subs.results(base + i as u32)? };
+            buckets.push(Bucket {
                 from: Some(clusters.mins[i]),
                 to: Some(clusters.maxes[i]),
-                ..Bucket::new(Key::Double(clusters.centroids[i]), clusters.sizes[i] as u64, Vec::new())
-            })
-            .collect();
+                ..Bucket::new(Key::Double(clusters.centroids[i]), clusters.sizes[i] as u64, subs)
+            });
+        }
         buckets.sort_by(|a, b| centroid(a).total_cmp(&centroid(b)));
         Ok(AggResult::Buckets(Buckets { fmt: self.cfg.fmt.clone(), ..Buckets::of(KeyKind::Double, buckets) }))
     }
 
+    fn needs_scores(&self) -> bool {
+        self.subs.needs_scores()
+    }
+
     fn mem_bytes(&self) -> usize {
-        self.phases
+        let phases: usize = self
+            .phases
             .iter()
             .map(|p| match p {
                 Phase::Buffer(b) => b.capacity() * 8,
-                Phase::Merge(c) => c.centroids.capacity() * 32,
+                Phase::Merge(c, slots) => c.centroids.capacity() * 36 + slots.capacity() * 4,
             })
-            .sum()
+            .sum();
+        phases + self.events.iter().map(|e| e.capacity() * 20).sum::<usize>() + self.subs.mem_bytes()
     }
 }
 
@@ -433,10 +565,11 @@ struct VwLeaf<'a> {
     phases: &'a mut Vec<Phase>,
     scratch: &'a mut Vec<i64>,
     values: SegValues<'a>,
+    events: Option<&'a mut Vec<Event>>,
 }
 
 impl LeafCollector for VwLeaf<'_> {
-    fn collect(&mut self, doc: DocId, owner: u32, _score: f32) -> OsResult<()> {
+    fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
         let (SegValues::Num(r), Some(k)) = (&mut self.values, self.kind) else { return Ok(()) };
         self.scratch.clear();
         self.scratch.extend_from_slice(r.values(doc));
@@ -452,7 +585,10 @@ impl LeafCollector for VwLeaf<'_> {
                 continue;
             }
             prev = v;
-            self.phases[ow].collect(v, self.spec);
+            let tag = self.phases[ow].collect(v, self.spec);
+            if let Some(ev) = self.events.as_deref_mut() {
+                ev.push(Event { doc, owner, tag, score });
+            }
         }
         Ok(())
     }
@@ -466,12 +602,16 @@ mod tests {
         VariableWidthSpec::parse("h", v.as_object().unwrap())
     }
 
+    fn no_subs(_: Vec<Vec<AggResult>>) -> OsResult<Vec<AggResult>> {
+        Ok(Vec::new())
+    }
+
     fn shard(values: &[f64], s: &VariableWidthSpec) -> Vec<Bucket> {
         let mut p = Phase::Buffer(Vec::new());
         for &v in values {
             p.collect(v, s);
         }
-        let c = p.clusters(s);
+        let (c, _) = p.finish(s);
         (0..c.centroids.len())
             .map(|i| Bucket {
                 from: Some(c.mins[i]),
@@ -496,7 +636,7 @@ mod tests {
     #[test]
     fn three_buckets_of_five_values() {
         let s = spec(json!({"field": "n", "buckets": 3})).unwrap();
-        let out = reduce_buckets(shard(&[-3.0, -2.0, 1.0, 4.0, 5.0], &s), 3, true);
+        let out = reduce_buckets(shard(&[-3.0, -2.0, 1.0, 4.0, 5.0], &s), 3, true, &mut no_subs).unwrap();
         let got: Vec<(f64, f64, f64, u64)> =
             out.iter().map(|b| (b.from.unwrap(), b.key.as_f64(), b.to.unwrap(), b.doc_count)).collect();
         assert_eq!(got, vec![(-3.0, -2.5, -2.0, 2), (1.0, 1.0, 1.0, 1), (4.0, 4.5, 5.0, 2)]);
@@ -518,7 +658,7 @@ mod tests {
             assert_eq!(b.iter().map(|b| b.doc_count).sum::<u64>(), chunk.len() as u64);
             assert!(b.windows(2).all(|w| w[0].key.as_f64() <= w[1].key.as_f64()));
         }
-        let out = reduce_buckets(shards.into_iter().flatten().collect(), 4, true);
+        let out = reduce_buckets(shards.into_iter().flatten().collect(), 4, true, &mut no_subs).unwrap();
         assert!(out.len() <= 4 && !out.is_empty());
         assert_eq!(out.iter().map(|b| b.doc_count).sum::<u64>(), 500);
         for w in out.windows(2) {
@@ -536,6 +676,43 @@ mod tests {
             let want =
                 (0..5).min_by(|&a, &b| (c.centroids[a] - v).abs().total_cmp(&(c.centroids[b] - v).abs())).unwrap();
             assert_eq!((c.centroids[c.nearest(v)] - v).abs(), (c.centroids[want] - v).abs(), "{v}");
+        }
+    }
+
+    #[test]
+    fn every_value_is_replayed_into_the_cluster_it_joined() {
+        // Against the clusters' own bounds and means: the values routed to a bucket ordinal are
+        // exactly the values counted in that cluster (count, min, max and sum).
+        let mut x = 11u64;
+        let mut rnd = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        for (buffer, shard_size, n) in [(7, 8, 60), (40, 12, 300), (5, 40, 400), (1000, 20, 200), (25, 100, 900)] {
+            let s = VariableWidthSpec { source: SourceSpec::default(), buckets: 2, shard_size, initial_buffer: buffer };
+            let vals: Vec<f64> =
+                (0..n).map(|_| (rnd(200) as f64) + if rnd(4) == 0 { 10_000.0 * rnd(3) as f64 } else { 0.0 }).collect();
+            let mut p = Phase::Buffer(Vec::new());
+            let tags: Vec<Tag> = vals.iter().map(|&v| p.collect(v, &s)).collect();
+            let (c, slots) = p.finish(&s);
+            let (slot_ords, id_ords) = ord_maps(&c, &slots, 3);
+            let k = c.centroids.len();
+            let mut got = vec![(0u64, f64::INFINITY, f64::NEG_INFINITY, 0.0); k];
+            for (&v, t) in vals.iter().zip(&tags) {
+                let ord = match *t {
+                    Tag::Slot(i) => slot_ords[i as usize],
+                    Tag::Cluster(id) => id_ords[id as usize],
+                } as usize
+                    - 3;
+                let g = &mut got[ord];
+                *g = (g.0 + 1, g.1.min(v), g.2.max(v), g.3 + v);
+            }
+            for i in 0..k {
+                let (count, lo, hi, sum) = got[i];
+                assert_eq!(count, c.sizes[i] as u64, "{buffer}/{shard_size} cluster {i}");
+                assert_eq!((lo, hi), (c.mins[i], c.maxes[i]), "{buffer}/{shard_size} cluster {i}");
+                assert!((sum / count as f64 - c.centroids[i]).abs() < 1e-6, "{buffer}/{shard_size} cluster {i}");
+            }
         }
     }
 }

@@ -39,7 +39,7 @@ impl ScriptedSpec {
             match k.as_str() {
                 "buckets_path" => paths = Some(super::parse_paths(v, name, true)?),
                 "script" => {
-                    let req = crate::script::parse_script_request(v).map_err(|e| search_script_error(&e))?;
+                    let req = super::script_request(v)?;
                     let compiled = Script::compile_aggregation(&req.source, Some(&req.lang))
                         .map_err(|e| search_script_error(&e))?;
                     script = Some((compiled, req.params));

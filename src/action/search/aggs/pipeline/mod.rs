@@ -7,7 +7,7 @@
 //! bucket_metrics.rs sibling pipelines: avg/sum/min/max/stats/extended_stats/percentiles_bucket
 //! sequence.rs       parent pipelines over histograms: derivative, cumulative_sum, serial_diff, moving_fn
 //! moving.rs         MovingFunctions and the moving_fn scripts Fathom evaluates
-//! moving_avg.rs     the deprecated moving_avg and its models
+//! moving_avg.rs     the deprecated moving_avg (mov_avg_model.rs: its models, predictions, minimizer)
 //! bucket_script.rs  bucket_script, bucket_selector, bucket_sort
 //! ```
 //!
@@ -18,6 +18,7 @@
 
 pub mod bucket_metrics;
 pub mod bucket_script;
+pub mod mov_avg_model;
 pub mod moving;
 pub mod moving_avg;
 pub mod sequence;
@@ -277,6 +278,23 @@ fn prop_in(defs: &[AggDef], subs: &[AggResult], doc_count: u64, key: Option<&Buc
 
 fn path_error(msg: String) -> OsError {
     OsError::new(ErrorKind::AggregationExecution, msg).status(400)
+}
+
+/// The value at `path` of each of a parent's buckets (gap policy applied), in bucket order: the
+/// series the sequential pipelines (derivative, moving_fn, moving_avg, ...) run over.
+pub fn series_values(
+    parent: &AggDef,
+    buckets: &[Bucket],
+    path: &[String],
+    gap: GapPolicy,
+) -> OsResult<Vec<Option<f64>>> {
+    buckets.iter().map(|b| bucket_value(parent, b, path, gap)).collect()
+}
+
+/// A pipeline's `script` (a string or `{source, lang, params}`), its errors as OpenSearch's
+/// script errors.
+pub fn script_request(v: &Value) -> OsResult<crate::script::ScriptRequest> {
+    crate::script::parse_script_request(v).map_err(|e| crate::action::script_glue::search_script_error(&e))
 }
 
 /// OpenSearch's `BucketHelpers.resolveBucketValue`: the value at `path` in one bucket of

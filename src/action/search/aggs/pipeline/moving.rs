@@ -88,10 +88,16 @@ pub fn holt(values: &[f64], alpha: f64, beta: f64) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }
+    holt_forecast(values, alpha, beta, 1)[0]
+}
+
+/// `holtForecast`: the smoothed value plus `i` times the trend, for `i` in `0..n` (NaNs when
+/// no value is a number).
+pub fn holt_forecast(values: &[f64], alpha: f64, beta: f64, n: usize) -> Vec<f64> {
     let (mut s, mut last_s, mut last_b) = (0.0, 0.0, 0.0);
+    let mut b = 0.0;
     let mut counter = 0;
     for &v in values.iter().filter(|v| !v.is_nan()) {
-        let b;
         if counter == 0 {
             s = v;
             b = 0.0;
@@ -104,10 +110,9 @@ pub fn holt(values: &[f64], alpha: f64, beta: f64) -> f64 {
         last_b = b;
     }
     if counter == 0 {
-        f64::NAN
-    } else {
-        s
+        return vec![f64::NAN; n];
     }
+    (0..n).map(|i| s + i as f64 * b).collect()
 }
 
 pub fn holt_winters(values: &[f64], alpha: f64, beta: f64, gamma: f64, period: i64, mult: bool) -> OsResult<f64> {
@@ -128,6 +133,22 @@ pub fn holt_winters_padded(
     if values.is_empty() {
         return Ok(f64::NAN);
     }
+    Ok(holt_winters_forecast(values, alpha, beta, gamma, period, padding, mult, 1)?[0])
+}
+
+/// `holtWintersForecast`: the next `n` values (the trend times `i` and the season's factor at
+/// `i`, for `i` in `1..=n`).
+#[allow(clippy::too_many_arguments)]
+pub fn holt_winters_forecast(
+    values: &[f64],
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    period: i64,
+    padding: f64,
+    mult: bool,
+    n: usize,
+) -> OsResult<Vec<f64>> {
     let period_u = period.max(0) as usize;
     if (values.len() as i64) < period * 2 {
         return Err(OsError::illegal(format!(
@@ -146,7 +167,7 @@ pub fn holt_winters_padded(
         counter += 1;
     }
     if counter == 0 {
-        return Ok(f64::NAN);
+        return Ok(vec![f64::NAN; n]);
     }
     let (mut s, mut b) = (0.0, 0.0);
     for i in 0..period_u {
@@ -178,8 +199,16 @@ pub fn holt_winters_padded(
         last_s = s;
         last_b = b;
     }
-    let idx = values.len() - period_u;
-    Ok(if mult { (s + b) * seasonal[idx] } else { s + b + seasonal[idx] })
+    Ok((1..=n)
+        .map(|i| {
+            let idx = values.len() - period_u + ((i - 1) % period_u);
+            if mult {
+                (s + i as f64 * b) * seasonal[idx]
+            } else {
+                s + i as f64 * b + seasonal[idx]
+            }
+        })
+        .collect())
 }
 
 /// A parsed moving_fn script expression.
@@ -313,8 +342,7 @@ enum V<'a> {
 impl MovingScript {
     /// Parses the moving_fn `script` (a string or `{source, lang, params}`).
     pub fn parse(v: &Value) -> OsResult<MovingScript> {
-        let req =
-            crate::script::parse_script_request(v).map_err(|e| crate::action::script_glue::search_script_error(&e))?;
+        let req = super::script_request(v)?;
         if req.lang != crate::script::PAINLESS {
             return Err(OsError::illegal(format!("script_lang not supported [{}]", req.lang)));
         }

@@ -1,138 +1,27 @@
 //! moving_avg (OpenSearch's deprecated `MovAvgPipelineAggregator`, still registered): for each
 //! bucket with a value, the model's prediction from the up to `window` values before it. Models:
-//! simple, linear, ewma, holt, holt_winters with their `settings`. `predict` (extrapolated
-//! buckets) and `minimize` (simulated annealing, random) are refused with a 400.
+//! simple, linear, ewma, holt, holt_winters with their `settings` (mov_avg_model.rs).
+//!
+//! `predict: n` gives the model's next `n` values after the last bucket with a value: the buckets
+//! after it get them, and past the end new buckets are appended (keys from the histogram's
+//! `nextKey`, doc count 0, only the moving_avg value). `minimize` fits the model's parameters
+//! first (simulated annealing over the last `2 * window` values; Holt-Winters by default), with
+//! a fixed-seed generator where OpenSearch uses `Math.random()`.
 
 use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
 use super::super::fmt::Fmt;
-use super::super::result::AggResult;
+use super::super::result::{AggResult, Bucket, Key};
 use super::super::source::token;
 use super::super::{AggDef, AggSpec, Collector, PipelineCtx, ReduceCtx, RenderCtx, ShardEnv};
-use super::moving;
-use super::{absent, bucket_value, render_value, split, value_result, GapPolicy, PipelineCollector};
+pub use super::mov_avg_model::Model;
+use super::{absent, render_value, series_values, split, value_result, GapPolicy, PipelineCollector};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// The warning OpenSearch sends with every moving_avg request.
 pub const DEPRECATION: &str = "The moving_avg aggregation has been deprecated in favor of the moving_fn aggregation.";
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Model {
-    Simple,
-    Linear,
-    Ewma { alpha: f64 },
-    Holt { alpha: f64, beta: f64 },
-    HoltWinters { alpha: f64, beta: f64, gamma: f64, period: i64, mult: bool, pad: bool },
-}
-
-impl Model {
-    fn name(&self) -> &'static str {
-        match self {
-            Model::Simple => "simple",
-            Model::Linear => "linear",
-            Model::Ewma { .. } => "ewma",
-            Model::Holt { .. } => "holt",
-            Model::HoltWinters { .. } => "holt_winters",
-        }
-    }
-
-    /// Parses a model and its settings (OpenSearch's model parsers).
-    fn parse(name: &str, settings: Option<&Map<String, Value>>) -> Result<Model, String> {
-        let mut s = settings.cloned().unwrap_or_default();
-        let mut double = |k: &str, default: f64| -> Result<f64, String> {
-            match s.remove(k) {
-                None => Ok(default),
-                Some(Value::Number(n)) => {
-                    let v = n.as_f64().unwrap_or(f64::NAN);
-                    if (0.0..=1.0).contains(&v) {
-                        Ok(v)
-                    } else {
-                        Err(format!("Parameter [{k}] must be between 0-1 inclusive.  Provided value was [{v}]"))
-                    }
-                }
-                Some(other) => {
-                    Err(format!("Parameter [{k}] must be a double, type `{}` provided instead", java_type(&other)))
-                }
-            }
-        };
-        let model = match name {
-            "simple" => Model::Simple,
-            "linear" => Model::Linear,
-            "ewma" => Model::Ewma { alpha: double("alpha", 0.3)? },
-            "holt" => Model::Holt { alpha: double("alpha", 0.3)?, beta: double("beta", 0.1)? },
-            _ => {
-                let (alpha, beta, gamma) = (double("alpha", 0.3)?, double("beta", 0.1)?, double("gamma", 0.3)?);
-                let period = match s.remove("period") {
-                    None => 1,
-                    Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64().unwrap_or(1),
-                    Some(other) => {
-                        return Err(format!(
-                            "Parameter [period] must be an integer, type `{}` provided instead",
-                            java_type(&other)
-                        ))
-                    }
-                };
-                let mult = match s.remove("type") {
-                    None => false,
-                    Some(Value::String(t)) if t == "add" => false,
-                    Some(Value::String(t)) if t == "mult" => true,
-                    Some(other) => return Err(format!("Unknown value [{other}] for seasonality type [type]")),
-                };
-                let pad = match s.remove("pad") {
-                    None => true,
-                    Some(Value::Bool(b)) => b,
-                    Some(other) => {
-                        return Err(format!(
-                            "Parameter [pad] must be a boolean, type `{}` provided instead",
-                            java_type(&other)
-                        ))
-                    }
-                };
-                Model::HoltWinters { alpha, beta, gamma, period, mult, pad }
-            }
-        };
-        if !s.is_empty() {
-            let keys: Vec<&str> = s.keys().map(String::as_str).collect();
-            return Err(format!("Unrecognized parameter(s): [[{}]]", keys.join(", ")));
-        }
-        Ok(model)
-    }
-
-    /// Whether the model gives a value with `n` values available.
-    fn has_value(&self, n: usize) -> bool {
-        match self {
-            Model::HoltWinters { period, .. } => n as i64 >= period * 2,
-            _ => n > 0,
-        }
-    }
-
-    fn next(&self, values: &[f64]) -> OsResult<f64> {
-        Ok(match *self {
-            Model::Simple => moving::unweighted_avg(values),
-            Model::Linear => moving::linear_weighted_avg(values),
-            Model::Ewma { alpha } => moving::ewma(values, alpha),
-            Model::Holt { alpha, beta } => moving::holt(values, alpha, beta),
-            Model::HoltWinters { alpha, beta, gamma, period, mult, pad } => {
-                let padding = if mult && pad { 0.000_000_000_1 } else { 0.0 };
-                moving::holt_winters_padded(values, alpha, beta, gamma, period, padding, mult)?
-            }
-        })
-    }
-}
-
-fn java_type(v: &Value) -> &'static str {
-    match v {
-        Value::String(_) => "String",
-        Value::Bool(_) => "Boolean",
-        Value::Number(n) if n.is_i64() => "Integer",
-        Value::Number(_) => "Double",
-        Value::Array(_) => "ArrayList",
-        Value::Object(_) => "HashMap",
-        Value::Null => "null",
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct MovAvgSpec {
@@ -142,6 +31,8 @@ pub struct MovAvgSpec {
     pub window: usize,
     pub model: Model,
     pub minimize: Option<bool>,
+    /// The number of predicted values (0: none).
+    pub predict: usize,
 }
 
 impl MovAvgSpec {
@@ -153,6 +44,7 @@ impl MovAvgSpec {
         let mut model_name: Option<String> = None;
         let mut settings = None;
         let mut minimize = None;
+        let mut predict = 0;
         let unknown =
             |k: &str, v: &Value| OsError::parsing(format!("Unknown key for a {} in [{name}]: [{k}].", token(v)));
         for (k, v) in body {
@@ -172,10 +64,7 @@ impl MovAvgSpec {
                             "[predict] value must be a positive integer.  Value supplied was [{p}] in [{name}]."
                         )));
                     }
-                    return Err(OsError::new(
-                        ErrorKind::IllegalArgument,
-                        format!("[predict] of moving_avg aggregation [{name}] is not supported by this node"),
-                    ));
+                    predict = usize::try_from(p).unwrap_or(usize::MAX).min(i32::MAX as usize);
                 }
                 ("format", Value::String(_)) => fmt = super::parse_format(v, name)?,
                 ("buckets_path", Value::String(s)) => paths = Some(vec![s.clone()]),
@@ -216,14 +105,7 @@ impl MovAvgSpec {
                 )));
             }
         }
-        if minimize == Some(true)
-            && matches!(model, Model::Ewma { .. } | Model::Holt { .. } | Model::HoltWinters { .. })
-        {
-            return Err(OsError::illegal(format!(
-                "[minimize] of moving_avg aggregation [{name}] is not supported by this node"
-            )));
-        }
-        Ok(MovAvgSpec { path: paths, fmt, gap, window: window as usize, model, minimize })
+        Ok(MovAvgSpec { path: paths, fmt, gap, window: window as usize, model, minimize, predict })
     }
 }
 
@@ -278,10 +160,12 @@ impl AggSpec for MovAvgSpec {
     }
 
     fn validate_pipeline(&self, def: &AggDef, _siblings: &[AggDef], parent: Option<&AggDef>, errors: &mut Vec<String>) {
-        if self.minimize == Some(true) && matches!(self.model, Model::Simple | Model::Linear) {
+        if self.minimize == Some(true) && !self.model.can_be_minimized() {
+            // OpenSearch prints the model with Java's default `toString` (class@hashCode, and
+            // both models' hashCode is 0).
+            let class = if self.model == Model::Simple { "SimpleModel" } else { "LinearModel" };
             errors.push(format!(
-                "The [{}] model cannot be minimized for aggregation [{}]",
-                self.model.name(),
+                "The [org.opensearch.search.aggregations.pipeline.{class}@0] model cannot be minimized for aggregation [{}]",
                 def.name
             ));
         }
@@ -290,25 +174,79 @@ impl AggSpec for MovAvgSpec {
 
     fn run_pipeline(&self, _def: &AggDef, ctx: &mut PipelineCtx<'_>) -> OsResult<()> {
         let at = ctx.at;
+        let interval = ctx.parent_interval.clone();
         let Some((parent, buckets)) = ctx.parent.as_mut() else { return Ok(()) };
         let path = split(&self.path[0]);
+        let values: Vec<Option<f64>> =
+            series_values(parent, buckets, &path, self.gap)?.into_iter().map(|v| v.filter(|v| !v.is_nan())).collect();
+        let model = if self.minimize.unwrap_or_else(|| self.model.minimize_by_default()) {
+            self.fit(&values)?
+        } else {
+            self.model.clone()
+        };
         let mut window: VecDeque<f64> = VecDeque::with_capacity(self.window);
-        for i in 0..buckets.len() {
-            let v = bucket_value(parent, &buckets[i], &path, self.gap)?;
-            let Some(v) = v.filter(|v| !v.is_nan()) else { continue };
-            if self.model.has_value(window.len()) {
+        let mut last_valid: Option<usize> = None;
+        for (i, v) in values.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            if model.has_value(window.len()) {
                 let vals: Vec<f64> = window.iter().copied().collect();
-                let r = value_result(self.model.next(&vals)?);
+                let r = value_result(model.next(&vals)?);
                 if let Some(slot) = buckets[i].subs.get_mut(at) {
                     *slot = r;
                 }
             }
+            last_valid = Some(i);
             if window.len() == self.window {
                 window.pop_front();
             }
             window.push_back(v);
         }
+        if buckets.is_empty() || self.predict == 0 {
+            return Ok(());
+        }
+        // OpenSearch starts from key 0 and position 0 when no bucket had a value.
+        let (mut key, pos) = match last_valid {
+            Some(i) => (buckets[i].key.clone(), i),
+            None => (if matches!(buckets[0].key, Key::Long(_)) { Key::Long(0) } else { Key::Double(0.0) }, 0),
+        };
+        let vals: Vec<f64> = window.iter().copied().collect();
+        let n_subs = parent.subs.len();
+        for (i, p) in model.predict(&vals, self.predict)?.into_iter().enumerate() {
+            let next = parent.spec.next_key(&key, interval.as_deref()).ok_or_else(|| {
+                OsError::illegal(format!("[{}] cannot give the key after a bucket", parent.spec.type_name()))
+            })?;
+            match buckets.get_mut(pos + i + 1) {
+                Some(b) => {
+                    b.key = next.clone();
+                    if let Some(slot) = b.subs.get_mut(at) {
+                        *slot = value_result(p);
+                    }
+                }
+                None => {
+                    let mut subs = vec![absent(); n_subs];
+                    if let Some(slot) = subs.get_mut(at) {
+                        *slot = value_result(p);
+                    }
+                    buckets.push(Bucket::new(next.clone(), 0, subs));
+                }
+            }
+            key = next;
+        }
         Ok(())
+    }
+}
+
+impl MovAvgSpec {
+    /// `MovAvgPipelineAggregator.minimize`: the last `window` values are the test set, the
+    /// `window` before them the training set; with fewer, the model as given.
+    fn fit(&self, values: &[Option<f64>]) -> OsResult<Model> {
+        let valid: Vec<f64> = values.iter().flatten().copied().collect();
+        if valid.len() < 2 * self.window {
+            return Ok(self.model.clone());
+        }
+        let test = &valid[valid.len() - self.window..];
+        let train = &valid[valid.len() - 2 * self.window..valid.len() - self.window];
+        self.model.minimize(train, test)
     }
 }
 
@@ -340,8 +278,12 @@ mod tests {
         assert_eq!(e.reason, "Could not parse settings for model [ewma].");
         let e = parse(json!({"buckets_path": "x", "model": "simple", "settings": {"alpha": 0.5}})).unwrap_err();
         assert!(e.caused_by.unwrap().reason.starts_with("Unrecognized parameter(s)"));
-        assert!(parse(json!({"buckets_path": "x", "predict": 2})).is_err());
-        assert!(parse(json!({"buckets_path": "x", "model": "ewma", "minimize": true})).is_err());
+        assert_eq!(parse(json!({"buckets_path": "x", "predict": 2})).unwrap().predict, 2);
+        assert!(parse(json!({"buckets_path": "x", "predict": 0})).is_err());
+        assert_eq!(
+            parse(json!({"buckets_path": "x", "model": "ewma", "minimize": true})).unwrap().minimize,
+            Some(true)
+        );
         assert!(parse(json!({"buckets_path": "x", "model": "holt_winters", "settings": {"period": 3}})).is_err());
         assert!(parse(json!({"buckets_path": "x", "model": "nope"})).is_err());
     }

@@ -12,7 +12,7 @@ use super::super::result::AggResult;
 use super::super::source::token;
 use super::super::{AggDef, AggSpec, Collector, PipelineCtx, ReduceCtx, RenderCtx, ShardEnv};
 use super::moving::MovingScript;
-use super::{absent, bucket_value, is_absent, render_value, split, value_result, GapPolicy, PipelineCollector};
+use super::{absent, is_absent, render_value, series_values, split, value_result, GapPolicy, PipelineCollector};
 use crate::error::{OsError, OsResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,12 +326,8 @@ impl AggSpec for SequenceSpec {
         let Some((parent, buckets)) = ctx.parent.as_mut() else { return Ok(()) };
         let path = split(&self.paths[0]);
         let gap = if self.kind == Kind::CumulativeSum { GapPolicy::InsertZeros } else { self.gap };
-        let mut values = Vec::with_capacity(buckets.len());
-        let mut keys = Vec::with_capacity(buckets.len());
-        for b in buckets.iter() {
-            values.push(bucket_value(parent, b, &path, gap)?);
-            keys.push(b.key.as_f64());
-        }
+        let values = series_values(parent, buckets, &path, gap)?;
+        let keys: Vec<f64> = buckets.iter().map(|b| b.key.as_f64()).collect();
         for (b, r) in buckets.iter_mut().zip(self.compute(&values, &keys)?) {
             if let (Some(r), Some(slot)) = (r, b.subs.get_mut(at)) {
                 *slot = r;
