@@ -483,3 +483,46 @@ impl<'a> ScriptTerms<'a> {
         self.terms.get(ord as usize).cloned().unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::query::sort::sortable_long_to_double;
+
+    #[test]
+    fn numbers_dates_and_booleans_are_values() {
+        let mut out = Vec::new();
+        let many =
+            AggOut::Many(vec![AggItem::Long(3), AggItem::Bool(true), AggItem::Date(1500, 0), AggItem::Double(2.5)]);
+        push_values(&many, NumKind::Long, &mut out).unwrap();
+        assert_eq!(out, vec![3, 1, 1500, 2]);
+        out.clear();
+        push_values(&many, NumKind::Double, &mut out).unwrap();
+        assert_eq!(out.iter().map(|&r| sortable_long_to_double(r)).collect::<Vec<_>>(), vec![3.0, 1.0, 1500.0, 2.5]);
+        out.clear();
+        push_values(&AggOut::Null, NumKind::Double, &mut out).unwrap();
+        assert!(out.is_empty());
+        let e = push_values(&AggOut::One(AggItem::Str("a".into())), NumKind::Double, &mut out).unwrap_err();
+        assert_eq!(e.reason, "Unsupported script value [a], expected a number, date, or boolean");
+    }
+
+    #[test]
+    fn value_scripts_run_as_double() {
+        assert_eq!(run_as_double(&AggOut::One(AggItem::Long(4))).unwrap(), 4.0);
+        assert_eq!(run_as_double(&AggOut::One(AggItem::Double(0.5))).unwrap(), 0.5);
+        assert!(run_as_double(&AggOut::One(AggItem::Str("x".into()))).unwrap_err().reason.contains("java.lang.String"));
+        assert!(run_as_double(&AggOut::One(AggItem::Bool(true))).unwrap_err().reason.contains("java.lang.Boolean"));
+        assert_eq!(run_as_double(&AggOut::Null).unwrap_err().kind, ErrorKind::NullPointer);
+    }
+
+    #[test]
+    fn source_type_by_value_type_and_aggregation() {
+        assert_eq!(script_out(None, "terms").unwrap(), ScriptOut::Bytes);
+        assert_eq!(script_out(None, "cardinality").unwrap(), ScriptOut::Bytes);
+        assert_eq!(script_out(None, "avg").unwrap(), ScriptOut::Num(NumKind::Double));
+        assert_eq!(script_out(None, "date_histogram").unwrap(), ScriptOut::Num(NumKind::Date { nanos: false }));
+        assert_eq!(script_out(Some("long"), "terms").unwrap(), ScriptOut::Num(NumKind::Long));
+        assert_eq!(script_out(Some("string"), "avg").unwrap(), ScriptOut::Bytes);
+        assert!(script_out(Some("ip"), "terms").unwrap_err().reason.contains("not supported by this node"));
+    }
+}
