@@ -17,6 +17,8 @@ pub enum DocValue {
     Double(f64),
     Bool(bool),
     Str(String),
+    /// A date: epoch millis and the nanoseconds within the milli (UTC).
+    Date(i64, u32),
 }
 
 /// The doc values of the current document. Errors are (OpenSearch exception name, reason).
@@ -64,6 +66,7 @@ impl Exec<'_> {
                 DocValue::Double(d) => Value::Double(d),
                 DocValue::Bool(b) => Value::Bool(b),
                 DocValue::Str(s) => Value::str(&s),
+                DocValue::Date(ms, ns) => Value::Date(ms, ns),
             })
             .collect();
         Ok(Value::new_list(items))

@@ -100,6 +100,7 @@ pub(crate) fn get_field(target: &Value, name: &str) -> Result<Value, JavaError> 
         Value::Null => npe(name),
         Value::List(l) if name == "empty" => Ok(Value::Bool(l.borrow().is_empty())),
         Value::Str(s) if name == "empty" => Ok(Value::Bool(s.is_empty())),
+        Value::Date(ms, ns) => super::date::get_field(*ms, *ns, name),
         other => {
             Err(("illegal_argument_exception", format!("dynamic getter [{}, {name}] not found", other.java_class())))
         }
@@ -139,6 +140,7 @@ pub(crate) fn call(target: &Value, name: &str, args: Vec<Value>) -> Result<Value
         Value::Str(s) => call_string(target, s, name, args),
         Value::Int(_) | Value::Long(_) | Value::Float(_) | Value::Double(_) => call_number(target, name, args),
         Value::Bool(b) if name == "booleanValue" && arity == 0 => Ok(Value::Bool(*b)),
+        Value::Date(ms, ns) => super::date::call(*ms, *ns, name, &args),
         _ => no_method(target, name, arity),
     }
 }

@@ -32,6 +32,7 @@
 
 mod arith;
 mod ast;
+mod date;
 mod doc;
 mod error;
 mod interp;
@@ -56,7 +57,7 @@ pub use doc::{DocLookup, DocValue};
 pub use error::ScriptError;
 pub use metric::{MetricScript, MetricState, Phase as MetricPhase};
 pub use request::{parse_script_request, ScriptRequest};
-pub use search::SearchScript;
+pub use search::{AggItem, AggOut, SearchScript};
 
 use value::Value;
 

@@ -57,6 +57,8 @@ pub(crate) enum Value {
     Str(Rc<str>),
     List(ListRef),
     Map(MapRef),
+    /// A date (`doc['date'].value`): epoch millis and the nanoseconds within the milli, UTC.
+    Date(i64, u32),
 }
 
 impl Value {
@@ -86,6 +88,7 @@ impl Value {
             Value::Str(_) => "java.lang.String",
             Value::List(_) => "java.util.ArrayList",
             Value::Map(_) => "java.util.HashMap",
+            Value::Date(..) => super::date::CLASS,
         }
     }
 
@@ -142,6 +145,7 @@ impl Value {
             Value::Float(f) => float_json(format!("{f}").parse::<f64>().unwrap_or(f64::NAN)),
             Value::Double(d) => float_json(*d),
             Value::Str(s) => Json::String(s.to_string()),
+            Value::Date(ms, ns) => Json::String(super::date::to_string(*ms, *ns)),
             Value::List(list) => {
                 let list = list.try_borrow().map_err(|_| "list is being modified".to_string())?;
                 let mut out = Vec::with_capacity(list.len());
@@ -183,6 +187,7 @@ impl Value {
             Value::Float(f) => out.push_str(&java_double_string(f64::from(*f), Some(*f))),
             Value::Double(d) => out.push_str(&java_double_string(*d, None)),
             Value::Str(s) => out.push_str(s),
+            Value::Date(ms, ns) => out.push_str(&super::date::to_string(*ms, *ns)),
             Value::List(list) => match list.try_borrow() {
                 Ok(list) => {
                     out.push('[');
@@ -231,6 +236,7 @@ impl Value {
             (Value::Null, Value::Null) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Date(a, x), Value::Date(b, y)) => a == b && x == y,
             (a, b) if a.is_numeric() && b.is_numeric() => super::arith::numeric_eq(a, b),
             (Value::List(a), Value::List(b)) => {
                 if Rc::ptr_eq(a, b) {

@@ -83,3 +83,39 @@ fn doc_errors() {
     let e = run("_score = 1").unwrap_err();
     assert!(e.contains("read-only"), "{e}");
 }
+
+#[test]
+fn agg_values_keep_java_types() {
+    use crate::script::{AggItem, AggOut};
+    let run = |src: &str| {
+        let s = SearchScript::compile(src, None).unwrap();
+        s.execute_agg(&obj(json!({})), &mut doc(), 0.0, None).unwrap()
+    };
+    assert_eq!(run("1 + 1"), AggOut::One(AggItem::Long(2)));
+    assert_eq!(run("1.5 * 2"), AggOut::One(AggItem::Double(3.0)));
+    assert_eq!(run("null"), AggOut::Null);
+    assert_eq!(run("[1, 'a', null]"), AggOut::Many(vec![AggItem::Long(1), AggItem::Str("a".into()), AggItem::Null]));
+    assert_eq!(AggItem::Double(2.0).java_string().as_deref(), Some("2.0"));
+    assert_eq!(AggItem::Long(2).java_string().as_deref(), Some("2"));
+    assert_eq!(AggItem::Date(0, 0).java_string().as_deref(), Some("1970-01-01T00:00:00.000Z"));
+    assert_eq!(AggItem::Null.java_string(), None);
+}
+
+#[test]
+fn dates_from_doc_values() {
+    // 2017-01-01T12:11:12.345Z
+    let mut d = Doc(vec![("t", vec![DocValue::Date(1_483_272_672_345, 0)])]);
+    let run = |src: &str, d: &mut Doc| {
+        let s = SearchScript::compile(src, None).unwrap();
+        s.execute(&obj(json!({})), d, 0.0, None).map_err(|e| e.to_json().to_string())
+    };
+    assert_eq!(run("doc['t'].value.millis", &mut d).unwrap(), json!(1_483_272_672_345i64));
+    assert_eq!(run("doc['t'].value.getMillis()", &mut d).unwrap(), json!(1_483_272_672_345i64));
+    assert_eq!(run("doc['t'].value.year * 100 + doc['t'].value.getMonthValue()", &mut d).unwrap(), json!(201701));
+    assert_eq!(run("doc['t'].value.getDayOfMonth() + doc['t'].value.getHour()", &mut d).unwrap(), json!(13));
+    assert_eq!(run("doc['t'].value.dayOfWeek", &mut d).unwrap(), json!(7));
+    assert_eq!(run("'' + doc['t'].value", &mut d).unwrap(), json!("2017-01-01T12:11:12.345Z"));
+    assert_eq!(run("doc['t'].value.toEpochSecond()", &mut d).unwrap(), json!(1_483_272_672i64));
+    assert_eq!(run("doc['t'].value == doc['t'].value", &mut d).unwrap(), json!(true));
+    assert!(run("doc['t'].value.plusDays(1)", &mut d).unwrap_err().contains("JodaCompatibleZonedDateTime, plusDays/1"));
+}

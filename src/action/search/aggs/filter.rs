@@ -200,7 +200,7 @@ pub fn has_bit(bits: &[u64], d: DocId) -> bool {
 
 enum LeafTest<'a> {
     Bits(Vec<u64>),
-    Missing(SegValues<'a>),
+    Missing(Box<SegValues<'a>>),
     Exists(&'a dyn SegmentView, &'a str),
     All,
 }
@@ -209,7 +209,7 @@ impl Collector for SingleCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
         let test = match &self.test {
             Test::Query(w) => LeafTest::Bits(matching_bits_in(&self.searcher, w, si, seg)?),
-            Test::Missing(cfg) => LeafTest::Missing(cfg.open(seg)),
+            Test::Missing(cfg) => LeafTest::Missing(Box::new(cfg.open(seg))),
             Test::Exists(f) => LeafTest::Exists(seg, f.as_str()),
             Test::All => LeafTest::All,
         };
@@ -243,9 +243,11 @@ impl LeafCollector for SingleLeaf<'_> {
     fn collect(&mut self, doc: DocId, ord: u32, score: f32) -> OsResult<()> {
         let keep = match &mut self.test {
             LeafTest::Bits(b) => has_bit(b, doc),
-            LeafTest::Missing(SegValues::Num(r)) => r.values(doc).is_empty(),
-            LeafTest::Missing(SegValues::Bytes(r)) => r.ords(doc).is_empty(),
-            LeafTest::Missing(SegValues::None) => true,
+            LeafTest::Missing(v) => match v.as_mut() {
+                SegValues::Num(r) => r.values(doc).is_empty(),
+                SegValues::Bytes(r) => r.ords(doc).is_empty(),
+                SegValues::None => true,
+            },
             LeafTest::Exists(seg, f) => !seg.has_value(f, doc),
             LeafTest::All => true,
         };

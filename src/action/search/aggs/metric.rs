@@ -414,7 +414,7 @@ impl LeafCollector for MetricLeaf<'_> {
             }
             (SegValues::Num(r), None) => st.count += r.values(doc).len() as u64,
             (SegValues::Bytes(r), _) => {
-                let n = r.ords(doc).len();
+                let n = r.value_len(doc);
                 st.count += if n == 0 && r.missing.is_some() { 1 } else { n as u64 };
             }
             (SegValues::None, _) => {}

@@ -271,6 +271,7 @@ pub struct SubLeaves<'a>(pub Vec<Box<dyn LeafCollector + 'a>>);
 impl SubLeaves<'_> {
     #[inline]
     pub fn collect(&mut self, doc: DocId, ord: u32, score: f32) -> OsResult<()> {
+        script_source::set_score(score);
         for l in &mut self.0 {
             l.collect(doc, ord, score)?;
         }
@@ -331,6 +332,7 @@ pub fn collect_shard(defs: &[AggDef], env: &ShardEnv<'_>, query: &Query) -> OsRe
     let (global, rest): (Vec<usize>, Vec<usize>) = (0..defs.len()).partition(|&i| defs[i].spec.type_name() == "global");
     let mut results: Vec<Option<AggResult>> = vec![None; defs.len()];
     let mut held = Held::default();
+    script_source::take_needs_scores();
     for (idx, q) in [(rest, query.clone()), (global, Query::MatchAll { boost: 1.0 })] {
         if idx.is_empty() {
             continue;
@@ -338,7 +340,8 @@ pub fn collect_shard(defs: &[AggDef], env: &ShardEnv<'_>, query: &Query) -> OsRe
         let mut cols: Vec<Box<dyn Collector>> =
             idx.iter().map(|&i| defs[i].spec.collector(&defs[i], env)).collect::<OsResult<_>>()?;
         script_source::take_failure();
-        run_collectors(&mut cols, env.searcher, &q, &mut held)?;
+        let script_scores = script_source::take_needs_scores();
+        run_collectors(&mut cols, env.searcher, &q, &mut held, script_scores)?;
         if let Some(e) = script_source::take_failure() {
             return Err(e);
         }
@@ -355,8 +358,10 @@ pub fn run_collectors(
     searcher: &Searcher,
     query: &Query,
     held: &mut Held,
+    script_scores: bool,
 ) -> OsResult<()> {
-    let scoring = cols.iter().any(|c| c.needs_scores());
+    // Values-source scripts reading `_score` need scores too (`take_needs_scores`).
+    let scoring = script_scores || cols.iter().any(|c| c.needs_scores());
     let w = searcher.match_weight(query, scoring)?;
     for (si, seg) in searcher.segments.iter().enumerate() {
         {
@@ -364,6 +369,7 @@ pub fn run_collectors(
                 cols.iter_mut().map(|c| c.leaf(seg.as_ref(), si)).collect::<OsResult<_>>()?;
             if scoring {
                 searcher.segment_matches(&w, si, scoring, &mut |doc, score| -> OsResult<()> {
+                    script_source::set_score(score);
                     for l in &mut leaves {
                         l.collect(doc, 0, score)?;
                     }

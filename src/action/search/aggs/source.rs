@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use super::fmt::Fmt;
-use super::script_source::{script_kind, ScriptReader, ValueScript};
+use super::script_source::{script_out, ScriptOut, ScriptReader, ScriptTerms, ValueScript};
 use crate::engine::query::sort::{double_to_sortable_long, sortable_long_to_double};
 use crate::engine::query::SegmentView;
 use crate::engine::schema::{date, ip, FieldKind, FieldType, Mapping, NumberType};
@@ -148,14 +148,30 @@ impl Config {
     /// Opens the source on one segment.
     pub fn open<'a>(&'a self, seg: &'a dyn SegmentView) -> SegValues<'a> {
         if let Some(vs) = &self.script {
-            return SegValues::Num(NumReader {
-                col: None,
-                view: seg,
-                field: "",
-                missing: None,
-                buf: Vec::new(),
-                script: Some(Box::new(ScriptReader::new(vs, seg))),
-            });
+            return match vs.out {
+                ScriptOut::Num(_) => SegValues::Num(NumReader {
+                    col: None,
+                    view: seg,
+                    field: "",
+                    missing: match &self.missing {
+                        Some(MissingValue::Num(v)) => Some(*v),
+                        _ => None,
+                    },
+                    buf: Vec::new(),
+                    script: Some(Box::new(ScriptReader::new(vs, seg))),
+                }),
+                ScriptOut::Bytes => SegValues::Bytes(OrdReader {
+                    col: None,
+                    view: seg,
+                    field: "",
+                    missing: match &self.missing {
+                        Some(MissingValue::Bytes(b)) => Some(b.clone()),
+                        _ => None,
+                    },
+                    buf: Vec::new(),
+                    script: Some(Box::new(ScriptTerms::new(vs, seg))),
+                }),
+            };
         }
         let Some(field) = self.field.as_deref() else {
             return match &self.missing {
@@ -185,6 +201,7 @@ impl Config {
                     _ => None,
                 },
                 buf: Vec::new(),
+                script: None,
             }),
             _ => SegValues::None,
         }
@@ -227,13 +244,13 @@ impl<'a> NumReader<'a> {
     pub fn values(&mut self, doc: DocId) -> &[i64] {
         if let Some(s) = &mut self.script {
             s.values(doc, &mut self.buf);
-            return &self.buf;
-        }
-        match &self.col {
-            Some(c) => c.values(doc, &mut self.buf),
-            None => {
-                if self.field.is_empty() || !self.view.numeric_values(self.field, doc, &mut self.buf) {
-                    self.buf.clear();
+        } else {
+            match &self.col {
+                Some(c) => c.values(doc, &mut self.buf),
+                None => {
+                    if self.field.is_empty() || !self.view.numeric_values(self.field, doc, &mut self.buf) {
+                        self.buf.clear();
+                    }
                 }
             }
         }
@@ -282,16 +299,22 @@ pub struct OrdReader<'a> {
     /// The `missing` term: docs without values count under it (not an ordinal of the segment).
     pub missing: Option<Vec<u8>>,
     buf: Vec<u64>,
+    /// A bytes script source: ordinals of this reader's own dictionary.
+    script: Option<Box<ScriptTerms<'a>>>,
 }
 
 impl<'a> OrdReader<'a> {
     fn constant(b: Vec<u8>, seg: &'a dyn SegmentView) -> OrdReader<'a> {
-        OrdReader { col: None, view: seg, field: "", missing: Some(b), buf: Vec::new() }
+        OrdReader { col: None, view: seg, field: "", missing: Some(b), buf: Vec::new(), script: None }
     }
 
     /// The doc's ordinals, ascending (empty: none; the caller applies `missing`).
     #[inline]
     pub fn ords(&mut self, doc: DocId) -> &[u64] {
+        if let Some(t) = &mut self.script {
+            t.ords(doc, &mut self.buf);
+            return &self.buf;
+        }
         match &self.col {
             Some(c) => c.ords(doc, &mut self.buf),
             None => {
@@ -311,8 +334,23 @@ impl<'a> OrdReader<'a> {
         }
     }
 
+    /// How many values the document has, duplicates included (a script may repeat a value;
+    /// a column's values are distinct).
+    pub fn value_len(&mut self, doc: DocId) -> usize {
+        let n = self.ords(doc).len();
+        self.script.as_ref().map_or(n, |t| t.raw_len)
+    }
+
+    /// Whether the terms come from a script (ordinals are the reader's own, none up front).
+    pub fn is_script(&self) -> bool {
+        self.script.is_some()
+    }
+
     /// The term of an ordinal.
     pub fn term(&self, ord: u64) -> OsResult<Vec<u8>> {
+        if let Some(t) = &self.script {
+            return Ok(t.term(ord));
+        }
         match &self.col {
             Some(c) => Ok(c.lookup_ord(ord)?.to_vec()),
             None => Ok(self.view.sorted_set_term(self.field, ord)?),
@@ -329,36 +367,14 @@ impl<'a> OrdReader<'a> {
 /// `default_fmt_date`: print dates by the field's format (metrics print `value_as_string`).
 pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
     if let Some(script) = &spec.script {
-        if spec.field.is_some() {
-            return Err(OsError::illegal(format!(
-                "[script] with [field] (a value script) in aggregation [{agg_type}] is not supported by this node"
-            )));
-        }
-        if spec.missing.is_some() {
-            return Err(OsError::illegal(format!(
-                "[missing] with [script] in aggregation [{agg_type}] is not supported by this node"
-            )));
-        }
-        let kind = script_kind(spec.value_type.as_deref(), agg_type)?;
-        let vs = ValueScript::compile(script, mapping, kind, agg_type)?;
-        let fmt = match (&spec.format, kind) {
-            (f, NumKind::Date { .. }) => {
-                let f = f.clone().unwrap_or_else(|| "strict_date_optional_time||epoch_millis".to_string());
-                date::validate_format(&f).map_err(OsError::illegal)?;
-                Fmt::Date { format: f, nanos: false, zone: None }
+        match spec.field.as_deref() {
+            None => return script_config(spec, script, mapping, agg_type),
+            Some(f) if mapping.field_type(f).is_some() => return value_script_config(spec, script, mapping, agg_type),
+            // OpenSearch runs no value script on an unmapped field (it is still compiled).
+            Some(_) => {
+                ValueScript::compile(script, mapping, ScriptOut::Num(NumKind::Double), None)?;
             }
-            (_, NumKind::Bool) => Fmt::Bool,
-            (Some(p), _) => Fmt::Decimal(p.clone()),
-            (None, _) => Fmt::Raw,
-        };
-        return Ok(Config {
-            field: None,
-            vt: Some(VType::Num(kind)),
-            missing: None,
-            fmt,
-            type_name: "script".into(),
-            script: Some(Arc::new(vs)),
-        });
+        }
     }
     let field = spec.field.clone().unwrap_or_default();
     let ft = mapping.field_type(&field).map(|ft| resolve_alias(mapping, ft));
@@ -466,6 +482,110 @@ pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult
         Some(m) => Some(missing_value(&vt, ft, m)?),
     };
     Ok(Config { field: Some(name), vt: Some(vt), missing, fmt, type_name: ft.type_name().to_string(), script: None })
+}
+
+/// A script without a field (`ValuesSourceType.getScript`): numbers by `value_type` (doubles by
+/// default), or strings for a bytes source; `missing` stands for documents it gives no value.
+fn script_config(spec: &SourceSpec, script: &Value, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
+    let out = script_out(spec.value_type.as_deref(), agg_type)?;
+    let vs = Arc::new(ValueScript::compile(script, mapping, out, None)?);
+    let kind = match out {
+        ScriptOut::Bytes => {
+            let missing = spec.missing.as_ref().map(|m| {
+                MissingValue::Bytes(match m {
+                    Value::String(s) => s.clone().into_bytes(),
+                    other => other.to_string().into_bytes(),
+                })
+            });
+            return Ok(Config {
+                field: None,
+                vt: Some(VType::Bytes { ip: false }),
+                missing,
+                fmt: Fmt::Raw,
+                type_name: "script".into(),
+                script: Some(vs),
+            });
+        }
+        ScriptOut::Num(k) => k,
+    };
+    let fmt = match (&spec.format, kind) {
+        (f, NumKind::Date { .. }) => {
+            let f = f.clone().unwrap_or_else(|| "strict_date_optional_time||epoch_millis".to_string());
+            date::validate_format(&f).map_err(OsError::illegal)?;
+            Fmt::Date { format: f, nanos: false, zone: None }
+        }
+        (_, NumKind::Bool) => Fmt::Bool,
+        (Some(p), _) => Fmt::Decimal(p.clone()),
+        (None, _) => Fmt::Raw,
+    };
+    let missing = match &spec.missing {
+        None => None,
+        Some(m) => Some(script_missing(kind, &fmt, m)?),
+    };
+    Ok(Config { field: None, vt: Some(VType::Num(kind)), missing, fmt, type_name: "script".into(), script: Some(vs) })
+}
+
+/// A numeric `missing` value for a script source in `kind`'s raw encoding (dates parse with the
+/// source's format).
+fn script_missing(kind: NumKind, fmt: &Fmt, m: &Value) -> OsResult<MissingValue> {
+    let text = match m {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let bad = || OsError::new(ErrorKind::NumberFormat, format!("For input string: \"{text}\"")).status(400);
+    let num = || m.as_f64().or_else(|| text.parse().ok()).ok_or_else(bad);
+    Ok(MissingValue::Num(match kind {
+        NumKind::Date { .. } => match (m, fmt) {
+            (Value::Number(n), _) => n.as_i64().ok_or_else(bad)?,
+            (_, Fmt::Date { format, .. }) => date::parse_date(&text, format).map_err(OsError::illegal)?,
+            _ => return Err(bad()),
+        },
+        NumKind::Bool => match text.as_str() {
+            "true" => 1,
+            "false" => 0,
+            _ => {
+                return Err(OsError::illegal(format!("Can't parse boolean value [{text}], expected [true] or [false]")))
+            }
+        },
+        NumKind::Double => double_to_sortable_long(num()?),
+        _ => num()? as i64,
+    }))
+}
+
+/// A field with a script (a value script, `ValuesSourceType.getField` with a script): numeric
+/// fields give doubles (`ValuesSource.Numeric.WithScript`), keyword fields strings
+/// (`ValuesSource.Bytes.WithScript`); the field's format and `missing` stay.
+fn value_script_config(spec: &SourceSpec, script: &Value, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
+    let plain = SourceSpec { script: None, ..spec.clone() };
+    let mut cfg = resolve(&plain, mapping, agg_type)?;
+    let name = cfg.field.clone().unwrap_or_default();
+    let hint = spec.value_type.as_deref();
+    match cfg.vt.clone() {
+        Some(VType::Num(k)) if k != (NumKind::Date { nanos: true }) && hint.is_none_or(|h| hint_numeric(Some(h))) => {
+            let vs = ValueScript::compile(script, mapping, ScriptOut::Num(NumKind::Double), Some((name, Some(k))))?;
+            cfg.missing = cfg.missing.map(|m| match m {
+                MissingValue::Num(raw) => MissingValue::Num(double_to_sortable_long(k.to_f64(raw))),
+                other => other,
+            });
+            cfg.vt = Some(VType::Num(NumKind::Double));
+            if cfg.fmt == Fmt::Unsigned {
+                cfg.fmt = Fmt::Raw;
+            }
+            cfg.script = Some(Arc::new(vs));
+        }
+        Some(VType::Bytes { ip: false }) if hint.is_none_or(|h| h == "string") => {
+            let vs = ValueScript::compile(script, mapping, ScriptOut::Bytes, Some((name, None)))?;
+            cfg.script = Some(Arc::new(vs));
+        }
+        _ => {
+            return Err(OsError::illegal(format!(
+                "[script] with [field] of type [{}]{} (a value script) in aggregation [{agg_type}] is not supported by this node",
+                cfg.type_name,
+                hint.map(|h| format!(" and [value_type] [{h}]")).unwrap_or_default()
+            )))
+        }
+    }
+    Ok(cfg)
 }
 
 fn hint_numeric(value_type: Option<&str>) -> bool {

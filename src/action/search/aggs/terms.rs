@@ -389,6 +389,19 @@ impl Collector for TermsCollector {
         if self.spec.counts.min_doc_count == 0 {
             // Every value of the segment may become a zero-count bucket.
             match &values {
+                SegValues::Bytes(r) if r.is_script() => {
+                    // A script's terms are known only by running it on every document.
+                    if let SegValues::Bytes(mut r) = self.cfg.open(seg) {
+                        for d in 0..seg.max_doc() {
+                            if seg.is_live(d) {
+                                let ords = r.ords(d).to_vec();
+                                for o in ords {
+                                    self.zero_keys.push(RawKey::B(r.term(o)?.into()));
+                                }
+                            }
+                        }
+                    }
+                }
                 SegValues::Bytes(r) => {
                     for o in 0..r.value_count() {
                         self.zero_keys.push(RawKey::B(r.term(o)?.into()));
