@@ -356,7 +356,7 @@ struct ShardSource {
 
 fn shard_source(s: &CompositeSource, env: &ShardEnv<'_>) -> OsResult<ShardSource> {
     if let Some(r) = &s.date {
-        let cfg = resolve(&s.source, env.qc.mapping, "date_histogram")?;
+        let cfg = resolve(&s.source, env.qc, "date_histogram")?;
         let kind = match &cfg.vt {
             Some(VType::Num(k)) if *k != NumKind::Bool => PartKind::Date(*k, Arc::new(r.clone())),
             None => PartKind::None,
@@ -373,7 +373,7 @@ fn shard_source(s: &CompositeSource, env: &ShardEnv<'_>) -> OsResult<ShardSource
         return Ok(ShardSource { cfg, kind, fmt });
     }
     let ty = if s.interval.is_some() { "histogram" } else { "terms" };
-    let cfg = resolve(&s.source, env.qc.mapping, ty)?;
+    let cfg = resolve(&s.source, env.qc, ty)?;
     let (kind, fmt) = match (&cfg.vt, s.interval) {
         (Some(VType::GeoPoint), _) | (Some(VType::Bytes { .. }), Some(_)) => {
             return Err(super::source::unsupported(&cfg, ty))

@@ -212,7 +212,7 @@ impl AggSpec for DateHistogramSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let mut cfg = resolve(&self.common.source, env.qc.mapping, "date_histogram")?;
+        let mut cfg = resolve(&self.common.source, env.qc, "date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));
         // Keys print as dates in the zone (numbers and unmapped fields too, as OpenSearch).
         cfg.fmt = match cfg.fmt {

@@ -97,7 +97,7 @@ impl AggSpec for SingleSpec {
                 Test::Query(env.searcher.match_weight(&q, false)?)
             }
             SingleKind::Missing(s) => {
-                let cfg = match resolve(s, env.qc.mapping, "missing") {
+                let cfg = match resolve(s, env.qc, "missing") {
                     Ok(c) => c,
                     // Any field kind counts its documents without values.
                     Err(_) if s.field.is_some() => {
@@ -244,7 +244,7 @@ impl LeafCollector for SingleLeaf<'_> {
         let keep = match &mut self.test {
             LeafTest::Bits(b) => has_bit(b, doc),
             LeafTest::Missing(SegValues::Num(r)) => r.values(doc).is_empty(),
-            LeafTest::Missing(SegValues::Bytes(r)) => r.ords(doc).is_empty(),
+            LeafTest::Missing(SegValues::Bytes(r)) => r.missing.is_none() && r.ords(doc).is_empty(),
             LeafTest::Missing(SegValues::None) => true,
             LeafTest::Exists(seg, f) => !seg.has_value(f, doc),
             LeafTest::All => true,

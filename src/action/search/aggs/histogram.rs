@@ -223,7 +223,7 @@ impl AggSpec for HistogramSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.common.source, env.qc.mapping, "histogram")?;
+        let cfg = resolve(&self.common.source, env.qc, "histogram")?;
         histo_collector(def, env, cfg, "histogram", &self.common, Arc::new(self.rounder))
     }
 

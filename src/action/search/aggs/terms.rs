@@ -161,7 +161,7 @@ impl AggSpec for TermsSpec {
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         self.order.validate(&def.subs)?;
-        let cfg = resolve(&self.source, env.qc.mapping, "terms")?;
+        let cfg = resolve(&self.source, env.qc, "terms")?;
         let kind = match &cfg.vt {
             None => KeyKind::Unmapped,
             Some(VType::Bytes { .. }) => KeyKind::String,

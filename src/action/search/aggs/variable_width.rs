@@ -253,7 +253,7 @@ impl AggSpec for VariableWidthSpec {
             )
             .status(400));
         }
-        let cfg = resolve(&self.source, env.qc.mapping, TYPE)?;
+        let cfg = resolve(&self.source, env.qc, TYPE)?;
         let kind = match &cfg.vt {
             Some(VType::Num(k @ (NumKind::Long | NumKind::Double | NumKind::Scaled(_) | NumKind::Unsigned))) => {
                 Some(*k)
