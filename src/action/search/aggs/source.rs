@@ -495,7 +495,7 @@ fn hint_numeric(value_type: Option<&str>) -> bool {
     matches!(value_type, Some("long" | "double" | "number" | "numeric" | "date" | "boolean" | "integer" | "float"))
 }
 
-fn resolve_alias<'a>(mapping: &'a Mapping, ft: &'a FieldType) -> &'a FieldType {
+pub(super) fn resolve_alias<'a>(mapping: &'a Mapping, ft: &'a FieldType) -> &'a FieldType {
     match &ft.kind {
         FieldKind::Alias { path } => mapping.field_type(path).unwrap_or(ft),
         _ => ft,
