@@ -237,7 +237,7 @@ fn composite_refusals_are_client_errors() {
     for (body, needle) in [
         (
             json!({"composite": {"sources": [{"d": {"geotile_grid": {"field": "n"}}}]}}),
-            "not supported by this node yet",
+            "Field [n] of type [long] is not supported for aggregation [geotile_grid]",
         ),
         (
             json!({"composite": {"sources": [{"d": {"date_histogram": {"field": "tag", "calendar_interval": "1d"}}}]}}),
@@ -440,6 +440,152 @@ fn variable_width_histogram_finds_separated_clusters() {
             let resp = post(s.addr, &format!("/{index}/_search"), &json!({"size": 0, "aggs": {"h": bad}}).to_string());
             assert_eq!(resp.status, 400, "{}", resp.text());
             assert!(resp.text().contains(what), "{}", resp.text());
+        }
+    }
+}
+
+/// The slippy-map tile of a point at `zoom` (the OpenStreetMap formula).
+fn tile(lat: f64, lon: f64, zoom: u32) -> (i64, i64) {
+    let n = (1i64 << zoom) as f64;
+    let x = ((lon + 180.0) / 360.0 * n).floor() as i64;
+    let r = lat.to_radians();
+    let y = ((1.0 - (r.tan() + 1.0 / r.cos()).ln() / std::f64::consts::PI) / 2.0 * n).floor() as i64;
+    (x, y)
+}
+
+/// Points near the centres of zoom-3 tiles (far from the edges of zoom 0 to 3 tiles).
+fn tile_points(seed: u64, count: usize) -> Vec<(Vec<(f64, f64)>, String)> {
+    let mut r = Lcg(seed);
+    (0..count)
+        .map(|_| {
+            let pts = (0..r.below(3))
+                .map(|_| {
+                    let (x, y) = (r.below(8) as f64, r.below(8) as f64);
+                    let lon = (x + 0.5) / 8.0 * 360.0 - 180.0 + (r.below(100) as f64 - 50.0) / 100.0;
+                    let n = std::f64::consts::PI * (1.0 - 2.0 * (y + 0.5) / 8.0);
+                    let lat = n.sinh().atan().to_degrees() + (r.below(100) as f64 - 50.0) / 200.0;
+                    (lat, lon)
+                })
+                .collect();
+            (pts, format!("k{}", r.below(3)))
+        })
+        .collect()
+}
+
+#[test]
+fn composite_geotile_grid_pages_in_tile_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let ds = tile_points(29, 200);
+    for shards in [1u32, 3] {
+        let index = format!("tiles{shards}");
+        let body = json!({
+            "settings": {"number_of_shards": shards, "number_of_replicas": 0},
+            "mappings": {"properties": {"p": {"type": "geo_point"}, "k": {"type": "keyword"}}}
+        });
+        assert_eq!(put(s.addr, &format!("/{index}"), &body.to_string()).status, 200);
+        let mut bulk = String::new();
+        for (i, (pts, k)) in ds.iter().enumerate() {
+            bulk.push_str(&json!({"index": {"_index": index, "_id": i.to_string()}}).to_string());
+            bulk.push('\n');
+            let p: Vec<Value> = pts.iter().map(|(lat, lon)| json!({"lat": lat, "lon": lon})).collect();
+            bulk.push_str(&json!({"p": p, "k": k}).to_string());
+            bulk.push('\n');
+        }
+        let r = common::http::send(
+            s.addr,
+            "POST",
+            "/_bulk?refresh=true",
+            Some(bulk.as_bytes()),
+            &[("content-type", "application/x-ndjson")],
+        );
+        assert_eq!(r.json()["errors"], json!(false), "{}", r.text());
+        for (zoom, asc, bounded) in [(3u32, true, false), (2, false, false), (3, true, true), (0, true, false)] {
+            // The model: (x, y, k) -> doc count, with the points inside the bounds (lat within ±60).
+            let mut model: BTreeMap<(i64, i64, String), u64> = BTreeMap::new();
+            for (pts, k) in &ds {
+                let tiles: BTreeSet<(i64, i64)> = pts
+                    .iter()
+                    .filter(|(lat, _)| !bounded || lat.abs() <= 60.0)
+                    .map(|&(lat, lon)| tile(lat, lon, zoom))
+                    .collect();
+                for (x, y) in tiles {
+                    *model.entry((x, y, k.clone())).or_insert(0) += 1;
+                }
+            }
+            let mut want: Vec<(String, String, u64)> =
+                model.iter().map(|((x, y, k), c)| (format!("{zoom}/{x}/{y}"), k.clone(), *c)).collect();
+            if !asc {
+                // Tiles descending (by x, then y), terms ascending.
+                let mut by_tile: Vec<((i64, i64), Vec<(String, String, u64)>)> = Vec::new();
+                for ((x, y, _), (t, k, c)) in model.keys().zip(want.iter().cloned()) {
+                    match by_tile.last_mut() {
+                        Some((xy, v)) if *xy == (*x, *y) => v.push((t, k, c)),
+                        _ => by_tile.push(((*x, *y), vec![(t, k, c)])),
+                    }
+                }
+                want = by_tile.into_iter().rev().flat_map(|(_, v)| v).collect();
+            }
+            let mut tile_src = json!({"field": "p", "precision": zoom, "order": if asc { "asc" } else { "desc" }});
+            if bounded {
+                tile_src["bounds"] =
+                    json!({"top_left": {"lat": 60.0, "lon": -180.0}, "bottom_right": {"lat": -60.0, "lon": 180.0}});
+            }
+            let mut after: Option<Value> = None;
+            let mut got = Vec::new();
+            for _page in 0..=want.len() + 1 {
+                let mut comp = json!({"size": 4, "sources": [{"t": {"geotile_grid": tile_src}}, {"k": {"terms": {"field": "k"}}}]});
+                if let Some(a) = &after {
+                    comp["after"] = a.clone();
+                }
+                let r = search(&s, &index, json!({"size": 0, "aggs": {"c": {"composite": comp}}}));
+                let c = &r["aggregations"]["c"];
+                let b = c["buckets"].as_array().unwrap();
+                for bk in b {
+                    let t = bk["key"]["t"].as_str().unwrap().to_string();
+                    got.push((t, bk["key"]["k"].as_str().unwrap().to_string(), bk["doc_count"].as_u64().unwrap()));
+                }
+                if b.is_empty() {
+                    break;
+                }
+                after = Some(c["after_key"].clone());
+            }
+            assert_eq!(got, want, "{index} zoom {zoom} asc {asc} bounded {bounded}");
+        }
+        // An after key as the long encoding of the tile pages the same as its string.
+        let long = (3i64 << 58) | (4 << 29) | 2;
+        let page = |after: Value| {
+            let comp = json!({"size": 100, "after": {"t": after}, "sources": [{"t": {"geotile_grid": {"field": "p", "precision": 3}}}]});
+            search(&s, &index, json!({"size": 0, "aggs": {"c": {"composite": comp}}}))["aggregations"]["c"]["buckets"]
+                .clone()
+        };
+        assert_eq!(page(json!(long)), page(json!("3/4/2")), "{index}");
+        for (src, after, reason) in [
+            (
+                json!({"field": "p", "precision": 30}),
+                None,
+                "Invalid geotile_grid precision of 30. Must be between 0 and 29.",
+            ),
+            (json!({"field": "p", "format": "x"}), None, "[format] is not supported for [geotile_grid]"),
+            (
+                json!({"field": "k"}),
+                None,
+                "Field [k] of type [keyword] is not supported for aggregation [geotile_grid]",
+            ),
+            (json!({"field": "p"}), Some(json!("3/4")), "Invalid geotile_grid hash string of 3/4."),
+            (json!({"field": "p", "interval": 3}), None, "[geotile_grid] unknown field [interval]"),
+        ] {
+            let mut comp = json!({"sources": [{"t": {"geotile_grid": src}}]});
+            if let Some(a) = after {
+                comp["after"] = json!({"t": a});
+            }
+            let r = post(
+                s.addr,
+                &format!("/{index}/_search"),
+                &json!({"size": 0, "aggs": {"c": {"composite": comp}}}).to_string(),
+            );
+            assert_eq!(r.status, 400, "{}", r.text());
+            assert!(r.text().contains(reason), "{reason}: {}", r.text());
         }
     }
 }

@@ -416,3 +416,153 @@ fn bad_requests_are_client_errors() {
     assert_eq!(r["aggregations"]["n"]["doc_count"], json!(0));
     assert_eq!(r["aggregations"]["n"]["c"]["value"], json!(0));
 }
+
+/// Random documents with zero to three intervals of `lo..=hi` (some open-ended).
+fn range_docs(seed: u64, count: usize) -> Vec<Vec<(Option<i64>, Option<i64>)>> {
+    let mut r = Lcg(seed);
+    (0..count)
+        .map(|_| {
+            (0..r.below(4))
+                .map(|_| {
+                    // Non-negative: `date_range` bounds are epoch millis after 1970 here.
+                    let lo = r.below(200) as i64;
+                    let hi = lo + r.below(60) as i64;
+                    match r.below(12) {
+                        0 => (None, Some(hi)),
+                        1 => (Some(lo), None),
+                        _ => (Some(lo), Some(hi)),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn range_json(iv: &[(Option<i64>, Option<i64>)], scale: i64) -> Value {
+    let one = |&(lo, hi): &(Option<i64>, Option<i64>)| {
+        let mut m = serde_json::Map::new();
+        if let Some(l) = lo {
+            m.insert("gte".into(), json!(l * scale));
+        }
+        if let Some(h) = hi {
+            m.insert("lte".into(), json!(h * scale));
+        }
+        Value::Object(m)
+    };
+    Value::Array(iv.iter().map(one).collect())
+}
+
+/// The model: per bucket index, the documents one of whose intervals, its bounds clipped to
+/// `[min, max]`, overlaps `[k * interval, (k + 1) * interval)`.
+fn range_model(ds: &[Vec<(Option<i64>, Option<i64>)>], interval: i64, min: i64, max: i64) -> BTreeMap<i64, u64> {
+    let mut out = BTreeMap::new();
+    for d in ds {
+        let mut keys = BTreeSet::new();
+        for &(lo, hi) in d {
+            // As OpenSearch: the clipped bounds are rounded, so an interval starting past `max`
+            // still counts in the bucket of `max` (and one ending before `min` in min's).
+            let (lo, hi) = (lo.unwrap_or(i64::MIN).max(min), hi.unwrap_or(i64::MAX).min(max));
+            keys.extend(lo.div_euclid(interval)..=hi.div_euclid(interval));
+        }
+        for k in keys {
+            *out.entry(k).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn histograms_over_range_fields_count_every_overlapped_bucket() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    const DAY: i64 = 86_400_000;
+    let ds = range_docs(17, 150);
+    for shards in [1u32, 3] {
+        let index = format!("ranges{shards}");
+        let body = json!({
+            "settings": {"number_of_shards": shards, "number_of_replicas": 0},
+            "mappings": {"properties": {"r": {"type": "long_range"}, "d": {"type": "date_range"}, "ip": {"type": "ip_range"}}}
+        });
+        assert_eq!(put(s.addr, &format!("/{index}"), &body.to_string()).status, 200);
+        let mut bulk = String::new();
+        for (i, d) in ds.iter().enumerate() {
+            bulk.push_str(&json!({"index": {"_index": index, "_id": i.to_string()}}).to_string());
+            bulk.push('\n');
+            bulk.push_str(&json!({"r": range_json(d, 1), "d": range_json(d, DAY)}).to_string());
+            bulk.push('\n');
+        }
+        let r = common::http::send(
+            s.addr,
+            "POST",
+            "/_bulk?refresh=true",
+            Some(bulk.as_bytes()),
+            &[("content-type", "application/x-ndjson")],
+        );
+        assert_eq!(r.json()["errors"], json!(false), "{}", r.text());
+        for (interval, min, max) in [(7i64, -60i64, 240i64), (25, 0, 100), (1, -3, 3)] {
+            let want = range_model(&ds, interval, min, max);
+            let got = |agg: &str, field: &str, scale: i64, extra: Value| -> BTreeMap<i64, u64> {
+                let mut a = json!({"field": field, "min_doc_count": 1, "hard_bounds": {"min": min * scale, "max": max * scale}});
+                a.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+                let r = search(&s, &index, json!({"size": 0, "aggs": {"h": {agg: a}}}));
+                r["aggregations"]["h"]["buckets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|b| (b["key"].as_f64().unwrap() as i64 / (interval * scale), b["doc_count"].as_u64().unwrap()))
+                    .collect()
+            };
+            assert_eq!(got("histogram", "r", 1, json!({"interval": interval})), want, "{index} {interval}");
+            let fixed = json!({"fixed_interval": format!("{}d", interval)});
+            assert_eq!(got("date_histogram", "d", DAY, fixed), want, "{index} {interval}");
+        }
+        // Keys print as dates; an interval without an upper bound and no hard bounds would
+        // make more buckets than search.max_buckets.
+        let r = search(
+            &s,
+            &index,
+            json!({"size": 0, "query": {"range": {"r": {"lte": 0}}}, "aggs": {"h": {"date_histogram": {"field": "d", "calendar_interval": "year", "hard_bounds": {"min": "1969-01-01", "max": "1970-12-31"}}}}}),
+        );
+        let b = &r["aggregations"]["h"]["buckets"];
+        assert_eq!(b[0]["key_as_string"], json!("1969-01-01T00:00:00.000Z"), "{r}");
+        let open = ds.iter().any(|d| d.iter().any(|iv| iv.1.is_none()));
+        let r = post(
+            s.addr,
+            &format!("/{index}/_search"),
+            &json!({"size": 0, "aggs": {"h": {"histogram": {"field": "r", "interval": 1}}}}).to_string(),
+        );
+        if open {
+            assert_eq!(r.status / 100, 5, "{}", r.text());
+            assert!(r.text().contains("too_many_buckets_exception"), "{}", r.text());
+        }
+        for (agg, reason) in [
+            (
+                json!({"date_histogram": {"field": "r", "fixed_interval": "1d"}}),
+                "Expected date range type but found range type [long_range]",
+            ),
+            (
+                json!({"histogram": {"field": "ip", "interval": 1}}),
+                "Expected numeric range type but found non-numeric range [ip_range]",
+            ),
+            (
+                json!({"histogram": {"field": "r", "interval": 1, "missing": 3}}),
+                "Can't apply missing values on a class",
+            ),
+            (json!({"avg": {"field": "r"}}), "Field [r] of type [long_range] is not supported for aggregation [avg]"),
+        ] {
+            let r = post(s.addr, &format!("/{index}/_search"), &json!({"size": 0, "aggs": {"h": agg}}).to_string());
+            assert_eq!(r.status, 400, "{agg}: {}", r.text());
+            assert!(r.text().contains(reason), "{agg}: {}", r.text());
+        }
+    }
+    // `_index` is a keyword every document holds: its index's name.
+    let r = search(
+        &s,
+        "ranges1,ranges3",
+        json!({"size": 0, "aggs": {"i": {"terms": {"field": "_index"}}, "m": {"missing": {"field": "_index"}}}}),
+    );
+    let b = &r["aggregations"]["i"]["buckets"];
+    assert_eq!(b.as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(b[0]["doc_count"], json!(ds.len()), "{r}");
+    assert_eq!(r["aggregations"]["m"]["doc_count"], json!(0), "{r}");
+}

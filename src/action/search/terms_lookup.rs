@@ -5,9 +5,11 @@
 //! matches (duplicates dropped). A missing document gives no terms.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::aggs::AggDef;
 use super::dsl::perr;
 use super::request::SearchRequest;
 use crate::action::documents::{extract_values, read_target};
@@ -29,7 +31,8 @@ pub fn resolve(cs: &ClusterService, req: &SearchRequest) -> OsResult<Option<Sear
 
 fn resolve_at(cs: &ClusterService, req: &SearchRequest, depth: usize) -> OsResult<Option<SearchRequest>> {
     let has = |q: &Option<Value>| q.as_ref().is_some_and(has_lookup);
-    if !has(&req.query) && !has(&req.post_filter) {
+    let in_aggs = req.aggs.as_ref().is_some_and(|a| aggs_have_lookup(a));
+    if !has(&req.query) && !has(&req.post_filter) && !in_aggs {
         return Ok(None);
     }
     if depth >= MAX_DEPTH {
@@ -42,7 +45,41 @@ fn resolve_at(cs: &ClusterService, req: &SearchRequest, depth: usize) -> OsResul
     if let Some(q) = out.post_filter.as_mut() {
         walk(cs, q, depth)?;
     }
+    if in_aggs {
+        if let Some(a) = &req.aggs {
+            out.aggs = Some(Arc::new(rewrite_aggs(cs, a, depth)?));
+        }
+    }
     Ok(Some(out))
+}
+
+/// Whether a query of an aggregation (`filter`, `filters`, ...) at any depth has a lookup.
+fn aggs_have_lookup(defs: &[AggDef]) -> bool {
+    defs.iter().any(|d| d.spec.queries().into_iter().any(has_lookup) || aggs_have_lookup(&d.subs))
+}
+
+/// The aggregations with the lookups of their queries resolved (OpenSearch rewrites the
+/// aggregation builders' queries on the coordinator too).
+fn rewrite_aggs(cs: &ClusterService, defs: &[AggDef], depth: usize) -> OsResult<Vec<AggDef>> {
+    let mut out = Vec::with_capacity(defs.len());
+    for d in defs {
+        let mut d = d.clone();
+        let qs = d.spec.queries();
+        if qs.iter().any(|q| has_lookup(q)) {
+            let mut qs: Vec<Value> = qs.into_iter().cloned().collect();
+            for q in &mut qs {
+                walk(cs, q, depth)?;
+            }
+            if let Some(spec) = d.spec.with_queries(qs) {
+                d.spec = spec;
+            }
+        }
+        if aggs_have_lookup(&d.subs) {
+            d.subs = rewrite_aggs(cs, &d.subs, depth)?;
+        }
+        out.push(d);
+    }
+    Ok(out)
 }
 
 fn lookup_of(terms: &Map<String, Value>) -> impl Iterator<Item = (&String, &Map<String, Value>)> {
@@ -168,6 +205,15 @@ mod tests {
         ));
         assert!(!has_lookup(&json!({"terms": {"user": ["a", "b"], "boost": 2}})));
         assert!(!has_lookup(&json!({"match": {"terms": {"query": "x"}}})));
+        let aggs = |v: Value| crate::action::search::aggs::parse::parse_aggs(&v).unwrap();
+        let lookup = json!({"terms": {"m": {"index": "i", "id": "1", "path": "p"}}});
+        assert!(aggs_have_lookup(&aggs(json!({"f": {"filter": lookup}}))));
+        assert!(aggs_have_lookup(&aggs(
+            json!({"t": {"terms": {"field": "k"}, "aggs": {"f": {"filters": {"filters": {"a": {"match_all": {}}, "b": lookup}}}}}})
+        )));
+        assert!(!aggs_have_lookup(&aggs(
+            json!({"f": {"filter": {"terms": {"m": ["a"]}}}, "t": {"terms": {"field": "m"}}})
+        )));
         let t = json!({"user": {"index": "i"}, "boost": 1, "_name": "n"});
         assert_eq!(lookup_of(t.as_object().unwrap()).map(|(f, _)| f.as_str()).collect::<Vec<_>>(), vec!["user"]);
     }

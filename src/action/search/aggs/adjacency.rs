@@ -100,6 +100,21 @@ impl AggSpec for AdjacencySpec {
         T
     }
 
+    fn queries(&self) -> Vec<&Value> {
+        self.filters.iter().map(|(_, q)| q).collect()
+    }
+
+    fn with_queries(&self, qs: Vec<Value>) -> Option<std::sync::Arc<dyn AggSpec>> {
+        let mut out = self.clone();
+        if qs.len() != out.filters.len() {
+            return None;
+        }
+        for (f, q) in out.filters.iter_mut().zip(qs) {
+            f.1 = q;
+        }
+        Some(std::sync::Arc::new(out))
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         if self.filters.len() > MAX_FILTERS {
             return Err(OsError::illegal(format!(

@@ -136,7 +136,7 @@ impl AggSpec for AutoDateHistogramSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let mut cfg = resolve(&self.source, env.qc.mapping, "auto_date_histogram")?;
+        let mut cfg = resolve(&self.source, env.qc, "auto_date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));
         let num = cfg.numeric("auto_date_histogram")?;
         cfg.fmt = match cfg.fmt {

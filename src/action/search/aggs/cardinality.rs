@@ -83,7 +83,7 @@ impl AggSpec for CardinalitySpec {
     }
 
     fn collector(&self, _def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, "cardinality")?;
+        let cfg = resolve(&self.source, env.qc, "cardinality")?;
         if matches!(cfg.vt, Some(VType::GeoPoint)) {
             return Err(super::source::unsupported(&cfg, "cardinality"));
         }

@@ -9,8 +9,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::composite_geotile::{after_cell, TileOpts};
 use super::date_histogram::DateIntervalOpts;
 use super::fmt::Fmt;
+use super::geo_distance::GeoReader;
 use super::multi_key::{doc_parts, for_each_combination, render_part, MultiOrds, PartKind};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyIdent, KeyKind};
 use super::source::{resolve, string, token, Config, NumKind, SourceSpec, VType};
@@ -19,6 +21,7 @@ use crate::action::search::date_math;
 use crate::action::search::rounding::Rounding;
 use crate::clock::tz::Zone;
 use crate::engine::query::SegmentView;
+use crate::engine::schema::geo::GeoPoint;
 use crate::engine::schema::{date, ip};
 use crate::engine::segment::DocId;
 use crate::error::{ErrorKind, OsError, OsResult};
@@ -40,6 +43,8 @@ pub struct CompositeSource {
     pub interval: Option<f64>,
     /// The rounding of a date_histogram source.
     pub date: Option<Rounding>,
+    /// The options of a geotile_grid source.
+    pub tile: Option<TileOpts>,
     pub source: SourceSpec,
     pub missing_bucket: bool,
     pub missing_order: MissingOrder,
@@ -83,14 +88,7 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
         }
     };
     match ty {
-        "terms" | "histogram" | "date_histogram" => {}
-        "geotile_grid" => {
-            return Err(OsError::new(
-                ErrorKind::Parsing,
-                format!("[{ty}] sources of the [composite] aggregation are not supported by this node yet"),
-            )
-            .status(400))
-        }
+        "terms" | "histogram" | "date_histogram" | "geotile_grid" => {}
         _ => return Err(OsError::parsing(format!("invalid source type: {ty}"))),
     }
     let Value::Object(body) = body else {
@@ -103,14 +101,16 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
         name,
         interval: None,
         date: None,
+        tile: None,
         source: SourceSpec::default(),
         missing_bucket: false,
         missing_order: MissingOrder::Default,
         asc: true,
     };
     let mut dates = DateIntervalOpts::default();
+    let mut tile = TileOpts::default();
     for (k, v) in body {
-        if ty == "date_histogram" && dates.take(ty, k, v)? {
+        if (ty == "date_histogram" && dates.take(ty, k, v)?) || (ty == "geotile_grid" && tile.take(k, v)?) {
             continue;
         }
         match k.as_str() {
@@ -168,6 +168,9 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
                 if ty == "histogram" {
                     known.insert(0, "interval");
                 }
+                if ty == "geotile_grid" {
+                    known.splice(0..0, ["precision", "bounds"]);
+                }
                 if ty == "date_histogram" {
                     known.splice(
                         0..0,
@@ -181,6 +184,9 @@ fn parse_source(v: &Value) -> OsResult<CompositeSource> {
     if ty == "date_histogram" {
         let zone = dates.zone.clone().unwrap_or_else(Zone::utc);
         s.date = Some(Rounding::new(dates.interval(&s.name)?, zone, dates.offset));
+    }
+    if ty == "geotile_grid" {
+        s.tile = Some(tile);
     }
     if ty == "histogram" && s.interval.is_none() {
         return Err(OsError::illegal("[interval] must be greater than 0 for [histogram] source"));
@@ -352,11 +358,22 @@ struct ShardSource {
     cfg: Config,
     kind: PartKind,
     fmt: super::fmt::Fmt,
+    /// A geotile_grid source: its tiles replace the column's values.
+    tile: Option<TileOpts>,
 }
 
 fn shard_source(s: &CompositeSource, env: &ShardEnv<'_>) -> OsResult<ShardSource> {
+    if let Some(t) = &s.tile {
+        let cfg = resolve(&s.source, env.qc, "geotile_grid")?;
+        let kind = match &cfg.vt {
+            Some(VType::GeoPoint) => PartKind::Num(NumKind::Long),
+            None => PartKind::None,
+            _ => return Err(super::source::unsupported(&cfg, "geotile_grid")),
+        };
+        return Ok(ShardSource { cfg, kind, fmt: Fmt::GeoTile, tile: Some(t.clone()) });
+    }
     if let Some(r) = &s.date {
-        let cfg = resolve(&s.source, env.qc.mapping, "date_histogram")?;
+        let cfg = resolve(&s.source, env.qc, "date_histogram")?;
         let kind = match &cfg.vt {
             Some(VType::Num(k)) if *k != NumKind::Bool => PartKind::Date(*k, Arc::new(r.clone())),
             None => PartKind::None,
@@ -370,10 +387,10 @@ fn shard_source(s: &CompositeSource, env: &ShardEnv<'_>) -> OsResult<ShardSource
             }
             None => Fmt::Raw,
         };
-        return Ok(ShardSource { cfg, kind, fmt });
+        return Ok(ShardSource { cfg, kind, fmt, tile: None });
     }
     let ty = if s.interval.is_some() { "histogram" } else { "terms" };
-    let cfg = resolve(&s.source, env.qc.mapping, ty)?;
+    let cfg = resolve(&s.source, env.qc, ty)?;
     let (kind, fmt) = match (&cfg.vt, s.interval) {
         (Some(VType::GeoPoint), _) | (Some(VType::Bytes { .. }), Some(_)) => {
             return Err(super::source::unsupported(&cfg, ty))
@@ -383,13 +400,16 @@ fn shard_source(s: &CompositeSource, env: &ShardEnv<'_>) -> OsResult<ShardSource
         (Some(VType::Num(super::source::NumKind::Date { .. })), None) => (PartKind::of(&cfg.vt), super::fmt::Fmt::Raw),
         (vt, _) => (PartKind::of(vt), cfg.fmt.clone()),
     };
-    Ok(ShardSource { cfg, kind, fmt })
+    Ok(ShardSource { cfg, kind, fmt, tile: None })
 }
 
 /// The `after` value of one source in the shard's key domain.
 fn after_part(v: &Value, src: &ShardSource) -> OsResult<Option<Key>> {
     if v.is_null() {
         return Ok(None);
+    }
+    if src.tile.is_some() {
+        return Ok(Some(Key::Long(after_cell(v)?)));
     }
     let text = match v {
         Value::String(s) => s.clone(),
@@ -644,11 +664,15 @@ impl Window {
 impl Collector for CompositeCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
         let values = self.srcs.iter().map(|s| s.cfg.open(seg)).collect();
+        let geo =
+            self.srcs.iter().map(|s| s.tile.as_ref().map(|_| GeoReader::new(seg, s.cfg.field.as_deref()))).collect();
         Ok(Box::new(CompositeLeaf {
             spec: &self.spec,
             srcs: &self.srcs,
             after: self.after.as_deref(),
             values,
+            geo,
+            points: Vec::new(),
             ords: &mut self.ords,
             window: &mut self.window,
             subs: self.subs.leaves(seg, si)?,
@@ -683,6 +707,9 @@ struct CompositeLeaf<'a> {
     srcs: &'a [ShardSource],
     after: Option<&'a [Option<Key>]>,
     values: Vec<super::source::SegValues<'a>>,
+    /// The point readers of the geotile_grid sources.
+    geo: Vec<Option<GeoReader<'a>>>,
+    points: Vec<GeoPoint>,
     ords: &'a mut MultiOrds,
     window: &'a mut Window,
     subs: SubLeaves<'a>,
@@ -694,7 +721,10 @@ impl LeafCollector for CompositeLeaf<'_> {
         let mut per: Vec<Vec<Option<Key>>> = Vec::with_capacity(self.srcs.len());
         for (i, src) in self.srcs.iter().enumerate() {
             self.scratch.clear();
-            doc_parts(&src.kind, &mut self.values[i], doc, &mut self.scratch)?;
+            match (&src.tile, &mut self.geo[i]) {
+                (Some(t), Some(r)) => t.doc_cells(r, doc, &mut self.points, &mut self.scratch),
+                _ => doc_parts(&src.kind, &mut self.values[i], doc, &mut self.scratch)?,
+            }
             if self.scratch.is_empty() {
                 if !self.spec.sources[i].missing_bucket {
                     return Ok(());
@@ -752,7 +782,10 @@ mod tests {
             .contains("Missing value for [after.k]"));
         assert!(e(json!({"sources": [{"k": {"terms": {"field": "x"}}}], "after": {"k": 1, "j": 2}}))
             .contains("[after] has 2 value(s) but [sources] has 1"));
-        assert!(e(json!({"sources": [{"k": {"geotile_grid": {"field": "x"}}}]})).contains("not supported"));
+        let g = spec(json!({"sources": [{"k": {"geotile_grid": {"field": "x", "precision": 4}}}]})).unwrap();
+        assert_eq!(g.sources[0].tile.as_ref().map(|t| t.precision), Some(4));
+        assert!(e(json!({"sources": [{"k": {"geotile_grid": {"field": "x", "interval": 1}}}]}))
+            .contains("[geotile_grid] unknown field [interval]"));
         assert!(e(json!({"sources": [{"k": {"date_histogram": {"field": "x"}}}]})).contains("Invalid interval"));
         assert!(e(json!({"sources": [{"k": {"date_histogram": {"field": "x", "fixed_interval": "1d", "calendar_interval": "1d"}}}]}))
             .contains("Cannot use [fixed_interval] with [calendar_interval]"));

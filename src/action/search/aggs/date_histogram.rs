@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::fmt::Fmt;
 use super::histogram::{histo_collector, reduce_histo, render_histo, Bounds, HistoCommon, Rounder};
+use super::range_histogram::{range_field, range_histo_collector};
 use super::result::{AggResult, Buckets, Key, KeyKind};
 use super::source::{resolve, token, NumKind, VType};
 use super::{AggDef, AggSpec, Collector, ReduceCtx, RenderCtx, ShardEnv};
@@ -16,6 +17,7 @@ use crate::action::search::rounding::{
 };
 use crate::clock::tz::Zone;
 use crate::engine::schema::date;
+use crate::engine::schema::range::RangeType;
 use crate::error::{OsError, OsResult};
 
 /// A date rounding as a histogram rounder; `nanos`: the column holds nanoseconds.
@@ -216,7 +218,20 @@ impl AggSpec for DateHistogramSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let mut cfg = resolve(&self.common.source, env.qc.mapping, "date_histogram")?;
+        if let Some(rf) = range_field(&self.common.source, env.qc.mapping) {
+            if rf.rt != RangeType::Date {
+                return Err(OsError::illegal(format!(
+                    "Expected date range type but found range type [{}]",
+                    rf.rt.type_name()
+                )));
+            }
+            let format = self.common.source.format.clone().or(rf.format.clone());
+            let format = format.unwrap_or_else(|| date::DEFAULT_FORMAT.to_string());
+            date::validate_format(&format).map_err(OsError::illegal)?;
+            let fmt = Fmt::Date { format, nanos: false, zone: self.zone_id() };
+            return range_histo_collector(def, env, rf, fmt, &self.common, Arc::new(self.rounder(false)));
+        }
+        let mut cfg = resolve(&self.common.source, env.qc, "date_histogram")?;
         let nanos = matches!(cfg.vt, Some(VType::Num(NumKind::Date { nanos: true })));
         // Keys print as dates in the zone (numbers and unmapped fields too, as OpenSearch).
         cfg.fmt = match cfg.fmt {

@@ -90,6 +90,20 @@ impl AggSpec for SingleSpec {
         }
     }
 
+    fn queries(&self) -> Vec<&Value> {
+        match &self.kind {
+            SingleKind::Filter(q) => vec![q],
+            _ => Vec::new(),
+        }
+    }
+
+    fn with_queries(&self, qs: Vec<Value>) -> Option<std::sync::Arc<dyn AggSpec>> {
+        match (&self.kind, <[Value; 1]>::try_from(qs)) {
+            (SingleKind::Filter(_), Ok([q])) => Some(std::sync::Arc::new(SingleSpec { kind: SingleKind::Filter(q) })),
+            _ => None,
+        }
+    }
+
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         let test = match &self.kind {
             SingleKind::Filter(q) => {
@@ -97,7 +111,7 @@ impl AggSpec for SingleSpec {
                 Test::Query(env.searcher.match_weight(&q, false)?)
             }
             SingleKind::Missing(s) => {
-                let cfg = match resolve(s, env.qc.mapping, "missing") {
+                let cfg = match resolve(s, env.qc, "missing") {
                     Ok(c) => c,
                     // Any field kind counts its documents without values.
                     Err(_) if s.field.is_some() => {
@@ -245,7 +259,7 @@ impl LeafCollector for SingleLeaf<'_> {
             LeafTest::Bits(b) => has_bit(b, doc),
             LeafTest::Missing(v) => match v.as_mut() {
                 SegValues::Num(r) => r.values(doc).is_empty(),
-                SegValues::Bytes(r) => r.ords(doc).is_empty(),
+                SegValues::Bytes(r) => r.missing.is_none() && r.ords(doc).is_empty(),
                 SegValues::None => true,
             },
             LeafTest::Exists(seg, f) => !seg.has_value(f, doc),
@@ -322,6 +336,21 @@ impl FiltersSpec {
 impl AggSpec for FiltersSpec {
     fn type_name(&self) -> &'static str {
         "filters"
+    }
+
+    fn queries(&self) -> Vec<&Value> {
+        self.filters.iter().map(|(_, q)| q).collect()
+    }
+
+    fn with_queries(&self, qs: Vec<Value>) -> Option<std::sync::Arc<dyn AggSpec>> {
+        let mut out = self.clone();
+        if qs.len() != out.filters.len() {
+            return None;
+        }
+        for (f, q) in out.filters.iter_mut().zip(qs) {
+            f.1 = q;
+        }
+        Some(std::sync::Arc::new(out))
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {

@@ -22,13 +22,16 @@ pub enum Fmt {
     Bool,
     Ip,
     Unsigned,
+    /// Geotile cells (`zoom/x/y`) of their long encoding.
+    GeoTile,
 }
 
 impl Fmt {
     /// The string form of a numeric value, `None` for the raw format.
     pub fn number_string(&self, v: f64) -> Option<String> {
         match self {
-            Fmt::Raw | Fmt::Ip => None,
+            // Cells print from their exact long (`key`), never from a double.
+            Fmt::Raw | Fmt::Ip | Fmt::GeoTile => None,
             Fmt::Unsigned => Some(format!("{}", v as u64)),
             Fmt::Decimal(p) => Some(decimal_format(v, p)),
             Fmt::Date { format, nanos, zone } => {
@@ -69,6 +72,7 @@ impl Fmt {
                 _ => (json!(String::from_utf8_lossy(b)), None),
             },
             Key::Str(s) => (json!(s), None),
+            Key::Long(v) if *self == Fmt::GeoTile => (json!(super::geo_grid::Grid::Geotile.key(*v)), None),
             Key::Long(v) => (json!(v), if self.is_raw() { None } else { self.number_string(*v as f64) }),
             Key::Unsigned(v) => (json!(v), None),
             Key::Double(v) => (double(*v), if self.is_raw() { None } else { self.number_string(*v) }),

@@ -198,7 +198,7 @@ impl AggSpec for GeoDistanceSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, T)?;
+        let cfg = resolve(&self.source, env.qc, T)?;
         let field = match (&cfg.vt, &cfg.field) {
             (Some(VType::GeoPoint), Some(f)) => Some(f.clone()),
             (None, _) => None,

@@ -231,7 +231,7 @@ impl AggSpec for GeoGridSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, self.type_name())?;
+        let cfg = resolve(&self.source, env.qc, self.type_name())?;
         let field = match (&cfg.vt, &cfg.field) {
             (Some(VType::GeoPoint), Some(f)) => Some(f.clone()),
             (None, _) => None,

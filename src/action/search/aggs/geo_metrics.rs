@@ -116,7 +116,7 @@ impl AggSpec for GeoMetricSpec {
     }
 
     fn collector(&self, _def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, self.type_name())?;
+        let cfg = resolve(&self.source, env.qc, self.type_name())?;
         let field = match (&cfg.vt, &cfg.field) {
             (Some(VType::GeoPoint), Some(f)) => Some(f.clone()),
             (None, _) => None,

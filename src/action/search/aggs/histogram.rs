@@ -11,10 +11,13 @@ use serde_json::{json, Map, Value};
 use super::bucket_order::{self, BucketOrder};
 use super::fmt::{double, java_double, Fmt};
 use super::ords::BucketOrds;
+use super::range_histogram::{range_field, range_histo_collector};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyIdent, KeyKind};
 use super::source::{resolve, token, Config, NumKind, SegValues, SourceSpec};
 use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
 use crate::engine::query::SegmentView;
+use crate::engine::schema::date;
+use crate::engine::schema::range::RangeType;
 use crate::engine::segment::DocId;
 use crate::error::{OsError, OsResult};
 
@@ -227,7 +230,25 @@ impl AggSpec for HistogramSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.common.source, env.qc.mapping, "histogram")?;
+        if let Some(rf) = range_field(&self.common.source, env.qc.mapping) {
+            if rf.rt == RangeType::Ip {
+                return Err(OsError::illegal(format!(
+                    "Expected numeric range type but found non-numeric range [{}]",
+                    rf.rt.type_name()
+                )));
+            }
+            let fmt = match (&self.common.source.format, rf.rt) {
+                (f, RangeType::Date) => Fmt::Date {
+                    format: f.clone().or(rf.format.clone()).unwrap_or_else(|| date::DEFAULT_FORMAT.to_string()),
+                    nanos: false,
+                    zone: None,
+                },
+                (Some(p), _) => Fmt::Decimal(p.clone()),
+                (None, _) => Fmt::Raw,
+            };
+            return range_histo_collector(def, env, rf, fmt, &self.common, Arc::new(self.rounder));
+        }
+        let cfg = resolve(&self.common.source, env.qc, "histogram")?;
         histo_collector(def, env, cfg, "histogram", &self.common, Arc::new(self.rounder))
     }
 
@@ -296,19 +317,7 @@ impl Collector for HistoCollector {
     }
 
     fn result(&mut self, owner: u32) -> OsResult<AggResult> {
-        let mut buckets = Vec::new();
-        for &o in self.ords.of_owner(owner) {
-            let super::ords::RawKey::L(ki) = self.ords.keys[o as usize].1 else { continue };
-            let key = self.keys[ki as usize].clone();
-            buckets.push(Bucket::new(key, self.ords.counts[o as usize], self.subs.results(o)?));
-        }
-        buckets.sort_by(|a, b| a.key.cmp_key(&b.key));
-        let kind = if buckets.first().is_some_and(|b| matches!(b.key, Key::Long(_))) {
-            KeyKind::Long
-        } else {
-            KeyKind::Double
-        };
-        Ok(AggResult::Buckets(Buckets { fmt: self.cfg.fmt.clone(), ..Buckets::of(kind, buckets) }))
+        histo_result(&self.ords, &self.keys, &mut self.subs, owner, &self.cfg.fmt)
     }
 
     fn needs_scores(&self) -> bool {
@@ -318,6 +327,20 @@ impl Collector for HistoCollector {
     fn mem_bytes(&self) -> usize {
         self.ords.mem_bytes() + self.keys.capacity() * 32 + self.subs.mem_bytes()
     }
+}
+
+/// The buckets of `owner` in key order: `ords` key on indexes into `keys`.
+pub fn histo_result(ords: &BucketOrds, keys: &[Key], subs: &mut Subs, owner: u32, fmt: &Fmt) -> OsResult<AggResult> {
+    let mut buckets = Vec::new();
+    for &o in ords.of_owner(owner) {
+        let super::ords::RawKey::L(ki) = ords.keys[o as usize].1 else { continue };
+        let key = keys[ki as usize].clone();
+        buckets.push(Bucket::new(key, ords.counts[o as usize], subs.results(o)?));
+    }
+    buckets.sort_by(|a, b| a.key.cmp_key(&b.key));
+    let kind =
+        if buckets.first().is_some_and(|b| matches!(b.key, Key::Long(_))) { KeyKind::Long } else { KeyKind::Double };
+    Ok(AggResult::Buckets(Buckets { fmt: fmt.clone(), ..Buckets::of(kind, buckets) }))
 }
 
 impl HistoLeaf<'_> {

@@ -93,6 +93,15 @@ impl IncludeExclude {
         Ok(())
     }
 
+    /// A regular expression on terms printed by a format (ips) is OpenSearch's
+    /// `AggregationExecutionException` (a server error there too).
+    pub fn check_formatted(&self, name: &str) -> OsResult<()> {
+        if self.has_regex() {
+            return Err(OsError::new(crate::error::ErrorKind::AggregationExecution, format!("Aggregation [{name}] cannot support regular expression style include/exclude settings as they can only be applied to string fields. Use an array of values for include/exclude clauses")));
+        }
+        Ok(())
+    }
+
     /// Whether a term (bytes of a keyword; 16 bytes of an ip) passes.
     pub fn accept_bytes(&self, b: &[u8], is_ip: bool) -> bool {
         let text = |b: &[u8]| -> String {
@@ -179,6 +188,11 @@ mod tests {
         let n = ie(Some(json!([1, 3])), None);
         assert!(n.accept_number(&Key::Long(3), 3));
         assert!(!n.accept_number(&Key::Long(2), 2));
+        // Formatted terms (ips) take sets, not regular expressions.
+        assert!(n.check_formatted("a").is_ok());
+        let e = ie(None, Some(json!("127.*"))).check_formatted("a").unwrap_err();
+        assert_eq!(e.status, 500);
+        assert!(e.reason.starts_with("Aggregation [a] cannot support regular expression style"));
     }
 
     #[test]

@@ -158,7 +158,7 @@ impl AggSpec for IpRangeSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, T)?;
+        let cfg = resolve(&self.source, env.qc, T)?;
         match &cfg.vt {
             None | Some(VType::Bytes { ip: true }) => {}
             Some(_) => {

@@ -116,7 +116,7 @@ impl AggSpec for MetricSpec {
     }
 
     fn collector(&self, _def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, self.metric.name())?;
+        let cfg = resolve(&self.source, env.qc, self.metric.name())?;
         let num = match (self.metric, &cfg.vt) {
             (Metric::ValueCount, Some(VType::Bytes { .. } | VType::GeoPoint)) => None,
             _ => cfg.numeric(self.metric.name())?,

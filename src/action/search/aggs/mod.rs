@@ -13,6 +13,7 @@ pub mod auto_date_histogram;
 pub mod bucket_order;
 pub mod cardinality;
 pub mod composite;
+pub mod composite_geotile;
 pub mod date_histogram;
 pub mod filter;
 pub mod fmt;
@@ -31,6 +32,7 @@ pub mod parse;
 pub mod percentiles;
 pub mod pipeline;
 pub mod range;
+pub mod range_histogram;
 pub mod rare_terms;
 pub mod result;
 pub mod sampler;
@@ -139,6 +141,15 @@ pub trait AggSpec: Debug + Send + Sync {
     fn reduce(&self, def: &AggDef, parts: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult>;
     /// The response object of a reduced result (without `meta`, which the caller adds).
     fn render(&self, def: &AggDef, r: &AggResult, rc: &RenderCtx) -> OsResult<Map<String, Value>>;
+    /// The queries the aggregation holds (`filter`, `filters`, ...), in a fixed order: the
+    /// coordinator rewrites them before the shards parse them (terms lookups).
+    fn queries(&self) -> Vec<&Value> {
+        Vec::new()
+    }
+    /// A copy holding `qs` in place of [`AggSpec::queries`] (`None`: it holds none).
+    fn with_queries(&self, _qs: Vec<Value>) -> Option<Arc<dyn AggSpec>> {
+        None
+    }
     /// The name `typed_keys` prefixes (`sterms`).
     fn typed_name(&self, _r: &AggResult) -> &'static str {
         self.type_name()

@@ -166,6 +166,10 @@ pub fn render_part(k: Option<&Key>, fmt: &Fmt) -> (Value, String) {
     match k {
         Key::Long(v) => match fmt {
             Fmt::Bool => (json!(*v != 0), (*v != 0).to_string()),
+            Fmt::GeoTile => {
+                let s = super::geo_grid::Grid::Geotile.key(*v);
+                (json!(s), s)
+            }
             f if f.is_raw() => (json!(v), v.to_string()),
             f => {
                 let s = f.number_string(*v as f64).unwrap_or_else(|| v.to_string());

@@ -115,7 +115,7 @@ impl AggSpec for MultiTermsSpec {
         self.order.validate(&def.subs)?;
         let mut cfgs = Vec::with_capacity(self.terms.len());
         for t in &self.terms {
-            let cfg = resolve(t, env.qc.mapping, "multi_terms")?;
+            let cfg = resolve(t, env.qc, "multi_terms")?;
             if matches!(cfg.vt, Some(VType::GeoPoint)) {
                 return Err(super::source::unsupported(&cfg, "multi_terms"));
             }

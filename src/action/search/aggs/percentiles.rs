@@ -278,7 +278,7 @@ impl AggSpec for PercentilesSpec {
     }
 
     fn collector(&self, _def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, self.type_str())?;
+        let cfg = resolve(&self.source, env.qc, self.type_str())?;
         let num = cfg.numeric(self.type_str())?;
         let mut proto = self.new_sketch();
         match &mut proto {

@@ -143,7 +143,7 @@ impl AggSpec for RangeSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, self.type_name())?;
+        let cfg = resolve(&self.source, env.qc, self.type_name())?;
         let kind = cfg.numeric(self.type_name())?;
         let mut fmt = cfg.fmt.clone();
         if self.date && !matches!(fmt, Fmt::Date { .. }) {

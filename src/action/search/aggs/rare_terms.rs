@@ -112,7 +112,7 @@ impl AggSpec for RareTermsSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, "rare_terms")?;
+        let cfg = resolve(&self.source, env.qc, "rare_terms")?;
         let regex_msg = |tail: &str| {
             OsError::illegal(format!(
                 "Aggregation [{}] cannot support regular expression style include/exclude settings as they can only be applied to string fields. {tail}",

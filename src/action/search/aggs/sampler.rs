@@ -112,7 +112,7 @@ impl AggSpec for SamplerSpec {
         let diversity = match &self.diversity {
             None => None,
             Some((s, max)) => {
-                let cfg = resolve(s, env.qc.mapping, "diversified_sampler")?;
+                let cfg = resolve(s, env.qc, "diversified_sampler")?;
                 match &cfg.vt {
                     // Unmapped: OpenSearch's `UnmappedSampler` (no documents, no sub-aggregations).
                     None => return Ok(Box::new(UnmappedSampler)),

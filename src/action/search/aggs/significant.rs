@@ -349,6 +349,19 @@ impl SigSpec {
 }
 
 impl AggSpec for SigSpec {
+    fn queries(&self) -> Vec<&Value> {
+        self.background_filter.iter().collect()
+    }
+
+    fn with_queries(&self, qs: Vec<Value>) -> Option<std::sync::Arc<dyn AggSpec>> {
+        let mut out = self.clone();
+        if qs.len() != usize::from(out.background_filter.is_some()) {
+            return None;
+        }
+        out.background_filter = qs.into_iter().next();
+        Some(std::sync::Arc::new(out))
+    }
+
     fn type_name(&self) -> &'static str {
         if self.text {
             "significant_text"

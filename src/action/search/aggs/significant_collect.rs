@@ -117,7 +117,7 @@ pub fn collector(spec: &SigSpec, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<B
             (Terms::Uninvert(field.clone()), Some(Background::Postings(field.clone())), KeyKind::String, Fmt::Raw, None)
         }
         (false, _) => {
-            let cfg = resolve(&spec.source, env.qc.mapping, t)?;
+            let cfg = resolve(&spec.source, env.qc, t)?;
             let indexed = ft.is_some_and(|f| f.index != Some(false));
             match cfg.vt.clone() {
                 Some(VType::Bytes { ip: false }) if indexed && cfg.field.is_some() => {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::fmt::Fmt;
 use super::script_source::{script_out, ScriptOut, ScriptReader, ScriptTerms, ValueScript};
+use crate::action::search::dsl::QueryContext;
 use crate::engine::query::sort::{double_to_sortable_long, sortable_long_to_double};
 use crate::engine::query::SegmentView;
 use crate::engine::schema::{date, ip, FieldKind, FieldType, Mapping, NumberType};
@@ -212,7 +213,8 @@ impl Config {
 pub fn unsupported(c: &Config, agg_type: &str) -> OsError {
     OsError::illegal(format!(
         "Field [{}] of type [{}] is not supported for aggregation [{agg_type}]",
-        c.field.as_deref().unwrap_or(""),
+        // A metadata field (`_index`) is named by its type.
+        c.field.as_deref().unwrap_or(if c.type_name.starts_with('_') { c.type_name.as_str() } else { "" }),
         c.type_name
     ))
 }
@@ -363,9 +365,30 @@ impl<'a> OrdReader<'a> {
     }
 }
 
-/// Resolves a source against a shard's mapping (OpenSearch's `ValuesSourceConfig.resolve`).
-/// `default_fmt_date`: print dates by the field's format (metrics print `value_as_string`).
-pub fn resolve(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
+/// Resolves a source on a shard (OpenSearch's `ValuesSourceConfig.resolve`): the mapping's
+/// fields, and the `_index` metadata field, whose one value in every document is the shard's
+/// index name (OpenSearch's `ConstantIndexFieldData`).
+pub fn resolve(spec: &SourceSpec, qc: &QueryContext<'_>, agg_type: &str) -> OsResult<Config> {
+    if spec.script.is_none() && spec.field.as_deref() == Some("_index") && qc.mapping.field_type("_index").is_none() {
+        return Ok(index_name_source(qc.index));
+    }
+    resolve_mapping(spec, qc.mapping, agg_type)
+}
+
+/// The `_index` field of a shard of `index`: a keyword value shared by every document.
+fn index_name_source(index: &str) -> Config {
+    Config {
+        field: None,
+        vt: Some(VType::Bytes { ip: false }),
+        missing: Some(MissingValue::Bytes(index.as_bytes().to_vec())),
+        fmt: Fmt::Raw,
+        type_name: "_index".into(),
+        script: None,
+    }
+}
+
+/// Resolves a source against a shard's mapping alone.
+pub fn resolve_mapping(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
     if let Some(script) = &spec.script {
         match spec.field.as_deref() {
             None => return script_config(spec, script, mapping, agg_type),
@@ -557,7 +580,7 @@ fn script_missing(kind: NumKind, fmt: &Fmt, m: &Value) -> OsResult<MissingValue>
 /// (`ValuesSource.Bytes.WithScript`); the field's format and `missing` stay.
 fn value_script_config(spec: &SourceSpec, script: &Value, mapping: &Mapping, agg_type: &str) -> OsResult<Config> {
     let plain = SourceSpec { script: None, ..spec.clone() };
-    let mut cfg = resolve(&plain, mapping, agg_type)?;
+    let mut cfg = resolve_mapping(&plain, mapping, agg_type)?;
     let name = cfg.field.clone().unwrap_or_default();
     let hint = spec.value_type.as_deref();
     match cfg.vt.clone() {
@@ -592,7 +615,7 @@ fn hint_numeric(value_type: Option<&str>) -> bool {
     matches!(value_type, Some("long" | "double" | "number" | "numeric" | "date" | "boolean" | "integer" | "float"))
 }
 
-fn resolve_alias<'a>(mapping: &'a Mapping, ft: &'a FieldType) -> &'a FieldType {
+pub(super) fn resolve_alias<'a>(mapping: &'a Mapping, ft: &'a FieldType) -> &'a FieldType {
     match &ft.kind {
         FieldKind::Alias { path } => mapping.field_type(path).unwrap_or(ft),
         _ => ft,
@@ -655,4 +678,29 @@ fn missing_value(vt: &VType, ft: &FieldType, m: &Value) -> OsResult<MissingValue
         VType::Bytes { ip: false } => MissingValue::Bytes(text.into_bytes()),
         VType::GeoPoint => return Err(OsError::illegal("[missing] is not supported on geo_point fields")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(field: &str) -> SourceSpec {
+        SourceSpec { field: Some(field.into()), ..SourceSpec::default() }
+    }
+
+    #[test]
+    fn index_field_is_the_index_name_in_every_document() {
+        let m = Mapping::from_json(&json!({"properties": {"k": {"type": "keyword"}}})).unwrap();
+        let qc = QueryContext::for_tests(&m, &[]);
+        let c = resolve(&spec("_index"), &qc, "terms").unwrap();
+        assert_eq!(c.vt, Some(VType::Bytes { ip: false }));
+        assert_eq!(c.missing, Some(MissingValue::Bytes(qc.index.as_bytes().to_vec())));
+        let e = c.numeric("avg").unwrap_err();
+        assert_eq!(e.reason, "Field [_index] of type [_index] is not supported for aggregation [avg]");
+        // Other fields resolve against the mapping.
+        let k = resolve(&spec("k"), &qc, "terms").unwrap();
+        assert_eq!(k.field.as_deref(), Some("k"));
+        assert!(resolve(&spec("_id"), &qc, "terms").unwrap().vt.is_none());
+    }
 }

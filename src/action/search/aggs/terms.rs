@@ -164,10 +164,15 @@ impl AggSpec for TermsSpec {
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
         self.order.validate(&def.subs)?;
-        let cfg = resolve(&self.source, env.qc.mapping, "terms")?;
+        let cfg = resolve(&self.source, env.qc, "terms")?;
         let kind = match &cfg.vt {
             None => KeyKind::Unmapped,
-            Some(VType::Bytes { .. }) => KeyKind::String,
+            Some(VType::Bytes { ip }) => {
+                if *ip {
+                    self.inc_exc.check_formatted(&def.name)?;
+                }
+                KeyKind::String
+            }
             Some(VType::Num(k)) => {
                 self.inc_exc.check_numeric(&def.name)?;
                 match k {

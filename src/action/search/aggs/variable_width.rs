@@ -283,7 +283,7 @@ impl AggSpec for VariableWidthSpec {
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let cfg = resolve(&self.source, env.qc.mapping, TYPE)?;
+        let cfg = resolve(&self.source, env.qc, TYPE)?;
         let kind = match &cfg.vt {
             Some(VType::Num(k @ (NumKind::Long | NumKind::Double | NumKind::Scaled(_) | NumKind::Unsigned))) => {
                 Some(*k)

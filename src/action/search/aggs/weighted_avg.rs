@@ -91,8 +91,8 @@ impl AggSpec for WeightedAvgSpec {
     }
 
     fn collector(&self, _def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
-        let value = resolve(&self.value, env.qc.mapping, T)?;
-        let weight = resolve(&self.weight, env.qc.mapping, T)?;
+        let value = resolve(&self.value, env.qc, T)?;
+        let weight = resolve(&self.weight, env.qc, T)?;
         let vk = value.numeric(T)?;
         let wk = weight.numeric(T)?;
         Ok(Box::new(WeightedCollector { value, weight, kinds: (vk, wk), states: Vec::new() }))
