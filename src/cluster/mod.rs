@@ -10,6 +10,7 @@
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
+//! | `node_state.rs` | the node's persistent id (`format/node-state.md`) |
 //! | `corruption.rs` | the marker that keeps a corrupted shard copy failed |
 //! | `system_indices.rs` | which indices are system indices |
 //!
@@ -22,6 +23,7 @@ pub(crate) mod corruption;
 pub(crate) mod health;
 pub(crate) mod indices;
 pub(crate) mod mapping_limits;
+pub mod node_state;
 pub mod metadata;
 pub(crate) mod refresh_listeners;
 pub(crate) mod resolve;

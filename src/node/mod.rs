@@ -14,7 +14,6 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::action::search::pit::{ReaderContexts, DEFAULT_MAX_OPEN_PIT_CONTEXT};
-use crate::cluster::indices::new_uuid;
 use crate::cluster::{ClusterService, NodeIdentity};
 use crate::error::{OsError, OsResult};
 use crate::threadpool::Pools;
@@ -64,7 +63,7 @@ impl Node {
         let identity = NodeIdentity {
             cluster_name: settings.get_or("cluster.name", "fathom").to_string(),
             node_name,
-            node_id: new_uuid(),
+            node_id: crate::cluster::node_state::load_or_create_node_id(&data_path)?,
             roles,
             attributes: settings.with_prefix("node.attr."),
             host,
