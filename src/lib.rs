@@ -8,6 +8,7 @@
 //! cluster/ metadata, indices of this node, routing, health
 //! shard/   one shard copy: engine + translog + seq_no tracking + recovery state
 //! engine/  the storage engine library: no HTTP, no cluster, no async runtime
+//! transport/ node-to-node framed protocol, beside cluster/ (uses only error and lower layers)
 //! ```
 //!
 //! The engine and the shard build without default features (no tokio, no hyper).
@@ -27,6 +28,8 @@ pub mod node;
 pub(crate) mod script;
 pub mod shard;
 pub(crate) mod threadpool;
+/// Node-to-node transport: the frame codec always, the tokio service with feature `server`.
+pub mod transport;
 
 /// What the benches drive below the HTTP layer (the search path over pinned shards); not a
 /// stable API. Everything else of `action` stays crate-private so the compiler finds dead code.

@@ -65,3 +65,24 @@ put("codec", "round_trip", b"\x03" + bytes([13]) + tim[:256])
 # round_trip: arbitrary-derived input; any bytes are a valid seed.
 put("round_trip", "from_golden_source", golden("columns", "stored.fdt"))
 put("round_trip", "from_golden_tlog", tlog)
+
+# transport_frame: frames as format/transport.md lays them out (not golden files: built here).
+import json
+import zlib
+
+
+def frame(flags, request_id, action, body):
+    head = b"FTRP" + bytes([1, flags]) + u16(0) + struct.pack("<Q", request_id)
+    head += u16(len(action)) + struct.pack("<I", len(body)) + action + body
+    return head + struct.pack("<I", zlib.crc32(head))
+
+
+hello = json.dumps({"node": {"node_id": "n1", "node_name": "node-1", "cluster_name": "fathom",
+                             "version": "3.3.0", "address": "127.0.0.1:9300"},
+                    "protocol": 1, "min_protocol": 1}).encode()
+err = json.dumps({"type": "index_not_found_exception", "reason": "no such index [logs]", "status": 404,
+                  "meta": {"index": "logs"}, "caused_by": {"type": "exception", "reason": "x", "status": 500,
+                                                           "meta": {}}}).encode()
+put("transport_frame", "request_ping", frame(0, 7, b"ping", b"{}"))
+put("transport_frame", "handshake", frame(4, 1, b"", hello))
+put("transport_frame", "stream", frame(5, 1, b"", hello) + frame(1, 7, b"", b"pong") + frame(3, 8, b"", err))

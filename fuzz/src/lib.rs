@@ -150,3 +150,25 @@ pub fn recover_translog(ckp: &[u8], tlog: &[u8]) -> Option<Vec<Operation>> {
     let _ = t.close();
     Some(ops)
 }
+
+/// `bytes` with the CRC of the transport frame at its start repaired (when its header declares
+/// a length that fits), or `None` when there is no such frame or its CRC is already right.
+pub fn fix_frame_crc(bytes: &[u8]) -> Option<Vec<u8>> {
+    use fathom::transport::frame::{HEADER_LEN, TRAILER_LEN};
+    if bytes.len() < HEADER_LEN {
+        return None;
+    }
+    let action_len = u16::from_le_bytes([bytes[16], bytes[17]]) as usize;
+    let body_len = u32::from_le_bytes([bytes[18], bytes[19], bytes[20], bytes[21]]) as usize;
+    let total = HEADER_LEN.checked_add(action_len)?.checked_add(body_len)?.checked_add(TRAILER_LEN)?;
+    if total > bytes.len() {
+        return None;
+    }
+    let crc = crc32fast::hash(&bytes[..total - TRAILER_LEN]).to_le_bytes();
+    if bytes[total - TRAILER_LEN..total] == crc {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    out[total - TRAILER_LEN..total].copy_from_slice(&crc);
+    Some(out)
+}

@@ -109,3 +109,28 @@ fn footer_repair_makes_the_checksum_pass() {
     let fixed = fathom_fuzz::with_valid_footer(&b).expect("footer rewritten");
     fathom::engine::codec::check_footer(&fixed, "_0.fnm").expect("checksum now matches");
 }
+
+#[test]
+fn transport_frame_seeds_decode() {
+    use fathom::transport::frame::{decode, decode_exact, Decoded, FrameKind};
+    let f = decode_exact(&seed("transport_frame", "request_ping")).expect("request seed");
+    assert_eq!((f.kind, f.request_id, f.action.as_str(), &f.payload[..]), (FrameKind::Request, 7, "ping", &b"{}"[..]));
+    assert_eq!(
+        decode_exact(&seed("transport_frame", "handshake")).expect("handshake seed").kind,
+        FrameKind::HandshakeRequest
+    );
+    let s = seed("transport_frame", "stream");
+    let mut at = 0;
+    let mut kinds = Vec::new();
+    while at < s.len() {
+        match decode(&s[at..]).expect("stream seed") {
+            Decoded::Frame(f, used) => {
+                kinds.push(f.kind);
+                at += used;
+            }
+            Decoded::Need(n) => panic!("stream seed needs {n} more"),
+        }
+    }
+    assert_eq!(kinds, [FrameKind::HandshakeResponse, FrameKind::Response, FrameKind::Error]);
+    assert!(fathom_fuzz::fix_frame_crc(&seed("transport_frame", "request_ping")).is_none(), "CRC already right");
+}

@@ -50,11 +50,14 @@ error_kinds! {
     AliasMissing = "alias_missing_exception", 404, None;
     AliasesNotFound = "aliases_not_found_exception", 404, None;
     Arithmetic = "arithmetic_exception", 400, Some("java.lang.ArithmeticException");
+    ActionNotFoundTransport = "action_not_found_transport_exception", 500, None;
     ArrayIndexOutOfBounds = "array_index_out_of_bounds_exception", 400, Some("java.lang.ArrayIndexOutOfBoundsException");
+    BindTransport = "bind_transport_exception", 500, None;
     CircuitBreaking = "circuit_breaking_exception", 429, None;
     ClassCast = "class_cast_exception", 400, Some("java.lang.ClassCastException");
     ClusterBlock = "cluster_block_exception", 403, None;
     ClusterManagerNotDiscovered = "cluster_manager_not_discovered_exception", 503, None;
+    ConnectTransport = "connect_transport_exception", 500, None;
     CorruptIndex = "corrupt_index_exception", 500, None;
     DocumentMissing = "document_missing_exception", 404, None;
     Engine = "engine_exception", 500, None;
@@ -75,6 +78,7 @@ error_kinds! {
     Mapper = "mapper_exception", 500, None;
     NamedObjectNotFound = "named_object_not_found_exception", 400, None;
     MapperParsing = "mapper_parsing_exception", 400, None;
+    NodeDisconnected = "node_disconnected_exception", 500, None;
     NoShardAvailableAction = "no_shard_available_action_exception", 503, None;
     NotXContent = "not_x_content_exception", 400, None;
     NullPointer = "null_pointer_exception", 400, Some("java.lang.NullPointerException");
