@@ -11,6 +11,7 @@
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
 //! | `node_state.rs` | the node's persistent id (`format/node-state.md`) |
+//! | `coordination_view.rs` | what the APIs show of the coordination, as plain values |
 //! | `corruption.rs` | the marker that keeps a corrupted shard copy failed |
 //! | `system_indices.rs` | which indices are system indices |
 //!
@@ -19,12 +20,13 @@
 
 #[cfg(feature = "server")]
 pub mod coordination;
+pub mod coordination_view;
 pub(crate) mod corruption;
 pub(crate) mod health;
 pub(crate) mod indices;
 pub(crate) mod mapping_limits;
-pub mod node_state;
 pub mod metadata;
+pub mod node_state;
 pub(crate) mod refresh_listeners;
 pub(crate) mod resolve;
 pub mod routing;

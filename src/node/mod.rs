@@ -3,7 +3,10 @@
 //! | file | holds |
 //! |---|---|
 //! | `settings.rs` | `config/fathom.yml` and `-E` overrides |
+//! | `cluster_start.rs` | the transport, the coordination, discovery and bootstrap |
 
+#[cfg(feature = "server")]
+pub mod cluster_start;
 pub mod settings;
 
 use std::net::IpAddr;

@@ -11,6 +11,7 @@
 //! | `log_store.rs` | openraft's log storage over them |
 //! | `state_machine.rs` | the published state and its durable snapshot |
 //! | `network.rs` | Raft RPCs over a [`Wire`]; the receiving side's handler |
+//! | `transport_wire.rs` | the wire of a running node: the transport |
 //! | `sim.rs` | an in-memory wire with faults, for the simulation tests |
 //!
 //! Publishing is optimistic: a node computes the next state from the version it has applied and
@@ -27,6 +28,7 @@ mod sim;
 #[cfg(test)]
 mod sim_tests;
 pub mod state_machine;
+pub mod transport_wire;
 pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -375,6 +377,40 @@ impl Coordinator {
     /// Stops this node's Raft.
     pub async fn shutdown(&self) {
         let _ = self.raft.shutdown().await;
+    }
+}
+
+impl crate::cluster::coordination_view::Coordination for Coordinator {
+    fn view(&self) -> crate::cluster::coordination_view::CoordinationView {
+        use crate::cluster::coordination_view::{CoordinationView, MemberView};
+        let metrics = self.raft.metrics().borrow().clone();
+        let accepted = metrics.membership_config.membership().clone();
+        let committed = self.state().membership.membership().clone();
+        let ids = |m: &openraft::Membership<RaftId, ClusterNode>| -> Vec<String> {
+            let mut v: Vec<String> =
+                m.voter_ids().filter_map(|id| m.get_node(&id).map(|n| n.node_id.clone())).collect();
+            v.sort();
+            v
+        };
+        let mut members: Vec<MemberView> = accepted
+            .nodes()
+            .map(|(_, n)| MemberView {
+                node_id: n.node_id.clone(),
+                name: n.name.clone(),
+                transport_address: n.transport_address.clone(),
+                http_address: n.http_address.clone(),
+                roles: n.roles.clone(),
+                attributes: n.attributes.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            })
+            .collect();
+        members.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+        CoordinationView {
+            term: metrics.current_term,
+            cluster_manager: metrics.current_leader.and_then(|l| accepted.get_node(&l)).map(|n| n.node_id.clone()),
+            last_committed_config: ids(&committed),
+            last_accepted_config: ids(&accepted),
+            members,
+        }
     }
 }
 
