@@ -211,28 +211,47 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
         None => md.indices.keys().cloned().collect(),
     };
     let node_id = cs.node.node_id.clone();
+    let coordination = cs.coordination();
+    // The elected cluster manager (null while none is known).
+    let manager = match &coordination {
+        Some(c) => c.cluster_manager.clone().map_or(Value::Null, Value::String),
+        None => json!(node_id),
+    };
     let mut v = json!({"cluster_name": cs.node.cluster_name, "cluster_uuid": md.cluster_uuid});
     if want("version") {
         v["version"] = json!(md.version);
         v["state_uuid"] = json!(format!("{}-{}", md.cluster_uuid, md.version));
     }
     if want("master_node") {
-        v["master_node"] = json!(node_id);
+        v["master_node"] = manager.clone();
     }
     if want("cluster_manager_node") {
-        v["cluster_manager_node"] = json!(node_id);
+        v["cluster_manager_node"] = manager.clone();
     }
     if want("blocks") {
         v["blocks"] = json!({});
     }
     if want("nodes") {
-        let attrs: Map<String, Value> = cs.node.attributes.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-        v["nodes"] = json!({ node_id.clone(): {
-            "name": cs.node.node_name,
-            "ephemeral_id": node_id,
-            "transport_address": format!("{}:9300", cs.node.host),
-            "attributes": attrs,
-        }});
+        let mut nodes = Map::new();
+        match &coordination {
+            Some(c) if !c.members.is_empty() => {
+                for m in &c.members {
+                    let attrs: Map<String, Value> = m.attributes.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+                    nodes.insert(
+                        m.node_id.clone(),
+                        json!({"name": m.name, "ephemeral_id": m.node_id, "transport_address": m.transport_address, "attributes": attrs}),
+                    );
+                }
+            }
+            _ => {
+                let attrs: Map<String, Value> = cs.node.attributes.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+                nodes.insert(
+                    node_id.clone(),
+                    json!({"name": cs.node.node_name, "ephemeral_id": node_id, "transport_address": cs.transport_address(), "attributes": attrs}),
+                );
+            }
+        }
+        v["nodes"] = Value::Object(nodes);
     }
     if want("metadata") {
         let mut im = Map::new();
@@ -249,7 +268,10 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
         v["metadata"] = json!({
             "cluster_uuid": md.cluster_uuid,
             "cluster_uuid_committed": true,
-            "cluster_coordination": {"term": 1, "last_committed_config": [node_id], "last_accepted_config": [node_id], "voting_config_exclusions": []},
+            "cluster_coordination": match &coordination {
+                Some(c) => json!({"term": c.term, "last_committed_config": c.last_committed_config, "last_accepted_config": c.last_accepted_config, "voting_config_exclusions": []}),
+                None => json!({"term": 0, "last_committed_config": [], "last_accepted_config": [], "voting_config_exclusions": []}),
+            },
             "templates": md.templates,
             "indices": im,
             "index-graveyard": {"tombstones": []},

@@ -98,7 +98,7 @@ pub fn info(
         let attrs: Map<String, Value> = n.attributes.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
         let mut v = json!({
             "name": n.node_name,
-            "transport_address": format!("{}:9300", n.host),
+            "transport_address": cs.transport_address(),
             "host": n.host,
             "ip": n.host,
             "version": "3.3.0",
@@ -129,7 +129,7 @@ pub fn info(
                     Value::Object(tp)
                 }
                 "transport" => {
-                    json!({"bound_address": [format!("{}:9300", n.host)], "publish_address": format!("{}:9300", n.host), "profiles": {}})
+                    json!({"bound_address": [cs.transport_address()], "publish_address": cs.transport_address(), "profiles": {}})
                 }
                 "http" => {
                     json!({"bound_address": [n.http_address], "publish_address": n.http_address, "max_content_length_in_bytes": max_content_length})

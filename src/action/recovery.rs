@@ -169,7 +169,7 @@ fn bytes_field(o: &mut Map<String, Value>, human: bool, raw: &str, readable: &st
 }
 
 /// One shard's object (`RecoveryState.toXContent`).
-pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, detailed: bool, human: bool) -> Value {
+pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, transport: &str, detailed: bool, human: bool) -> Value {
     let rs = &r.state;
     let mut o = Map::new();
     o.insert("id".into(), json!(r.shard));
@@ -193,7 +193,7 @@ pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, detailed: bool, human:
         json!({
             "id": node.node_id,
             "host": node.host,
-            "transport_address": format!("{}:9300", node.host),
+            "transport_address": transport,
             "ip": node.host,
             "name": node.node_name,
         }),
@@ -258,12 +258,18 @@ fn index_json(rs: &RecoveryState, detailed: bool, human: bool) -> Value {
 }
 
 /// The `_recovery` body: `{index: {"shards": [...]}}` for every index with a recovery to show.
-pub fn response_json(recs: &[ShardRecovery], node: &NodeIdentity, detailed: bool, human: bool) -> Value {
+pub fn response_json(
+    recs: &[ShardRecovery],
+    node: &NodeIdentity,
+    transport: &str,
+    detailed: bool,
+    human: bool,
+) -> Value {
     let mut out = Map::new();
     for r in recs {
         let entry = out.entry(r.index.clone()).or_insert_with(|| json!({"shards": []}));
         if let Some(shards) = entry.get_mut("shards").and_then(Value::as_array_mut) {
-            shards.push(shard_json(r, node, detailed, human));
+            shards.push(shard_json(r, node, transport, detailed, human));
         }
     }
     Value::Object(out)

@@ -232,6 +232,10 @@ pub struct ClusterService {
     update_lock: Mutex<u64>,
     services: RwLock<HashMap<String, Arc<IndexService>>>,
     pub started: Instant,
+    /// The coordination, once the node has started it (server builds).
+    coordination: std::sync::OnceLock<Arc<dyn super::coordination_view::Coordination>>,
+    /// `host:port` the transport is bound to, once it is.
+    transport_address: std::sync::OnceLock<String>,
 }
 
 /// A random 22-character URL-safe id (index and cluster uuids).
@@ -366,6 +370,8 @@ impl ClusterService {
             update_lock: Mutex::new(gen),
             services: RwLock::new(HashMap::new()),
             started: Instant::now(),
+            coordination: std::sync::OnceLock::new(),
+            transport_address: std::sync::OnceLock::new(),
         };
         if gen == 0 {
             let mut g = cs.update_lock.lock().unwrap_or_else(|e| e.into_inner());
@@ -395,6 +401,22 @@ impl ClusterService {
 
     fn services_mut(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<IndexService>>> {
         self.services.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records the running coordination and the transport address (once, at node start).
+    pub fn set_coordination(&self, c: Arc<dyn super::coordination_view::Coordination>, transport_address: String) {
+        let _ = self.coordination.set(c);
+        let _ = self.transport_address.set(transport_address);
+    }
+
+    /// The coordination as this node sees it, once it runs.
+    pub fn coordination(&self) -> Option<super::coordination_view::CoordinationView> {
+        self.coordination.get().map(|c| c.view())
+    }
+
+    /// `host:port` of this node's transport (`host:9300` before it is bound).
+    pub fn transport_address(&self) -> String {
+        self.transport_address.get().cloned().unwrap_or_else(|| format!("{}:9300", self.node.host))
     }
 
     /// The current metadata.

@@ -9,17 +9,24 @@
 //! | `resolve.rs` | index expressions → concrete indices |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
+//! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
+//! | `node_state.rs` | the node's persistent id (`format/node-state.md`) |
+//! | `coordination_view.rs` | what the APIs show of the coordination, as plain values |
 //! | `corruption.rs` | the marker that keeps a corrupted shard copy failed |
 //! | `system_indices.rs` | which indices are system indices |
 //!
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
 
+#[cfg(feature = "server")]
+pub mod coordination;
+pub mod coordination_view;
 pub(crate) mod corruption;
 pub(crate) mod health;
 pub(crate) mod indices;
 pub(crate) mod mapping_limits;
 pub mod metadata;
+pub mod node_state;
 pub(crate) mod refresh_listeners;
 pub(crate) mod resolve;
 pub mod routing;

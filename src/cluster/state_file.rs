@@ -15,69 +15,110 @@ use crate::engine::{Error, Result};
 pub const CODEC: &str = "fathom_metadata";
 /// Current format version.
 pub const VERSION: u32 = 1;
-const PREFIX: &str = "metadata-";
 const SUFFIX: &str = ".st";
-const PENDING: &str = "pending_metadata-";
 
-/// The file name of generation `gen`.
-pub fn file_name(gen: u64) -> String {
-    format!("{PREFIX}{gen}{SUFFIX}")
+/// One family of generational state files: its codec name and file-name prefix. The node's
+/// metadata is [`METADATA`]; the coordination layer keeps its Raft vote and snapshot the same way
+/// (`format/raft-state.md`).
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    pub codec: &'static str,
+    /// `{prefix}{gen}.st`; pending files are `pending_{prefix}{gen}.st`.
+    pub prefix: &'static str,
+    /// What the body holds, for error messages.
+    pub what: &'static str,
 }
 
-fn parse_gen(name: &str) -> Option<u64> {
-    name.strip_prefix(PREFIX)?.strip_suffix(SUFFIX)?.parse().ok()
+/// The node's metadata (`format/metadata-state.md`).
+pub const METADATA: Kind = Kind { codec: CODEC, prefix: "metadata-", what: "metadata" };
+
+impl Kind {
+    /// The file name of generation `gen`.
+    pub fn file_name(&self, gen: u64) -> String {
+        format!("{}{gen}{SUFFIX}", self.prefix)
+    }
+
+    fn pending(&self, gen: u64) -> String {
+        format!("pending_{}{gen}{SUFFIX}", self.prefix)
+    }
+
+    fn parse_gen(&self, name: &str) -> Option<u64> {
+        name.strip_prefix(self.prefix)?.strip_suffix(SUFFIX)?.parse().ok()
+    }
+
+    /// Reads the newest generation: `(gen, json)`, or `None` when there is none. Leftover
+    /// pending files (a crash before the rename) are deleted.
+    pub fn load(&self, dir: &Arc<dyn Directory>) -> Result<Option<(u64, Value)>> {
+        let pending = format!("pending_{}", self.prefix);
+        let mut best: Option<u64> = None;
+        for name in dir.list()? {
+            if name.starts_with(&pending) {
+                dir.delete(&name)?;
+                continue;
+            }
+            if let Some(g) = self.parse_gen(&name) {
+                best = Some(best.map_or(g, |b| b.max(g)));
+            }
+        }
+        let Some(gen) = best else { return Ok(None) };
+        let name = self.file_name(gen);
+        let bytes = dir.open(&name)?;
+        Ok(Some((gen, self.decode(&bytes, &name)?)))
+    }
+
+    /// Decodes and verifies one state file.
+    pub fn decode(&self, bytes: &[u8], file: &str) -> Result<Value> {
+        let header = check_header(bytes, file, self.codec, VERSION, VERSION, None)?;
+        let body = check_footer(bytes, file)?;
+        let json = body
+            .get(header.len..)
+            .ok_or_else(|| Error::corrupt(file, header.len as u64, "body shorter than its header"))?;
+        serde_json::from_slice(json).map_err(|e| {
+            Error::corrupt(file, header.len as u64 + e.column() as u64, format!("{} is not valid JSON: {e}", self.what))
+        })
+    }
+
+    /// Writes generation `gen` durably and removes older generations.
+    pub fn store(&self, dir: &Arc<dyn Directory>, gen: u64, state: &Value) -> Result<()> {
+        let pending = self.pending(gen);
+        if dir.exists(&pending) {
+            dir.delete(&pending)?;
+        }
+        let mut out =
+            IndexOutput::create(dir.as_ref(), &pending, self.codec, VERSION, &crate::engine::segment::random_id())?;
+        let body = serde_json::to_vec(state)
+            .map_err(|e| Error::InvalidArgument(format!("{} is not serialisable: {e}", self.what)))?;
+        out.put(&body)?;
+        out.finish()?;
+        dir.rename(&pending, &self.file_name(gen))?;
+        dir.sync_dir()?;
+        for name in dir.list()? {
+            if self.parse_gen(&name).is_some_and(|g| g < gen) {
+                dir.delete(&name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The file name of metadata generation `gen`.
+pub fn file_name(gen: u64) -> String {
+    METADATA.file_name(gen)
 }
 
 /// Reads the newest metadata generation: `(gen, json)`, or `None` for an empty directory.
-/// Leftover pending files (a crash before the rename) are deleted.
 pub fn load(dir: &Arc<dyn Directory>) -> Result<Option<(u64, Value)>> {
-    let mut best: Option<u64> = None;
-    for name in dir.list()? {
-        if name.starts_with(PENDING) {
-            dir.delete(&name)?;
-            continue;
-        }
-        if let Some(g) = parse_gen(&name) {
-            best = Some(best.map_or(g, |b| b.max(g)));
-        }
-    }
-    let Some(gen) = best else { return Ok(None) };
-    let name = file_name(gen);
-    let bytes = dir.open(&name)?;
-    Ok(Some((gen, decode(&bytes, &name)?)))
+    METADATA.load(dir)
 }
 
-/// Decodes and verifies one state file.
+/// Decodes and verifies one metadata state file.
 pub fn decode(bytes: &[u8], file: &str) -> Result<Value> {
-    let header = check_header(bytes, file, CODEC, VERSION, VERSION, None)?;
-    let body = check_footer(bytes, file)?;
-    let json = body
-        .get(header.len..)
-        .ok_or_else(|| Error::corrupt(file, header.len as u64, "body shorter than its header"))?;
-    serde_json::from_slice(json).map_err(|e| {
-        Error::corrupt(file, header.len as u64 + e.column() as u64, format!("metadata is not valid JSON: {e}"))
-    })
+    METADATA.decode(bytes, file)
 }
 
-/// Writes generation `gen` durably and removes older generations.
+/// Writes metadata generation `gen` durably and removes older generations.
 pub fn store(dir: &Arc<dyn Directory>, gen: u64, state: &Value) -> Result<()> {
-    let pending = format!("{PENDING}{gen}{SUFFIX}");
-    if dir.exists(&pending) {
-        dir.delete(&pending)?;
-    }
-    let mut out = IndexOutput::create(dir.as_ref(), &pending, CODEC, VERSION, &crate::engine::segment::random_id())?;
-    let body =
-        serde_json::to_vec(state).map_err(|e| Error::InvalidArgument(format!("metadata is not serialisable: {e}")))?;
-    out.put(&body)?;
-    out.finish()?;
-    dir.rename(&pending, &file_name(gen))?;
-    dir.sync_dir()?;
-    for name in dir.list()? {
-        if parse_gen(&name).is_some_and(|g| g < gen) {
-            dir.delete(&name)?;
-        }
-    }
-    Ok(())
+    METADATA.store(dir, gen, state)
 }
 
 #[cfg(test)]

@@ -56,6 +56,7 @@ error_kinds! {
     CircuitBreaking = "circuit_breaking_exception", 429, None;
     ClassCast = "class_cast_exception", 400, Some("java.lang.ClassCastException");
     ClusterBlock = "cluster_block_exception", 403, None;
+    ClusterManagerNotDiscovered = "cluster_manager_not_discovered_exception", 503, None;
     ConnectTransport = "connect_transport_exception", 500, None;
     CorruptIndex = "corrupt_index_exception", 500, None;
     DocumentMissing = "document_missing_exception", 404, None;

@@ -71,6 +71,8 @@ pub fn check_bind_address(settings: &NodeSettings) -> Result<(), String> {
 pub struct Running {
     pub node: Arc<Node>,
     pub addr: SocketAddr,
+    /// The node's transport and coordination.
+    pub cluster: crate::node::cluster_start::ClusterLink,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -84,6 +86,8 @@ impl Running {
         if let Some(t) = self.task.take() {
             let _ = t.await;
         }
+        self.cluster.coordinator.shutdown().await;
+        self.cluster.transport.close().await;
         let node = self.node.clone();
         let _ = tokio::task::spawn_blocking(move || node.shutdown()).await;
     }
@@ -99,13 +103,14 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
+    let cluster = crate::node::cluster_start::start(&node).await.map_err(|e| e.reason.clone())?;
     let server = Arc::new(server::Server { node: node.clone(), router: handlers::router() });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(server::serve(server, listener, async move {
         let _ = rx.await;
     }));
     tracing::info!(address = %addr, "started");
-    Ok(Running { node, addr, stop: Some(tx), task: Some(task) })
+    Ok(Running { node, addr, cluster, stop: Some(tx), task: Some(task) })
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 //! | file | holds |
 //! |---|---|
 //! | `settings.rs` | `config/fathom.yml` and `-E` overrides |
+//! | `cluster_start.rs` | the transport, the coordination, discovery and bootstrap |
 
+#[cfg(feature = "server")]
+pub mod cluster_start;
 pub mod settings;
 
 use std::net::IpAddr;
@@ -14,7 +17,6 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::action::search::pit::{ReaderContexts, DEFAULT_MAX_OPEN_PIT_CONTEXT};
-use crate::cluster::indices::new_uuid;
 use crate::cluster::{ClusterService, NodeIdentity};
 use crate::error::{OsError, OsResult};
 use crate::threadpool::Pools;
@@ -64,7 +66,7 @@ impl Node {
         let identity = NodeIdentity {
             cluster_name: settings.get_or("cluster.name", "fathom").to_string(),
             node_name,
-            node_id: new_uuid(),
+            node_id: crate::cluster::node_state::load_or_create_node_id(&data_path)?,
             roles,
             attributes: settings.with_prefix("node.attr."),
             host,

@@ -87,7 +87,9 @@ impl TestServer {
     pub fn start(data: &std::path::Path, extra: &[(&str, &str)]) -> TestServer {
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let data_s = data.to_string_lossy().to_string();
-        let mut pairs: Vec<(&str, &str)> = vec![("path.data", data_s.as_str()), ("http.port", "0")];
+        // An ephemeral transport port too: many test servers run at once.
+        let mut pairs: Vec<(&str, &str)> =
+            vec![("path.data", data_s.as_str()), ("http.port", "0"), ("transport.port", "0")];
         pairs.extend_from_slice(extra);
         let settings = NodeSettings::from_pairs(&pairs);
         let running = rt.block_on(fathom::http::start(settings)).expect("server starts");

@@ -31,7 +31,7 @@ fn done(source: RecoverySource, files: &[(&str, u64)], ops: u64) -> RecoveryStat
 #[test]
 fn empty_store_shape() {
     let r = ShardRecovery { index: "i".into(), shard: 0, state: done(RecoverySource::EmptyStore, &[], 0) };
-    let v = response_json(&[r], &node(), true, true);
+    let v = response_json(&[r], &node(), "127.0.0.1:9300", true, true);
     let s = &v["i"]["shards"][0];
     assert_eq!(s["type"], "EMPTY_STORE");
     assert_eq!(s["stage"], "DONE");
@@ -53,7 +53,7 @@ fn empty_store_shape() {
 fn existing_store_counts_and_details() {
     let rs = done(RecoverySource::ExistingStore, &[("_0.seg", 2048), ("segments_2", 100)], 7);
     let r = ShardRecovery { index: "i".into(), shard: 2, state: rs };
-    let plain = shard_json(&r, &node(), false, false);
+    let plain = shard_json(&r, &node(), "127.0.0.1:9300", false, false);
     assert_eq!(plain["id"], 2);
     assert_eq!(plain["source"], json!({"bootstrap_new_history_uuid": false}));
     assert_eq!(plain["index"]["files"], json!({"total": 2, "reused": 2, "recovered": 0, "percent": "100.0%"}));
@@ -64,7 +64,7 @@ fn existing_store_counts_and_details() {
     assert_eq!(plain["translog"]["recovered"], 7);
     assert_eq!(plain["translog"]["total"], 7);
     assert!(plain.get("start_time").is_none() && plain["index"].get("total_time").is_none());
-    let detailed = shard_json(&r, &node(), true, true);
+    let detailed = shard_json(&r, &node(), "127.0.0.1:9300", true, true);
     assert_eq!(
         detailed["index"]["files"]["details"][0],
         json!({"name": "_0.seg", "length": "2kb", "length_in_bytes": 2048, "reused": true, "recovered": "0b", "recovered_in_bytes": 0})

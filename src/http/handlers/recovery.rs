@@ -21,7 +21,13 @@ fn get_recovery(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let detailed = req.bool_param("detailed", false)?;
     let human = req.bool_param("human", false)?;
     let recs = shard_recoveries(node, req)?;
-    Ok(RestResponse::ok(recovery::response_json(&recs, &node.cluster.node, detailed, human)))
+    Ok(RestResponse::ok(recovery::response_json(
+        &recs,
+        &node.cluster.node,
+        &node.cluster.transport_address(),
+        detailed,
+        human,
+    )))
 }
 
 /// The columns of `_cat/recovery`, as `RestCatRecoveryAction.getTableWithHeader` declares them.

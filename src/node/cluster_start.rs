@@ -1,0 +1,167 @@
+//! Starting the node's part of the cluster (server builds): bind the transport, start the
+//! coordination on it, and either bootstrap a one-node cluster (`discovery.type: single-node`,
+//! or no `discovery.seed_hosts`) or discover the seed hosts and join the cluster they belong to,
+//! bootstrapping it from `cluster.initial_cluster_manager_nodes` when there is none yet.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::Node;
+use crate::cluster::coordination::transport_wire::TransportWire;
+use crate::cluster::coordination::{network, ClusterNode, Coordinator, Timing, ACTION_JOIN, ACTION_PUBLISH};
+use crate::engine::store::FsDirectory;
+use crate::error::OsError;
+use crate::transport::{Transport, TransportConfig};
+
+/// Asks a node who it is and which cluster manager it follows (OpenSearch's peer finder).
+pub const ACTION_REQUEST_PEERS: &str = "internal:discovery/request_peers";
+
+/// The transport and coordination of a running node.
+#[derive(Debug, Clone)]
+pub struct ClusterLink {
+    pub transport: Arc<Transport>,
+    pub coordinator: Coordinator,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PeersAnswer {
+    node: ClusterNode,
+    cluster_manager: Option<ClusterNode>,
+}
+
+fn list(s: Option<&str>) -> Vec<String> {
+    s.map(|v| v.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()).unwrap_or_default()
+}
+
+/// `host[:port]` → addresses (port 9300 when absent, as OpenSearch).
+fn seed_addresses(seeds: &[String]) -> Vec<SocketAddr> {
+    let mut out = Vec::new();
+    for s in seeds {
+        let with_port = if s.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
+            s.clone()
+        } else {
+            format!("{s}:9300")
+        };
+        match with_port.to_socket_addrs() {
+            Ok(addrs) => out.extend(addrs),
+            Err(e) => tracing::warn!(seed = %s, error = %e, "cannot resolve a seed host"),
+        }
+    }
+    out
+}
+
+/// Binds the transport and starts the coordination; returns once this node knows its cluster
+/// manager when it runs alone, at once otherwise (discovery goes on in the background).
+pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
+    let s = &node.settings;
+    let id = node.cluster.node.clone();
+    let transport = Transport::bind(TransportConfig {
+        cluster_name: id.cluster_name.clone(),
+        node_id: id.node_id.clone(),
+        node_name: id.node_name.clone(),
+        host: s.get_or("transport.host", s.get_or("network.host", "127.0.0.1")).to_string(),
+        port_spec: s.get_or("transport.port", "9300-9399").to_string(),
+        compress: s.get("transport.compress").is_none_or(|v| v != "false"),
+    })
+    .await?;
+    let transport_address = transport.local_address().to_string();
+    let local = ClusterNode {
+        node_id: id.node_id.clone(),
+        name: id.node_name.clone(),
+        transport_address: transport_address.clone(),
+        http_address: id.http_address.clone(),
+        roles: id.roles.clone(),
+        attributes: id.attributes.iter().cloned().collect(),
+    };
+    let dir = Arc::new(FsDirectory::open(node.data_path.join("nodes").join("0").join("_state").join("coordination"))?);
+    let wire = Arc::new(TransportWire { transport: transport.clone() });
+    let coordinator = Coordinator::start(dir, local.clone(), wire, Timing::default()).await?;
+    for action in [network::ACTION_APPEND, network::ACTION_VOTE, network::ACTION_SNAPSHOT, ACTION_PUBLISH, ACTION_JOIN]
+    {
+        let c = coordinator.clone();
+        transport.register_fn(action, move |req| {
+            let c = c.clone();
+            async move { c.handle(&req.action, &req.payload).await.map(bytes::Bytes::from).map_err(OsError::internal) }
+        });
+    }
+    let c = coordinator.clone();
+    transport.register_fn(ACTION_REQUEST_PEERS, move |_req| {
+        let c = c.clone();
+        async move {
+            let a = PeersAnswer { node: c.local.clone(), cluster_manager: c.leader().map(|l| l.1) };
+            serde_json::to_vec(&a).map(bytes::Bytes::from).map_err(|e| OsError::internal(e.to_string()))
+        }
+    });
+    node.cluster.set_coordination(Arc::new(coordinator.clone()), transport_address);
+    let seeds = list(s.get("discovery.seed_hosts"));
+    let single = s.get("discovery.type") == Some("single-node") || seeds.is_empty();
+    if single {
+        coordinator.bootstrap(vec![local]).await?;
+        // A one-voter cluster elects itself at once; wait for it so the node starts as the
+        // cluster manager.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while coordinator.leader().is_none() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    } else {
+        let initial =
+            list(s.get("cluster.initial_cluster_manager_nodes").or_else(|| s.get("cluster.initial_master_nodes")));
+        let link = ClusterLink { transport: transport.clone(), coordinator: coordinator.clone() };
+        tokio::spawn(discover(link, seed_addresses(&seeds), initial));
+    }
+    Ok(ClusterLink { transport, coordinator })
+}
+
+/// Asks every seed who it is and whom it follows; joins a cluster that has a manager, or
+/// bootstraps one from the initial cluster-manager nodes once all of them are found (the node
+/// whose name sorts first does it). Runs until the transport closes.
+async fn discover(link: ClusterLink, seeds: Vec<SocketAddr>, initial: Vec<String>) {
+    let c = &link.coordinator;
+    let mut interval = Duration::from_millis(200);
+    loop {
+        tokio::time::sleep(interval).await;
+        if c.leader().is_some() {
+            // A member that follows a manager: look again now and then (it may be removed).
+            interval = Duration::from_secs(1);
+            continue;
+        }
+        let mut found: Vec<PeersAnswer> = Vec::new();
+        for addr in &seeds {
+            if *addr == link.transport.local_address() {
+                continue;
+            }
+            let r =
+                link.transport.request(*addr, ACTION_REQUEST_PEERS, bytes::Bytes::new(), Duration::from_secs(3)).await;
+            match r
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice::<PeersAnswer>(&b).map_err(|e| e.to_string()))
+            {
+                Ok(a) => found.push(a),
+                Err(e) => tracing::debug!(seed = %addr, error = %e, "seed host did not answer"),
+            }
+        }
+        if let Some(manager) = found.iter().find_map(|a| a.cluster_manager.clone()) {
+            match c.join_via(&manager, Duration::from_secs(10)).await {
+                Ok(()) => tracing::info!(cluster_manager = %manager, "joined the cluster"),
+                Err(e) => tracing::info!(cluster_manager = %manager, error = %e.reason, "join failed; retrying"),
+            }
+            continue;
+        }
+        if initial.iter().any(|n| *n == c.local.name) {
+            let mut members = vec![c.local.clone()];
+            members.extend(found.iter().filter(|a| initial.contains(&a.node.name)).map(|a| a.node.clone()));
+            members.sort_by(|a, b| a.name.cmp(&b.name));
+            members.dedup_by(|a, b| a.node_id == b.node_id);
+            let all_found = initial.iter().all(|n| members.iter().any(|m| m.name == *n));
+            if all_found && members[0].node_id == c.local.node_id {
+                match c.bootstrap(members).await {
+                    Ok(()) => tracing::info!("bootstrapped the cluster from cluster.initial_cluster_manager_nodes"),
+                    Err(e) => tracing::warn!(error = %e.reason, "bootstrap failed; retrying"),
+                }
+            }
+        }
+    }
+}
