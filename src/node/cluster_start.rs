@@ -150,7 +150,7 @@ async fn discover(link: ClusterLink, seeds: Vec<SocketAddr>, initial: Vec<String
             }
             continue;
         }
-        if initial.iter().any(|n| *n == c.local.name) {
+        if initial.contains(&c.local.name) {
             let mut members = vec![c.local.clone()];
             members.extend(found.iter().filter(|a| initial.contains(&a.node.name)).map(|a| a.node.clone()));
             members.sort_by(|a, b| a.name.cmp(&b.name));
