@@ -283,3 +283,37 @@ fn moving_avg_predicts_past_the_last_bucket_and_minimizes() {
     }
     assert_eq!(minimized[0], minimized[1]);
 }
+
+/// `buckets_path` with a bucket key (`terms['key']>metric`) picks that bucket in every parent
+/// bucket; a key that no bucket has is an error.
+#[test]
+fn buckets_path_selects_a_bucket_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    create(&s, "kp", 2, json!({"k": {"type": "keyword"}, "n": {"type": "long"}, "g": {"type": "keyword"}}));
+    let mut rng = Lcg(7);
+    let mut docs = Vec::new();
+    let mut model: BTreeMap<(String, String), (f64, u64)> = BTreeMap::new();
+    for _ in 0..200 {
+        let g = ["x", "y"][rng.below(2) as usize].to_string();
+        let k = ["abc", "bcd", "cde"][rng.below(3) as usize].to_string();
+        let n = rng.below(100) as f64;
+        let e = model.entry((g.clone(), k.clone())).or_insert((0.0, 0));
+        e.0 += n;
+        e.1 += 1;
+        docs.push(json!({"g": g, "k": k, "n": n}));
+    }
+    bulk(&s, "kp", &docs);
+    let body = json!({"size": 0, "aggs": {"by_g": {"terms": {"field": "g"}, "aggs": {
+        "by_k": {"terms": {"field": "k"}, "aggs": {"the_avg": {"avg": {"field": "n"}}}},
+        "pick": {"bucket_script": {"buckets_path": {"v": "by_k['bcd']>the_avg.value", "c": "by_k['bcd']>_count"}, "script": "params.v * params.c"}}
+    }}}});
+    let r = search(&s, "kp", body);
+    let buckets = r["aggregations"]["by_g"]["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), 2);
+    for b in buckets {
+        let g = b["key"].as_str().unwrap().to_string();
+        let (sum, _) = model[&(g, "bcd".to_string())];
+        assert!(close(b["pick"]["value"].as_f64().unwrap(), sum), "{b}");
+    }
+}

@@ -764,3 +764,13 @@ fn token_count_needs_an_analyzer_and_carries_the_text() {
         }]
     );
 }
+
+#[test]
+fn negative_epoch_millis_that_look_like_long_years_parse_as_millis() {
+    use crate::engine::schema::date::parse_date;
+    let f = "strict_date_optional_time||epoch_millis";
+    assert_eq!(parse_date("-2160000000", f), Ok(-2_160_000_000));
+    assert_eq!(parse_date("-5", f), Ok(-5));
+    assert_eq!(parse_date("1969-12-07T00:00:00Z", f), Ok(-2_160_000_000));
+    assert!(parse_date("-2160000000", "strict_date_optional_time").is_err());
+}

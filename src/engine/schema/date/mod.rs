@@ -103,12 +103,17 @@ fn parse_instant(s: &str, format: &str) -> Result<(i64, u32), String> {
             return Ok(v);
         }
         let Ok(parser) = compiled(alt) else { continue };
-        if let Some(v) = parser.parse(s) {
+        // A year outside Java's ±999,999,999 fails that alternative (`yyyy` reads up to ten
+        // digits, so `-2160000000` is no date but is epoch millis), as in java.time.
+        if let Some(v) = parser.parse(s).filter(|(secs, _)| JAVA_INSTANT_SECS.contains(secs)) {
             return Ok(v);
         }
     }
     Err(failed(s, format))
 }
+
+/// Epoch seconds of java.time's years -999,999,999 to 999,999,999.
+const JAVA_INSTANT_SECS: std::ops::RangeInclusive<i64> = -31_557_014_167_219_200..=31_556_889_864_403_199;
 
 /// The common shape of ISO dates, `yyyy-MM-ddTHH:mm:ssZ` exactly, under the ISO formats that
 /// accept it, read without the pattern machinery (a date per document in most corpora); `None`

@@ -245,11 +245,31 @@ fn prop_in(defs: &[AggDef], subs: &[AggResult], doc_count: u64, key: Option<&Buc
         "_count" | "_key" => return Prop::Invalid,
         _ => {}
     }
-    let Some(i) = defs.iter().position(|d| &d.name == first) else { return Prop::Invalid };
+    // `agg['key']`: one bucket of a multi-bucket aggregation, chosen by its key as a string
+    // (OpenSearch's `InternalMultiBucketAggregation.resolvePropertyFromPath`).
+    let (name, bucket_key) = match first.strip_suffix(']').and_then(|f| f.split_once('[')) {
+        Some((n, k)) if k.len() >= 2 && k.starts_with('\'') && k.ends_with('\'') => (n, Some(&k[1..k.len() - 1])),
+        _ => (first.as_str(), None),
+    };
+    let Some(i) = defs.iter().position(|d| d.name == name) else { return Prop::Invalid };
     let (def, Some(r)) = (&defs[i], subs.get(i)) else { return Prop::Invalid };
     let rest = &path[1..];
     if is_absent(r) {
         return Prop::Invalid;
+    }
+    if let Some(want) = bucket_key {
+        let AggResult::Buckets(b) = r else { return Prop::Invalid };
+        let keyed = |bucket: &&Bucket| {
+            let (k, s) = b.fmt.key(&bucket.key);
+            s.unwrap_or_else(|| match k {
+                Value::String(s) => s,
+                other => other.to_string(),
+            }) == want
+        };
+        return match b.buckets.iter().find(keyed) {
+            Some(bucket) => prop_in(&def.subs, &bucket.subs, bucket.doc_count, Some(bucket), rest),
+            None => Prop::Invalid,
+        };
     }
     match r {
         AggResult::Buckets(b) => match rest {
