@@ -4,23 +4,12 @@
 
 mod common;
 
+use common::aggs::{close, search, Lcg};
+
 use std::collections::BTreeMap;
 
 use common::http::{post, put, TestServer};
 use serde_json::{json, Value};
-
-/// A small deterministic generator (no test depends on an outside seed).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 #[derive(Debug, Clone)]
 struct Doc {
@@ -71,16 +60,6 @@ fn load(s: &TestServer, index: &str, shards: u32, docs: &[Doc]) {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["errors"], json!(false));
-}
-
-fn search(s: &TestServer, index: &str, body: Value) -> Value {
-    let r = post(s.addr, &format!("/{index}/_search"), &body.to_string());
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.json()
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 #[test]

@@ -4,20 +4,10 @@
 
 mod common;
 
+use common::aggs::Lcg;
+
 use common::http::{post, put, TestServer};
 use serde_json::{json, Value};
-
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn load(s: &TestServer, index: &str, shards: u32, count: usize) {
     let body = json!({

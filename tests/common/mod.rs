@@ -1,1 +1,2 @@
+pub mod aggs;
 pub mod http;
