@@ -90,6 +90,12 @@ fn three_processes_form_a_cluster_and_survive_the_loss_of_the_manager() {
         (0..3).map(|i| Some(start(dirs[i].path(), names[i], ports[i], &seeds, &initial))).collect();
     let all: Vec<&Proc> = procs.iter().map(|p| p.as_ref().unwrap()).collect();
     let manager = wait_agreement(&all, 3, Duration::from_secs(60));
+    for p in &all {
+        let h = get(p.http, "/_cluster/health?wait_for_nodes=3&timeout=10s").json();
+        assert_eq!(h["number_of_nodes"], 3, "{h}");
+        assert_eq!(h["number_of_data_nodes"], 3, "{h}");
+        assert_eq!(h["discovered_cluster_manager"], true, "{h}");
+    }
     let ids: Vec<String> = all.iter().map(|p| local_id(p)).collect();
     let mi = ids.iter().position(|i| *i == manager).expect("the manager is one of the nodes");
 

@@ -119,7 +119,7 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
         }
     }
     if let Some(n) = &req.wait_for_nodes {
-        nodes_condition(n, 1)?;
+        nodes_condition(n, node_counts(cs).0 as u32)?;
     }
     let deadline = Instant::now() + req.timeout.min(Duration::from_secs(300));
     loop {
@@ -136,6 +136,19 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
     }
 }
 
+/// (nodes, data nodes, whether a cluster manager is known) from the coordination; a node
+/// without one (no server build) is a cluster of itself.
+fn node_counts(cs: &ClusterService) -> (usize, usize, bool) {
+    match cs.coordination() {
+        Some(c) if !c.members.is_empty() => (
+            c.members.len(),
+            c.members.iter().filter(|m| m.roles.iter().any(|r| r == "data")).count(),
+            c.cluster_manager.is_some(),
+        ),
+        _ => (1, usize::from(cs.node.roles.iter().any(|r| r == "data")), true),
+    }
+}
+
 fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, bool)> {
     let md = cs.metadata();
     let (names, missing) = match &req.indices {
@@ -149,14 +162,15 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
     let failed = |n: &str| cs.index(n).map(|svc| svc.failed_ids()).unwrap_or_default();
     let h = ClusterHealth::of(names.iter().filter_map(|n| md.indices.get(n)).map(|m| (m.as_ref(), failed(&m.name))));
     let status = if missing { Status::Red } else { h.status };
+    let (nodes, data_nodes, discovered) = node_counts(cs);
     let mut v = json!({
         "cluster_name": cs.node.cluster_name,
         "status": status.name(),
         "timed_out": false,
-        "number_of_nodes": 1,
-        "number_of_data_nodes": 1,
-        "discovered_master": true,
-        "discovered_cluster_manager": true,
+        "number_of_nodes": nodes,
+        "number_of_data_nodes": data_nodes,
+        "discovered_master": discovered,
+        "discovered_cluster_manager": discovered,
         "active_primary_shards": h.active_primaries,
         "active_shards": h.active,
         "relocating_shards": 0,
@@ -186,7 +200,7 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
         ok &= status <= want;
     }
     if let Some(n) = &req.wait_for_nodes {
-        ok &= nodes_condition(n, 1)?;
+        ok &= nodes_condition(n, nodes as u32)?;
     }
     if let Some(a) = &req.wait_for_active_shards {
         let want = match a.as_str() {
