@@ -97,7 +97,11 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
     });
     node.cluster.set_coordination(Arc::new(coordinator.clone()), transport_address);
     let seeds = list(s.get("discovery.seed_hosts"));
-    let single = s.get("discovery.type") == Some("single-node") || seeds.is_empty();
+    let single = match s.get("discovery.type") {
+        None | Some("multi-node") => seeds.is_empty(),
+        Some("single-node") => true,
+        Some(other) => return Err(OsError::illegal(format!("Unknown discovery type [{other}]"))),
+    };
     if single {
         coordinator.bootstrap(vec![local]).await?;
         // A one-voter cluster elects itself at once; wait for it so the node starts as the

@@ -265,7 +265,10 @@ impl Coordinator {
                     match self.wire.call(&node, ACTION_PUBLISH, payload, left).await {
                         Ok(bytes) => serde_json::from_slice(&bytes)
                             .unwrap_or_else(|e| PublishAnswer::Failed(format!("malformed answer: {e}"))),
-                        Err(e) => PublishAnswer::NotLeader(None).tap_log(&e),
+                        Err(e) => {
+                            tracing::debug!(error = %e, "forwarding a cluster state publication failed; retrying");
+                            PublishAnswer::NotLeader(None)
+                        }
                     }
                 }
             };
@@ -300,14 +303,11 @@ impl Coordinator {
     pub async fn add_member(&self, node: ClusterNode) -> OsResult<()> {
         let id = raft_id(&node.node_id);
         let voter = node.is_cluster_manager_eligible();
-        self.raft.add_learner(id, node, true).await.map_err(|e| not_leader_or_internal(&e))?;
+        self.raft.add_learner(id, node, true).await.map_err(not_discovered)?;
         if voter {
             let mut ids = BTreeSet::new();
             ids.insert(id);
-            self.raft
-                .change_membership(ChangeMembers::AddVoterIds(ids), false)
-                .await
-                .map_err(|e| not_leader_or_internal(&e))?;
+            self.raft.change_membership(ChangeMembers::AddVoterIds(ids), false).await.map_err(not_discovered)?;
         }
         Ok(())
     }
@@ -321,12 +321,9 @@ impl Coordinator {
             self.raft
                 .change_membership(ChangeMembers::RemoveVoters(ids.clone()), false)
                 .await
-                .map_err(|e| not_leader_or_internal(&e))?;
+                .map_err(not_discovered)?;
         }
-        self.raft
-            .change_membership(ChangeMembers::RemoveNodes(ids), false)
-            .await
-            .map_err(|e| not_leader_or_internal(&e))?;
+        self.raft.change_membership(ChangeMembers::RemoveNodes(ids), false).await.map_err(not_discovered)?;
         Ok(())
     }
 
@@ -411,20 +408,5 @@ impl crate::cluster::coordination_view::Coordination for Coordinator {
             last_accepted_config: ids(&accepted),
             members,
         }
-    }
-}
-
-fn not_leader_or_internal<E: std::fmt::Display>(e: &E) -> OsError {
-    not_discovered(e.to_string())
-}
-
-trait TapLog {
-    fn tap_log(self, e: &WireError) -> Self;
-}
-
-impl TapLog for PublishAnswer {
-    fn tap_log(self, e: &WireError) -> Self {
-        tracing::debug!(error = %e, "forwarding a cluster state publication failed; retrying");
-        self
     }
 }

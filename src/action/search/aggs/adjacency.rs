@@ -106,13 +106,7 @@ impl AggSpec for AdjacencySpec {
 
     fn with_queries(&self, qs: Vec<Value>) -> Option<std::sync::Arc<dyn AggSpec>> {
         let mut out = self.clone();
-        if qs.len() != out.filters.len() {
-            return None;
-        }
-        for (f, q) in out.filters.iter_mut().zip(qs) {
-            f.1 = q;
-        }
-        Some(std::sync::Arc::new(out))
+        super::filter::replace_named_queries(&mut out.filters, qs).then(|| std::sync::Arc::new(out) as _)
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {

@@ -511,7 +511,7 @@ impl AggSpec for CompositeSpec {
 
     fn reduce(&self, def: &AggDef, parts_in: Vec<AggResult>, rc: &mut ReduceCtx) -> OsResult<AggResult> {
         if self.size as u64 > rc.max_buckets {
-            return Err(too_many(rc.max_buckets, self.size));
+            return Err(super::too_many_buckets(rc.max_buckets, self.size as u64));
         }
         let mut fmts = Vec::new();
         let mut index: HashMap<KeyIdent, usize> = HashMap::new();
@@ -571,16 +571,6 @@ impl AggSpec for CompositeSpec {
         m.insert("buckets".into(), Value::Array(out));
         Ok(m)
     }
-}
-
-fn too_many(max: u64, size: usize) -> OsError {
-    OsError::new(
-        ErrorKind::TooManyBuckets,
-        format!(
-            "Trying to create too many buckets. Must be less than or equal to: [{max}] but was [{size}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
-        ),
-    )
-    .with("max_buckets", max)
 }
 
 /// Refuses a composite aggregation under a parent other than nested, reverse_nested and

@@ -333,6 +333,18 @@ impl FiltersSpec {
     }
 }
 
+/// Puts rewritten queries (terms lookups resolved) in place of named ones; false when the
+/// counts differ.
+pub fn replace_named_queries<N>(filters: &mut [(N, Value)], qs: Vec<Value>) -> bool {
+    if qs.len() != filters.len() {
+        return false;
+    }
+    for (f, q) in filters.iter_mut().zip(qs) {
+        f.1 = q;
+    }
+    true
+}
+
 impl AggSpec for FiltersSpec {
     fn type_name(&self) -> &'static str {
         "filters"
@@ -344,13 +356,7 @@ impl AggSpec for FiltersSpec {
 
     fn with_queries(&self, qs: Vec<Value>) -> Option<std::sync::Arc<dyn AggSpec>> {
         let mut out = self.clone();
-        if qs.len() != out.filters.len() {
-            return None;
-        }
-        for (f, q) in out.filters.iter_mut().zip(qs) {
-            f.1 = q;
-        }
-        Some(std::sync::Arc::new(out))
+        replace_named_queries(&mut out.filters, qs).then(|| std::sync::Arc::new(out) as _)
     }
 
     fn collector(&self, def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {

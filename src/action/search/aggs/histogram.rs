@@ -329,6 +329,14 @@ impl Collector for HistoCollector {
     }
 }
 
+/// The index of `key` in `keys`, added if new (the histograms' bucket ords key on it).
+pub fn intern_key(keys: &mut Vec<Key>, index: &mut HashMap<KeyIdent, i64>, key: &Key) -> i64 {
+    *index.entry(key.ident()).or_insert_with(|| {
+        keys.push(key.clone());
+        keys.len() as i64 - 1
+    })
+}
+
 /// The buckets of `owner` in key order: `ords` key on indexes into `keys`.
 pub fn histo_result(ords: &BucketOrds, keys: &[Key], subs: &mut Subs, owner: u32, fmt: &Fmt) -> OsResult<AggResult> {
     let mut buckets = Vec::new();
@@ -354,16 +362,7 @@ impl HistoLeaf<'_> {
             }
         }
         let (lo, hi) = self.rounder.value_range(&key);
-        let id = key.ident();
-        let ki = match self.index.get(&id) {
-            Some(&ki) => ki,
-            None => {
-                let ki = self.keys.len() as i64;
-                self.keys.push(key);
-                self.index.insert(id, ki);
-                ki
-            }
-        };
+        let ki = intern_key(self.keys, self.index, &key);
         let b = self.ords.ord_long(owner, ki);
         // Only a value range that rounds to this key (and nothing else) is cached.
         if lo <= v && v < hi {

@@ -449,17 +449,21 @@ impl ReduceCtx {
         }
         self.buckets += n as u64;
         if self.buckets > self.max_buckets {
-            return Err(OsError::new(
-                ErrorKind::TooManyBuckets,
-                format!(
-                    "Trying to create too many buckets. Must be less than or equal to: [{}] but was [{}]. This limit can be set by changing the [search.max_buckets] cluster level setting.",
-                    self.max_buckets, self.buckets
-                ),
-            )
-            .with("max_buckets", self.max_buckets));
+            return Err(too_many_buckets(self.max_buckets, self.buckets));
         }
         Ok(())
     }
+}
+
+/// OpenSearch's refusal of more buckets than `search.max_buckets`.
+pub fn too_many_buckets(max: u64, size: u64) -> OsError {
+    OsError::new(
+        ErrorKind::TooManyBuckets,
+        format!(
+            "Trying to create too many buckets. Must be less than or equal to: [{max}] but was [{size}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
+        ),
+    )
+    .with("max_buckets", max)
 }
 
 /// Rendering options.

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::fmt::Fmt;
-use super::histogram::{histo_result, Bounds, HistoCommon, Rounder};
+use super::histogram::{histo_result, intern_key, Bounds, HistoCommon, Rounder};
 use super::ords::BucketOrds;
 use super::result::{AggResult, Key, KeyIdent};
 use super::source::{resolve_alias, Config, SegValues, SourceSpec, VType};
@@ -21,7 +21,7 @@ use crate::engine::schema::range::RangeType;
 use crate::engine::schema::{FieldKind, Mapping};
 use crate::engine::segment::points::sortable;
 use crate::engine::segment::DocId;
-use crate::error::{ErrorKind, OsError, OsResult};
+use crate::error::{OsError, OsResult};
 
 /// A range field a histogram reads: its name, element type and (dates) mapped format.
 #[derive(Debug, Clone)]
@@ -171,32 +171,12 @@ impl RangeHistoLeaf<'_> {
     /// The bucket ordinal of `key` under `owner`; more distinct keys than `search.max_buckets`
     /// is OpenSearch's `too_many_buckets_exception`.
     fn bucket(&mut self, owner: u32, key: &Key) -> OsResult<u32> {
-        let id = key.ident();
-        let ki = match self.index.get(&id) {
-            Some(&ki) => ki,
-            None => {
-                let ki = self.keys.len() as i64;
-                if ki as u64 >= DEFAULT_MAX_BUCKETS {
-                    return Err(too_many_buckets(DEFAULT_MAX_BUCKETS, ki as u64 + 1));
-                }
-                self.keys.push(key.clone());
-                self.index.insert(id, ki);
-                ki
-            }
-        };
+        let ki = intern_key(self.keys, self.index, key);
+        if ki as u64 >= DEFAULT_MAX_BUCKETS {
+            return Err(super::too_many_buckets(DEFAULT_MAX_BUCKETS, ki as u64 + 1));
+        }
         Ok(self.ords.ord_long(owner, ki))
     }
-}
-
-/// OpenSearch's refusal of more buckets than `search.max_buckets`.
-pub fn too_many_buckets(max: u64, size: u64) -> OsError {
-    OsError::new(
-        ErrorKind::TooManyBuckets,
-        format!(
-            "Trying to create too many buckets. Must be less than or equal to: [{max}] but was [{size}]. This limit can be set by changing the [search.max_buckets] cluster level setting."
-        ),
-    )
-    .with("max_buckets", max)
 }
 
 impl LeafCollector for RangeHistoLeaf<'_> {
