@@ -7,6 +7,7 @@
 //! | `state_file.rs` | the metadata state file on disk (`format/metadata-state.md`) |
 //! | `indices.rs` | the node's open indices and the metadata updates |
 //! | `resolve.rs` | index expressions → concrete indices |
+//! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
@@ -30,6 +31,7 @@ pub mod node_state;
 pub(crate) mod refresh_listeners;
 pub(crate) mod resolve;
 pub mod routing;
+pub mod routing_table;
 pub(crate) mod settings;
 pub mod state_file;
 pub(crate) mod system_indices;
