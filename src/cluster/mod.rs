@@ -5,6 +5,7 @@
 //! | `metadata.rs` | index metadata (settings, mapping, aliases, state), templates, cluster settings |
 //! | `settings.rs` | index settings: flattening, validation, printing |
 //! | `state_file.rs` | the metadata state file on disk (`format/metadata-state.md`) |
+//! | `index_service.rs` | an open index: metadata, mapping, analysis, the shard copies held here |
 //! | `indices.rs` | the node's open indices and the metadata updates |
 //! | `resolve.rs` | index expressions → concrete indices |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
@@ -24,6 +25,7 @@ pub mod coordination;
 pub mod coordination_view;
 pub(crate) mod corruption;
 pub(crate) mod health;
+pub(crate) mod index_service;
 pub(crate) mod indices;
 pub(crate) mod mapping_limits;
 pub mod metadata;
