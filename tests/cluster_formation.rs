@@ -5,79 +5,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::cluster::{free_port, local_id, start, view, wait_agreement, Proc};
 use common::http::get;
-use serde_json::Value;
-
-struct Proc {
-    child: Child,
-    http: SocketAddr,
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn start(data: &std::path::Path, name: &str, port: u16, seeds: &str, initial: &str) -> Proc {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fathom"))
-        .args(["-E", &format!("path.data={}", data.display())])
-        .args(["-E", "http.port=0", "-E", &format!("transport.port={port}"), "-E", &format!("node.name={name}")])
-        .args(["-E", &format!("discovery.seed_hosts={seeds}")])
-        .args(["-E", &format!("cluster.initial_cluster_manager_nodes={initial}")])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fathom starts");
-    let out = child.stdout.take().unwrap();
-    let mut line = String::new();
-    BufReader::new(out).read_line(&mut line).unwrap();
-    let http = line.trim().strip_prefix("fathom listening on http://").expect("listening line").parse().unwrap();
-    Proc { child, http }
-}
-
-/// (cluster manager node id, member node ids) as a node reports them.
-fn view(p: &Proc) -> Option<(String, Vec<String>)> {
-    let r = get(p.http, "/_cluster/state/cluster_manager_node,nodes");
-    if r.status != 200 {
-        return None;
-    }
-    let v = r.json();
-    let m = v["cluster_manager_node"].as_str()?.to_string();
-    let mut ids: Vec<String> = v["nodes"].as_object()?.keys().cloned().collect();
-    ids.sort();
-    Some((m, ids))
-}
-
-fn local_id(p: &Proc) -> String {
-    let v: Value = get(p.http, "/_nodes/_local").json();
-    v["nodes"].as_object().unwrap().keys().next().unwrap().clone()
-}
-
-/// Waits until every node in `procs` reports the same manager and `members` members.
-fn wait_agreement(procs: &[&Proc], members: usize, within: Duration) -> String {
-    let deadline = Instant::now() + within;
-    loop {
-        let views: Vec<_> = procs.iter().map(|p| view(p)).collect();
-        if let Some(Some(first)) = views.first() {
-            if first.1.len() == members && views.iter().all(|v| v.as_ref() == Some(first)) {
-                return first.0.clone();
-            }
-        }
-        assert!(Instant::now() < deadline, "no agreement within {within:?}: {views:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 #[test]
 fn three_processes_form_a_cluster_and_survive_the_loss_of_the_manager() {

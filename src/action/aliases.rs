@@ -134,6 +134,8 @@ fn validate_alias_name(md: &Metadata, alias: &str) -> OsResult<()> {
 pub fn apply(cs: &ClusterService, actions: &[AliasAction]) -> OsResult<Value> {
     let mut to_delete: Vec<String> = Vec::new();
     let changed: BTreeSet<String> = cs.update(|md| {
+        // Runs again when another publication came first: start over.
+        to_delete.clear();
         let mut changed = BTreeSet::new();
         for a in actions {
             match a {

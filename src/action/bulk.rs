@@ -399,11 +399,8 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             let (outcome, get) = update::update(run.cs, &req).map_err(fail(index, Some(id.clone())))?;
             // Updates synced inside the update action already; the entry only drives refresh.
             if d.refresh != Refresh::False && outcome.write.is_some() {
-                if let Some(shard) = run
-                    .cs
-                    .index(&outcome.index)
-                    .ok()
-                    .and_then(|svc| svc.route(routing.as_deref().unwrap_or(&id)).ok().cloned())
+                if let Some(shard) =
+                    run.cs.index(&outcome.index).ok().and_then(|svc| svc.route(routing.as_deref().unwrap_or(&id)).ok())
                 {
                     if !run.refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
                         run.refreshed.push(shard);

@@ -136,17 +136,12 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
     }
 }
 
-/// (nodes, data nodes, whether a cluster manager is known) from the coordination; a node
-/// without one (no server build) is a cluster of itself.
+/// (nodes, data nodes, whether a cluster manager is known): the nodes of the applied cluster
+/// state, the manager from the coordination (a node without one is its own).
 fn node_counts(cs: &ClusterService) -> (usize, usize, bool) {
-    match cs.coordination() {
-        Some(c) if !c.members.is_empty() => (
-            c.members.len(),
-            c.members.iter().filter(|m| m.roles.iter().any(|r| r == "data")).count(),
-            c.cluster_manager.is_some(),
-        ),
-        _ => (1, usize::from(cs.node.roles.iter().any(|r| r == "data")), true),
-    }
+    let st = cs.state();
+    let manager = cs.coordination().is_none_or(|c| c.cluster_manager.is_some());
+    (st.nodes.len(), st.nodes.iter().filter(|m| m.roles.iter().any(|r| r == "data")).count(), manager)
 }
 
 fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, bool)> {
@@ -233,8 +228,9 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
     };
     let mut v = json!({"cluster_name": cs.node.cluster_name, "cluster_uuid": md.cluster_uuid});
     if want("version") {
-        v["version"] = json!(md.version);
-        v["state_uuid"] = json!(format!("{}-{}", md.cluster_uuid, md.version));
+        let version = cs.state().version;
+        v["version"] = json!(version);
+        v["state_uuid"] = json!(format!("{}-{}", md.cluster_uuid, version));
     }
     if want("master_node") {
         v["master_node"] = manager.clone();
@@ -247,9 +243,10 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
     }
     if want("nodes") {
         let mut nodes = Map::new();
+        let st = cs.state();
         match &coordination {
-            Some(c) if !c.members.is_empty() => {
-                for m in &c.members {
+            Some(_) if !st.nodes.is_empty() => {
+                for m in st.nodes.iter() {
                     let attrs: Map<String, Value> = m.attributes.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
                     nodes.insert(
                         m.node_id.clone(),

@@ -60,8 +60,8 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Valu
     if let Err(e) = &r {
         // Damaged bytes in the shard's segments fail the shard, as for a search.
         if e.is_corruption() {
-            if let Ok(shard) = read_target(cs, &req.index)
-                .and_then(|svc| svc.route(req.routing.as_deref().unwrap_or(&req.id)).cloned())
+            if let Ok(shard) =
+                read_target(cs, &req.index).and_then(|svc| svc.route(req.routing.as_deref().unwrap_or(&req.id)))
             {
                 shard.engine.failer().fail(&format!("corrupt file (source: [explain]): {}", e.reason), true);
             }

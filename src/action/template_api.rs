@@ -205,7 +205,7 @@ pub fn put(
         if kind == Kind::Composable {
             check_composable(md, name, &t)?;
         }
-        store(md, kind).insert(name.to_string(), t);
+        store(md, kind).insert(name.to_string(), t.clone());
         Ok((true, ()))
     })?;
     Ok(json!({"acknowledged": true}))

@@ -3,7 +3,7 @@
 //! build, and the node fills this in once it runs.
 
 /// A member of the cluster.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MemberView {
     pub node_id: String,
     pub name: String,

@@ -11,14 +11,17 @@ use super::routing::shard_id;
 use super::settings;
 use crate::engine::analysis::IndexAnalysis;
 use crate::engine::schema::{Mapping, ParsedDocument};
+use crate::engine::store::{Directory, FsDirectory};
 use crate::engine::translog::Durability;
 use crate::error::{ErrorKind, OsError, OsResult};
-use crate::shard::engine::ShardEngine;
+use crate::shard::engine::{default_config, DocumentParser, ShardConfig, ShardEngine};
 
 /// One shard of an open index on this node.
 #[derive(Debug)]
 pub struct IndexShard {
     pub id: u32,
+    /// The routing table's id of this copy (see [`super::routing_table::ShardCopy`]).
+    pub allocation_id: String,
     pub engine: ShardEngine,
     pub(super) last_refresh: Mutex<Instant>,
     pub(super) listeners: RefreshListeners,
@@ -51,12 +54,17 @@ pub struct IndexService {
     pub(super) mapping: Arc<RwLock<Arc<Mapping>>>,
     pub(super) analysis: Arc<IndexAnalysis>,
     pub(super) analyzers: Arc<crate::engine::analysis::AnalyzerRegistry>,
-    /// The shards that opened, in shard order (one that failed to open is absent; see
-    /// `open_failures`). One whose engine failed since stays here, out of serving.
-    pub(super) opened: Vec<Arc<IndexShard>>,
-    /// Shards that could not open (corruption, I/O errors): the index is red, its other shards
-    /// serve. A corrupted copy stays failed across restarts (see [`super::corruption`]).
-    pub(super) open_failures: Vec<FailedShard>,
+    /// The copies this node holds that opened, in shard order (one that failed to open is
+    /// absent; see `open_failures`). One whose engine failed since stays here, out of serving.
+    /// The applier adds and removes copies as the routing table assigns them.
+    pub(super) opened: RwLock<Vec<Arc<IndexShard>>>,
+    /// Copies that could not open (corruption, I/O errors), by shard: the routing table learns
+    /// of it; a corrupted copy stays failed across restarts (see [`super::corruption`]).
+    pub(super) open_failures: RwLock<Vec<FailedShard>>,
+    /// The engine configuration every copy of the index opens with.
+    pub(super) config: ShardConfig,
+    /// `indices/{uuid}` under the node's data directory.
+    pub(super) dir: PathBuf,
 }
 
 /// A shard copy that failed to open, and why.
@@ -67,6 +75,50 @@ pub struct FailedShard {
 }
 
 impl IndexService {
+    /// An index service holding no copy yet (the applier opens the copies assigned here):
+    /// its analysis, live mapping and the engine configuration of its copies.
+    pub(super) fn build(meta: Arc<IndexMetadata>, dir: PathBuf) -> OsResult<IndexService> {
+        let mapping = Arc::new(RwLock::new(meta.mapping.clone()));
+        let analysis = Arc::new(super::indices::build_analysis(&meta.settings)?);
+        let parser_mapping = mapping.clone();
+        let parser_analysis = analysis.clone();
+        let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
+            let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
+            let mut p = m.parse(id, source).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
+            normalize_keywords(&m, &parser_analysis, &mut p.fields);
+            for n in &mut p.nested {
+                normalize_keywords(&m, &parser_analysis, &mut n.fields);
+            }
+            Ok((p.fields, p.nested))
+        });
+        let analyzers = Arc::new(analysis.registry());
+        let mut config = default_config(parser);
+        config.writer.analyzers = analyzers.clone();
+        config.primary_term = meta.primary_term;
+        config.translog.durability = match meta.setting("index.translog.durability") {
+            Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
+            _ => Durability::Request,
+        };
+        if let Some(Some(d)) = meta
+            .setting("index.translog.sync_interval")
+            .map(|s| settings::parse_time(s, "sync_interval").ok().flatten())
+        {
+            config.translog.sync_interval = d;
+        }
+        Ok(IndexService {
+            name: meta.name.clone(),
+            uuid: meta.uuid.clone(),
+            meta: RwLock::new(meta),
+            mapping,
+            analysis,
+            analyzers,
+            opened: RwLock::new(Vec::new()),
+            open_failures: RwLock::new(Vec::new()),
+            config,
+            dir,
+        })
+    }
+
     /// The current metadata.
     pub fn metadata(&self) -> Arc<IndexMetadata> {
         self.meta.read().unwrap_or_else(|e| e.into_inner()).clone()
@@ -87,17 +139,24 @@ impl IndexService {
     /// failed since (corruption found while running takes a shard out; see
     /// [`crate::shard::failure`]).
     pub fn shards(&self) -> Vec<Arc<IndexShard>> {
-        self.opened.iter().filter(|s| !s.engine.failer().is_failed()).cloned().collect()
+        self.opened_now().into_iter().filter(|s| !s.engine.failer().is_failed()).collect()
     }
-    /// The serving shard `id`, if it serves.
-    pub fn shard(&self, id: u32) -> Option<&Arc<IndexShard>> {
-        self.opened.iter().find(|s| s.id == id && !s.engine.failer().is_failed())
+    fn opened_now(&self) -> Vec<Arc<IndexShard>> {
+        self.opened.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    /// The serving shard `id`, if it serves here.
+    pub fn shard(&self, id: u32) -> Option<Arc<IndexShard>> {
+        self.opened_now().into_iter().find(|s| s.id == id && !s.engine.failer().is_failed())
+    }
+    /// The copy of shard `id` this node holds, serving or failed.
+    pub(super) fn held(&self, id: u32) -> Option<Arc<IndexShard>> {
+        self.opened_now().into_iter().find(|s| s.id == id)
     }
     /// The shards that do not serve, and why: those that failed to open and those whose
     /// engine failed while running, in shard order.
     pub fn failed(&self) -> Vec<FailedShard> {
-        let mut out = self.open_failures.clone();
-        for s in &self.opened {
+        let mut out = self.open_failures.read().unwrap_or_else(|e| e.into_inner()).clone();
+        for s in self.opened_now() {
             if s.engine.failer().is_failed() {
                 let reason = s.engine.failer().failure().unwrap_or_default();
                 out.push(FailedShard { id: s.id, reason: format!("shard failure, reason [{reason}]") });
@@ -108,7 +167,7 @@ impl IndexService {
     }
     /// The shard a routing value (or id) maps to; OpenSearch's `unavailable_shards_exception`
     /// (503) when that shard failed.
-    pub fn route(&self, routing: &str) -> OsResult<&Arc<IndexShard>> {
+    pub fn route(&self, routing: &str) -> OsResult<Arc<IndexShard>> {
         let meta = self.metadata();
         let i = shard_id(routing, meta.number_of_shards(), meta.routing_num_shards);
         self.shard(i).ok_or_else(|| {
@@ -150,20 +209,97 @@ impl IndexService {
             None => Some(Duration::from_secs(1)),
         }
     }
-    /// Closes every shard (flushes first those that serve).
+    /// Closes every copy (flushes first those that serve).
     pub(super) fn close(&self) {
-        for s in &self.opened {
-            if s.engine.failer().is_failed() {
-                let _ = s.engine.close();
-                continue;
+        let all: Vec<_> = std::mem::take(&mut *self.opened.write().unwrap_or_else(|e| e.into_inner()));
+        for s in all {
+            close_copy(&self.name, &s);
+        }
+    }
+
+    /// Closes the copy of shard `id` this node holds (it is no longer assigned here).
+    pub(super) fn close_shard(&self, id: u32) {
+        let taken = {
+            let mut o = self.opened.write().unwrap_or_else(|e| e.into_inner());
+            let pos = o.iter().position(|s| s.id == id);
+            pos.map(|p| o.remove(p))
+        };
+        if let Some(s) = taken {
+            close_copy(&self.name, &s);
+        }
+        self.open_failures.write().unwrap_or_else(|e| e.into_inner()).retain(|f| f.id != id);
+    }
+
+    /// `indices/{uuid}/{shard}`: the copy's store (`index/`) and translog (`translog/`).
+    pub(super) fn shard_dir(&self, id: u32) -> PathBuf {
+        self.dir.join(id.to_string())
+    }
+
+    /// Opens (recovers) this node's copy of shard `id` with `allocation_id` and `primary_term`
+    /// and adds it to the serving copies; on failure records why (a corruption also marks the
+    /// copy so it stays failed across restarts) and returns the reason.
+    pub(super) fn open_shard(&self, id: u32, allocation_id: &str, primary_term: u64) -> Result<(), String> {
+        let base = self.shard_dir(id);
+        let fail = |reason: String| {
+            let mut f = self.open_failures.write().unwrap_or_else(|e| e.into_inner());
+            f.retain(|x| x.id != id);
+            f.push(FailedShard { id, reason: reason.clone() });
+            f.sort_by_key(|x| x.id);
+            reason
+        };
+        if let Some(reason) = super::corruption::marked(&base) {
+            tracing::error!(index = %self.name, shard = id, %reason, "shard copy is marked corrupted; it stays failed until the marker is removed");
+            return Err(fail(reason));
+        }
+        let mut config = self.config.clone();
+        config.primary_term = primary_term;
+        config.on_failure = Some(shard_failure_listener(&self.name, id, base.clone()));
+        let opened = (|| -> Result<ShardEngine, crate::engine::Error> {
+            let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("index"))?);
+            let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
+            ShardEngine::open(index_dir, translog_dir, config)
+        })();
+        match opened {
+            Ok(engine) => {
+                let shard = Arc::new(IndexShard {
+                    id,
+                    allocation_id: allocation_id.to_string(),
+                    engine,
+                    last_refresh: Mutex::new(Instant::now()),
+                    listeners: RefreshListeners::default(),
+                });
+                self.open_failures.write().unwrap_or_else(|e| e.into_inner()).retain(|x| x.id != id);
+                let mut o = self.opened.write().unwrap_or_else(|e| e.into_inner());
+                o.retain(|x| x.id != id);
+                o.push(shard);
+                o.sort_by_key(|x| x.id);
+                Ok(())
             }
-            if let Err(e) = s.engine.flush() {
-                tracing::warn!(index = %self.name, shard = s.id, error = %e, "flush before close failed");
-            }
-            if let Err(e) = s.engine.close() {
-                tracing::warn!(index = %self.name, shard = s.id, error = %e, "close failed");
+            Err(e) => {
+                let reason = format!("failed to recover from gateway: {e}");
+                tracing::error!(index = %self.name, shard = id, error = %e, "shard failed to open; its other shards serve");
+                if super::corruption::is_corruption(&e) {
+                    if let Err(w) = super::corruption::mark(&base, &reason) {
+                        tracing::error!(index = %self.name, shard = id, error = %w, "could not write the corruption marker");
+                    }
+                }
+                Err(fail(reason))
             }
         }
+    }
+}
+
+/// Flushes (when it serves) and closes one copy.
+fn close_copy(index: &str, s: &IndexShard) {
+    if s.engine.failer().is_failed() {
+        let _ = s.engine.close();
+        return;
+    }
+    if let Err(e) = s.engine.flush() {
+        tracing::warn!(index = %index, shard = s.id, error = %e, "flush before close failed");
+    }
+    if let Err(e) = s.engine.close() {
+        tracing::warn!(index = %index, shard = s.id, error = %e, "close failed");
     }
 }
 

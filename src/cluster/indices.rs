@@ -5,24 +5,21 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::index_service::{normalize_keywords, shard_failure_listener, FailedShard};
 pub use super::index_service::{IndexService, IndexShard};
 use super::metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata, VERSION_CREATED};
-use super::refresh_listeners::RefreshListeners;
 use super::routing::default_routing_shards;
 use super::settings::{self, FlatSettings};
+use super::state::{ClusterState, LocalPublisher, StatePublisher};
 use super::state_file;
 use crate::engine::analysis::{AnalysisError, IndexAnalysis};
 use crate::engine::schema::Mapping;
 use crate::engine::store::{Directory, FsDirectory};
-use crate::engine::translog::Durability;
 use crate::error::{ErrorKind, OsError, OsResult};
-use crate::shard::engine::{default_config, DocumentParser, ShardEngine};
 
 /// Node identity shown by the APIs.
 #[derive(Debug, Clone)]
@@ -36,20 +33,34 @@ pub struct NodeIdentity {
     pub http_address: String,
 }
 
-/// The node's view of the cluster: metadata and open indices.
+/// The node's view of the cluster: the cluster state it applied and its open indices.
 #[derive(Debug)]
 pub struct ClusterService {
     pub node: NodeIdentity,
-    data: PathBuf,
-    state_dir: Arc<dyn Directory>,
-    metadata: RwLock<Arc<Metadata>>,
-    update_lock: Mutex<u64>,
-    services: RwLock<HashMap<String, Arc<IndexService>>>,
+    pub(super) data: PathBuf,
+    pub(super) state_dir: Arc<dyn Directory>,
+    /// The last applied cluster state.
+    pub(super) state: RwLock<Arc<ClusterState>>,
+    /// Serialises applying; counts the applied versions and the state file's generation.
+    pub(super) applied: Mutex<Applied>,
+    /// Woken after each applied state.
+    pub(super) applied_cv: Condvar,
+    publisher: RwLock<Arc<dyn StatePublisher>>,
+    pub(super) services: RwLock<HashMap<String, Arc<IndexService>>>,
     pub started: Instant,
     /// The coordination, once the node has started it (server builds).
     coordination: std::sync::OnceLock<Arc<dyn super::coordination_view::Coordination>>,
     /// `host:port` the transport is bound to, once it is.
     transport_address: std::sync::OnceLock<String>,
+}
+
+/// What the applier has done so far.
+#[derive(Debug, Default)]
+pub(super) struct Applied {
+    /// The version last applied from the current publisher (0: none yet).
+    pub version: u64,
+    /// The state file's generation.
+    pub gen: u64,
 }
 
 /// A random 22-character URL-safe id (index and cluster uuids).
@@ -168,38 +179,63 @@ pub struct CreateIndex {
 }
 
 impl ClusterService {
-    /// Opens the node's data: loads the metadata and opens (recovers) every open index.
-    pub fn open(path_data: &Path, node: NodeIdentity) -> OsResult<ClusterService> {
+    /// Opens the node's data: loads the metadata it last applied and opens (recovers) the
+    /// copies of every open index, as a one-node cluster publishing to its own state file
+    /// (see [`LocalPublisher`]); a node with coordination moves to it with
+    /// [`ClusterService::set_publisher`].
+    pub fn open(path_data: &Path, node: NodeIdentity) -> OsResult<Arc<ClusterService>> {
+        let cs = ClusterService::open_deferred(path_data, node)?;
+        cs.recover_local()?;
+        Ok(cs)
+    }
+
+    /// Opens the node's data without opening any copy: the metadata it last applied is the
+    /// state until the coordination publishes (see [`ClusterService::set_publisher`]), or until
+    /// [`ClusterService::recover_local`].
+    pub fn open_deferred(path_data: &Path, node: NodeIdentity) -> OsResult<Arc<ClusterService>> {
         let data = path_data.join("nodes").join("0");
         let state_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(data.join("_state"))?);
         let (gen, metadata) = match state_file::load(&state_dir)? {
             Some((g, v)) => (g, Metadata::from_state_json(&v)?),
             None => (0, Metadata { cluster_uuid: new_uuid(), ..Default::default() }),
         };
-        let cs = ClusterService {
+        let me = super::state::member_of(&node, &format!("{}:9300", node.host));
+        let initial =
+            Arc::new(ClusterState { nodes: Arc::new(vec![me]), metadata: Arc::new(metadata), ..Default::default() });
+        let cs = Arc::new(ClusterService {
             node,
             data,
             state_dir,
-            metadata: RwLock::new(Arc::new(metadata.clone())),
-            update_lock: Mutex::new(gen),
+            state: RwLock::new(initial.clone()),
+            applied: Mutex::new(Applied { version: 0, gen }),
+            applied_cv: Condvar::new(),
+            publisher: RwLock::new(Arc::new(LocalPublisher::new(initial))),
             services: RwLock::new(HashMap::new()),
             started: Instant::now(),
             coordination: std::sync::OnceLock::new(),
             transport_address: std::sync::OnceLock::new(),
-        };
-        if gen == 0 {
-            let mut g = cs.update_lock.lock().unwrap_or_else(|e| e.into_inner());
-            *g = 1;
-            state_file::store(&cs.state_dir, 1, &metadata.to_state_json())?;
-        }
-        for m in metadata.indices.values() {
-            if m.state == IndexState::Open {
-                let svc = cs.open_service(m.clone())?;
-                cs.services_mut().insert(m.name.clone(), svc);
-            }
-        }
-        cs.delete_dangling_dirs(&metadata);
+        });
         Ok(cs)
+    }
+
+    /// A node on its own: deletes index directories its metadata does not name (a delete that
+    /// crashed before removing them) and publishes the first state, every copy assigned here.
+    pub fn recover_local(&self) -> OsResult<()> {
+        let md = self.metadata();
+        self.delete_dangling_dirs(&md);
+        self.publish(&mut |cur| Ok(Some(self.rerouted(cur, md.clone()))))?;
+        Ok(())
+    }
+
+    pub(super) fn publisher(&self) -> Arc<dyn StatePublisher> {
+        self.publisher.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Moves to another publisher (the coordination): states are applied from its versions on.
+    pub fn set_publisher(&self, p: Arc<dyn StatePublisher>) {
+        let mut a = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        *self.publisher.write().unwrap_or_else(|e| e.into_inner()) = p;
+        a.version = 0;
     }
 
     fn delete_dangling_dirs(&self, md: &Metadata) {
@@ -235,22 +271,30 @@ impl ClusterService {
 
     /// The current metadata.
     pub fn metadata(&self) -> Arc<Metadata> {
-        self.metadata.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.state().metadata.clone()
     }
 
-    /// Applies `f` to a copy of the metadata, persists the result and publishes it. Updates are
-    /// serialised. `f` returns whether it changed anything.
-    pub fn update<R>(&self, f: impl FnOnce(&mut Metadata) -> OsResult<(bool, R)>) -> OsResult<R> {
-        let mut gen = self.update_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut md = (*self.metadata()).clone();
-        let (changed, r) = f(&mut md)?;
-        if changed {
+    /// The cluster state this node applied last.
+    pub fn state(&self) -> Arc<ClusterState> {
+        self.state.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Applies `f` to a copy of the metadata and publishes the result (with the routing table
+    /// that follows from it); returns once this node applied it. `f` returns whether it changed
+    /// anything; it may run more than once (when another publication came first).
+    pub fn update<R>(&self, mut f: impl FnMut(&mut Metadata) -> OsResult<(bool, R)>) -> OsResult<R> {
+        let mut out: Option<R> = None;
+        self.publish(&mut |cur| {
+            let mut md = (*cur.metadata).clone();
+            let (changed, r) = f(&mut md)?;
+            out = Some(r);
+            if !changed {
+                return Ok(None);
+            }
             md.version += 1;
-            state_file::store(&self.state_dir, *gen + 1, &md.to_state_json())?;
-            *gen += 1;
-            *self.metadata.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(md);
-        }
-        Ok(r)
+            Ok(Some(self.rerouted(cur, Arc::new(md))))
+        })?;
+        out.ok_or_else(|| OsError::internal("the metadata update did not run"))
     }
 
     /// The service of an open index, or `index_not_found` / `index_closed`.
@@ -271,7 +315,7 @@ impl ClusterService {
         v
     }
 
-    fn index_dir(&self, uuid: &str) -> PathBuf {
+    pub(super) fn index_dir(&self, uuid: &str) -> PathBuf {
         self.data.join("indices").join(uuid)
     }
 
@@ -279,81 +323,6 @@ impl ClusterService {
     /// commit points; the translog sits beside it).
     pub fn shard_store_path(&self, uuid: &str, shard: u32) -> PathBuf {
         self.index_dir(uuid).join(shard.to_string()).join("index")
-    }
-
-    fn open_service(&self, meta: Arc<IndexMetadata>) -> OsResult<Arc<IndexService>> {
-        let mapping = Arc::new(RwLock::new(meta.mapping.clone()));
-        let analysis = Arc::new(build_analysis(&meta.settings)?);
-        let parser_mapping = mapping.clone();
-        let parser_analysis = analysis.clone();
-        let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
-            let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
-            let mut p = m.parse(id, source).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
-            normalize_keywords(&m, &parser_analysis, &mut p.fields);
-            for n in &mut p.nested {
-                normalize_keywords(&m, &parser_analysis, &mut n.fields);
-            }
-            Ok((p.fields, p.nested))
-        });
-        let analyzers = Arc::new(analysis.registry());
-        let mut config = default_config(parser);
-        config.writer.analyzers = analyzers.clone();
-        config.primary_term = meta.primary_term;
-        config.translog.durability = match meta.setting("index.translog.durability") {
-            Some(s) if s.eq_ignore_ascii_case("async") => Durability::Async,
-            _ => Durability::Request,
-        };
-        if let Some(Some(d)) = meta
-            .setting("index.translog.sync_interval")
-            .map(|s| settings::parse_time(s, "sync_interval").ok().flatten())
-        {
-            config.translog.sync_interval = d;
-        }
-        let mut shards = Vec::new();
-        let mut failed = Vec::new();
-        for i in 0..meta.number_of_shards() {
-            let base = self.index_dir(&meta.uuid).join(i.to_string());
-            if let Some(reason) = super::corruption::marked(&base) {
-                tracing::error!(index = %meta.name, shard = i, %reason, "shard copy is marked corrupted; it stays failed until the marker is removed");
-                failed.push(FailedShard { id: i, reason });
-                continue;
-            }
-            let mut shard_config = config.clone();
-            shard_config.on_failure = Some(shard_failure_listener(&meta.name, i, base.clone()));
-            let opened = (|| -> Result<ShardEngine, crate::engine::Error> {
-                let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(self.shard_store_path(&meta.uuid, i))?);
-                let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
-                ShardEngine::open(index_dir, translog_dir, shard_config)
-            })();
-            match opened {
-                Ok(engine) => shards.push(Arc::new(IndexShard {
-                    id: i,
-                    engine,
-                    last_refresh: Mutex::new(Instant::now()),
-                    listeners: RefreshListeners::default(),
-                })),
-                Err(e) => {
-                    let reason = format!("failed to recover from gateway: {e}");
-                    tracing::error!(index = %meta.name, shard = i, error = %e, "shard failed to open; the index is red, its other shards serve");
-                    if super::corruption::is_corruption(&e) {
-                        if let Err(w) = super::corruption::mark(&base, &reason) {
-                            tracing::error!(index = %meta.name, shard = i, error = %w, "could not write the corruption marker");
-                        }
-                    }
-                    failed.push(FailedShard { id: i, reason });
-                }
-            }
-        }
-        Ok(Arc::new(IndexService {
-            name: meta.name.clone(),
-            uuid: meta.uuid.clone(),
-            meta: RwLock::new(meta),
-            mapping,
-            analysis,
-            analyzers,
-            opened: shards,
-            open_failures: failed,
-        }))
     }
 
     /// Creates an index (templates already applied by the caller).
@@ -373,6 +342,7 @@ impl ClusterService {
         check_mapping_analyzers(&mapping, &analysis)?;
         super::mapping_limits::check_mapping(&req.settings, &mapping)?;
         let name = req.name.clone();
+        let mapping = Arc::new(mapping);
         let node = self.update(|md| {
             if let Some(m) = md.indices.get(&name) {
                 return Err(OsError::index_exists(&name, &m.uuid));
@@ -406,7 +376,7 @@ impl ClusterService {
                 uuid,
                 state: IndexState::Open,
                 settings: s,
-                mapping: Arc::new(mapping),
+                mapping: mapping.clone(),
                 aliases: req.aliases.iter().cloned().collect(),
                 routing_num_shards: routing_shards,
                 primary_term: 1,
@@ -415,26 +385,24 @@ impl ClusterService {
                 settings_version: 1,
                 aliases_version: 1,
             });
-            let svc = self.open_service(meta.clone())?;
-            if let Some(f) = svc.open_failures.first() {
-                // A new shard that cannot open fails the create (nothing of it is kept).
-                svc.close();
-                return Err(OsError::new(ErrorKind::IndexShardRecovery, f.reason.clone()).status(500).with_index(&meta.name, &meta.uuid).with("shard", f.id.to_string()));
-            }
-            self.services_mut().insert(name.clone(), svc);
             md.indices.insert(name.clone(), meta.clone());
             Ok((true, meta))
-        });
-        if node.is_err() {
-            // A failed create must not leave a service or files behind.
-            if let Some(svc) =
-                self.services_mut().remove(&name).filter(|s| !self.metadata().indices.contains_key(&s.name))
-            {
-                svc.close();
-                let _ = std::fs::remove_dir_all(self.index_dir(&svc.uuid));
+        })?;
+        // A new primary that cannot open fails the create on a one-node cluster as before
+        // (nothing of it is kept); elsewhere the copy is retried on other nodes.
+        if let Ok(svc) = self.index(&name) {
+            let failed = svc.open_failures.read().unwrap_or_else(|e| e.into_inner()).first().cloned();
+            if let Some(f) = failed {
+                if self.state().nodes.len() == 1 {
+                    let _ = self.delete_indices(std::slice::from_ref(&name));
+                    return Err(OsError::new(ErrorKind::IndexShardRecovery, f.reason)
+                        .status(500)
+                        .with_index(&node.name, &node.uuid)
+                        .with("shard", f.id.to_string()));
+                }
             }
         }
-        node
+        Ok(node)
     }
 
     /// Deletes indices by exact name.
@@ -449,16 +417,8 @@ impl ClusterService {
             }
             Ok((!removed.is_empty(), removed))
         })?;
-        for m in removed {
-            if let Some(svc) = self.services_mut().remove(&m.name) {
-                for s in &svc.opened {
-                    let _ = s.engine.close();
-                }
-            }
-            if let Err(e) = std::fs::remove_dir_all(self.index_dir(&m.uuid)) {
-                tracing::warn!(index = %m.name, error = %e, "could not delete index files");
-            }
-        }
+        // The applier closed their copies and deleted their files.
+        drop(removed);
         Ok(())
     }
 
@@ -478,13 +438,7 @@ impl ClusterService {
                 changed = true;
             }
             Ok((changed, ()))
-        })?;
-        for n in names {
-            if let Some(svc) = self.services_mut().remove(n) {
-                svc.close();
-            }
-        }
-        Ok(())
+        })
     }
 
     /// Opens closed indices (recovering their shards).
@@ -499,10 +453,7 @@ impl ClusterService {
                 let mut nm = (**m).clone();
                 nm.state = IndexState::Open;
                 nm.version += 1;
-                let nm = Arc::new(nm);
-                let svc = self.open_service(nm.clone())?;
-                self.services_mut().insert(n.clone(), svc);
-                md.indices.insert(n.clone(), nm);
+                md.indices.insert(n.clone(), Arc::new(nm));
                 changed = true;
             }
             Ok((changed, ()))
@@ -514,7 +465,7 @@ impl ClusterService {
     pub fn update_index(
         &self,
         name: &str,
-        f: impl FnOnce(&mut IndexMetadata) -> OsResult<bool>,
+        mut f: impl FnMut(&mut IndexMetadata) -> OsResult<bool>,
     ) -> OsResult<Arc<IndexMetadata>> {
         let meta = self.update(|md| {
             let m = md.indices.get(name).ok_or_else(|| OsError::index_not_found(name))?;
@@ -527,9 +478,6 @@ impl ClusterService {
             md.indices.insert(name.to_string(), nm.clone());
             Ok((true, nm))
         })?;
-        if let Some(svc) = self.services.read().unwrap_or_else(|e| e.into_inner()).get(name) {
-            svc.set_metadata(meta.clone());
-        }
         Ok(meta)
     }
 

@@ -8,6 +8,8 @@
 //! | `index_service.rs` | an open index: metadata, mapping, analysis, the shard copies held here |
 //! | `indices.rs` | the node's open indices and the metadata updates |
 //! | `resolve.rs` | index expressions → concrete indices |
+//! | `state.rs` | the cluster state (members, metadata, routing) and where it is published |
+//! | `applier.rs` | applying a cluster state here: index services, copies opened and closed |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
@@ -20,6 +22,8 @@
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
 
+pub(crate) mod allocation_interim;
+pub mod applier;
 #[cfg(feature = "server")]
 pub mod coordination;
 pub mod coordination_view;
@@ -35,6 +39,7 @@ pub(crate) mod resolve;
 pub mod routing;
 pub mod routing_table;
 pub(crate) mod settings;
+pub mod state;
 pub mod state_file;
 pub(crate) mod system_indices;
 

@@ -18,6 +18,9 @@ use crate::error::{OsError, OsResult};
 pub struct ClusterState {
     /// Raised by one on every publication (`_cluster/state` `version`).
     pub version: u64,
+    /// Orders the states a publisher produces, membership changes included (the coordination's
+    /// log index; the version for a node without coordination). The applier skips older ones.
+    pub applied_index: u64,
     /// The nodes of the cluster (OpenSearch's `DiscoveryNodes`), in node-id order.
     pub nodes: Arc<Vec<MemberView>>,
     pub metadata: Arc<Metadata>,
@@ -25,27 +28,31 @@ pub struct ClusterState {
 }
 
 impl ClusterState {
-    /// The published form: metadata as in the state file, the routing table as serde JSON. The
-    /// members travel beside it (the coordination's membership), not in it.
+    /// The published form: the nodes, the metadata as in the state file, the routing table
+    /// (serde JSON).
     pub fn to_published(&self) -> Value {
         json!({
+            "nodes": serde_json::to_value(&*self.nodes).unwrap_or(Value::Null),
             "metadata": self.metadata.to_state_json(),
             "routing_table": serde_json::to_value(&*self.routing).unwrap_or(Value::Null),
         })
     }
 
     /// Reads [`ClusterState::to_published`]'s form back (`Null`: nothing published yet).
-    pub fn from_published(version: u64, v: &Value, nodes: Arc<Vec<MemberView>>) -> OsResult<ClusterState> {
+    pub fn from_published(version: u64, applied_index: u64, v: &Value) -> OsResult<ClusterState> {
         if v.is_null() {
-            return Ok(ClusterState { version, nodes, ..Default::default() });
+            return Ok(ClusterState { version, applied_index, ..Default::default() });
         }
+        let nodes: Vec<MemberView> = serde_json::from_value(v["nodes"].clone())
+            .map_err(|e| OsError::internal(format!("corrupt nodes in the cluster state: {e}")))?;
+        let nodes = Arc::new(nodes);
         let metadata = Metadata::from_state_json(&v["metadata"])?;
         let routing: RoutingTable = match v.get("routing_table") {
             None | Some(Value::Null) => RoutingTable::default(),
             Some(r) => serde_json::from_value(r.clone())
                 .map_err(|e| OsError::internal(format!("corrupt routing table in the cluster state: {e}")))?,
         };
-        Ok(ClusterState { version, nodes, metadata: Arc::new(metadata), routing: Arc::new(routing) })
+        Ok(ClusterState { version, applied_index, nodes, metadata: Arc::new(metadata), routing: Arc::new(routing) })
     }
 
     /// The member with `node_id`.
@@ -63,4 +70,45 @@ pub type NextState<'a> = dyn FnMut(&ClusterState) -> OsResult<Option<ClusterStat
 /// changed nothing); the caller applies it.
 pub trait StatePublisher: Send + Sync + std::fmt::Debug {
     fn publish(&self, next: &mut NextState<'_>) -> OsResult<Arc<ClusterState>>;
+}
+
+/// A member view of this node (a node without coordination is a cluster of one).
+pub fn member_of(node: &super::NodeIdentity, transport_address: &str) -> MemberView {
+    MemberView {
+        node_id: node.node_id.clone(),
+        name: node.node_name.clone(),
+        transport_address: transport_address.to_string(),
+        http_address: node.http_address.clone(),
+        roles: node.roles.clone(),
+        attributes: node.attributes.clone(),
+    }
+}
+
+/// The publisher of a node without coordination: the state lives in memory (the applier keeps
+/// the metadata in the node's state file), one publication at a time.
+#[derive(Debug)]
+pub struct LocalPublisher {
+    current: std::sync::Mutex<Arc<ClusterState>>,
+}
+
+impl LocalPublisher {
+    pub fn new(initial: Arc<ClusterState>) -> LocalPublisher {
+        LocalPublisher { current: std::sync::Mutex::new(initial) }
+    }
+}
+
+impl StatePublisher for LocalPublisher {
+    fn publish(&self, next: &mut NextState<'_>) -> OsResult<Arc<ClusterState>> {
+        let mut cur = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        match next(&cur)? {
+            None => Ok(cur.clone()),
+            Some(mut s) => {
+                s.version = cur.version + 1;
+                s.applied_index = s.version;
+                s.nodes = cur.nodes.clone();
+                *cur = Arc::new(s);
+                Ok(cur.clone())
+            }
+        }
+    }
 }

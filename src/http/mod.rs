@@ -99,7 +99,7 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
     let listener = bind(&settings).await?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let s2 = settings.clone();
-    let node = tokio::task::spawn_blocking(move || Node::start(s2, addr.to_string()))
+    let node = tokio::task::spawn_blocking(move || Node::start_with(s2, addr.to_string(), false))
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;

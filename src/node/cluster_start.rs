@@ -95,6 +95,8 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
             serde_json::to_vec(&a).map(bytes::Bytes::from).map_err(|e| OsError::internal(e.to_string()))
         }
     });
+    transport.register_fn(super::fault_detection::ACTION_FOLLOWER_CHECK, |_req| async { Ok(bytes::Bytes::new()) });
+    let checks = super::fault_detection::Checks::from_settings(s).map_err(OsError::illegal)?;
     node.cluster.set_coordination(Arc::new(coordinator.clone()), transport_address);
     let seeds = list(s.get("discovery.seed_hosts"));
     let single = match s.get("discovery.type") {
@@ -110,13 +112,27 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         while coordinator.leader().is_none() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+        attach_state(node, &coordinator).await?;
+        tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
     } else {
         let initial =
             list(s.get("cluster.initial_cluster_manager_nodes").or_else(|| s.get("cluster.initial_master_nodes")));
+        attach_state(node, &coordinator).await?;
+        tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
         let link = ClusterLink { transport: transport.clone(), coordinator: coordinator.clone() };
         tokio::spawn(discover(link, seed_addresses(&seeds), initial));
     }
     Ok(ClusterLink { transport, coordinator })
+}
+
+/// Moves the node's cluster state onto the coordination (see [`super::state_sync::attach`]).
+async fn attach_state(node: &Arc<Node>, coordinator: &Coordinator) -> Result<(), OsError> {
+    let (cs, c, stop) = (node.cluster.clone(), coordinator.clone(), node.stop_flag());
+    let handle = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || super::state_sync::attach(&cs, &c, handle, stop))
+        .await
+        .map_err(|e| OsError::internal(e.to_string()))??;
+    Ok(())
 }
 
 /// Asks every seed who it is and whom it follows; joins a cluster that has a manager, or

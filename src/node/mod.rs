@@ -4,10 +4,16 @@
 //! |---|---|
 //! | `settings.rs` | `config/fathom.yml` and `-E` overrides |
 //! | `cluster_start.rs` | the transport, the coordination, discovery and bootstrap |
+//! | `fault_detection.rs` | follower checks: nodes leave and rejoin the cluster state |
+//! | `state_sync.rs` | cluster states through the coordination; the applier thread |
 
 #[cfg(feature = "server")]
 pub mod cluster_start;
+#[cfg(feature = "server")]
+pub mod fault_detection;
 pub mod settings;
+#[cfg(feature = "server")]
+pub mod state_sync;
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -54,6 +60,12 @@ impl Node {
     /// Starts a node from settings: opens the data path, recovers indices, starts the pools and
     /// the refresh scheduler. `http_address` is what the APIs report.
     pub fn start(settings: NodeSettings, http_address: String) -> OsResult<Arc<Node>> {
+        Node::start_with(settings, http_address, true)
+    }
+
+    /// [`Node::start`]; `standalone: false` opens no shard copy: the coordination's cluster
+    /// state assigns them (see [`state_sync`]).
+    pub fn start_with(settings: NodeSettings, http_address: String, standalone: bool) -> OsResult<Arc<Node>> {
         let data_path = PathBuf::from(settings.get_or("path.data", "data"));
         let host = settings.get_or("network.host", "127.0.0.1").to_string();
         let node_name = settings.get("node.name").map(str::to_string).unwrap_or_else(|| hostname_or("fathom-node"));
@@ -78,7 +90,11 @@ impl Node {
             })?,
             None => 100 << 20,
         };
-        let cluster = Arc::new(ClusterService::open(&data_path, identity.clone())?);
+        let cluster = if standalone {
+            ClusterService::open(&data_path, identity.clone())?
+        } else {
+            ClusterService::open_deferred(&data_path, identity.clone())?
+        };
         let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let pools = Pools::new(&identity.node_name, processors);
         let max_open_pit = match settings.get("search.max_open_pit_context") {
@@ -112,6 +128,11 @@ impl Node {
             .map_err(|e| OsError::internal(format!("cannot start the scheduler thread: {e}")))?;
         *node.scheduler.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         Ok(node)
+    }
+
+    /// Set when the node shuts down (background threads end).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
     }
 
     /// Stops the scheduler and pools, then flushes and closes every shard.

@@ -369,6 +369,11 @@ impl Transport {
         }
     }
 
+    /// Whether [`Transport::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
     /// Stops accepting, closes every connection and fails the pending requests (`Disconnected`).
     pub async fn close(&self) {
         let accept = self.shutdown();

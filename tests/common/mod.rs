@@ -1,2 +1,3 @@
 pub mod aggs;
+pub mod cluster;
 pub mod http;

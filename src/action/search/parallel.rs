@@ -148,12 +148,12 @@ mod tests {
     use crate::threadpool::ThreadPool;
 
     /// Four shards of 60 documents in all.
-    fn contexts(dir: &std::path::Path) -> (ClusterService, Vec<ShardContext>) {
+    fn contexts(dir: &std::path::Path) -> (Arc<ClusterService>, Vec<ShardContext>) {
         let node = NodeIdentity {
             cluster_name: "c".into(),
             node_name: "n".into(),
             node_id: "id".into(),
-            roles: vec![],
+            roles: vec!["cluster_manager".into(), "data".into()],
             attributes: vec![],
             host: "127.0.0.1".into(),
             http_address: "127.0.0.1:0".into(),

@@ -1,0 +1,303 @@
+//! Applying cluster states on this node (OpenSearch's `ClusterApplierService` and
+//! `IndicesClusterStateService`): each applied state is reconciled with what the node holds —
+//! an index service for every open index, the copies the routing table assigns here opened, the
+//! others closed, deleted indices' files removed — and the node reports the copies it started
+//! or failed to open back to the cluster manager, as a publication.
+//!
+//! Applying is idempotent and may skip versions: it compares the wanted copies with the held
+//! ones, never replays a history.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::allocation_interim as allocation;
+use super::coordination_view::MemberView;
+use super::index_service::IndexService;
+use super::indices::ClusterService;
+use super::metadata::{IndexState, Metadata};
+use super::routing_table::{RecoverySource, RoutingTable, ShardState};
+use super::state::{ClusterState, NextState};
+use super::state_file;
+use crate::error::OsResult;
+
+/// What the node tells the cluster manager after applying a state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShardEvent {
+    Started { index: String, shard: u32, allocation_id: String },
+    Failed { index: String, shard: u32, allocation_id: String, reason: String },
+}
+
+/// The allocation nodes of a state's members.
+pub fn alloc_nodes(st: &ClusterState) -> Vec<allocation::AllocNode> {
+    st.nodes
+        .iter()
+        .map(|m| allocation::AllocNode {
+            id: m.node_id.clone(),
+            name: m.name.clone(),
+            host: m.transport_address.rsplit_once(':').map_or(m.transport_address.clone(), |(h, _)| h.to_string()),
+            transport_address: m.transport_address.clone(),
+            roles: m.roles.clone(),
+            attributes: m.attributes.iter().cloned().collect(),
+        })
+        .collect()
+}
+
+/// Most publications one call makes to report started copies (each report may start more).
+const MAX_REPORT_ROUNDS: usize = 16;
+
+impl ClusterService {
+    /// The next state after `cur` with metadata `md`: the routing table rerouted over the
+    /// members.
+    pub(super) fn rerouted(&self, cur: &ClusterState, md: Arc<Metadata>) -> ClusterState {
+        let routing = allocation::reroute(
+            &cur.routing,
+            &md,
+            &alloc_nodes(cur),
+            &md.persistent_settings,
+            crate::clock::now_millis(),
+            &mut super::indices::new_uuid,
+        );
+        ClusterState { metadata: md, routing: Arc::new(routing), ..cur.clone() }
+    }
+
+    /// Publishes what `next` computes, applies the result here, then reports the copies that
+    /// started or failed (more publications) until nothing is left to report.
+    pub(super) fn publish(&self, next: &mut NextState<'_>) -> OsResult<Arc<ClusterState>> {
+        let publisher = self.publisher();
+        let st = publisher.publish(next)?;
+        let events = self.apply(&st)?;
+        self.report(events)?;
+        Ok(self.state())
+    }
+
+    /// The first publication of a coordination that has none: `local` (the metadata and
+    /// copies this node held on its own) becomes the cluster's state.
+    pub fn import(&self, local: Arc<ClusterState>) -> OsResult<()> {
+        self.publish(&mut |cur| {
+            if cur.version != 0 {
+                return Ok(None);
+            }
+            let interim = ClusterState { routing: local.routing.clone(), nodes: local.nodes.clone(), ..cur.clone() };
+            Ok(Some(self.rerouted(&interim, local.metadata.clone())))
+        })?;
+        Ok(())
+    }
+
+    /// Publishes a rerouted routing table if it differs from the current one (the cluster
+    /// manager calls it when members change and now and then for delayed copies).
+    pub fn reroute_if_needed(&self) -> OsResult<()> {
+        self.publish(&mut |cur| {
+            if cur.version == 0 {
+                return Ok(None);
+            }
+            let next = self.rerouted(cur, cur.metadata.clone());
+            Ok((next.routing != cur.routing).then_some(next))
+        })?;
+        Ok(())
+    }
+
+    /// Publishes the nodes `join` added to and `leave` removed from the cluster state, with the
+    /// routing that follows (the copies of a node that left are rerouted).
+    pub fn change_nodes(&self, join: &[MemberView], leave: &[String]) -> OsResult<()> {
+        self.publish(&mut |cur| {
+            let mut nodes: Vec<MemberView> =
+                cur.nodes.iter().filter(|n| !leave.contains(&n.node_id)).cloned().collect();
+            for j in join {
+                if !nodes.iter().any(|n| n.node_id == j.node_id) {
+                    nodes.push(j.clone());
+                }
+            }
+            nodes.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+            if nodes == *cur.nodes {
+                return Ok(None);
+            }
+            let interim = ClusterState { nodes: Arc::new(nodes), ..cur.clone() };
+            Ok(Some(self.rerouted(&interim, cur.metadata.clone())))
+        })?;
+        Ok(())
+    }
+
+    /// Publishes shard events (started or failed copies), and those the resulting states cause.
+    pub fn report(&self, mut events: Vec<ShardEvent>) -> OsResult<()> {
+        for _ in 0..MAX_REPORT_ROUNDS {
+            if events.is_empty() {
+                return Ok(());
+            }
+            let publisher = self.publisher();
+            let st = publisher.publish(&mut |cur| {
+                let now = crate::clock::now_millis();
+                let mut rt: RoutingTable = (*cur.routing).clone();
+                let mut changed = false;
+                for e in &events {
+                    let r = match e {
+                        ShardEvent::Started { index, shard, allocation_id } => {
+                            allocation::shard_started(&rt, index, *shard, allocation_id)
+                        }
+                        ShardEvent::Failed { index, shard, allocation_id, reason } => {
+                            allocation::shard_failed(&rt, index, *shard, allocation_id, reason, now)
+                        }
+                    };
+                    // A stale event (the copy moved on) changes nothing.
+                    if let Ok(t) = r {
+                        rt = t;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    return Ok(None);
+                }
+                let interim = ClusterState { routing: Arc::new(rt), ..cur.clone() };
+                Ok(Some(self.rerouted(&interim, cur.metadata.clone())))
+            })?;
+            events = self.apply(&st)?;
+        }
+        Ok(())
+    }
+
+    /// Applies `st` on this node (skipped when this node applied it or a newer one) and returns
+    /// what to report.
+    pub fn apply(&self, st: &Arc<ClusterState>) -> OsResult<Vec<ShardEvent>> {
+        let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        if st.applied_index <= applied.version && applied.version != 0 {
+            return Ok(Vec::new());
+        }
+        // Files are deleted only between two states of one publisher's history (never against
+        // what the node loaded from disk before the coordination caught it up).
+        let same_history = applied.version != 0;
+        let prev = self.state();
+        let md_changed = !Arc::ptr_eq(&prev.metadata, &st.metadata)
+            && (prev.metadata.version != st.metadata.version
+                || prev.metadata.cluster_uuid != st.metadata.cluster_uuid
+                || prev.metadata.indices.len() != st.metadata.indices.len());
+        if md_changed || applied.gen == 0 {
+            // The state file first: the directories of a new index exist only once the
+            // metadata that names it is on disk (the startup's dangling check relies on it).
+            state_file::store(&self.state_dir, applied.gen + 1, &st.metadata.to_state_json())?;
+            applied.gen += 1;
+        }
+        *self.state.write().unwrap_or_else(|e| e.into_inner()) = st.clone();
+        applied.version = st.applied_index;
+        let events = self.reconcile(&prev, st, same_history);
+        self.applied_cv.notify_all();
+        Ok(events)
+    }
+
+    /// Opens, updates and closes index services and copies to match `st`.
+    fn reconcile(&self, prev: &ClusterState, st: &ClusterState, same_history: bool) -> Vec<ShardEvent> {
+        let me = self.node.node_id.as_str();
+        let mut events = Vec::new();
+        for (name, m) in &st.metadata.indices {
+            if m.state != IndexState::Open {
+                continue;
+            }
+            let existing = self.services.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned();
+            let svc = match existing {
+                Some(s) if s.uuid == m.uuid => {
+                    if !Arc::ptr_eq(&s.metadata(), m) && *s.metadata() != **m {
+                        s.set_metadata(m.clone());
+                    }
+                    s
+                }
+                other => {
+                    if let Some(old) = other {
+                        old.close();
+                    }
+                    match IndexService::build(m.clone(), self.index_dir(&m.uuid)) {
+                        Ok(s) => {
+                            let s = Arc::new(s);
+                            self.services.write().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), s.clone());
+                            s
+                        }
+                        Err(e) => {
+                            tracing::error!(index = %name, error = %e.reason, "cannot build the index service");
+                            continue;
+                        }
+                    }
+                }
+            };
+            let Some(ir) = st.routing.indices.get(name).filter(|ir| ir.uuid == m.uuid) else { continue };
+            for table in &ir.shards {
+                let mine = table.copy_on(me).filter(|c| c.state != ShardState::Unassigned);
+                let held = svc.held(table.id);
+                match (mine, held) {
+                    (None, Some(_)) => svc.close_shard(table.id),
+                    (None, None) => {
+                        svc.open_failures.write().unwrap_or_else(|e| e.into_inner()).retain(|f| f.id != table.id)
+                    }
+                    (Some(c), held) => {
+                        let Some(aid) = c.allocation_id.clone() else { continue };
+                        let held_same = held.as_ref().is_some_and(|h| h.allocation_id == aid);
+                        if held.is_some() && !held_same {
+                            svc.close_shard(table.id);
+                        }
+                        if !held_same {
+                            // A copy recovering from a peer waits for peer recovery (not built
+                            // yet): it stays initializing, never an empty copy posing as one.
+                            if c.recovery_source == Some(RecoverySource::Peer) {
+                                continue;
+                            }
+                            if let Err(reason) = svc.open_shard(table.id, &aid, table.primary_term) {
+                                events.push(ShardEvent::Failed {
+                                    index: name.clone(),
+                                    shard: table.id,
+                                    allocation_id: aid.clone(),
+                                    reason,
+                                });
+                                continue;
+                            }
+                        }
+                        if c.state == ShardState::Initializing {
+                            events.push(ShardEvent::Started {
+                                index: name.clone(),
+                                shard: table.id,
+                                allocation_id: aid,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        // Services of indices that are gone or closed.
+        let stale: Vec<Arc<IndexService>> = {
+            let mut services = self.services.write().unwrap_or_else(|e| e.into_inner());
+            let names: Vec<String> = services
+                .iter()
+                .filter(|(n, s)| {
+                    !st.metadata.indices.get(*n).is_some_and(|m| m.uuid == s.uuid && m.state == IndexState::Open)
+                })
+                .map(|(n, _)| n.clone())
+                .collect();
+            names.into_iter().filter_map(|n| services.remove(&n)).collect()
+        };
+        for s in stale {
+            s.close();
+        }
+        // Files of indices deleted by this state (known to the previous one, absent now).
+        for m in prev.metadata.indices.values().filter(|_| same_history) {
+            if !st.metadata.indices.values().any(|x| x.uuid == m.uuid) {
+                if let Err(e) = std::fs::remove_dir_all(self.index_dir(&m.uuid)) {
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        tracing::warn!(index = %m.name, error = %e, "could not delete index files");
+                    }
+                }
+            }
+        }
+        events
+    }
+
+    /// Waits until the applied state satisfies `done`, at most `timeout`; returns whether it did.
+    pub fn wait_for_state(&self, timeout: Duration, done: impl Fn(&ClusterState) -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if done(&self.state()) {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            applied = self.applied_cv.wait_timeout(applied, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+}

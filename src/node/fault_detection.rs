@@ -1,0 +1,138 @@
+//! Follower checks (OpenSearch's `FollowersChecker`), run by the cluster manager: every
+//! `cluster.fault_detection.follower_check.interval` (1s) it asks each member of the
+//! coordination whether it is alive, with `...follower_check.timeout` (10s); a node of the
+//! cluster state that fails `...follower_check.retry_count` (3) checks in a row leaves it (its
+//! copies are rerouted), and a member that answers again — a node restarted on its data — is
+//! back in it. Leader checks are the coordination's own: a follower that stops hearing the
+//! leader's heartbeats starts an election.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use std::time::Duration;
+
+use super::state_sync::member;
+use crate::cluster::coordination::Coordinator;
+use crate::cluster::ClusterService;
+use crate::node::NodeSettings;
+use crate::transport::Transport;
+
+/// The check a member answers.
+pub const ACTION_FOLLOWER_CHECK: &str = "internal:coordination/fault_detection/follower_check";
+
+/// The follower-check settings.
+#[derive(Debug, Clone)]
+pub struct Checks {
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub retry_count: u32,
+}
+
+fn time_setting(s: &NodeSettings, key: &str, default: Duration) -> Result<Duration, String> {
+    match s.get(key) {
+        None => Ok(default),
+        Some(v) => match crate::cluster::settings::parse_time(v, key) {
+            Ok(Some(d)) if !d.is_zero() => Ok(d),
+            Ok(_) => Err(format!("failed to parse value [{v}] for setting [{key}], must be >= [1ms]")),
+            Err(e) => Err(e.reason.to_string()),
+        },
+    }
+}
+
+impl Checks {
+    /// From `cluster.fault_detection.follower_check.*` (OpenSearch's defaults 1s, 10s, 3).
+    pub fn from_settings(s: &NodeSettings) -> Result<Checks, String> {
+        let key = "cluster.fault_detection.follower_check.retry_count";
+        let retry_count = match s.get(key) {
+            None => 3,
+            Some(v) => v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| format!("Failed to parse value [{v}] for setting [{key}] must be >= 1"))?,
+        };
+        Ok(Checks {
+            interval: time_setting(s, "cluster.fault_detection.follower_check.interval", Duration::from_secs(1))?,
+            timeout: time_setting(s, "cluster.fault_detection.follower_check.timeout", Duration::from_secs(10))?,
+            retry_count,
+        })
+    }
+}
+
+/// Runs the checks until the transport closes. Only the cluster manager acts on them.
+pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: Arc<Transport>, checks: Checks) {
+    let mut failures: HashMap<String, u32> = HashMap::new();
+    loop {
+        tokio::time::sleep(checks.interval).await;
+        if transport.is_closed() {
+            return;
+        }
+        let leader = coordinator.leader().is_some_and(|(id, _)| id == coordinator.id);
+        if !leader {
+            failures.clear();
+            continue;
+        }
+        let published = coordinator.state();
+        if published.version == 0 {
+            continue;
+        }
+        let members: Vec<_> = published
+            .membership
+            .membership()
+            .nodes()
+            .filter(|(_, n)| n.node_id != coordinator.local.node_id)
+            .map(|(_, n)| n.clone())
+            .collect();
+        let probes: Vec<_> = members
+            .iter()
+            .map(|n| {
+                let t = transport.clone();
+                let timeout = checks.timeout;
+                let addr = n.transport_address.parse::<std::net::SocketAddr>();
+                tokio::spawn(async move {
+                    match addr {
+                        Ok(a) => t.request(a, ACTION_FOLLOWER_CHECK, bytes::Bytes::new(), timeout).await.is_ok(),
+                        Err(_) => false,
+                    }
+                })
+            })
+            .collect();
+        let mut answers = Vec::with_capacity(probes.len());
+        for p in probes {
+            answers.push(p.await.unwrap_or(false));
+        }
+        let st = cs.state();
+        let mut join = Vec::new();
+        let mut leave = Vec::new();
+        for (n, ok) in members.iter().zip(answers) {
+            let listed = st.node(&n.node_id).is_some();
+            if ok {
+                failures.remove(&n.node_id);
+                if !listed {
+                    join.push(member(n));
+                }
+            } else {
+                let f = failures.entry(n.node_id.clone()).or_default();
+                *f += 1;
+                if listed && *f >= checks.retry_count {
+                    tracing::info!(node = %n, failures = *f, "follower check failed; removing the node from the cluster");
+                    leave.push(n.node_id.clone());
+                }
+            }
+        }
+        // The manager itself is always a node of the state.
+        if st.node(&coordinator.local.node_id).is_none() {
+            join.push(member(&coordinator.local));
+        }
+        if join.is_empty() && leave.is_empty() {
+            continue;
+        }
+        let cs2 = cs.clone();
+        let r = tokio::task::spawn_blocking(move || cs2.change_nodes(&join, &leave)).await;
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e.reason, "publishing the node change failed; retrying"),
+            Err(e) => tracing::warn!(error = %e, "publishing the node change failed; retrying"),
+        }
+    }
+}
