@@ -24,6 +24,7 @@ use crate::shard::engine::WriteResult;
 use crate::shard::versioning::{Constraints, VersionType};
 
 mod meta;
+pub mod remote;
 mod render;
 #[cfg(test)]
 mod tests;
@@ -40,6 +41,9 @@ pub struct BulkDefaults {
     pub refresh: Refresh,
     pub source: Option<super::source_filter::SourceFilter>,
     pub wait: ActiveWait,
+    /// Run every item here (a shard-level bulk from another node, or this node's part of a
+    /// split one): never split again.
+    pub forwarded: bool,
 }
 
 fn lines(body: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
@@ -53,6 +57,8 @@ fn lines(body: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 struct Item<'a> {
     op: OpType,
     meta: ItemMeta<'a>,
+    /// The action line as given.
+    raw: &'a [u8],
     source: Option<&'a [u8]>,
 }
 
@@ -77,7 +83,7 @@ fn parse_items(body: &[u8]) -> OsResult<Vec<Item<'_>>> {
                 None => return Err(OsError::illegal("The bulk request must be terminated by a newline [\\n]")),
             }
         };
-        items.push(Item { op, meta, source });
+        items.push(Item { op, meta, raw: line, source });
     }
     Ok(items)
 }
@@ -173,6 +179,11 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
     }
     if d.index.is_none() && items.iter().any(|i| i.meta.index.is_none()) {
         return Err(OsError::validation(&["index is missing".into()]));
+    }
+    if !d.forwarded {
+        if let Some(plan) = remote::plan(cs, &items, d) {
+            return remote::execute(cs, &items, plan, d, start);
+        }
     }
     let mut run = Run {
         cs,

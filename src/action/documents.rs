@@ -19,6 +19,8 @@ use crate::shard::versioning::{Constraints, VersionType};
 pub mod active_shards;
 mod ids;
 pub mod mget;
+pub mod remote_get;
+pub mod remote_write;
 
 use active_shards::ActiveShardCount;
 pub use ids::generate_id;
@@ -328,6 +330,20 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
     }
     let svc = write_target(cs, &req.index, req.require_alias)?;
     let (id, auto) = assign_id(req.id, &req.constraints)?;
+    if let Some(node) = remote_write::remote_primary(cs, &svc, &id, req.routing.as_deref()) {
+        check_routing(&svc, &id, req.routing.as_deref())?;
+        return remote_write::write(
+            cs,
+            &node,
+            &svc.name,
+            &id,
+            req.routing.as_deref(),
+            &req.constraints,
+            Some(&req.source),
+            req.refresh,
+            req.wait,
+        );
+    }
     let shard = route_doc(&svc, &id, req.routing.as_deref())?;
     req.wait.check(&svc, shard.id, || {
         let one = active_shards::describe_index(&svc.name, &id, &req.source);
@@ -389,6 +405,11 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
         }
         Err(e) => return Err(e),
     };
+    if let Some(node) = remote_write::remote_primary(cs, &svc, &req.id, req.routing.as_deref()) {
+        check_routing(&svc, &req.id, req.routing.as_deref())?;
+        let (routing, c) = (req.routing.as_deref(), &req.constraints);
+        return remote_write::write(cs, &node, &svc.name, &req.id, routing, c, None, req.refresh, req.wait);
+    }
     let shard = route_doc(&svc, &req.id, req.routing.as_deref())?;
     req.wait.check(&svc, shard.id, || {
         active_shards::describe_shard_request(
@@ -483,8 +504,18 @@ pub fn source_enabled(svc: &IndexService) -> bool {
     svc.mapping().source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) != Some(false)
 }
 
-/// `GET {index}/_doc/{id}`: `(found, body)`.
+/// `GET {index}/_doc/{id}`: `(found, body)`; from another node when this one holds no copy
+/// of the shard.
 pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
+    let svc = read_target(cs, &req.index)?;
+    if let Some(node) = remote_get::remote_holder(cs, &svc, req) {
+        return remote_get::forward(cs, &node, req);
+    }
+    get_local(cs, req)
+}
+
+/// The get on this node's copy.
+pub fn get_local(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     let svc = read_target(cs, &req.index)?;
     let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
     check_routing(&svc, &req.id, req.routing.as_deref())?;

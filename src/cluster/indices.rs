@@ -52,6 +52,8 @@ pub struct ClusterService {
     coordination: std::sync::OnceLock<Arc<dyn super::coordination_view::Coordination>>,
     /// `host:port` the transport is bound to, once it is.
     transport_address: std::sync::OnceLock<String>,
+    /// Calls to other nodes, once the transport runs.
+    remote: std::sync::OnceLock<Arc<dyn super::remote::NodeClient>>,
 }
 
 /// What the applier has done so far.
@@ -214,6 +216,7 @@ impl ClusterService {
             started: Instant::now(),
             coordination: std::sync::OnceLock::new(),
             transport_address: std::sync::OnceLock::new(),
+            remote: std::sync::OnceLock::new(),
         });
         Ok(cs)
     }
@@ -257,6 +260,29 @@ impl ClusterService {
     pub fn set_coordination(&self, c: Arc<dyn super::coordination_view::Coordination>, transport_address: String) {
         let _ = self.coordination.set(c);
         let _ = self.transport_address.set(transport_address);
+    }
+
+    /// Records how to reach other nodes (once, at node start).
+    pub fn set_node_client(&self, c: Arc<dyn super::remote::NodeClient>) {
+        let _ = self.remote.set(c);
+    }
+
+    /// Sends `action` to the node `node_id` of the cluster state and waits for its answer.
+    pub fn send(
+        &self,
+        node_id: &str,
+        action: &str,
+        payload: Vec<u8>,
+        timeout: std::time::Duration,
+    ) -> OsResult<Vec<u8>> {
+        let st = self.state();
+        let node = st
+            .node(node_id)
+            .ok_or_else(|| OsError::new(ErrorKind::NodeNotConnected, format!("[{node_id}] Node not connected")))?;
+        let client = self.remote.get().ok_or_else(|| {
+            OsError::new(ErrorKind::NodeNotConnected, format!("[{node_id}] Node not connected (no transport)"))
+        })?;
+        client.send(node, action, payload, timeout)
     }
 
     /// The coordination as this node sees it, once it runs.

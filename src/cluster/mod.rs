@@ -8,6 +8,7 @@
 //! | `index_service.rs` | an open index: metadata, mapping, analysis, the shard copies held here |
 //! | `indices.rs` | the node's open indices and the metadata updates |
 //! | `resolve.rs` | index expressions → concrete indices |
+//! | `remote.rs` | calls to other nodes as the action layer makes them |
 //! | `state.rs` | the cluster state (members, metadata, routing) and where it is published |
 //! | `applier.rs` | applying a cluster state here: index services, copies opened and closed |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
@@ -35,6 +36,7 @@ pub(crate) mod mapping_limits;
 pub mod metadata;
 pub mod node_state;
 pub(crate) mod refresh_listeners;
+pub mod remote;
 pub(crate) mod resolve;
 pub mod routing;
 pub mod routing_table;

@@ -79,6 +79,7 @@ error_kinds! {
     NamedObjectNotFound = "named_object_not_found_exception", 400, None;
     MapperParsing = "mapper_parsing_exception", 400, None;
     NodeDisconnected = "node_disconnected_exception", 500, None;
+    NodeNotConnected = "node_not_connected_exception", 500, None;
     NoShardAvailableAction = "no_shard_available_action_exception", 503, None;
     NotXContent = "not_x_content_exception", 400, None;
     NullPointer = "null_pointer_exception", 400, Some("java.lang.NullPointerException");

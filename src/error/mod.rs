@@ -114,6 +114,35 @@ impl OsError {
         v
     }
 
+    /// Reads [`OsError::to_json`]'s form back (another node's item error), with `status`. A
+    /// type this node does not know becomes `exception` with the type in the reason.
+    pub fn from_json(v: &Value, status: u16) -> OsError {
+        fn read(v: &Value, status: u16, depth: usize) -> OsError {
+            let ty = v["type"].as_str().unwrap_or("exception");
+            let reason = v["reason"].as_str().unwrap_or_default();
+            let mut e = match ErrorKind::from_name(ty) {
+                Some(kind) => OsError::new(kind, reason),
+                None => OsError::internal(format!("[{ty}] {reason}")),
+            };
+            e.status = status;
+            if let Some(o) = v.as_object() {
+                for (k, x) in o {
+                    match k.as_str() {
+                        "type" | "reason" | "root_cause" | "caused_by" => {}
+                        _ => {
+                            e.meta.insert(k.clone(), x.clone());
+                        }
+                    }
+                }
+                if let (Some(c), true) = (o.get("caused_by"), depth < 16) {
+                    e.caused_by = Some(Box::new(read(c, status, depth + 1)));
+                }
+            }
+            e
+        }
+        read(v, status, 0)
+    }
+
     /// The whole REST error body.
     pub fn to_body(&self) -> Value {
         let mut err = self.to_json();

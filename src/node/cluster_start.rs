@@ -95,6 +95,11 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
             serde_json::to_vec(&a).map(bytes::Bytes::from).map_err(|e| OsError::internal(e.to_string()))
         }
     });
+    super::transport_actions::register(node, &transport);
+    node.cluster.set_node_client(Arc::new(super::transport_actions::TransportClient {
+        transport: transport.clone(),
+        handle: tokio::runtime::Handle::current(),
+    }));
     transport.register_fn(super::fault_detection::ACTION_FOLLOWER_CHECK, |_req| async { Ok(bytes::Bytes::new()) });
     let checks = super::fault_detection::Checks::from_settings(s).map_err(OsError::illegal)?;
     node.cluster.set_coordination(Arc::new(coordinator.clone()), transport_address);

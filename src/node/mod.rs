@@ -5,6 +5,7 @@
 //! | `settings.rs` | `config/fathom.yml` and `-E` overrides |
 //! | `cluster_start.rs` | the transport, the coordination, discovery and bootstrap |
 //! | `fault_detection.rs` | follower checks: nodes leave and rejoin the cluster state |
+//! | `transport_actions.rs` | the actions other nodes call here, and the client that calls them |
 //! | `state_sync.rs` | cluster states through the coordination; the applier thread |
 
 #[cfg(feature = "server")]
@@ -14,6 +15,8 @@ pub mod fault_detection;
 pub mod settings;
 #[cfg(feature = "server")]
 pub mod state_sync;
+#[cfg(feature = "server")]
+pub mod transport_actions;
 
 use std::net::IpAddr;
 use std::path::PathBuf;

@@ -25,7 +25,7 @@ pub struct RaftPublisher {
 
 /// Runs `f` to completion from synchronous code: pool threads block on the runtime; a runtime
 /// worker moves its other tasks away first.
-fn block<F: Future>(handle: &tokio::runtime::Handle, f: F) -> F::Output {
+pub(crate) fn block<F: Future>(handle: &tokio::runtime::Handle, f: F) -> F::Output {
     if tokio::runtime::Handle::try_current().is_ok() {
         tokio::task::block_in_place(|| handle.block_on(f))
     } else {

@@ -187,6 +187,7 @@ fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         refresh: Refresh::parse(req.param("refresh"))?,
         source: source_filter(req),
         wait: active_wait(req)?,
+        forwarded: false,
     };
     let (body, deferred) = bulk::bulk(&node.cluster, &req.body, &d)?;
     Ok(RestResponse::raw_json(200, body).with_deferred(deferred))
