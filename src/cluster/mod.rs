@@ -8,6 +8,7 @@
 //! | `indices.rs` | the node's open indices and the metadata updates |
 //! | `resolve.rs` | index expressions → concrete indices |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
+//! | `allocation/` | where copies should live: reroute, deciders, shard events, explain, health from the table |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
@@ -19,6 +20,7 @@
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
 
+pub mod allocation;
 #[cfg(feature = "server")]
 pub mod coordination;
 pub mod coordination_view;

@@ -1,0 +1,80 @@
+//! Shard allocation: where every copy of every shard should live, decided by the cluster manager
+//! as pure functions over the routing table (OpenSearch's `AllocationService`, its deciders and
+//! the `BalancedShardsAllocator`). No I/O, no clock (the caller passes `now_millis`), no
+//! randomness (the caller passes the allocation id generator).
+//!
+//! | file | holds |
+//! |---|---|
+//! | `settings.rs` | the cluster and index allocation settings, parsed once per call |
+//! | `filter.rs` | `include`/`exclude`/`require` node filters (`DiscoveryNodeFilters`) |
+//! | `deciders.rs` | the allocation deciders, one function each, OpenSearch's names and messages |
+//! | `combine.rs` | the deciders combined: can allocate, can remain, can rebalance, force primary |
+//! | `balance.rs` | the weight model of the balanced allocator |
+//! | `failures.rs` | failing a copy: node left, shard failed, primary promotion, in-sync set |
+//! | `sync.rs` | the table following the metadata: new, deleted, closed indices, replica counts |
+//! | `assign.rs` | assigning unassigned copies: existing stores first, then by weight |
+//! | `reroute.rs` | `reroute` and the shard events (`shard_started`, `shard_failed`) |
+//! | `explain.rs` | `_cluster/allocation/explain`: finding the copy, unassigned copies |
+//! | `explain_move.rs` | explaining a started copy: may it stay, would it move |
+//! | `explain_decisions.rs` | node results, their order, decision names, time values |
+//! | `render.rs` | the `routing_table` / `routing_nodes` of `_cluster/state`, shard summaries |
+//! | `table_health.rs` | cluster health computed from the table |
+//!
+//! Decisions where OpenSearch leaves room (see each file for details):
+//! - A copy lost with its node keeps its allocation id in the in-sync set (OpenSearch's
+//!   `disassociateDeadNodes` fails shards without marking them stale); only `shard_failed`
+//!   (OpenSearch's `markAsStale`) and [`remove_stale_allocation_ids`] shrink it, and the set is
+//!   trimmed to `replicas + 1` ids when it grows (`IndexMetadataUpdater.updateInSyncAllocations`).
+//!   An unassigned copy lost with its node remembers its allocation id (not rendered) and its
+//!   `last_node`: that is this model of the store listing OpenSearch fetches from the nodes.
+//! - Rebalancing and moving started copies are not done: `reroute` only assigns unassigned copies
+//!   and never relocates. `explain` still answers the rebalance questions (`decideRebalance`).
+
+mod assign;
+mod balance;
+mod combine;
+mod deciders;
+mod explain;
+mod explain_decisions;
+mod explain_move;
+mod failures;
+mod filter;
+mod render;
+mod reroute;
+mod settings;
+mod sync;
+mod table_health;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_explain;
+#[cfg(test)]
+mod tests_props;
+
+use std::collections::BTreeMap;
+
+pub use explain::{explain, ExplainRequest};
+pub use render::{render_routing_nodes, render_routing_table};
+pub use reroute::{remove_stale_allocation_ids, reroute, shard_failed, shard_started};
+pub use table_health::{health, ShardHealth, TableIndexHealth};
+
+/// A node of the cluster as allocation sees it. Only nodes with the `data` role hold shards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllocNode {
+    pub id: String,
+    pub name: String,
+    /// Host name or address (`_host`, `_ip`, `cluster.routing.allocation.same_shard.host`).
+    pub host: String,
+    /// `ip:port` of the transport.
+    pub transport_address: String,
+    pub roles: Vec<String>,
+    pub attributes: BTreeMap<String, String>,
+}
+
+impl AllocNode {
+    /// Whether it may hold shards.
+    pub fn is_data(&self) -> bool {
+        self.roles.iter().any(|r| r == "data")
+    }
+}
