@@ -162,12 +162,15 @@ impl RoutingTable {
     }
     /// Every copy with its index name and shard table.
     pub fn copies(&self) -> impl Iterator<Item = (&str, &ShardTable, &ShardCopy)> {
-        self.indices
-            .iter()
-            .flat_map(|(name, ir)| ir.shards.iter().flat_map(move |st| st.copies.iter().map(move |c| (name.as_str(), st, c))))
+        self.indices.iter().flat_map(|(name, ir)| {
+            ir.shards.iter().flat_map(move |st| st.copies.iter().map(move |c| (name.as_str(), st, c)))
+        })
     }
     /// The copies assigned to `node`.
-    pub fn copies_on<'a>(&'a self, node: &'a str) -> impl Iterator<Item = (&'a str, &'a ShardTable, &'a ShardCopy)> + 'a {
+    pub fn copies_on<'a>(
+        &'a self,
+        node: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a ShardTable, &'a ShardCopy)> + 'a {
         self.copies().filter(move |(_, _, c)| c.on(node))
     }
 }

@@ -9,6 +9,11 @@
 //! 3. the rest, primaries first, go to the lowest-weight node the deciders allow; replicas of one
 //!    shard are spread over rounds so that every shard gets its first replica first.
 //!
+//! OpenSearch skips a node whose weight is above the best one so far even when that best node
+//! only throttles, so a later reroute (with other weights) may assign what an earlier one did
+//! not; `reroute` therefore repeats the pass until it assigns nothing (what successive reroutes
+//! reach in OpenSearch), which makes it idempotent.
+//!
 //! Copies that stay unassigned get the status of the attempt (`deciders_no`, ...).
 
 use std::cmp::Ordering;
@@ -78,7 +83,11 @@ pub(crate) fn decide_existing_primary(c: &Ctx, p: &Pos) -> Outcome {
             .iter()
             .filter_map(|h| {
                 let node = c.node(&h.0)?;
-                let d = if force { can_force_allocate_primary(c, sh, node, Debug::Off) } else { can_allocate(c, sh, node, Debug::Off) };
+                let d = if force {
+                    can_force_allocate_primary(c, sh, node, Debug::Off)
+                } else {
+                    can_allocate(c, sh, node, Debug::Off)
+                };
                 Some((d.kind, h))
             })
             .collect()
@@ -202,7 +211,8 @@ fn order(md: &Metadata, a: &Pos, ap: bool, b: &Pos, bp: bool) -> Ordering {
     })
 }
 
-/// Assigns what can be assigned; with `dry_run` only records the statuses.
+/// Assigns what can be assigned and returns how many copies it assigned; with `dry_run` only
+/// records the statuses.
 pub(crate) fn allocate(
     table: &mut RoutingTable,
     md: &Metadata,
@@ -210,7 +220,7 @@ pub(crate) fn allocate(
     s: &AllocSettings,
     new_id: &mut dyn FnMut() -> String,
     dry_run: bool,
-) {
+) -> usize {
     let mut unassigned: Vec<(Pos, bool)> = Vec::new();
     for (name, ir) in &table.indices {
         for (si, st) in ir.shards.iter().enumerate() {
@@ -223,6 +233,7 @@ pub(crate) fn allocate(
     let ids: Vec<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
     let mut model = Model::build(table, &ids, s);
     let mut pending = Vec::new();
+    let mut assigned = 0;
     // Existing stores first: primaries, then replicas.
     for primaries in [true, false] {
         for (p, primary) in unassigned.iter().filter(|u| u.1 == primaries) {
@@ -239,7 +250,7 @@ pub(crate) fn allocate(
             };
             match outcome {
                 Outcome::NotTaken => pending.push((p.clone(), *primary)),
-                o => apply(table, &mut model, p, o, new_id, dry_run),
+                o => assigned += apply(table, &mut model, p, o, new_id, dry_run),
             }
         }
     }
@@ -250,7 +261,8 @@ pub(crate) fn allocate(
         let mut i = 0;
         while i < round.len() {
             let (p, primary) = &round[i];
-            let same = |j: usize| j < round.len() && !round[j].1 && !primary && round[j].0 .0 == p.0 && round[j].0 .1 == p.1;
+            let same =
+                |j: usize| j < round.len() && !round[j].1 && !primary && round[j].0 .0 == p.0 && round[j].0 .1 == p.1;
             let (kind, node, _) = {
                 let c = Ctx { table: &*table, md, nodes: nodes.to_vec(), s };
                 decide_balanced(&c, &model, p, Debug::Off)
@@ -258,23 +270,22 @@ pub(crate) fn allocate(
             let target = node.map(|n| model.nodes[n].id.clone());
             if kind == Kind::Yes {
                 let t = target.unwrap_or_default();
-                apply(table, &mut model, p, Outcome::Assign(t, None), new_id, dry_run);
+                assigned += apply(table, &mut model, p, Outcome::Assign(t, None), new_id, dry_run);
                 while same(i + 1) {
                     next.push(round[i + 1].clone());
                     i += 1;
                 }
             } else {
-                let status = status_of(kind);
-                apply(table, &mut model, p, Outcome::Ignore(status, target), new_id, dry_run);
-                while same(i + 1) {
-                    apply(table, &mut model, &round[i + 1].0.clone(), Outcome::Ignore(status, None), new_id, dry_run);
-                    i += 1;
-                }
+                // OpenSearch gives the other replicas of the shard the same status without asking;
+                // they may differ (a new index's replicas throttle apart, failed attempts), so
+                // each is asked: one reroute then assigns all it can, and a second one nothing.
+                apply(table, &mut model, p, Outcome::Ignore(status_of(kind), target), new_id, dry_run);
             }
             i += 1;
         }
         round = next;
     }
+    assigned
 }
 
 fn apply(
@@ -284,15 +295,34 @@ fn apply(
     o: Outcome,
     new_id: &mut dyn FnMut() -> String,
     dry_run: bool,
-) {
+) -> usize {
     let st = &mut table.indices.get_mut(&p.0).expect("position of a table index").shards[p.1];
     let shard = st.id;
     match o {
         Outcome::Assign(node, reuse) if !dry_run => {
             if let Some(id) = &reuse {
-                // The copy whose data the primary takes no longer offers it.
-                for x in st.copies.iter_mut().filter(|x| x.state == ShardState::Unassigned && x.allocation_id.as_ref() == Some(id)) {
-                    x.allocation_id = None;
+                // The primary takes the data another unassigned copy remembered; that copy now
+                // remembers the primary's old data instead, so no in-sync id is forgotten.
+                let k = st
+                    .copies
+                    .iter()
+                    .position(|x| x.state == ShardState::Unassigned && x.allocation_id.as_ref() == Some(id));
+                if let Some(k) = k.filter(|k| *k != p.2) {
+                    let old_id = st.copies[p.2].allocation_id.take();
+                    let old_node = st.copies[p.2].unassigned.as_ref().and_then(|u| u.last_node.clone());
+                    st.copies[k].allocation_id = old_id;
+                    if let Some(u) = st.copies[k].unassigned.as_mut() {
+                        u.last_node = old_node;
+                    }
+                }
+            }
+            // A copy assigned afresh overwrites whatever data it remembered: that id is stale
+            // now (the set keeps at least one id).
+            if reuse.is_none() {
+                if let Some(old) = st.copies[p.2].allocation_id.take() {
+                    if st.in_sync.len() > 1 {
+                        st.in_sync.retain(|x| *x != old);
+                    }
                 }
             }
             let c = &mut st.copies[p.2];
@@ -306,6 +336,7 @@ fn apply(
             if let Some(i) = model.position(&node) {
                 model.add(i, &p.0, shard, primary);
             }
+            return 1;
         }
         Outcome::Ignore(status, throttled_on) => {
             let primary = st.copies[p.2].primary;
@@ -318,4 +349,5 @@ fn apply(
         }
         _ => {}
     }
+    0
 }

@@ -42,10 +42,19 @@ impl Model {
         let mut m = Model {
             nodes: ids
                 .iter()
-                .map(|id| ModelNode { id: id.to_string(), total: 0, per_index: BTreeMap::new(), highest_primary: BTreeMap::new() })
+                .map(|id| ModelNode {
+                    id: id.to_string(),
+                    total: 0,
+                    per_index: BTreeMap::new(),
+                    highest_primary: BTreeMap::new(),
+                })
                 .collect(),
             total: 0,
-            index_copies: table.indices.iter().map(|(k, ir)| (k.clone(), ir.shards.iter().map(|s| s.copies.len()).sum())).collect(),
+            index_copies: table
+                .indices
+                .iter()
+                .map(|(k, ir)| (k.clone(), ir.shards.iter().map(|s| s.copies.len()).sum()))
+                .collect(),
             theta0,
             theta1,
         };
@@ -94,7 +103,8 @@ impl Model {
     /// `WeightFunction.weight`.
     pub(crate) fn weight(&self, i: usize, index: &str) -> f32 {
         let n = &self.nodes[i];
-        self.theta0 * (n.total as f32 - self.avg()) + self.theta1 * (self.index_count(i, index) as f32 - self.avg_index(index))
+        self.theta0 * (n.total as f32 - self.avg())
+            + self.theta1 * (self.index_count(i, index) as f32 - self.avg_index(index))
     }
 
     /// `weightWithAllocationConstraints`.
@@ -111,7 +121,11 @@ impl Model {
     /// Node indexes sorted by weight for `index`, ties by node id (`NodeSorter.reset`).
     pub(crate) fn sorted(&self, index: &str) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.nodes.len()).collect();
-        v.sort_by(|&a, &b| self.weight(a, index).total_cmp(&self.weight(b, index)).then_with(|| self.nodes[a].id.cmp(&self.nodes[b].id)));
+        v.sort_by(|&a, &b| {
+            self.weight(a, index)
+                .total_cmp(&self.weight(b, index))
+                .then_with(|| self.nodes[a].id.cmp(&self.nodes[b].id))
+        });
         v
     }
 }

@@ -3,6 +3,7 @@
 //! when asked, the YES ones too.
 
 use super::deciders::{self as dc, Ctx, Decision, Kind, ShardRef};
+use super::deciders_load as dl;
 use super::settings::IndexAlloc;
 use super::AllocNode;
 use crate::cluster::routing_table::ShardState;
@@ -61,9 +62,9 @@ pub(crate) fn can_allocate(c: &Ctx, sh: ShardRef, node: &AllocNode, debug: Debug
         dc::enable(c, sh),
         dc::filter(c, sh, node),
         dc::same_shard(c, sh, node),
-        dc::throttling(c, sh, node),
-        dc::shards_limit(c, sh, node, false),
-        dc::awareness(c, sh, node, true),
+        dl::throttling(c, sh, node),
+        dl::shards_limit(c, sh, node, false),
+        dl::awareness(c, sh, node, true),
     )
 }
 
@@ -74,7 +75,7 @@ pub(crate) fn can_allocate_shard(c: &Ctx, sh: ShardRef, debug: Debug) -> Decisio
 
 /// `canRemain(shard, node)`.
 pub(crate) fn can_remain(c: &Ctx, sh: ShardRef, node: &AllocNode, debug: Debug) -> Decisions {
-    decide!(debug; dc::filter(c, sh, node), dc::shards_limit(c, sh, node, true), dc::awareness(c, sh, node, false))
+    decide!(debug; dc::filter(c, sh, node), dl::shards_limit(c, sh, node, true), dl::awareness(c, sh, node, false))
 }
 
 /// `canForceAllocatePrimary`: a primary with data on the node may go there although a decider
@@ -87,7 +88,10 @@ pub(crate) fn can_force_allocate_primary(c: &Ctx, sh: ShardRef, node: &AllocNode
             Decision {
                 decider: d.decider,
                 kind: Kind::Yes,
-                explanation: format!("primary shard [[{}][{}]] allowed to force allocate on node [{}]", sh.index, sh.id, node.id),
+                explanation: format!(
+                    "primary shard [[{}][{}]] allowed to force allocate on node [{}]",
+                    sh.index, sh.id, node.id
+                ),
             }
         } else {
             d
@@ -124,7 +128,12 @@ pub(crate) fn can_rebalance(c: &Ctx, sh: ShardRef, debug: Debug) -> Decisions {
     } else if relocating >= limit {
         Decision { decider: "concurrent_rebalance", kind: Kind::Throttle, explanation: format!("reached the limit of concurrently rebalancing shards [{relocating}], cluster setting [cluster.routing.allocation.cluster_concurrent_rebalance={limit}]") }
     } else {
-        dc_yes("concurrent_rebalance", format!("below threshold [{limit}] for concurrent rebalances, current rebalance shard count [{relocating}]"))
+        dc_yes(
+            "concurrent_rebalance",
+            format!(
+                "below threshold [{limit}] for concurrent rebalances, current rebalance shard count [{relocating}]"
+            ),
+        )
     };
     if !out.add(d, debug) {
         return out;
@@ -146,7 +155,11 @@ fn cluster_rebalance(c: &Ctx) -> Decision {
     const NAME: &str = "cluster_rebalance";
     let t = c.s.allow_rebalance.as_str();
     let copies = || c.table.copies().map(|(_, _, x)| x);
-    let msg = |what: &str| format!("the cluster has {what} and cluster setting [cluster.routing.allocation.allow_rebalance] is set to [{t}]");
+    let msg = |what: &str| {
+        format!(
+            "the cluster has {what} and cluster setting [cluster.routing.allocation.allow_rebalance] is set to [{t}]"
+        )
+    };
     match t {
         "indices_primaries_active" => {
             if copies().any(|x| x.primary && x.state == ShardState::Unassigned) {

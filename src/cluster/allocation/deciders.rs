@@ -1,11 +1,9 @@
 //! The allocation deciders, each a function answering YES, THROTTLE or NO with OpenSearch's
-//! decider name and explanation (`SameShardAllocationDecider`, `FilterAllocationDecider`,
-//! `AwarenessAllocationDecider`, `EnableAllocationDecider`, `MaxRetryAllocationDecider`,
-//! `ShardsLimitAllocationDecider`, `ReplicaAfterPrimaryActiveAllocationDecider`,
-//! `ThrottlingAllocationDecider`). Not modelled: disk thresholds (no disk usage here), node
+//! decider name and explanation: `MaxRetryAllocationDecider`,
+//! `ReplicaAfterPrimaryActiveAllocationDecider`, `EnableAllocationDecider`,
+//! `FilterAllocationDecider`, `SameShardAllocationDecider` here; throttling, shards limit and
+//! awareness in `deciders_load.rs`. Not modelled: disk thresholds (no disk usage here), node
 //! versions (one version), snapshots, resize and remote store.
-
-use std::collections::BTreeSet;
 
 use super::render::{shard_summary, unassigned_summary};
 use super::settings::{AllocSettings, Enable, IndexAlloc};
@@ -40,7 +38,7 @@ pub(crate) struct Decision {
     pub explanation: String,
 }
 
-fn d(decider: &'static str, kind: Kind, explanation: impl Into<String>) -> Decision {
+pub(crate) fn d(decider: &'static str, kind: Kind, explanation: impl Into<String>) -> Decision {
     Decision { decider, kind, explanation: explanation.into() }
 }
 
@@ -83,18 +81,20 @@ impl<'a> Ctx<'a> {
             .count()
     }
     /// Primaries initializing from a store on the node.
-    fn initial_primaries_incoming(&self, node: &str) -> usize {
+    pub(crate) fn initial_primaries_incoming(&self, node: &str) -> usize {
         self.table
             .copies_on(node)
-            .filter(|(_, _, c)| c.primary && c.state == ShardState::Initializing && c.recovery_source != Some(RecoverySource::Peer))
+            .filter(|(_, _, c)| {
+                c.primary && c.state == ShardState::Initializing && c.recovery_source != Some(RecoverySource::Peer)
+            })
             .count()
     }
     /// Peer recoveries into the node; `initial`: replicas of newly created indices only.
-    fn incoming(&self, node: &str, initial: bool) -> usize {
+    pub(crate) fn incoming(&self, node: &str, initial: bool) -> usize {
         self.table.copies_on(node).filter(|(_, _, c)| is_peer_recovery(c) && index_created(c) == initial).count()
     }
     /// Peer recoveries out of the node (from the primaries it holds).
-    fn outgoing(&self, node: &str, initial: bool) -> usize {
+    pub(crate) fn outgoing(&self, node: &str, initial: bool) -> usize {
         self.table
             .indices
             .values()
@@ -124,7 +124,14 @@ pub(crate) fn max_retry(c: &Ctx, sh: ShardRef) -> Decision {
             if i64::from(u.failed_attempts) >= max {
                 d(NAME, Kind::No, format!("shard has exceeded the maximum number of retries [{max}] on failed allocation attempts - manually call [/_cluster/reroute?retry_failed=true] to retry, [{}]", unassigned_summary(u)))
             } else {
-                d(NAME, Kind::Yes, format!("shard has failed allocating [{}] times but [{max}] retries are allowed", u.failed_attempts))
+                d(
+                    NAME,
+                    Kind::Yes,
+                    format!(
+                        "shard has failed allocating [{}] times but [{max}] retries are allowed",
+                        u.failed_attempts
+                    ),
+                )
             }
         }
         _ => d(NAME, Kind::Yes, "shard has no previous failures"),
@@ -176,24 +183,48 @@ pub(crate) fn enable(c: &Ctx, sh: ShardRef) -> Decision {
 pub(crate) fn filter(c: &Ctx, sh: ShardRef, node: &AllocNode) -> Decision {
     const NAME: &str = "filter";
     if let Some(f) = c.s.require.as_ref().filter(|f| !f.matches(node)) {
-        return d(NAME, Kind::No, format!("node does not match cluster setting [cluster.routing.allocation.require] filters [{f}]"));
+        return d(
+            NAME,
+            Kind::No,
+            format!("node does not match cluster setting [cluster.routing.allocation.require] filters [{f}]"),
+        );
     }
     if let Some(f) = c.s.include.as_ref().filter(|f| !f.matches(node)) {
-        return d(NAME, Kind::No, format!("node does not cluster setting [cluster.routing.allocation.include] filters [{f}]"));
+        return d(
+            NAME,
+            Kind::No,
+            format!("node does not cluster setting [cluster.routing.allocation.include] filters [{f}]"),
+        );
     }
     if let Some(f) = c.s.exclude.as_ref().filter(|f| f.matches(node)) {
-        return d(NAME, Kind::No, format!("node matches cluster setting [cluster.routing.allocation.exclude] filters [{f}]"));
+        return d(
+            NAME,
+            Kind::No,
+            format!("node matches cluster setting [cluster.routing.allocation.exclude] filters [{f}]"),
+        );
     }
     if let Some(m) = c.index_md(sh.index) {
         let [require, include, exclude] = IndexAlloc(m).filters();
         if let Some(f) = require.filter(|f| !f.matches(node)) {
-            return d(NAME, Kind::No, format!("node does not match index setting [index.routing.allocation.require] filters [{f}]"));
+            return d(
+                NAME,
+                Kind::No,
+                format!("node does not match index setting [index.routing.allocation.require] filters [{f}]"),
+            );
         }
         if let Some(f) = include.filter(|f| !f.matches(node)) {
-            return d(NAME, Kind::No, format!("node does not match index setting [index.routing.allocation.include] filters [{f}]"));
+            return d(
+                NAME,
+                Kind::No,
+                format!("node does not match index setting [index.routing.allocation.include] filters [{f}]"),
+            );
         }
         if let Some(f) = exclude.filter(|f| f.matches(node)) {
-            return d(NAME, Kind::No, format!("node matches index setting [index.routing.allocation.exclude.] filters [{f}]"));
+            return d(
+                NAME,
+                Kind::No,
+                format!("node matches index setting [index.routing.allocation.exclude.] filters [{f}]"),
+            );
         }
     }
     d(NAME, Kind::Yes, "node passes include/exclude/require filters")
@@ -202,15 +233,31 @@ pub(crate) fn filter(c: &Ctx, sh: ShardRef, node: &AllocNode) -> Decision {
 /// `SameShardAllocationDecider`: never two copies of a shard on one node (or host).
 pub(crate) fn same_shard(c: &Ctx, sh: ShardRef, node: &AllocNode) -> Decision {
     const NAME: &str = "same_shard";
-    let Some(st) = c.shard(sh.index, sh.id) else { return d(NAME, Kind::Yes, "this node does not hold a copy of this shard") };
+    let Some(st) = c.shard(sh.index, sh.id) else {
+        return d(NAME, Kind::Yes, "this node does not hold a copy of this shard");
+    };
     let assigned: Vec<&ShardCopy> = st.copies.iter().filter(|x| x.node.is_some()).collect();
     for a in &assigned {
         if a.on(&node.id) {
             let same = a.allocation_id.is_some() && a.allocation_id == sh.copy.allocation_id && a.node == sh.copy.node;
             return if same {
-                d(NAME, Kind::No, format!("this shard is already allocated to this node [{}]", shard_summary(sh.index, sh.id, sh.copy)))
+                d(
+                    NAME,
+                    Kind::No,
+                    format!(
+                        "this shard is already allocated to this node [{}]",
+                        shard_summary(sh.index, sh.id, sh.copy)
+                    ),
+                )
             } else {
-                d(NAME, Kind::No, format!("a copy of this shard is already allocated to this node [{}]", shard_summary(sh.index, sh.id, a)))
+                d(
+                    NAME,
+                    Kind::No,
+                    format!(
+                        "a copy of this shard is already allocated to this node [{}]",
+                        shard_summary(sh.index, sh.id, a)
+                    ),
+                )
             };
         }
     }
@@ -223,115 +270,4 @@ pub(crate) fn same_shard(c: &Ctx, sh: ShardRef, node: &AllocNode) -> Decision {
         }
     }
     d(NAME, Kind::Yes, "none of the nodes on this host hold a copy of this shard")
-}
-
-/// `ThrottlingAllocationDecider`: initial primary recoveries per node, then peer recoveries in
-/// and out (replicas of new indices count against `node_initial_replicas_recoveries`).
-pub(crate) fn throttling(c: &Ctx, sh: ShardRef, node: &AllocNode) -> Decision {
-    const NAME: &str = "throttling";
-    if sh.copy.primary && sh.copy.state == ShardState::Unassigned {
-        let n = c.initial_primaries_incoming(&node.id) as i64;
-        let limit = c.s.initial_primaries_recoveries;
-        return if n >= limit {
-            d(NAME, Kind::Throttle, format!("reached the limit of ongoing initial primary recoveries [{n}], cluster setting [cluster.routing.allocation.node_initial_primaries_recoveries={limit}]"))
-        } else {
-            d(NAME, Kind::Yes, format!("below primary recovery limit of [{limit}]"))
-        };
-    }
-    let initial = index_created(sh.copy);
-    let incoming = c.incoming(&node.id, initial) as i64;
-    let (in_limit, out_limit) = if initial {
-        (c.s.initial_replicas_recoveries, c.s.initial_replicas_recoveries)
-    } else {
-        (c.s.incoming_recoveries, c.s.outgoing_recoveries)
-    };
-    if incoming >= in_limit {
-        return d(NAME, Kind::Throttle, if initial {
-            format!("reached the limit of incoming shard recoveries [{incoming}], cluster setting [cluster.routing.allocation.node_initial_replicas_recoveries={in_limit}]")
-        } else {
-            format!("reached the limit of incoming shard recoveries [{incoming}], cluster setting [cluster.routing.allocation.node_concurrent_incoming_recoveries={in_limit}] (can also be set via [cluster.routing.allocation.node_concurrent_recoveries])")
-        });
-    }
-    let Some(primary) = c.active_primary(sh.index, sh.id) else {
-        return d(NAME, Kind::No, "primary shard for this replica is not yet active");
-    };
-    let pnode = primary.node.as_deref().unwrap_or_default();
-    let outgoing = c.outgoing(pnode, initial) as i64;
-    if outgoing >= out_limit {
-        return d(NAME, Kind::Throttle, if initial {
-            format!("reached the limit of outgoing shard recoveries [{outgoing}] on the node [{pnode}] which holds the primary, cluster setting [cluster.routing.allocation.node_initial_replicas_recoveries={in_limit}]")
-        } else {
-            format!("reached the limit of outgoing shard recoveries [{outgoing}] on the node [{pnode}] which holds the primary, cluster setting [cluster.routing.allocation.node_concurrent_outgoing_recoveries={out_limit}] (can also be set via [cluster.routing.allocation.node_concurrent_recoveries])")
-        });
-    }
-    d(NAME, Kind::Yes, format!("below shard recovery limit of outgoing: [{outgoing} < {out_limit}] incoming: [{incoming} < {in_limit}]"))
-}
-
-/// `ShardsLimitAllocationDecider`: `remain` compares with `>` instead of `>=`.
-pub(crate) fn shards_limit(c: &Ctx, sh: ShardRef, node: &AllocNode, remain: bool) -> Decision {
-    const NAME: &str = "shards_limit";
-    let index_limit = c.index_md(sh.index).map_or(-1, |m| IndexAlloc(m).total_shards_per_node());
-    let cluster_limit = c.s.total_shards_per_node;
-    if index_limit <= 0 && cluster_limit <= 0 {
-        return d(NAME, Kind::Yes, format!("total shard limits are disabled: [index: {index_limit}, cluster: {cluster_limit}] <= 0"));
-    }
-    let over = |count: i64, limit: i64| if remain { count > limit } else { count >= limit };
-    let count = c.owning(&node.id, None) as i64;
-    if cluster_limit > 0 && over(count, cluster_limit) {
-        return d(NAME, Kind::No, format!("too many shards [{count}] allocated to this node, cluster setting [cluster.routing.allocation.total_shards_per_node={cluster_limit}]"));
-    }
-    if index_limit > 0 {
-        let n = c.owning(&node.id, Some(sh.index)) as i64;
-        if over(n, index_limit) {
-            return d(NAME, Kind::No, format!("too many shards [{n}] allocated to this node for index [{}], index setting [index.routing.allocation.total_shards_per_node={index_limit}]", sh.index));
-        }
-    }
-    d(NAME, Kind::Yes, format!("the shard count [{count}] for this node is under the index limit [{index_limit}] and cluster level node limit [{cluster_limit}]"))
-}
-
-/// `AwarenessAllocationDecider`: copies spread over the values of each awareness attribute.
-pub(crate) fn awareness(c: &Ctx, sh: ShardRef, node: &AllocNode, move_to_node: bool) -> Decision {
-    const NAME: &str = "awareness";
-    if c.s.awareness.is_empty() {
-        return d(NAME, Kind::Yes, "allocation awareness is not enabled, set cluster setting [cluster.routing.allocation.awareness.attributes] to enable it");
-    }
-    if c.index_md(sh.index).is_some_and(|m| IndexAlloc(m).auto_expand_all()) {
-        return d(NAME, Kind::Yes, "allocation awareness is ignored, this index is set to auto-expand to all");
-    }
-    let Some(st) = c.shard(sh.index, sh.id) else { return d(NAME, Kind::Yes, "node meets all awareness attribute requirements") };
-    let shard_count = st.copies.len();
-    for attr in &c.s.awareness {
-        let Some(value) = node.attributes.get(attr) else {
-            return d(NAME, Kind::No, format!("node does not contain the awareness attribute [{attr}]; required attributes cluster setting [cluster.routing.allocation.awareness.attributes={}]", c.s.awareness.join(",")));
-        };
-        let attr_of = |id: &str| c.node(id).and_then(|n| n.attributes.get(attr));
-        let mut count = st
-            .copies
-            .iter()
-            .filter(|x| matches!(x.state, ShardState::Started | ShardState::Initializing))
-            .filter(|x| x.node.as_deref().and_then(attr_of) == Some(value))
-            .count();
-        if move_to_node {
-            match sh.copy.node.as_deref() {
-                Some(current) if current != node.id => {
-                    if attr_of(current) == Some(value) && count > 0 {
-                        count -= 1;
-                    }
-                    count += 1;
-                }
-                Some(_) => {}
-                None => count += 1,
-            }
-        }
-        let mut values: BTreeSet<&str> = c.nodes.iter().filter_map(|n| n.attributes.get(attr).map(String::as_str)).collect();
-        if let Some((_, forced)) = c.s.forced_awareness.iter().find(|(a, _)| a == attr) {
-            values.extend(forced.iter().map(String::as_str));
-        }
-        let attributes = values.len().max(1);
-        let max = shard_count.div_ceil(attributes);
-        if count > max {
-            return d(NAME, Kind::No, format!("there are too many copies of the shard allocated to nodes with attribute [{attr}], there are [{shard_count}] total configured shard copies for this shard id and [{attributes}] total attribute values, expected the allocated shard count per attribute [{count}] to be less than or equal to the upper bound of the required number of shards per attribute [{max}]"));
-        }
-    }
-    d(NAME, Kind::Yes, "node meets all awareness attribute requirements")
 }

@@ -44,7 +44,13 @@ impl std::fmt::Display for ExplainRequest {
             f.write_str("useAnyUnassignedShard=true")?;
         } else {
             let opt = |v: Option<String>| v.unwrap_or_else(|| "null".into());
-            write!(f, "index={},shard={},primary?={}", opt(self.index.clone()), opt(self.shard.map(|s| s.to_string())), opt(self.primary.map(|p| p.to_string())))?;
+            write!(
+                f,
+                "index={},shard={},primary?={}",
+                opt(self.index.clone()),
+                opt(self.shard.map(|s| s.to_string())),
+                opt(self.primary.map(|p| p.to_string()))
+            )?;
             if let Some(n) = &self.current_node {
                 write!(f, ",currentNode={n}")?;
             }
@@ -62,7 +68,9 @@ fn resolve_node<'a>(nodes: &[&'a AllocNode], name: &str) -> OsResult<&'a AllocNo
     match found.len() {
         0 => Err(OsError::illegal(format!("failed to resolve [{name}], no matching nodes"))),
         1 => Ok(found[0]),
-        k => Err(OsError::illegal(format!("resolved [{name}] into [{k}] nodes, where expected to be resolved to a single node"))),
+        k => Err(OsError::illegal(format!(
+            "resolved [{name}] into [{k}] nodes, where expected to be resolved to a single node"
+        ))),
     }
 }
 
@@ -79,7 +87,9 @@ fn find(table: &RoutingTable, all: &[&AllocNode], req: &ExplainRequest) -> OsRes
         return Err(OsError::illegal(format!("unable to find any unassigned shards to explain [{req}]")));
     }
     let mut errors = Vec::new();
-    for (missing, what) in [(req.index.is_none(), "index"), (req.shard.is_none(), "shard"), (req.primary.is_none(), "primary")] {
+    for (missing, what) in
+        [(req.index.is_none(), "index"), (req.shard.is_none(), "shard"), (req.primary.is_none(), "primary")]
+    {
         if missing {
             errors.push(format!("{what} must be specified"));
         }
@@ -87,7 +97,8 @@ fn find(table: &RoutingTable, all: &[&AllocNode], req: &ExplainRequest) -> OsRes
     if !errors.is_empty() {
         return Err(OsError::validation(&errors));
     }
-    let (index, shard, primary) = (req.index.clone().unwrap_or_default(), req.shard.unwrap_or(0), req.primary.unwrap_or(false));
+    let (index, shard, primary) =
+        (req.index.clone().unwrap_or_default(), req.shard.unwrap_or(0), req.primary.unwrap_or(false));
     let ir = table.indices.get(&index).ok_or_else(|| OsError::index_not_found(&index))?;
     let si = ir.shards.iter().position(|s| s.id == shard).ok_or_else(|| {
         OsError::new(ErrorKind::ShardNotFound, "no such shard")
@@ -102,14 +113,20 @@ fn find(table: &RoutingTable, all: &[&AllocNode], req: &ExplainRequest) -> OsRes
         let ci = st.copies.iter().position(|c| c.primary);
         if let (Some(n), Some(ci)) = (current, ci) {
             if !st.copies[ci].on(&n.id) {
-                return Err(OsError::illegal(format!("unable to find primary shard assigned to node [{}]", req.current_node.as_deref().unwrap_or_default())));
+                return Err(OsError::illegal(format!(
+                    "unable to find primary shard assigned to node [{}]",
+                    req.current_node.as_deref().unwrap_or_default()
+                )));
             }
         }
         ci
     } else if let Some(n) = current {
         let ci = st.copies.iter().position(|c| !c.primary && c.on(&n.id));
         if ci.is_none() {
-            return Err(OsError::illegal(format!("unable to find a replica shard assigned to node [{}]", req.current_node.as_deref().unwrap_or_default())));
+            return Err(OsError::illegal(format!(
+                "unable to find a replica shard assigned to node [{}]",
+                req.current_node.as_deref().unwrap_or_default()
+            )));
         }
         ci
     } else {
@@ -121,7 +138,9 @@ fn find(table: &RoutingTable, all: &[&AllocNode], req: &ExplainRequest) -> OsRes
                 pick = Some(i);
                 break;
             }
-            if c.state == ShardState::Started && f.is_some_and(|f| matches!(f.state, ShardState::Initializing | ShardState::Relocating)) {
+            if c.state == ShardState::Started
+                && f.is_some_and(|f| matches!(f.state, ShardState::Initializing | ShardState::Relocating))
+            {
                 pick = Some(i);
             }
         }
@@ -189,7 +208,11 @@ pub fn explain(
         None => {
             let name = current.map_or_else(|| copy.node.clone().unwrap_or_default(), |n| n.name.clone());
             let e = if copy.state == ShardState::Relocating {
-                let to = copy.relocating_node.as_deref().and_then(|r| all.iter().find(|x| x.id == r)).map_or("", |n| n.name.as_str());
+                let to = copy
+                    .relocating_node
+                    .as_deref()
+                    .and_then(|r| all.iter().find(|x| x.id == r))
+                    .map_or("", |n| n.name.as_str());
                 format!("the shard is in the process of relocating from node [{name}] to node [{to}], wait until relocation has completed")
             } else {
                 format!("the shard is in the process of initializing on node [{name}], wait until initialization has completed")
@@ -210,23 +233,21 @@ fn allocate_decision(c: &Ctx, p: &Pos, debug: Debug, now_millis: i64) -> Map<Str
     if copy.primary && copy.recovery_source == Some(RecoverySource::ExistingStore) {
         // PrimaryShardAllocator.
         let holders = in_sync_holders(c, p);
-        let mut force = false;
         let mut decided: Vec<(&AllocNode, super::combine::Decisions, String)> = Vec::new();
         for pass in [false, true] {
             decided = holders
                 .iter()
                 .filter_map(|h| {
                     let n = c.node(&h.0)?;
-                    let d = if pass { can_force_allocate_primary(c, sh, n, debug) } else { can_allocate(c, sh, n, debug) };
+                    let d =
+                        if pass { can_force_allocate_primary(c, sh, n, debug) } else { can_allocate(c, sh, n, debug) };
                     Some((n, d, h.1.clone()))
                 })
                 .collect();
-            force = pass;
             if decided.iter().any(|d| d.1.kind != Kind::No) {
                 break;
             }
         }
-        let _ = force;
         let yes = decided.iter().find(|d| d.1.kind == Kind::Yes);
         outcome = if holders.is_empty() {
             Outcome::NoValidShardCopy
@@ -250,12 +271,19 @@ fn allocate_decision(c: &Ctx, p: &Pos, debug: Debug, now_millis: i64) -> Map<Str
                     ranking: 0,
                     decisions: Some(d.clone()),
                 }),
-                None => results.push(NodeResult { node: n, outcome: Outcome::No, store: Some(json!({"found": false})), ranking: 0, decisions: None }),
+                None => results.push(NodeResult {
+                    node: n,
+                    outcome: Outcome::No,
+                    store: Some(json!({"found": false})),
+                    ranking: 0,
+                    decisions: None,
+                }),
             }
         }
     } else if !copy.primary && u.is_some_and(|u| u.reason != "INDEX_CREATED") && replica_taken(c, p, now_millis) {
         // ReplicaShardAllocator.
-        let per: Vec<(&AllocNode, super::combine::Decisions)> = c.nodes.iter().map(|n| (*n, can_allocate(c, sh, n, debug))).collect();
+        let per: Vec<(&AllocNode, super::combine::Decisions)> =
+            c.nodes.iter().map(|n| (*n, can_allocate(c, sh, n, debug))).collect();
         let best = per.iter().map(|x| x.1.kind).max().unwrap_or(Kind::No);
         let last = u.and_then(|u| u.last_node.as_deref()).filter(|_| u.is_some_and(|u| u.reason == "NODE_LEFT"));
         let matching = last.and_then(|l| per.iter().find(|x| x.0.id == l && x.1.kind != Kind::No));
@@ -269,7 +297,16 @@ fn allocate_decision(c: &Ctx, p: &Pos, debug: Debug, now_millis: i64) -> Map<Str
             let total = c.index_md(&p.0).map_or(60_000, |m| IndexAlloc(m).delayed_timeout_millis());
             (Outcome::AllocationDelayed, None, Some((total, remaining_delay(c, &p.0, copy, now_millis))))
         };
-        results = per.into_iter().map(|(n, d)| NodeResult { node: n, outcome: Outcome::of(d.kind), store: None, ranking: 0, decisions: Some(d) }).collect();
+        results = per
+            .into_iter()
+            .map(|(n, d)| NodeResult {
+                node: n,
+                outcome: Outcome::of(d.kind),
+                store: None,
+                ranking: 0,
+                decisions: Some(d),
+            })
+            .collect();
     } else {
         // BalancedShardsAllocator.decideAllocateUnassigned.
         let ids: Vec<&str> = c.nodes.iter().map(|n| n.id.as_str()).collect();
@@ -282,7 +319,13 @@ fn allocate_decision(c: &Ctx, p: &Pos, debug: Debug, now_millis: i64) -> Map<Str
             .enumerate()
             .filter_map(|(r, (i, _, d))| {
                 let n = c.node(&model.nodes[i].id)?;
-                Some(NodeResult { node: n, outcome: Outcome::of(d.kind), store: None, ranking: r + 1, decisions: Some(d) })
+                Some(NodeResult {
+                    node: n,
+                    outcome: Outcome::of(d.kind),
+                    store: None,
+                    ranking: r + 1,
+                    decisions: Some(d),
+                })
             })
             .collect();
         outcome = Outcome::of(kind);

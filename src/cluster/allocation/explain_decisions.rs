@@ -122,7 +122,11 @@ pub(crate) fn time_value(ms: i64) -> String {
     for (suffix, unit) in [("d", 86_400_000u64), ("h", 3_600_000), ("m", 60_000), ("s", 1000)] {
         if ms >= unit {
             let tenths = ms * 10 / unit;
-            return if tenths % 10 == 0 { format!("{}{suffix}", tenths / 10) } else { format!("{}.{}{suffix}", tenths / 10, tenths % 10) };
+            return if tenths % 10 == 0 {
+                format!("{}{suffix}", tenths / 10)
+            } else {
+                format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+            };
         }
     }
     format!("{ms}ms")

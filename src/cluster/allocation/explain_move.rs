@@ -34,7 +34,13 @@ pub(crate) fn move_decision(c: &Ctx, p: &Pos, debug: Debug) -> Option<(Map<Strin
                     target = Some(n);
                 }
             }
-            results.push(NodeResult { node: n, outcome: Outcome::of(d.kind), store: None, ranking: rank + 1, decisions: Some(d) });
+            results.push(NodeResult {
+                node: n,
+                outcome: Outcome::of(d.kind),
+                store: None,
+                ranking: rank + 1,
+                decisions: Some(d),
+            });
         }
         if let Some(t) = target {
             m.insert("target_node".into(), Value::Object(node_object(t)));
@@ -62,7 +68,8 @@ pub(crate) fn move_decision(c: &Ctx, p: &Pos, debug: Debug) -> Option<(Map<Strin
     let current_weight = model.weight(ci, &p.0);
     let mut decision = Kind::No;
     let mut target = None;
-    let (mut better, mut same, mut worse): (Vec<(usize, Decisions)>, Vec<(usize, Decisions)>, Vec<(usize, Decisions)>) = Default::default();
+    let (mut better, mut same, mut worse): (Vec<(usize, Decisions)>, Vec<(usize, Decisions)>, Vec<(usize, Decisions)>) =
+        Default::default();
     for &i in order.iter().filter(|&&i| i != ci) {
         let Some(n) = c.node(&model.nodes[i].id) else { continue };
         let d = can_allocate(c, sh, n, debug);
@@ -89,20 +96,39 @@ pub(crate) fn move_decision(c: &Ctx, p: &Pos, debug: Debug) -> Option<(Map<Strin
     let mut rank = 0;
     for (i, d) in better {
         rank += 1;
-        results.push(NodeResult { node: c.node(&model.nodes[i].id)?, outcome: Outcome::of(d.kind), store: None, ranking: rank, decisions: Some(d) });
+        results.push(NodeResult {
+            node: c.node(&model.nodes[i].id)?,
+            outcome: Outcome::of(d.kind),
+            store: None,
+            ranking: rank,
+            decisions: Some(d),
+        });
     }
     rank += 1;
     let current_rank = rank;
     let worse_balance = |d: &Decisions| if d.kind == Kind::No { Outcome::No } else { Outcome::WorseBalance };
     for (i, d) in same {
-        results.push(NodeResult { node: c.node(&model.nodes[i].id)?, outcome: worse_balance(&d), store: None, ranking: current_rank, decisions: Some(d) });
+        results.push(NodeResult {
+            node: c.node(&model.nodes[i].id)?,
+            outcome: worse_balance(&d),
+            store: None,
+            ranking: current_rank,
+            decisions: Some(d),
+        });
     }
     for (i, d) in worse {
         rank += 1;
-        results.push(NodeResult { node: c.node(&model.nodes[i].id)?, outcome: worse_balance(&d), store: None, ranking: rank, decisions: Some(d) });
+        results.push(NodeResult {
+            node: c.node(&model.nodes[i].id)?,
+            outcome: worse_balance(&d),
+            store: None,
+            ranking: rank,
+            decisions: Some(d),
+        });
     }
     let any_yes = results.iter().any(|r| r.outcome == Outcome::Yes);
-    let (outcome, target) = if rebalance.kind != Kind::Yes { (Outcome::of(rebalance.kind), None) } else { (Outcome::of(decision), target) };
+    let (outcome, target) =
+        if rebalance.kind != Kind::Yes { (Outcome::of(rebalance.kind), None) } else { (Outcome::of(decision), target) };
     let e = match rebalance.kind {
         Kind::No => format!("rebalancing is not allowed{}", if any_yes { ", even though there is at least one node on which the shard can be allocated" } else { "" }),
         Kind::Throttle => "rebalancing is throttled".into(),

@@ -9,8 +9,9 @@
 //! - The in-sync set shrinks only for `shard_failed` (OpenSearch's `markAsStale`), never when a
 //!   node leaves: the departed copy may come back with every acknowledged write. A failed primary
 //!   keeps its id when no active copy remains, so that the set never empties.
-//! - A copy lost with its node remembers its allocation id (not rendered) and `last_node`: when
-//!   that node is back, a primary can be recovered there from the data it holds.
+//! - A failed or lost copy whose id stays in-sync (lost with its node, or a failed primary with
+//!   nothing active left) remembers its allocation id (not rendered) and `last_node`: a primary can be recovered there from the data
+//!   that node holds (OpenSearch asks the nodes for it; `max_retries` bounds the attempts).
 
 use crate::cluster::routing_table::{RecoverySource, ShardCopy, ShardState, ShardTable, UnassignedInfo};
 
@@ -21,13 +22,16 @@ pub(crate) struct Failure {
     pub at_millis: i64,
     /// `index.unassigned.node_left.delayed_timeout` is positive (node left only).
     pub delayed: bool,
-    /// The copy went with its node (its data may come back).
-    pub lost_with_node: bool,
     /// Remove its allocation id from the in-sync set (`markAsStale`).
     pub mark_stale: bool,
 }
 
-fn unassigned_copy(primary: bool, source: RecoverySource, remembered: Option<String>, info: UnassignedInfo) -> ShardCopy {
+fn unassigned_copy(
+    primary: bool,
+    source: RecoverySource,
+    remembered: Option<String>,
+    info: UnassignedInfo,
+) -> ShardCopy {
     ShardCopy {
         primary,
         state: ShardState::Unassigned,
@@ -78,11 +82,16 @@ pub(crate) fn fail_copy(st: &mut ShardTable, i: usize, f: &Failure) {
         last_node: c.node.clone(),
         allocation_status: "no_attempt".into(),
     };
-    let remembered = if f.lost_with_node && c.active() { id.clone() } else { None };
+    // A copy whose id stays in-sync keeps data the cluster needs on its node (lost with it, or a
+    // failed primary with nothing active left): remember where it is.
+    let readd = removed && c.primary && !st.copies.iter().enumerate().any(|(j, x)| j != i && x.active());
+    let remembered = id.clone().filter(|a| readd || st.in_sync.contains(a));
     if c.primary && c.active() {
         st.primary_term += 1;
         let candidate = st.copies.iter().position(|r| {
-            !r.primary && r.state == ShardState::Started && r.allocation_id.as_ref().is_some_and(|a| st.in_sync.contains(a))
+            !r.primary
+                && r.state == ShardState::Started
+                && r.allocation_id.as_ref().is_some_and(|a| st.in_sync.contains(a))
         });
         match candidate {
             Some(j) => {
@@ -99,7 +108,7 @@ pub(crate) fn fail_copy(st: &mut ShardTable, i: usize, f: &Failure) {
     } else {
         st.copies[i] = unassigned_copy(false, RecoverySource::Peer, remembered, info);
     }
-    if removed && c.primary && !st.copies.iter().any(ShardCopy::active) {
+    if readd {
         if let Some(id) = id {
             st.in_sync.push(id);
         }
@@ -111,7 +120,10 @@ pub(crate) fn fail_copy(st: &mut ShardTable, i: usize, f: &Failure) {
 pub(crate) fn fail_departed(st: &mut ShardTable, alive: &dyn Fn(&str) -> bool, now_millis: i64, delayed: bool) {
     for pass_primary in [false, true] {
         loop {
-            let gone = st.copies.iter().position(|c| c.primary == pass_primary && c.node.as_deref().is_some_and(|n| !alive(n)));
+            let gone = st
+                .copies
+                .iter()
+                .position(|c| c.primary == pass_primary && c.node.as_deref().is_some_and(|n| !alive(n)));
             let Some(i) = gone else { break };
             let node = st.copies[i].node.clone().unwrap_or_default();
             let f = Failure {
@@ -119,7 +131,6 @@ pub(crate) fn fail_departed(st: &mut ShardTable, alive: &dyn Fn(&str) -> bool, n
                 details: format!("node_left [{node}]"),
                 at_millis: now_millis,
                 delayed,
-                lost_with_node: true,
                 mark_stale: false,
             };
             fail_copy(st, i, &f);

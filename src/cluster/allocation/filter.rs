@@ -105,8 +105,7 @@ impl NodeFilters {
 impl fmt::Display for NodeFilters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let op = if self.op == OpType::And { " AND " } else { " OR " };
-        let parts: Vec<String> =
-            self.filters.iter().map(|(k, vs)| format!("{k}:\"{}\"", vs.join(op))).collect();
+        let parts: Vec<String> = self.filters.iter().map(|(k, vs)| format!("{k}:\"{}\"", vs.join(op))).collect();
         f.write_str(&parts.join(","))
     }
 }

@@ -8,6 +8,7 @@
 //! | `settings.rs` | the cluster and index allocation settings, parsed once per call |
 //! | `filter.rs` | `include`/`exclude`/`require` node filters (`DiscoveryNodeFilters`) |
 //! | `deciders.rs` | the allocation deciders, one function each, OpenSearch's names and messages |
+//! | `deciders_load.rs` | the deciders about node load: throttling, shards limit, awareness |
 //! | `combine.rs` | the deciders combined: can allocate, can remain, can rebalance, force primary |
 //! | `balance.rs` | the weight model of the balanced allocator |
 //! | `failures.rs` | failing a copy: node left, shard failed, primary promotion, in-sync set |
@@ -34,6 +35,7 @@ mod assign;
 mod balance;
 mod combine;
 mod deciders;
+mod deciders_load;
 mod explain;
 mod explain_decisions;
 mod explain_move;
@@ -47,6 +49,8 @@ mod table_health;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_deciders;
 #[cfg(test)]
 mod tests_explain;
 #[cfg(test)]

@@ -132,7 +132,8 @@ pub fn render_routing_table(table: &RoutingTable, md: &Metadata) -> Value {
     for (name, ir) in table.indices.iter().filter(|(n, _)| md.indices.contains_key(*n)) {
         let mut shards = Map::new();
         for st in &ir.shards {
-            shards.insert(st.id.to_string(), Value::Array(st.copies.iter().map(|c| copy_json(name, st.id, c)).collect()));
+            shards
+                .insert(st.id.to_string(), Value::Array(st.copies.iter().map(|c| copy_json(name, st.id, c)).collect()));
         }
         indices.insert(name.clone(), json!({"shards": shards}));
     }

@@ -63,7 +63,13 @@ pub fn reroute(
             }
         }
     }
-    allocate(&mut t, md, &data, &s, new_id, false);
+    // Until a pass assigns nothing (each pass assigns at least one copy or ends it).
+    let unassigned = t.copies().filter(|(_, _, c)| c.state == ShardState::Unassigned).count();
+    for _ in 0..=unassigned {
+        if allocate(&mut t, md, &data, &s, new_id, false) == 0 {
+            break;
+        }
+    }
     // Record every remaining copy's status against the final table, so that a second reroute
     // (which assigns nothing more) records the same ones.
     allocate(&mut t, md, &data, &s, new_id, true);
@@ -79,7 +85,12 @@ fn shard_mut<'a>(t: &'a mut RoutingTable, index: &str, shard: u32) -> Result<&'a
 
 /// An initializing copy finished recovering: it becomes `STARTED` and its allocation id joins
 /// the in-sync set. An unknown or stale allocation id is an error (the caller ignores it).
-pub fn shard_started(table: &RoutingTable, index: &str, shard: u32, allocation_id: &str) -> Result<RoutingTable, String> {
+pub fn shard_started(
+    table: &RoutingTable,
+    index: &str,
+    shard: u32,
+    allocation_id: &str,
+) -> Result<RoutingTable, String> {
     let mut t = table.clone();
     let st = shard_mut(&mut t, index, shard)?;
     let c = st
@@ -117,7 +128,6 @@ pub fn shard_failed(
         details: reason.to_string(),
         at_millis: now_millis,
         delayed: false,
-        lost_with_node: false,
         mark_stale: true,
     };
     fail_copy(st, i, &f);
@@ -127,12 +137,19 @@ pub fn shard_failed(
 /// The primary found in-sync copies it cannot reach that have no assigned copy any more
 /// (`removeStaleIdsWithoutRoutings`): their ids leave the in-sync set, unless that would empty
 /// it, and their data is no longer a candidate for the primary.
-pub fn remove_stale_allocation_ids(table: &RoutingTable, index: &str, shard: u32, ids: &[String]) -> Result<RoutingTable, String> {
+pub fn remove_stale_allocation_ids(
+    table: &RoutingTable,
+    index: &str,
+    shard: u32,
+    ids: &[String],
+) -> Result<RoutingTable, String> {
     let mut t = table.clone();
     let st = shard_mut(&mut t, index, shard)?;
     let stale: Vec<String> = ids
         .iter()
-        .filter(|id| !st.copies.iter().any(|c| c.state != ShardState::Unassigned && c.allocation_id.as_ref() == Some(*id)))
+        .filter(|id| {
+            !st.copies.iter().any(|c| c.state != ShardState::Unassigned && c.allocation_id.as_ref() == Some(*id))
+        })
         .cloned()
         .collect();
     let remaining: Vec<String> = st.in_sync.iter().filter(|x| !stale.contains(x)).cloned().collect();

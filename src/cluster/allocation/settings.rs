@@ -101,7 +101,9 @@ impl AllocSettings {
         forced.sort();
         AllocSettings {
             enable: s("cluster.routing.allocation.enable").and_then(|v| Enable::parse(&v)).unwrap_or(Enable::All),
-            rebalance_enable: s("cluster.routing.rebalance.enable").map(|v| v.to_ascii_lowercase()).unwrap_or("all".into()),
+            rebalance_enable: s("cluster.routing.rebalance.enable")
+                .map(|v| v.to_ascii_lowercase())
+                .unwrap_or("all".into()),
             same_host: s("cluster.routing.allocation.same_shard.host").as_deref() == Some("true"),
             require: NodeFilters::from_settings(m, "cluster.routing.allocation.require.", OpType::And),
             include: NodeFilters::from_settings(m, "cluster.routing.allocation.include.", OpType::Or),

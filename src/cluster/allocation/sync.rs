@@ -6,7 +6,9 @@
 
 use super::settings::desired_replicas;
 use crate::cluster::metadata::{IndexMetadata, IndexState, Metadata};
-use crate::cluster::routing_table::{IndexRouting, RecoverySource, RoutingTable, ShardCopy, ShardState, ShardTable, UnassignedInfo};
+use crate::cluster::routing_table::{
+    IndexRouting, RecoverySource, RoutingTable, ShardCopy, ShardState, ShardTable, UnassignedInfo,
+};
 
 /// A new unassigned copy.
 pub(crate) fn new_unassigned(primary: bool, reason: &str, now_millis: i64) -> ShardCopy {
@@ -42,25 +44,38 @@ fn new_index(m: &IndexMetadata, replicas: u32, now_millis: i64) -> IndexRouting 
 
 /// Removes one replica: unassigned ones first, then initializing, then started. Its allocation
 /// id leaves the in-sync set (a copy dropped on purpose holds nothing the cluster needs), unless
-/// that would empty the set.
+/// that would empty the set. An unassigned replica that remembers in-sync data on a departed node
+/// hands that memory to an unassigned primary that has none, so the primary can still use it.
 fn remove_replica(st: &mut ShardTable) {
     let pick = [ShardState::Unassigned, ShardState::Initializing, ShardState::Started, ShardState::Relocating]
         .iter()
         .find_map(|s| st.copies.iter().position(|c| !c.primary && c.state == *s));
     let Some(i) = pick else { return };
     let c = st.copies.remove(i);
-    if let Some(id) = c.allocation_id.filter(|_| c.state != ShardState::Unassigned) {
-        if st.in_sync.len() > 1 {
-            st.in_sync.retain(|x| *x != id);
+    let Some(id) = c.allocation_id.filter(|a| st.in_sync.contains(a)) else { return };
+    let in_sync = &st.in_sync;
+    let primary = st.copies.iter_mut().find(|x| x.primary);
+    match primary {
+        Some(p)
+            if c.state == ShardState::Unassigned
+                && p.state == ShardState::Unassigned
+                && p.allocation_id.as_ref().is_none_or(|a| !in_sync.contains(a)) =>
+        {
+            p.allocation_id = Some(id);
+            if let Some(u) = p.unassigned.as_mut() {
+                u.last_node = c.unassigned.and_then(|u| u.last_node);
+            }
         }
+        _ if st.in_sync.len() > 1 => st.in_sync.retain(|x| *x != id),
+        _ => {}
     }
 }
 
 /// Brings `table` in line with `md` over `data_nodes` data nodes.
 pub(crate) fn sync(table: &mut RoutingTable, md: &Metadata, data_nodes: u32, now_millis: i64) {
-    table.indices.retain(|name, ir| {
-        md.indices.get(name).is_some_and(|m| m.state == IndexState::Open && m.uuid == ir.uuid)
-    });
+    table
+        .indices
+        .retain(|name, ir| md.indices.get(name).is_some_and(|m| m.state == IndexState::Open && m.uuid == ir.uuid));
     for (name, m) in &md.indices {
         if m.state != IndexState::Open {
             continue;

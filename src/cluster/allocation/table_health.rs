@@ -99,7 +99,11 @@ pub fn health(table: &crate::cluster::routing_table::RoutingTable, md: &Metadata
         }
         let shards: Vec<ShardHealth> = ir.shards.iter().map(shard_health).collect();
         let sum = |f: fn(&ShardHealth) -> u32| shards.iter().map(f).sum::<u32>();
-        let status = if shards.is_empty() { Status::Red } else { shards.iter().map(|s| s.status).max().unwrap_or(Status::Green) };
+        let status = if shards.is_empty() {
+            Status::Red
+        } else {
+            shards.iter().map(|s| s.status).max().unwrap_or(Status::Green)
+        };
         out.push(TableIndexHealth {
             name: name.clone(),
             status,

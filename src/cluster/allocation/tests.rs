@@ -74,14 +74,24 @@ pub(super) fn settings(kv: &[(&str, &str)]) -> Map<String, Value> {
 pub(super) fn start_all(t: &RoutingTable) -> RoutingTable {
     let mut t = t.clone();
     loop {
-        let next = t.copies().find(|(_, _, c)| c.state == ShardState::Initializing).map(|(i, st, c)| (i.to_string(), st.id, c.allocation_id.clone().unwrap()));
+        let next = t
+            .copies()
+            .find(|(_, _, c)| c.state == ShardState::Initializing)
+            .map(|(i, st, c)| (i.to_string(), st.id, c.allocation_id.clone().unwrap()));
         let Some((i, s, a)) = next else { return t };
         t = shard_started(&t, &i, s, &a).unwrap();
     }
 }
 
 /// Reroutes and starts until nothing changes.
-pub(super) fn settle(t: &RoutingTable, m: &Metadata, nodes: &[AllocNode], cs: &Map<String, Value>, now: i64, gen: &mut dyn FnMut() -> String) -> RoutingTable {
+pub(super) fn settle(
+    t: &RoutingTable,
+    m: &Metadata,
+    nodes: &[AllocNode],
+    cs: &Map<String, Value>,
+    now: i64,
+    gen: &mut dyn FnMut() -> String,
+) -> RoutingTable {
     let mut t = t.clone();
     for _ in 0..50 {
         let next = start_all(&reroute(&t, m, nodes, cs, now, gen));
@@ -93,27 +103,8 @@ pub(super) fn settle(t: &RoutingTable, m: &Metadata, nodes: &[AllocNode], cs: &M
     t
 }
 
-fn copies<'a>(t: &'a RoutingTable, i: &str, s: u32) -> &'a [ShardCopy] {
+pub(super) fn copies<'a>(t: &'a RoutingTable, i: &str, s: u32) -> &'a [ShardCopy] {
     &t.shard(i, s).unwrap().copies
-}
-
-#[test]
-fn simple_match_and_filters() {
-    use super::filter::{simple_match, NodeFilters, OpType};
-    assert!(simple_match("*", "x"));
-    assert!(simple_match("no*e-*", "node-1"));
-    assert!(!simple_match("node-2", "node-1"));
-    assert!(simple_match("*-1", "node-1"));
-    let m: Map<String, Value> = settings(&[("p._name", "name-a, name-b"), ("p.zone", "z1"), ("p.empty", "")]);
-    let or = NodeFilters::from_settings(&m, "p.", OpType::Or).unwrap();
-    assert_eq!(or.to_string(), "_name:\"name-a OR name-b\",zone:\"z1\"");
-    assert!(or.matches(&node("a")));
-    assert!(!or.matches(&node("c")));
-    assert!(or.matches(&with_attr(node("c"), "zone", "z1")));
-    let and = NodeFilters::from_settings(&settings(&[("p._id", "a"), ("p.zone", "z*")]), "p.", OpType::And).unwrap();
-    assert!(!and.matches(&node("a")));
-    assert!(and.matches(&with_attr(node("a"), "zone", "z9")));
-    assert!(NodeFilters::from_settings(&settings(&[("p._id", "")]), "p.", OpType::Or).is_none());
 }
 
 #[test]
@@ -169,7 +160,7 @@ fn a_lost_primary_is_replaced_by_its_in_sync_replica() {
     let (pnode, rid) = (st.copies[0].node.clone().unwrap(), st.copies[1].allocation_id.clone().unwrap());
     let pid = st.copies[0].allocation_id.clone().unwrap();
     let other = if pnode == "a" { node("b") } else { node("a") };
-    let t2 = reroute(&t, &m, &[other.clone()], &cs, 5000, &mut gen);
+    let t2 = reroute(&t, &m, std::slice::from_ref(&other), &cs, 5000, &mut gen);
     let st2 = t2.shard("i", 0).unwrap();
     assert_eq!(st2.primary_term, st.primary_term + 1);
     assert!(st2.copies[0].primary && st2.copies[0].state == ShardState::Started);
@@ -187,9 +178,9 @@ fn a_lost_primary_is_replaced_by_its_in_sync_replica() {
     let h = health(&t2, &m);
     assert_eq!((h[0].status, h[0].delayed_unassigned), (Status::Yellow, 1));
     // Still delayed 59 s later; not after the minute, but one node cannot hold it.
-    let t3 = reroute(&t2, &m, &[other.clone()], &cs, 64_000, &mut gen);
+    let t3 = reroute(&t2, &m, std::slice::from_ref(&other), &cs, 64_000, &mut gen);
     assert!(t3.shard("i", 0).unwrap().copies[1].unassigned.as_ref().unwrap().delayed);
-    let t4 = reroute(&t2, &m, &[other.clone()], &cs, 65_000, &mut gen);
+    let t4 = reroute(&t2, &m, std::slice::from_ref(&other), &cs, 65_000, &mut gen);
     let u4 = t4.shard("i", 0).unwrap().copies[1].unassigned.clone().unwrap();
     assert!(!u4.delayed);
     assert_eq!(u4.allocation_status, "deciders_no");
@@ -234,7 +225,10 @@ fn a_primary_without_replica_waits_for_its_node_and_reuses_its_allocation_id() {
     assert_eq!(health(&t2, &m)[0].status, Status::Red);
     let t3 = reroute(&t2, &m, &[node("b"), node("a")], &cs, 20, &mut gen);
     let p = &copies(&t3, "i", 0)[0];
-    assert_eq!((p.state, p.node.as_deref(), p.allocation_id.as_deref()), (ShardState::Initializing, Some("a"), Some(id.as_str())));
+    assert_eq!(
+        (p.state, p.node.as_deref(), p.allocation_id.as_deref()),
+        (ShardState::Initializing, Some("a"), Some(id.as_str()))
+    );
     assert_eq!(t3.shard("i", 0).unwrap().primary_term, 3);
     // The primary goes back even where a filter now forbids it (forced allocation).
     let mf = md(vec![index("i", 1, 0, &[("index.routing.allocation.exclude._id", "a")])]);
@@ -256,12 +250,18 @@ fn failed_copies_leave_the_in_sync_set_and_count_attempts() {
         let st = t.shard("i", 0).unwrap();
         assert!(!st.in_sync.contains(&r));
         let u = st.copies[1].unassigned.clone().unwrap();
-        assert_eq!((u.reason.as_str(), u.failed_attempts, u.details.as_deref()), ("ALLOCATION_FAILED", attempt, Some("failed recovery")));
+        assert_eq!(
+            (u.reason.as_str(), u.failed_attempts, u.details.as_deref()),
+            ("ALLOCATION_FAILED", attempt, Some("failed recovery"))
+        );
         t = reroute(&t, &m, &nodes, &cs, 8, &mut gen);
     }
     // Five failures: max_retry forbids a sixth attempt.
     let r = &copies(&t, "i", 0)[1];
-    assert_eq!((r.state, r.unassigned.as_ref().unwrap().allocation_status.as_str()), (ShardState::Unassigned, "deciders_no"));
+    assert_eq!(
+        (r.state, r.unassigned.as_ref().unwrap().allocation_status.as_str()),
+        (ShardState::Unassigned, "deciders_no")
+    );
     let m9 = md(vec![index("i", 1, 1, &[("index.allocation.max_retries", "9")])]);
     assert_eq!(copies(&reroute(&t, &m9, &nodes, &cs, 9, &mut gen), "i", 0)[1].state, ShardState::Initializing);
 }
@@ -293,7 +293,10 @@ fn a_failed_primary_promotes_or_keeps_its_id_in_sync() {
     let p = copies(&t, "j", 0)[0].allocation_id.clone().unwrap();
     let t = shard_failed(&t, "j", 0, &p, "boom", 3).unwrap();
     let u = copies(&t, "j", 0)[1].unassigned.clone().unwrap();
-    assert_eq!((u.reason.as_str(), u.details.as_deref()), ("PRIMARY_FAILED", Some("primary failed while replica initializing")));
+    assert_eq!(
+        (u.reason.as_str(), u.details.as_deref()),
+        ("PRIMARY_FAILED", Some("primary failed while replica initializing"))
+    );
     // Started twice or unknown: an error the caller ignores.
     assert!(shard_started(&t, "j", 0, &p).is_err());
     assert!(shard_started(&t, "nope", 0, &p).is_err());
@@ -313,7 +316,8 @@ fn replica_counts_follow_the_metadata_and_indices_come_and_go() {
     assert_eq!(copies(&t3, "i", 0).len(), 1);
     assert_eq!(t3.shard("i", 0).unwrap().in_sync.len(), 1);
     // auto_expand_replicas over the data nodes.
-    let t4 = reroute(&t, &md(vec![index("i", 1, 1, &[("index.auto_expand_replicas", "0-all")])]), &nodes, &cs, 5, &mut gen);
+    let t4 =
+        reroute(&t, &md(vec![index("i", 1, 1, &[("index.auto_expand_replicas", "0-all")])]), &nodes, &cs, 5, &mut gen);
     assert_eq!(copies(&t4, "i", 0).len(), 3);
     // Deleted, closed and recreated (new uuid) indices.
     assert!(reroute(&t, &md(vec![]), &nodes, &cs, 5, &mut gen).indices.is_empty());
@@ -333,7 +337,9 @@ fn throttling_limits_initial_primary_recoveries() {
     let t = reroute(&RoutingTable::default(), &m, &[node("a")], &Map::new(), 0, &mut ids());
     let states: Vec<ShardState> = (0..6).map(|s| copies(&t, "i", s)[0].state).collect();
     assert_eq!(states.iter().filter(|s| **s == ShardState::Initializing).count(), 4);
-    let throttled = (0..6).filter(|s| copies(&t, "i", *s)[0].unassigned.as_ref().unwrap().allocation_status == "deciders_throttled").count();
+    let throttled = (0..6)
+        .filter(|s| copies(&t, "i", *s)[0].unassigned.as_ref().unwrap().allocation_status == "deciders_throttled")
+        .count();
     assert_eq!(throttled, 2);
     // New primaries that are throttled are yellow, not red.
     assert_eq!(health(&t, &m)[0].status, Status::Yellow);
@@ -351,88 +357,6 @@ fn shards_spread_over_nodes_by_weight() {
         assert_eq!(t.copies_on(n).count(), 3, "node {n}");
         assert_eq!(t.copies_on(n).filter(|(i, _, _)| *i == "i").count(), 1);
     }
-}
-
-#[test]
-fn enable_filter_awareness_limit_and_same_host_deciders() {
-    let cs0 = Map::new();
-    let nodes = [node("a"), node("b")];
-    let run = |m: &Metadata, nodes: &[AllocNode], cs: &Map<String, Value>| settle(&RoutingTable::default(), m, nodes, cs, 0, &mut ids());
-    // enable = none / primaries / new_primaries.
-    let t = run(&md(vec![index("i", 1, 1, &[])]), &nodes, &settings(&[("cluster.routing.allocation.enable", "none")]));
-    assert_eq!(copies(&t, "i", 0)[0].state, ShardState::Unassigned);
-    for v in ["primaries", "new_primaries"] {
-        let t = run(&md(vec![index("i", 1, 1, &[])]), &nodes, &settings(&[("cluster.routing.allocation.enable", v)]));
-        assert_eq!((copies(&t, "i", 0)[0].state, copies(&t, "i", 0)[1].state), (ShardState::Started, ShardState::Unassigned), "{v}");
-    }
-    let t = run(&md(vec![index("i", 1, 1, &[("index.routing.allocation.enable", "all")])]), &nodes, &settings(&[("cluster.routing.allocation.enable", "none")]));
-    assert_eq!(copies(&t, "i", 0)[1].state, ShardState::Started);
-    // Filters.
-    let t = run(&md(vec![index("i", 2, 0, &[("index.routing.allocation.require._name", "name-b")])]), &nodes, &cs0);
-    assert_eq!(t.copies_on("b").count(), 2);
-    let t = run(&md(vec![index("i", 2, 0, &[])]), &nodes, &settings(&[("cluster.routing.allocation.exclude._id", "b")]));
-    assert_eq!(t.copies_on("a").count(), 2);
-    let t = run(&md(vec![index("i", 2, 0, &[("index.routing.allocation.include._host", "10.0.0.99")])]), &nodes, &cs0);
-    assert_eq!(t.copies().filter(|(_, _, c)| c.state == ShardState::Unassigned).count(), 2);
-    // Awareness: two copies never in one zone.
-    let zoned = [with_attr(node("a"), "zone", "z1"), with_attr(node("b"), "zone", "z1"), with_attr(node("c"), "zone", "z2")];
-    let aw = settings(&[("cluster.routing.allocation.awareness.attributes", "zone")]);
-    let t = run(&md(vec![index("i", 4, 1, &[])]), &zoned, &aw);
-    for s in 0..4 {
-        let z: Vec<&str> = copies(&t, "i", s).iter().map(|c| zoned.iter().find(|n| Some(&n.id) == c.node.as_ref()).unwrap().attributes["zone"].as_str()).collect();
-        assert_ne!(z[0], z[1], "shard {s}");
-    }
-    // Forced awareness with a missing zone: only one copy may be placed.
-    let mut forced = aw.clone();
-    forced.insert("cluster.routing.allocation.awareness.force.zone.values".into(), json!("z1,z2"));
-    let t = run(&md(vec![index("i", 1, 1, &[])]), &zoned[..2], &forced);
-    assert_eq!(copies(&t, "i", 0)[1].state, ShardState::Unassigned);
-    // total_shards_per_node.
-    let t = run(&md(vec![index("i", 3, 0, &[("index.routing.allocation.total_shards_per_node", "1")])]), &nodes, &cs0);
-    assert_eq!(t.copies().filter(|(_, _, c)| c.state == ShardState::Unassigned).count(), 1);
-    let t = run(&md(vec![index("i", 3, 0, &[])]), &nodes, &settings(&[("cluster.routing.allocation.total_shards_per_node", "1")]));
-    assert_eq!(t.copies().filter(|(_, _, c)| c.state == ShardState::Unassigned).count(), 1);
-    // same_shard.host: two nodes on one host cannot hold two copies.
-    let mut b = node("b");
-    b.host = node("a").host;
-    let t = run(&md(vec![index("i", 1, 1, &[])]), &[node("a"), b.clone()], &settings(&[("cluster.routing.allocation.same_shard.host", "true")]));
-    assert_eq!(copies(&t, "i", 0)[1].state, ShardState::Unassigned);
-    let t = run(&md(vec![index("i", 1, 1, &[])]), &[node("a"), b], &cs0);
-    assert_eq!(copies(&t, "i", 0)[1].state, ShardState::Started);
-    // Nodes without the data role hold nothing.
-    let mut cm = node("m");
-    cm.roles = vec!["cluster_manager".into()];
-    let t = run(&md(vec![index("i", 1, 0, &[])]), &[cm], &cs0);
-    assert_eq!(copies(&t, "i", 0)[0].state, ShardState::Unassigned);
-}
-
-#[test]
-fn decider_messages_are_opensearch_s() {
-    use super::deciders::{self as dc, Ctx, Kind, ShardRef};
-    use super::settings::AllocSettings;
-    let m = md(vec![index("i", 1, 1, &[("index.routing.allocation.exclude._name", "name-a"), ("index.routing.allocation.total_shards_per_node", "1")])]);
-    let nodes = [node("a"), node("b")];
-    let t = reroute(&RoutingTable::default(), &m, &nodes, &Map::new(), 0, &mut ids());
-    let s = AllocSettings::parse(&settings(&[("cluster.routing.allocation.require.zone", "z1"), ("cluster.routing.allocation.awareness.attributes", "zone")]));
-    let c = Ctx { table: &t, md: &m, nodes: nodes.iter().collect(), s: &s };
-    let replica = &copies(&t, "i", 0)[1];
-    let sh = ShardRef { index: "i", id: 0, copy: replica };
-    let f = dc::filter(&c, sh, &nodes[1]);
-    assert_eq!((f.kind, f.explanation.as_str()), (Kind::No, "node does not match cluster setting [cluster.routing.allocation.require] filters [zone:\"z1\"]"));
-    let s0 = AllocSettings::parse(&Map::new());
-    let c0 = Ctx { table: &t, md: &m, nodes: nodes.iter().collect(), s: &s0 };
-    assert_eq!(dc::filter(&c0, sh, &nodes[0]).explanation, "node matches index setting [index.routing.allocation.exclude.] filters [_name:\"name-a\"]");
-    assert_eq!(dc::replica_after_primary_active(&c0, sh).explanation, "primary shard for this replica is not yet active");
-    let a = dc::awareness(&c, sh, &nodes[0], true);
-    assert_eq!(a.explanation, "node does not contain the awareness attribute [zone]; required attributes cluster setting [cluster.routing.allocation.awareness.attributes=zone]");
-    let pnode = copies(&t, "i", 0)[0].node.clone().unwrap();
-    let pn = nodes.iter().find(|n| n.id == pnode).unwrap();
-    let same = dc::same_shard(&c0, sh, pn);
-    assert!(same.explanation.starts_with(&format!("a copy of this shard is already allocated to this node [[i][0], node[{pnode}], [P], recovery_source[new shard recovery], s[INITIALIZING], a[id=alloc-1], unassigned_info[[reason=INDEX_CREATED], at[1970-01-01T00:00:00.000Z], delayed=false, allocation_status[no_attempt]]")), "{}", same.explanation);
-    let lim = dc::shards_limit(&c0, sh, pn, false);
-    assert_eq!(lim.explanation, "too many shards [1] allocated to this node for index [i], index setting [index.routing.allocation.total_shards_per_node=1]");
-    let e = dc::enable(&Ctx { s: &AllocSettings::parse(&settings(&[("cluster.routing.allocation.enable", "primaries")])), ..c0 }, sh);
-    assert_eq!(e.explanation, "replica allocations are forbidden due to cluster setting [cluster.routing.allocation.enable=primaries]");
 }
 
 #[test]
@@ -454,7 +378,10 @@ fn rendering_follows_shard_routing_to_xcontent() {
     );
     let t = start_all(&t);
     let n = render_routing_nodes(&t, &nodes);
-    assert_eq!(n["nodes"]["a"][0], json!({"state": "STARTED", "primary": true, "node": "a", "relocating_node": null, "shard": 0, "index": "i", "allocation_id": {"id": "alloc-1"}}));
+    assert_eq!(
+        n["nodes"]["a"][0],
+        json!({"state": "STARTED", "primary": true, "node": "a", "relocating_node": null, "shard": 0, "index": "i", "allocation_id": {"id": "alloc-1"}})
+    );
     assert_eq!(n["unassigned"].as_array().unwrap().len(), 1);
 }
 
@@ -467,7 +394,10 @@ fn health_from_the_table() {
     let t = start_all(&t);
     let h = &health(&t, &m)[0];
     assert_eq!((h.status, h.active_primaries, h.active, h.unassigned), (Status::Yellow, 2, 2, 2));
-    assert_eq!(h.to_json(true)["shards"]["0"], json!({"status": "yellow", "primary_active": true, "active_shards": 1, "relocating_shards": 0, "initializing_shards": 0, "unassigned_shards": 1}));
+    assert_eq!(
+        h.to_json(true)["shards"]["0"],
+        json!({"status": "yellow", "primary_active": true, "active_shards": 1, "relocating_shards": 0, "initializing_shards": 0, "unassigned_shards": 1})
+    );
     let t = settle(&t, &m, &[node("a"), node("b")], &Map::new(), 0, &mut ids());
     assert_eq!(health(&t, &m)[0].status, Status::Green);
 }
