@@ -61,7 +61,7 @@ use std::collections::BTreeMap;
 pub use explain::{explain, ExplainRequest};
 pub use render::{render_routing_nodes, render_routing_table};
 pub use reroute::{remove_stale_allocation_ids, reroute, shard_failed, shard_started};
-pub use table_health::{health, ShardHealth, TableIndexHealth};
+pub use table_health::{cluster_totals, health, ShardHealth, TableClusterHealth, TableIndexHealth};
 
 /// A node of the cluster as allocation sees it. Only nodes with the `data` role hold shards.
 #[derive(Debug, Clone, PartialEq, Eq)]

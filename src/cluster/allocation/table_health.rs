@@ -157,3 +157,35 @@ impl TableIndexHealth {
         v
     }
 }
+
+/// Cluster-wide totals over some indices' health (`ClusterStateHealth`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableClusterHealth {
+    /// The worst index status; green with no index.
+    pub status: Status,
+    pub active_primaries: u32,
+    pub active: u32,
+    pub relocating: u32,
+    pub initializing: u32,
+    pub unassigned: u32,
+    pub delayed_unassigned: u32,
+    /// `active_shards_percent_as_number`: 100 with no shard at all.
+    pub active_percent: f64,
+}
+
+/// Sums `indices` (the cluster level of `_cluster/health`).
+pub fn cluster_totals(indices: &[TableIndexHealth]) -> TableClusterHealth {
+    let sum = |f: fn(&TableIndexHealth) -> u32| indices.iter().map(f).sum::<u32>();
+    let active = sum(|i| i.active);
+    let total = sum(|i| i.active + i.initializing + i.unassigned);
+    TableClusterHealth {
+        status: indices.iter().map(|i| i.status).max().unwrap_or(Status::Green),
+        active_primaries: sum(|i| i.active_primaries),
+        active,
+        relocating: sum(|i| i.relocating),
+        initializing: sum(|i| i.initializing),
+        unassigned: sum(|i| i.unassigned),
+        delayed_unassigned: sum(|i| i.delayed_unassigned),
+        active_percent: if total == 0 { 100.0 } else { 100.0 * f64::from(active) / f64::from(total) },
+    }
+}

@@ -398,6 +398,9 @@ fn health_from_the_table() {
         h.to_json(true)["shards"]["0"],
         json!({"status": "yellow", "primary_active": true, "active_shards": 1, "relocating_shards": 0, "initializing_shards": 0, "unassigned_shards": 1})
     );
+    let c = cluster_totals(&health(&t, &m));
+    assert_eq!((c.status, c.active, c.unassigned, c.active_percent), (Status::Yellow, 2, 2, 50.0));
     let t = settle(&t, &m, &[node("a"), node("b")], &Map::new(), 0, &mut ids());
     assert_eq!(health(&t, &m)[0].status, Status::Green);
+    assert_eq!(cluster_totals(&[]).active_percent, 100.0);
 }
