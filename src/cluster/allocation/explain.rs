@@ -205,6 +205,9 @@ pub fn explain(
     }
     match decision {
         Some((d, _)) => out.extend(d),
+        // A started copy on a node that is not a data node of `nodes` (a table not rerouted since
+        // the node left): nothing to decide.
+        None if copy.state == ShardState::Started => {}
         None => {
             let name = current.map_or_else(|| copy.node.clone().unwrap_or_default(), |n| n.name.clone());
             let e = if copy.state == ShardState::Relocating {

@@ -24,12 +24,20 @@
 //! Decisions where OpenSearch leaves room (see each file for details):
 //! - A copy lost with its node keeps its allocation id in the in-sync set (OpenSearch's
 //!   `disassociateDeadNodes` fails shards without marking them stale); only `shard_failed`
-//!   (OpenSearch's `markAsStale`) and [`remove_stale_allocation_ids`] shrink it, and the set is
-//!   trimmed to `replicas + 1` ids when it grows (`IndexMetadataUpdater.updateInSyncAllocations`).
-//!   An unassigned copy lost with its node remembers its allocation id (not rendered) and its
-//!   `last_node`: that is this model of the store listing OpenSearch fetches from the nodes.
-//! - Rebalancing and moving started copies are not done: `reroute` only assigns unassigned copies
-//!   and never relocates. `explain` still answers the rebalance questions (`decideRebalance`).
+//!   (OpenSearch's `markAsStale`), [`remove_stale_allocation_ids`] (the primary reporting copies
+//!   it cannot reach), dropping a replica on purpose, and a fresh copy overwriting a node's old
+//!   data shrink it, never to empty; it is trimmed to `replicas + 1` ids when it grows
+//!   (`IndexMetadataUpdater.updateInSyncAllocations`).
+//! - OpenSearch asks the nodes which shard data they hold; here an unassigned copy whose id is
+//!   still in-sync remembers that id (not rendered) and its `last_node`, and a primary recovering
+//!   an `EXISTING_STORE` goes only to such a node, reusing the id.
+//! - `reroute` repeats its assignment pass until nothing more is assigned (what successive
+//!   OpenSearch reroutes reach), so `reroute(reroute(t)) == reroute(t)`.
+//! - Rebalancing and moving started copies (also those a filter no longer allows) are not done:
+//!   `reroute` only assigns unassigned copies and never relocates. `explain` still answers the
+//!   remain and rebalance questions as OpenSearch computes them (`decideMove`/`decideRebalance`).
+//! - Closed indices leave the table (their in-sync ids with them); OpenSearch 2+ keeps closed
+//!   indices' shards (replicated closed indices) and reopens them from `EXISTING_STORE`.
 
 mod assign;
 mod balance;

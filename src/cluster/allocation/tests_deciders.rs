@@ -157,3 +157,90 @@ fn decider_messages_are_opensearch_s() {
         "replica allocations are forbidden due to cluster setting [cluster.routing.allocation.enable=primaries]"
     );
 }
+
+#[test]
+fn replica_recoveries_are_throttled_per_node() {
+    let cs = Map::new();
+    let mut gen = ids();
+    let t = settle(&RoutingTable::default(), &md(vec![index("i", 3, 0, &[])]), &[node("a")], &cs, 0, &mut gen);
+    // Replicas added later recover two at a time into a node (node_concurrent_recoveries).
+    let m = md(vec![index("i", 3, 1, &[])]);
+    let t = reroute(&t, &m, &[node("a"), node("b")], &cs, 0, &mut gen);
+    let statuses: Vec<(ShardState, String)> = (0..3)
+        .map(|s| (copies(&t, "i", s)[1].state, copies(&t, "i", s)[1].unassigned.clone().unwrap().allocation_status))
+        .collect();
+    assert_eq!(statuses.iter().filter(|s| s.0 == ShardState::Initializing).count(), 2);
+    assert!(statuses.iter().any(|s| s.0 == ShardState::Unassigned && s.1 == "deciders_throttled"));
+    let v = explain(&t, &m, &[node("a"), node("b")], &cs, &ExplainRequest::default(), None, 0).unwrap();
+    assert_eq!(v["can_allocate"], json!("throttled"));
+    assert_eq!(v["allocate_explanation"], json!("allocation temporarily throttled"));
+    let throttling = &v["node_allocation_decisions"][0]["deciders"][0];
+    assert_eq!(throttling["explanation"], json!("reached the limit of incoming shard recoveries [2], cluster setting [cluster.routing.allocation.node_concurrent_incoming_recoveries=2] (can also be set via [cluster.routing.allocation.node_concurrent_recoveries])"));
+    // Replicas of a new index count against node_initial_replicas_recoveries (4).
+    let t = settle(&RoutingTable::default(), &md(vec![index("j", 3, 0, &[])]), &[node("a")], &cs, 0, &mut gen);
+    let mut fresh = t.clone();
+    let m = md(vec![index("j", 3, 1, &[])]);
+    fresh = reroute(&fresh, &m, &[node("a")], &cs, 0, &mut gen);
+    for s in 0..3 {
+        fresh.indices.get_mut("j").unwrap().shards[s].copies[1].unassigned.as_mut().unwrap().reason =
+            "INDEX_CREATED".into();
+    }
+    let t = reroute(&fresh, &m, &[node("a"), node("b")], &cs, 0, &mut gen);
+    assert!((0..3).all(|s| copies(&t, "j", s)[1].state == ShardState::Initializing));
+}
+
+#[test]
+fn stale_in_sync_ids_are_removed_only_without_an_assigned_copy() {
+    let m = md(vec![index("i", 1, 1, &[])]);
+    let nodes = [node("a"), node("b")];
+    let mut gen = ids();
+    let t = settle(&RoutingTable::default(), &m, &nodes, &Map::new(), 0, &mut gen);
+    let st = t.shard("i", 0).unwrap();
+    let (p, r, rn) = (
+        st.copies[0].allocation_id.clone().unwrap(),
+        st.copies[1].allocation_id.clone().unwrap(),
+        st.copies[1].node.clone().unwrap(),
+    );
+    let alive: Vec<AllocNode> = nodes.iter().filter(|n| n.id != rn).cloned().collect();
+    let t = reroute(&t, &m, &alive, &Map::new(), 10, &mut gen);
+    assert_eq!(t.shard("i", 0).unwrap().in_sync.len(), 2);
+    let t2 = remove_stale_allocation_ids(&t, "i", 0, &[p.clone(), r.clone()]).unwrap();
+    let st2 = t2.shard("i", 0).unwrap();
+    assert_eq!(st2.in_sync, vec![p.clone()]);
+    assert_eq!(st2.copies[1].allocation_id, None);
+    assert!(remove_stale_allocation_ids(&t, "nope", 0, &[r]).is_err());
+    // A started primary never leaves; a set cannot empty.
+    let single = md(vec![index("k", 1, 0, &[])]);
+    let t = settle(&RoutingTable::default(), &single, &[node("a")], &Map::new(), 0, &mut gen);
+    let id = t.shard("k", 0).unwrap().copies[0].allocation_id.clone().unwrap();
+    let t = reroute(&t, &single, &[node("b")], &Map::new(), 0, &mut gen);
+    assert!(remove_stale_allocation_ids(&t, "k", 0, &[id]).is_err());
+}
+
+#[test]
+fn started_copies_stay_where_a_new_filter_forbids_them() {
+    let nodes = [node("a"), node("b")];
+    let t = settle(&RoutingTable::default(), &md(vec![index("i", 2, 0, &[])]), &nodes, &Map::new(), 0, &mut ids());
+    let m = md(vec![index("i", 2, 0, &[("index.routing.allocation.exclude._id", "a")])]);
+    let t2 = reroute(&t, &m, &nodes, &Map::new(), 0, &mut ids());
+    assert_eq!(t2, t);
+    let on_a = t.copies_on("a").next().map(|(_, st, _)| st.id).unwrap();
+    let v = explain(
+        &t2,
+        &m,
+        &nodes,
+        &Map::new(),
+        &ExplainRequest { index: Some("i".into()), shard: Some(on_a), primary: Some(true), ..Default::default() },
+        None,
+        0,
+    )
+    .unwrap();
+    assert_eq!(v["can_remain_on_current_node"], json!("no"));
+    assert_eq!(
+        v["can_remain_decisions"][0]["explanation"],
+        json!("node matches index setting [index.routing.allocation.exclude.] filters [_id:\"a\"]")
+    );
+    assert_eq!(v["can_move_to_other_node"], json!("yes"));
+    assert_eq!(v["move_explanation"], json!("shard cannot remain on this node and is force-moved to another node"));
+    assert_eq!(v["target_node"]["id"], json!("b"));
+}
