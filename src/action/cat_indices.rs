@@ -42,10 +42,16 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
     };
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
+    let st = cs.state();
+    let table = crate::cluster::allocation::health(&st.routing, &md);
     let mut out = Vec::new();
     for n in names {
         let Some(m) = md.indices.get(&n) else { continue };
-        let h = IndexHealth::of(m, &cs.index(&n).map(|svc| svc.failed_ids()).unwrap_or_default());
+        // Open indices from the routing table; a closed one as its settings say.
+        let mut h = IndexHealth::of(m);
+        if let Some(t) = table.iter().find(|t| t.name == n) {
+            h.status = t.status;
+        }
         if want.is_some_and(|w| w != h.status) {
             continue;
         }

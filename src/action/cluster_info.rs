@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use crate::cluster::health::{ClusterHealth, Status};
+use crate::cluster::health::Status;
 use crate::cluster::resolve::{resolve, IndicesOptions};
 use crate::cluster::ClusterService;
 use crate::error::{ErrorKind, OsError, OsResult};
@@ -154,8 +154,11 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
             Err(e) => return Err(e),
         },
     };
-    let failed = |n: &str| cs.index(n).map(|svc| svc.failed_ids()).unwrap_or_default();
-    let h = ClusterHealth::of(names.iter().filter_map(|n| md.indices.get(n)).map(|m| (m.as_ref(), failed(&m.name))));
+    // Health follows the routing table (ClusterStateHealth): the indices asked for.
+    let st = cs.state();
+    let all = crate::cluster::allocation::health(&st.routing, &md);
+    let indices: Vec<_> = all.into_iter().filter(|ih| names.contains(&ih.name)).collect();
+    let h = crate::cluster::allocation::cluster_totals(&indices);
     let status = if missing { Status::Red } else { h.status };
     let (nodes, data_nodes, discovered) = node_counts(cs);
     let mut v = json!({
@@ -168,19 +171,19 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
         "discovered_cluster_manager": discovered,
         "active_primary_shards": h.active_primaries,
         "active_shards": h.active,
-        "relocating_shards": 0,
-        "initializing_shards": 0,
+        "relocating_shards": h.relocating,
+        "initializing_shards": h.initializing,
         "unassigned_shards": h.unassigned,
-        "delayed_unassigned_shards": 0,
+        "delayed_unassigned_shards": h.delayed_unassigned,
         "number_of_pending_tasks": 0,
         "number_of_in_flight_fetch": 0,
         "task_max_waiting_in_queue_millis": 0,
-        "active_shards_percent_as_number": h.active_percent(),
+        "active_shards_percent_as_number": h.active_percent,
     });
     match req.level {
         Level::Indices | Level::Shards => {
             let mut m = Map::new();
-            for ih in &h.indices {
+            for ih in &indices {
                 m.insert(ih.name.clone(), ih.to_json(req.level == Level::Shards));
             }
             v["indices"] = Value::Object(m);
@@ -199,7 +202,7 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
     }
     if let Some(a) = &req.wait_for_active_shards {
         let want = match a.as_str() {
-            "all" => h.active + h.unassigned,
+            "all" => h.active + h.initializing + h.unassigned,
             "" => 0,
             n => {
                 n.parse::<u32>().map_err(|_| OsError::illegal(format!("cannot parse wait_for_active_shards [{n}]")))?
@@ -290,24 +293,17 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
             "index_template": {"index_template": md.index_templates},
         });
     }
-    if want("routing_table") {
-        let mut rt = Map::new();
-        for n in &names {
-            if let Some(m) = md.indices.get(n) {
-                let mut shards = Map::new();
-                for i in 0..m.number_of_shards() {
-                    let mut copies = vec![
-                        json!({"state": "STARTED", "primary": true, "node": node_id, "relocating_node": null, "shard": i, "index": n, "allocation_id": {"id": format!("{}-{i}", m.uuid)}}),
-                    ];
-                    for _ in 0..crate::cluster::health::effective_replicas(m, 1) {
-                        copies.push(json!({"state": "UNASSIGNED", "primary": false, "node": null, "relocating_node": null, "shard": i, "index": n, "recovery_source": {"type": "PEER"}, "unassigned_info": {"reason": "INDEX_CREATED", "delayed": false, "allocation_status": "no_attempt"}}));
-                    }
-                    shards.insert(i.to_string(), Value::Array(copies));
-                }
-                rt.insert(n.clone(), json!({"shards": shards}));
-            }
+    if want("routing_table") || want("routing_nodes") {
+        let st = cs.state();
+        let mut rt = (*st.routing).clone();
+        rt.indices.retain(|n, _| names.contains(n));
+        if want("routing_table") {
+            v["routing_table"] = crate::cluster::allocation::render_routing_table(&rt, &md);
         }
-        v["routing_table"] = json!({"indices": rt});
+        if want("routing_nodes") {
+            let nodes = crate::cluster::applier::alloc_nodes(&st);
+            v["routing_nodes"] = crate::cluster::allocation::render_routing_nodes(&rt, &nodes);
+        }
     }
     Ok(v)
 }

@@ -51,7 +51,8 @@ pub fn create(cs: &ClusterService, name: &str, body: &Value) -> OsResult<(Value,
     }
     let req = templates::apply(&md, req)?;
     cs.create_index(req)?;
-    Ok((json!({"acknowledged": true, "shards_acknowledged": true, "index": name}), deferred))
+    let started = cs.wait_for_primaries(&[name.to_string()], ACTIVE_SHARDS_WAIT);
+    Ok((json!({"acknowledged": true, "shards_acknowledged": started, "index": name}), deferred))
 }
 
 /// Mappings nested under a type name are refused (types are gone since 7.0).
@@ -158,11 +159,15 @@ pub fn close(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<
     Ok(json!({"acknowledged": true, "shards_acknowledged": true, "indices": indices}))
 }
 
+/// How long create and open wait for the primaries to start (OpenSearch's default `timeout`).
+const ACTIVE_SHARDS_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// `POST /{targets}/_open`.
 pub fn open(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
     let names = resolve(&cs.metadata(), expr, opts)?;
     cs.open_indices_by_name(&names)?;
-    Ok(json!({"acknowledged": true, "shards_acknowledged": true}))
+    let started = cs.wait_for_primaries(&names, ACTIVE_SHARDS_WAIT);
+    Ok(json!({"acknowledged": true, "shards_acknowledged": started}))
 }
 
 /// What a broadcast operation does to each shard.

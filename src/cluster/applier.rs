@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::allocation_interim as allocation;
+use super::allocation;
 use super::coordination_view::MemberView;
 use super::index_service::IndexService;
 use super::indices::ClusterService;
@@ -202,7 +202,11 @@ impl ClusterService {
                     if let Some(old) = other {
                         old.close();
                     }
-                    match IndexService::build(m.clone(), self.index_dir(&m.uuid)) {
+                    match IndexService::build(
+                        m.clone(),
+                        self.index_dir(&m.uuid),
+                        Some(super::index_service::Hook(self.copy_failed_reporter())),
+                    ) {
                         Ok(s) => {
                             let s = Arc::new(s);
                             self.services.write().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), s.clone());
@@ -283,6 +287,41 @@ impl ClusterService {
             }
         }
         events
+    }
+
+    /// Reports a copy whose engine failed while running, from a thread of its own (the
+    /// failure is found deep inside a write or a search).
+    fn copy_failed_reporter(&self) -> super::index_service::CopyFailed {
+        let me = self.me.get().cloned().unwrap_or_default();
+        Arc::new(move |index: &str, shard: u32, allocation_id: &str, reason: &str| {
+            let Some(cs) = me.upgrade() else { return };
+            let ev = ShardEvent::Failed {
+                index: index.to_string(),
+                shard,
+                allocation_id: allocation_id.to_string(),
+                reason: reason.to_string(),
+            };
+            let spawned = std::thread::Builder::new().name("fathom[shard-failed]".into()).spawn(move || {
+                if let Err(e) = cs.report(vec![ev]) {
+                    tracing::warn!(error = %e.reason, "reporting a failed shard copy failed");
+                }
+            });
+            if let Err(e) = spawned {
+                tracing::warn!(error = %e, "cannot start the thread reporting a failed shard copy");
+            }
+        })
+    }
+
+    /// Waits (at most `timeout`) until every primary of each of `indices` is active; whether
+    /// they are (`shards_acknowledged` of create and open).
+    pub fn wait_for_primaries(&self, indices: &[String], timeout: Duration) -> bool {
+        self.wait_for_state(timeout, |st| {
+            indices.iter().all(|n| {
+                st.routing.indices.get(n).is_some_and(|ir| {
+                    ir.shards.iter().all(|t| t.primary().is_some_and(super::routing_table::ShardCopy::active))
+                })
+            })
+        })
     }
 
     /// Waits until the applied state satisfies `done`, at most `timeout`; returns whether it did.

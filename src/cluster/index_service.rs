@@ -65,6 +65,18 @@ pub struct IndexService {
     pub(super) config: ShardConfig,
     /// `indices/{uuid}` under the node's data directory.
     pub(super) dir: PathBuf,
+    /// How a copy that fails while running is reported.
+    pub(super) on_failed: Option<Hook>,
+}
+
+/// A [`CopyFailed`] held by an index service.
+#[derive(Clone)]
+pub struct Hook(pub CopyFailed);
+
+impl std::fmt::Debug for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Hook")
+    }
 }
 
 /// A shard copy that failed to open, and why.
@@ -77,7 +89,7 @@ pub struct FailedShard {
 impl IndexService {
     /// An index service holding no copy yet (the applier opens the copies assigned here):
     /// its analysis, live mapping and the engine configuration of its copies.
-    pub(super) fn build(meta: Arc<IndexMetadata>, dir: PathBuf) -> OsResult<IndexService> {
+    pub(super) fn build(meta: Arc<IndexMetadata>, dir: PathBuf, on_failed: Option<Hook>) -> OsResult<IndexService> {
         let mapping = Arc::new(RwLock::new(meta.mapping.clone()));
         let analysis = Arc::new(super::indices::build_analysis(&meta.settings)?);
         let parser_mapping = mapping.clone();
@@ -116,6 +128,7 @@ impl IndexService {
             open_failures: RwLock::new(Vec::new()),
             config,
             dir,
+            on_failed,
         })
     }
 
@@ -253,7 +266,8 @@ impl IndexService {
         }
         let mut config = self.config.clone();
         config.primary_term = primary_term;
-        config.on_failure = Some(shard_failure_listener(&self.name, id, base.clone()));
+        let report = self.on_failed.clone().map(|r| (allocation_id.to_string(), r.0));
+        config.on_failure = Some(shard_failure_listener(&self.name, id, base.clone(), report));
         let opened = (|| -> Result<ShardEngine, crate::engine::Error> {
             let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("index"))?);
             let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
@@ -327,7 +341,12 @@ pub fn normalize_keywords(
 /// (written and fsynced before anything else, so the copy stays failed across a restart), and
 /// the shard leaves serving ([`IndexService::shards`] skips a failed engine): writes routed to
 /// it answer 503, searches count it failed, health turns the index red.
-pub(super) fn shard_failure_listener(index: &str, shard: u32, base: PathBuf) -> crate::shard::failure::FailureListener {
+pub(super) fn shard_failure_listener(
+    index: &str,
+    shard: u32,
+    base: PathBuf,
+    report: Option<(String, CopyFailed)>,
+) -> crate::shard::failure::FailureListener {
     let index = index.to_string();
     Arc::new(move |reason: &str, corruption: bool| {
         tracing::error!(index = %index, shard, %reason, "shard failed; the index is red, its other shards serve");
@@ -336,5 +355,13 @@ pub(super) fn shard_failure_listener(index: &str, shard: u32, base: PathBuf) -> 
                 tracing::error!(index = %index, shard, error = %w, "could not write the corruption marker");
             }
         }
+        // The cluster manager fails the copy in the routing table (OpenSearch's shard-failed
+        // action): the copy leaves the in-sync set, a replica may take over.
+        if let Some((allocation_id, report)) = &report {
+            report(&index, shard, allocation_id, &format!("shard failure, reason [{reason}]"));
+        }
     })
 }
+
+/// Tells the cluster manager a copy failed: `(index, shard, allocation id, reason)`.
+pub type CopyFailed = Arc<dyn Fn(&str, u32, &str, &str) + Send + Sync>;

@@ -54,6 +54,8 @@ pub struct ClusterService {
     transport_address: std::sync::OnceLock<String>,
     /// Calls to other nodes, once the transport runs.
     remote: std::sync::OnceLock<Arc<dyn super::remote::NodeClient>>,
+    /// This service itself (for the threads that report failed copies).
+    pub(super) me: std::sync::OnceLock<std::sync::Weak<ClusterService>>,
 }
 
 /// What the applier has done so far.
@@ -217,7 +219,9 @@ impl ClusterService {
             coordination: std::sync::OnceLock::new(),
             transport_address: std::sync::OnceLock::new(),
             remote: std::sync::OnceLock::new(),
+            me: std::sync::OnceLock::new(),
         });
+        let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)
     }
 

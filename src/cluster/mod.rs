@@ -12,6 +12,7 @@
 //! | `state.rs` | the cluster state (members, metadata, routing) and where it is published |
 //! | `applier.rs` | applying a cluster state here: index services, copies opened and closed |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
+//! | `allocation/` | where copies should live: reroute, deciders, shard events, explain, health from the table |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
@@ -23,7 +24,7 @@
 //! One node is a one-voter cluster: it assigns every primary to itself and cannot assign
 //! replicas, so an index with replicas is yellow.
 
-pub(crate) mod allocation_interim;
+pub mod allocation;
 pub mod applier;
 #[cfg(feature = "server")]
 pub mod coordination;
