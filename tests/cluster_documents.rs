@@ -79,7 +79,8 @@ fn writes_reach_their_primaries_and_every_node_reads_them() {
         }
     }
     // A version conflict from the primary's node is this request's error.
-    let r = send(all[2].http, "PUT", "/docs/_create/s0-0", Some(br#"{"n":1}"#), &[("content-type", "application/json")]);
+    let r =
+        send(all[2].http, "PUT", "/docs/_create/s0-0", Some(br#"{"n":1}"#), &[("content-type", "application/json")]);
     assert_eq!(r.status, 409, "{}", r.text());
     assert_eq!(r.json()["error"]["type"], "version_conflict_engine_exception", "{}", r.text());
 

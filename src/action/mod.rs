@@ -23,6 +23,7 @@
 //! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod aliases;
+pub mod allocation_explain;
 pub mod analyze;
 pub mod bulk;
 pub mod cat_indices;

@@ -266,6 +266,11 @@ impl ClusterService {
         let _ = self.transport_address.set(transport_address);
     }
 
+    /// The node's data directory (`{path.data}/nodes/0`).
+    pub fn data_path(&self) -> PathBuf {
+        self.data.clone()
+    }
+
     /// Records how to reach other nodes (once, at node start).
     pub fn set_node_client(&self, c: Arc<dyn super::remote::NodeClient>) {
         let _ = self.remote.set(c);

@@ -18,6 +18,7 @@
 //! 4. Files are written once: after the writer is dropped, nobody modifies the file again. Readers
 //!    (and memory maps) therefore never see a file change under them.
 
+pub mod disk;
 mod faulty;
 mod fs;
 pub mod mmap;

@@ -97,9 +97,29 @@ const STATE_P: &[&str] = &[
     "expand_wildcards",
 ];
 
+fn allocation_explain(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let body = req.json()?;
+    let r = crate::action::allocation_explain::parse(
+        &body,
+        req.bool_param("include_yes_decisions", false)?,
+        req.bool_param("include_disk_info", false)?,
+    )?;
+    Ok(RestResponse::ok(crate::action::allocation_explain::explain(&node.cluster, &r)?))
+}
+
+const EXPLAIN_P: &[&str] = &["include_yes_decisions", "include_disk_info", "master_timeout", "cluster_manager_timeout"];
+
 /// Registers the routes.
 pub fn register(r: &mut Router) {
     use Method::*;
+    r.add(
+        &[Get, Post],
+        "/_cluster/allocation/explain",
+        "cluster:monitor/allocation/explain",
+        Pool::Management,
+        EXPLAIN_P,
+        allocation_explain,
+    );
     for p in ["/_cluster/health", "/_cluster/health/{index}"] {
         r.add(&[Get], p, "cluster:monitor/health", Pool::Management, HEALTH_P, health);
     }
