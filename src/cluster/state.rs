@@ -43,8 +43,11 @@ impl ClusterState {
         if v.is_null() {
             return Ok(ClusterState { version, applied_index, ..Default::default() });
         }
-        let nodes: Vec<MemberView> = serde_json::from_value(v["nodes"].clone())
-            .map_err(|e| OsError::internal(format!("corrupt nodes in the cluster state: {e}")))?;
+        let nodes: Vec<MemberView> = match v.get("nodes") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(n) => serde_json::from_value(n.clone())
+                .map_err(|e| OsError::internal(format!("corrupt nodes in the cluster state: {e}")))?,
+        };
         let nodes = Arc::new(nodes);
         let metadata = Metadata::from_state_json(&v["metadata"])?;
         let routing: RoutingTable = match v.get("routing_table") {
@@ -110,5 +113,44 @@ impl StatePublisher for LocalPublisher {
                 Ok(cur.clone())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_form_round_trips_and_old_forms_read() {
+        let mut md = Metadata { cluster_uuid: "c".into(), version: 3, ..Default::default() };
+        md.persistent_settings.insert("a".into(), json!("b"));
+        let st = ClusterState {
+            version: 7,
+            applied_index: 9,
+            nodes: Arc::new(vec![MemberView { node_id: "n".into(), name: "x".into(), ..Default::default() }]),
+            metadata: Arc::new(md),
+            routing: Arc::new(RoutingTable::default()),
+        };
+        let back = ClusterState::from_published(7, 9, &st.to_published()).unwrap();
+        assert_eq!(back.nodes, st.nodes);
+        assert_eq!(back.metadata.cluster_uuid, "c");
+        assert_eq!(back.metadata.persistent_settings, st.metadata.persistent_settings);
+        // Nothing published yet; a state from before nodes and routing travelled in it.
+        assert!(ClusterState::from_published(0, 0, &Value::Null).unwrap().nodes.is_empty());
+        let old = json!({"metadata": st.metadata.to_state_json()});
+        let o = ClusterState::from_published(1, 1, &old).unwrap();
+        assert!(o.nodes.is_empty() && o.routing.indices.is_empty());
+        assert!(ClusterState::from_published(1, 1, &json!({"metadata": {}, "nodes": 5})).is_err());
+    }
+
+    #[test]
+    fn the_local_publisher_numbers_versions() {
+        let p = LocalPublisher::new(Arc::new(ClusterState::default()));
+        let a = p.publish(&mut |cur| Ok(Some(cur.clone()))).unwrap();
+        let b = p.publish(&mut |_| Ok(None)).unwrap();
+        let c = p.publish(&mut |cur| Ok(Some(cur.clone()))).unwrap();
+        assert_eq!((a.version, b.version, c.version), (1, 1, 2));
+        assert_eq!(c.applied_index, 2);
+        assert!(p.publish(&mut |_| Err(OsError::illegal("no"))).is_err());
     }
 }
