@@ -11,6 +11,7 @@
 //! | `templates.rs` | `_template`, `_index_template`, `_component_template` |
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
+//! | `cat_cluster.rs` | `_cat/cluster_manager`, `_cat/master` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -18,6 +19,7 @@
 pub mod aliases;
 pub mod analyze;
 pub mod cat;
+pub mod cat_cluster;
 pub mod cluster;
 pub mod documents;
 pub mod explain;
@@ -48,6 +50,7 @@ pub fn router() -> Router {
     templates::register(&mut r);
     field_caps::register(&mut r);
     cat::register(&mut r);
+    cat_cluster::register(&mut r);
     search::register(&mut r);
     explain::register(&mut r);
     pit::register(&mut r);
