@@ -58,6 +58,10 @@ pub struct ClusterService {
     pub(super) me: std::sync::OnceLock<std::sync::Weak<ClusterService>>,
 }
 
+/// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
+/// ack `timeout`).
+const ACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// What the applier has done so far.
 #[derive(Debug, Default)]
 pub(super) struct Applied {
@@ -319,16 +323,23 @@ impl ClusterService {
     /// anything; it may run more than once (when another publication came first).
     pub fn update<R>(&self, mut f: impl FnMut(&mut Metadata) -> OsResult<(bool, R)>) -> OsResult<R> {
         let mut out: Option<R> = None;
-        self.publish(&mut |cur| {
+        let mut changed = false;
+        let st = self.publish(&mut |cur| {
+            changed = false;
             let mut md = (*cur.metadata).clone();
-            let (changed, r) = f(&mut md)?;
+            let (changed_now, r) = f(&mut md)?;
             out = Some(r);
-            if !changed {
+            if !changed_now {
                 return Ok(None);
             }
+            changed = true;
             md.version += 1;
             Ok(Some(self.rerouted(cur, Arc::new(md))))
         })?;
+        if changed {
+            // Acknowledged once every node applied it (or the ack timeout passed).
+            self.publisher().await_applied(&st, ACK_TIMEOUT);
+        }
         out.ok_or_else(|| OsError::internal("the metadata update did not run"))
     }
 

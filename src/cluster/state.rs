@@ -73,6 +73,13 @@ pub type NextState<'a> = dyn FnMut(&ClusterState) -> OsResult<Option<ClusterStat
 /// changed nothing); the caller applies it.
 pub trait StatePublisher: Send + Sync + std::fmt::Debug {
     fn publish(&self, next: &mut NextState<'_>) -> OsResult<Arc<ClusterState>>;
+
+    /// Waits (at most `timeout`) until every other node of `st` applied it (OpenSearch
+    /// acknowledges a cluster-state update once all nodes did); whether they all did. Nodes
+    /// that cannot be reached are not waited for (the follower checks remove them).
+    fn await_applied(&self, _st: &ClusterState, _timeout: std::time::Duration) -> bool {
+        true
+    }
 }
 
 /// A member view of this node (a node without coordination is a cluster of one).

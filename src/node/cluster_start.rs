@@ -100,6 +100,11 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         transport: transport.clone(),
         handle: tokio::runtime::Handle::current(),
     }));
+    let cs = node.cluster.clone();
+    transport.register_fn(super::state_sync::ACTION_APPLIED, move |_req| {
+        let v = cs.state().version;
+        async move { Ok(bytes::Bytes::from(v.to_string())) }
+    });
     transport.register_fn(super::fault_detection::ACTION_FOLLOWER_CHECK, |_req| async { Ok(bytes::Bytes::new()) });
     let checks = super::fault_detection::Checks::from_settings(s).map_err(OsError::illegal)?;
     node.cluster.set_coordination(Arc::new(coordinator.clone()), transport_address);
@@ -117,12 +122,12 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         while coordinator.leader().is_none() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        attach_state(node, &coordinator).await?;
+        attach_state(node, &coordinator, &transport).await?;
         tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
     } else {
         let initial =
             list(s.get("cluster.initial_cluster_manager_nodes").or_else(|| s.get("cluster.initial_master_nodes")));
-        attach_state(node, &coordinator).await?;
+        attach_state(node, &coordinator, &transport).await?;
         tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
         let link = ClusterLink { transport: transport.clone(), coordinator: coordinator.clone() };
         tokio::spawn(discover(link, seed_addresses(&seeds), initial));
@@ -131,10 +136,10 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
 }
 
 /// Moves the node's cluster state onto the coordination (see [`super::state_sync::attach`]).
-async fn attach_state(node: &Arc<Node>, coordinator: &Coordinator) -> Result<(), OsError> {
-    let (cs, c, stop) = (node.cluster.clone(), coordinator.clone(), node.stop_flag());
+async fn attach_state(node: &Arc<Node>, coordinator: &Coordinator, transport: &Arc<Transport>) -> Result<(), OsError> {
+    let (cs, c, stop, t) = (node.cluster.clone(), coordinator.clone(), node.stop_flag(), transport.clone());
     let handle = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || super::state_sync::attach(&cs, &c, handle, stop))
+    tokio::task::spawn_blocking(move || super::state_sync::attach(&cs, &c, t, handle, stop))
         .await
         .map_err(|e| OsError::internal(e.to_string()))??;
     Ok(())

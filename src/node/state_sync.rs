@@ -14,11 +14,15 @@ use crate::cluster::state::{ClusterState, NextState, StatePublisher};
 use crate::cluster::ClusterService;
 use crate::error::{OsError, OsResult};
 
+/// Asks a node which cluster-state version it applied (the acks of a publication).
+pub const ACTION_APPLIED: &str = "internal:cluster/coordination/applied_version";
+
 /// Publishes cluster states as Raft entries.
 #[derive(Debug)]
 pub struct RaftPublisher {
     coordinator: Coordinator,
     handle: tokio::runtime::Handle,
+    transport: Arc<crate::transport::Transport>,
     /// The last decoded state (decoding parses every index's mapping).
     cache: Mutex<Option<Arc<ClusterState>>>,
 }
@@ -46,8 +50,12 @@ pub fn member(n: &ClusterNode) -> MemberView {
 }
 
 impl RaftPublisher {
-    pub fn new(coordinator: Coordinator, handle: tokio::runtime::Handle) -> RaftPublisher {
-        RaftPublisher { coordinator, handle, cache: Mutex::new(None) }
+    pub fn new(
+        coordinator: Coordinator,
+        handle: tokio::runtime::Handle,
+        transport: Arc<crate::transport::Transport>,
+    ) -> RaftPublisher {
+        RaftPublisher { coordinator, handle, transport, cache: Mutex::new(None) }
     }
 
     /// The cluster state of a published Raft state.
@@ -87,6 +95,48 @@ impl StatePublisher for RaftPublisher {
         let (p, ()) = block(&self.handle, fut)?;
         self.decode(&p)
     }
+
+    fn await_applied(&self, st: &ClusterState, timeout: Duration) -> bool {
+        let others: Vec<std::net::SocketAddr> = st
+            .nodes
+            .iter()
+            .filter(|n| n.node_id != self.coordinator.local.node_id)
+            .filter_map(|n| n.transport_address.parse().ok())
+            .collect();
+        if others.is_empty() {
+            return true;
+        }
+        let (transport, version) = (self.transport.clone(), st.version);
+        block(&self.handle, async move {
+            let deadline = tokio::time::Instant::now() + timeout;
+            let mut waiting = others;
+            while !waiting.is_empty() {
+                let mut still = Vec::new();
+                for addr in waiting {
+                    let r = transport.request(addr, ACTION_APPLIED, bytes::Bytes::new(), Duration::from_secs(1)).await;
+                    match r {
+                        Ok(b) => {
+                            let applied = std::str::from_utf8(&b).ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+                            if applied < version {
+                                still.push(addr);
+                            }
+                        }
+                        // Unreachable: the follower checks deal with it, the ack does not wait.
+                        Err(_) => {}
+                    }
+                }
+                waiting = still;
+                if waiting.is_empty() {
+                    return true;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return false;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            true
+        })
+    }
 }
 
 /// Moves the node's cluster service onto the coordination: the first publication imports the
@@ -95,10 +145,11 @@ impl StatePublisher for RaftPublisher {
 pub fn attach(
     cs: &Arc<ClusterService>,
     coordinator: &Coordinator,
+    transport: Arc<crate::transport::Transport>,
     handle: tokio::runtime::Handle,
     stop: Arc<AtomicBool>,
 ) -> OsResult<Arc<RaftPublisher>> {
-    let publisher = Arc::new(RaftPublisher::new(coordinator.clone(), handle.clone()));
+    let publisher = Arc::new(RaftPublisher::new(coordinator.clone(), handle.clone(), transport));
     // What this node held on its own, as the only member.
     let local = Arc::new(ClusterState { nodes: Arc::new(vec![member(&coordinator.local)]), ..(*cs.state()).clone() });
     cs.set_publisher(publisher.clone());
