@@ -16,6 +16,7 @@ use super::fetch;
 use super::field_values;
 use super::inner_hits;
 use super::named;
+use super::node_result::{FailureEntry, MergeSort, NodeHit, NodeResult};
 use super::parallel::{FetchPhase, QueryPhase};
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
@@ -474,7 +475,8 @@ fn unit_aggs(
     } else {
         query.clone()
     };
-    let env = super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards: ctxs.len() };
+    let shards = req.total_shards.unwrap_or(ctxs.len());
+    let env = super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards };
     Ok(Some(super::aggs::collect_shard(defs, &env, &q)?))
 }
 
@@ -530,6 +532,11 @@ pub fn all_failed(failures: Vec<(usize, OsError)>, ctxs: &[ShardContext]) -> OsE
 }
 
 fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value {
+    Value::Array(failure_entries(failures, ctxs).into_iter().map(|f| f.1).collect())
+}
+
+/// The `_shards.failures` entries of `failures`, each with its status.
+fn failure_entries(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Vec<FailureEntry> {
     let mut seen: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
     for (ci, e) in failures {
@@ -545,9 +552,9 @@ fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value
             o.entry("index_uuid").or_insert(json!(c.index_uuid));
             o.entry("index").or_insert(json!(c.index));
         }
-        out.push(json!({"shard": c.shard, "index": c.index, "node": "fathom", "reason": reason}));
+        out.push((e.status, json!({"shard": c.shard, "index": c.index, "node": "fathom", "reason": reason})));
     }
-    Value::Array(out)
+    out
 }
 
 /// Runs a search over pinned shards and renders OpenSearch's response body.
@@ -579,6 +586,26 @@ fn run(
     raw: bool,
 ) -> OsResult<SearchBody> {
     let start = Instant::now();
+    let r = node_phase(ctxs, req, scroll, raw, start)?;
+    super::node_result::finish(vec![r], req, start, true)
+}
+
+/// This node's part of a search across nodes: query+fetch over `ctxs` for the request's page
+/// (the coordinating node asks each node for the top `from + size`, with `from` 0), its hits
+/// as compact JSON with what they merge by.
+pub fn node_search(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<NodeResult> {
+    node_phase(ctxs, req, None, true, Instant::now())
+}
+
+/// Query, merge of the units' hits and fetch of the page: the node's result before the
+/// aggregations are reduced and the body rendered (see [`super::node_result::finish`]).
+fn node_phase(
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    scroll: Option<&mut ScrollState>,
+    raw: bool,
+    start: Instant,
+) -> OsResult<NodeResult> {
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     let k = req.from.saturating_add(req.size);
     if k > window && !ctxs.is_empty() && req.scroll.is_none() {
@@ -715,6 +742,8 @@ fn run(
     let mut results = results;
     let phase_results: Vec<Option<Vec<super::aggs::AggResult>>> =
         results.iter_mut().map(|r| r.as_mut().and_then(|r| r.aggs.take())).collect();
+    let merge_keys: Vec<(f32, Vec<SortValue>, Option<Value>)> =
+        page.iter().map(|(_, h, k)| (h.score, h.sort_values.clone(), k.clone())).collect();
     let fetched = FetchPhase {
         query: phase.clone(),
         results,
@@ -741,56 +770,29 @@ fn run(
         }
     }
     let mut hits = Vec::with_capacity(fetched.len());
-    for (ci, r) in fetched {
-        if let (Ok(hit), false) = (r, failures.iter().any(|f| f.0 == ci)) {
-            hits.push(hit);
+    for ((ci, r), (score, sort_values, key)) in fetched.into_iter().zip(merge_keys) {
+        if let (Ok(json), false) = (r, failures.iter().any(|f| f.0 == ci)) {
+            hits.push(NodeHit { json, score, sort_values, key });
         }
     }
     let failed_shards = failures.len();
     if !ctxs.is_empty() && failed_shards == ctxs.len() {
         return Err(all_failed(failures, ctxs));
     }
-    let aggregations = match &req.aggs {
-        None => None,
-        Some(defs) => {
-            let parts: Vec<Vec<super::aggs::AggResult>> = phase_results.into_iter().flatten().collect();
-            let reduced =
-                super::aggs::reduce_all(defs, parts, req.batched_reduce_size, super::aggs::DEFAULT_MAX_BUCKETS)?;
-            Some(super::aggs::render(defs, &reduced, &super::aggs::RenderCtx { typed_keys: req.typed_keys })?)
-        }
-    };
-    // A sort reports a max score only when it leads with `_score` descending (the first hit's
-    // score, OpenSearch 3.2+) or with `track_scores`.
-    let score_first =
-        engine_fields.first().is_some_and(|f| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
-    let max_score = if !engine_fields.is_empty() && !score_first && !req.track_scores { None } else { max_score };
-    let mut shards =
-        json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
-    if failed_shards > 0 {
-        shards["failures"] = shard_failures(&failures, ctxs);
-    }
-    let total = if req.track_total_hits != TrackTotalHits::Disabled || req.rest_total_hits_as_int {
-        Some(if req.rest_total_hits_as_int {
-            if req.track_total_hits == TrackTotalHits::Disabled {
-                json!(-1)
-            } else {
-                json!(total)
-            }
-        } else {
-            json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }})
-        })
-    } else {
-        None
-    };
-    Ok(SearchBody {
-        took: start.elapsed().as_millis() as u64,
+    let aggs: Vec<Vec<super::aggs::AggResult>> = phase_results.into_iter().flatten().collect();
+    let failures = failure_entries(&failures, ctxs);
+    Ok(NodeResult {
+        hits,
+        total,
+        total_gte: relation == Relation::Gte,
+        max_score,
+        sort: engine_fields.iter().map(MergeSort::of).collect(),
+        aggs,
         timed_out,
         terminated_early,
-        shards,
-        total,
-        max_score,
-        hits,
-        aggregations,
+        shards: ctxs.len(),
+        failed: failed_shards,
+        failures,
     })
 }
 

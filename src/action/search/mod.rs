@@ -36,6 +36,8 @@
 //! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
+//! | [`node_result`] | one node's query+fetch result, and the reduce of several into the body |
+//! | [`remote`] | searches and counts whose shards are spread over nodes |
 
 pub mod aggs;
 pub mod bitmap;
@@ -71,9 +73,11 @@ pub mod limits;
 pub mod match_only;
 pub mod named;
 pub mod nested_fields;
+pub mod node_result;
 mod parallel;
 pub mod pit;
 pub mod query_string;
+pub mod remote;
 pub mod request;
 pub mod rescore;
 pub mod rounding;
@@ -100,10 +104,37 @@ use crate::error::{ErrorKind, OsError, OsResult};
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
+    let (remote_shards, unavailable) = remote::remote_targets(cs, expr, opts, req)?;
+    if !remote_shards.is_empty() {
+        let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
+        return remote::search(cs, expr, req, ctxs, failed, remote_shards).map(body::SearchBody::into_value);
+    }
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
     let mut v = execute::search_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
     Ok(v)
+}
+
+/// This node's part of a search across nodes: its contexts, and the shards that failed here or
+/// have no active copy (a shard searched on another node is not counted failed here).
+fn across_targets(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &SearchRequest,
+    remote: &[remote::NodeShards],
+    unavailable: Vec<context::FailedShard>,
+) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
+    let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
+    let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
+    ctxs.retain(|c| keep(&c.index, c.shard));
+    failed.retain(|f| keep(&f.0, f.1) && !remote.iter().any(|g| g.1.iter().any(|s| s.0 == f.0 && s.1 == f.1)));
+    for u in unavailable {
+        if !failed.iter().any(|f| f.0 == u.0 && f.1 == u.1) {
+            failed.push(u);
+        }
+    }
+    Ok((ctxs, failed))
 }
 
 /// The shard contexts a request searches, and the shards of its indices that failed to open
@@ -134,6 +165,11 @@ pub fn search_body(
 ) -> OsResult<body::SearchBody> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
+    let (remote_shards, unavailable) = remote::remote_targets(cs, expr, opts, req)?;
+    if !remote_shards.is_empty() {
+        let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
+        return remote::search(cs, expr, req, ctxs, failed, remote_shards);
+    }
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
     let mut b = execute::search_contexts_body(&ctxs, req)?;
     context::add_failed(&mut b.shards, &failed);
@@ -144,6 +180,11 @@ pub fn search_body(
 pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
+    let (remote_shards, unavailable) = remote::remote_targets(cs, expr, opts, req)?;
+    if !remote_shards.is_empty() {
+        let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
+        return remote::count(cs, expr, req, ctxs, failed, remote_shards);
+    }
     let (ctxs, failed) = targets(cs, expr, opts, req)?;
     let mut v = execute::count_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
