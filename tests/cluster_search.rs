@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
-use common::cluster::{free_port, start, wait_agreement, Proc};
+use common::cluster::{free_port, local_id, start, wait_agreement, Proc};
 use common::http::{get, post, put};
 use serde_json::{json, Value};
 
@@ -31,9 +31,9 @@ fn searches_and_counts_see_the_shards_of_every_node() {
     let seeds = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
     let names = ["n0", "n1", "n2"];
     let initial = names.join(",");
-    let procs: Vec<Proc> = (0..3).map(|i| start(dirs[i].path(), names[i], ports[i], &seeds, &initial)).collect();
+    let mut procs: Vec<Proc> = (0..3).map(|i| start(dirs[i].path(), names[i], ports[i], &seeds, &initial)).collect();
     let all: Vec<&Proc> = procs.iter().collect();
-    wait_agreement(&all, 3, Duration::from_secs(60));
+    let manager = wait_agreement(&all, 3, Duration::from_secs(60));
 
     let r = put(
         procs[0].http,
@@ -138,4 +138,25 @@ fn searches_and_counts_see_the_shards_of_every_node() {
     assert_eq!(r.status, 400, "{}", r.text());
     let r = post(procs[1].http, "/idx/_search?search_type=dfs_query_then_fetch", "{}");
     assert_eq!(r.status, 400, "{}", r.text());
+
+    // A node that goes away (not the manager, not node 0): its shards count as failed, the
+    // others answer (partial results), before and after the cluster drops it.
+    let k = (1..3).find(|&i| local_id(&procs[i]) != manager).unwrap();
+    drop(procs.remove(k));
+    for _ in 0..3 {
+        let r = search(&procs[0], &json!({"size": 1000}));
+        let sh = &r["_shards"];
+        assert_eq!(sh["total"], 6, "{sh}");
+        let failed = sh["failed"].as_u64().unwrap();
+        assert!(failed > 0, "the lost node's shards fail: {sh}");
+        assert_eq!(sh["successful"].as_u64().unwrap() + failed, 6, "{sh}");
+        assert!(sh["failures"].as_array().is_some_and(|f| !f.is_empty()), "{sh}");
+        let n = r["hits"]["hits"].as_array().unwrap().len();
+        assert!(n < DOCS, "only the shards still reachable answer");
+        assert_eq!(r["hits"]["total"]["value"], n, "{}", r["hits"]["total"]);
+        let c = get(procs[0].http, "/idx/_count").json();
+        assert_eq!(c["count"], n, "{c}");
+        assert_eq!(c["_shards"]["failed"], failed, "{c}");
+        std::thread::sleep(Duration::from_millis(1500));
+    }
 }

@@ -109,7 +109,7 @@ pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Searc
         let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
         return remote::search(cs, expr, req, ctxs, failed, remote_shards).map(body::SearchBody::into_value);
     }
-    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
     let mut v = execute::search_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
     Ok(v)
@@ -138,16 +138,23 @@ fn across_targets(
 }
 
 /// The shard contexts a request searches, and the shards of its indices that failed to open
-/// (reported as failed; not with `routing` or `preference`, which pick shards themselves).
+/// (reported as failed; not with `routing` or `preference`, which pick shards themselves) or
+/// have no active copy anywhere (`unavailable`, already restricted to the shards searched).
 fn targets(
     cs: &ClusterService,
     expr: &str,
     opts: IndicesOptions,
     req: &SearchRequest,
+    unavailable: Vec<context::FailedShard>,
 ) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
     let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
     if req.routing.is_some() || req.preference.is_some() {
         failed.clear();
+    }
+    for u in unavailable {
+        if !failed.iter().any(|f| f.0 == u.0 && f.1 == u.1) {
+            failed.push(u);
+        }
     }
     context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     if ctxs.is_empty() && !failed.is_empty() {
@@ -170,7 +177,7 @@ pub fn search_body(
         let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
         return remote::search(cs, expr, req, ctxs, failed, remote_shards);
     }
-    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
     let mut b = execute::search_contexts_body(&ctxs, req)?;
     context::add_failed(&mut b.shards, &failed);
     Ok(b)
@@ -185,7 +192,7 @@ pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Search
         let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
         return remote::count(cs, expr, req, ctxs, failed, remote_shards);
     }
-    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
     let mut v = execute::count_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
     Ok(v)

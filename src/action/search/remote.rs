@@ -137,9 +137,12 @@ struct WireResult {
     shards: usize,
     failed: usize,
     failures: Vec<FailureEntry>,
+    /// The deprecation warnings the node's query parsers left.
+    #[serde(default)]
+    warnings: Vec<String>,
 }
 
-fn to_wire(r: NodeResult) -> WireResult {
+fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
     let value = |v: SortValue| match v {
         SortValue::Float(f) => WireValue::F(f.to_bits()),
         SortValue::Long(l) => WireValue::L(l),
@@ -171,10 +174,15 @@ fn to_wire(r: NodeResult) -> WireResult {
         shards: r.shards,
         failed: r.failed,
         failures: r.failures,
+        warnings,
     }
 }
 
-fn from_wire(w: WireResult) -> NodeResult {
+/// The node result, and the warnings it carried (added to `req`'s).
+fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
+    for m in w.warnings {
+        req.warnings.warn(m);
+    }
     let value = |v: WireValue| match v {
         WireValue::F(f) => SortValue::Float(f32::from_bits(f)),
         WireValue::L(l) => SortValue::Long(l),
@@ -257,7 +265,7 @@ pub fn search(
                 s.spawn(move || {
                     send(cs, node, &w).and_then(|b| {
                         serde_json::from_slice::<WireResult>(&b)
-                            .map(from_wire)
+                            .map(|w| from_wire(w, req))
                             .map_err(|e| OsError::internal(format!("malformed search answer: {e}")))
                     })
                 })
@@ -329,6 +337,9 @@ pub fn count(
     let mut terminated: Option<bool> = None;
     let mut failures: Vec<FailureEntry> = Vec::new();
     for (v, _) in parts {
+        for m in v["warnings"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            req.warnings.warn(m);
+        }
         n += v["count"].as_u64().unwrap_or(0);
         total += v["_shards"]["total"].as_u64().unwrap_or(0);
         ok += v["_shards"]["successful"].as_u64().unwrap_or(0);
@@ -386,6 +397,7 @@ pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
             execute::count_contexts(&ctxs, &req)?
         };
         context::add_failed(&mut v["_shards"], &failed);
+        v["warnings"] = json!(req.warnings.take());
         serde_json::to_vec(&v)
     } else {
         let mut r = execute::node_search(&ctxs, &req)?;
@@ -400,7 +412,7 @@ pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
                 .with("grouped", true)
                 .with("failed_shards", Value::Array(r.failures.into_iter().map(|f| f.1).collect())));
         }
-        serde_json::to_vec(&to_wire(r))
+        serde_json::to_vec(&to_wire(r, req.warnings.take()))
     };
     out.map_err(|e| OsError::internal(e.to_string()))
 }

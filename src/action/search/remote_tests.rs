@@ -72,8 +72,8 @@ fn across(ctxs: &[ShardContext], split: &[usize], req: &SearchRequest) -> Value 
     let mut at = 0;
     for n in split {
         let r = execute::node_search(&ctxs[at..at + n], &sub).unwrap();
-        let wire = serde_json::to_vec(&to_wire(r)).unwrap();
-        parts.push(from_wire(serde_json::from_slice(&wire).unwrap()));
+        let wire = serde_json::to_vec(&to_wire(r, vec![])).unwrap();
+        parts.push(from_wire(serde_json::from_slice(&wire).unwrap(), req));
         at += n;
     }
     without_took(node_result::finish(parts, req, Instant::now(), false).unwrap().into_value())
