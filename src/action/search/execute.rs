@@ -3,7 +3,6 @@
 //! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
 //! order, then segment and doc), and the page `from..from + size` is fetched.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -24,7 +23,7 @@ use super::rescore;
 use super::slice;
 use super::sort::{self, ValueFormat};
 use super::sort_missing;
-use crate::engine::query::{self, Hit, Query, Relation, SegmentView, SortField, SortValue, TopSpec, TrackTotalHits};
+use crate::engine::query::{self, Hit, Query, Relation, SortField, SortValue, TopSpec, TrackTotalHits};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Most hits a `min_score` search collects per unit before filtering.
@@ -116,7 +115,7 @@ fn shard_doc_after(after: &mut [SortValue], req: &SearchRequest, fields: &[(Sort
 }
 
 /// `q` restricted by the shard's alias filter (an index searched through filtered aliases).
-fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsResult<Query> {
+pub(super) fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsResult<Query> {
     Ok(match &c.alias_filter {
         None => q,
         Some(f) => {
@@ -531,7 +530,7 @@ pub fn all_failed(failures: Vec<(usize, OsError)>, ctxs: &[ShardContext]) -> OsE
     e.caused_by(first)
 }
 
-fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value {
+pub(super) fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value {
     Value::Array(failure_entries(failures, ctxs).into_iter().map(|f| f.1).collect())
 }
 
@@ -897,75 +896,4 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
         }
     }
     Ok(())
-}
-
-/// One shard's count.
-fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
-    c.check_serving()?;
-    let segs: &Vec<Arc<dyn SegmentView>> = &c.reader.query().segments;
-    let qc = QueryContext {
-        mapping: &c.mapping,
-        analyzers: &c.analyzers,
-        segments: segs,
-        index: &c.index,
-        now_millis: now,
-        analysis: c.analysis.as_deref(),
-        max_regex_length: c.limits.max_regex_length,
-        warnings: &req.warnings,
-        nested_scope: None,
-    };
-    let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
-    Ok(if let Some(min) = req.min_score {
-        c.reader.query().count_min_score(&q, min)?
-    } else {
-        c.reader.query().count(&q)?
-    })
-}
-
-/// `_count` over pinned shards (in parallel on the search pool): `{"count", "_shards"}`.
-pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
-    let now = crate::clock::now_millis();
-    let counts: Vec<OsResult<u64>> = if ctxs.len() <= 1 {
-        ctxs.iter().map(|c| count_one(c, req, now)).collect()
-    } else {
-        let shared = Arc::new((ctxs.to_vec(), req.clone()));
-        crate::threadpool::fan_out(ctxs.len(), move |ci| count_one(&shared.0[ci], &shared.1, now))
-    };
-    let mut n = 0u64;
-    let mut terminated = false;
-    let mut failures = Vec::new();
-    for (ci, r) in counts.into_iter().enumerate() {
-        match r {
-            // `terminate_after` counts per shard: a shard with more matches terminated early.
-            Ok(x) => {
-                n += match req.terminate_after {
-                    Some(t) if t > 0 => {
-                        terminated |= x > t;
-                        x.min(t)
-                    }
-                    _ => x,
-                }
-            }
-            Err(e) if e.kind == ErrorKind::Parsing => return Err(e),
-            Err(e) => {
-                ctxs[ci].report_corruption("count", &e);
-                failures.push((ci, e))
-            }
-        }
-    }
-    if !ctxs.is_empty() && failures.len() == ctxs.len() {
-        return Err(all_failed(failures, ctxs));
-    }
-    let mut shards =
-        json!({"total": ctxs.len(), "successful": ctxs.len() - failures.len(), "skipped": 0, "failed": failures.len()});
-    if !failures.is_empty() {
-        shards["failures"] = shard_failures(&failures, ctxs);
-    }
-    let mut body = json!({"count": n, "_shards": shards});
-    if let Some(t) = req.terminate_after {
-        if t > 0 {
-            body["terminated_early"] = json!(terminated);
-        }
-    }
-    Ok(body)
 }

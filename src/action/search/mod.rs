@@ -25,6 +25,7 @@
 //! | [`sort`] | sort specs, resolution against the mapping, sort values |
 //! | [`sort_missing`] | keyword sorts with a custom `missing` value |
 //! | [`execute`] | query-then-fetch, merging, the response |
+//! | [`count`] | `_count` over pinned shards |
 //! | `parallel` | the query phase's units run in parallel on the search pool |
 //! | [`body`] | the response body, as a JSON tree or written straight to bytes |
 //! | [`fetch`] | one hit's JSON |
@@ -46,6 +47,7 @@ pub mod collapse;
 pub mod combine;
 pub mod context;
 pub mod context_id;
+pub mod count;
 pub mod date_math;
 pub mod dsl;
 pub mod dsl_combined_fields;
@@ -193,7 +195,7 @@ pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &Search
         return remote::count(cs, expr, req, ctxs, failed, remote_shards);
     }
     let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
-    let mut v = execute::count_contexts(&ctxs, req)?;
+    let mut v = count::count_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
     Ok(v)
 }

@@ -314,7 +314,7 @@ pub fn count(
                 })
             })
             .collect();
-        let local = (!ctxs.is_empty()).then(|| execute::count_contexts(&ctxs, req));
+        let local = (!ctxs.is_empty()).then(|| super::count::count_contexts(&ctxs, req));
         let answers: Vec<OsResult<Value>> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a count thread panicked"))))
@@ -394,7 +394,7 @@ pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
         let mut v = if ctxs.is_empty() {
             json!({"count": 0, "_shards": {"total": 0, "successful": 0, "skipped": 0, "failed": 0}})
         } else {
-            execute::count_contexts(&ctxs, &req)?
+            super::count::count_contexts(&ctxs, &req)?
         };
         context::add_failed(&mut v["_shards"], &failed);
         v["warnings"] = json!(req.warnings.take());

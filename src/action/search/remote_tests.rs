@@ -99,6 +99,11 @@ fn node_results_merge_into_the_single_node_body() {
         json!({"collapse": {"field": "g"}, "sort": [{"n": "asc"}], "size": 4}),
         json!({"search_after": [40], "sort": [{"n": "asc"}], "size": 5}),
         json!({"query": {"match": {"t": "gamma"}}, "highlight": {"fields": {"t": {}}}, "size": 3}),
+        json!({"query": {"match": {"t": "alpha"}}, "size": 8,
+               "rescore": {"window_size": 5, "query": {"rescore_query": {"match": {"t": "beta"}}}}}),
+        json!({"query": {"match": {"t": "delta"}}, "explain": true, "size": 4, "version": true}),
+        json!({"query": {"match": {"t": "beta"}}, "sort": ["_score", {"n": "desc"}], "size": 6}),
+        json!({"size": 5, "timeout": "10s", "track_total_hits": true, "sort": [{"v": {"order": "desc"}}]}),
     ];
     for body in bodies {
         let req = SearchRequest::from_body(body.clone()).unwrap();
