@@ -223,11 +223,18 @@ fn failed_open(failed: &[FailedShard]) -> NodeResult {
     NodeResult { shards: failed.len(), failed: failed.len(), failures, ..NodeResult::default() }
 }
 
-/// One node's answer, or the failure of its shards when the error is theirs only.
-fn node_outcome(r: OsResult<NodeResult>, shards: &[(String, u32)]) -> OsResult<NodeResult> {
+/// One node's answer, or the failure of its shards when the error is theirs only (listed with
+/// the node's id when it is another node).
+fn node_outcome(r: OsResult<NodeResult>, shards: &[(String, u32)], node: Option<&str>) -> OsResult<NodeResult> {
     match r {
         Ok(r) => Ok(r),
-        Err(e) if node_result::fails_shards_only(&e) => Ok(node_result::all_failed_result(&e, shards)),
+        Err(e) if node_result::fails_shards_only(&e) => {
+            let mut r = node_result::all_failed_result(&e, shards);
+            for f in r.failures.iter_mut().filter(|_| node.is_some()) {
+                f.1["node"] = json!(node);
+            }
+            Ok(r)
+        }
         Err(e) => Err(e),
     }
 }
@@ -280,13 +287,13 @@ pub fn search(
     });
     let mut parts = Vec::with_capacity(remote.len() + 2);
     if let Some(r) = local {
-        parts.push(node_outcome(r, &ids(&ctxs))?);
+        parts.push(node_outcome(r, &ids(&ctxs), None)?);
     }
     if !failed.is_empty() {
         parts.push(failed_open(&failed));
     }
-    for (r, (_, shards)) in answers.into_iter().zip(&remote) {
-        parts.push(node_outcome(r, shards)?);
+    for (r, (node, shards)) in answers.into_iter().zip(&remote) {
+        parts.push(node_outcome(r, shards, Some(node))?);
     }
     node_result::finish(parts, req, start, false)
 }

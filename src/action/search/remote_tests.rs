@@ -124,21 +124,22 @@ fn a_node_that_fails_its_shards_leaves_partial_results_or_fails_the_search() {
     assert!(node_result::fails_shards_only(&down));
     let lost = vec![("i".to_string(), 2), ("i".to_string(), 3)];
     let parts = vec![
-        node_outcome(execute::node_search(&ctxs[..2], &sub), &ids(&ctxs[..2])).unwrap(),
-        node_outcome(Err(down.clone()), &lost).unwrap(),
+        node_outcome(execute::node_search(&ctxs[..2], &sub), &ids(&ctxs[..2]), None).unwrap(),
+        node_outcome(Err(down.clone()), &lost, Some("n2")).unwrap(),
     ];
     let v = node_result::finish(parts, &req, Instant::now(), false).unwrap().into_value();
     assert_eq!(v["_shards"]["total"], 4);
     assert_eq!(v["_shards"]["successful"], 2);
     assert_eq!(v["_shards"]["failed"], 2);
     assert_eq!(v["_shards"]["failures"][0]["reason"]["type"], "connect_transport_exception");
+    assert_eq!(v["_shards"]["failures"][0]["node"], "n2");
     let local: u64 = ctxs[..2]
         .iter()
         .map(|c| c.reader.query().count(&crate::engine::query::Query::MatchAll { boost: 1.0 }).unwrap())
         .sum();
     assert_eq!(v["hits"]["hits"].as_array().unwrap().len() as u64, local);
 
-    let parts = vec![node_outcome(Err(down.clone()), &lost).unwrap()];
+    let parts = vec![node_outcome(Err(down.clone()), &lost, None).unwrap()];
     let e = node_result::finish(parts, &req, Instant::now(), false).unwrap_err();
     assert_eq!(e.kind, ErrorKind::SearchPhaseExecution);
     assert_eq!(e.reason, "all shards failed");
@@ -146,7 +147,7 @@ fn a_node_that_fails_its_shards_leaves_partial_results_or_fails_the_search() {
 
     // A bad request fails the same on every node: it fails the search.
     let bad = OsError::parsing("unknown query [nope]");
-    assert!(node_outcome(Err(bad), &lost).is_err());
+    assert!(node_outcome(Err(bad), &lost, None).is_err());
 }
 
 #[test]
