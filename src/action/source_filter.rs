@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::cluster::resolve::glob;
 
 /// What to return of `_source`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SourceFilter {
     /// `_source=false`.
     pub disabled: bool,

@@ -62,4 +62,12 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             on_pool(&n.pools.get, move || crate::action::documents::remote_get::handle(&cs, &req.payload)).await
         }
     });
+    let n = node.clone();
+    transport.register_fn(crate::action::search::remote::ACTION_QUERY_FETCH, move |req| {
+        let n = n.clone();
+        async move {
+            let cs = n.cluster.clone();
+            on_pool(&n.pools.search, move || crate::action::search::remote::handle(&cs, &req.payload)).await
+        }
+    });
 }

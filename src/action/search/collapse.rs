@@ -20,7 +20,7 @@ use crate::engine::schema::{FieldKind, FieldType};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// A `collapse` request.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Collapse {
     pub field: String,
     /// `inner_hits` as given (one object or several).

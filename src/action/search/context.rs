@@ -99,88 +99,23 @@ pub fn acquire_with_failed(
             }
             Err(e) => return Err(e),
         };
-        let meta = svc.metadata();
-        let max_result_window = match meta.setting("index.max_result_window") {
-            Some(s) => s.parse::<usize>().map_err(|_| {
-                OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_result_window]"))
-            })?,
-            None => DEFAULT_MAX_RESULT_WINDOW,
-        };
-        let limits =
-            super::limits::IndexLimits::from_settings(&|k| meta.setting(k).map(str::to_string), max_result_window)?;
-        let max_slices_per_scroll = match meta.setting("index.max_slices_per_scroll") {
-            Some(s) => s.parse::<i64>().map_err(|_| {
-                OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_slices_per_scroll]"))
-            })?,
-            None => super::slice::DEFAULT_MAX_SLICES_PER_SCROLL,
-        };
-        let num_shards = meta.number_of_shards();
-        let mapping = svc.mapping();
         failed.extend(svc.failed().into_iter().map(|f| (svc.name.clone(), f.id, f.reason)));
-        for shard in svc.shards() {
-            out.push(ShardContext {
-                alias_filter: alias_filter(&md, expr, &svc.name),
-                index: svc.name.clone(),
-                index_uuid: svc.uuid.clone(),
-                shard: shard.id,
-                mapping: mapping.clone(),
-                max_result_window,
-                limits,
-                max_slices_per_scroll,
-                num_shards,
-                analyzers: svc.analyzers().clone(),
-                analysis: Some(svc.analysis().clone()),
-                reader: shard.engine.reader()?,
-                failer: Some(shard.engine.failer().clone()),
-            });
-        }
+        out.extend(index_contexts(&md, expr, &svc, svc.shards())?);
     }
     Ok((out, failed))
 }
 
 /// Keeps the shards a search with `routing` (comma-separated values: each value's shard of each
 /// index) and `preference` (`_shards:0,2`, optionally followed by `|` and another preference)
-/// reaches; `_shards.total` then counts only them. Other preferences pick a copy, and one node
-/// has one copy of each shard.
+/// reaches; `_shards.total` then counts only them. Other preferences pick a copy.
 pub fn restrict(
     cs: &ClusterService,
     ctxs: &mut Vec<ShardContext>,
     routing: Option<&str>,
     preference: Option<&str>,
 ) -> OsResult<()> {
-    if let Some(r) = routing.filter(|r| !r.is_empty()) {
-        let md = cs.metadata();
-        let values: Vec<&str> = r.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
-        ctxs.retain(|c| {
-            let (n, rn) = md.indices.get(&c.index).map_or((1, 1), |m| (m.number_of_shards(), m.routing_num_shards));
-            values.iter().any(|v| crate::cluster::routing::shard_id(v, n, rn) == c.shard)
-        });
-    }
-    if let Some(p) = preference {
-        if let Some(rest) = p.strip_prefix("_shards:") {
-            let list = rest.split('|').next().unwrap_or("");
-            let mut shards = Vec::new();
-            for s in list.split(',').map(str::trim) {
-                shards.push(s.parse::<u32>().map_err(|_| OsError::illegal(format!("No shard id found in [{p}]")))?);
-            }
-            ctxs.retain(|c| shards.contains(&c.shard));
-        } else if p.starts_with('_') {
-            let known = [
-                "_local",
-                "_only_local",
-                "_primary",
-                "_primary_first",
-                "_replica",
-                "_replica_first",
-                "_only_nodes:",
-                "_prefer_nodes:",
-                "_only_primary",
-            ];
-            if !known.iter().any(|k| p == *k || (k.ends_with(':') && p.starts_with(k))) {
-                return Err(OsError::illegal(format!("no Preference for [{p}]")));
-            }
-        }
-    }
+    let keep = shard_filter(cs, routing, preference)?;
+    ctxs.retain(|c| keep(&c.index, c.shard));
     Ok(())
 }
 
@@ -240,4 +175,116 @@ pub fn alias_filter(md: &crate::cluster::metadata::Metadata, expr: &str, index: 
         (true, 1) => filters.pop(),
         (true, _) => Some(serde_json::json!({"bool": {"should": filters, "minimum_should_match": 1}})),
     }
+}
+
+/// Pins `shards` of `svc`, reached through `expr` (for its alias filter).
+fn index_contexts(
+    md: &crate::cluster::metadata::Metadata,
+    expr: &str,
+    svc: &crate::cluster::IndexService,
+    shards: Vec<Arc<crate::cluster::IndexShard>>,
+) -> OsResult<Vec<ShardContext>> {
+    let meta = svc.metadata();
+    let max_result_window = match meta.setting("index.max_result_window") {
+        Some(s) => s.parse::<usize>().map_err(|_| {
+            OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_result_window]"))
+        })?,
+        None => DEFAULT_MAX_RESULT_WINDOW,
+    };
+    let limits =
+        super::limits::IndexLimits::from_settings(&|k| meta.setting(k).map(str::to_string), max_result_window)?;
+    let max_slices_per_scroll = match meta.setting("index.max_slices_per_scroll") {
+        Some(s) => s.parse::<i64>().map_err(|_| {
+            OsError::illegal(format!("Failed to parse value [{s}] for setting [index.max_slices_per_scroll]"))
+        })?,
+        None => super::slice::DEFAULT_MAX_SLICES_PER_SCROLL,
+    };
+    let num_shards = meta.number_of_shards();
+    let mapping = svc.mapping();
+    let mut out = Vec::with_capacity(shards.len());
+    for shard in shards {
+        out.push(ShardContext {
+            alias_filter: alias_filter(md, expr, &svc.name),
+            index: svc.name.clone(),
+            index_uuid: svc.uuid.clone(),
+            shard: shard.id,
+            mapping: mapping.clone(),
+            max_result_window,
+            limits,
+            max_slices_per_scroll,
+            num_shards,
+            analyzers: svc.analyzers().clone(),
+            analysis: Some(svc.analysis().clone()),
+            reader: shard.engine.reader()?,
+            failer: Some(shard.engine.failer().clone()),
+        });
+    }
+    Ok(out)
+}
+
+/// Pins exactly the shards `ids` (index, shard) of this node, reached through `expr`, for
+/// another node's search across nodes; a shard not serving here is a failed shard.
+pub fn acquire_shards(
+    cs: &ClusterService,
+    expr: &str,
+    ids: &[(String, u32)],
+) -> OsResult<(Vec<ShardContext>, Vec<FailedShard>)> {
+    let md = cs.metadata();
+    let (mut out, mut failed) = (Vec::new(), Vec::new());
+    for (index, id) in ids {
+        let svc = cs.index(index)?;
+        match svc.shard(*id) {
+            Some(s) => out.extend(index_contexts(&md, expr, &svc, vec![s])?),
+            None => failed.push((index.clone(), *id, format!("[{index}][{id}] no serving copy on this node"))),
+        }
+    }
+    Ok((out, failed))
+}
+
+/// Whether the shard `shard` of `index` is among those `routing` and `preference` reach (see
+/// [`restrict`]).
+pub fn shard_filter(
+    cs: &ClusterService,
+    routing: Option<&str>,
+    preference: Option<&str>,
+) -> OsResult<impl Fn(&str, u32) -> bool> {
+    let md = cs.metadata();
+    let values: Option<Vec<String>> = routing
+        .filter(|r| !r.is_empty())
+        .map(|r| r.split(',').map(str::trim).filter(|v| !v.is_empty()).map(str::to_string).collect());
+    let mut shards: Option<Vec<u32>> = None;
+    if let Some(p) = preference {
+        if let Some(rest) = p.strip_prefix("_shards:") {
+            let list = rest.split('|').next().unwrap_or("");
+            let mut ids = Vec::new();
+            for s in list.split(',').map(str::trim) {
+                ids.push(s.parse::<u32>().map_err(|_| OsError::illegal(format!("No shard id found in [{p}]")))?);
+            }
+            shards = Some(ids);
+        } else if p.starts_with('_') {
+            let known = [
+                "_local",
+                "_only_local",
+                "_primary",
+                "_primary_first",
+                "_replica",
+                "_replica_first",
+                "_only_nodes:",
+                "_prefer_nodes:",
+                "_only_primary",
+            ];
+            if !known.iter().any(|k| p == *k || (k.ends_with(':') && p.starts_with(k))) {
+                return Err(OsError::illegal(format!("no Preference for [{p}]")));
+            }
+        }
+    }
+    Ok(move |index: &str, shard: u32| {
+        if let Some(values) = &values {
+            let (n, rn) = md.indices.get(index).map_or((1, 1), |m| (m.number_of_shards(), m.routing_num_shards));
+            if !values.iter().any(|v| crate::cluster::routing::shard_id(v, n, rn) == shard) {
+                return false;
+            }
+        }
+        shards.as_ref().is_none_or(|s| s.contains(&shard))
+    })
 }

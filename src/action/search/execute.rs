@@ -3,7 +3,6 @@
 //! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
 //! order, then segment and doc), and the page `from..from + size` is fetched.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -16,6 +15,7 @@ use super::fetch;
 use super::field_values;
 use super::inner_hits;
 use super::named;
+use super::node_result::{FailureEntry, MergeSort, NodeHit, NodeResult};
 use super::parallel::{FetchPhase, QueryPhase};
 use super::query_string::{self, QsOptions};
 use super::request::SearchRequest;
@@ -23,7 +23,7 @@ use super::rescore;
 use super::slice;
 use super::sort::{self, ValueFormat};
 use super::sort_missing;
-use crate::engine::query::{self, Hit, Query, Relation, SegmentView, SortField, SortValue, TopSpec, TrackTotalHits};
+use crate::engine::query::{self, Hit, Query, Relation, SortField, SortValue, TopSpec, TrackTotalHits};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// Most hits a `min_score` search collects per unit before filtering.
@@ -115,7 +115,7 @@ fn shard_doc_after(after: &mut [SortValue], req: &SearchRequest, fields: &[(Sort
 }
 
 /// `q` restricted by the shard's alias filter (an index searched through filtered aliases).
-fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsResult<Query> {
+pub(super) fn with_alias_filter(q: Query, c: &ShardContext, qc: &QueryContext<'_>) -> OsResult<Query> {
     Ok(match &c.alias_filter {
         None => q,
         Some(f) => {
@@ -474,7 +474,8 @@ fn unit_aggs(
     } else {
         query.clone()
     };
-    let env = super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards: ctxs.len() };
+    let shards = req.total_shards.unwrap_or(ctxs.len());
+    let env = super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards };
     Ok(Some(super::aggs::collect_shard(defs, &env, &q)?))
 }
 
@@ -529,7 +530,12 @@ pub fn all_failed(failures: Vec<(usize, OsError)>, ctxs: &[ShardContext]) -> OsE
     e.caused_by(first)
 }
 
-fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value {
+pub(super) fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value {
+    Value::Array(failure_entries(failures, ctxs).into_iter().map(|f| f.1).collect())
+}
+
+/// The `_shards.failures` entries of `failures`, each with its status.
+fn failure_entries(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Vec<FailureEntry> {
     let mut seen: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
     for (ci, e) in failures {
@@ -545,9 +551,9 @@ fn shard_failures(failures: &[(usize, OsError)], ctxs: &[ShardContext]) -> Value
             o.entry("index_uuid").or_insert(json!(c.index_uuid));
             o.entry("index").or_insert(json!(c.index));
         }
-        out.push(json!({"shard": c.shard, "index": c.index, "node": "fathom", "reason": reason}));
+        out.push((e.status, json!({"shard": c.shard, "index": c.index, "node": "fathom", "reason": reason})));
     }
-    Value::Array(out)
+    out
 }
 
 /// Runs a search over pinned shards and renders OpenSearch's response body.
@@ -579,6 +585,26 @@ fn run(
     raw: bool,
 ) -> OsResult<SearchBody> {
     let start = Instant::now();
+    let r = node_phase(ctxs, req, scroll, raw, start)?;
+    super::node_result::finish(vec![r], req, start, true)
+}
+
+/// This node's part of a search across nodes: query+fetch over `ctxs` for the request's page
+/// (the coordinating node asks each node for the top `from + size`, with `from` 0), its hits
+/// as compact JSON with what they merge by.
+pub fn node_search(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<NodeResult> {
+    node_phase(ctxs, req, None, true, Instant::now())
+}
+
+/// Query, merge of the units' hits and fetch of the page: the node's result before the
+/// aggregations are reduced and the body rendered (see [`super::node_result::finish`]).
+fn node_phase(
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    scroll: Option<&mut ScrollState>,
+    raw: bool,
+    start: Instant,
+) -> OsResult<NodeResult> {
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);
     let k = req.from.saturating_add(req.size);
     if k > window && !ctxs.is_empty() && req.scroll.is_none() {
@@ -715,6 +741,8 @@ fn run(
     let mut results = results;
     let phase_results: Vec<Option<Vec<super::aggs::AggResult>>> =
         results.iter_mut().map(|r| r.as_mut().and_then(|r| r.aggs.take())).collect();
+    let merge_keys: Vec<(f32, Vec<SortValue>, Option<Value>)> =
+        page.iter().map(|(_, h, k)| (h.score, h.sort_values.clone(), k.clone())).collect();
     let fetched = FetchPhase {
         query: phase.clone(),
         results,
@@ -741,56 +769,29 @@ fn run(
         }
     }
     let mut hits = Vec::with_capacity(fetched.len());
-    for (ci, r) in fetched {
-        if let (Ok(hit), false) = (r, failures.iter().any(|f| f.0 == ci)) {
-            hits.push(hit);
+    for ((ci, r), (score, sort_values, key)) in fetched.into_iter().zip(merge_keys) {
+        if let (Ok(json), false) = (r, failures.iter().any(|f| f.0 == ci)) {
+            hits.push(NodeHit { json, score, sort_values, key });
         }
     }
     let failed_shards = failures.len();
     if !ctxs.is_empty() && failed_shards == ctxs.len() {
         return Err(all_failed(failures, ctxs));
     }
-    let aggregations = match &req.aggs {
-        None => None,
-        Some(defs) => {
-            let parts: Vec<Vec<super::aggs::AggResult>> = phase_results.into_iter().flatten().collect();
-            let reduced =
-                super::aggs::reduce_all(defs, parts, req.batched_reduce_size, super::aggs::DEFAULT_MAX_BUCKETS)?;
-            Some(super::aggs::render(defs, &reduced, &super::aggs::RenderCtx { typed_keys: req.typed_keys })?)
-        }
-    };
-    // A sort reports a max score only when it leads with `_score` descending (the first hit's
-    // score, OpenSearch 3.2+) or with `track_scores`.
-    let score_first =
-        engine_fields.first().is_some_and(|f| f.by == query::SortBy::Score && f.order == query::SortOrder::Desc);
-    let max_score = if !engine_fields.is_empty() && !score_first && !req.track_scores { None } else { max_score };
-    let mut shards =
-        json!({"total": ctxs.len(), "successful": ctxs.len() - failed_shards, "skipped": 0, "failed": failed_shards});
-    if failed_shards > 0 {
-        shards["failures"] = shard_failures(&failures, ctxs);
-    }
-    let total = if req.track_total_hits != TrackTotalHits::Disabled || req.rest_total_hits_as_int {
-        Some(if req.rest_total_hits_as_int {
-            if req.track_total_hits == TrackTotalHits::Disabled {
-                json!(-1)
-            } else {
-                json!(total)
-            }
-        } else {
-            json!({"value": total, "relation": if relation == Relation::Eq { "eq" } else { "gte" }})
-        })
-    } else {
-        None
-    };
-    Ok(SearchBody {
-        took: start.elapsed().as_millis() as u64,
+    let aggs: Vec<Vec<super::aggs::AggResult>> = phase_results.into_iter().flatten().collect();
+    let failures = failure_entries(&failures, ctxs);
+    Ok(NodeResult {
+        hits,
+        total,
+        total_gte: relation == Relation::Gte,
+        max_score,
+        sort: engine_fields.iter().map(MergeSort::of).collect(),
+        aggs,
         timed_out,
         terminated_early,
-        shards,
-        total,
-        max_score,
-        hits,
-        aggregations,
+        shards: ctxs.len(),
+        failed: failed_shards,
+        failures,
     })
 }
 
@@ -895,75 +896,4 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
         }
     }
     Ok(())
-}
-
-/// One shard's count.
-fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
-    c.check_serving()?;
-    let segs: &Vec<Arc<dyn SegmentView>> = &c.reader.query().segments;
-    let qc = QueryContext {
-        mapping: &c.mapping,
-        analyzers: &c.analyzers,
-        segments: segs,
-        index: &c.index,
-        now_millis: now,
-        analysis: c.analysis.as_deref(),
-        max_regex_length: c.limits.max_regex_length,
-        warnings: &req.warnings,
-        nested_scope: None,
-    };
-    let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
-    Ok(if let Some(min) = req.min_score {
-        c.reader.query().count_min_score(&q, min)?
-    } else {
-        c.reader.query().count(&q)?
-    })
-}
-
-/// `_count` over pinned shards (in parallel on the search pool): `{"count", "_shards"}`.
-pub fn count_contexts(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<Value> {
-    let now = crate::clock::now_millis();
-    let counts: Vec<OsResult<u64>> = if ctxs.len() <= 1 {
-        ctxs.iter().map(|c| count_one(c, req, now)).collect()
-    } else {
-        let shared = Arc::new((ctxs.to_vec(), req.clone()));
-        crate::threadpool::fan_out(ctxs.len(), move |ci| count_one(&shared.0[ci], &shared.1, now))
-    };
-    let mut n = 0u64;
-    let mut terminated = false;
-    let mut failures = Vec::new();
-    for (ci, r) in counts.into_iter().enumerate() {
-        match r {
-            // `terminate_after` counts per shard: a shard with more matches terminated early.
-            Ok(x) => {
-                n += match req.terminate_after {
-                    Some(t) if t > 0 => {
-                        terminated |= x > t;
-                        x.min(t)
-                    }
-                    _ => x,
-                }
-            }
-            Err(e) if e.kind == ErrorKind::Parsing => return Err(e),
-            Err(e) => {
-                ctxs[ci].report_corruption("count", &e);
-                failures.push((ci, e))
-            }
-        }
-    }
-    if !ctxs.is_empty() && failures.len() == ctxs.len() {
-        return Err(all_failed(failures, ctxs));
-    }
-    let mut shards =
-        json!({"total": ctxs.len(), "successful": ctxs.len() - failures.len(), "skipped": 0, "failed": failures.len()});
-    if !failures.is_empty() {
-        shards["failures"] = shard_failures(&failures, ctxs);
-    }
-    let mut body = json!({"count": n, "_shards": shards});
-    if let Some(t) = req.terminate_after {
-        if t > 0 {
-            body["terminated_early"] = json!(terminated);
-        }
-    }
-    Ok(body)
 }

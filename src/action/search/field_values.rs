@@ -14,7 +14,7 @@ use crate::engine::segment::DocId;
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// One `docvalue_fields` or `fields` entry: a field name or pattern and an optional `format`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FieldAndFormat {
     pub field: String,
     pub format: Option<String>,

@@ -25,6 +25,7 @@
 //! | [`sort`] | sort specs, resolution against the mapping, sort values |
 //! | [`sort_missing`] | keyword sorts with a custom `missing` value |
 //! | [`execute`] | query-then-fetch, merging, the response |
+//! | [`count`] | `_count` over pinned shards |
 //! | `parallel` | the query phase's units run in parallel on the search pool |
 //! | [`body`] | the response body, as a JSON tree or written straight to bytes |
 //! | [`fetch`] | one hit's JSON |
@@ -36,6 +37,8 @@
 //! | [`context_id`] | PIT and scroll ids (base64 of the pinned shards' context numbers) |
 //! | [`pit`] | reader contexts (PIT and scroll), PIT ids, the PIT APIs |
 //! | [`scroll`] | scroll over the reader contexts |
+//! | [`node_result`] | one node's query+fetch result, and the reduce of several into the body |
+//! | [`remote`] | searches and counts whose shards are spread over nodes |
 
 pub mod aggs;
 pub mod bitmap;
@@ -44,6 +47,7 @@ pub mod collapse;
 pub mod combine;
 pub mod context;
 pub mod context_id;
+pub mod count;
 pub mod date_math;
 pub mod dsl;
 pub mod dsl_combined_fields;
@@ -71,9 +75,11 @@ pub mod limits;
 pub mod match_only;
 pub mod named;
 pub mod nested_fields;
+pub mod node_result;
 mod parallel;
 pub mod pit;
 pub mod query_string;
+pub mod remote;
 pub mod request;
 pub mod rescore;
 pub mod rounding;
@@ -100,23 +106,57 @@ use crate::error::{ErrorKind, OsError, OsResult};
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
-    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let (remote_shards, unavailable) = remote::remote_targets(cs, expr, opts, req)?;
+    if !remote_shards.is_empty() {
+        let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
+        return remote::search(cs, expr, req, ctxs, failed, remote_shards).map(body::SearchBody::into_value);
+    }
+    let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
     let mut v = execute::search_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
     Ok(v)
 }
 
+/// This node's part of a search across nodes: its contexts, and the shards that failed here or
+/// have no active copy (a shard searched on another node is not counted failed here).
+fn across_targets(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &SearchRequest,
+    remote: &[remote::NodeShards],
+    unavailable: Vec<context::FailedShard>,
+) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
+    let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
+    let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
+    ctxs.retain(|c| keep(&c.index, c.shard));
+    failed.retain(|f| keep(&f.0, f.1) && !remote.iter().any(|g| g.1.iter().any(|s| s.0 == f.0 && s.1 == f.1)));
+    for u in unavailable {
+        if !failed.iter().any(|f| f.0 == u.0 && f.1 == u.1) {
+            failed.push(u);
+        }
+    }
+    Ok((ctxs, failed))
+}
+
 /// The shard contexts a request searches, and the shards of its indices that failed to open
-/// (reported as failed; not with `routing` or `preference`, which pick shards themselves).
+/// (reported as failed; not with `routing` or `preference`, which pick shards themselves) or
+/// have no active copy anywhere (`unavailable`, already restricted to the shards searched).
 fn targets(
     cs: &ClusterService,
     expr: &str,
     opts: IndicesOptions,
     req: &SearchRequest,
+    unavailable: Vec<context::FailedShard>,
 ) -> OsResult<(Vec<ShardContext>, Vec<context::FailedShard>)> {
     let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
     if req.routing.is_some() || req.preference.is_some() {
         failed.clear();
+    }
+    for u in unavailable {
+        if !failed.iter().any(|f| f.0 == u.0 && f.1 == u.1) {
+            failed.push(u);
+        }
     }
     context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     if ctxs.is_empty() && !failed.is_empty() {
@@ -134,7 +174,12 @@ pub fn search_body(
 ) -> OsResult<body::SearchBody> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
-    let (ctxs, failed) = targets(cs, expr, opts, req)?;
+    let (remote_shards, unavailable) = remote::remote_targets(cs, expr, opts, req)?;
+    if !remote_shards.is_empty() {
+        let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
+        return remote::search(cs, expr, req, ctxs, failed, remote_shards);
+    }
+    let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
     let mut b = execute::search_contexts_body(&ctxs, req)?;
     context::add_failed(&mut b.shards, &failed);
     Ok(b)
@@ -144,8 +189,13 @@ pub fn search_body(
 pub fn count(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let resolved = terms_lookup::resolve(cs, req)?;
     let req = resolved.as_ref().unwrap_or(req);
-    let (ctxs, failed) = targets(cs, expr, opts, req)?;
-    let mut v = execute::count_contexts(&ctxs, req)?;
+    let (remote_shards, unavailable) = remote::remote_targets(cs, expr, opts, req)?;
+    if !remote_shards.is_empty() {
+        let (ctxs, failed) = across_targets(cs, expr, opts, req, &remote_shards, unavailable)?;
+        return remote::count(cs, expr, req, ctxs, failed, remote_shards);
+    }
+    let (ctxs, failed) = targets(cs, expr, opts, req, unavailable)?;
+    let mut v = count::count_contexts(&ctxs, req)?;
     context::add_failed(&mut v["_shards"], &failed);
     Ok(v)
 }

@@ -305,6 +305,10 @@ pub fn create(
 ) -> OsResult<Value> {
     let keep_alive = p.keep_alive.ok_or_else(|| OsError::validation(&["keep alive not specified".to_string()]))?;
     check_keep_alive(keep_alive, "point_in_time.max_keep_alive")?;
+    let pit_req = SearchRequest { routing: p.routing.clone(), pit: Some(json!({})), ..SearchRequest::default() };
+    if !super::remote::remote_targets(cs, expr, opts, &pit_req)?.0.is_empty() {
+        super::remote::refuse_across_nodes(&pit_req)?;
+    }
     let mut ctxs = acquire(cs, expr, opts)?;
     super::context::restrict(cs, &mut ctxs, p.routing.as_deref(), None)?;
     let n = ctxs.len();

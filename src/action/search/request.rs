@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, OsError, OsResult};
 pub const DEFAULT_TRACK_TOTAL_HITS: u64 = 10_000;
 
 /// A parsed `_search` request.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SearchRequest {
     /// The query (`None`: match_all).
     pub query: Option<Value>,
@@ -73,17 +73,24 @@ pub struct SearchRequest {
     /// `indices_boost` resolved to concrete indices (see [`super::index_boost`]).
     pub resolved_boosts: Option<Vec<(String, f32)>>,
     /// Deprecation warnings the shards' query parsers leave for the answer (output, not input).
+    #[serde(skip)]
     pub warnings: crate::action::deferred::Warnings,
-    /// `aggs` (or `aggregations`), parsed.
+    /// `aggs` (or `aggregations`), parsed (sent to other nodes as [`Self::aggs_source`]).
+    #[serde(skip)]
     pub aggs: Option<std::sync::Arc<Vec<super::aggs::AggDef>>>,
     /// `typed_keys`: aggregation names carry their type (`sterms#name`).
     pub typed_keys: bool,
     /// `batched_reduce_size`: shard results reduced at once (default 512).
     pub batched_reduce_size: usize,
+    /// `aggs` as given, parsed again by the other nodes of a search across nodes.
+    pub aggs_source: Option<Value>,
+    /// The number of shards of the whole search when this node runs part of it across nodes
+    /// (aggregations size their shard results by it).
+    pub total_shards: Option<usize>,
 }
 
 /// `q=` and its companions.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct QueryStringParams {
     pub q: String,
     pub df: Option<String>,
@@ -136,6 +143,8 @@ impl Default for SearchRequest {
             aggs: None,
             typed_keys: false,
             batched_reduce_size: 512,
+            aggs_source: None,
+            total_shards: None,
         }
     }
 }
@@ -288,6 +297,7 @@ impl SearchRequest {
                         r.warnings.warn(w);
                     }
                     r.aggs = Some(std::sync::Arc::new(defs));
+                    r.aggs_source = Some(val.clone());
                 }
                 "profile" | "stats" | "indices_boost" | "ext" | "suggest" | "search_pipeline" | "derived"
                 | "verbose_pipeline" => {

@@ -66,6 +66,9 @@ pub fn start(
     check_keep_alive(keep_alive, "search.max_keep_alive")?;
     let mut req = req.clone();
     validate(&mut req)?;
+    if !super::remote::remote_targets(cs, expr, opts, &req)?.0.is_empty() {
+        super::remote::refuse_across_nodes(&req)?;
+    }
     let mut ctxs = acquire(cs, expr, opts)?;
     super::context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;
     let window = ctxs.iter().map(|c| c.max_result_window).min().unwrap_or(super::context::DEFAULT_MAX_RESULT_WINDOW);

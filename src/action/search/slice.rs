@@ -24,7 +24,7 @@ pub const DEFAULT_MAX_SLICES_PER_SCROLL: i64 = 1024;
 const SEED: u32 = 7919;
 
 /// A parsed `slice` (unset `id`/`max` stay -1, as in `SliceBuilder`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Slice {
     pub field: String,
     pub id: i32,

@@ -9,7 +9,7 @@ use crate::engine::schema::{date, ip, FieldKind, Mapping, NumberType};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// One requested sort, before the mapping is known.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SortSpec {
     pub field: String,
     pub order: Option<SortOrder>,
@@ -27,7 +27,7 @@ pub struct SortSpec {
 }
 
 /// A sort's `nested` option.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct NestedSortSpec {
     pub path: Option<String>,
     pub filter: Option<Value>,

@@ -165,8 +165,8 @@ fn fetch(cs: &ClusterService, spec: &Map<String, Value>, depth: usize) -> OsResu
                 json!({"query": q, "size": MAX_LOOKUP_DOCS, "_source": [path.clone()], "track_total_hits": false});
             let req = SearchRequest::from_body(body)?;
             let req = resolve_at(cs, &req, depth + 1)?.unwrap_or(req);
-            let ctxs = super::acquire(cs, &index, IndicesOptions::lenient_expand_open())?;
-            let res = super::execute::search_contexts(&ctxs, &req)?;
+            // Through `search`: the lookup index's shards may be on other nodes.
+            let res = super::search(cs, &index, IndicesOptions::lenient_expand_open(), &req)?;
             res.pointer("/hits/hits")
                 .and_then(Value::as_array)
                 .map(|hits| hits.iter().filter_map(|h| h.get("_source").cloned()).collect())

@@ -28,7 +28,7 @@ pub enum Relation {
 }
 
 /// OpenSearch's `track_total_hits`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TrackTotalHits {
     /// `true`: count every match (no block-max pruning).
     Accurate,

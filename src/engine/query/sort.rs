@@ -8,7 +8,7 @@ use crate::engine::segment::DocId;
 use crate::engine::Result;
 
 /// Sort direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SortOrder {
     /// Smallest first.
     Asc,
@@ -17,7 +17,7 @@ pub enum SortOrder {
 }
 
 /// Where documents without a value go (in either direction, like OpenSearch's `missing`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Missing {
     /// Before every value.
     First,

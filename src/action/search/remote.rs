@@ -1,0 +1,429 @@
+//! Searches and counts whose shards are spread over nodes (OpenSearch's query-then-fetch in its
+//! simplest form, "query and fetch per node"): the coordinating node picks a copy of each target
+//! shard (its own when it serves here, else an active copy elsewhere, the primary first), sends
+//! each other node one `indices:data/read/search[phase/query+fetch]` for its shards with the
+//! request's page widened to the top `from + size`, runs its own shards the same way, and merges
+//! the node results ([`super::node_result::finish`]). A node that cannot be reached fails its
+//! shards (partial results). Requests whose state lives on shards between requests (scroll, point
+//! in time) or that need global statistics first (`dfs_query_then_fetch`) are refused when their
+//! shards span nodes.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::aggs::AggResult;
+use super::body::{HitJson, SearchBody};
+use super::context::{self, FailedShard, ShardContext};
+use super::execute;
+use super::node_result::{self, FailureEntry, MergeSort, NodeHit, NodeResult};
+use super::request::SearchRequest;
+use crate::cluster::resolve::{self, IndicesOptions};
+use crate::cluster::ClusterService;
+use crate::engine::query::SortValue;
+use crate::error::{ErrorKind, OsError, OsResult};
+
+/// The node-level query+fetch of a search (or count) across nodes.
+pub const ACTION_QUERY_FETCH: &str = "indices:data/read/search[phase/query+fetch]";
+
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The shards of one node: `(index, shard)`.
+pub type NodeShards = (String, Vec<(String, u32)>);
+
+/// The target shards no copy on this node serves, grouped by the node holding the active copy
+/// picked (the primary first), in the order of their first shard; and the shards with no active
+/// copy anywhere. `preference=_only_local` keeps the search on this node.
+pub fn remote_targets(
+    cs: &ClusterService,
+    expr: &str,
+    opts: IndicesOptions,
+    req: &SearchRequest,
+) -> OsResult<(Vec<NodeShards>, Vec<FailedShard>)> {
+    let mut groups: Vec<NodeShards> = Vec::new();
+    let mut unavailable = Vec::new();
+    if req.preference.as_deref() == Some("_only_local") {
+        return Ok((groups, unavailable));
+    }
+    let st = cs.state();
+    let names = resolve::resolve(&st.metadata, expr, opts)?;
+    let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
+    let me = cs.node.node_id.as_str();
+    for name in names {
+        let Ok(svc) = cs.index(&name) else { continue };
+        for id in 0..svc.metadata().number_of_shards() {
+            if !keep(&name, id) || svc.shard(id).is_some() {
+                continue;
+            }
+            let copy = st.routing.shard(&name, id).and_then(|t| {
+                let mut copies: Vec<_> = t.copies.iter().filter(|c| c.active() && !c.on(me)).collect();
+                copies.sort_by_key(|c| !c.primary);
+                copies.first().and_then(|c| c.node.clone())
+            });
+            match copy {
+                Some(node) => match groups.iter_mut().find(|g| g.0 == node) {
+                    Some(g) => g.1.push((name.clone(), id)),
+                    None => groups.push((node, vec![(name.clone(), id)])),
+                },
+                None => unavailable.push((name.clone(), id, format!("[{name}][{id}] no active copy of the shard"))),
+            }
+        }
+    }
+    Ok((groups, unavailable))
+}
+
+/// Refuses what a search across nodes cannot answer correctly yet.
+pub fn refuse_across_nodes(req: &SearchRequest) -> OsResult<()> {
+    let what = if req.scroll.is_some() {
+        Some("[scroll]")
+    } else if req.pit.is_some() {
+        Some("[point in time]")
+    } else if req.dfs {
+        Some("[search_type=dfs_query_then_fetch]")
+    } else if req.slice.is_some() {
+        Some("[slice]")
+    } else if req.collapse.as_ref().is_some_and(|c| !c.inner_hits.is_empty()) {
+        Some("[collapse] with [inner_hits]")
+    } else if req.sort.iter().any(|s| s.field == "_shard_doc") {
+        Some("[_shard_doc] sort")
+    } else {
+        None
+    };
+    match what {
+        Some(w) => Err(OsError::illegal(format!(
+            "{w} is not supported yet on a search whose shards are spread over several nodes"
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct WireSearch {
+    expr: String,
+    shards: Vec<(String, u32)>,
+    req: SearchRequest,
+    count: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum WireValue {
+    F(u32),
+    L(i64),
+    D(u64),
+    B(Vec<u8>),
+    N,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct WireHit {
+    json: String,
+    score: u32,
+    sort: Vec<WireValue>,
+    key: Option<Value>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct WireResult {
+    hits: Vec<WireHit>,
+    total: u64,
+    total_gte: bool,
+    max_score: Option<u32>,
+    sort: Vec<(bool, bool, bool)>,
+    aggs: Vec<Vec<AggResult>>,
+    timed_out: bool,
+    terminated_early: Option<bool>,
+    shards: usize,
+    failed: usize,
+    failures: Vec<FailureEntry>,
+    /// The deprecation warnings the node's query parsers left.
+    #[serde(default)]
+    warnings: Vec<String>,
+}
+
+fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
+    let value = |v: SortValue| match v {
+        SortValue::Float(f) => WireValue::F(f.to_bits()),
+        SortValue::Long(l) => WireValue::L(l),
+        SortValue::Double(d) => WireValue::D(d.to_bits()),
+        SortValue::Bytes(b) => WireValue::B(b),
+        SortValue::Null => WireValue::N,
+    };
+    WireResult {
+        hits: r
+            .hits
+            .into_iter()
+            .map(|h| WireHit {
+                json: match h.json {
+                    HitJson::Raw(b) => String::from_utf8_lossy(&b).into_owned(),
+                    HitJson::Value(v) => v.to_string(),
+                },
+                score: h.score.to_bits(),
+                sort: h.sort_values.into_iter().map(value).collect(),
+                key: h.key,
+            })
+            .collect(),
+        total: r.total,
+        total_gte: r.total_gte,
+        max_score: r.max_score.map(f32::to_bits),
+        sort: r.sort.iter().map(|s| (s.score, s.desc, s.missing_first)).collect(),
+        aggs: r.aggs,
+        timed_out: r.timed_out,
+        terminated_early: r.terminated_early,
+        shards: r.shards,
+        failed: r.failed,
+        failures: r.failures,
+        warnings,
+    }
+}
+
+/// The node result, and the warnings it carried (added to `req`'s).
+fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
+    for m in w.warnings {
+        req.warnings.warn(m);
+    }
+    let value = |v: WireValue| match v {
+        WireValue::F(f) => SortValue::Float(f32::from_bits(f)),
+        WireValue::L(l) => SortValue::Long(l),
+        WireValue::D(d) => SortValue::Double(f64::from_bits(d)),
+        WireValue::B(b) => SortValue::Bytes(b),
+        WireValue::N => SortValue::Null,
+    };
+    NodeResult {
+        hits: w
+            .hits
+            .into_iter()
+            .map(|h| NodeHit {
+                json: HitJson::Raw(h.json.into_bytes()),
+                score: f32::from_bits(h.score),
+                sort_values: h.sort.into_iter().map(value).collect(),
+                key: h.key,
+            })
+            .collect(),
+        total: w.total,
+        total_gte: w.total_gte,
+        max_score: w.max_score.map(f32::from_bits),
+        sort: w.sort.into_iter().map(|(score, desc, missing_first)| MergeSort { score, desc, missing_first }).collect(),
+        aggs: w.aggs,
+        timed_out: w.timed_out,
+        terminated_early: w.terminated_early,
+        shards: w.shards,
+        failed: w.failed,
+        failures: w.failures,
+    }
+}
+
+/// The failures of shards that did not open here, as a node result (OpenSearch's "no shard
+/// available" for a shard without a serving copy).
+fn failed_open(failed: &[FailedShard]) -> NodeResult {
+    let mut shards = json!({});
+    context::add_failed(&mut shards, failed);
+    let failures = shards["failures"].as_array().cloned().unwrap_or_default().into_iter().map(|f| (503, f)).collect();
+    NodeResult { shards: failed.len(), failed: failed.len(), failures, ..NodeResult::default() }
+}
+
+/// One node's answer, or the failure of its shards when the error is theirs only (listed with
+/// the node's id when it is another node).
+fn node_outcome(r: OsResult<NodeResult>, shards: &[(String, u32)], node: Option<&str>) -> OsResult<NodeResult> {
+    match r {
+        Ok(r) => Ok(r),
+        Err(e) if node_result::fails_shards_only(&e) => {
+            let mut r = node_result::all_failed_result(&e, shards);
+            for f in r.failures.iter_mut().filter(|_| node.is_some()) {
+                f.1["node"] = json!(node);
+            }
+            Ok(r)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn send(cs: &ClusterService, node: &str, w: &WireSearch) -> OsResult<Vec<u8>> {
+    let payload = serde_json::to_vec(w).map_err(|e| OsError::internal(e.to_string()))?;
+    cs.send(node, ACTION_QUERY_FETCH, payload, TIMEOUT)
+}
+
+fn ids(ctxs: &[ShardContext]) -> Vec<(String, u32)> {
+    ctxs.iter().map(|c| (c.index.clone(), c.shard)).collect()
+}
+
+/// A search whose shards are this node's `ctxs` (and `failed`, which did not open) and the
+/// `remote` nodes' shards.
+pub fn search(
+    cs: &ClusterService,
+    expr: &str,
+    req: &SearchRequest,
+    ctxs: Vec<ShardContext>,
+    failed: Vec<FailedShard>,
+    remote: Vec<NodeShards>,
+) -> OsResult<SearchBody> {
+    refuse_across_nodes(req)?;
+    let start = Instant::now();
+    let mut sub = req.clone();
+    sub.from = 0;
+    sub.size = req.from.saturating_add(req.size);
+    sub.total_shards = Some(ctxs.len() + failed.len() + remote.iter().map(|g| g.1.len()).sum::<usize>());
+    let (local, answers) = std::thread::scope(|s| {
+        let handles: Vec<_> = remote
+            .iter()
+            .map(|(node, shards)| {
+                let w = WireSearch { expr: expr.to_string(), shards: shards.clone(), req: sub.clone(), count: false };
+                s.spawn(move || {
+                    send(cs, node, &w).and_then(|b| {
+                        serde_json::from_slice::<WireResult>(&b)
+                            .map(|w| from_wire(w, req))
+                            .map_err(|e| OsError::internal(format!("malformed search answer: {e}")))
+                    })
+                })
+            })
+            .collect();
+        let local = (!ctxs.is_empty()).then(|| execute::node_search(&ctxs, &sub));
+        let answers: Vec<OsResult<NodeResult>> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a search thread panicked"))))
+            .collect();
+        (local, answers)
+    });
+    let mut parts = Vec::with_capacity(remote.len() + 2);
+    if let Some(r) = local {
+        parts.push(node_outcome(r, &ids(&ctxs), None)?);
+    }
+    if !failed.is_empty() {
+        parts.push(failed_open(&failed));
+    }
+    for (r, (node, shards)) in answers.into_iter().zip(&remote) {
+        parts.push(node_outcome(r, shards, Some(node))?);
+    }
+    node_result::finish(parts, req, start, false)
+}
+
+/// `_count` over this node's `ctxs` (and `failed`) and the `remote` nodes' shards: the counts and
+/// the shard counts summed.
+pub fn count(
+    cs: &ClusterService,
+    expr: &str,
+    req: &SearchRequest,
+    ctxs: Vec<ShardContext>,
+    failed: Vec<FailedShard>,
+    remote: Vec<NodeShards>,
+) -> OsResult<Value> {
+    let (local, answers) = std::thread::scope(|s| {
+        let handles: Vec<_> = remote
+            .iter()
+            .map(|(node, shards)| {
+                let w = WireSearch { expr: expr.to_string(), shards: shards.clone(), req: req.clone(), count: true };
+                s.spawn(move || {
+                    send(cs, node, &w).and_then(|b| {
+                        serde_json::from_slice::<Value>(&b)
+                            .map_err(|e| OsError::internal(format!("malformed count answer: {e}")))
+                    })
+                })
+            })
+            .collect();
+        let local = (!ctxs.is_empty()).then(|| super::count::count_contexts(&ctxs, req));
+        let answers: Vec<OsResult<Value>> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a count thread panicked"))))
+            .collect();
+        (local, answers)
+    });
+    let mut parts: Vec<(Value, Vec<(String, u32)>)> = Vec::new();
+    if let Some(r) = local {
+        parts.push((r.or_else(|e| count_failure(e, &ids(&ctxs)))?, ids(&ctxs)));
+    }
+    if !failed.is_empty() {
+        let mut shards = json!({"total": 0, "successful": 0, "skipped": 0, "failed": 0});
+        context::add_failed(&mut shards, &failed);
+        parts.push((json!({"count": 0, "_shards": shards}), Vec::new()));
+    }
+    for (r, (_, shards)) in answers.into_iter().zip(&remote) {
+        parts.push((r.or_else(|e| count_failure(e, shards))?, shards.clone()));
+    }
+    let (mut n, mut total, mut ok, mut bad) = (0u64, 0u64, 0u64, 0u64);
+    let mut terminated: Option<bool> = None;
+    let mut failures: Vec<FailureEntry> = Vec::new();
+    for (v, _) in parts {
+        for m in v["warnings"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            req.warnings.warn(m);
+        }
+        n += v["count"].as_u64().unwrap_or(0);
+        total += v["_shards"]["total"].as_u64().unwrap_or(0);
+        ok += v["_shards"]["successful"].as_u64().unwrap_or(0);
+        bad += v["_shards"]["failed"].as_u64().unwrap_or(0);
+        if let Some(t) = v["terminated_early"].as_bool() {
+            terminated = Some(terminated.unwrap_or(false) || t);
+        }
+        let status = v["status"].as_u64().unwrap_or(503) as u16;
+        for f in v["_shards"]["failures"].as_array().into_iter().flatten() {
+            failures.push((status, f.clone()));
+        }
+    }
+    if total > 0 && bad == total {
+        return Err(node_result::all_failed(&failures));
+    }
+    let mut shards = json!({"total": total, "successful": ok, "skipped": 0, "failed": bad});
+    if bad > 0 {
+        shards["failures"] = Value::Array(failures.into_iter().map(|f| f.1).collect());
+    }
+    let mut body = json!({"count": n, "_shards": shards});
+    if let Some(t) = terminated {
+        body["terminated_early"] = json!(t);
+    }
+    Ok(body)
+}
+
+/// A count answer for shards that all failed with `e` (or `e` itself when it fails the request).
+fn count_failure(e: OsError, shards: &[(String, u32)]) -> OsResult<Value> {
+    if !node_result::fails_shards_only(&e) {
+        return Err(e);
+    }
+    let r = node_result::all_failed_result(&e, shards);
+    let fails: Vec<Value> = r.failures.into_iter().map(|f| f.1).collect();
+    Ok(json!({
+        "count": 0,
+        "status": e.status,
+        "_shards": {"total": shards.len(), "successful": 0, "skipped": 0, "failed": shards.len(), "failures": fails},
+    }))
+}
+
+/// The receiving side of [`ACTION_QUERY_FETCH`]: the query+fetch (or count) of the listed
+/// shards of this node.
+pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
+    let w: WireSearch =
+        serde_json::from_slice(payload).map_err(|e| OsError::illegal(format!("malformed search request: {e}")))?;
+    let mut req = w.req;
+    if let Some(a) = &req.aggs_source {
+        req.aggs = Some(Arc::new(super::aggs::parse::parse_aggs(a)?));
+    }
+    let (ctxs, failed) = context::acquire_shards(cs, &w.expr, &w.shards)?;
+    let out = if w.count {
+        let mut v = if ctxs.is_empty() {
+            json!({"count": 0, "_shards": {"total": 0, "successful": 0, "skipped": 0, "failed": 0}})
+        } else {
+            super::count::count_contexts(&ctxs, &req)?
+        };
+        context::add_failed(&mut v["_shards"], &failed);
+        v["warnings"] = json!(req.warnings.take());
+        serde_json::to_vec(&v)
+    } else {
+        let mut r = execute::node_search(&ctxs, &req)?;
+        let f = failed_open(&failed);
+        r.shards += f.shards;
+        r.failed += f.failed;
+        r.failures.extend(f.failures);
+        if r.shards > 0 && r.failed == r.shards {
+            return Err(OsError::new(ErrorKind::SearchPhaseExecution, "all shards failed")
+                .status(503)
+                .with("phase", "query")
+                .with("grouped", true)
+                .with("failed_shards", Value::Array(r.failures.into_iter().map(|f| f.1).collect())));
+        }
+        serde_json::to_vec(&to_wire(r, req.warnings.take()))
+    };
+    out.map_err(|e| OsError::internal(e.to_string()))
+}
+
+#[cfg(test)]
+#[path = "remote_tests.rs"]
+mod tests;
