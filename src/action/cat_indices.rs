@@ -43,7 +43,8 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
     let st = cs.state();
-    let table = crate::cluster::allocation::health(&st.routing, &md);
+    let patched = super::cluster_info::with_local_failures(cs, &st.routing);
+    let table = crate::cluster::allocation::health(&patched, &md);
     let mut out = Vec::new();
     for n in names {
         let Some(m) = md.indices.get(&n) else { continue };

@@ -156,7 +156,8 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
     };
     // Health follows the routing table (ClusterStateHealth): the indices asked for.
     let st = cs.state();
-    let all = crate::cluster::allocation::health(&st.routing, &md);
+    let table = with_local_failures(cs, &st.routing);
+    let all = crate::cluster::allocation::health(&table, &md);
     let indices: Vec<_> = all.into_iter().filter(|ih| names.contains(&ih.name)).collect();
     let h = crate::cluster::allocation::cluster_totals(&indices);
     let status = if missing { Status::Red } else { h.status };
@@ -211,6 +212,38 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
         ok &= h.active >= want;
     }
     Ok((v, ok))
+}
+
+/// The routing table with this node's copies that failed (to open, or while running) shown
+/// unassigned: the cluster manager learns of them a moment later (the report is a
+/// publication), and health must not call such a copy active meanwhile.
+pub fn with_local_failures(
+    cs: &ClusterService,
+    table: &crate::cluster::routing_table::RoutingTable,
+) -> crate::cluster::routing_table::RoutingTable {
+    use crate::cluster::routing_table::{ShardState, UnassignedInfo};
+    let mut t = table.clone();
+    let me = cs.node.node_id.clone();
+    for svc in cs.open_indices() {
+        for f in svc.failed() {
+            let Some(ir) = t.indices.get_mut(&svc.name).filter(|ir| ir.uuid == svc.uuid) else { continue };
+            let Some(st) = ir.shards.iter_mut().find(|s| s.id == f.id) else { continue };
+            for c in st.copies.iter_mut().filter(|c| c.on(&me) && c.active()) {
+                c.state = ShardState::Unassigned;
+                c.node = None;
+                c.unassigned = Some(UnassignedInfo {
+                    reason: "ALLOCATION_FAILED".into(),
+                    at_millis: crate::clock::now_millis(),
+                    delayed: false,
+                    failed_attempts: 1,
+                    details: Some(f.reason.clone()),
+                    last_node: Some(me.clone()),
+                    allocation_status: "no_attempt".into(),
+                });
+            }
+        }
+    }
+    t
 }
 
 /// `GET /_cluster/state[/{metrics}[/{indices}]]`.

@@ -96,6 +96,38 @@ impl ClusterService {
         Ok(())
     }
 
+    /// A node that starts again gets its copies that failed retried (their failed allocation
+    /// count starts over), as OpenSearch's full-cluster restart recovers every copy afresh: an
+    /// operator who repaired a copy restarts the node.
+    pub fn retry_failed_copies_here(&self) -> OsResult<()> {
+        let me = self.node.node_id.clone();
+        self.publish(&mut |cur| {
+            if cur.version == 0 {
+                return Ok(None);
+            }
+            let mut rt: RoutingTable = (*cur.routing).clone();
+            let mut changed = false;
+            for ir in rt.indices.values_mut() {
+                for st in &mut ir.shards {
+                    for c in st.copies.iter_mut().filter(|c| c.state == ShardState::Unassigned) {
+                        if let Some(u) = c.unassigned.as_mut() {
+                            if u.failed_attempts > 0 && u.last_node.as_deref() == Some(me.as_str()) {
+                                u.failed_attempts = 0;
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+            if !changed {
+                return Ok(None);
+            }
+            let interim = ClusterState { routing: Arc::new(rt), ..cur.clone() };
+            Ok(Some(self.rerouted(&interim, cur.metadata.clone())))
+        })?;
+        Ok(())
+    }
+
     /// Publishes the nodes `join` added to and `leave` removed from the cluster state, with the
     /// routing that follows (the copies of a node that left are rerouted).
     pub fn change_nodes(&self, join: &[MemberView], leave: &[String]) -> OsResult<()> {

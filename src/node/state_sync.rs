@@ -114,15 +114,12 @@ impl StatePublisher for RaftPublisher {
                 let mut still = Vec::new();
                 for addr in waiting {
                     let r = transport.request(addr, ACTION_APPLIED, bytes::Bytes::new(), Duration::from_secs(1)).await;
-                    match r {
-                        Ok(b) => {
-                            let applied = std::str::from_utf8(&b).ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-                            if applied < version {
-                                still.push(addr);
-                            }
+                    // Unreachable: the follower checks deal with it, the ack does not wait.
+                    if let Ok(b) = r {
+                        let applied = std::str::from_utf8(&b).ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+                        if applied < version {
+                            still.push(addr);
                         }
-                        // Unreachable: the follower checks deal with it, the ack does not wait.
-                        Err(_) => {}
                     }
                 }
                 waiting = still;
@@ -159,16 +156,22 @@ pub fn attach(
         cs.import(local.clone())?;
     }
     let mut initial = Vec::new();
+    let mut retried = false;
     if coordinator.state().version > 0 {
         // A restart (or a state already here): apply it before serving; the applier thread
         // reports what it started.
         let st = publisher.current()?;
         initial = cs.apply(&st)?;
+        if is_leader {
+            cs.report(std::mem::take(&mut initial))?;
+            cs.retry_failed_copies_here()?;
+            retried = true;
+        }
     }
     let (cs2, p2, c2) = (cs.clone(), publisher.clone(), coordinator.clone());
     std::thread::Builder::new()
         .name(format!("fathom[{}][clusterApplierService#updateTask][T#1]", cs.node.node_name))
-        .spawn(move || applier_loop(cs2, p2, c2, local, initial, handle, stop))
+        .spawn(move || applier_loop(cs2, p2, c2, local, (initial, retried), handle, stop))
         .map_err(|e| OsError::internal(format!("cannot start the cluster applier thread: {e}")))?;
     Ok(publisher)
 }
@@ -180,7 +183,8 @@ fn applier_loop(
     publisher: Arc<RaftPublisher>,
     coordinator: Coordinator,
     local: Arc<ClusterState>,
-    initial: Vec<crate::cluster::applier::ShardEvent>,
+    // What attach left to report, and whether it already retried this node's failed copies.
+    (initial, mut retried): (Vec<crate::cluster::applier::ShardEvent>, bool),
     handle: tokio::runtime::Handle,
     stop: Arc<AtomicBool>,
 ) {
@@ -238,6 +242,12 @@ fn applier_loop(
                 Err(e) => {
                     tracing::warn!(error = %e.reason, "reporting shard copies to the cluster manager failed; retrying")
                 }
+            }
+        }
+        if !retried && coordinator.leader().is_some() {
+            match cs.retry_failed_copies_here() {
+                Ok(()) => retried = true,
+                Err(e) => tracing::debug!(error = %e.reason, "retrying this node's failed copies failed; again later"),
             }
         }
         if leader {
