@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use super::state_sync::member;
 use crate::cluster::coordination::Coordinator;
 use crate::cluster::ClusterService;
 use crate::node::NodeSettings;
@@ -109,7 +108,7 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
             if ok {
                 failures.remove(&n.node_id);
                 if !listed {
-                    join.push(member(n));
+                    join.push(n.view());
                 }
             } else {
                 let f = failures.entry(n.node_id.clone()).or_default();
@@ -122,7 +121,7 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
         }
         // The manager itself is always a node of the state.
         if st.node(&coordinator.local.node_id).is_none() {
-            join.push(member(&coordinator.local));
+            join.push(coordinator.local.view());
         }
         if join.is_empty() && leave.is_empty() {
             continue;

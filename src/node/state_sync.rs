@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::cluster::coordination::{ClusterNode, Coordinator, Published};
-use crate::cluster::coordination_view::MemberView;
+use crate::cluster::coordination::{Coordinator, Published};
 use crate::cluster::state::{ClusterState, NextState, StatePublisher};
 use crate::cluster::ClusterService;
 use crate::error::{OsError, OsResult};
@@ -34,18 +33,6 @@ pub(crate) fn block<F: Future>(handle: &tokio::runtime::Handle, f: F) -> F::Outp
         tokio::task::block_in_place(|| handle.block_on(f))
     } else {
         handle.block_on(f)
-    }
-}
-
-/// A coordination member as the cluster state lists it.
-pub fn member(n: &ClusterNode) -> MemberView {
-    MemberView {
-        node_id: n.node_id.clone(),
-        name: n.name.clone(),
-        transport_address: n.transport_address.clone(),
-        http_address: n.http_address.clone(),
-        roles: n.roles.clone(),
-        attributes: n.attributes.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
     }
 }
 
@@ -148,7 +135,7 @@ pub fn attach(
 ) -> OsResult<Arc<RaftPublisher>> {
     let publisher = Arc::new(RaftPublisher::new(coordinator.clone(), handle.clone(), transport));
     // What this node held on its own, as the only member.
-    let local = Arc::new(ClusterState { nodes: Arc::new(vec![member(&coordinator.local)]), ..(*cs.state()).clone() });
+    let local = Arc::new(ClusterState { nodes: Arc::new(vec![coordinator.local.view()]), ..(*cs.state()).clone() });
     cs.set_publisher(publisher.clone());
     let is_leader = coordinator.leader().is_some_and(|(id, _)| id == coordinator.id);
     if is_leader && coordinator.state().version == 0 {

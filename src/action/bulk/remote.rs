@@ -18,8 +18,6 @@ use crate::action::documents::active_shards::ActiveShardCount;
 use crate::action::documents::{write_target, ActiveWait, Refresh};
 use crate::action::source_filter::SourceFilter;
 use crate::cluster::remote::{frame_pair, unframe_pair};
-use crate::cluster::routing::shard_id;
-use crate::cluster::routing_table::ShardState;
 use crate::cluster::ClusterService;
 use crate::error::{OsError, OsResult};
 
@@ -92,15 +90,8 @@ fn destination(cs: &ClusterService, item: &Item, id: &str, d: &BulkDefaults) -> 
     let name = item.meta.index.as_deref().or(d.index.as_deref())?;
     let require_alias = item.meta.require_alias.unwrap_or(d.require_alias);
     let svc = write_target(cs, name, require_alias).ok()?;
-    let m = svc.metadata();
-    let routing = item.meta.routing().or(d.routing.as_deref()).unwrap_or(id);
-    let shard = shard_id(routing, m.number_of_shards(), m.routing_num_shards);
-    let st = cs.state();
-    let primary = st.routing.shard(&svc.name, shard)?.primary()?;
-    if !matches!(primary.state, ShardState::Started | ShardState::Relocating) {
-        return None;
-    }
-    primary.node.clone().filter(|n| *n != cs.node.node_id)
+    let routing = item.meta.routing().or(d.routing.as_deref());
+    crate::action::documents::remote_write::remote_primary(cs, &svc, id, routing)
 }
 
 /// The item's NDJSON lines, with `id` written into its action line when it had none.

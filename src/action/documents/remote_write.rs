@@ -19,9 +19,6 @@ use crate::shard::versioning::{Constraints, VersionType};
 pub fn remote_primary(cs: &ClusterService, svc: &IndexService, id: &str, routing: Option<&str>) -> Option<String> {
     let m = svc.metadata();
     let shard = shard_id(routing.unwrap_or(id), m.number_of_shards(), m.routing_num_shards);
-    if svc.shard(shard).is_some() {
-        return None;
-    }
     let st = cs.state();
     let p = st.routing.shard(&svc.name, shard)?.primary()?;
     if !matches!(p.state, ShardState::Started | ShardState::Relocating) {

@@ -389,17 +389,7 @@ impl crate::cluster::coordination_view::Coordination for Coordinator {
             v.sort();
             v
         };
-        let mut members: Vec<MemberView> = accepted
-            .nodes()
-            .map(|(_, n)| MemberView {
-                node_id: n.node_id.clone(),
-                name: n.name.clone(),
-                transport_address: n.transport_address.clone(),
-                http_address: n.http_address.clone(),
-                roles: n.roles.clone(),
-                attributes: n.attributes.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            })
-            .collect();
+        let mut members: Vec<MemberView> = accepted.nodes().map(|(_, n)| n.view()).collect();
         members.sort_by(|a, b| a.node_id.cmp(&b.node_id));
         CoordinationView {
             term: metrics.current_term,

@@ -35,6 +35,18 @@ impl ClusterNode {
     pub fn is_cluster_manager_eligible(&self) -> bool {
         self.roles.iter().any(|r| r == "cluster_manager" || r == "master")
     }
+
+    /// The member as the cluster state and the APIs list it.
+    pub fn view(&self) -> crate::cluster::coordination_view::MemberView {
+        crate::cluster::coordination_view::MemberView {
+            node_id: self.node_id.clone(),
+            name: self.name.clone(),
+            transport_address: self.transport_address.clone(),
+            http_address: self.http_address.clone(),
+            roles: self.roles.clone(),
+            attributes: self.attributes.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        }
+    }
 }
 
 impl fmt::Display for ClusterNode {
