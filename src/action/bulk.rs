@@ -112,7 +112,7 @@ struct Run<'c> {
     /// Items per shard (for the unavailable message).
     per_shard: HashMap<*const IndexShard, usize>,
     /// Per shard, the furthest translog location written: synced once at the end.
-    to_sync: HashMap<*const IndexShard, (Arc<IndexShard>, WriteResult)>,
+    to_sync: HashMap<*const IndexShard, (Arc<IndexShard>, WriteResult, Vec<i64>)>,
     refreshed: Vec<Arc<IndexShard>>,
 }
 
@@ -148,10 +148,11 @@ impl Run<'_> {
         if self.d.refresh != Refresh::False && !self.refreshed.iter().any(|s| Arc::ptr_eq(s, &shard)) {
             self.refreshed.push(shard.clone());
         }
-        let e = self.to_sync.entry(key).or_insert_with(|| (shard, w));
+        let e = self.to_sync.entry(key).or_insert_with(|| (shard, w, Vec::new()));
         if w.location > e.1.location {
             e.1 = w;
         }
+        e.2.push(w.seq_no);
     }
 }
 
@@ -240,13 +241,15 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
             }
         }
     }
-    for (_, (shard, w)) in std::mem::take(&mut run.to_sync) {
+    for (_, (shard, w, seq_nos)) in std::mem::take(&mut run.to_sync) {
         if shard.engine.durability() == Durability::Request {
             if let Err(e) = shard.engine.ensure_synced(w.location, w.seq_no) {
                 // Nothing of this shard may be acknowledged: fail every item the shard took.
                 return Err(OsError::from(e));
             }
         }
+        // Then on every copy of its replication group (or nothing is acknowledged).
+        shard.replicate(cs, &seq_nos)?;
     }
     let mut deferred = Deferred::default();
     for s in std::mem::take(&mut run.refreshed) {

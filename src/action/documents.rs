@@ -263,7 +263,17 @@ pub fn assign_id(id: Option<String>, constraints: &Constraints) -> OsResult<(Str
 /// The shard a document goes to (checks `_routing.required`).
 pub fn route_doc(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResult<Arc<IndexShard>> {
     check_routing(svc, id, routing)?;
-    Ok(svc.route(routing.unwrap_or(id))?.clone())
+    let shard = svc.route(routing.unwrap_or(id))?;
+    // A replica held here never takes a write as if it were the primary.
+    if !shard.replication.is_primary() {
+        return Err(OsError::new(
+            ErrorKind::UnavailableShards,
+            format!("[{}][{}] primary shard is not active", svc.name, shard.id),
+        )
+        .with_index(&svc.name, &svc.uuid)
+        .with("shard", shard.id.to_string()));
+    }
+    Ok(shard)
 }
 
 /// Parses and indexes a document on its shard (see [`route_doc`]).
@@ -291,13 +301,14 @@ pub fn index_routed(
         constraints,
         auto_generated_id: auto,
     };
-    shard.engine.index(op).map_err(|e| doc_error(OsError::from(e), svc, shard))
+    shard.index(op).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 
 /// Makes a write durable (translog fsync under `request` durability) and applies `refresh`
 /// (`wait_for`: the answer waits for the shard's next refresh, returned in the [`Deferred`]).
 /// Returns whether a refresh was forced.
 pub fn sync_and_refresh(
+    cs: &ClusterService,
     svc: &IndexService,
     shard: &Arc<IndexShard>,
     w: &WriteResult,
@@ -306,6 +317,8 @@ pub fn sync_and_refresh(
     if shard.engine.durability() == Durability::Request {
         shard.engine.ensure_synced(w.location, w.seq_no)?;
     }
+    // Durable here; then on every copy of the replication group before the answer.
+    shard.replicate(cs, &[w.seq_no])?;
     let _ = svc;
     let mut deferred = Deferred::default();
     match refresh {
@@ -328,8 +341,15 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
             return Err(OsError::illegal(format!("pipeline with id [{p}] does not exist")));
         }
     }
+    write_target(cs, &req.index, req.require_alias)?;
+    let (id, auto) = assign_id(req.id.clone(), &req.constraints)?;
+    // The primary may be failing over: wait for the cluster state that names its successor.
+    remote_write::retry_primary(cs, req.wait.timeout, || index_once(cs, &req, &id, auto))
+}
+
+fn index_once(cs: &ClusterService, req: &IndexRequest, id: &str, auto: bool) -> OsResult<WriteOutcome> {
     let svc = write_target(cs, &req.index, req.require_alias)?;
-    let (id, auto) = assign_id(req.id, &req.constraints)?;
+    let id = id.to_string();
     if let Some(node) = remote_write::remote_primary(cs, &svc, &id, req.routing.as_deref()) {
         check_routing(&svc, &id, req.routing.as_deref())?;
         return remote_write::write(
@@ -349,8 +369,17 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
         let one = active_shards::describe_index(&svc.name, &id, &req.source);
         active_shards::describe_shard_request(&svc.name, shard.id, 1, &one, req.refresh)
     })?;
-    let w = index_routed(cs, &svc, &shard, id.clone(), auto, req.routing, req.source, req.constraints)?;
-    let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+    let w = index_routed(
+        cs,
+        &svc,
+        &shard,
+        id.clone(),
+        auto,
+        req.routing.clone(),
+        req.source.clone(),
+        req.constraints.clone(),
+    )?;
+    let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
         id,
@@ -393,7 +422,7 @@ pub fn delete_routed(
     id: &str,
     constraints: Constraints,
 ) -> OsResult<WriteResult> {
-    shard.engine.delete(id, constraints).map_err(|e| doc_error(OsError::from(e), svc, shard))
+    shard.delete(id, constraints).map_err(|e| doc_error(OsError::from(e), svc, shard))
 }
 
 /// `DELETE {index}/_doc/{id}`.
@@ -405,6 +434,11 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
         }
         Err(e) => return Err(e),
     };
+    remote_write::retry_primary(cs, req.wait.timeout, || delete_once(cs, &svc, &req))
+}
+
+fn delete_once(cs: &ClusterService, svc: &Arc<IndexService>, req: &DeleteRequest) -> OsResult<WriteOutcome> {
+    let svc = cs.index(&svc.name).unwrap_or_else(|_| svc.clone());
     if let Some(node) = remote_write::remote_primary(cs, &svc, &req.id, req.routing.as_deref()) {
         check_routing(&svc, &req.id, req.routing.as_deref())?;
         let (routing, c) = (req.routing.as_deref(), &req.constraints);
@@ -420,11 +454,11 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
             req.refresh,
         )
     })?;
-    let w = delete_routed(&svc, &shard, &req.id, req.constraints)?;
-    let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+    let w = delete_routed(&svc, &shard, &req.id, req.constraints.clone())?;
+    let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
-        id: req.id,
+        id: req.id.clone(),
         result: if w.created_or_found { "deleted" } else { "not_found" },
         write: Some(w),
         shards_total: shards_total(&svc),

@@ -55,7 +55,7 @@ pub fn recoveries(
         let Some(m) = md.indices.get(&name) else { continue };
         let mut states: Vec<(u32, RecoveryState)> = match m.state {
             IndexState::Open => match cs.index(&name) {
-                Ok(svc) => svc.shards().iter().map(|s| (s.id, s.engine.recovery_state())).collect(),
+                Ok(svc) => svc.shards().iter().map(|s| (s.id, s.recovery_state())).collect(),
                 // Closed or deleted since the metadata was read: nothing to report.
                 Err(_) => Vec::new(),
             },
@@ -183,8 +183,12 @@ pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, transport: &str, detai
         human_field(&mut o, human, "stop_time_in_millis", "stop_time", json!(stop), || iso(stop));
     }
     millis_field(&mut o, human, "total_time_in_millis", "total_time", rs.timer.total_millis());
-    let source = match rs.source {
-        RecoverySource::ExistingStore => json!({"bootstrap_new_history_uuid": false}),
+    let source = match (rs.source, &rs.source_node) {
+        (RecoverySource::ExistingStore, _) => json!({"bootstrap_new_history_uuid": false}),
+        (RecoverySource::Peer, Some(p)) => {
+            let host = p.transport_address.rsplit_once(':').map_or(p.transport_address.as_str(), |(h, _)| h);
+            json!({"id": p.id, "host": host, "transport_address": p.transport_address, "ip": host, "name": p.name})
+        }
         _ => json!({}),
     };
     o.insert("source".into(), source);

@@ -230,7 +230,7 @@ fn update_once(
         let body = serde_json::to_vec(&upsert)?;
         let constraints = Constraints { create: true, ..Default::default() };
         let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), req.routing.clone(), body, constraints)?;
-        let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+        let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
         let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &upsert, f));
         return Ok((
             WriteOutcome {
@@ -295,7 +295,7 @@ fn update_once(
                 ..Default::default()
             };
             let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), c)?;
-            let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+            let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
             Ok((
                 WriteOutcome {
                     index: svc.name.clone(),
@@ -324,7 +324,7 @@ fn update_once(
             let body = serde_json::to_vec(&new_source)?;
             let routing = req.routing.clone().or(doc.routing.clone());
             let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), routing, body, c)?;
-            let (forced, deferred) = sync_and_refresh(&svc, &shard, &w, req.refresh)?;
+            let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
             let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &new_source, f));
             Ok((
                 WriteOutcome {

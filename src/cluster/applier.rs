@@ -256,23 +256,44 @@ impl ClusterService {
                 let mine = table.copy_on(me).filter(|c| c.state != ShardState::Unassigned);
                 let held = svc.held(table.id);
                 match (mine, held) {
-                    (None, Some(_)) => svc.close_shard(table.id),
+                    (None, Some(_)) => {
+                        svc.close_shard(table.id);
+                        svc.drop_recovering(table.id);
+                    }
                     (None, None) => {
-                        svc.open_failures.write().unwrap_or_else(|e| e.into_inner()).retain(|f| f.id != table.id)
+                        svc.open_failures.write().unwrap_or_else(|e| e.into_inner()).retain(|f| f.id != table.id);
+                        svc.drop_recovering(table.id);
                     }
                     (Some(c), held) => {
                         let Some(aid) = c.allocation_id.clone() else { continue };
-                        let held_same = held.as_ref().is_some_and(|h| h.allocation_id == aid);
-                        if held.is_some() && !held_same {
-                            svc.close_shard(table.id);
-                        }
-                        if !held_same {
-                            // A copy recovering from a peer waits for peer recovery (not built
-                            // yet): it stays initializing, never an empty copy posing as one.
-                            if c.recovery_source == Some(RecoverySource::Peer) {
+                        let held_same = held.as_ref().filter(|h| h.allocation_id == aid);
+                        if let Some(h) = held_same {
+                            if c.primary {
+                                self.follow_as_primary(h, table);
+                            } else if table.primary_term > h.replication.term() {
+                                // A new primary: this copy may hold operations it never got
+                                // (or lack some); it recovers again from the new primary.
+                                svc.close_shard(table.id);
+                                events.push(ShardEvent::Failed {
+                                    index: name.clone(),
+                                    shard: table.id,
+                                    allocation_id: aid.clone(),
+                                    reason: format!(
+                                        "primary term raised to [{}]: recovering from the new primary",
+                                        table.primary_term
+                                    ),
+                                });
                                 continue;
                             }
-                            if let Err(reason) = svc.open_shard(table.id, &aid, table.primary_term) {
+                        } else {
+                            if held.is_some() {
+                                svc.close_shard(table.id);
+                            }
+                            if c.recovery_source == Some(RecoverySource::Peer) {
+                                self.start_peer_recovery(&svc, table, &aid);
+                                continue;
+                            }
+                            if let Err(reason) = svc.open_shard(table.id, &aid, table.primary_term, c.primary) {
                                 events.push(ShardEvent::Failed {
                                     index: name.clone(),
                                     shard: table.id,
@@ -280,6 +301,9 @@ impl ClusterService {
                                     reason,
                                 });
                                 continue;
+                            }
+                            if let Some(h) = svc.held(table.id).filter(|_| c.primary) {
+                                self.follow_as_primary(&h, table);
                             }
                         }
                         if c.state == ShardState::Initializing {
@@ -293,6 +317,10 @@ impl ClusterService {
                 }
             }
         }
+        let assigned = |aid: &str| {
+            st.routing.copies().any(|(_, _, c)| c.node.is_some() && c.allocation_id.as_deref() == Some(aid))
+        };
+        self.recoveries.prune(&assigned);
         // Services of indices that are gone or closed.
         let stale: Vec<Arc<IndexService>> = {
             let mut services = self.services.write().unwrap_or_else(|e| e.into_inner());
@@ -319,6 +347,37 @@ impl ClusterService {
             }
         }
         events
+    }
+
+    /// A primary held here follows the routing table: a promotion raises its term, its
+    /// replication group follows the assigned copies.
+    fn follow_as_primary(&self, h: &Arc<super::index_service::IndexShard>, table: &super::routing_table::ShardTable) {
+        if !h.replication.is_primary() || table.primary_term > h.engine.term() {
+            if let Err(e) = h.engine.raise_primary_term(table.primary_term) {
+                tracing::error!(index = %h.index, shard = h.id, error = %e, "cannot raise the primary term");
+                return;
+            }
+            h.replication.promote(table.primary_term);
+        }
+        h.replication.follow_table(table, &self.node.node_id);
+        h.update_global_checkpoint();
+    }
+
+    /// Starts the peer recovery of this node's copy `aid` once the primary is active.
+    fn start_peer_recovery(&self, svc: &Arc<IndexService>, table: &super::routing_table::ShardTable, aid: &str) {
+        let Some(source) = table.primary().filter(|p| p.active()).and_then(|p| p.node.clone()) else { return };
+        if source == self.node.node_id {
+            return;
+        }
+        let Some(me) = self.me.get().and_then(std::sync::Weak::upgrade) else { return };
+        let job = super::peer_recovery::target::Job {
+            svc: svc.clone(),
+            shard: table.id,
+            allocation_id: aid.to_string(),
+            source_node: source,
+            primary_term: table.primary_term,
+        };
+        super::peer_recovery::target::spawn(&me, job);
     }
 
     /// Reports a copy whose engine failed while running, from a thread of its own (the

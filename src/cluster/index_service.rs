@@ -19,15 +19,29 @@ use crate::shard::engine::{default_config, DocumentParser, ShardConfig, ShardEng
 /// One shard of an open index on this node.
 #[derive(Debug)]
 pub struct IndexShard {
+    /// The index's name and uuid.
+    pub index: String,
+    pub index_uuid: String,
     pub id: u32,
     /// The routing table's id of this copy (see [`super::routing_table::ShardCopy`]).
     pub allocation_id: String,
     pub engine: ShardEngine,
     pub(super) last_refresh: Mutex<Instant>,
     pub(super) listeners: RefreshListeners,
+    /// Primary or replica, and (primary) the copies it replicates to.
+    pub replication: super::replication::ReplicationGroup,
+    /// How this copy recovered when it was a peer recovery (`_recovery` shows it; the
+    /// engine's own record is the store recovery of the copied files).
+    pub(super) peer_recovery: Mutex<Option<crate::shard::recovery::RecoveryState>>,
 }
 
 impl IndexShard {
+    /// How this copy recovered: its peer recovery, or its engine's store recovery.
+    pub fn recovery_state(&self) -> crate::shard::recovery::RecoveryState {
+        let peer = self.peer_recovery.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        peer.unwrap_or_else(|| self.engine.recovery_state())
+    }
+
     /// Refreshes and records the time; wakes the writes waiting for it (`refresh=wait_for`).
     pub fn refresh(&self) -> OsResult<bool> {
         self.listeners.refresh(|| {
@@ -58,6 +72,9 @@ pub struct IndexService {
     /// absent; see `open_failures`). One whose engine failed since stays here, out of serving.
     /// The applier adds and removes copies as the routing table assigns them.
     pub(super) opened: RwLock<Vec<Arc<IndexShard>>>,
+    /// Copies a peer recovery is filling: their engine runs and takes replicated operations,
+    /// they do not serve until the recovery finishes (then they move to `opened`).
+    pub(super) recovering: RwLock<Vec<Arc<IndexShard>>>,
     /// Copies that could not open (corruption, I/O errors), by shard: the routing table learns
     /// of it; a corrupted copy stays failed across restarts (see [`super::corruption`]).
     pub(super) open_failures: RwLock<Vec<FailedShard>>,
@@ -125,6 +142,7 @@ impl IndexService {
             analysis,
             analyzers,
             opened: RwLock::new(Vec::new()),
+            recovering: RwLock::new(Vec::new()),
             open_failures: RwLock::new(Vec::new()),
             config,
             dir,
@@ -251,7 +269,13 @@ impl IndexService {
     /// Opens (recovers) this node's copy of shard `id` with `allocation_id` and `primary_term`
     /// and adds it to the serving copies; on failure records why (a corruption also marks the
     /// copy so it stays failed across restarts) and returns the reason.
-    pub(super) fn open_shard(&self, id: u32, allocation_id: &str, primary_term: u64) -> Result<(), String> {
+    pub(super) fn open_shard(
+        &self,
+        id: u32,
+        allocation_id: &str,
+        primary_term: u64,
+        primary: bool,
+    ) -> Result<(), String> {
         let base = self.shard_dir(id);
         let fail = |reason: String| {
             let mut f = self.open_failures.write().unwrap_or_else(|e| e.into_inner());
@@ -264,24 +288,9 @@ impl IndexService {
             tracing::error!(index = %self.name, shard = id, %reason, "shard copy is marked corrupted; it stays failed until the marker is removed");
             return Err(fail(reason));
         }
-        let mut config = self.config.clone();
-        config.primary_term = primary_term;
-        let report = self.on_failed.clone().map(|r| (allocation_id.to_string(), r.0));
-        config.on_failure = Some(shard_failure_listener(&self.name, id, base.clone(), report));
-        let opened = (|| -> Result<ShardEngine, crate::engine::Error> {
-            let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("index"))?);
-            let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
-            ShardEngine::open(index_dir, translog_dir, config)
-        })();
-        match opened {
+        match self.open_engine(id, allocation_id, primary_term) {
             Ok(engine) => {
-                let shard = Arc::new(IndexShard {
-                    id,
-                    allocation_id: allocation_id.to_string(),
-                    engine,
-                    last_refresh: Mutex::new(Instant::now()),
-                    listeners: RefreshListeners::default(),
-                });
+                let shard = Arc::new(self.new_shard(id, allocation_id, engine, primary, primary_term));
                 self.open_failures.write().unwrap_or_else(|e| e.into_inner()).retain(|x| x.id != id);
                 let mut o = self.opened.write().unwrap_or_else(|e| e.into_inner());
                 o.retain(|x| x.id != id);
@@ -299,6 +308,87 @@ impl IndexService {
                 }
                 Err(fail(reason))
             }
+        }
+    }
+}
+
+impl IndexService {
+    /// Opens the engine of this node's copy of shard `id` from its store.
+    pub(super) fn open_engine(
+        &self,
+        id: u32,
+        allocation_id: &str,
+        primary_term: u64,
+    ) -> Result<ShardEngine, crate::engine::Error> {
+        let base = self.shard_dir(id);
+        let mut config = self.config.clone();
+        config.primary_term = primary_term;
+        let report = self.on_failed.clone().map(|r| (allocation_id.to_string(), r.0));
+        config.on_failure = Some(shard_failure_listener(&self.name, id, base.clone(), report));
+        let index_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("index"))?);
+        let translog_dir: Arc<dyn Directory> = Arc::new(FsDirectory::open(base.join("translog"))?);
+        ShardEngine::open(index_dir, translog_dir, config)
+    }
+
+    /// A copy around an opened engine.
+    pub(super) fn new_shard(
+        &self,
+        id: u32,
+        allocation_id: &str,
+        engine: ShardEngine,
+        primary: bool,
+        term: u64,
+    ) -> IndexShard {
+        IndexShard {
+            index: self.name.clone(),
+            index_uuid: self.uuid.clone(),
+            id,
+            allocation_id: allocation_id.to_string(),
+            engine,
+            last_refresh: Mutex::new(Instant::now()),
+            listeners: RefreshListeners::default(),
+            replication: super::replication::ReplicationGroup::new(primary, term),
+            peer_recovery: Mutex::new(None),
+        }
+    }
+
+    /// The translog settings copies of this index open with.
+    pub(super) fn translog_config(&self) -> crate::engine::translog::TranslogConfig {
+        self.config.translog.clone()
+    }
+
+    /// The copy of shard `id` with `allocation_id`, serving or recovering.
+    pub(super) fn copy_with(&self, id: u32, allocation_id: &str) -> Option<Arc<IndexShard>> {
+        let held = self.held(id).filter(|s| s.allocation_id == allocation_id);
+        held.or_else(|| {
+            self.recovering
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .find(|s| s.id == id && s.allocation_id == allocation_id)
+                .cloned()
+        })
+    }
+
+    /// A recovered copy starts serving.
+    pub(super) fn finish_recovery(&self, shard: &Arc<IndexShard>) {
+        self.recovering.write().unwrap_or_else(|e| e.into_inner()).retain(|s| !Arc::ptr_eq(s, shard));
+        let mut o = self.opened.write().unwrap_or_else(|e| e.into_inner());
+        o.retain(|x| x.id != shard.id);
+        o.push(shard.clone());
+        o.sort_by_key(|x| x.id);
+    }
+
+    /// Drops a recovering copy (its recovery failed or was cancelled) and closes its engine.
+    pub(super) fn drop_recovering(&self, id: u32) {
+        let taken: Vec<_> = {
+            let mut r = self.recovering.write().unwrap_or_else(|e| e.into_inner());
+            let (gone, keep) = std::mem::take(&mut *r).into_iter().partition(|s| s.id == id);
+            *r = keep;
+            gone
+        };
+        for s in taken {
+            let _ = s.engine.close();
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct ClusterService {
     remote: std::sync::OnceLock<Arc<dyn super::remote::NodeClient>>,
     /// This service itself (for the threads that report failed copies).
     pub(super) me: std::sync::OnceLock<std::sync::Weak<ClusterService>>,
+    /// Peer recoveries this node serves or runs.
+    pub(crate) recoveries: super::peer_recovery::Recoveries,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -224,6 +226,7 @@ impl ClusterService {
             transport_address: std::sync::OnceLock::new(),
             remote: std::sync::OnceLock::new(),
             me: std::sync::OnceLock::new(),
+            recoveries: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)

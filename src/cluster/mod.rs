@@ -11,6 +11,8 @@
 //! | `remote.rs` | calls to other nodes as the action layer makes them |
 //! | `state.rs` | the cluster state (members, metadata, routing) and where it is published |
 //! | `applier.rs` | applying a cluster state here: index services, copies opened and closed |
+//! | `replication.rs` | a primary's replication group: operations sent to replicas, global checkpoint |
+//! | `peer_recovery/` | a new replica copying files and operations from its primary |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
 //! | `allocation/` | where copies should live: reroute, deciders, shard events, explain, health from the table |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
@@ -36,8 +38,10 @@ pub(crate) mod indices;
 pub(crate) mod mapping_limits;
 pub mod metadata;
 pub mod node_state;
+pub mod peer_recovery;
 pub(crate) mod refresh_listeners;
 pub mod remote;
+pub mod replication;
 pub(crate) mod resolve;
 pub mod routing;
 pub mod routing_table;

@@ -54,6 +54,27 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             on_pool(&n.pools.write, move || crate::action::bulk::remote::handle_shard_bulk(&cs, &req.payload)).await
         }
     });
+    // Replica writes and the primary's side of peer recoveries run on the generic pool, never
+    // on the write pool: a primary's write thread waits for its replicas, and two nodes whose
+    // write pools were both full of such waits would wait for each other forever.
+    let generic: [(&str, fn(&crate::cluster::ClusterService, &[u8]) -> OsResult<Vec<u8>>); 6] = [
+        (crate::cluster::replication::ACTION_REPLICA, crate::cluster::replication::handle_replica),
+        (crate::cluster::peer_recovery::ACTION_START, crate::cluster::peer_recovery::source::handle_start),
+        (crate::cluster::peer_recovery::ACTION_FILE_CHUNK, crate::cluster::peer_recovery::source::handle_chunk),
+        (crate::cluster::peer_recovery::ACTION_PREPARE_TRANSLOG, crate::cluster::peer_recovery::source::handle_prepare),
+        (crate::cluster::peer_recovery::ACTION_TRANSLOG_OPS, crate::cluster::peer_recovery::source::handle_ops),
+        (crate::cluster::peer_recovery::ACTION_FINALIZE, crate::cluster::peer_recovery::source::handle_finalize),
+    ];
+    for (action, handler) in generic {
+        let n = node.clone();
+        transport.register_fn(action, move |req| {
+            let n = n.clone();
+            async move {
+                let cs = n.cluster.clone();
+                on_pool(&n.pools.generic, move || handler(&cs, &req.payload)).await
+            }
+        });
+    }
     let n = node.clone();
     transport.register_fn(crate::action::documents::remote_get::ACTION_GET, move |req| {
         let n = n.clone();

@@ -38,6 +38,8 @@ use super::checkpoint::{LocalCheckpointTracker, NO_OPS_PERFORMED};
 use super::recovery::{RecoverySource, RecoveryState, Stage};
 use super::versioning::{resolve_delete, resolve_index, Constraints, Current};
 use crate::engine::index::commit::keys;
+use crate::engine::index::commit::CommitPoint;
+use crate::engine::index::deleter::FileRefs;
 use crate::engine::index::{Document, IndexReader, IndexWriter, IndexWriterConfig, StoredDocument};
 use crate::engine::schema::{IndexableField, NestedDoc};
 use crate::engine::segment::random_id;
@@ -45,6 +47,7 @@ use crate::engine::store::Directory;
 use crate::engine::sync::{lock, Arc, AtomicI64, Mutex, Ordering};
 use crate::engine::translog::{Durability, Location, Operation, RecoveryPolicy, Translog, TranslogConfig};
 use crate::engine::{Error, Result};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 
 use super::failure::{FailureListener, ShardFailer};
 
@@ -110,32 +113,42 @@ pub struct WriteResult {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Tombstone {
-    seq_no: i64,
-    primary_term: u64,
-    version: i64,
-    at: Instant,
+pub(super) struct Tombstone {
+    pub(super) seq_no: i64,
+    pub(super) primary_term: u64,
+    pub(super) version: i64,
+    pub(super) at: Instant,
 }
 
 /// One shard copy's engine.
 pub struct ShardEngine {
-    writer: Arc<IndexWriter>,
+    pub(super) writer: Arc<IndexWriter>,
     merges: Mutex<Option<super::merge_scheduler::MergeScheduler>>,
     /// Set when a write could not reach the translog after the index applied it (the engine
     /// then refuses every write; recovery starts from the files), or when an operation found
     /// corruption (the engine fails: see [`super::failure`]).
-    failer: ShardFailer,
-    translog: Arc<Translog>,
-    tracker: LocalCheckpointTracker,
-    tombstones: Mutex<HashMap<String, Tombstone>>,
-    write_lock: Mutex<()>,
+    pub(super) failer: ShardFailer,
+    pub(super) translog: Arc<Translog>,
+    pub(super) tracker: LocalCheckpointTracker,
+    pub(super) tombstones: Mutex<HashMap<String, Tombstone>>,
+    pub(super) write_lock: Mutex<()>,
     /// Held shared by appends of auto-generated ids, exclusively by flush and close (after
     /// `write_lock`), so these see no append in flight.
     append_gate: RwLock<()>,
-    config: ShardConfig,
+    pub(super) config: ShardConfig,
     history_uuid: String,
-    global_checkpoint: AtomicI64,
+    pub(super) global_checkpoint: AtomicI64,
     recovery: Mutex<RecoveryState>,
+    /// The primary term this copy writes (primary) or has seen from its primary (replica); a
+    /// promotion raises it (see [`super::replica`]).
+    pub(super) primary_term: AtomicU64,
+    /// No other copy is in sync with this one: the global checkpoint is its own persisted
+    /// checkpoint. A primary with in-sync replicas clears it and sets the global checkpoint
+    /// from their checkpoints.
+    pub(super) solo: AtomicBool,
+    /// Peer recoveries reading the translog from this copy: flushes keep every generation
+    /// while one runs.
+    pub(super) translog_retention: AtomicUsize,
     _syncer: Option<crate::engine::translog::SyncerHandle>,
 }
 
@@ -145,7 +158,7 @@ impl fmt::Debug for ShardEngine {
     }
 }
 
-fn uuid_string(id: &[u8; 16]) -> String {
+pub(super) fn uuid_string(id: &[u8; 16]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(id)
 }
@@ -303,7 +316,11 @@ impl ShardEngine {
                 }),
             )
         });
+        let primary_term = AtomicU64::new(config.primary_term);
         ShardEngine {
+            primary_term,
+            solo: AtomicBool::new(true),
+            translog_retention: AtomicUsize::new(0),
             writer,
             merges: Mutex::new(merges),
             failer,
@@ -371,7 +388,7 @@ impl ShardEngine {
         Ok(())
     }
 
-    fn current(&self, id: &str) -> Result<Option<Current>> {
+    pub(super) fn current(&self, id: &str) -> Result<Option<Current>> {
         if let Some(v) = self.writer.lookup(id)? {
             return Ok(Some(Current {
                 seq_no: v.seq_no,
@@ -394,6 +411,12 @@ impl ShardEngine {
     ///
     /// Ops with auto-generated ids run concurrently with each other (see the module docs).
     pub fn index(&self, op: IndexOp) -> Result<WriteResult> {
+        self.index_logged(op).map(|(w, _)| w)
+    }
+
+    /// [`ShardEngine::index`], also returning the operation as the translog holds it (what a
+    /// primary sends its replicas).
+    pub fn index_logged(&self, op: IndexOp) -> Result<(WriteResult, Operation)> {
         let r = if op.auto_generated_id {
             let _g = self.append_gate.read().unwrap_or_else(|p| p.into_inner());
             self.index_locked(op)
@@ -405,12 +428,12 @@ impl ShardEngine {
     }
 
     /// Steps 1–5 of an index op, under the write lock or (auto-generated id) the append gate.
-    fn index_locked(&self, op: IndexOp) -> Result<WriteResult> {
+    fn index_locked(&self, op: IndexOp) -> Result<(WriteResult, Operation)> {
         self.check_open()?;
         let current = if op.auto_generated_id { None } else { self.current(&op.id)? };
         let (version, created) = resolve_index(&op.id, &op.constraints, current)?;
         let seq_no = self.tracker.generate_seq_no();
-        let primary_term = self.config.primary_term;
+        let primary_term = self.term();
         let doc = Document {
             id: op.id,
             routing: op.routing,
@@ -426,19 +449,14 @@ impl ShardEngine {
         if let Err(e) = applied {
             return Err(self.after_failed_apply(seq_no, e));
         }
-        let location = self.log(&Operation::Index {
-            id: doc.id.clone(),
-            routing: doc.routing,
-            source: doc.source,
-            seq_no,
-            primary_term,
-            version,
-        })?;
-        self.tracker.mark_processed(seq_no);
         if !op.auto_generated_id {
             lock(&self.tombstones).remove(&doc.id);
         }
-        Ok(WriteResult { seq_no, primary_term, version, created_or_found: created, location })
+        let logged =
+            Operation::Index { id: doc.id, routing: doc.routing, source: doc.source, seq_no, primary_term, version };
+        let location = self.log(&logged)?;
+        self.tracker.mark_processed(seq_no);
+        Ok((WriteResult { seq_no, primary_term, version, created_or_found: created, location }, logged))
     }
 
     /// A document-level failure after the sequence number was taken: record a no-op so the
@@ -448,7 +466,7 @@ impl ShardEngine {
             return e;
         }
         let reason = e.to_string();
-        if self.log(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason }).is_ok() {
+        if self.log(&Operation::NoOp { seq_no, primary_term: self.term(), reason }).is_ok() {
             self.tracker.mark_processed(seq_no);
         }
         e
@@ -468,7 +486,7 @@ impl ShardEngine {
         let current = self.current(id)?;
         let (version, found) = resolve_delete(id, &constraints, current)?;
         let seq_no = self.tracker.generate_seq_no();
-        let primary_term = self.config.primary_term;
+        let primary_term = self.term();
         if let Err(e) = self.writer.delete(id) {
             return Err(self.after_failed_apply(seq_no, e));
         }
@@ -483,8 +501,7 @@ impl ShardEngine {
         let _w = lock(&self.write_lock);
         self.check_open()?;
         let seq_no = self.tracker.generate_seq_no();
-        let location =
-            self.log(&Operation::NoOp { seq_no, primary_term: self.config.primary_term, reason: reason.to_string() })?;
+        let location = self.log(&Operation::NoOp { seq_no, primary_term: self.term(), reason: reason.to_string() })?;
         self.tracker.mark_processed(seq_no);
         Ok((seq_no, location))
     }
@@ -497,8 +514,10 @@ impl ShardEngine {
         self.tracker.mark_persisted(seq_no);
         let persisted = self.tracker.persisted_checkpoint();
         // One copy is its own in-sync set: the global checkpoint is its persisted checkpoint,
-        // stored in the translog checkpoint at the next sync.
-        if self.global_checkpoint.fetch_max(persisted, Ordering::SeqCst) < persisted {
+        // stored in the translog checkpoint at the next sync. With in-sync replicas the primary
+        // sets it from theirs (see `super::replica`).
+        if self.solo.load(Ordering::SeqCst) && self.global_checkpoint.fetch_max(persisted, Ordering::SeqCst) < persisted
+        {
             self.translog.set_global_checkpoint(persisted)?;
         }
         Ok(())
@@ -565,11 +584,15 @@ impl ShardEngine {
 
     /// Commits the index and trims the translog (see the module docs for the protocol).
     pub fn flush(&self) -> Result<()> {
-        let r = self.flush_locked();
+        let r = self.flush_locked().map(|_| ());
         self.failer.check("flush", r)
     }
 
-    fn flush_locked(&self) -> Result<()> {
+    fn flush_locked(&self) -> Result<CommitPoint> {
+        self.flush_locked_with(false).map(|(cp, _)| cp)
+    }
+
+    fn flush_locked_with(&self, pin: bool) -> Result<(CommitPoint, Option<FileRefs>)> {
         let _w = lock(&self.write_lock);
         let _g = self.append_gate.write().unwrap_or_else(|p| p.into_inner());
         self.check_open()?;
@@ -577,7 +600,9 @@ impl ShardEngine {
         let gen = self.translog.roll_generation()?;
         let processed = self.tracker.processed_checkpoint();
         self.tracker.mark_persisted_up_to(processed);
-        self.global_checkpoint.fetch_max(processed, Ordering::SeqCst);
+        if self.solo.load(Ordering::SeqCst) {
+            self.global_checkpoint.fetch_max(processed, Ordering::SeqCst);
+        }
         self.translog.set_global_checkpoint(self.global_checkpoint())?;
         let mut user = BTreeMap::new();
         user.insert(keys::TRANSLOG_UUID.to_string(), uuid_string(&self.translog.uuid()));
@@ -587,10 +612,26 @@ impl ShardEngine {
         user.insert(keys::HISTORY_UUID.to_string(), self.history_uuid.clone());
         user.insert(keys::MAX_UNSAFE_AUTO_ID_TIMESTAMP.to_string(), "-1".to_string());
         user.insert(keys::MIN_RETAINED_SEQ_NO.to_string(), (processed + 1).to_string());
-        self.writer.commit(user)?;
-        self.translog.trim_unreferenced(gen)?;
+        let cp = self.writer.commit(user)?;
+        // Pinned under the write lock: no other commit can drop these files first.
+        let refs =
+            if pin { Some(self.writer.deleter().acquire(cp.files(self.writer.directory().as_ref())?)) } else { None };
+        // A peer recovery replays the operations above the commit it copies from this
+        // translog: its generations stay until the recovery ends.
+        if self.translog_retention.load(Ordering::SeqCst) == 0 {
+            self.translog.trim_unreferenced(gen)?;
+        }
         self.request_merge();
-        Ok(())
+        Ok((cp, refs))
+    }
+
+    /// Flushes and keeps the new commit's files from deletion while the returned references
+    /// live (the file phase of a peer recovery copies them).
+    pub fn flush_pinned(&self) -> Result<(CommitPoint, FileRefs)> {
+        let r = self.flush_locked_with(true).and_then(|(cp, refs)| {
+            refs.map(|r| (cp, r)).ok_or_else(|| Error::InvalidArgument("the flush pinned no files".into()))
+        });
+        self.failer.check("flush", r)
     }
 
     /// Merges as the policy asks (run on the merge thread pool).
@@ -649,7 +690,12 @@ impl ShardEngine {
         self.translog.close()
     }
 
-    fn check_open(&self) -> Result<()> {
+    /// The append gate held exclusively (no append in flight), after the write lock.
+    pub(super) fn append_gate_write(&self) -> std::sync::RwLockWriteGuard<'_, ()> {
+        self.append_gate.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn check_open(&self) -> Result<()> {
         match self.failer.failure() {
             Some(f) => Err(Error::Closed(f)),
             None => Ok(()),
@@ -658,7 +704,7 @@ impl ShardEngine {
 
     /// Appends to the translog; a failure after the index applied the operation fails the
     /// engine (the operation is in the buffer but not durable, and must never be acknowledged).
-    fn log(&self, op: &Operation) -> Result<Location> {
+    pub(super) fn log(&self, op: &Operation) -> Result<Location> {
         self.translog.add(op).inspect_err(|e| {
             if !self.failer.maybe_fail("translog", e) && self.failer.failure().is_none() {
                 tracing::error!(error = %e, "translog write failed; failing the shard engine");

@@ -6,6 +6,7 @@ pub mod engine;
 pub(crate) mod failure;
 pub(crate) mod merge_scheduler;
 pub(crate) mod recovery;
+pub mod replica;
 pub mod versioning;
 
 pub use engine::{IndexOp, ShardConfig, ShardEngine, WriteResult};

@@ -182,6 +182,16 @@ pub struct RecoveryState {
     pub index: IndexCounters,
     pub verify_index: Timer,
     pub translog: TranslogCounters,
+    /// A peer recovery's source node.
+    pub source_node: Option<PeerNode>,
+}
+
+/// A node a peer recovery copied from, as `_recovery` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerNode {
+    pub id: String,
+    pub name: String,
+    pub transport_address: String,
 }
 
 impl RecoveryState {
@@ -197,6 +207,7 @@ impl RecoveryState {
             index: IndexCounters::default(),
             verify_index: Timer::default(),
             translog: TranslogCounters { total: -1, total_on_start: -1, ..Default::default() },
+            source_node: None,
         }
     }
 

@@ -27,7 +27,23 @@ pub fn free_port() -> u16 {
 }
 
 pub fn start(data: &std::path::Path, name: &str, port: u16, seeds: &str, initial: &str) -> Proc {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fathom"))
+    start_with(data, name, port, seeds, initial, &[])
+}
+
+/// [`start`] with more `-E` settings.
+pub fn start_with(
+    data: &std::path::Path,
+    name: &str,
+    port: u16,
+    seeds: &str,
+    initial: &str,
+    extra: &[(&str, &str)],
+) -> Proc {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fathom"));
+    for (k, v) in extra {
+        cmd.args(["-E", &format!("{k}={v}")]);
+    }
+    let mut child = cmd
         .args(["-E", &format!("path.data={}", data.display())])
         .args(["-E", "http.port=0", "-E", &format!("transport.port={port}"), "-E", &format!("node.name={name}")])
         .args(["-E", &format!("discovery.seed_hosts={seeds}")])

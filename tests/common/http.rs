@@ -60,6 +60,29 @@ pub fn send(addr: SocketAddr, method: &str, path: &str, body: Option<&[u8]>, hea
     Resp { status, headers, body: raw[split + 4..].to_vec() }
 }
 
+/// [`send`] that gives `None` instead of panicking when the connection fails or the answer
+/// takes longer than `timeout` (a node killed or paused under the request).
+pub fn try_send(addr: SocketAddr, method: &str, path: &str, body: &[u8], timeout: Duration) -> Option<Resp> {
+    let mut s = TcpStream::connect_timeout(&addr, timeout).ok()?;
+    s.set_read_timeout(Some(timeout)).ok()?;
+    s.set_write_timeout(Some(timeout)).ok()?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\nContent-Type: application/json\r\n\r\n",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).ok()?;
+    s.write_all(body).ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.lines();
+    let status: u16 = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(": ").map(|(a, b)| (a.to_string(), b.to_string()))).collect();
+    Some(Resp { status, headers, body: raw[split + 4..].to_vec() })
+}
+
 pub fn get(addr: SocketAddr, path: &str) -> Resp {
     send(addr, "GET", path, None, &[])
 }

@@ -15,6 +15,7 @@ use super::meta::OpType;
 use super::{render, BulkDefaults, Item};
 use crate::action::deferred::Deferred;
 use crate::action::documents::active_shards::ActiveShardCount;
+use crate::action::documents::remote_write::retryable;
 use crate::action::documents::{write_target, ActiveWait, Refresh};
 use crate::action::source_filter::SourceFilter;
 use crate::cluster::remote::{frame_pair, unframe_pair};
@@ -166,9 +167,27 @@ pub(super) fn execute(
                 scope.spawn(move || {
                     let r = match &dest {
                         None => super::bulk(cs, &body, local_d),
-                        Some(node) => cs
-                            .send(node, ACTION_SHARD_BULK, frame_pair(head, &body), local_d.wait.timeout + SLACK)
-                            .map(|b| (b, Deferred::default())),
+                        Some(node) => {
+                            let sent = cs
+                                .send(node, ACTION_SHARD_BULK, frame_pair(head, &body), local_d.wait.timeout + SLACK)
+                                .map(|b| (b, Deferred::default()));
+                            match sent {
+                                // The node is gone or its primaries fail over: once a newer
+                                // state is here, the items run again from the top (split anew).
+                                Err(e) if retryable(cs, &e) && start.elapsed() < d.wait.timeout => {
+                                    let seen = cs.state().version;
+                                    cs.wait_for_state(Duration::from_secs(1), |st| st.version > seen);
+                                    let left = d.wait.timeout.saturating_sub(start.elapsed());
+                                    let again = BulkDefaults {
+                                        forwarded: false,
+                                        wait: ActiveWait { timeout: left, ..d.wait },
+                                        ..d.clone()
+                                    };
+                                    super::bulk(cs, &body, &again)
+                                }
+                                r => r,
+                            }
+                        }
                     };
                     (positions, r)
                 })

@@ -2,6 +2,8 @@
 //! one-item shard-level bulk (OpenSearch runs single-document writes through the bulk action
 //! too), its answer read back as this request's outcome.
 
+use std::time::{Duration, Instant};
+
 use serde_json::{json, Map, Value};
 
 use super::{ActiveWait, Refresh, WriteOutcome};
@@ -11,7 +13,7 @@ use crate::cluster::routing::shard_id;
 use crate::cluster::routing_table::ShardState;
 use crate::cluster::{ClusterService, IndexService};
 use crate::engine::translog::Location;
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::WriteResult;
 use crate::shard::versioning::{Constraints, VersionType};
 
@@ -25,6 +27,43 @@ pub fn remote_primary(cs: &ClusterService, svc: &IndexService, id: &str, routing
         return None;
     }
     p.node.clone().filter(|n| *n != cs.node.node_id)
+}
+
+/// Errors after which a write is tried again on the next cluster state (OpenSearch's
+/// `ReroutePhase` retries): the primary's node cannot be reached or the primary is not active
+/// (failing over). A timeout is not among them: the write may be running.
+pub(crate) fn retryable(cs: &ClusterService, e: &OsError) -> bool {
+    // A node alone has no other copy to wait for.
+    cs.state().nodes.len() > 1
+        && matches!(
+            e.kind,
+            ErrorKind::ConnectTransport
+                | ErrorKind::NodeDisconnected
+                | ErrorKind::NodeNotConnected
+                | ErrorKind::UnavailableShards
+        )
+}
+
+/// Runs `attempt`, and again after each newer cluster state while it fails with a
+/// [`retryable`] error, until `timeout`; the last outcome.
+pub fn retry_primary<T>(
+    cs: &ClusterService,
+    timeout: Duration,
+    mut attempt: impl FnMut() -> OsResult<T>,
+) -> OsResult<T> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let seen = cs.state().version;
+        match attempt() {
+            Err(e) if retryable(cs, &e) && Instant::now() < deadline => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                // A state that moved on, or at most a second (a node's failure is noticed by
+                // the cluster manager first; the state follows).
+                cs.wait_for_state(left.min(Duration::from_secs(1)), |st| st.version > seen);
+            }
+            r => return r,
+        }
+    }
 }
 
 /// The action line of the item.

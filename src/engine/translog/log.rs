@@ -360,6 +360,25 @@ impl Translog {
         Ok(next)
     }
 
+    /// A new primary term (a promotion, or a replica learning of one): operations of `term` may
+    /// be added from now on. The current generation is finished and the next one starts with
+    /// `term` in its header (headers bound the terms of their operations). Lower terms are
+    /// ignored.
+    pub fn raise_primary_term(&self, term: u64) -> Result<()> {
+        self.poisoning(|st| {
+            if term <= st.primary_term {
+                return Ok(());
+            }
+            st.primary_term = term;
+            self.roll_holding(st).map(|_| ())
+        })
+    }
+
+    /// The highest primary term operations may carry.
+    pub fn primary_term(&self) -> u64 {
+        lock(&self.state).primary_term
+    }
+
     /// Whether the current generation reached `generation_threshold_bytes`.
     pub fn should_roll(&self) -> bool {
         lock(&self.state).current.offset >= self.config.generation_threshold_bytes
