@@ -78,7 +78,11 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
     };
     let dir = Arc::new(FsDirectory::open(node.data_path.join("nodes").join("0").join("_state").join("coordination"))?);
     let wire = Arc::new(TransportWire { transport: transport.clone() });
-    let coordinator = Coordinator::start(dir, local.clone(), wire, Timing::default()).await?;
+    // `cluster.publish.timeout` (OpenSearch's default 30s): how long a publication may take.
+    let publish_timeout = super::fault_detection::time_setting(s, "cluster.publish.timeout", Duration::from_secs(30))
+        .map_err(OsError::illegal)?;
+    let timing = Timing { publish_timeout, ..Timing::default() };
+    let coordinator = Coordinator::start(dir, local.clone(), wire, timing).await?;
     for action in [network::ACTION_APPEND, network::ACTION_VOTE, network::ACTION_SNAPSHOT, ACTION_PUBLISH, ACTION_JOIN]
     {
         let c = coordinator.clone();
@@ -96,6 +100,7 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         }
     });
     super::transport_actions::register(node, &transport);
+    let _ = node.transport.set(transport.clone());
     node.cluster.set_node_client(Arc::new(super::transport_actions::TransportClient {
         transport: transport.clone(),
         handle: tokio::runtime::Handle::current(),

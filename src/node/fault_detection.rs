@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::cluster::coordination::Coordinator;
 use crate::cluster::ClusterService;
 use crate::node::NodeSettings;
-use crate::transport::Transport;
+use crate::transport::{Transport, TransportError};
 
 /// The check a member answers.
 pub const ACTION_FOLLOWER_CHECK: &str = "internal:coordination/fault_detection/follower_check";
@@ -27,7 +27,7 @@ pub struct Checks {
     pub retry_count: u32,
 }
 
-fn time_setting(s: &NodeSettings, key: &str, default: Duration) -> Result<Duration, String> {
+pub(super) fn time_setting(s: &NodeSettings, key: &str, default: Duration) -> Result<Duration, String> {
     match s.get(key) {
         None => Ok(default),
         Some(v) => match crate::cluster::settings::parse_time(v, key) {
@@ -56,6 +56,16 @@ impl Checks {
             retry_count,
         })
     }
+}
+
+/// What one follower check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    Answered,
+    /// No answer in time, or an error answer: counted towards `retry_count`.
+    Failed,
+    /// No connection could be made or it closed under the check.
+    Gone,
 }
 
 /// Runs the checks until the transport closes. Only the cluster manager acts on them.
@@ -90,29 +100,35 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
                 let addr = n.transport_address.parse::<std::net::SocketAddr>();
                 tokio::spawn(async move {
                     match addr {
-                        Ok(a) => t.request(a, ACTION_FOLLOWER_CHECK, bytes::Bytes::new(), timeout).await.is_ok(),
-                        Err(_) => false,
+                        Ok(a) => match t.request(a, ACTION_FOLLOWER_CHECK, bytes::Bytes::new(), timeout).await {
+                            Ok(_) => Probe::Answered,
+                            // No connection, or it closed: the node is gone (OpenSearch fails a
+                            // disconnected follower at once, without waiting for the retries).
+                            Err(TransportError::Connect { .. } | TransportError::Disconnected { .. }) => Probe::Gone,
+                            Err(_) => Probe::Failed,
+                        },
+                        Err(_) => Probe::Gone,
                     }
                 })
             })
             .collect();
         let mut answers = Vec::with_capacity(probes.len());
         for p in probes {
-            answers.push(p.await.unwrap_or(false));
+            answers.push(p.await.unwrap_or(Probe::Failed));
         }
         let st = cs.state();
         let mut join = Vec::new();
         let mut leave = Vec::new();
-        for (n, ok) in members.iter().zip(answers) {
+        for (n, probe) in members.iter().zip(answers) {
             let listed = st.node(&n.node_id).is_some();
-            if ok {
+            if probe == Probe::Answered {
                 failures.remove(&n.node_id);
                 if !listed {
                     join.push(n.view());
                 }
             } else {
                 let f = failures.entry(n.node_id.clone()).or_default();
-                *f += 1;
+                *f = if probe == Probe::Gone { (*f + 1).max(checks.retry_count) } else { *f + 1 };
                 if listed && *f >= checks.retry_count {
                     tracing::info!(node = %n, failures = *f, "follower check failed; removing the node from the cluster");
                     leave.push(n.node_id.clone());

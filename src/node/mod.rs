@@ -42,6 +42,10 @@ pub struct Node {
     pub max_content_length: usize,
     /// Point-in-time and scroll reader contexts (reaped by the scheduler when they expire).
     pub reader_contexts: Arc<ReaderContexts>,
+    /// The node's transport, once it is bound (server builds): the test hook that injects
+    /// faults reaches it (see `http/handlers/test_faults.rs`).
+    #[cfg(feature = "server")]
+    pub transport: std::sync::OnceLock<Arc<crate::transport::Transport>>,
     stop: Arc<AtomicBool>,
     scheduler: Mutex<Option<JoinHandle<()>>>,
 }
@@ -115,6 +119,8 @@ impl Node {
             data_path,
             max_content_length,
             reader_contexts: reader_contexts.clone(),
+            #[cfg(feature = "server")]
+            transport: std::sync::OnceLock::new(),
             stop: stop.clone(),
             scheduler: Mutex::new(None),
         });

@@ -219,9 +219,18 @@ fn applier_loop(
                 continue;
             }
         };
+        let before = cs.state().nodes.clone();
         match cs.apply(&st) {
             Ok(events) => pending.extend(events),
             Err(e) => tracing::error!(error = %e.reason, "applying the cluster state failed"),
+        }
+        // Requests in flight to a node that left fail now (OpenSearch disconnects from nodes
+        // the cluster state no longer lists): a primary waiting on such a replica fails it and
+        // answers, instead of waiting out the request's timeout.
+        for gone in before.iter().filter(|n| !st.nodes.iter().any(|m| m.node_id == n.node_id)) {
+            if let Ok(addr) = gone.transport_address.parse() {
+                publisher.transport.disconnect(addr);
+            }
         }
         if !pending.is_empty() {
             match cs.report(pending.clone()) {

@@ -68,7 +68,7 @@ impl Default for Timing {
         Timing {
             heartbeat: Duration::from_millis(250),
             election_min: Duration::from_millis(1000),
-            election_max: Duration::from_millis(2000),
+            election_max: Duration::from_millis(1500),
             publish_timeout: Duration::from_secs(30),
         }
     }

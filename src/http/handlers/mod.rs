@@ -12,6 +12,7 @@
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
 //! | `cat_cluster.rs` | `_cat/cluster_manager`, `_cat/master` |
+//! | `test_faults.rs` | the fault-injection hook of multi-process tests (off unless a node setting turns it on) |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -31,6 +32,7 @@ pub mod recovery;
 pub mod root;
 pub mod search;
 pub mod templates;
+pub mod test_faults;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -51,6 +53,7 @@ pub fn router() -> Router {
     field_caps::register(&mut r);
     cat::register(&mut r);
     cat_cluster::register(&mut r);
+    test_faults::register(&mut r);
     search::register(&mut r);
     explain::register(&mut r);
     pit::register(&mut r);
