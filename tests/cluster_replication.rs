@@ -159,6 +159,15 @@ fn replicas_recover_from_the_primary_and_hold_what_it_holds() {
     }
     assert_eq!(copies[0]["d1"].2, json!({"n": 1, "again": true}));
 
+    // `_shards` counts the three copies, for single documents and bulk items, whichever node
+    // takes the request.
+    for p in c.alive() {
+        let r = put(p.http, "/rep/_doc/counted", r#"{"x":1}"#);
+        assert_eq!(r.json()["_shards"], json!({"total": 3, "successful": 3, "failed": 0}), "{}", r.text());
+        let b = bulk(p, "{\"index\":{\"_index\":\"rep\",\"_id\":\"counted2\"}}\n{\"x\":2}\n");
+        assert_eq!(b["items"][0]["index"]["_shards"], json!({"total": 3, "successful": 3, "failed": 0}), "{b}");
+    }
+
     // The replicas report PEER recoveries from the primary's node.
     let state = get(c.node(0).http, "/_cluster/state/routing_table").json();
     let primary_node = state["routing_table"]["indices"]["rep"]["shards"]["0"]

@@ -113,6 +113,8 @@ struct Run<'c> {
     per_shard: HashMap<*const IndexShard, usize>,
     /// Per shard, the furthest translog location written: synced once at the end.
     to_sync: HashMap<*const IndexShard, (Arc<IndexShard>, WriteResult, Vec<i64>)>,
+    /// Where each written item's `_shards` counts are, by shard (patched after replication).
+    shard_counts: HashMap<*const IndexShard, Vec<usize>>,
     refreshed: Vec<Arc<IndexShard>>,
 }
 
@@ -138,7 +140,7 @@ impl Run<'_> {
         if let Some(r) = self.checked.get(&key) {
             return r.clone();
         }
-        let r = active_shards::check(svc, shard.id, self.d.wait.want, self.d.wait.timeout, self.deadline);
+        let r = active_shards::check(self.cs, svc, shard.id, self.d.wait.want, self.d.wait.timeout, self.deadline);
         self.checked.insert(key, r.clone());
         r
     }
@@ -158,9 +160,22 @@ impl Run<'_> {
 
 /// What became of one item.
 enum Outcome {
-    Written { index: Arc<IndexService>, id: String, total: u32, w: WriteResult, result: &'static str, status: u16 },
+    Written {
+        index: Arc<IndexService>,
+        id: String,
+        total: u32,
+        w: WriteResult,
+        result: &'static str,
+        status: u16,
+        shard: *const IndexShard,
+    },
     Updated(WriteOutcome, Option<Value>),
-    Unavailable { index: String, id: Option<String>, shard: *const IndexShard, describe: String },
+    Unavailable {
+        index: String,
+        id: Option<String>,
+        shard: *const IndexShard,
+        describe: String,
+    },
 }
 
 /// A failed item: the error and the `_index`/`_id` it reports.
@@ -194,6 +209,7 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
         checked: HashMap::new(),
         per_shard: HashMap::new(),
         to_sync: HashMap::new(),
+        shard_counts: HashMap::new(),
         refreshed: Vec::new(),
     };
     let mut out: Vec<u8> = Vec::with_capacity(items.len() * 192);
@@ -207,7 +223,7 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
             return Err(OsError::validation(&["index is missing".into()])); // checked above
         };
         match run_item(&mut run, item, index) {
-            Ok(Outcome::Written { index, id, total, w, result, status }) => {
+            Ok(Outcome::Written { index, id, total, w, result, status, shard }) => {
                 let forced_refresh = d.refresh == Refresh::True;
                 let r = render::Written {
                     op: item.op,
@@ -221,7 +237,8 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
                     primary_term: w.primary_term,
                     status,
                 };
-                render::written(&mut out, &r);
+                let at = render::written(&mut out, &r);
+                run.shard_counts.entry(shard).or_default().push(at);
             }
             Ok(Outcome::Updated(outcome, get)) => {
                 let mut v = update::response(&outcome, get);
@@ -249,7 +266,12 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
             }
         }
         // Then on every copy of its replication group (or nothing is acknowledged).
-        shard.replicate(cs, &seq_nos)?;
+        let r = shard.replicate(cs, &seq_nos)?;
+        if r.successful > 0 || !r.failed.is_empty() {
+            for at in run.shard_counts.get(&Arc::as_ptr(&shard)).into_iter().flatten() {
+                render::patch_shards(&mut out, *at, 1 + r.successful, r.failed.len() as u32);
+            }
+        }
     }
     let mut deferred = Deferred::default();
     for s in std::mem::take(&mut run.refreshed) {
@@ -343,9 +365,10 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
             }
             let w = index_routed(run.cs, &svc, &shard, id.clone(), auto, routing, source.to_vec(), constraints)
                 .map_err(fail(&svc.name, Some(id.clone())))?;
+            let key = Arc::as_ptr(&shard);
             run.wrote(shard, w);
             let (result, status) = if w.created_or_found { ("created", 201) } else { ("updated", 200) };
-            Ok(Outcome::Written { index: svc, id, total, w, result, status })
+            Ok(Outcome::Written { index: svc, id, total, w, result, status, shard: key })
         }
         OpType::Delete => {
             let Some(id) = given_id.clone() else {
@@ -363,9 +386,10 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 });
             }
             let w = delete_routed(&svc, &shard, &id, constraints).map_err(fail(&svc.name, Some(id.clone())))?;
+            let key = Arc::as_ptr(&shard);
             run.wrote(shard, w);
             let (result, status) = if w.created_or_found { ("deleted", 200) } else { ("not_found", 404) };
-            Ok(Outcome::Written { index: svc, id, total, w, result, status })
+            Ok(Outcome::Written { index: svc, id, total, w, result, status, shard: key })
         }
         OpType::Update => {
             let Some(id) = given_id.clone() else {

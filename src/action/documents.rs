@@ -10,6 +10,7 @@ use super::deferred::Deferred;
 use super::source_filter::SourceFilter;
 use super::templates;
 use crate::cluster::health::effective_replicas;
+use crate::cluster::replication::Replicated;
 use crate::cluster::{ClusterService, CreateIndex, IndexService, IndexShard};
 use crate::engine::translog::Durability;
 use crate::error::{ErrorKind, OsError, OsResult};
@@ -41,8 +42,14 @@ impl Default for ActiveWait {
 impl ActiveWait {
     /// Checks shard `shard` of `svc` (waiting up to the timeout); `describe` renders the
     /// request for the error message.
-    pub fn check(&self, svc: &IndexService, shard: u32, describe: impl FnOnce() -> String) -> OsResult<()> {
-        active_shards::check(svc, shard, self.want, self.timeout, Instant::now() + self.timeout)
+    pub fn check(
+        &self,
+        cs: &ClusterService,
+        svc: &IndexService,
+        shard: u32,
+        describe: impl FnOnce() -> String,
+    ) -> OsResult<()> {
+        active_shards::check(cs, svc, shard, self.want, self.timeout, Instant::now() + self.timeout)
             .map_err(|s| s.error(&describe()))
     }
 }
@@ -104,7 +111,31 @@ pub struct WriteOutcome {
     pub forced_refresh: bool,
     /// What the answer waits for (`refresh=wait_for`).
     pub deferred: Deferred,
+    /// The replicas that took the write, and those that failed (`_shards`).
+    pub replicated: Replicated,
     pub status: u16,
+}
+
+/// `_shards` of a write: the copies it reached (OpenSearch's `ReplicationResponse.ShardInfo`).
+fn shards_json(o: &WriteOutcome) -> Value {
+    if o.write.is_none() {
+        return json!({"total": 0, "successful": 0, "failed": 0});
+    }
+    let r = &o.replicated;
+    let mut v = json!({"total": o.shards_total, "successful": 1 + r.successful, "failed": r.failed.len()});
+    if !r.failed.is_empty() {
+        v["failures"] = Value::Array(
+            r.failed
+                .iter()
+                .map(|(node, reason)| {
+                    json!({"_index": o.index, "_shard": r.shard, "_node": node,
+                        "reason": {"type": "exception", "reason": reason},
+                        "status": "INTERNAL_SERVER_ERROR", "primary": false})
+                })
+                .collect(),
+        );
+    }
+    v
 }
 
 /// Renders a write outcome as OpenSearch's index/delete/update response.
@@ -119,11 +150,7 @@ pub fn write_response(o: &WriteOutcome) -> Value {
     if o.forced_refresh {
         m.insert("forced_refresh".into(), json!(true));
     }
-    let successful = if o.write.is_some() { 1 } else { 0 };
-    m.insert(
-        "_shards".into(),
-        json!({"total": if o.write.is_some() { o.shards_total } else { 0 }, "successful": successful, "failed": 0}),
-    );
+    m.insert("_shards".into(), shards_json(o));
     if let Some(w) = &o.write {
         m.insert("_seq_no".into(), json!(w.seq_no));
         m.insert("_primary_term".into(), json!(w.primary_term));
@@ -313,23 +340,23 @@ pub fn sync_and_refresh(
     shard: &Arc<IndexShard>,
     w: &WriteResult,
     refresh: Refresh,
-) -> OsResult<(bool, Deferred)> {
+) -> OsResult<(bool, Deferred, Replicated)> {
     if shard.engine.durability() == Durability::Request {
         shard.engine.ensure_synced(w.location, w.seq_no)?;
     }
     // Durable here; then on every copy of the replication group before the answer.
-    shard.replicate(cs, &[w.seq_no])?;
+    let replicated = shard.replicate(cs, &[w.seq_no])?;
     let _ = svc;
     let mut deferred = Deferred::default();
     match refresh {
-        Refresh::False => Ok((false, deferred)),
+        Refresh::False => Ok((false, deferred, replicated)),
         Refresh::True => {
             shard.refresh()?;
-            Ok((true, deferred))
+            Ok((true, deferred, replicated))
         }
         Refresh::WaitFor => {
             deferred.wait_for_refresh(shard);
-            Ok((false, deferred))
+            Ok((false, deferred, replicated))
         }
     }
 }
@@ -365,7 +392,7 @@ fn index_once(cs: &ClusterService, req: &IndexRequest, id: &str, auto: bool) -> 
         );
     }
     let shard = route_doc(&svc, &id, req.routing.as_deref())?;
-    req.wait.check(&svc, shard.id, || {
+    req.wait.check(cs, &svc, shard.id, || {
         let one = active_shards::describe_index(&svc.name, &id, &req.source);
         active_shards::describe_shard_request(&svc.name, shard.id, 1, &one, req.refresh)
     })?;
@@ -379,7 +406,7 @@ fn index_once(cs: &ClusterService, req: &IndexRequest, id: &str, auto: bool) -> 
         req.source.clone(),
         req.constraints.clone(),
     )?;
-    let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+    let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
         id,
@@ -388,6 +415,7 @@ fn index_once(cs: &ClusterService, req: &IndexRequest, id: &str, auto: bool) -> 
         shards_total: shards_total(&svc),
         forced_refresh: forced,
         deferred,
+        replicated,
         status: if w.created_or_found { 201 } else { 200 },
     })
 }
@@ -445,7 +473,7 @@ fn delete_once(cs: &ClusterService, svc: &Arc<IndexService>, req: &DeleteRequest
         return remote_write::write(cs, &node, &svc.name, &req.id, routing, c, None, req.refresh, req.wait);
     }
     let shard = route_doc(&svc, &req.id, req.routing.as_deref())?;
-    req.wait.check(&svc, shard.id, || {
+    req.wait.check(cs, &svc, shard.id, || {
         active_shards::describe_shard_request(
             &svc.name,
             shard.id,
@@ -455,7 +483,7 @@ fn delete_once(cs: &ClusterService, svc: &Arc<IndexService>, req: &DeleteRequest
         )
     })?;
     let w = delete_routed(&svc, &shard, &req.id, req.constraints.clone())?;
-    let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+    let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
         id: req.id.clone(),
@@ -464,6 +492,7 @@ fn delete_once(cs: &ClusterService, svc: &Arc<IndexService>, req: &DeleteRequest
         shards_total: shards_total(&svc),
         forced_refresh: forced,
         deferred,
+        replicated,
         status: if w.created_or_found { 200 } else { 404 },
     })
 }

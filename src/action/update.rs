@@ -150,7 +150,7 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
     if !req.wait.want.trivially_met() {
         let svc = write_target(cs, &req.index, req.require_alias)?;
         let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();
-        req.wait.check(&svc, shard.id, || {
+        req.wait.check(cs, &svc, shard.id, || {
             active_shards::describe_shard_request(
                 &svc.name,
                 shard.id,
@@ -230,7 +230,7 @@ fn update_once(
         let body = serde_json::to_vec(&upsert)?;
         let constraints = Constraints { create: true, ..Default::default() };
         let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), req.routing.clone(), body, constraints)?;
-        let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+        let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
         let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &upsert, f));
         return Ok((
             WriteOutcome {
@@ -241,6 +241,7 @@ fn update_once(
                 shards_total: shards_total(&svc),
                 forced_refresh: forced,
                 deferred,
+                replicated,
                 status: 201,
             },
             get,
@@ -295,7 +296,7 @@ fn update_once(
                 ..Default::default()
             };
             let (shard, w) = delete_in(&svc, &req.id, req.routing.as_deref(), c)?;
-            let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+            let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
             Ok((
                 WriteOutcome {
                     index: svc.name.clone(),
@@ -305,6 +306,7 @@ fn update_once(
                     shards_total: total,
                     forced_refresh: forced,
                     deferred,
+                    replicated,
                     status: 200,
                 },
                 None,
@@ -324,7 +326,7 @@ fn update_once(
             let body = serde_json::to_vec(&new_source)?;
             let routing = req.routing.clone().or(doc.routing.clone());
             let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), routing, body, c)?;
-            let (forced, deferred) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+            let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
             let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &new_source, f));
             Ok((
                 WriteOutcome {
@@ -335,6 +337,7 @@ fn update_once(
                     shards_total: total,
                     forced_refresh: forced,
                     deferred,
+                    replicated,
                     status: 200,
                 },
                 get,
@@ -356,6 +359,7 @@ fn noop(index: &str, id: &str, _w: Option<()>, _total: u32) -> WriteOutcome {
         shards_total: 0,
         forced_refresh: false,
         deferred: Deferred::default(),
+        replicated: Default::default(),
         status: 200,
     }
 }

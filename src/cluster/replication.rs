@@ -173,6 +173,8 @@ pub fn decode_ops(mut bytes: &[u8]) -> OsResult<Vec<Operation>> {
 /// What replication did, for `_shards` in the answer.
 #[derive(Debug, Clone, Default)]
 pub struct Replicated {
+    /// The shard.
+    pub shard: u32,
     /// Copies that took the operations (the primary not counted).
     pub successful: u32,
     /// Copies that failed and were failed through the cluster manager: `(node, reason)`.
@@ -218,7 +220,7 @@ impl IndexShard {
         };
         let targets = self.replication.targets();
         if targets.is_empty() {
-            return Ok(Replicated::default());
+            return Ok(Replicated { shard: self.id, ..Default::default() });
         }
         ops.sort_by_key(Operation::seq_no);
         let body = encode_ops(&ops);
@@ -247,7 +249,7 @@ impl IndexShard {
                     .collect()
             })
         };
-        let mut out = Replicated::default();
+        let mut out = Replicated { shard: self.id, ..Default::default() };
         for ((aid, t), a) in targets.iter().zip(answers) {
             match a {
                 Ok(a) => {

@@ -34,7 +34,10 @@ pub struct Written<'a> {
 }
 
 /// `{"index":{"_index":..,"_id":..,"_version":..,"result":..,["forced_refresh":true,]"_shards":{..},"_seq_no":..,"_primary_term":..,"status":..}}`
-pub fn written(out: &mut Vec<u8>, w: &Written) {
+///
+/// Returns the offset of the `successful` count's digit (`1` until replication is known; see
+/// [`patch_shards`]).
+pub fn written(out: &mut Vec<u8>, w: &Written) -> usize {
     out.extend_from_slice(b"{\"");
     out.extend_from_slice(w.op.name().as_bytes());
     out.extend_from_slice(b"\":{\"_index\":");
@@ -50,13 +53,28 @@ pub fn written(out: &mut Vec<u8>, w: &Written) {
     }
     out.extend_from_slice(b",\"_shards\":{\"total\":");
     int(out, i64::from(w.shards_total));
-    out.extend_from_slice(b",\"successful\":1,\"failed\":0},\"_seq_no\":");
+    out.extend_from_slice(b",\"successful\":");
+    let at = out.len();
+    out.extend_from_slice(b"1,\"failed\":0},\"_seq_no\":");
     int(out, w.seq_no);
     out.extend_from_slice(b",\"_primary_term\":");
     let _ = write!(out, "{}", w.primary_term);
     out.extend_from_slice(b",\"status\":");
     int(out, i64::from(w.status));
     out.extend_from_slice(b"}}");
+    at
+}
+
+/// Writes the copies that took an item into its rendered `_shards` (at the offset
+/// [`written`] returned): `successful` and `failed` when both are single digits (always, but
+/// for indices with ten or more replicas, which keep the primary's count).
+pub fn patch_shards(out: &mut [u8], at: usize, successful: u32, failed: u32) {
+    const FAILED_DIGIT: usize = 1 + ",\"failed\":".len();
+    if successful > 9 || failed > 9 || at + FAILED_DIGIT >= out.len() || out[at] != b'1' {
+        return;
+    }
+    out[at] = b'0' + successful as u8;
+    out[at + FAILED_DIGIT] = b'0' + failed as u8;
 }
 
 /// A failed item: `{"op":{"_index":..,"_id":..|null,"status":..,"error":{..}}}`.

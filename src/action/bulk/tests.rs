@@ -116,7 +116,7 @@ fn written_item_matches_the_value_rendering() {
         primary_term: 1,
         status: 201,
     };
-    render::written(&mut out, &w);
+    let at = render::written(&mut out, &w);
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         v,
@@ -128,6 +128,15 @@ fn written_item_matches_the_value_rendering() {
         keys,
         ["_index", "_id", "_version", "result", "forced_refresh", "_shards", "_seq_no", "_primary_term", "status"]
     );
+    // Replication's counts are written in place.
+    let mut patched = out.clone();
+    render::patch_shards(&mut patched, at, 2, 0);
+    let p: Value = serde_json::from_slice(&patched).unwrap();
+    assert_eq!(p["create"]["_shards"], json!({"total": 2, "successful": 2, "failed": 0}));
+    let mut patched = out.clone();
+    render::patch_shards(&mut patched, at, 1, 1);
+    let p: Value = serde_json::from_slice(&patched).unwrap();
+    assert_eq!(p["create"]["_shards"], json!({"total": 2, "successful": 1, "failed": 1}));
     let mut f = Vec::new();
     render::failed(&mut f, OpType::Delete, "i", None, 400, &json!({"type": "x"}));
     assert_eq!(

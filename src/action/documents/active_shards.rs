@@ -1,16 +1,15 @@
 //! `wait_for_active_shards` of write requests (OpenSearch's `ActiveShardCount` and the check of
 //! `ReplicationOperation`): before a shard executes a write, enough copies of it must be active;
 //! otherwise the request waits (up to its `timeout`, default 1m) for more copies and fails with a
-//! 503 `unavailable_shards_exception`. On this single node only primaries are ever active, so a
-//! shard has 1 active copy out of `1 + number_of_replicas`; the wait ends early only when the
-//! index's replica count drops (or the index goes away).
+//! 503 `unavailable_shards_exception`. The active copies are those the routing table shows
+//! started (a node alone has only its primaries: 1 active copy out of `1 + number_of_replicas`).
 
 use std::time::{Duration, Instant};
 
 use crate::action::units::human_millis;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::metadata::IndexMetadata;
-use crate::cluster::IndexService;
+use crate::cluster::{ClusterService, IndexService};
 use crate::error::{ErrorKind, OsError, OsResult};
 
 /// How long a write waits for active copies by default (`timeout`).
@@ -105,9 +104,8 @@ pub fn time_value(d: Duration) -> String {
 }
 
 /// `(have, needed, label)` when `m`'s shards lack copies for `want`, `None` when enough are active.
-fn short_of(want: ActiveShardCount, m: &IndexMetadata) -> Option<(u32, u32, String)> {
+fn short_of(want: ActiveShardCount, m: &IndexMetadata, active: u32) -> Option<(u32, u32, String)> {
     let total = 1 + effective_replicas(m, 1);
-    let active = 1;
     match want.resolve(m) {
         ActiveShardCount::All if active < total => Some((active, total, "ALL".into())),
         ActiveShardCount::Count(n) if n > active => Some((active, n, n.to_string())),
@@ -118,6 +116,7 @@ fn short_of(want: ActiveShardCount, m: &IndexMetadata) -> Option<(u32, u32, Stri
 /// Checks shard `shard` of `svc` against `want`, waiting until `deadline` for copies (a bulk
 /// request shares one deadline among its shards, as their waits run in parallel in OpenSearch).
 pub fn check(
+    cs: &ClusterService,
     svc: &IndexService,
     shard: u32,
     want: ActiveShardCount,
@@ -130,7 +129,12 @@ pub fn check(
     // Bounded: one poll per POLL until the deadline.
     loop {
         let m = svc.metadata();
-        let Some((have, needed, label)) = short_of(want, &m) else { return Ok(()) };
+        let active = cs
+            .state()
+            .routing
+            .shard(&svc.name, shard)
+            .map_or(1, |t| t.copies.iter().filter(|c| c.active()).count().max(1) as u32);
+        let Some((have, needed, label)) = short_of(want, &m, active) else { return Ok(()) };
         let now = Instant::now();
         if now >= deadline {
             return Err(Shortfall { index: svc.name.clone(), shard, label, have, needed, timeout });

@@ -66,6 +66,27 @@ pub fn retry_primary<T>(
     }
 }
 
+/// What the primary's node reported of the replicas (`_shards` of the item).
+fn replicated_of(item: &Value) -> crate::cluster::replication::Replicated {
+    let s = &item["_shards"];
+    let failed = s["failures"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|x| {
+                    let node = x["_node"].as_str().unwrap_or_default().to_string();
+                    (node, x["reason"]["reason"].as_str().unwrap_or_default().to_string())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::cluster::replication::Replicated {
+        shard: s["failures"][0]["_shard"].as_u64().unwrap_or(0) as u32,
+        successful: (s["successful"].as_u64().unwrap_or(1) as u32).saturating_sub(1),
+        failed,
+    }
+}
+
 /// The action line of the item.
 fn action_line(op: &str, index: &str, id: &str, routing: Option<&str>, c: &Constraints) -> Vec<u8> {
     let mut m = Map::new();
@@ -149,6 +170,7 @@ pub fn write(
         shards_total: item["_shards"]["total"].as_u64().unwrap_or(1) as u32,
         forced_refresh: item["forced_refresh"] == true,
         deferred: Deferred::default(),
+        replicated: replicated_of(item),
         status,
     })
 }
