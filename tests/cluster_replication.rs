@@ -303,3 +303,96 @@ fn survivors_index(victim: usize) -> usize {
         0
     }
 }
+
+#[test]
+fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let seeds = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
+    let names = ["rr0", "rr1", "rr2"];
+    let initial = names.join(",");
+    let start = |i: usize| start_with(dirs[i].path(), names[i], ports[i], &seeds, &initial, &[]);
+    let mut procs: Vec<Proc> = (0..3).map(start).collect();
+    wait_agreement(&procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(60));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while get(procs[0].http, "/_cluster/health").json()["number_of_data_nodes"] != 3 {
+        assert!(Instant::now() < deadline, "the nodes did not all join the cluster state");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let r = put(procs[0].http, "/roll", r#"{"settings":{"number_of_shards":3,"number_of_replicas":1}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_status(&procs[0], "roll", &["green"], Duration::from_secs(60));
+    let mut expected = 0;
+    for step in 0..3 {
+        // Writes before each restart, through the node that stays up.
+        let via = &procs[(step + 1) % 3];
+        let mut body = String::new();
+        for i in 0..200 {
+            body.push_str(&format!("{{\"index\":{{\"_index\":\"roll\",\"_id\":\"s{step}-{i}\"}}}}\n{{\"step\":{step}}}\n"));
+        }
+        bulk(via, &body);
+        expected += 200;
+        // Stop the node (SIGTERM: it flushes and leaves), start it again on the same data.
+        let pid = procs[step].child.id().to_string();
+        assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        procs[step].child.wait().unwrap();
+        let survivors: Vec<&Proc> = (0..3).filter(|&i| i != step).map(|i| &procs[i]).collect();
+        wait_agreement(&survivors, 2, Duration::from_secs(30));
+        // Writes while it is down: its primaries failed over to their replicas.
+        let mut body = String::new();
+        for i in 0..100 {
+            body.push_str(&format!("{{\"index\":{{\"_index\":\"roll\",\"_id\":\"d{step}-{i}\"}}}}\n{{\"down\":{step}}}\n"));
+        }
+        bulk(survivors[0], &body);
+        expected += 100;
+        procs[step] = start(step);
+        wait_agreement(&procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(60));
+        wait_status(&procs[step], "roll", &["green"], Duration::from_secs(90));
+        let n = get(procs[step].http, "/roll/_count").json()["count"].as_u64().unwrap();
+        assert_eq!(n, expected, "documents after restarting node {step}");
+    }
+    // Every copy holds the same documents as the others (each node holds 2 of the 6 copies).
+    let all: BTreeMap<String, (i64, i64, Value)> =
+        procs.iter().flat_map(|p| local_docs(p, "roll")).collect();
+    assert_eq!(all.len() as u64, expected);
+    for p in &procs {
+        for (id, v) in local_docs(p, "roll") {
+            assert_eq!(all.get(&id), Some(&v), "copies disagree on {id}");
+        }
+    }
+}
+
+#[test]
+fn a_replica_of_100k_documents_recovers_from_its_primary() {
+    let c = Cluster::start(2);
+    let r = put(c.node(0).http, "/big", r#"{"settings":{"number_of_shards":1,"number_of_replicas":0}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_status(c.node(0), "big", &["green"], Duration::from_secs(30));
+    let n = 100_000;
+    for chunk in 0..(n / 5000) {
+        let mut body = String::with_capacity(5000 * 80);
+        for i in chunk * 5000..(chunk + 1) * 5000 {
+            body.push_str(&format!("{{\"index\":{{\"_index\":\"big\",\"_id\":\"{i}\"}}}}\n{{\"n\":{i},\"t\":\"doc {i}\"}}\n"));
+        }
+        bulk(c.node(chunk % 2), &body);
+    }
+    let started = Instant::now();
+    let r = put(c.node(0).http, "/big/_settings", r#"{"index":{"number_of_replicas":1}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_status(c.node(0), "big", &["green"], Duration::from_secs(120));
+    let took = started.elapsed();
+    for p in c.alive() {
+        assert_eq!(post(p.http, "/big/_refresh", "").status, 200);
+        let v = get(p.http, "/big/_count?preference=_only_local").json();
+        assert_eq!(v["count"], n, "{v}");
+    }
+    let rec = c.alive().iter().map(|p| get(p.http, "/big/_recovery").json()).find(|r| r["big"]["shards"][0]["type"] == "PEER");
+    let rec = rec.expect("a PEER recovery");
+    let s = &rec["big"]["shards"][0];
+    let bytes = s["index"]["size"]["recovered_in_bytes"].as_u64().unwrap();
+    eprintln!(
+        "100k documents: replica green after {took:?}; {} files, {bytes} bytes copied in {} ms, {} translog operations",
+        s["index"]["files"]["recovered"], s["index"]["total_time_in_millis"], s["translog"]["recovered"]
+    );
+    assert!(bytes > 0);
+}
