@@ -159,6 +159,17 @@ fn replicas_recover_from_the_primary_and_hold_what_it_holds() {
     }
     assert_eq!(copies[0]["d1"].2, json!({"n": 1, "again": true}));
 
+    // Refresh reaches every copy: `_refresh` on every node that holds one, `refresh=true` on
+    // the replicas of the write.
+    let r = post(c.node(1).http, "/rep/_refresh", "");
+    assert_eq!(r.json()["_shards"], json!({"total": 3, "successful": 3, "failed": 0}), "{}", r.text());
+    let r = put(c.node(2).http, "/rep/_doc/seen?refresh=true", r#"{"x":0}"#);
+    assert_eq!(r.status, 201, "{}", r.text());
+    for p in c.alive() {
+        let v = get(p.http, "/rep/_count?preference=_only_local&q=_id:seen").json();
+        assert_eq!(v["count"], 1, "refresh=true did not reach this copy: {v}");
+    }
+
     // `_shards` counts the three copies, for single documents and bulk items, whichever node
     // takes the request.
     for p in c.alive() {
@@ -328,7 +339,9 @@ fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
         let via = &procs[(step + 1) % 3];
         let mut body = String::new();
         for i in 0..200 {
-            body.push_str(&format!("{{\"index\":{{\"_index\":\"roll\",\"_id\":\"s{step}-{i}\"}}}}\n{{\"step\":{step}}}\n"));
+            body.push_str(&format!(
+                "{{\"index\":{{\"_index\":\"roll\",\"_id\":\"s{step}-{i}\"}}}}\n{{\"step\":{step}}}\n"
+            ));
         }
         bulk(via, &body);
         expected += 200;
@@ -341,7 +354,9 @@ fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
         // Writes while it is down: its primaries failed over to their replicas.
         let mut body = String::new();
         for i in 0..100 {
-            body.push_str(&format!("{{\"index\":{{\"_index\":\"roll\",\"_id\":\"d{step}-{i}\"}}}}\n{{\"down\":{step}}}\n"));
+            body.push_str(&format!(
+                "{{\"index\":{{\"_index\":\"roll\",\"_id\":\"d{step}-{i}\"}}}}\n{{\"down\":{step}}}\n"
+            ));
         }
         bulk(survivors[0], &body);
         expected += 100;
@@ -352,8 +367,7 @@ fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
         assert_eq!(n, expected, "documents after restarting node {step}");
     }
     // Every copy holds the same documents as the others (each node holds 2 of the 6 copies).
-    let all: BTreeMap<String, (i64, i64, Value)> =
-        procs.iter().flat_map(|p| local_docs(p, "roll")).collect();
+    let all: BTreeMap<String, (i64, i64, Value)> = procs.iter().flat_map(|p| local_docs(p, "roll")).collect();
     assert_eq!(all.len() as u64, expected);
     for p in &procs {
         for (id, v) in local_docs(p, "roll") {
@@ -372,7 +386,9 @@ fn a_replica_of_100k_documents_recovers_from_its_primary() {
     for chunk in 0..(n / 5000) {
         let mut body = String::with_capacity(5000 * 80);
         for i in chunk * 5000..(chunk + 1) * 5000 {
-            body.push_str(&format!("{{\"index\":{{\"_index\":\"big\",\"_id\":\"{i}\"}}}}\n{{\"n\":{i},\"t\":\"doc {i}\"}}\n"));
+            body.push_str(&format!(
+                "{{\"index\":{{\"_index\":\"big\",\"_id\":\"{i}\"}}}}\n{{\"n\":{i},\"t\":\"doc {i}\"}}\n"
+            ));
         }
         bulk(c.node(chunk % 2), &body);
     }
@@ -386,7 +402,11 @@ fn a_replica_of_100k_documents_recovers_from_its_primary() {
         let v = get(p.http, "/big/_count?preference=_only_local").json();
         assert_eq!(v["count"], n, "{v}");
     }
-    let rec = c.alive().iter().map(|p| get(p.http, "/big/_recovery").json()).find(|r| r["big"]["shards"][0]["type"] == "PEER");
+    let rec = c
+        .alive()
+        .iter()
+        .map(|p| get(p.http, "/big/_recovery").json())
+        .find(|r| r["big"]["shards"][0]["type"] == "PEER");
     let rec = rec.expect("a PEER recovery");
     let s = &rec["big"]["shards"][0];
     let bytes = s["index"]["size"]["recovered_in_bytes"].as_u64().unwrap();

@@ -266,7 +266,7 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
             }
         }
         // Then on every copy of its replication group (or nothing is acknowledged).
-        let r = shard.replicate(cs, &seq_nos)?;
+        let r = shard.replicate(cs, &seq_nos, d.refresh.for_replicas())?;
         if r.successful > 0 || !r.failed.is_empty() {
             for at in run.shard_counts.get(&Arc::as_ptr(&shard)).into_iter().flatten() {
                 render::patch_shards(&mut out, *at, 1 + r.successful, r.failed.len() as u32);

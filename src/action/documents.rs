@@ -64,6 +64,16 @@ pub enum Refresh {
 }
 
 impl Refresh {
+    /// What the write's replicas do about refresh.
+    pub fn for_replicas(self) -> crate::cluster::replication::ReplicaRefresh {
+        use crate::cluster::replication::ReplicaRefresh;
+        match self {
+            Refresh::False => ReplicaRefresh::No,
+            Refresh::True => ReplicaRefresh::Now,
+            Refresh::WaitFor => ReplicaRefresh::WaitFor,
+        }
+    }
+
     /// Parses `refresh=` (`""` and `true` mean true).
     pub fn parse(s: Option<&str>) -> OsResult<Refresh> {
         match s {
@@ -345,7 +355,7 @@ pub fn sync_and_refresh(
         shard.engine.ensure_synced(w.location, w.seq_no)?;
     }
     // Durable here; then on every copy of the replication group before the answer.
-    let replicated = shard.replicate(cs, &[w.seq_no])?;
+    let replicated = shard.replicate(cs, &[w.seq_no], refresh.for_replicas())?;
     let _ = svc;
     let mut deferred = Deferred::default();
     match refresh {

@@ -5,7 +5,6 @@ use serde_json::{json, Map, Value};
 
 use super::deferred::Deferred;
 use super::templates;
-use crate::cluster::health::effective_replicas;
 use crate::cluster::metadata::{AliasMetadata, IndexMetadata};
 use crate::cluster::resolve::{resolve, IndicesOptions};
 use crate::cluster::settings::{self, flat_json, flatten_index_settings, nest, FlatSettings};
@@ -171,7 +170,7 @@ pub fn open(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<V
 }
 
 /// What a broadcast operation does to each shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Broadcast {
     Refresh,
     Flush,
@@ -183,40 +182,19 @@ pub enum Broadcast {
     ClearCache,
 }
 
-/// `_refresh`, `_flush`, `_forcemerge`: `{"_shards": {...}}`.
+/// `_refresh`, `_flush`, `_forcemerge`, `_cache/clear`: `{"_shards": {...}}` over every copy
+/// of the indices, on this node and on the others (see [`super::indices_broadcast`]).
 pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broadcast) -> OsResult<Value> {
     let names = resolve(&cs.metadata(), expr, opts)?;
-    let (mut total, mut ok, mut failures) = (0u32, 0u32, Vec::new());
+    let mut open = Vec::new();
     for n in names {
-        let svc = match cs.index(&n) {
-            Ok(s) => s,
+        match cs.index(&n) {
+            Ok(_) => open.push(n),
             Err(e) if e.kind == ErrorKind::IndexClosed => continue,
             Err(e) => return Err(e),
-        };
-        let replicas = effective_replicas(&svc.metadata(), 1);
-        for s in svc.shards() {
-            total += 1 + replicas;
-            let r = match op {
-                Broadcast::Refresh => s.refresh().map(|_| ()),
-                Broadcast::ClearCache => Ok(()),
-                Broadcast::Flush => s.engine.flush().map_err(OsError::from),
-                Broadcast::ForceMerge { max_num_segments } => s
-                    .refresh()
-                    .and_then(|_| s.engine.force_merge(max_num_segments).map_err(OsError::from))
-                    .and_then(|_| s.refresh().map(|_| ())),
-            };
-            match r {
-                Ok(()) => ok += 1,
-                Err(e) => failures
-                    .push(json!({"shard": s.id, "index": n, "status": "INTERNAL_SERVER_ERROR", "reason": e.to_json()})),
-            }
         }
     }
-    let mut shards = json!({"total": total, "successful": ok, "failed": failures.len()});
-    if !failures.is_empty() {
-        shards["failures"] = Value::Array(failures);
-    }
-    Ok(json!({"_shards": shards}))
+    super::indices_broadcast::run(cs, &open, op)
 }
 
 /// `GET [/{targets}]/_mapping`.

@@ -9,6 +9,7 @@
 //! | `bulk.rs` | `_bulk` |
 //! | `analyze.rs` | `_analyze` with the index's analyzers and the field's analyzer |
 //! | `indices.rs` | create/delete/get/open/close, refresh/flush/forcemerge, mappings, settings |
+//! | `indices_broadcast.rs` | refresh/flush/forcemerge/cache clear on every copy, across nodes |
 //! | `templates.rs` | applying templates at index creation |
 //! | `cluster_info.rs` | `GET /`, `_cluster/health`, `_cluster/state` |
 //! | `source_filter.rs` | `_source` includes/excludes |
@@ -34,6 +35,7 @@ pub mod explain;
 pub mod field_caps;
 pub mod field_defaults;
 pub mod indices;
+pub mod indices_broadcast;
 pub mod nodes_info;
 pub mod recovery;
 pub mod resolve_index;

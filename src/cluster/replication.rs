@@ -124,6 +124,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// What a replica does about refresh after applying a write (the write's `refresh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ReplicaRefresh {
+    #[default]
+    No,
+    /// `refresh=true`: refresh now.
+    Now,
+    /// `refresh=wait_for`: answer after the copy's next refresh.
+    WaitFor,
+}
+
 /// The header of a replica request (the operations follow, length-prefixed).
 #[derive(Debug, Serialize, Deserialize)]
 struct ReplicaHead {
@@ -133,6 +144,8 @@ struct ReplicaHead {
     allocation_id: String,
     primary_term: u64,
     global_checkpoint: i64,
+    #[serde(default)]
+    refresh: ReplicaRefresh,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -213,7 +226,7 @@ impl IndexShard {
     /// Sends the operations with `seq_nos` (written here, durable here) to every copy of the
     /// group and waits for them; fails copies that do not take them (see the module docs).
     /// An error means the write must not be acknowledged.
-    pub fn replicate(&self, cs: &ClusterService, seq_nos: &[i64]) -> OsResult<Replicated> {
+    pub fn replicate(&self, cs: &ClusterService, seq_nos: &[i64], refresh: ReplicaRefresh) -> OsResult<Replicated> {
         let mut ops: Vec<Operation> = {
             let mut p = lock(&self.replication.pending);
             seq_nos.iter().filter_map(|s| p.remove(s)).collect()
@@ -234,6 +247,7 @@ impl IndexShard {
                 allocation_id: aid.to_string(),
                 primary_term: term,
                 global_checkpoint: gcp,
+                refresh,
             };
             let head = serde_json::to_vec(&head).map_err(|e| OsError::internal(e.to_string()))?;
             let bytes = cs.send(&t.node, ACTION_REPLICA, super::remote::frame_pair(&head, &body), REPLICA_TIMEOUT)?;
@@ -336,6 +350,15 @@ pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> 
         copy.engine.persisted_checkpoint()
     };
     copy.engine.advance_global_checkpoint(head.global_checkpoint)?;
+    match head.refresh {
+        ReplicaRefresh::No => {}
+        ReplicaRefresh::Now => {
+            copy.refresh()?;
+        }
+        ReplicaRefresh::WaitFor => {
+            copy.wait_for_refresh()?;
+        }
+    }
     let a = ReplicaAnswer { local_checkpoint: copy.engine.local_checkpoint(), persisted };
     serde_json::to_vec(&a).map_err(|e| OsError::internal(e.to_string()))
 }

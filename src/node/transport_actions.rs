@@ -57,7 +57,8 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
     // Replica writes and the primary's side of peer recoveries run on the generic pool, never
     // on the write pool: a primary's write thread waits for its replicas, and two nodes whose
     // write pools were both full of such waits would wait for each other forever.
-    let generic: [(&str, fn(&crate::cluster::ClusterService, &[u8]) -> OsResult<Vec<u8>>); 6] = [
+    let generic: [(&str, fn(&crate::cluster::ClusterService, &[u8]) -> OsResult<Vec<u8>>); 7] = [
+        (crate::action::indices_broadcast::ACTION_BROADCAST, crate::action::indices_broadcast::handle),
         (crate::cluster::replication::ACTION_REPLICA, crate::cluster::replication::handle_replica),
         (crate::cluster::peer_recovery::ACTION_START, crate::cluster::peer_recovery::source::handle_start),
         (crate::cluster::peer_recovery::ACTION_FILE_CHUNK, crate::cluster::peer_recovery::source::handle_chunk),
