@@ -357,6 +357,10 @@ impl ClusterService {
                 tracing::error!(index = %h.index, shard = h.id, error = %e, "cannot raise the primary term");
                 return;
             }
+            if let Err(e) = h.engine.fill_seq_no_gaps() {
+                tracing::error!(index = %h.index, shard = h.id, error = %e, "cannot fill the sequence number gaps");
+                return;
+            }
             h.replication.promote(table.primary_term);
         }
         h.replication.follow_table(table, &self.node.node_id);

@@ -90,12 +90,18 @@ impl ReplicationGroup {
             persisted: -1,
         });
     }
-    /// A recovered copy joins the in-sync set.
-    pub(super) fn mark_in_sync(&self, allocation_id: &str, persisted: i64) {
-        if let Some(t) = lock(&self.targets).get_mut(allocation_id) {
+    /// A recovered copy joins the in-sync set once its persisted checkpoint (as it reported
+    /// it, or as its replica answers since did) reached `global_checkpoint` (OpenSearch's
+    /// `markAllocationIdAsInSync`): the global checkpoint never passes an in-sync copy. Whether
+    /// it joined.
+    pub(super) fn mark_in_sync(&self, allocation_id: &str, persisted: i64, global_checkpoint: i64) -> bool {
+        let mut targets = lock(&self.targets);
+        let Some(t) = targets.get_mut(allocation_id) else { return false };
+        t.persisted = t.persisted.max(persisted);
+        if t.persisted >= global_checkpoint {
             t.in_sync = true;
-            t.persisted = t.persisted.max(persisted);
         }
+        t.in_sync
     }
     fn remove(&self, allocation_id: &str) {
         lock(&self.targets).remove(allocation_id);

@@ -7,6 +7,7 @@ pub(crate) mod failure;
 pub(crate) mod merge_scheduler;
 pub(crate) mod recovery;
 pub mod replica;
+mod replication_sim;
 pub mod versioning;
 
 pub use engine::{IndexOp, ShardConfig, ShardEngine, WriteResult};

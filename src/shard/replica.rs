@@ -49,6 +49,33 @@ impl ShardEngine {
         Ok(())
     }
 
+    /// A promoted primary fills the holes below its max sequence number (operations its old
+    /// primary issued that never reached it) with no-ops of its term, so that its local
+    /// checkpoint, and the global checkpoint, move on (OpenSearch's `fillSeqNoGaps`).
+    pub fn fill_seq_no_gaps(&self) -> Result<usize> {
+        let _w = lock(&self.write_lock);
+        let _g = self.append_gate_write();
+        self.check_open()?;
+        let term = self.term();
+        let mut filled = 0;
+        let max = self.tracker.max_seq_no();
+        let mut seq_no = self.tracker.processed_checkpoint() + 1;
+        while seq_no <= max {
+            if !self.tracker.has_processed(seq_no) {
+                let op = Operation::NoOp { seq_no, primary_term: term, reason: "filling gaps".into() };
+                self.log(&op)?;
+                self.tracker.mark_processed(seq_no);
+                filled += 1;
+            }
+            seq_no += 1;
+        }
+        if filled > 0 {
+            self.translog.sync()?;
+            self.tracker.mark_persisted_up_to(self.tracker.processed_checkpoint());
+        }
+        Ok(filled)
+    }
+
     /// Applies an operation a primary sequenced (steps in the module docs). Returns where the
     /// translog holds it (`None` when it was already processed), for
     /// [`ShardEngine::ensure_synced`].

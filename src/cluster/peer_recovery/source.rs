@@ -143,7 +143,25 @@ pub fn handle_ops(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
 pub fn handle_finalize(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
     let req: SessionRequest = parse(payload, "finalize")?;
     let s = lock(&cs.recoveries.sessions).remove(&req.session).ok_or_else(|| no_session(&req.session))?;
-    s.shard.replication.mark_in_sync(&s.target_allocation_id, req.at);
+    // The copy catches up with the global checkpoint through replication (its answers raise
+    // the checkpoint the group knows); bounded wait.
+    let deadline = Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let gcp = s.shard.engine.global_checkpoint();
+        if s.shard.replication.mark_in_sync(&s.target_allocation_id, req.at, gcp) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            return Err(OsError::new(
+                ErrorKind::IllegalState,
+                format!(
+                    "[{}][{}] the recovered copy did not reach the global checkpoint [{gcp}]",
+                    s.shard.index, s.shard.id
+                ),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     s.shard.update_global_checkpoint();
     drop(s);
     Ok(b"{}".to_vec())
