@@ -406,16 +406,7 @@ fn index_once(cs: &ClusterService, req: &IndexRequest, id: &str, auto: bool) -> 
         let one = active_shards::describe_index(&svc.name, &id, &req.source);
         active_shards::describe_shard_request(&svc.name, shard.id, 1, &one, req.refresh)
     })?;
-    let w = index_routed(
-        cs,
-        &svc,
-        &shard,
-        id.clone(),
-        auto,
-        req.routing.clone(),
-        req.source.clone(),
-        req.constraints.clone(),
-    )?;
+    let w = index_routed(cs, &svc, &shard, id.clone(), auto, req.routing.clone(), req.source.clone(), req.constraints)?;
     let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),
@@ -492,7 +483,7 @@ fn delete_once(cs: &ClusterService, svc: &Arc<IndexService>, req: &DeleteRequest
             req.refresh,
         )
     })?;
-    let w = delete_routed(&svc, &shard, &req.id, req.constraints.clone())?;
+    let w = delete_routed(&svc, &shard, &req.id, req.constraints)?;
     let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
     Ok(WriteOutcome {
         index: svc.name.clone(),

@@ -369,32 +369,6 @@ pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> 
     serde_json::to_vec(&a).map_err(|e| OsError::internal(e.to_string()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn operations_round_trip_and_bad_bytes_are_refused() {
-        let ops = vec![
-            Operation::Index {
-                id: "1".into(),
-                routing: Some("r".into()),
-                source: b"{}".to_vec(),
-                seq_no: 3,
-                primary_term: 2,
-                version: 1,
-            },
-            Operation::Delete { id: "2".into(), seq_no: 4, primary_term: 2, version: 5 },
-            Operation::NoOp { seq_no: 5, primary_term: 2, reason: "gap".into() },
-        ];
-        let b = encode_ops(&ops);
-        assert_eq!(decode_ops(&b).unwrap(), ops);
-        assert!(decode_ops(&b[..b.len() - 1]).is_err());
-        assert!(decode_ops(&[9, 0, 0, 0, 1]).is_err());
-        assert!(decode_ops(&[]).unwrap().is_empty());
-    }
-}
-
 impl ClusterService {
     /// Fails a replica copy on behalf of the primary of term `term` (OpenSearch's shard-failed
     /// action with its primary term check): refused when the routing table has moved to a newer
@@ -450,5 +424,31 @@ impl ClusterService {
                 format!("[{index}][{shard}] no copy with allocation id [{allocation_id}] on this node"),
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_round_trip_and_bad_bytes_are_refused() {
+        let ops = vec![
+            Operation::Index {
+                id: "1".into(),
+                routing: Some("r".into()),
+                source: b"{}".to_vec(),
+                seq_no: 3,
+                primary_term: 2,
+                version: 1,
+            },
+            Operation::Delete { id: "2".into(), seq_no: 4, primary_term: 2, version: 5 },
+            Operation::NoOp { seq_no: 5, primary_term: 2, reason: "gap".into() },
+        ];
+        let b = encode_ops(&ops);
+        assert_eq!(decode_ops(&b).unwrap(), ops);
+        assert!(decode_ops(&b[..b.len() - 1]).is_err());
+        assert!(decode_ops(&[9, 0, 0, 0, 1]).is_err());
+        assert!(decode_ops(&[]).unwrap().is_empty());
     }
 }
