@@ -273,18 +273,8 @@ fn a_paused_primary_is_replaced_and_rejoins_without_losing_a_write() {
 fn a_partitioned_primary_acknowledges_no_write() {
     let c = Cluster::start(3, FAST);
     create(&c.procs[0], "part", 1, 1);
-    let manager = wait_members(&c.procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(10));
-    let holder = primary_nodes(&c.procs[0], "part")[0].clone();
-    if holder == manager {
-        // Move the primary off the manager: fail it over by excluding the manager's node.
-        let body = json!({"persistent": {"cluster.routing.allocation.exclude._id": manager}});
-        assert_eq!(put(c.procs[0].http, "/_cluster/settings", &body.to_string()).status, 200);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while primary_nodes(&c.procs[0], "part").contains(&manager) {
-            assert!(Instant::now() < deadline, "the primary did not move off the manager");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
+    wait_members(&c.procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(10));
+    // The primary's node may be the cluster manager too: then the majority elects another.
     let holder = primary_nodes(&c.procs[0], "part")[0].clone();
     let p = c.ids.iter().position(|id| *id == holder).unwrap();
     let others: Vec<usize> = (0..3).filter(|&i| i != p).collect();
