@@ -5,7 +5,13 @@ use serde_json::json;
 use super::*;
 
 fn hit(id: &str, score: f32, sort: Vec<SortValue>, key: Option<&str>) -> NodeHit {
-    NodeHit { json: HitJson::Value(json!({"_id": id})), score, sort_values: sort, key: key.map(|k| json!(k)) }
+    NodeHit {
+        json: HitJson::Value(json!({"_id": id})),
+        score,
+        sort_values: sort,
+        key: key.map(|k| json!(k)),
+        mark: None,
+    }
 }
 
 fn ids(b: SearchBody) -> Vec<String> {

@@ -6,12 +6,13 @@ use proptest::prelude::*;
 fn id(n: usize) -> ContextId {
     ContextId {
         kind: ContextKind::Pit,
-        session: "sess".into(),
         shards: (0..n)
             .map(|i| ShardRef {
                 index: format!("ix{i}"),
                 index_uuid: format!("u{i}"),
                 shard: i as u32,
+                node: format!("node{}", i % 2),
+                session: format!("sess{}", i % 2),
                 context: 1000 + i as u64,
             })
             .collect(),
