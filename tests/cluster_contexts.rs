@@ -145,8 +145,40 @@ fn pits_and_scrolls_span_the_nodes() {
     );
     assert_eq!(st, 200, "{v}");
     assert_eq!(v["aggregations"]["m"]["value"], (FIRST - 1) as f64);
+    // Paged by `_shard_doc` alone: each shard's place in the PIT orders the shards across nodes.
+    let mut seen: Vec<u64> = Vec::new();
+    let mut after: Option<Value> = None;
+    for _ in 0..100 {
+        let mut body = json!({"size": 9, "sort": [{"_shard_doc": "asc"}], "pit": {"id": pit}});
+        if let Some(a) = &after {
+            body["search_after"] = a.clone();
+        }
+        let (st, v) = json_of(&procs[2], "POST", "/_search", &body);
+        assert_eq!(st, 200, "{v}");
+        let hits = v["hits"]["hits"].as_array().unwrap().clone();
+        if hits.is_empty() {
+            break;
+        }
+        let sorts: Vec<i64> = hits.iter().map(|h| h["sort"][0].as_i64().unwrap()).collect();
+        assert!(sorts.windows(2).all(|w| w[0] < w[1]), "ascending _shard_doc: {sorts:?}");
+        after = Some(hits.last().unwrap()["sort"].clone());
+        seen.extend(ids(&v));
+    }
+    seen.sort();
+    assert_eq!(seen, (0..FIRST as u64).collect::<Vec<_>>(), "every document of the PIT once by _shard_doc");
+    // Slices of the PIT split its shards by number, whichever node holds them.
+    let mut sliced: Vec<u64> = Vec::new();
+    for id in 0..2 {
+        let body = json!({"size": 100, "slice": {"id": id, "max": 2}, "pit": {"id": pit}});
+        let (st, v) = json_of(&procs[0], "POST", "/_search", &body);
+        assert_eq!(st, 200, "{v}");
+        sliced.extend(ids(&v));
+    }
+    sliced.sort();
+    assert_eq!(sliced, (0..FIRST as u64).collect::<Vec<_>>(), "the slices cover the PIT once");
     // Unsupported parts across nodes are refused, not half answered.
-    let (st, v) = json_of(&procs[1], "POST", "/_search", &json!({"sort": ["_shard_doc"], "pit": {"id": pit}}));
+    let body = json!({"collapse": {"field": "n", "inner_hits": {"name": "x"}}, "pit": {"id": pit}});
+    let (st, v) = json_of(&procs[1], "POST", "/_search", &body);
     assert_eq!(st, 400, "{v}");
 
     // Every node lists the PIT once, and its segments on every node holding a shard.
@@ -207,6 +239,27 @@ fn pits_and_scrolls_span_the_nodes() {
         got.extend(page);
     }
     assert_eq!((got.len(), n), (FIRST + MORE, FIRST + MORE), "each document once");
+
+    // Sliced scrolls across nodes: together every document once.
+    let mut sliced: Vec<u64> = Vec::new();
+    for id in 0..2 {
+        let body = json!({"size": 20, "slice": {"id": id, "max": 2}, "sort": ["n"]});
+        let (st, v) = json_of(&procs[1], "POST", "/idx/_search?scroll=1m", &body);
+        assert_eq!(st, 200, "{v}");
+        let sid = v["_scroll_id"].as_str().unwrap().to_string();
+        sliced.extend(ids(&v));
+        for _ in 0..100 {
+            let (_, v) = json_of(&procs[2], "POST", "/_search/scroll", &json!({"scroll_id": sid}));
+            let page = ids(&v);
+            if page.is_empty() {
+                break;
+            }
+            sliced.extend(page);
+        }
+        json_of(&procs[0], "DELETE", "/_search/scroll", &json!({"scroll_id": sid}));
+    }
+    sliced.sort();
+    assert_eq!(sliced, (0..(FIRST + MORE) as u64).collect::<Vec<_>>(), "the slices cover the index once");
 
     // Clear scroll by id frees each node's contexts; `_all` frees the rest.
     let (st, v) = json_of(&procs[0], "DELETE", "/_search/scroll", &json!({"scroll_id": scroll_id}));

@@ -73,10 +73,17 @@ fn shard_doc_positions(req: &SearchRequest) -> impl Iterator<Item = usize> + '_ 
     req.sort.iter().enumerate().filter(|(_, s)| s.field == "_shard_doc").map(|(i, _)| i)
 }
 
+/// The shard index `_shard_doc` encodes for the context `ctx`: its place among the PIT's or
+/// scroll's shards across nodes, else its place in this search.
+fn shard_ordinal(req: &SearchRequest, ctx: usize) -> usize {
+    req.shard_ordinals.as_ref().and_then(|o| o.get(ctx).copied()).unwrap_or(ctx)
+}
+
 /// `_shard_doc` values as OpenSearch's `ShardDocSortField` makes them: the shard's index in the
 /// request (`shard`, here its context's position) in the high 32 bits, the doc in the low ones,
 /// so a PIT over several shards orders its hits shard by shard.
 fn shard_doc_values(values: &mut [SortValue], req: &SearchRequest, shard: usize) {
+    let shard = shard_ordinal(req, shard);
     for i in shard_doc_positions(req) {
         if let Some(SortValue::Long(d)) = values.get_mut(i) {
             *d = ((shard as i64) << 32) | (*d & 0xFFFF_FFFF);
@@ -88,6 +95,7 @@ fn shard_doc_values(values: &mut [SortValue], req: &SearchRequest, shard: usize)
 /// value's doc when the value is in this shard; all of them when the value is in a shard that
 /// comes before it in the sort's direction, none when it comes after.
 fn shard_doc_after(after: &mut [SortValue], req: &SearchRequest, fields: &[(SortField, ValueFormat)], shard: usize) {
+    let shard = shard_ordinal(req, shard);
     for i in shard_doc_positions(req) {
         let desc = fields.get(i).is_some_and(|(f, _)| f.order == crate::engine::query::SortOrder::Desc);
         if let Some(SortValue::Long(v)) = after.get_mut(i) {

@@ -77,13 +77,25 @@ pub fn remote_targets(
 /// Refuses what a search across nodes cannot answer correctly yet (a scroll or a point in time
 /// across nodes runs through its contexts: `remote_scroll.rs`, `remote_pit.rs`).
 pub fn refuse_across_nodes(req: &SearchRequest) -> OsResult<()> {
+    refuse(req, false)
+}
+
+/// [`refuse_across_nodes`] for a PIT or scroll across nodes, whose `_shard_doc` values name the
+/// shard's place in the id and whose slices pick shards by their number (only `routing` or
+/// `preference` would make a slice depend on the shards each node searches).
+pub fn refuse_contexts_across_nodes(req: &SearchRequest) -> OsResult<()> {
+    refuse(req, true)
+}
+
+fn refuse(req: &SearchRequest, contexts: bool) -> OsResult<()> {
+    let narrowed = req.routing.is_some() || req.preference.is_some();
     let what = if req.dfs {
         Some("[search_type=dfs_query_then_fetch]")
-    } else if req.slice.is_some() {
+    } else if req.slice.is_some() && (!contexts || narrowed) {
         Some("[slice]")
     } else if req.collapse.as_ref().is_some_and(|c| !c.inner_hits.is_empty()) {
         Some("[collapse] with [inner_hits]")
-    } else if req.sort.iter().any(|s| s.field == "_shard_doc") {
+    } else if !contexts && req.sort.iter().any(|s| s.field == "_shard_doc") {
         Some("[_shard_doc] sort")
     } else {
         None

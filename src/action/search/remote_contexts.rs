@@ -202,6 +202,17 @@ pub fn has_other_nodes(cs: &ClusterService) -> bool {
     cs.state().nodes.iter().any(|n| n.node_id != cs.node.node_id)
 }
 
+/// The place in the whole id of each context found for `shards` (`positions`: each shard's
+/// place; the contexts found are the shards' in order, less the `missing` ones).
+pub(super) fn ordinals(shards: &[ShardRef], positions: &[usize], missing: &[ShardRef]) -> Vec<usize> {
+    shards.iter().zip(positions).filter(|(s, _)| !missing.iter().any(|m| m == *s)).map(|(_, p)| *p).collect()
+}
+
+/// Each shard's place among `all` (the whole id's shards).
+pub(super) fn positions(all: &ContextId, shards: &[ShardRef]) -> Vec<usize> {
+    shards.iter().map(|s| all.shards.iter().position(|x| x == s).unwrap_or(0)).collect()
+}
+
 /// OpenSearch's failure for a shard whose context is held by a node not in the cluster.
 pub(super) fn no_node(node: &str) -> OsError {
     OsError::new(ErrorKind::IllegalState, format!("no node found for id: {node}")).status(500)

@@ -30,6 +30,9 @@ pub const ACTION_LIST_PITS: &str = "indices:data/read/point_in_time/readall[n]";
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PitQuery {
     pub shards: Vec<pit::ShardRef>,
+    /// Each shard's place among the PIT's shards (see [`SearchRequest::shard_ordinals`]).
+    #[serde(default)]
+    pub positions: Vec<usize>,
     pub keep_alive_ms: Option<u64>,
     pub req: SearchRequest,
 }
@@ -179,6 +182,7 @@ pub fn query(cs: &ClusterService, reg: &ReaderContexts, q: &PitQuery) -> OsResul
     }
     let id = ContextId { kind: ContextKind::Pit, shards: q.shards.clone() };
     let found = reg.find(&id, q.keep_alive_ms.map(Duration::from_millis));
+    req.shard_ordinals = Some(rc::ordinals(&q.shards, &q.positions, &found.missing));
     let mut r = if found.contexts.is_empty() {
         NodeResult::default()
     } else {
@@ -200,7 +204,7 @@ pub fn search(cs: &ClusterService, reg: &ReaderContexts, p: &Value, req: &Search
     if !rc::spans_nodes(cs, &decoded) {
         return pit::search(reg, p, req);
     }
-    remote::refuse_across_nodes(req)?;
+    remote::refuse_contexts_across_nodes(req)?;
     let start = Instant::now();
     let mut sub = req.clone();
     sub.from = 0;
@@ -211,6 +215,7 @@ pub fn search(cs: &ClusterService, reg: &ReaderContexts, p: &Value, req: &Search
         .into_iter()
         .map(|(n, c)| {
             let q = PitQuery {
+                positions: rc::positions(&decoded, &c.shards),
                 shards: c.shards,
                 keep_alive_ms: keep_alive.map(|k| k.as_millis() as u64),
                 req: sub.clone(),

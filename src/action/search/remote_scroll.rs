@@ -32,6 +32,9 @@ pub const ACTION_SCROLL_EMITTED: &str = "indices:data/read/search[phase/fetch/id
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ScrollQuery {
     pub shards: Vec<ShardRef>,
+    /// Each shard's place among the scroll's shards (see [`SearchRequest::shard_ordinals`]).
+    #[serde(default)]
+    pub positions: Vec<usize>,
     pub keep_alive_ms: Option<u64>,
     pub rest_total_hits_as_int: Option<bool>,
 }
@@ -103,6 +106,7 @@ pub fn query(cs: &ClusterService, reg: &ReaderContexts, q: &ScrollQuery) -> OsRe
     if let Some(b) = q.rest_total_hits_as_int {
         req.rest_total_hits_as_int = b;
     }
+    req.shard_ordinals = Some(rc::ordinals(&q.shards, &q.positions, &found.missing));
     let mut state = cur.state.clone();
     let mut r = super::execute::node_search_scroll(&found.contexts, &req, &mut state)?;
     cur.state.total = state.total;
@@ -145,7 +149,7 @@ pub fn start(
     remote: Vec<NodeShards>,
     unavailable: Vec<FailedShard>,
 ) -> OsResult<Value> {
-    remote::refuse_across_nodes(req)?;
+    remote::refuse_contexts_across_nodes(req)?;
     let window = batch_window(cs, expr, opts)?;
     if req.size > window {
         return Err(OsError::illegal(format!(
@@ -260,6 +264,7 @@ fn page(
         .into_iter()
         .map(|(n, c)| {
             let q = ScrollQuery {
+                positions: rc::positions(id, &c.shards),
                 shards: c.shards,
                 keep_alive_ms: keep_alive.map(|k| k.as_millis() as u64),
                 rest_total_hits_as_int,

@@ -164,4 +164,14 @@ fn what_cannot_be_distributed_is_refused() {
     let pit = SearchRequest::from_body(json!({"pit": {"id": "x"}})).unwrap();
     assert!(refuse_across_nodes(&pit).is_ok());
     assert!(refuse_across_nodes(&SearchRequest::default()).is_ok());
+    // A PIT or scroll across nodes sorts by `_shard_doc` and slices; a slice narrowed by
+    // routing is refused there.
+    let shard_doc = SearchRequest::from_body(json!({"sort": ["_shard_doc"]})).unwrap();
+    assert!(refuse_contexts_across_nodes(&shard_doc).is_ok());
+    let slice = SearchRequest::from_body(json!({"slice": {"id": 0, "max": 2}})).unwrap();
+    assert!(refuse_contexts_across_nodes(&slice).is_ok());
+    assert!(refuse_across_nodes(&slice).is_err());
+    let routed = SearchRequest { routing: Some("r".into()), ..slice };
+    assert!(refuse_contexts_across_nodes(&routed).is_err());
+    assert!(refuse_contexts_across_nodes(&dfs).is_err());
 }
