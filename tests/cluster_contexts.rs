@@ -317,4 +317,28 @@ fn pits_and_scrolls_span_the_nodes() {
         assert!(n < FIRST + MORE && n > 0, "only the shards still reachable answer: {n}");
         std::thread::sleep(Duration::from_millis(1500));
     }
+    // A PIT created now holds the shards that opened (`allow_partial_pit_creation`, the
+    // default) and searches only them; without it the creation fails.
+    let r = post(procs[0].http, "/idx/_search/point_in_time?keep_alive=1m", "");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(
+        (v["_shards"]["failed"].as_u64(), v["_shards"]["successful"].as_u64()),
+        (Some(held), Some(3 - held)),
+        "{v}"
+    );
+    let partial = v["pit_id"].as_str().unwrap().to_string();
+    let (st, v) = json_of(&procs[1], "POST", "/_search", &json!({"size": 0, "pit": {"id": partial}}));
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["_shards"], json!({"total": 3 - held, "successful": 3 - held, "skipped": 0, "failed": 0}), "{v}");
+    let r = post(procs[1].http, "/idx/_search/point_in_time?keep_alive=1m&allow_partial_pit_creation=false", "");
+    assert!(r.status >= 400, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["error"]["type"], "search_phase_execution_exception", "{v}");
+    assert_eq!(v["error"]["phase"], "create_pit", "{v}");
+    assert_eq!(v["error"]["reason"], "Partial shards failure", "{v}");
+    // What the failed creation opened is freed again: only the partial PIT is listed.
+    let v = get(procs[1].http, "/_search/point_in_time/_all").json();
+    let listed: Vec<&str> = v["pits"].as_array().unwrap().iter().map(|p| p["pit_id"].as_str().unwrap()).collect();
+    assert!(listed.contains(&partial.as_str()) && listed.len() == 2, "{v}");
 }
