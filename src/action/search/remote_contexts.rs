@@ -217,3 +217,50 @@ pub(super) fn positions(all: &ContextId, shards: &[ShardRef]) -> Vec<usize> {
 pub(super) fn no_node(node: &str) -> OsError {
     OsError::new(ErrorKind::IllegalState, format!("no node found for id: {node}")).status(500)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(node: &str, context: u64) -> ShardRef {
+        ShardRef {
+            index: "i".into(),
+            index_uuid: "u".into(),
+            shard: context as u32,
+            node: node.into(),
+            session: "s".into(),
+            context,
+        }
+    }
+
+    #[test]
+    fn ordinals_are_places_in_the_whole_id() {
+        let id = ContextId { kind: ContextKind::Pit, shards: vec![r("a", 0), r("b", 1), r("a", 2), r("b", 3)] };
+        let groups = id.by_node();
+        let b = &groups[1].1.shards;
+        let pos = positions(&id, b);
+        assert_eq!(pos, vec![1, 3]);
+        assert_eq!(ordinals(b, &pos, &[]), vec![1, 3]);
+        // A context gone: the ones found keep their places.
+        assert_eq!(ordinals(b, &pos, &[r("b", 1)]), vec![3]);
+        // An older coordinator sent no places: the contexts' own order is used.
+        assert!(ordinals(b, &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn node_requests_round_trip_and_bad_ones_are_400() {
+        let q = Contexts { pit: true, shards: vec![r("a", 4)] };
+        let back: Contexts = parse(&answer(Ok(&q)).unwrap()).unwrap();
+        assert_eq!(back.shards, q.shards);
+        let e = parse::<Contexts>(b"{\"pit\": 1}").unwrap_err();
+        assert_eq!(e.status, 400);
+        let reg = ReaderContexts::new(10);
+        let cs_free = handle_free_only(&reg, b"not json");
+        assert_eq!(cs_free.unwrap_err().status, 400);
+    }
+
+    /// [`handle`]'s free path, which needs no cluster.
+    fn handle_free_only(reg: &ReaderContexts, payload: &[u8]) -> OsResult<Vec<u8>> {
+        answer(free(reg, &parse(payload)?))
+    }
+}
