@@ -133,9 +133,8 @@ fn searches_and_counts_see_the_shards_of_every_node() {
         assert_eq!(q["hits"]["hits"].as_array().unwrap().len() as u64, groups["g3"], "node {pi}");
     }
 
-    // What a search across nodes cannot do yet is refused, never answered from some shards.
-    let r = post(procs[1].http, "/idx/_search?scroll=1m", "{}");
-    assert_eq!(r.status, 400, "{}", r.text());
+    // What a search across nodes cannot do yet is refused, never answered from some shards
+    // (scrolls and PITs across nodes: tests/cluster_contexts.rs).
     let r = post(procs[1].http, "/idx/_search?search_type=dfs_query_then_fetch", "{}");
     assert_eq!(r.status, 400, "{}", r.text());
 

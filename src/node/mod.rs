@@ -17,6 +17,8 @@ pub mod settings;
 pub mod state_sync;
 #[cfg(feature = "server")]
 pub mod transport_actions;
+#[cfg(feature = "server")]
+mod transport_search_contexts;
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -110,7 +112,7 @@ impl Node {
             })?,
             None => DEFAULT_MAX_OPEN_PIT_CONTEXT,
         };
-        let reader_contexts = Arc::new(ReaderContexts::new(max_open_pit));
+        let reader_contexts = Arc::new(ReaderContexts::for_node(max_open_pit, &identity.node_id));
         let stop = Arc::new(AtomicBool::new(false));
         let node = Arc::new(Node {
             settings,

@@ -92,4 +92,5 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             on_pool(&n.pools.search, move || crate::action::search::remote::handle(&cs, &req.payload)).await
         }
     });
+    super::transport_search_contexts::register(node, transport);
 }

@@ -2,13 +2,17 @@
 //! OpenSearch's `SearchContextId`) of
 //!
 //! ```text
-//! ContextId --> Version(u8 = 1), Kind(u8: 0 pit, 1 scroll), Session, Count(vint), <Shard>^Count
-//! Shard     --> Index, IndexUuid, ShardNumber(vint), ContextNumber(vint)
-//! Session, Index, IndexUuid --> Len(vint), UTF-8 bytes
+//! ContextId --> Version(u8 = 2), Kind(u8: 0 pit, 1 scroll), NodeCount(vint), <Node>^NodeCount,
+//!               Count(vint), <Shard>^Count
+//! Node      --> NodeId, Session
+//! Shard     --> Index, IndexUuid, ShardNumber(vint), NodeOrdinal(vint), ContextNumber(vint)
+//! NodeId, Session, Index, IndexUuid --> Len(vint), UTF-8 bytes
 //! ```
 //!
-//! `Session` is the node registry's random id: an id from an earlier process names no live
-//! context. Decoding is a pure function on bytes that rejects anything else (never panics).
+//! Each shard names the node holding its reader context (as OpenSearch's
+//! `SearchContextIdForNode`) and that node's context number; `Session` is the node's registry's
+//! random id: an id from an earlier process of the node names no live context. Decoding is a
+//! pure function on bytes that rejects anything else (never panics).
 
 use base64::Engine as _;
 
@@ -24,12 +28,15 @@ pub enum ContextKind {
     Scroll,
 }
 
-/// One shard of a decoded PIT or scroll id.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One shard of a decoded PIT or scroll id: the node holding its reader context, that node's
+/// registry session and the context's number there.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShardRef {
     pub index: String,
     pub index_uuid: String,
     pub shard: u32,
+    pub node: String,
+    pub session: String,
     pub context: u64,
 }
 
@@ -37,7 +44,6 @@ pub struct ShardRef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextId {
     pub kind: ContextKind,
-    pub session: String,
     pub shards: Vec<ShardRef>,
 }
 
@@ -80,13 +86,25 @@ fn get_str(b: &mut &[u8]) -> Option<String> {
 impl ContextId {
     /// The id's bytes (see the module doc).
     pub fn encode_bytes(&self) -> Vec<u8> {
-        let mut out = vec![1u8, if self.kind == ContextKind::Pit { 0 } else { 1 }];
-        put_str(&mut out, &self.session);
+        let mut out = vec![2u8, if self.kind == ContextKind::Pit { 0 } else { 1 }];
+        let mut nodes: Vec<(&str, &str)> = Vec::new();
+        for s in &self.shards {
+            if !nodes.contains(&(s.node.as_str(), s.session.as_str())) {
+                nodes.push((&s.node, &s.session));
+            }
+        }
+        put_vint(&mut out, nodes.len() as u64);
+        for (node, session) in &nodes {
+            put_str(&mut out, node);
+            put_str(&mut out, session);
+        }
         put_vint(&mut out, self.shards.len() as u64);
         for s in &self.shards {
             put_str(&mut out, &s.index);
             put_str(&mut out, &s.index_uuid);
             put_vint(&mut out, u64::from(s.shard));
+            let ord = nodes.iter().position(|n| *n == (s.node.as_str(), s.session.as_str())).unwrap_or(0);
+            put_vint(&mut out, ord as u64);
             put_vint(&mut out, s.context);
         }
         out
@@ -98,7 +116,7 @@ impl ContextId {
         let (&version, rest) = b.split_first()?;
         let (&kind, rest) = rest.split_first()?;
         *b = rest;
-        if version != 1 {
+        if version != 2 {
             return None;
         }
         let kind = match kind {
@@ -106,7 +124,14 @@ impl ContextId {
             1 => ContextKind::Scroll,
             _ => return None,
         };
-        let session = get_str(b)?;
+        let n = usize::try_from(get_vint(b)?).ok()?;
+        if n > MAX_ID_SHARDS || n > b.len() {
+            return None;
+        }
+        let mut nodes = Vec::with_capacity(n);
+        for _ in 0..n {
+            nodes.push((get_str(b)?, get_str(b)?));
+        }
         let n = usize::try_from(get_vint(b)?).ok()?;
         if n > MAX_ID_SHARDS || n > b.len() {
             return None;
@@ -116,13 +141,14 @@ impl ContextId {
             let index = get_str(b)?;
             let index_uuid = get_str(b)?;
             let shard = u32::try_from(get_vint(b)?).ok()?;
+            let (node, session) = nodes.get(usize::try_from(get_vint(b)?).ok()?)?.clone();
             let context = get_vint(b)?;
-            shards.push(ShardRef { index, index_uuid, shard, context });
+            shards.push(ShardRef { index, index_uuid, shard, node, session, context });
         }
         if !b.is_empty() {
             return None;
         }
-        Some(ContextId { kind, session, shards })
+        Some(ContextId { kind, shards })
     }
 
     /// URL-safe base64 of the bytes.
@@ -134,6 +160,18 @@ impl ContextId {
     pub fn decode(s: &str, kind: ContextKind) -> Option<ContextId> {
         let bytes = base64::engine::general_purpose::URL_SAFE.decode(s.trim().as_bytes()).ok()?;
         ContextId::decode_bytes(&bytes).filter(|c| c.kind == kind)
+    }
+
+    /// The shards grouped by the node holding their contexts, in first-seen order.
+    pub fn by_node(&self) -> Vec<(String, ContextId)> {
+        let mut out: Vec<(String, ContextId)> = Vec::new();
+        for s in &self.shards {
+            match out.iter_mut().find(|g| g.0 == s.node) {
+                Some(g) => g.1.shards.push(s.clone()),
+                None => out.push((s.node.clone(), ContextId { kind: self.kind, shards: vec![s.clone()] })),
+            }
+        }
+        out
     }
 
     /// The resolved indices, in first-seen order.

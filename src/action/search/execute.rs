@@ -73,10 +73,17 @@ fn shard_doc_positions(req: &SearchRequest) -> impl Iterator<Item = usize> + '_ 
     req.sort.iter().enumerate().filter(|(_, s)| s.field == "_shard_doc").map(|(i, _)| i)
 }
 
+/// The shard index `_shard_doc` encodes for the context `ctx`: its place among the PIT's or
+/// scroll's shards across nodes, else its place in this search.
+fn shard_ordinal(req: &SearchRequest, ctx: usize) -> usize {
+    req.shard_ordinals.as_ref().and_then(|o| o.get(ctx).copied()).unwrap_or(ctx)
+}
+
 /// `_shard_doc` values as OpenSearch's `ShardDocSortField` makes them: the shard's index in the
 /// request (`shard`, here its context's position) in the high 32 bits, the doc in the low ones,
 /// so a PIT over several shards orders its hits shard by shard.
 fn shard_doc_values(values: &mut [SortValue], req: &SearchRequest, shard: usize) {
+    let shard = shard_ordinal(req, shard);
     for i in shard_doc_positions(req) {
         if let Some(SortValue::Long(d)) = values.get_mut(i) {
             *d = ((shard as i64) << 32) | (*d & 0xFFFF_FFFF);
@@ -88,6 +95,7 @@ fn shard_doc_values(values: &mut [SortValue], req: &SearchRequest, shard: usize)
 /// value's doc when the value is in this shard; all of them when the value is in a shard that
 /// comes before it in the sort's direction, none when it comes after.
 fn shard_doc_after(after: &mut [SortValue], req: &SearchRequest, fields: &[(SortField, ValueFormat)], shard: usize) {
+    let shard = shard_ordinal(req, shard);
     for i in shard_doc_positions(req) {
         let desc = fields.get(i).is_some_and(|(f, _)| f.order == crate::engine::query::SortOrder::Desc);
         if let Some(SortValue::Long(v)) = after.get_mut(i) {
@@ -192,11 +200,11 @@ pub struct ScrollState {
 }
 
 impl ScrollState {
-    fn last_of(&self, unit: &(String, u32)) -> Option<&LastHit> {
+    pub(super) fn last_of(&self, unit: &(String, u32)) -> Option<&LastHit> {
         self.last.iter().find(|l| &l.unit == unit)
     }
 
-    fn emitted(&mut self, hit: LastHit) {
+    pub(super) fn emitted(&mut self, hit: LastHit) {
         match self.last.iter_mut().find(|l| l.unit == hit.unit) {
             Some(l) => *l = hit,
             None => self.last.push(hit),
@@ -596,6 +604,16 @@ pub fn node_search(ctxs: &[ShardContext], req: &SearchRequest) -> OsResult<NodeR
     node_phase(ctxs, req, None, true, Instant::now())
 }
 
+/// [`node_search`] for one node's part of a scroll across nodes: each unit continues after
+/// its last emitted hit of `scroll`, and each hit carries its mark (see [`NodeHit::mark`]).
+pub fn node_search_scroll(
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    scroll: &mut ScrollState,
+) -> OsResult<NodeResult> {
+    node_phase(ctxs, req, Some(scroll), true, Instant::now())
+}
+
 /// Query, merge of the units' hits and fetch of the page: the node's result before the
 /// aggregations are reduced and the body rendered (see [`super::node_result::finish`]).
 fn node_phase(
@@ -722,11 +740,16 @@ fn node_phase(
     // Any shard terminated early makes the response so (OpenSearch's merge of the shards').
     let terminated_early = results.iter().flatten().filter_map(|r| r.terminated).reduce(|a, b| a || b);
     let page: Vec<(usize, Hit, Option<Value>)> = merged.into_iter().skip(req.from).take(req.size).collect();
+    // With a scroll, each hit's place in its unit (a coordinator across nodes tells each node
+    // which of its hits made the page).
+    let mut marks: Vec<Option<LastHit>> = Vec::with_capacity(page.len());
     if let Some(st) = scroll {
         for (ui, h, _) in &page {
             let c = &ctxs[units[*ui].ctx];
             let values = if h.sort_values.is_empty() { vec![SortValue::Float(h.score)] } else { h.sort_values.clone() };
-            st.emitted(LastHit { unit: (c.index.clone(), c.shard), values, segment: h.segment, doc: h.doc });
+            let mark = LastHit { unit: (c.index.clone(), c.shard), values, segment: h.segment, doc: h.doc };
+            marks.push(Some(mark.clone()));
+            st.emitted(mark);
         }
         match st.total {
             Some(t) => (total, relation) = t,
@@ -741,8 +764,9 @@ fn node_phase(
     let mut results = results;
     let phase_results: Vec<Option<Vec<super::aggs::AggResult>>> =
         results.iter_mut().map(|r| r.as_mut().and_then(|r| r.aggs.take())).collect();
-    let merge_keys: Vec<(f32, Vec<SortValue>, Option<Value>)> =
-        page.iter().map(|(_, h, k)| (h.score, h.sort_values.clone(), k.clone())).collect();
+    marks.resize(page.len(), None);
+    let merge_keys: Vec<(f32, Vec<SortValue>, Option<Value>, Option<LastHit>)> =
+        page.iter().zip(marks).map(|((_, h, k), m)| (h.score, h.sort_values.clone(), k.clone(), m)).collect();
     let fetched = FetchPhase {
         query: phase.clone(),
         results,
@@ -769,9 +793,9 @@ fn node_phase(
         }
     }
     let mut hits = Vec::with_capacity(fetched.len());
-    for ((ci, r), (score, sort_values, key)) in fetched.into_iter().zip(merge_keys) {
+    for ((ci, r), (score, sort_values, key, mark)) in fetched.into_iter().zip(merge_keys) {
         if let (Ok(json), false) = (r, failures.iter().any(|f| f.0 == ci)) {
-            hits.push(NodeHit { json, score, sort_values, key });
+            hits.push(NodeHit { json, score, sort_values, key, mark });
         }
     }
     let failed_shards = failures.len();

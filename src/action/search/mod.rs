@@ -39,6 +39,10 @@
 //! | [`scroll`] | scroll over the reader contexts |
 //! | [`node_result`] | one node's query+fetch result, and the reduce of several into the body |
 //! | [`remote`] | searches and counts whose shards are spread over nodes |
+//! | [`remote_contexts`] | reader contexts opened, named and freed on other nodes |
+//! | [`remote_pit`] | points in time whose shards are spread over nodes |
+//! | [`remote_scroll`] | scrolls whose shards are spread over nodes |
+//! | [`pit_segments`] | the segments PITs pin, per node (`_cat/pit_segments`) |
 
 pub mod aggs;
 pub mod bitmap;
@@ -78,8 +82,12 @@ pub mod nested_fields;
 pub mod node_result;
 mod parallel;
 pub mod pit;
+pub mod pit_segments;
 pub mod query_string;
 pub mod remote;
+pub mod remote_contexts;
+pub mod remote_pit;
+pub mod remote_scroll;
 pub mod request;
 pub mod rescore;
 pub mod rounding;
@@ -290,7 +298,7 @@ pub fn msearch(
                             .to_string(),
                     ]));
                 }
-                return pit::search(reg, p, &req);
+                return remote_pit::search(cs, reg, p, &req);
             }
             search(cs, &index, o, &req)
         });

@@ -54,6 +54,8 @@ pub struct NodeHit {
     pub sort_values: Vec<SortValue>,
     /// Its collapse value, with `collapse`.
     pub key: Option<Value>,
+    /// In a scroll, the hit as its unit's last emitted one (set when it makes the page).
+    pub mark: Option<super::execute::LastHit>,
 }
 
 /// One shard failure: its HTTP status and its `_shards.failures` entry.
@@ -228,6 +230,25 @@ fn merge_hits(mut hits: Vec<NodeHit>, sort: &[MergeSort], req: &SearchRequest) -
         hits.retain(|h| seen.insert(h.key.as_ref().map(Value::to_string)));
     }
     hits.into_iter().skip(req.from).take(req.size).collect()
+}
+
+/// How many hits of each of `parts` make the page `merge_hits` cuts (without `collapse`): a
+/// prefix of each part's hits, since the merge is stable.
+pub fn page_counts(parts: &[NodeResult], req: &SearchRequest) -> Vec<usize> {
+    let sort: Vec<MergeSort> = parts.iter().find(|p| !p.sort.is_empty()).map(|p| p.sort.clone()).unwrap_or_default();
+    let mut all: Vec<(usize, &NodeHit)> =
+        parts.iter().enumerate().flat_map(|(i, p)| p.hits.iter().map(move |h| (i, h))).collect();
+    if sort.is_empty() {
+        all.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+    } else {
+        let fields: Vec<SortField> = sort.iter().map(MergeSort::field).collect();
+        all.sort_by(|a, b| query::sort::cmp_values(&a.1.sort_values, &b.1.sort_values, &fields));
+    }
+    let mut counts = vec![0; parts.len()];
+    for (i, _) in all.into_iter().skip(req.from).take(req.size) {
+        counts[i] += 1;
+    }
+    counts
 }
 
 /// OpenSearch's `search_phase_execution_exception` "all shards failed" over the failures of

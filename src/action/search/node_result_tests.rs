@@ -5,7 +5,13 @@ use serde_json::json;
 use super::*;
 
 fn hit(id: &str, score: f32, sort: Vec<SortValue>, key: Option<&str>) -> NodeHit {
-    NodeHit { json: HitJson::Value(json!({"_id": id})), score, sort_values: sort, key: key.map(|k| json!(k)) }
+    NodeHit {
+        json: HitJson::Value(json!({"_id": id})),
+        score,
+        sort_values: sort,
+        key: key.map(|k| json!(k)),
+        mark: None,
+    }
 }
 
 fn ids(b: SearchBody) -> Vec<String> {
@@ -73,4 +79,26 @@ fn failures_add_up_and_all_failed_is_an_error() {
     let err = finish(vec![lost], &SearchRequest::default(), Instant::now(), false).unwrap_err();
     assert_eq!(err.reason, "all shards failed");
     assert_eq!(err.meta["failed_shards"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn page_counts_are_each_part_s_prefix_on_the_page() {
+    let req = SearchRequest { from: 0, size: 4, ..SearchRequest::default() };
+    let part = |scores: &[f32]| NodeResult {
+        hits: scores.iter().map(|s| hit("x", *s, vec![], None)).collect(),
+        ..NodeResult::default()
+    };
+    // By score: 9, 8, 7 (a tie: the first part first), 7.
+    let parts = vec![part(&[9.0, 7.0, 1.0]), part(&[8.0, 7.0, 6.0]), part(&[])];
+    assert_eq!(page_counts(&parts, &req), vec![2, 2, 0]);
+    // By a sort value, ascending.
+    let sorted = |vals: &[i64]| NodeResult {
+        hits: vals.iter().map(|v| hit("x", f32::NAN, vec![SortValue::Long(*v)], None)).collect(),
+        sort: vec![MergeSort { score: false, desc: false, missing_first: false }],
+        ..NodeResult::default()
+    };
+    let parts = vec![sorted(&[1, 5, 6]), sorted(&[2, 3, 4])];
+    assert_eq!(page_counts(&parts, &req), vec![1, 3]);
+    let req = SearchRequest { from: 0, size: 10, ..SearchRequest::default() };
+    assert_eq!(page_counts(&parts, &req), vec![3, 3]);
 }

@@ -51,6 +51,8 @@ struct ReaderContext {
 /// The node's reader contexts (PITs and scrolls), by context number.
 #[derive(Debug)]
 pub struct ReaderContexts {
+    /// This node's id (named by the ids of its contexts).
+    node: String,
     session: String,
     next: AtomicU64,
     default_max_open_pit: usize,
@@ -102,7 +104,13 @@ pub struct Found {
 impl ReaderContexts {
     /// An empty registry (`max_open_pit`: `search.max_open_pit_context` from node settings).
     pub fn new(max_open_pit: usize) -> ReaderContexts {
+        ReaderContexts::for_node(max_open_pit, "_na_")
+    }
+
+    /// [`ReaderContexts::new`] of the node `node` (the node id its contexts' ids name).
+    pub fn for_node(max_open_pit: usize, node: &str) -> ReaderContexts {
         ReaderContexts {
+            node: node.to_string(),
             session: crate::cluster::indices::new_uuid(),
             next: AtomicU64::new(1),
             default_max_open_pit: max_open_pit,
@@ -133,6 +141,23 @@ impl ReaderContexts {
         max_open: Option<usize>,
         cursor: Option<ScrollCursor>,
     ) -> OsResult<String> {
+        let shards = self.open(ctxs, kind, keep_alive, max_open, cursor)?;
+        let numbers: Vec<u64> = shards.iter().map(|s| s.context).collect();
+        let id = ContextId { kind, shards }.encode();
+        self.adopt(&numbers, &id, None);
+        Ok(id)
+    }
+
+    /// Registers `ctxs` as this node's part of one PIT or scroll (its id is set with
+    /// [`ReaderContexts::adopt`] once every node's part is known); returns their references.
+    pub fn open(
+        &self,
+        ctxs: Vec<ShardContext>,
+        kind: ContextKind,
+        keep_alive: Duration,
+        max_open: Option<usize>,
+        cursor: Option<ScrollCursor>,
+    ) -> OsResult<Vec<ShardRef>> {
         let mut map = self.lock();
         if let Some(max) = max_open {
             let open = map.values().filter(|c| c.kind == ContextKind::Pit).count();
@@ -149,20 +174,21 @@ impl ReaderContexts {
                 index: c.index.clone(),
                 index_uuid: c.index_uuid.clone(),
                 shard: c.shard,
+                node: self.node.clone(),
+                session: self.session.clone(),
                 context: self.next.fetch_add(1, Ordering::Relaxed),
             })
             .collect();
-        let id = ContextId { kind, session: self.session.clone(), shards: shards.clone() }.encode();
         let now = Instant::now();
         let created_ms = now_millis();
         let cursor = cursor.map(|c| Arc::new(Mutex::new(c)));
-        for (ctx, s) in ctxs.into_iter().zip(shards) {
+        for (ctx, s) in ctxs.into_iter().zip(&shards) {
             map.insert(
                 s.context,
                 ReaderContext {
                     ctx,
                     kind,
-                    owner: id.clone(),
+                    owner: String::new(),
                     keep_alive,
                     created_ms,
                     last_access: now,
@@ -170,7 +196,28 @@ impl ReaderContexts {
                 },
             );
         }
-        Ok(id)
+        Ok(shards)
+    }
+
+    /// Names the id the contexts `numbers` belong to (and, with `created_ms`, their creation
+    /// time: a PIT's is the same on every node); returns how many are still open.
+    pub fn adopt(&self, numbers: &[u64], owner: &str, created_ms: Option<i64>) -> usize {
+        let mut map = self.lock();
+        let mut n = 0;
+        for k in numbers {
+            let Some(c) = map.get_mut(k) else { continue };
+            c.owner = owner.to_string();
+            if let Some(t) = created_ms {
+                c.created_ms = t;
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// This node's id.
+    pub fn node(&self) -> &str {
+        &self.node
     }
 
     /// Looks up the contexts of a decoded id, marks them used and, with `keep_alive`, extends
@@ -179,7 +226,7 @@ impl ReaderContexts {
         let mut map = self.lock();
         let mut found = Found { contexts: Vec::new(), missing: Vec::new(), cursor: None };
         for s in &id.shards {
-            let hit = if id.session == self.session {
+            let hit = if s.session == self.session {
                 map.get_mut(&s.context).filter(|c| c.kind == id.kind && c.ctx.index_uuid == s.index_uuid)
             } else {
                 None
@@ -204,13 +251,14 @@ impl ReaderContexts {
 
     /// Frees the contexts of an id; returns how many were freed.
     pub fn free(&self, id: &ContextId) -> usize {
-        if id.session != self.session {
-            return 0;
-        }
         let mut map = self.lock();
         id.shards
             .iter()
-            .filter(|s| map.get(&s.context).is_some_and(|c| c.kind == id.kind) && map.remove(&s.context).is_some())
+            .filter(|s| {
+                s.session == self.session
+                    && map.get(&s.context).is_some_and(|c| c.kind == id.kind)
+                    && map.remove(&s.context).is_some()
+            })
             .count()
     }
 
@@ -257,7 +305,8 @@ impl ReaderContexts {
     pub fn list_pits(&self) -> Vec<(String, i64, u64)> {
         let map = self.lock();
         let mut out: Vec<(String, i64, u64)> = Vec::new();
-        for c in map.values().filter(|c| c.kind == ContextKind::Pit) {
+        // A PIT still being created across nodes has no id yet.
+        for c in map.values().filter(|c| c.kind == ContextKind::Pit && !c.owner.is_empty()) {
             if !out.iter().any(|o| o.0 == c.owner) {
                 out.push((c.owner.clone(), c.created_ms, c.keep_alive.as_millis() as u64));
             }
@@ -293,6 +342,9 @@ impl ReaderContexts {
 pub struct CreatePit {
     pub keep_alive: Option<Duration>,
     pub routing: Option<String>,
+    /// `allow_partial_pit_creation` (default true): a PIT over the shards that opened when
+    /// some did not (only across nodes: on one node every shard opens or none does).
+    pub allow_partial: bool,
 }
 
 /// `POST /{targets}/_search/point_in_time`: `{pit_id, _shards, creation_time}`.
@@ -306,8 +358,9 @@ pub fn create(
     let keep_alive = p.keep_alive.ok_or_else(|| OsError::validation(&["keep alive not specified".to_string()]))?;
     check_keep_alive(keep_alive, "point_in_time.max_keep_alive")?;
     let pit_req = SearchRequest { routing: p.routing.clone(), pit: Some(json!({})), ..SearchRequest::default() };
-    if !super::remote::remote_targets(cs, expr, opts, &pit_req)?.0.is_empty() {
-        super::remote::refuse_across_nodes(&pit_req)?;
+    let (remote, unavailable) = super::remote::remote_targets(cs, expr, opts, &pit_req)?;
+    if !remote.is_empty() {
+        return super::remote_pit::create(cs, reg, expr, opts, p, keep_alive, remote, unavailable);
     }
     let mut ctxs = acquire(cs, expr, opts)?;
     super::context::restrict(cs, &mut ctxs, p.routing.as_deref(), None)?;
@@ -382,6 +435,15 @@ pub fn prepend(body: Value, key: &str, v: Value) -> Value {
 
 /// `_search` with `"pit": {"id", "keep_alive"}`.
 pub fn search(reg: &ReaderContexts, pit: &Value, req: &SearchRequest) -> OsResult<Value> {
+    let (id, keep_alive) = pit_params(pit)?;
+    let decoded = decode_pit_id(id)?;
+    let found = reg.find(&decoded, keep_alive);
+    let body = search_found(&found, req)?;
+    Ok(prepend(body, "pit_id", json!(id)))
+}
+
+/// The `id` and `keep_alive` of a search's `"pit"`.
+pub fn pit_params(pit: &Value) -> OsResult<(&str, Option<Duration>)> {
     let id = pit
         .get("id")
         .and_then(Value::as_str)
@@ -395,10 +457,7 @@ pub fn search(reg: &ReaderContexts, pit: &Value, req: &SearchRequest) -> OsResul
         }
         Some(_) => return Err(OsError::parsing("[point_in_time] failed to parse field [keep_alive]")),
     };
-    let decoded = decode_pit_id(id)?;
-    let found = reg.find(&decoded, keep_alive);
-    let body = search_found(&found, req)?;
-    Ok(prepend(body, "pit_id", json!(id)))
+    Ok((id, keep_alive))
 }
 
 /// `GET /_search/point_in_time/_all`.
@@ -449,8 +508,12 @@ pub fn delete(reg: &ReaderContexts, ids: &[String]) -> OsResult<Value> {
 
 /// `DELETE /_search/point_in_time/_all`.
 pub fn delete_all(reg: &ReaderContexts) -> Value {
-    let pits: Vec<Value> =
-        reg.free_all(ContextKind::Pit).into_iter().map(|(id, _)| json!({"successful": true, "pit_id": id})).collect();
+    let pits: Vec<Value> = reg
+        .free_all(ContextKind::Pit)
+        .into_iter()
+        .filter(|(id, _)| !id.is_empty())
+        .map(|(id, _)| json!({"successful": true, "pit_id": id}))
+        .collect();
     json!({ "pits": pits })
 }
 

@@ -6,12 +6,13 @@ use proptest::prelude::*;
 fn id(n: usize) -> ContextId {
     ContextId {
         kind: ContextKind::Pit,
-        session: "sess".into(),
         shards: (0..n)
             .map(|i| ShardRef {
                 index: format!("ix{i}"),
                 index_uuid: format!("u{i}"),
                 shard: i as u32,
+                node: format!("node{}", i % 2),
+                session: format!("sess{}", i % 2),
                 context: 1000 + i as u64,
             })
             .collect(),
@@ -36,6 +37,63 @@ fn malformed_ids_are_errors() {
     let mut b = id(2).encode_bytes();
     b.push(0);
     assert_eq!(ContextId::decode_bytes(&b), None);
+}
+
+#[test]
+fn ids_name_the_node_of_each_shard() {
+    let c = id(5);
+    let back = ContextId::decode(&c.encode(), ContextKind::Pit).expect("round trip");
+    assert_eq!(
+        back.shards.iter().map(|s| s.node.as_str()).collect::<Vec<_>>(),
+        ["node0", "node1", "node0", "node1", "node0"]
+    );
+    assert_eq!(back.shards[3].session, "sess1");
+    // Grouped by node in first-seen order, each group in id order.
+    let groups = back.by_node();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0].0, "node0");
+    assert_eq!(groups[0].1.shards.iter().map(|s| s.shard).collect::<Vec<_>>(), [0, 2, 4]);
+    assert_eq!(groups[1].1.shards.iter().map(|s| s.context).collect::<Vec<_>>(), [1001, 1003]);
+    // Each node is written once.
+    assert!(c.encode_bytes().len() < id(1).encode_bytes().len() * 5);
+}
+
+#[test]
+fn other_versions_and_bad_node_ordinals_are_rejected() {
+    let mut b = id(2).encode_bytes();
+    b[0] = 1;
+    assert_eq!(ContextId::decode_bytes(&b), None);
+    // One node, one shard whose node ordinal points past the node table.
+    let mut b = vec![2u8, 0, 1, 1, b'n', 1, b's', 1, 1, b'i', 1, b'u', 0, 1, 7];
+    assert_eq!(ContextId::decode_bytes(&b), None);
+    let at = b.len() - 2;
+    b[at] = 0;
+    let ok = ContextId::decode_bytes(&b).expect("ordinal 0");
+    assert_eq!((ok.shards[0].node.as_str(), ok.shards[0].context), ("n", 7));
+    let scroll = crate::action::search::scroll::decode("AAAA").unwrap_err();
+    assert_eq!((scroll.status, scroll.reason.as_str()), (400, "Cannot parse scroll id"));
+}
+
+#[test]
+fn a_registry_finds_only_its_own_session() {
+    let reg = ReaderContexts::for_node(10, "me");
+    let refs = reg
+        .open(vec![shard("a", 0), shard("a", 1)], ContextKind::Pit, Duration::from_secs(60), Some(10), None)
+        .expect("open");
+    assert!(refs.iter().all(|r| r.node == "me" && r.session == reg.session()));
+    // Not listed before it has an id.
+    assert!(reg.list_pits().is_empty());
+    let numbers: Vec<u64> = refs.iter().map(|r| r.context).collect();
+    assert_eq!(reg.adopt(&numbers, "the-id", Some(42)), 2);
+    assert_eq!(reg.list_pits(), vec![("the-id".to_string(), 42, 60_000)]);
+    let mut id = ContextId { kind: ContextKind::Pit, shards: refs.clone() };
+    id.shards[1].session = "another process".into();
+    let f = reg.find(&id, None);
+    assert_eq!((f.contexts.len(), f.missing.len()), (1, 1));
+    assert_eq!(reg.free(&id), 1);
+    let all = ContextId { kind: ContextKind::Pit, shards: refs };
+    assert_eq!(reg.free(&all), 1, "the shard the other session's ref did not name");
+    assert_eq!(reg.free(&all), 0);
 }
 
 proptest! {

@@ -5,8 +5,8 @@
 //! request's page widened to the top `from + size`, runs its own shards the same way, and merges
 //! the node results ([`super::node_result::finish`]). A node that cannot be reached fails its
 //! shards (partial results). Requests whose state lives on shards between requests (scroll, point
-//! in time) or that need global statistics first (`dfs_query_then_fetch`) are refused when their
-//! shards span nodes.
+//! in time) run through their contexts (`remote_scroll.rs`, `remote_pit.rs`); those that need
+//! global statistics first (`dfs_query_then_fetch`) are refused when their shards span nodes.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -74,19 +74,28 @@ pub fn remote_targets(
     Ok((groups, unavailable))
 }
 
-/// Refuses what a search across nodes cannot answer correctly yet.
+/// Refuses what a search across nodes cannot answer correctly yet (a scroll or a point in time
+/// across nodes runs through its contexts: `remote_scroll.rs`, `remote_pit.rs`).
 pub fn refuse_across_nodes(req: &SearchRequest) -> OsResult<()> {
-    let what = if req.scroll.is_some() {
-        Some("[scroll]")
-    } else if req.pit.is_some() {
-        Some("[point in time]")
-    } else if req.dfs {
+    refuse(req, false)
+}
+
+/// [`refuse_across_nodes`] for a PIT or scroll across nodes, whose `_shard_doc` values name the
+/// shard's place in the id and whose slices pick shards by their number (only `routing` or
+/// `preference` would make a slice depend on the shards each node searches).
+pub fn refuse_contexts_across_nodes(req: &SearchRequest) -> OsResult<()> {
+    refuse(req, true)
+}
+
+fn refuse(req: &SearchRequest, contexts: bool) -> OsResult<()> {
+    let narrowed = req.routing.is_some() || req.preference.is_some();
+    let what = if req.dfs {
         Some("[search_type=dfs_query_then_fetch]")
-    } else if req.slice.is_some() {
+    } else if req.slice.is_some() && (!contexts || narrowed) {
         Some("[slice]")
     } else if req.collapse.as_ref().is_some_and(|c| !c.inner_hits.is_empty()) {
         Some("[collapse] with [inner_hits]")
-    } else if req.sort.iter().any(|s| s.field == "_shard_doc") {
+    } else if !contexts && req.sort.iter().any(|s| s.field == "_shard_doc") {
         Some("[_shard_doc] sort")
     } else {
         None
@@ -108,7 +117,7 @@ struct WireSearch {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-enum WireValue {
+pub enum WireValue {
     F(u32),
     L(i64),
     D(u64),
@@ -125,7 +134,7 @@ struct WireHit {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-struct WireResult {
+pub struct WireResult {
     hits: Vec<WireHit>,
     total: u64,
     total_gte: bool,
@@ -142,14 +151,41 @@ struct WireResult {
     warnings: Vec<String>,
 }
 
-fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
-    let value = |v: SortValue| match v {
+/// A sort value as sent between nodes (floats by their bits).
+pub(super) fn to_wire_value(v: SortValue) -> WireValue {
+    match v {
         SortValue::Float(f) => WireValue::F(f.to_bits()),
         SortValue::Long(l) => WireValue::L(l),
         SortValue::Double(d) => WireValue::D(d.to_bits()),
         SortValue::Bytes(b) => WireValue::B(b),
         SortValue::Null => WireValue::N,
-    };
+    }
+}
+
+/// The sort value [`to_wire_value`] sent.
+pub(super) fn from_wire_value(v: WireValue) -> SortValue {
+    match v {
+        WireValue::F(f) => SortValue::Float(f32::from_bits(f)),
+        WireValue::L(l) => SortValue::Long(l),
+        WireValue::D(d) => SortValue::Double(f64::from_bits(d)),
+        WireValue::B(b) => SortValue::Bytes(b),
+        WireValue::N => SortValue::Null,
+    }
+}
+
+/// [`from_wire_value`] of a borrowed value.
+pub(super) fn from_wire_value_ref(v: &WireValue) -> SortValue {
+    match v {
+        WireValue::F(f) => SortValue::Float(f32::from_bits(*f)),
+        WireValue::L(l) => SortValue::Long(*l),
+        WireValue::D(d) => SortValue::Double(f64::from_bits(*d)),
+        WireValue::B(b) => SortValue::Bytes(b.clone()),
+        WireValue::N => SortValue::Null,
+    }
+}
+
+pub(super) fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
+    let value = to_wire_value;
     WireResult {
         hits: r
             .hits
@@ -179,17 +215,11 @@ fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
 }
 
 /// The node result, and the warnings it carried (added to `req`'s).
-fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
+pub(super) fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
     for m in w.warnings {
         req.warnings.warn(m);
     }
-    let value = |v: WireValue| match v {
-        WireValue::F(f) => SortValue::Float(f32::from_bits(f)),
-        WireValue::L(l) => SortValue::Long(l),
-        WireValue::D(d) => SortValue::Double(f64::from_bits(d)),
-        WireValue::B(b) => SortValue::Bytes(b),
-        WireValue::N => SortValue::Null,
-    };
+    let value = from_wire_value;
     NodeResult {
         hits: w
             .hits
@@ -199,6 +229,7 @@ fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
                 score: f32::from_bits(h.score),
                 sort_values: h.sort.into_iter().map(value).collect(),
                 key: h.key,
+                mark: None,
             })
             .collect(),
         total: w.total,
@@ -216,7 +247,7 @@ fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
 
 /// The failures of shards that did not open here, as a node result (OpenSearch's "no shard
 /// available" for a shard without a serving copy).
-fn failed_open(failed: &[FailedShard]) -> NodeResult {
+pub(super) fn failed_open(failed: &[FailedShard]) -> NodeResult {
     let mut shards = json!({});
     context::add_failed(&mut shards, failed);
     let failures = shards["failures"].as_array().cloned().unwrap_or_default().into_iter().map(|f| (503, f)).collect();
@@ -225,7 +256,11 @@ fn failed_open(failed: &[FailedShard]) -> NodeResult {
 
 /// One node's answer, or the failure of its shards when the error is theirs only (listed with
 /// the node's id when it is another node).
-fn node_outcome(r: OsResult<NodeResult>, shards: &[(String, u32)], node: Option<&str>) -> OsResult<NodeResult> {
+pub(super) fn node_outcome(
+    r: OsResult<NodeResult>,
+    shards: &[(String, u32)],
+    node: Option<&str>,
+) -> OsResult<NodeResult> {
     match r {
         Ok(r) => Ok(r),
         Err(e) if node_result::fails_shards_only(&e) => {
@@ -259,6 +294,10 @@ pub fn search(
     remote: Vec<NodeShards>,
 ) -> OsResult<SearchBody> {
     refuse_across_nodes(req)?;
+    if req.scroll.is_some() || req.pit.is_some() {
+        // Their own paths keep the contexts; a plain search across nodes would drop them.
+        return Err(OsError::illegal("[scroll] and [point in time] searches run through their contexts"));
+    }
     let start = Instant::now();
     let mut sub = req.clone();
     sub.from = 0;

@@ -152,13 +152,26 @@ fn a_node_that_fails_its_shards_leaves_partial_results_or_fails_the_search() {
 
 #[test]
 fn what_cannot_be_distributed_is_refused() {
-    for body in [json!({"pit": {"id": "x"}}), json!({"collapse": {"field": "g", "inner_hits": {"name": "x"}}})] {
+    for body in [json!({"collapse": {"field": "g", "inner_hits": {"name": "x"}}}), json!({"sort": ["_shard_doc"]})] {
         let req = SearchRequest::from_body(body.clone()).unwrap();
         assert_eq!(refuse_across_nodes(&req).unwrap_err().status, 400, "{body}");
     }
     let dfs = SearchRequest { dfs: true, ..SearchRequest::default() };
     assert!(refuse_across_nodes(&dfs).is_err());
+    // A scroll and a PIT run across nodes through their contexts (remote_scroll.rs, remote_pit.rs).
     let scroll = SearchRequest { scroll: Some(Duration::from_secs(60)), ..SearchRequest::default() };
-    assert!(refuse_across_nodes(&scroll).is_err());
+    assert!(refuse_across_nodes(&scroll).is_ok());
+    let pit = SearchRequest::from_body(json!({"pit": {"id": "x"}})).unwrap();
+    assert!(refuse_across_nodes(&pit).is_ok());
     assert!(refuse_across_nodes(&SearchRequest::default()).is_ok());
+    // A PIT or scroll across nodes sorts by `_shard_doc` and slices; a slice narrowed by
+    // routing is refused there.
+    let shard_doc = SearchRequest::from_body(json!({"sort": ["_shard_doc"]})).unwrap();
+    assert!(refuse_contexts_across_nodes(&shard_doc).is_ok());
+    let slice = SearchRequest::from_body(json!({"slice": {"id": 0, "max": 2}})).unwrap();
+    assert!(refuse_contexts_across_nodes(&slice).is_ok());
+    assert!(refuse_across_nodes(&slice).is_err());
+    let routed = SearchRequest { routing: Some("r".into()), ..slice };
+    assert!(refuse_contexts_across_nodes(&routed).is_err());
+    assert!(refuse_contexts_across_nodes(&dfs).is_err());
 }

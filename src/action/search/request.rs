@@ -87,6 +87,10 @@ pub struct SearchRequest {
     /// The number of shards of the whole search when this node runs part of it across nodes
     /// (aggregations size their shard results by it).
     pub total_shards: Option<usize>,
+    /// With a PIT or scroll across nodes: each searched context's place among the id's shards
+    /// (what `_shard_doc` values encode, so they compare across nodes).
+    #[serde(default)]
+    pub shard_ordinals: Option<Vec<usize>>,
 }
 
 /// `q=` and its companions.
@@ -145,6 +149,7 @@ impl Default for SearchRequest {
             batched_reduce_size: 512,
             aggs_source: None,
             total_shards: None,
+            shard_ordinals: None,
         }
     }
 }

@@ -66,8 +66,9 @@ pub fn start(
     check_keep_alive(keep_alive, "search.max_keep_alive")?;
     let mut req = req.clone();
     validate(&mut req)?;
-    if !super::remote::remote_targets(cs, expr, opts, &req)?.0.is_empty() {
-        super::remote::refuse_across_nodes(&req)?;
+    let (remote, unavailable) = super::remote::remote_targets(cs, expr, opts, &req)?;
+    if !remote.is_empty() {
+        return super::remote_scroll::start(cs, reg, expr, opts, &req, keep_alive, remote, unavailable);
     }
     let mut ctxs = acquire(cs, expr, opts)?;
     super::context::restrict(cs, &mut ctxs, req.routing.as_deref(), req.preference.as_deref())?;

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::indices_options;
 use crate::action::search::pit::{self, CreatePit};
-use crate::action::search::{scroll, SearchRequest, ShardContext};
+use crate::action::search::pit_segments::{self, SegmentRow};
+use crate::action::search::{remote_pit, remote_scroll, scroll, SearchRequest};
 use crate::cluster::resolve::IndicesOptions;
 use crate::error::{ErrorKind, OsError, OsResult};
 use crate::http::cat::{Cell, Table};
@@ -46,7 +47,7 @@ pub fn search_pit_or_scroll(
         if !errs.is_empty() {
             return Some(Err(OsError::validation(&errs)));
         }
-        return Some(pit::search(&node.reader_contexts, p, r));
+        return Some(remote_pit::search(&node.cluster, &node.reader_contexts, p, r));
     }
     let keep_alive = r.scroll?;
     let expr = super::index_expr(req);
@@ -55,24 +56,29 @@ pub fn search_pit_or_scroll(
 
 fn create_pit(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
-    // `allow_partial_pit_creation` is validated; on one node every resolved shard is pinned or
-    // the creation fails as a whole, so there is never a partial PIT to allow.
-    req.bool_param("allow_partial_pit_creation", true)?;
-    let p = CreatePit { keep_alive: req.time_param("keep_alive")?, routing: req.param("routing").map(str::to_string) };
+    // `allow_partial_pit_creation`: on one node every resolved shard is pinned or the creation
+    // fails as a whole; across nodes the shards of a node that cannot be reached may fail.
+    let allow_partial = req.bool_param("allow_partial_pit_creation", true)?;
+    let p = CreatePit {
+        keep_alive: req.time_param("keep_alive")?,
+        routing: req.param("routing").map(str::to_string),
+        allow_partial,
+    };
     Ok(RestResponse::ok(pit::create(&node.cluster, &node.reader_contexts, &super::index_expr(req), o, &p)?))
 }
 
 fn all_pits(node: &Node, _: &RestRequest) -> OsResult<RestResponse> {
-    Ok(RestResponse::ok(pit::list(&node.reader_contexts)))
+    let (status, body) = remote_pit::list(&node.cluster, &node.reader_contexts);
+    Ok(RestResponse::json(status, body))
 }
 
 fn delete_pits(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let ids = pit::body_pit_ids(&req.json()?)?;
-    Ok(RestResponse::ok(pit::delete(&node.reader_contexts, &ids)?))
+    Ok(RestResponse::ok(remote_pit::delete(&node.cluster, &node.reader_contexts, &ids)?))
 }
 
 fn delete_all_pits(node: &Node, _: &RestRequest) -> OsResult<RestResponse> {
-    Ok(RestResponse::ok(pit::delete_all(&node.reader_contexts)))
+    Ok(RestResponse::ok(remote_pit::delete_all(&node.cluster, &node.reader_contexts)?))
 }
 
 fn time(v: &str, key: &str) -> OsResult<Duration> {
@@ -112,7 +118,7 @@ fn scroll_next(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let id = id.filter(|s| !s.is_empty()).ok_or_else(|| OsError::validation(&["scrollId is missing".to_string()]))?;
     let rest_int =
         if req.has("rest_total_hits_as_int") { Some(req.bool_param("rest_total_hits_as_int", false)?) } else { None };
-    match scroll::next(&node.reader_contexts, &id, keep_alive, rest_int) {
+    match remote_scroll::next(&node.cluster, &node.reader_contexts, &id, keep_alive, rest_int) {
         Ok(v) => Ok(RestResponse::ok(v)),
         Err(e) if e.kind == ErrorKind::SearchPhaseExecution => {
             Ok(RestResponse::json(e.status, crate::action::search::error_body(&e)))
@@ -142,7 +148,7 @@ fn scroll_clear(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     if ids.is_empty() {
         return Err(OsError::validation(&["no scroll ids specified".to_string()]));
     }
-    let (status, v) = scroll::clear(&node.reader_contexts, &ids)?;
+    let (status, v) = remote_scroll::clear(&node.cluster, &node.reader_contexts, &ids)?;
     Ok(RestResponse::json(status, v))
 }
 
@@ -167,53 +173,38 @@ const PIT_SEGMENT_COLUMNS: &[(&str, &str)] = &[
 /// The Lucene version OpenSearch 3.3 reports for its segments.
 const SEGMENT_VERSION: &str = "10.3.1";
 
-fn segments_table(node: &Node, ctxs: &[ShardContext]) -> Table {
+fn segments_table(rows: Vec<SegmentRow>) -> Table {
     let mut t = Table::with_columns(PIT_SEGMENT_COLUMNS);
-    let ident = &node.cluster.node;
-    for c in ctxs {
-        // Committed: the segment is still the writer's and its state is in the last commit.
-        let committed: Vec<(String, bool)> = node
-            .cluster
-            .index(&c.index)
-            .ok()
-            .and_then(|svc| svc.shard(c.shard).map(|s| s.engine.writer().segment_stats()))
-            .map(|v| v.into_iter().map(|s| (s.name, s.committed)).collect())
-            .unwrap_or_default();
-        for leaf in c.reader.leaves() {
-            let name = leaf.reader.name().to_string();
-            let generation = u64::from_str_radix(name.trim_start_matches('_'), 36).unwrap_or(0);
-            let deleted = leaf.live.num_deleted();
-            let is_committed = committed.iter().any(|(n, c)| *n == name && *c);
-            t.rows.push(vec![
-                Cell::from(c.index.as_str()),
-                Cell::Int(i64::from(c.shard)),
-                Cell::from("p"),
-                Cell::from(ident.host.as_str()),
-                Cell::from(ident.node_id.as_str()),
-                Cell::from(name),
-                Cell::Int(generation as i64),
-                Cell::Int(i64::from(leaf.reader.max_doc().saturating_sub(deleted))),
-                Cell::Int(i64::from(deleted)),
-                Cell::Bytes(leaf.reader.info.size_in_bytes()),
-                Cell::Int(0),
-                Cell::from(is_committed.to_string()),
-                Cell::from("true"),
-                Cell::from(SEGMENT_VERSION),
-                Cell::from("false"),
-            ]);
-        }
+    for r in rows {
+        t.rows.push(vec![
+            Cell::from(r.index.as_str()),
+            Cell::Int(i64::from(r.shard)),
+            Cell::from("p"),
+            Cell::from(r.ip.as_str()),
+            Cell::from(r.node_id.as_str()),
+            Cell::from(r.segment),
+            Cell::Int(r.generation as i64),
+            Cell::Int(r.docs_count as i64),
+            Cell::Int(r.docs_deleted as i64),
+            Cell::Bytes(r.size),
+            Cell::Int(0),
+            Cell::from(r.committed.to_string()),
+            Cell::from("true"),
+            Cell::from(SEGMENT_VERSION),
+            Cell::from("false"),
+        ]);
     }
     t
 }
 
 fn cat_pit_segments(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let ctxs = if req.path.ends_with("/_all") {
-        node.reader_contexts.all_pit_contexts()
+    let rows = if req.path.ends_with("/_all") {
+        pit_segments::segments(&node.cluster, &node.reader_contexts, None)?
     } else {
         let ids = pit::body_pit_ids(&req.json()?)?;
-        pit::pit_contexts(&node.reader_contexts, &ids)?
+        pit_segments::segments(&node.cluster, &node.reader_contexts, Some(&ids))?
     };
-    segments_table(node, &ctxs).respond(req)
+    segments_table(rows).respond(req)
 }
 
 const CREATE_P: &[&str] = &[
