@@ -99,6 +99,15 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
             serde_json::to_vec(&a).map(bytes::Bytes::from).map_err(|e| OsError::internal(e.to_string()))
         }
     });
+    let rate = s.get("indices.recovery.max_bytes_per_sec");
+    let parsed = rate.map(|v| {
+        crate::cluster::peer_recovery::parse_byte_size(v).ok_or_else(|| {
+            OsError::illegal(format!(
+                "failed to parse setting [indices.recovery.max_bytes_per_sec] with value [{v}] as a size in bytes"
+            ))
+        })
+    });
+    node.cluster.recoveries.set_node_rate(parsed.transpose()?);
     super::transport_actions::register(node, &transport);
     let _ = node.transport.set(transport.clone());
     node.cluster.set_node_client(Arc::new(super::transport_actions::TransportClient {

@@ -122,6 +122,9 @@ pub struct Recoveries {
     pub(crate) running: Mutex<Vec<(String, u32, String)>>,
     /// When the throttle lets the next byte out.
     next_free: Mutex<Option<Instant>>,
+    /// `indices.recovery.max_bytes_per_sec` from the node's settings (bytes/s, 0 unlimited;
+    /// the cluster setting overrides it). `None`: OpenSearch's default.
+    node_rate: Mutex<Option<u64>>,
 }
 
 impl std::fmt::Debug for Recoveries {
@@ -152,6 +155,17 @@ impl Recoveries {
         }
     }
 
+    /// Sets the node-level `indices.recovery.max_bytes_per_sec`.
+    pub fn set_node_rate(&self, rate: Option<u64>) {
+        *self.node_rate.lock().unwrap_or_else(|e| e.into_inner()) = rate;
+    }
+
+    /// The rate in force: the cluster setting, else the node's, else 40mb.
+    pub(crate) fn rate(&self, md: &super::metadata::Metadata) -> u64 {
+        let node = *self.node_rate.lock().unwrap_or_else(|e| e.into_inner());
+        cluster_rate(md).or(node).unwrap_or(DEFAULT_MAX_BYTES_PER_SEC)
+    }
+
     /// Drops the sessions idle too long, or whose target copy the routing table no longer
     /// assigns (`assigned(allocation id)`).
     pub(crate) fn prune(&self, assigned: &dyn Fn(&str) -> bool) {
@@ -161,17 +175,17 @@ impl Recoveries {
 }
 
 /// `indices.recovery.max_bytes_per_sec` from the cluster settings (`0`: unlimited).
-pub(crate) fn max_bytes_per_sec(md: &super::metadata::Metadata) -> u64 {
+fn cluster_rate(md: &super::metadata::Metadata) -> Option<u64> {
     let v = md.persistent_settings.get("indices.recovery.max_bytes_per_sec").map(|v| match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     });
-    v.and_then(|s| parse_byte_size(&s)).unwrap_or(DEFAULT_MAX_BYTES_PER_SEC)
+    v.and_then(|s| parse_byte_size(&s))
 }
 
 /// A byte size as OpenSearch writes them (`40mb`, `1gb`, `512kb`, `100b`, `-1` and `0`:
 /// unlimited here).
-pub(crate) fn parse_byte_size(s: &str) -> Option<u64> {
+pub fn parse_byte_size(s: &str) -> Option<u64> {
     let t = s.trim().to_ascii_lowercase();
     if t == "-1" {
         return Some(0);
@@ -190,4 +204,38 @@ pub(crate) fn parse_byte_size(s: &str) -> Option<u64> {
         }
     }
     t.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_sizes_and_the_rate_in_force() {
+        assert_eq!(parse_byte_size("40mb"), Some(40 * 1024 * 1024));
+        assert_eq!(parse_byte_size("1.5kb"), Some(1536));
+        assert_eq!(parse_byte_size("0"), Some(0));
+        assert_eq!(parse_byte_size("-1"), Some(0));
+        assert_eq!(parse_byte_size("x"), None);
+        let r = Recoveries::default();
+        let mut md = crate::cluster::metadata::Metadata::default();
+        assert_eq!(r.rate(&md), DEFAULT_MAX_BYTES_PER_SEC);
+        r.set_node_rate(Some(0));
+        assert_eq!(r.rate(&md), 0);
+        md.persistent_settings.insert("indices.recovery.max_bytes_per_sec".into(), serde_json::json!("1mb"));
+        assert_eq!(r.rate(&md), 1024 * 1024);
+    }
+
+    #[test]
+    fn the_throttle_spaces_sends_at_the_rate() {
+        let r = Recoveries::default();
+        let t = Instant::now();
+        for _ in 0..4 {
+            r.throttle(25_000, 1_000_000); // 25 ms each at 1 MB/s
+        }
+        assert!(t.elapsed() >= Duration::from_millis(70), "{:?}", t.elapsed());
+        let t = Instant::now();
+        r.throttle(1 << 30, 0);
+        assert!(t.elapsed() < Duration::from_millis(50));
+    }
 }

@@ -102,7 +102,7 @@ pub fn handle_chunk(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
     let bytes = dir.open(&req.name).map_err(OsError::from)?;
     let start = (req.offset as usize).min(bytes.len());
     let end = start.saturating_add((req.len as usize).min(CHUNK_SIZE)).min(bytes.len());
-    cs.recoveries.throttle(end - start, super::max_bytes_per_sec(&cs.metadata()));
+    cs.recoveries.throttle(end - start, cs.recoveries.rate(&cs.metadata()));
     Ok(bytes[start..end].to_vec())
 }
 
