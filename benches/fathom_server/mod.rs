@@ -77,9 +77,19 @@ pub struct Server {
 impl Server {
     /// Starts the binary; returns it with the time from spawn to a green `_cluster/health`.
     pub fn start() -> (Server, Duration) {
+        Server::start_with(&[], true)
+    }
+
+    /// [`Server::start`] with more `-E key=value` settings; `wait_green` waits for a green
+    /// cluster (a node of a cluster that is still forming does not).
+    pub fn start_with(extra: &[String], wait_green: bool) -> (Server, Duration) {
         let dir = tempfile::tempdir().expect("tempdir");
         let t0 = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fathom"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fathom"));
+        for e in extra {
+            cmd.args(["-E", e]);
+        }
+        let mut child = cmd
             .args(["-E", &format!("path.data={}", dir.path().display()), "-E", "http.port=9300-9399"])
             .env("FATHOM_LOG", "warn")
             .stdout(Stdio::piped())
@@ -90,8 +100,10 @@ impl Server {
         let mut line = String::new();
         out.read_line(&mut line).expect("the binary prints its address");
         let addr = line.trim().strip_prefix("fathom listening on http://").expect("listening line").to_string();
-        let mut c = Conn::open(&addr);
-        c.ok("GET", "/_cluster/health?wait_for_status=green&timeout=10s", "");
+        if wait_green {
+            let mut c = Conn::open(&addr);
+            c.ok("GET", "/_cluster/health?wait_for_status=green&timeout=10s", "");
+        }
         let green = t0.elapsed();
         (Server { child, addr, _dir: dir }, green)
     }
