@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use super::aggs::AggResult;
 use super::body::{HitJson, SearchBody};
 use super::context::{self, FailedShard, ShardContext};
+use super::copy_choice::Choice;
 use super::execute;
 use super::node_result::{self, FailureEntry, MergeSort, NodeHit, NodeResult};
 use super::request::SearchRequest;
@@ -44,30 +45,29 @@ pub fn remote_targets(
 ) -> OsResult<(Vec<NodeShards>, Vec<FailedShard>)> {
     let mut groups: Vec<NodeShards> = Vec::new();
     let mut unavailable = Vec::new();
-    if req.preference.as_deref() == Some("_only_local") {
-        return Ok((groups, unavailable));
-    }
     let st = cs.state();
     let names = resolve::resolve(&st.metadata, expr, opts)?;
     let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
     let me = cs.node.node_id.as_str();
+    let only_local = req.preference.as_deref().is_some_and(|p| p.ends_with("_only_local"));
     for name in names {
         let Ok(svc) = cs.index(&name) else { continue };
         for id in 0..svc.metadata().number_of_shards() {
-            if !keep(&name, id) || svc.shard(id).is_some() {
+            if !keep(&name, id) {
                 continue;
             }
-            let copy = st.routing.shard(&name, id).and_then(|t| {
-                let mut copies: Vec<_> = t.copies.iter().filter(|c| c.active() && !c.on(me)).collect();
-                copies.sort_by_key(|c| !c.primary);
-                copies.first().and_then(|c| c.node.clone())
-            });
-            match copy {
-                Some(node) => match groups.iter_mut().find(|g| g.0 == node) {
+            let local = svc.shard(id).is_some();
+            match super::copy_choice::choose(&st, me, &name, id, local, req.preference.as_deref()) {
+                Choice::Local => {}
+                Choice::Remote(node) => match groups.iter_mut().find(|g| g.0 == node) {
                     Some(g) => g.1.push((name.clone(), id)),
                     None => groups.push((node, vec![(name.clone(), id)])),
                 },
-                None => unavailable.push((name.clone(), id, format!("[{name}][{id}] no active copy of the shard"))),
+                // `_only_local` leaves other nodes' shards out (as a node alone does).
+                Choice::Nothing if only_local => {}
+                Choice::Nothing => {
+                    unavailable.push((name.clone(), id, format!("[{name}][{id}] no active copy of the shard")))
+                }
             }
         }
     }
