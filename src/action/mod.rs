@@ -20,6 +20,10 @@
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
+//! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
+//! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
+//! | `os_probe.rs` | machine and process figures from `/proc` |
+//! | `shard_stats.rs` | per-copy figures measured by the node holding the copy |
 //! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod aliases;
@@ -34,11 +38,15 @@ pub mod explain;
 pub mod field_caps;
 pub mod field_defaults;
 pub mod indices;
+pub mod node_stats;
+pub mod nodes_fanout;
 pub mod nodes_info;
+pub mod os_probe;
 pub mod recovery;
 pub mod resolve_index;
 pub mod script_glue;
 pub mod search;
+pub mod shard_stats;
 pub mod source_filter;
 pub mod template_api;
 pub mod templates;

@@ -12,6 +12,8 @@
 //! | `field_caps.rs` | `_field_caps`, `_mapping/field` |
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
 //! | `cat_cluster.rs` | `_cat/cluster_manager`, `_cat/master` |
+//! | `../cat/{nodes,nodeattrs,allocation,shards}.rs` | `_cat/nodes`, `_cat/nodeattrs`, `_cat/allocation`, `_cat/shards` |
+//! | `nodes.rs` | `_nodes` info and `_nodes/stats` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -51,6 +53,10 @@ pub fn router() -> Router {
     field_caps::register(&mut r);
     cat::register(&mut r);
     cat_cluster::register(&mut r);
+    crate::http::cat::nodes::register(&mut r);
+    crate::http::cat::nodeattrs::register(&mut r);
+    crate::http::cat::allocation::register(&mut r);
+    crate::http::cat::shards::register(&mut r);
     search::register(&mut r);
     explain::register(&mut r);
     pit::register(&mut r);
