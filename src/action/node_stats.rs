@@ -151,7 +151,7 @@ fn process_section(now: i64) -> Value {
     v["max_file_descriptors"] = json!(p.max_fds.map_or(-1, |x| x as i64));
     if let Some(ms) = p.cpu_millis {
         let mut cpu = json!({"total_in_millis": ms});
-        if let Some(pc) = os_probe::process_cpu_percent(ms) {
+        if let Some(pc) = os_probe::process_cpu_percent() {
             cpu["percent"] = json!(pc);
         }
         v["cpu"] = cpu;

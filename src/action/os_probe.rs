@@ -78,27 +78,50 @@ pub fn parse_cpu_line(text: &str) -> Option<(u64, u64)> {
     Some((total - idle, total))
 }
 
-/// The last `/proc/stat` sample, to measure the recent CPU use between two calls.
-static CPU_SAMPLE: Mutex<Option<(Instant, u64, u64)>> = Mutex::new(None);
+/// A counter sampled over time, for a recent rate: the last sample and the percent measured up
+/// to it. Calls closer together than [`MIN_INTERVAL`] get the last percent (the counters tick
+/// every 10 ms; a shorter interval would read 0 or 100).
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    at: Instant,
+    busy: u64,
+    total: u64,
+    percent: Option<u64>,
+}
 
-/// The machine's recent CPU use in percent (OpenSearch's `OsStats.Cpu.percent`): over the time
-/// since the previous call, or over a short interval measured now when there was none recently.
-pub fn cpu_percent() -> Option<u64> {
-    let read = || parse_cpu_line(&std::fs::read_to_string("/proc/stat").ok()?);
-    let mut last = CPU_SAMPLE.lock().unwrap_or_else(|e| e.into_inner());
-    let now = read()?;
-    let before = match *last {
-        Some((at, busy, total)) if at.elapsed() < Duration::from_secs(60) && total < now.1 => (busy, total),
-        _ => {
-            std::thread::sleep(Duration::from_millis(100));
-            let later = read()?;
-            let b = now;
-            *last = Some((Instant::now(), later.0, later.1));
-            return Some(percent(later.0.saturating_sub(b.0), later.1.saturating_sub(b.1)));
+const MIN_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The recent percent of `read()`'s (busy, total) counters, kept in `slot`: over the time since
+/// the previous sample, or over `probe` measured now when there is none recent.
+fn recent_percent(slot: &Mutex<Option<Sample>>, probe: Duration, read: &dyn Fn() -> Option<(u64, u64)>) -> Option<u64> {
+    let mut last = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = *last {
+        if s.at.elapsed() < MIN_INTERVAL && s.percent.is_some() {
+            return s.percent;
         }
+    }
+    let mut before = match *last {
+        Some(s) if s.at.elapsed() < Duration::from_secs(60) => Some((s.busy, s.total)),
+        _ => None,
     };
-    *last = Some((Instant::now(), now.0, now.1));
-    Some(percent(now.0.saturating_sub(before.0), now.1.saturating_sub(before.1)))
+    if before.is_none() {
+        before = read();
+        std::thread::sleep(probe);
+    }
+    let (b0, t0) = before?;
+    let (b1, t1) = read()?;
+    let percent = (t1 > t0).then(|| percent(b1.saturating_sub(b0), t1 - t0));
+    *last = Some(Sample { at: Instant::now(), busy: b1, total: t1, percent });
+    percent
+}
+
+static CPU_SAMPLE: Mutex<Option<Sample>> = Mutex::new(None);
+
+/// The machine's recent CPU use in percent (OpenSearch's `OsStats.Cpu.percent`).
+pub fn cpu_percent() -> Option<u64> {
+    recent_percent(&CPU_SAMPLE, Duration::from_millis(100), &|| {
+        parse_cpu_line(&std::fs::read_to_string("/proc/stat").ok()?)
+    })
 }
 
 /// This process's figures.
@@ -136,7 +159,7 @@ pub fn process() -> ProcessFigures {
     let open_fds = std::fs::read_dir("/proc/self/fd").ok().map(|d| d.count() as u64);
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: `lim` is a valid out-parameter for getrlimit.
-    let max_fds = (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0).then_some(lim.rlim_cur as u64);
+    let max_fds = (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0).then_some(lim.rlim_cur);
     // SAFETY: sysconf has no memory effects.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let cpu_millis = std::fs::read_to_string("/proc/self/stat")
@@ -160,18 +183,21 @@ pub fn heap_max() -> Option<u64> {
     }
 }
 
-/// The last process CPU sample, for the process's recent CPU percent.
-static PROCESS_CPU: Mutex<Option<(Instant, u64)>> = Mutex::new(None);
+static PROCESS_CPU: Mutex<Option<Sample>> = Mutex::new(None);
 
-/// The process's CPU use since the previous call in percent of one core summed over cores, as
-/// OpenSearch's `ProcessStats.Cpu.percent` (`None` on the first call: no interval yet).
-pub fn process_cpu_percent(cpu_millis: u64) -> Option<u64> {
-    let mut last = PROCESS_CPU.lock().unwrap_or_else(|e| e.into_inner());
-    let prev = last.replace((Instant::now(), cpu_millis));
-    let (at, before) = prev?;
-    let wall = at.elapsed().as_millis() as u64;
+/// The process's recent CPU use in percent of the machine's cores (OpenSearch's
+/// `ProcessStats.Cpu.percent`): CPU time over wall time times cores.
+pub fn process_cpu_percent() -> Option<u64> {
     let cores = std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1);
-    (wall > 0).then(|| percent(cpu_millis.saturating_sub(before), wall * cores))
+    recent_percent(&PROCESS_CPU, Duration::from_millis(100), &|| {
+        Some((process().cpu_millis?, monotonic_millis() * cores))
+    })
+}
+
+/// Milliseconds since a fixed point of this process (a monotonic wall clock).
+fn monotonic_millis() -> u64 {
+    static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    BASE.get_or_init(Instant::now).elapsed().as_millis() as u64
 }
 
 /// Epoch milliseconds now.
@@ -204,6 +230,29 @@ mod tests {
     }
 
     #[test]
+    fn rates_are_measured_over_an_interval_and_kept_within_it() {
+        let slot = Mutex::new(None);
+        let counter = std::sync::atomic::AtomicU64::new(0);
+        // Each read advances the counter: 30 busy of 100 total.
+        let read = || {
+            let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            Some((30 * n, 100 * n))
+        };
+        assert_eq!(recent_percent(&slot, Duration::from_millis(1), &read), Some(30));
+        assert_eq!(counter.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // Within the interval: the same figure, no new reading.
+        assert_eq!(recent_percent(&slot, Duration::from_millis(1), &read), Some(30));
+        assert_eq!(counter.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // An older sample is the start of the next interval (one reading).
+        if let Some(s) = slot.lock().unwrap().as_mut() {
+            s.at -= Duration::from_secs(2);
+        }
+        assert_eq!(recent_percent(&slot, Duration::from_millis(1), &read), Some(30));
+        assert_eq!(counter.load(std::sync::atomic::Ordering::SeqCst), 3);
+        assert_eq!(recent_percent(&Mutex::new(None), Duration::ZERO, &|| None), None);
+    }
+
+    #[test]
     fn this_process_and_machine_are_measured() {
         let p = process();
         assert!(p.open_fds.unwrap() > 0 && p.max_fds.unwrap() >= p.open_fds.unwrap(), "{p:?}");
@@ -211,8 +260,11 @@ mod tests {
         assert!(heap_max().unwrap() > 0);
         let m = mem().unwrap();
         assert!(m.free <= m.total);
-        assert!(cpu_percent().unwrap() <= 100);
-        assert!(cpu_percent().unwrap() <= 100);
+        let first = cpu_percent().unwrap();
+        assert!(first <= 100);
+        // A second call within the interval reads the same figure.
+        assert_eq!(cpu_percent(), Some(first));
+        assert!(process_cpu_percent().unwrap() <= 100);
         assert!(load_average().is_some());
     }
 }
