@@ -276,8 +276,13 @@ fn cat_nodes(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     for m in &members {
         t.rows.push(row(m, manager.as_deref(), full_id, infos.of(&m.node_id), stats.of(&m.node_id)));
     }
-    t.respond(req)
+    let resp = t.respond(req)?;
+    Ok(if req.has("local") { resp.warn(LOCAL_DEPRECATED) } else { resp })
 }
+
+/// OpenSearch's warning for `local`, which `_cat/nodes` never honoured.
+const LOCAL_DEPRECATED: &str = "Deprecated parameter [local] used. This parameter does not cause this API to act \
+                                locally, and should not be used. It will be unsupported in version 8.0.";
 
 const P: &[&str] = &[
     "format",
