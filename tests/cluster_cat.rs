@@ -148,6 +148,16 @@ fn every_node_is_listed_from_any_node() {
         assert_eq!(total, 40, "{rows:?}");
     }
 
+    // _cat/indices from any node: the primaries' documents, the store of all four copies.
+    for p in &all {
+        let rows = cat(p, "/_cat/indices/books?h=docs.count,store.size,pri.store.size&bytes=b");
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0]["docs.count"], "20", "{rows:?}");
+        let total: u64 = rows[0]["store.size"].as_str().unwrap().parse().unwrap();
+        let pri: u64 = rows[0]["pri.store.size"].as_str().unwrap().parse().unwrap();
+        assert!(pri > 0 && total > pri, "{rows:?}");
+    }
+
     // _cat/allocation: every data node with its copies (4 in all), its own disk figures.
     let rows = cat(all[2], "/_cat/allocation?h=shards,disk.indices,disk.total,disk.percent,node");
     assert_eq!(names(&rows, "node"), every, "{rows:?}");
