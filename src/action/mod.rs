@@ -39,6 +39,7 @@ pub mod field_caps;
 pub mod field_defaults;
 pub mod indices;
 pub mod node_stats;
+pub mod node_stats_request;
 pub mod nodes_fanout;
 pub mod nodes_info;
 pub mod os_probe;

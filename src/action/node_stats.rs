@@ -5,7 +5,7 @@
 //! (machine CPU, load, memory), `process` (descriptors, CPU time, virtual memory), `jvm` (the
 //! process's heap as [`super::os_probe`] defines it, and uptime), `thread_pool` and `fs` (the
 //! data path's file system). OpenSearch's other sections name subsystems Fathom does not have;
-//! asking for one by name is refused rather than answered empty.
+//! asking for one by name is refused rather than answered empty (`node_stats_request.rs`).
 
 use std::time::Duration;
 
@@ -20,59 +20,7 @@ use crate::threadpool::Pools;
 /// The node-level action answering with this node's stats.
 pub const ACTION_NODE_STATS: &str = "cluster:monitor/nodes/stats[n]";
 
-/// The sections this node measures, in OpenSearch's order.
-pub const METRICS: &[&str] = &["indices", "os", "process", "jvm", "thread_pool", "fs"];
-
-/// OpenSearch's other `_nodes/stats` metrics: subsystems Fathom does not have.
-const NOT_MEASURED: &[&str] = &[
-    "transport",
-    "http",
-    "breaker",
-    "script",
-    "discovery",
-    "ingest",
-    "adaptive_selection",
-    "script_cache",
-    "indexing_pressure",
-    "shard_indexing_pressure",
-    "search_backpressure",
-    "cluster_manager_throttling",
-    "weighted_routing",
-    "file_cache",
-    "task_cancellation",
-    "search_pipeline",
-    "resource_usage_stats",
-    "segment_replication_backpressure",
-    "repositories",
-    "admission_control",
-    "caches",
-    "remote_store",
-];
-
-/// The metrics of a request (`None`: all), with OpenSearch's error for an unknown one.
-pub fn parse_metrics(m: Option<&str>) -> OsResult<Vec<String>> {
-    let Some(m) = m else { return Ok(METRICS.iter().map(|s| s.to_string()).collect()) };
-    let parts: Vec<&str> = m.split(',').filter(|x| !x.is_empty()).collect();
-    for x in &parts {
-        if *x != "_all" && !METRICS.contains(x) && !NOT_MEASURED.contains(x) {
-            return Err(OsError::illegal(format!("request [/_nodes/stats] contains unrecognized metric: [{x}]")));
-        }
-    }
-    if parts.contains(&"_all") {
-        if parts.len() > 1 {
-            return Err(OsError::illegal(format!(
-                "request [/_nodes/stats] contains _all and individual metrics [{m}]"
-            )));
-        }
-        return Ok(METRICS.iter().map(|s| s.to_string()).collect());
-    }
-    if let Some(x) = parts.iter().find(|x| NOT_MEASURED.contains(x)) {
-        return Err(OsError::illegal(format!(
-            "request [/_nodes/stats] asks for metric [{x}], which Fathom does not measure"
-        )));
-    }
-    Ok(parts.iter().map(|s| s.to_string()).collect())
-}
+pub use super::node_stats_request::{parse as parse_request, StatsRequest};
 
 /// The identity fields every per-node body starts with.
 pub fn node_header(cs: &ClusterService) -> Map<String, Value> {
@@ -91,14 +39,21 @@ pub fn node_header(cs: &ClusterService) -> Map<String, Value> {
 }
 
 /// This node's stats body for `metrics`.
-pub fn local_stats(cs: &ClusterService, pools: &Pools, metrics: &[String]) -> Value {
+pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Value {
+    let metrics = &req.metrics;
     let now = os_probe::now_millis();
     let mut m = Map::new();
     m.insert("timestamp".into(), json!(now));
     m.extend(node_header(cs));
     for metric in metrics {
         let v = match metric.as_str() {
-            "indices" => super::shard_stats::node_indices_section(&super::shard_stats::local_copies(cs)),
+            "indices" => {
+                let mut v = super::shard_stats::node_indices_section(&super::shard_stats::local_copies(cs));
+                if let (Some(keep), Some(o)) = (&req.index_metrics, v.as_object_mut()) {
+                    o.retain(|k, _| keep.contains(k));
+                }
+                v
+            }
             "os" => os_section(now),
             "process" => process_section(now),
             "jvm" => jvm_section(cs, now),
@@ -198,8 +153,8 @@ fn fs_section(cs: &ClusterService, now: i64) -> Value {
 }
 
 /// The whole `_nodes/stats` response for the nodes `filters` select.
-pub fn stats(cs: &ClusterService, pools: &Pools, filters: &[&str], metrics: &[String], timeout: Duration) -> Value {
-    let g = gather(cs, pools, filters, metrics, timeout);
+pub fn stats(cs: &ClusterService, pools: &Pools, filters: &[&str], req: &StatsRequest, timeout: Duration) -> Value {
+    let g = gather(cs, pools, filters, req, timeout);
     json!({"_nodes": g.header(), "cluster_name": cs.node.cluster_name, "nodes": g.nodes_object()})
 }
 
@@ -208,41 +163,34 @@ pub fn gather(
     cs: &ClusterService,
     pools: &Pools,
     filters: &[&str],
-    metrics: &[String],
+    req: &StatsRequest,
     timeout: Duration,
 ) -> nodes_fanout::Gathered {
     let members = nodes_fanout::members(cs);
     let manager = nodes_fanout::cluster_manager(cs);
     let ids = nodes_fanout::resolve_nodes(&members, &cs.node.node_id, manager.as_deref(), filters);
-    let local = || Ok(local_stats(cs, pools, metrics));
-    nodes_fanout::fan_out(cs, &ids, ACTION_NODE_STATS, &json!({"metrics": metrics}), timeout, &local)
+    let local = || Ok(local_stats(cs, pools, req));
+    let payload = json!({"metrics": req.metrics, "index_metrics": req.index_metrics});
+    nodes_fanout::fan_out(cs, &ids, ACTION_NODE_STATS, &payload, timeout, &local)
 }
 
 /// This node's answer to [`ACTION_NODE_STATS`].
 pub fn handle(cs: &ClusterService, pools: &Pools, payload: &[u8]) -> OsResult<Vec<u8>> {
     let req: Value =
         serde_json::from_slice(payload).map_err(|e| OsError::illegal(format!("bad stats request: {e}")))?;
-    let metrics: Vec<String> = req["metrics"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|m| m.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
-    Ok(serde_json::to_vec(&local_stats(cs, pools, &metrics)).unwrap_or_default())
+    let strings = |v: &Value| -> Option<Vec<String>> {
+        v.as_array().map(|a| a.iter().filter_map(|m| m.as_str().map(str::to_string)).collect())
+    };
+    let r = StatsRequest {
+        metrics: strings(&req["metrics"]).unwrap_or_default(),
+        index_metrics: strings(&req["index_metrics"]),
+    };
+    Ok(serde_json::to_vec(&local_stats(cs, pools, &r)).unwrap_or_default())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn metrics_parse_as_opensearch_does() {
-        assert_eq!(parse_metrics(None).unwrap().len(), METRICS.len());
-        assert_eq!(parse_metrics(Some("_all")).unwrap().len(), METRICS.len());
-        assert_eq!(parse_metrics(Some("os,fs")).unwrap(), ["os", "fs"]);
-        let e = parse_metrics(Some("nope")).unwrap_err();
-        assert_eq!(e.reason, "request [/_nodes/stats] contains unrecognized metric: [nope]");
-        assert!(parse_metrics(Some("breaker")).unwrap_err().reason.contains("does not measure"));
-        assert!(parse_metrics(Some("_all,os")).is_err());
-    }
 
     #[test]
     fn a_node_reports_its_own_figures() {
@@ -258,18 +206,20 @@ mod tests {
         };
         let cs = crate::cluster::ClusterService::open(d.path(), id).unwrap();
         let pools = Pools::new("t", 1);
-        let all: Vec<String> = METRICS.iter().map(|s| s.to_string()).collect();
-        let v = local_stats(&cs, &pools, &all);
+        let v = local_stats(&cs, &pools, &parse_request("/p", None, None).unwrap());
         assert!(v["fs"]["total"]["total_in_bytes"].as_u64().unwrap() > 0, "{v}");
         assert!(v["jvm"]["mem"]["heap_used_in_bytes"].as_u64().unwrap() > 0, "{v}");
         assert!(v["os"]["mem"]["total_in_bytes"].as_u64().unwrap() > 0, "{v}");
         assert!(v["process"]["open_file_descriptors"].as_i64().unwrap() > 0, "{v}");
         assert_eq!(v["indices"]["docs"]["count"], 0);
         assert!(v["thread_pool"]["write"]["threads"].as_u64().is_some());
-        let r = stats(&cs, &pools, &["_local"], &["os".to_string()], Duration::from_secs(1));
+        let r =
+            stats(&cs, &pools, &["_local"], &parse_request("/p", Some("os"), None).unwrap(), Duration::from_secs(1));
         assert_eq!(r["_nodes"], json!({"total": 1, "successful": 1, "failed": 0}));
         let only = &r["nodes"][&cs.node.node_id];
         assert!(only["os"].is_object() && only.get("fs").is_none(), "{r}");
+        let docs = local_stats(&cs, &pools, &parse_request("/p", Some("indices"), Some("docs")).unwrap());
+        assert!(docs["indices"]["docs"].is_object() && docs["indices"].get("store").is_none(), "{docs}");
         for p in pools.all() {
             p.shutdown();
         }

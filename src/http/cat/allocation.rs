@@ -83,8 +83,8 @@ fn cat_allocation(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let filter = req.path_param("nodes").unwrap_or("data:true");
     let filters: Vec<&str> = filter.split(',').filter(|x| !x.is_empty()).collect();
     let counts = copies_per_node(&cs.state().routing);
-    let metrics = vec!["fs".to_string(), "indices".to_string()];
-    let g = node_stats::gather(cs, &node.pools, &filters, &metrics, timeout);
+    let stats_req = node_stats::parse_request("/_nodes/stats", Some("fs,indices"), Some("store"))?;
+    let g = node_stats::gather(cs, &node.pools, &filters, &stats_req, timeout);
     table(&g.answers, &counts).respond(req)
 }
 

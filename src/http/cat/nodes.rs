@@ -270,8 +270,8 @@ fn cat_nodes(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let settings = crate::http::handlers::nodes::settings_map(node);
     let info_metrics = vec!["process".to_string(), "http".to_string()];
     let infos = nodes_info::gather(cs, &node.pools, None, &info_metrics, timeout, &settings, node.max_content_length);
-    let stats_metrics: Vec<String> = ["indices", "os", "process", "jvm", "fs"].iter().map(|s| s.to_string()).collect();
-    let stats = node_stats::gather(cs, &node.pools, &[], &stats_metrics, timeout);
+    let stats_req = node_stats::parse_request("/_nodes/stats", Some("indices,os,process,jvm,fs"), None)?;
+    let stats = node_stats::gather(cs, &node.pools, &[], &stats_req, timeout);
     let mut t = columns();
     for m in &members {
         t.rows.push(row(m, manager.as_deref(), full_id, infos.of(&m.node_id), stats.of(&m.node_id)));

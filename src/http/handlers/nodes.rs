@@ -39,11 +39,11 @@ fn info(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 fn stats(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let metrics = node_stats::parse_metrics(req.path_param("metric"))?;
+    let r = node_stats::parse_request(&req.path, req.path_param("metric"), req.path_param("index_metric"))?;
     let filters: Vec<&str> =
         req.path_param("node_id").map(|f| f.split(',').filter(|x| !x.is_empty()).collect()).unwrap_or_default();
     let timeout = nodes_fanout::parse_timeout(req.param("timeout"))?;
-    Ok(RestResponse::ok(node_stats::stats(&node.cluster, &node.pools, &filters, &metrics, timeout)))
+    Ok(RestResponse::ok(node_stats::stats(&node.cluster, &node.pools, &filters, &r, timeout)))
 }
 
 const PARAMS: &[&str] = &["flat_settings", "timeout"];
@@ -51,8 +51,14 @@ const STATS_PARAMS: &[&str] = &["timeout"];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {
-    for p in ["/_nodes/stats", "/_nodes/{node_id}/stats", "/_nodes/stats/{metric}", "/_nodes/{node_id}/stats/{metric}"]
-    {
+    for p in [
+        "/_nodes/stats",
+        "/_nodes/{node_id}/stats",
+        "/_nodes/stats/{metric}",
+        "/_nodes/{node_id}/stats/{metric}",
+        "/_nodes/stats/{metric}/{index_metric}",
+        "/_nodes/{node_id}/stats/{metric}/{index_metric}",
+    ] {
         r.add(&[Method::Get], p, "cluster:monitor/nodes/stats", Pool::Management, STATS_PARAMS, stats);
     }
     for p in ["/_nodes", "/_nodes/{node_id}", "/_nodes/{node_id}/{metric}"] {
