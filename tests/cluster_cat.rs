@@ -158,6 +158,16 @@ fn every_node_is_listed_from_any_node() {
         assert!(pri > 0 && total > pri, "{rows:?}");
     }
 
+    // _cluster/stats from any node: three nodes, four copies, the primaries' documents.
+    let cstats = get(all[1].http, "/_cluster/stats").json();
+    assert_eq!(cstats["_nodes"]["successful"], 3, "{cstats}");
+    assert_eq!(cstats["nodes"]["count"]["total"], 3, "{cstats}");
+    assert_eq!(cstats["nodes"]["count"]["data"], 3, "{cstats}");
+    assert_eq!(cstats["indices"]["shards"]["total"], 4, "{cstats}");
+    assert_eq!(cstats["indices"]["shards"]["primaries"], 2, "{cstats}");
+    assert_eq!(cstats["indices"]["docs"]["count"], 20, "{cstats}");
+    assert_eq!(cstats["nodes"]["packaging_types"][0]["count"], 3, "{cstats}");
+
     // _cat/allocation: every data node with its copies (4 in all), its own disk figures.
     let rows = cat(all[2], "/_cat/allocation?h=shards,disk.indices,disk.total,disk.percent,node");
     assert_eq!(names(&rows, "node"), every, "{rows:?}");

@@ -20,6 +20,7 @@
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
+//! | `cluster_stats.rs` | `_cluster/stats`: the nodes' figures summed |
 //! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
 //! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
 //! | `os_probe.rs` | machine and process figures from `/proc` |
@@ -32,6 +33,7 @@ pub mod analyze;
 pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
+pub mod cluster_stats;
 pub mod deferred;
 pub mod documents;
 pub mod explain;

@@ -14,6 +14,7 @@
 //! | `cat_cluster.rs` | `_cat/cluster_manager`, `_cat/master` |
 //! | `../cat/{nodes,nodeattrs,allocation,shards}.rs` | `_cat/nodes`, `_cat/nodeattrs`, `_cat/allocation`, `_cat/shards` |
 //! | `nodes.rs` | `_nodes` info and `_nodes/stats` |
+//! | `cluster_stats.rs` | `_cluster/stats` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -23,6 +24,7 @@ pub mod analyze;
 pub mod cat;
 pub mod cat_cluster;
 pub mod cluster;
+pub mod cluster_stats;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
@@ -47,6 +49,7 @@ pub fn router() -> Router {
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
+    cluster_stats::register(&mut r);
     nodes::register(&mut r);
     aliases::register(&mut r);
     templates::register(&mut r);
