@@ -1,6 +1,7 @@
 //! What `_cat/indices` shows of each index: metadata, health, and document and store figures
-//! summed over the index's shards (`segment_stats`: live docs, deleted docs, bytes). A single node
-//! holds only primaries, so the totals equal the primaries' figures.
+//! summed over the index's shard copies, as the node holding each copy measures it
+//! (`indices:monitor/stats[n]`): documents of the primaries, store of all copies and of the
+//! primaries. A single node holds only primaries, so the totals equal the primaries' figures.
 
 use crate::cluster::health::{IndexHealth, Status};
 use crate::cluster::metadata::IndexState;
@@ -11,10 +12,29 @@ use crate::error::{OsError, OsResult};
 /// Document and store figures of an open index.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DocStats {
+    /// Live documents of the primaries.
     pub docs: u64,
+    /// Deleted documents of the primaries.
     pub deleted: u64,
+    /// Store of every copy.
     pub store_bytes: u64,
+    /// Store of the primaries.
+    pub pri_store_bytes: u64,
+    /// Segments of every copy.
     pub segments: u64,
+}
+
+impl DocStats {
+    /// Adds one copy's figures.
+    pub fn add(&mut self, c: &super::shard_stats::CopyStats) {
+        if c.primary {
+            self.docs += c.docs;
+            self.deleted += c.deleted;
+            self.pri_store_bytes += c.store_bytes;
+        }
+        self.store_bytes += c.store_bytes;
+        self.segments += c.segments;
+    }
 }
 
 /// One row of `_cat/indices`.
@@ -45,6 +65,16 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
     let st = cs.state();
     let patched = super::cluster_info::with_local_failures(cs, &st.routing);
     let table = crate::cluster::allocation::health(&patched, &md);
+    // Each node holding a copy of a selected open index (this node always) is asked once.
+    let mut holders = vec![cs.node.node_id.clone()];
+    for (name, _, c) in st.routing.copies() {
+        if let Some(n) = &c.node {
+            if names.iter().any(|x| x == name) && !holders.contains(n) {
+                holders.push(n.clone());
+            }
+        }
+    }
+    let copies = super::shard_stats::gather(cs, &holders, super::nodes_fanout::DEFAULT_TIMEOUT);
     let mut out = Vec::new();
     for n in names {
         let Some(m) = md.indices.get(&n) else { continue };
@@ -58,22 +88,13 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
         }
         let stats = match m.state {
             IndexState::Close => None,
-            IndexState::Open => Some(
-                cs.index(&n)
-                    .map(|svc| {
-                        let mut s = DocStats::default();
-                        for shard in svc.shards() {
-                            for seg in shard.engine.writer().segment_stats() {
-                                s.docs += u64::from(seg.max_doc.saturating_sub(seg.deleted));
-                                s.deleted += u64::from(seg.deleted);
-                                s.store_bytes += seg.size_bytes;
-                                s.segments += 1;
-                            }
-                        }
-                        s
-                    })
-                    .unwrap_or_default(),
-            ),
+            IndexState::Open => {
+                let mut s = DocStats::default();
+                for c in copies.by_copy.values().filter(|c| c.index == n) {
+                    s.add(c);
+                }
+                Some(s)
+            }
         };
         out.push(IndexRow {
             name: n.clone(),
@@ -87,4 +108,27 @@ pub fn rows(cs: &ClusterService, expr: &str, opts: IndicesOptions, health: Optio
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::shard_stats::CopyStats;
+
+    #[test]
+    fn documents_count_the_primaries_and_store_every_copy() {
+        let c = |primary, docs, store| CopyStats {
+            primary,
+            docs,
+            deleted: 1,
+            store_bytes: store,
+            segments: 2,
+            ..Default::default()
+        };
+        let mut s = DocStats::default();
+        for x in [c(true, 5, 100), c(false, 5, 90), c(true, 3, 50), c(false, 3, 40)] {
+            s.add(&x);
+        }
+        assert_eq!(s, DocStats { docs: 8, deleted: 2, store_bytes: 280, pri_store_bytes: 150, segments: 8 });
+    }
 }

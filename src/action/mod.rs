@@ -21,6 +21,11 @@
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
+//! | `cluster_stats.rs` | `_cluster/stats`: the nodes' figures summed |
+//! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
+//! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
+//! | `os_probe.rs` | machine and process figures from `/proc` |
+//! | `shard_stats.rs` | per-copy figures measured by the node holding the copy |
 //! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
 
 pub mod aliases;
@@ -29,6 +34,7 @@ pub mod analyze;
 pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
+pub mod cluster_stats;
 pub mod deferred;
 pub mod documents;
 pub mod explain;
@@ -36,11 +42,16 @@ pub mod field_caps;
 pub mod field_defaults;
 pub mod indices;
 pub mod indices_broadcast;
+pub mod node_stats;
+pub mod node_stats_request;
+pub mod nodes_fanout;
 pub mod nodes_info;
+pub mod os_probe;
 pub mod recovery;
 pub mod resolve_index;
 pub mod script_glue;
 pub mod search;
+pub mod shard_stats;
 pub mod source_filter;
 pub mod template_api;
 pub mod templates;

@@ -329,5 +329,10 @@ impl Table {
     }
 }
 
+pub mod allocation;
+pub mod nodeattrs;
+pub mod nodes;
+pub mod shards;
+
 #[cfg(test)]
 mod tests;

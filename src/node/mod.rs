@@ -6,6 +6,7 @@
 //! | `cluster_start.rs` | the transport, the coordination, discovery and bootstrap |
 //! | `fault_detection.rs` | follower checks: nodes leave and rejoin the cluster state |
 //! | `transport_actions.rs` | the actions other nodes call here, and the client that calls them |
+//! | `transport_info.rs` | the inspection actions other nodes call here (`_nodes`, `_cat` figures) |
 //! | `state_sync.rs` | cluster states through the coordination; the applier thread |
 
 #[cfg(feature = "server")]
@@ -17,6 +18,8 @@ pub mod settings;
 pub mod state_sync;
 #[cfg(feature = "server")]
 pub mod transport_actions;
+#[cfg(feature = "server")]
+pub mod transport_info;
 #[cfg(feature = "server")]
 mod transport_search_contexts;
 

@@ -46,6 +46,7 @@ async fn on_pool(pool: &ThreadPool, f: impl FnOnce() -> OsResult<Vec<u8>> + Send
 
 /// Registers the actions this node answers for others.
 pub fn register(node: &Arc<Node>, transport: &Transport) {
+    super::transport_info::register(node, transport);
     let n = node.clone();
     transport.register_fn(crate::action::bulk::remote::ACTION_SHARD_BULK, move |req| {
         let n = n.clone();

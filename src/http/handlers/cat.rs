@@ -203,7 +203,7 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
             Cell::Int(r.creation_date),
             iso_millis(r.creation_date).into(),
             bytes(s.store_bytes),
-            bytes(s.store_bytes),
+            bytes(s.pri_store_bytes),
         ];
         for (name, _, _, unit, _) in STATS {
             let v = if *name == "segments.count" { s.segments } else { 0 };

@@ -13,6 +13,9 @@
 //! | `cat.rs` | `_cat`, `_cat/indices`, `_cat/templates` |
 //! | `cat_cluster.rs` | `_cat/cluster_manager`, `_cat/master` |
 //! | `test_faults.rs` | the fault-injection hook of multi-process tests (off unless a node setting turns it on) |
+//! | `../cat/{nodes,nodeattrs,allocation,shards}.rs` | `_cat/nodes`, `_cat/nodeattrs`, `_cat/allocation`, `_cat/shards` |
+//! | `nodes.rs` | `_nodes` info and `_nodes/stats` |
+//! | `cluster_stats.rs` | `_cluster/stats` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -22,6 +25,7 @@ pub mod analyze;
 pub mod cat;
 pub mod cat_cluster;
 pub mod cluster;
+pub mod cluster_stats;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
@@ -47,6 +51,7 @@ pub fn router() -> Router {
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
+    cluster_stats::register(&mut r);
     nodes::register(&mut r);
     aliases::register(&mut r);
     templates::register(&mut r);
@@ -54,6 +59,10 @@ pub fn router() -> Router {
     cat::register(&mut r);
     cat_cluster::register(&mut r);
     test_faults::register(&mut r);
+    crate::http::cat::nodes::register(&mut r);
+    crate::http::cat::nodeattrs::register(&mut r);
+    crate::http::cat::allocation::register(&mut r);
+    crate::http::cat::shards::register(&mut r);
     search::register(&mut r);
     explain::register(&mut r);
     pit::register(&mut r);

@@ -1,0 +1,137 @@
+//! Figures of shard copies as the node holding each copy measures them (OpenSearch's
+//! `indices:monitor/stats[n]` per-node answer of `ShardStats`): documents, store, segments,
+//! sequence numbers and paths. `_cat/shards` asks each node holding a copy once; `_cat/allocation`
+//! and `_nodes/stats` sum a node's copies.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::nodes_fanout;
+use crate::cluster::ClusterService;
+use crate::error::OsResult;
+
+/// The node-level action answering with the stats of this node's copies.
+pub const ACTION_SHARD_STATS: &str = "indices:monitor/stats[n]";
+
+/// One copy's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyStats {
+    pub index: String,
+    pub shard: u32,
+    pub allocation_id: String,
+    pub primary: bool,
+    pub docs: u64,
+    pub deleted: u64,
+    pub store_bytes: u64,
+    pub segments: u64,
+    pub max_seq_no: i64,
+    pub local_checkpoint: i64,
+    pub global_checkpoint: i64,
+    pub path_data: String,
+    pub path_state: String,
+}
+
+/// The figures of every copy this node holds.
+pub fn local_copies(cs: &ClusterService) -> Vec<CopyStats> {
+    let mut out = Vec::new();
+    for svc in cs.open_indices() {
+        for shard in svc.shards() {
+            let mut c = CopyStats {
+                index: shard.index.clone(),
+                shard: shard.id,
+                allocation_id: shard.allocation_id.clone(),
+                primary: shard.replication.is_primary(),
+                max_seq_no: shard.engine.max_seq_no(),
+                local_checkpoint: shard.engine.local_checkpoint(),
+                global_checkpoint: shard.engine.global_checkpoint(),
+                ..Default::default()
+            };
+            for seg in shard.engine.writer().segment_stats() {
+                c.docs += u64::from(seg.max_doc.saturating_sub(seg.deleted));
+                c.deleted += u64::from(seg.deleted);
+                c.store_bytes += seg.size_bytes;
+                c.segments += 1;
+            }
+            let path = cs.shard_store_path(&shard.index_uuid, shard.id);
+            let shard_dir = path.parent().map(|p| p.display().to_string()).unwrap_or_default();
+            c.path_data = shard_dir.clone();
+            c.path_state = shard_dir;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// This node's answer to [`ACTION_SHARD_STATS`].
+pub fn handle(cs: &ClusterService, _payload: &[u8]) -> OsResult<Vec<u8>> {
+    Ok(serde_json::to_vec(&local_copies(cs)).unwrap_or_default())
+}
+
+/// Copy figures gathered from the nodes, by (node id, index, shard): a node holds at most one
+/// copy of a shard.
+#[derive(Debug, Default)]
+pub struct ClusterCopies {
+    pub by_copy: HashMap<(String, String, u32), CopyStats>,
+}
+
+impl ClusterCopies {
+    /// The figures of the copy of `index`/`shard` on `node`, if that node answered.
+    pub fn get(&self, node: Option<&str>, index: &str, shard: u32) -> Option<&CopyStats> {
+        self.by_copy.get(&(node?.to_string(), index.to_string(), shard))
+    }
+}
+
+/// Asks each node in `node_ids` (once) for its copies' figures; a node that does not answer
+/// leaves its copies without figures (empty cells, as OpenSearch shows a copy without stats).
+pub fn gather(cs: &ClusterService, node_ids: &[String], timeout: Duration) -> ClusterCopies {
+    let local = || Ok(serde_json::to_value(local_copies(cs)).unwrap_or(Value::Null));
+    let g = nodes_fanout::fan_out(cs, node_ids, ACTION_SHARD_STATS, &json!({}), timeout, &local);
+    let mut out = ClusterCopies::default();
+    for (m, v) in g.answers {
+        if let Ok(copies) = serde_json::from_value::<Vec<CopyStats>>(v) {
+            for c in copies {
+                out.by_copy.insert((m.node_id.clone(), c.index.clone(), c.shard), c);
+            }
+        }
+    }
+    out
+}
+
+/// The `indices` section of a node's stats: its copies summed.
+pub fn node_indices_section(copies: &[CopyStats]) -> Value {
+    let (mut docs, mut deleted, mut store, mut segments) = (0u64, 0u64, 0u64, 0u64);
+    for c in copies {
+        docs += c.docs;
+        deleted += c.deleted;
+        store += c.store_bytes;
+        segments += c.segments;
+    }
+    json!({
+        "docs": {"count": docs, "deleted": deleted},
+        "store": {"size_in_bytes": store},
+        "segments": {"count": segments},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_sums_its_copies() {
+        let c = |docs, store| CopyStats { docs, store_bytes: store, segments: 1, ..Default::default() };
+        let v = node_indices_section(&[c(3, 100), c(4, 50)]);
+        assert_eq!(v["docs"]["count"], 7);
+        assert_eq!(v["store"]["size_in_bytes"], 150);
+        assert_eq!(v["segments"]["count"], 2);
+        let back: CopyStats = serde_json::from_value(serde_json::to_value(c(1, 2)).unwrap()).unwrap();
+        assert_eq!(back, c(1, 2));
+        let mut cc = ClusterCopies::default();
+        cc.by_copy.insert(("n".into(), "i".into(), 0), c(1, 1));
+        assert!(cc.get(Some("n"), "i", 0).is_some() && cc.get(None, "i", 0).is_none());
+        assert!(cc.get(Some("n"), "i", 1).is_none() && cc.get(Some("m"), "i", 0).is_none());
+    }
+}

@@ -1,0 +1,56 @@
+//! The node-level inspection actions other nodes call on this one (`_nodes` info and stats,
+//! the per-copy figures of `_cat/shards` and `_cat/allocation`). They run on the generic pool,
+//! never on the management pool: the REST requests that send them wait there, and two nodes
+//! whose management pools were full of such waits would wait for each other.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use super::Node;
+use crate::action::{node_stats, nodes_info, shard_stats};
+use crate::error::{OsError, OsResult};
+use crate::transport::Transport;
+
+/// Runs `f` on the node's generic pool and awaits its answer.
+async fn on_generic(node: &Node, f: impl FnOnce() -> OsResult<Vec<u8>> + Send + 'static) -> Result<Bytes, OsError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    node.pools.generic.execute(move || {
+        let _ = tx.send(f());
+    })?;
+    rx.await.map_err(|_| OsError::internal("the thread pool dropped the request"))?.map(Bytes::from)
+}
+
+/// Registers the inspection actions.
+pub fn register(node: &Arc<Node>, transport: &Transport) {
+    let n = node.clone();
+    transport.register_fn(nodes_info::ACTION_NODE_INFO, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || {
+                let settings: Map<String, Value> =
+                    m.settings.all().iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+                nodes_info::handle(&m.cluster, &m.pools, &settings, m.max_content_length, &req.payload)
+            })
+            .await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(node_stats::ACTION_NODE_STATS, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || node_stats::handle(&m.cluster, &m.pools, &req.payload)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(shard_stats::ACTION_SHARD_STATS, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || shard_stats::handle(&m.cluster, &req.payload)).await
+        }
+    });
+}
