@@ -192,6 +192,7 @@ fn create(p: &Proc, index: &str, shards: u32, replicas: u32) {
 
 #[test]
 fn the_cluster_manager_killed_another_is_elected_and_writes_go_on() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let mut c = Cluster::start(3, FAST);
     create(&c.procs[0], "cm", 2, 1);
     let manager = wait_members(&c.procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(10));
@@ -231,6 +232,7 @@ fn the_cluster_manager_killed_another_is_elected_and_writes_go_on() {
 
 #[test]
 fn a_paused_primary_is_replaced_and_rejoins_without_losing_a_write() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let c = Cluster::start(3, FAST);
     create(&c.procs[0], "pz", 2, 1);
     let manager = wait_members(&c.procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(10));
@@ -271,6 +273,7 @@ fn a_paused_primary_is_replaced_and_rejoins_without_losing_a_write() {
 
 #[test]
 fn a_partitioned_primary_acknowledges_no_write() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let c = Cluster::start(3, FAST);
     create(&c.procs[0], "part", 1, 1);
     wait_members(&c.procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(10));

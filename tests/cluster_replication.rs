@@ -93,6 +93,7 @@ fn bulk(p: &Proc, body: &str) -> Value {
 
 #[test]
 fn replicas_recover_from_the_primary_and_hold_what_it_holds() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let c = Cluster::start(3);
     let r = put(c.node(0).http, "/rep", r#"{"settings":{"number_of_shards":1,"number_of_replicas":0}}"#);
     assert_eq!(r.status, 200, "{}", r.text());
@@ -207,6 +208,7 @@ fn replicas_recover_from_the_primary_and_hold_what_it_holds() {
 
 #[test]
 fn killing_the_node_of_a_primary_loses_no_acknowledged_write() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let mut c = Cluster::start(3);
     let settings = json!({"settings": {
         "number_of_shards": 2,
@@ -317,6 +319,7 @@ fn survivors_index(victim: usize) -> usize {
 
 #[test]
 fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
     let seeds = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
@@ -363,6 +366,7 @@ fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
         procs[step] = start(step);
         wait_agreement(&procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(60));
         wait_status(&procs[step], "roll", &["green"], Duration::from_secs(90));
+        assert_eq!(post(procs[step].http, "/roll/_refresh", "").status, 200);
         let n = get(procs[step].http, "/roll/_count").json()["count"].as_u64().unwrap();
         assert_eq!(n, expected, "documents after restarting node {step}");
     }
@@ -378,6 +382,7 @@ fn a_rolling_restart_stays_green_between_steps_and_keeps_every_write() {
 
 #[test]
 fn a_replica_of_100k_documents_recovers_from_its_primary() {
+    let _turn = common::cluster::one_cluster_at_a_time();
     let c = Cluster::start(2);
     let r = put(c.node(0).http, "/big", r#"{"settings":{"number_of_shards":1,"number_of_replicas":0}}"#);
     assert_eq!(r.status, 200, "{}", r.text());

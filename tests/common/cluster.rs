@@ -22,6 +22,14 @@ impl Drop for Proc {
     }
 }
 
+/// Held by each multi-process test of a file while it runs: their clusters take turns on the
+/// machine's two cores instead of starting a dozen processes at once (a poisoned lock, from a
+/// test that failed, still serializes).
+pub fn one_cluster_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }

@@ -214,6 +214,8 @@ fn run(cs: &ClusterService, job: &Job) -> OsResult<Arc<IndexShard>> {
     }
     let persisted = shard.engine.sync_replica().map_err(OsError::from)?;
     rs.advance(Stage::Finalize);
+    // Searchable as soon as it serves (OpenSearch refreshes a recovered copy in finalize).
+    shard.refresh()?;
     // The copy's own commit, so that a restart replays little.
     shard.engine.flush().map_err(OsError::from)?;
     let _: serde_json::Value =
