@@ -139,11 +139,7 @@ fn across_targets(
     let (mut ctxs, mut failed) = context::acquire_with_failed(cs, expr, opts)?;
     let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
     // The copies chosen on other nodes, and shards no copy fits, are not searched here.
-    let elsewhere = |i: &str, s: u32| {
-        remote.iter().any(|g| g.1.iter().any(|x| x.0 == i && x.1 == s))
-            || unavailable.iter().any(|u| u.0 == i && u.1 == s)
-    };
-    ctxs.retain(|c| keep(&c.index, c.shard) && !elsewhere(&c.index, c.shard));
+    ctxs.retain(|c| keep(&c.index, c.shard) && !remote::read_elsewhere(remote, &unavailable, &c.index, c.shard));
     failed.retain(|f| keep(&f.0, f.1) && !remote.iter().any(|g| g.1.iter().any(|s| s.0 == f.0 && s.1 == f.1)));
     for u in unavailable {
         if !failed.iter().any(|f| f.0 == u.0 && f.1 == u.1) {

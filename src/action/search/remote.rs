@@ -74,6 +74,13 @@ pub fn remote_targets(
     Ok((groups, unavailable))
 }
 
+/// Whether shard `index`/`shard` is read elsewhere: its chosen copy is on another node
+/// (`remote`), or no copy fits (`unavailable`). This node's copy is then not read.
+pub fn read_elsewhere(remote: &[NodeShards], unavailable: &[FailedShard], index: &str, shard: u32) -> bool {
+    remote.iter().any(|g| g.1.iter().any(|x| x.0 == index && x.1 == shard))
+        || unavailable.iter().any(|u| u.0 == index && u.1 == shard)
+}
+
 /// Refuses what a search across nodes cannot answer correctly yet (a scroll or a point in time
 /// across nodes runs through its contexts: `remote_scroll.rs`, `remote_pit.rs`).
 pub fn refuse_across_nodes(req: &SearchRequest) -> OsResult<()> {

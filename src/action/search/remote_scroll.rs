@@ -160,10 +160,7 @@ pub fn start(
     let mut local = context::acquire(cs, expr, opts)?;
     context::restrict(cs, &mut local, req.routing.as_deref(), req.preference.as_deref())?;
     // Shards whose chosen copy is on another node, or that no copy fits, are not read here.
-    local.retain(|c| {
-        !remote.iter().any(|g| g.1.iter().any(|x| x.0 == c.index && x.1 == c.shard))
-            && !unavailable.iter().any(|u| u.0 == c.index && u.1 == c.shard)
-    });
+    local.retain(|c| !remote::read_elsewhere(&remote, &unavailable, &c.index, c.shard));
     let mut groups: Vec<NodeShards> =
         vec![(cs.node.node_id.clone(), local.iter().map(|c| (c.index.clone(), c.shard)).collect())];
     drop(local);
