@@ -1,5 +1,5 @@
 //! The inspection APIs across three `fathom` processes: `_cat/nodes`, `_cat/shards`,
-//! `_cat/allocation`, `_cat/nodeattrs`, `_nodes` and `_nodes/stats` list every node of the
+//! `_cat/allocation`, `_cat/nodeattrs`, `_cat/recovery`, `_recovery`, `_nodes` and `_nodes/stats` list every node of the
 //! cluster from any node, with the figures each node measured of itself (documents of replicas
 //! included); a node that is gone is reported as failed until the cluster state drops it.
 
@@ -176,6 +176,39 @@ fn every_node_is_listed_from_any_node() {
     for r in &rows {
         assert!(r["disk.total"].as_str().is_some_and(|s| !s.is_empty()), "{r}");
         assert!(r["disk.percent"].as_str().is_some_and(|s| s.parse::<u64>().is_ok()), "{r}");
+    }
+
+    // _recovery and _cat/recovery from any node: every copy's recovery, reported by the node
+    // that holds it: the primaries from an empty store, the replicas by peer recovery from the
+    // primary's node.
+    let shard_rows = cat(all[0], "/_cat/shards/books?h=shard,prirep,node");
+    let holder = |shard: &str, prirep: &str| {
+        shard_rows.iter().find(|r| r["shard"] == shard && r["prirep"] == prirep).unwrap()["node"].clone()
+    };
+    for p in &all {
+        let rec = get(p.http, "/books/_recovery").json();
+        let copies = rec["books"]["shards"].as_array().unwrap_or_else(|| panic!("{rec}"));
+        assert_eq!(copies.len(), 4, "{rec}");
+        for c in copies {
+            let (shard, primary) = (c["id"].to_string(), c["primary"] == true);
+            assert_eq!(c["stage"], "DONE", "{c}");
+            assert_eq!(c["target"]["name"], holder(&shard, if primary { "p" } else { "r" }), "{c}");
+            if primary {
+                assert_eq!(c["type"], "EMPTY_STORE", "{c}");
+            } else {
+                assert_eq!(c["type"], "PEER", "{c}");
+                assert_eq!(c["source"]["name"], holder(&shard, "p"), "{c}");
+            }
+        }
+        let rows = cat(p, "/_cat/recovery/books?h=shard,type,source_node,target_node,stage");
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        let peers: Vec<&Value> = rows.iter().filter(|r| r["type"] == "peer").collect();
+        assert_eq!(peers.len(), 2, "{rows:?}");
+        for r in peers {
+            let shard = r["shard"].as_str().unwrap();
+            assert_eq!(r["source_node"], holder(shard, "p"), "{rows:?}");
+            assert_eq!(r["target_node"], holder(shard, "r"), "{rows:?}");
+        }
     }
 
     // A node killed: until the cluster state drops it, it is a failed node of _nodes; after, it

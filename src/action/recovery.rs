@@ -10,22 +10,57 @@
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use super::nodes_fanout;
 use super::units::{human_bytes, human_millis};
-use crate::cluster::indices::NodeIdentity;
 use crate::cluster::metadata::IndexState;
 use crate::cluster::resolve::{resolve, ExpandWildcards, IndicesOptions};
 use crate::cluster::ClusterService;
 use crate::error::OsResult;
 use crate::shard::recovery::{RecoverySource, RecoveryState, Stage, Timer};
 
+/// The node-level action answering with the recoveries of this node's copies
+/// (`TransportRecoveryAction`'s per-node request).
+pub const ACTION_NODE_RECOVERIES: &str = "indices:monitor/recovery[n]";
+
+/// The node a copy recovered on: `target` in `_recovery`, the target columns of `_cat/recovery`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetNode {
+    pub id: String,
+    pub name: String,
+    pub host: String,
+    pub transport_address: String,
+}
+
+impl TargetNode {
+    /// This node.
+    pub fn local(cs: &ClusterService) -> TargetNode {
+        TargetNode {
+            id: cs.node.node_id.clone(),
+            name: cs.node.node_name.clone(),
+            host: cs.node.host.clone(),
+            transport_address: cs.transport_address(),
+        }
+    }
+}
+
 /// The recovery of one shard copy.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ShardRecovery {
     pub index: String,
     pub shard: u32,
     pub state: RecoveryState,
+    pub target: TargetNode,
+}
+
+/// What a node is asked for: the recoveries of its copies of `indices` (names the coordinating
+/// node resolved).
+#[derive(Debug, Serialize, Deserialize)]
+struct NodeRequest {
+    indices: Vec<String>,
+    active_only: bool,
 }
 
 /// `RecoveryRequest`'s default: `STRICT_EXPAND_OPEN_CLOSED` (closed indices are reported).
@@ -41,8 +76,9 @@ pub fn default_options() -> IndicesOptions {
 /// Files listed at most per closed shard store.
 const MAX_STORE_FILES: usize = 100_000;
 
-/// The recoveries of the indices `expr` names, by index name then shard id; `active_only` keeps
-/// those not yet DONE.
+/// The recoveries of the indices `expr` names across the cluster, by index name, shard id and
+/// then primary first; `active_only` keeps those not yet DONE. Each node holding copies reports
+/// its own (a node that does not answer leaves its copies out, as OpenSearch's broadcast does).
 pub fn recoveries(
     cs: &ClusterService,
     expr: &str,
@@ -50,17 +86,50 @@ pub fn recoveries(
     active_only: bool,
 ) -> OsResult<Vec<ShardRecovery>> {
     let md = cs.metadata();
+    let indices = resolve(&md, expr, opts)?;
+    let members = nodes_fanout::members(cs);
+    let ids: Vec<String> = members.iter().map(|m| m.node_id.clone()).collect();
+    let req = NodeRequest { indices, active_only };
+    let local = || Ok(serde_json::to_value(local_recoveries(cs, &req.indices, active_only)).unwrap_or(Value::Null));
+    let payload = serde_json::to_value(&req).unwrap_or(Value::Null);
+    let g = nodes_fanout::fan_out(cs, &ids, ACTION_NODE_RECOVERIES, &payload, nodes_fanout::DEFAULT_TIMEOUT, &local);
+    for (m, e) in &g.failures {
+        tracing::debug!(node = %m.node_id, error = %e, "a node did not report its recoveries");
+    }
+    let mut out: Vec<ShardRecovery> = g
+        .answers
+        .into_iter()
+        .flat_map(|(_, v)| serde_json::from_value::<Vec<ShardRecovery>>(v).unwrap_or_default())
+        .collect();
+    out.sort_by(|a, b| (&a.index, a.shard, !a.state.primary).cmp(&(&b.index, b.shard, !b.state.primary)));
+    Ok(out)
+}
+
+/// This node's answer to [`ACTION_NODE_RECOVERIES`].
+pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
+    let req: NodeRequest = serde_json::from_slice(payload)
+        .map_err(|e| crate::error::OsError::illegal(format!("unreadable recovery request: {e}")))?;
+    Ok(serde_json::to_vec(&local_recoveries(cs, &req.indices, req.active_only)).unwrap_or_default())
+}
+
+/// The recoveries of this node's copies of `indices`, by index then shard. A closed index has
+/// no engine: its copies are the shard stores this node keeps.
+pub fn local_recoveries(cs: &ClusterService, indices: &[String], active_only: bool) -> Vec<ShardRecovery> {
+    let md = cs.metadata();
+    let target = TargetNode::local(cs);
     let mut out = Vec::new();
-    for name in resolve(&md, expr, opts)? {
-        let Some(m) = md.indices.get(&name) else { continue };
+    for name in indices {
+        let Some(m) = md.indices.get(name) else { continue };
         let mut states: Vec<(u32, RecoveryState)> = match m.state {
-            IndexState::Open => match cs.index(&name) {
+            IndexState::Open => match cs.index(name) {
                 Ok(svc) => svc.shards().iter().map(|s| (s.id, s.recovery_state())).collect(),
-                // Closed or deleted since the metadata was read: nothing to report.
+                // Closed or deleted since the metadata was read, or no copy here.
                 Err(_) => Vec::new(),
             },
             IndexState::Close => (0..m.number_of_shards())
-                .map(|i| (i, closed_shard_state(m.creation_date(), &cs.shard_store_path(&m.uuid, i))))
+                .map(|i| (i, cs.shard_store_path(&m.uuid, i)))
+                .filter(|(_, store)| store.is_dir())
+                .map(|(i, store)| (i, closed_shard_state(m.creation_date(), &store)))
                 .collect(),
         };
         states.sort_by_key(|(id, _)| *id);
@@ -68,10 +137,10 @@ pub fn recoveries(
             if active_only && state.stage() == Stage::Done {
                 continue;
             }
-            out.push(ShardRecovery { index: name.clone(), shard, state });
+            out.push(ShardRecovery { index: name.clone(), shard, state, target: target.clone() });
         }
     }
-    Ok(out)
+    out
 }
 
 /// The EXISTING_STORE recovery of a closed shard: every file of its store reused, no translog
@@ -169,7 +238,7 @@ fn bytes_field(o: &mut Map<String, Value>, human: bool, raw: &str, readable: &st
 }
 
 /// One shard's object (`RecoveryState.toXContent`).
-pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, transport: &str, detailed: bool, human: bool) -> Value {
+pub fn shard_json(r: &ShardRecovery, detailed: bool, human: bool) -> Value {
     let rs = &r.state;
     let mut o = Map::new();
     o.insert("id".into(), json!(r.shard));
@@ -192,14 +261,15 @@ pub fn shard_json(r: &ShardRecovery, node: &NodeIdentity, transport: &str, detai
         _ => json!({}),
     };
     o.insert("source".into(), source);
+    let t = &r.target;
     o.insert(
         "target".into(),
         json!({
-            "id": node.node_id,
-            "host": node.host,
-            "transport_address": transport,
-            "ip": node.host,
-            "name": node.node_name,
+            "id": t.id,
+            "host": t.host,
+            "transport_address": t.transport_address,
+            "ip": t.host,
+            "name": t.name,
         }),
     );
     o.insert("index".into(), index_json(rs, detailed, human));
@@ -262,18 +332,12 @@ fn index_json(rs: &RecoveryState, detailed: bool, human: bool) -> Value {
 }
 
 /// The `_recovery` body: `{index: {"shards": [...]}}` for every index with a recovery to show.
-pub fn response_json(
-    recs: &[ShardRecovery],
-    node: &NodeIdentity,
-    transport: &str,
-    detailed: bool,
-    human: bool,
-) -> Value {
+pub fn response_json(recs: &[ShardRecovery], detailed: bool, human: bool) -> Value {
     let mut out = Map::new();
     for r in recs {
         let entry = out.entry(r.index.clone()).or_insert_with(|| json!({"shards": []}));
         if let Some(shards) = entry.get_mut("shards").and_then(Value::as_array_mut) {
-            shards.push(shard_json(r, node, transport, detailed, human));
+            shards.push(shard_json(r, detailed, human));
         }
     }
     Value::Object(out)

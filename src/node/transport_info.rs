@@ -1,5 +1,5 @@
 //! The node-level inspection actions other nodes call on this one (`_nodes` info and stats,
-//! the per-copy figures of `_cat/shards` and `_cat/allocation`). They run on the generic pool,
+//! the per-copy figures of `_cat/shards` and `_cat/allocation`, the copies' recoveries). They run on the generic pool,
 //! never on the management pool: the REST requests that send them wait there, and two nodes
 //! whose management pools were full of such waits would wait for each other.
 
@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::Node;
-use crate::action::{node_stats, nodes_info, shard_stats};
+use crate::action::{node_stats, nodes_info, recovery, shard_stats};
 use crate::error::{OsError, OsResult};
 use crate::transport::Transport;
 
@@ -51,6 +51,14 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         async move {
             let m = n.clone();
             on_generic(&n, move || shard_stats::handle(&m.cluster, &req.payload)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(recovery::ACTION_NODE_RECOVERIES, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || recovery::handle(&m.cluster, &req.payload)).await
         }
     });
 }

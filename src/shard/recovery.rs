@@ -4,8 +4,10 @@
 
 use std::time::Instant;
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 /// Where the copy recovers from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RecoverySource {
     /// A new, empty shard.
     EmptyStore,
@@ -30,7 +32,7 @@ impl RecoverySource {
 }
 
 /// Recovery stages, in the only order they may run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Stage {
     Init,
     Index,
@@ -55,16 +57,46 @@ impl Stage {
 }
 
 /// A timer that records wall-clock start/stop (for `start_time_in_millis`) and monotonic duration.
+/// A timer read from another node (`_recovery` across nodes) holds the duration it had there.
 #[derive(Debug, Clone, Default)]
 pub struct Timer {
     started: Option<(Instant, u64)>,
     stopped: Option<(Instant, u64)>,
+    elapsed_elsewhere: Option<u64>,
+}
+
+/// The wire form of a [`Timer`]: epoch millis of start and stop (0 when not yet) and the
+/// milliseconds elapsed when it was sent.
+#[derive(Serialize, Deserialize)]
+struct TimerWire {
+    start: u64,
+    stop: u64,
+    total: u64,
+}
+
+impl Serialize for Timer {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TimerWire { start: self.start_millis(), stop: self.stop_millis(), total: self.total_millis() }.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timer {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Timer, D::Error> {
+        let w = TimerWire::deserialize(d)?;
+        let now = Instant::now();
+        Ok(Timer {
+            started: (w.start > 0).then_some((now, w.start)),
+            stopped: (w.stop > 0).then_some((now, w.stop)),
+            elapsed_elsewhere: Some(w.total),
+        })
+    }
 }
 
 impl Timer {
     fn start(&mut self) {
         self.started = Some((Instant::now(), crate::clock::now_millis() as u64));
         self.stopped = None;
+        self.elapsed_elsewhere = None;
     }
     fn stop(&mut self) {
         if self.started.is_some() && self.stopped.is_none() {
@@ -83,10 +115,13 @@ impl Timer {
     /// happened (a closed index's shards, recovered from their store when the index closed).
     pub fn completed_at(millis: u64) -> Timer {
         let now = Instant::now();
-        Timer { started: Some((now, millis)), stopped: Some((now, millis)) }
+        Timer { started: Some((now, millis)), stopped: Some((now, millis)), elapsed_elsewhere: None }
     }
     /// Elapsed milliseconds (up to now while running).
     pub fn total_millis(&self) -> u64 {
+        if let Some(t) = self.elapsed_elsewhere {
+            return t;
+        }
         match (self.started, self.stopped) {
             (Some((s, _)), Some((e, _))) => e.duration_since(s).as_millis() as u64,
             (Some((s, _)), None) => s.elapsed().as_millis() as u64,
@@ -96,7 +131,7 @@ impl Timer {
 }
 
 /// One file of the `index` stage (`files.details` with `detailed=true`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDetail {
     pub name: String,
     pub length: u64,
@@ -107,7 +142,7 @@ pub struct FileDetail {
 }
 
 /// `index` section: files and bytes.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct IndexCounters {
     /// Every file of the recovery, in the order they were added.
     pub details: Vec<FileDetail>,
@@ -145,7 +180,7 @@ impl IndexCounters {
 }
 
 /// `translog` section: operations replayed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TranslogCounters {
     pub recovered: u64,
     /// Operations to replay, -1 when unknown.
@@ -173,7 +208,7 @@ fn percent(done: u64, total: u64) -> f64 {
 }
 
 /// The state of one shard copy's recovery.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RecoveryState {
     pub source: RecoverySource,
     pub primary: bool,
@@ -187,7 +222,7 @@ pub struct RecoveryState {
 }
 
 /// A node a peer recovery copied from, as `_recovery` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeerNode {
     pub id: String,
     pub name: String,

@@ -1,16 +1,14 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::shard::recovery::PeerNode;
 
-fn node() -> NodeIdentity {
-    NodeIdentity {
-        cluster_name: "c".into(),
-        node_name: "n1".into(),
-        node_id: "abc".into(),
-        roles: vec![],
-        attributes: vec![],
+fn node() -> TargetNode {
+    TargetNode {
+        id: "abc".into(),
+        name: "n1".into(),
         host: "127.0.0.1".into(),
-        http_address: "127.0.0.1:9200".into(),
+        transport_address: "127.0.0.1:9300".into(),
     }
 }
 
@@ -30,8 +28,9 @@ fn done(source: RecoverySource, files: &[(&str, u64)], ops: u64) -> RecoveryStat
 
 #[test]
 fn empty_store_shape() {
-    let r = ShardRecovery { index: "i".into(), shard: 0, state: done(RecoverySource::EmptyStore, &[], 0) };
-    let v = response_json(&[r], &node(), "127.0.0.1:9300", true, true);
+    let r =
+        ShardRecovery { index: "i".into(), shard: 0, state: done(RecoverySource::EmptyStore, &[], 0), target: node() };
+    let v = response_json(&[r], true, true);
     let s = &v["i"]["shards"][0];
     assert_eq!(s["type"], "EMPTY_STORE");
     assert_eq!(s["stage"], "DONE");
@@ -52,8 +51,8 @@ fn empty_store_shape() {
 #[test]
 fn existing_store_counts_and_details() {
     let rs = done(RecoverySource::ExistingStore, &[("_0.seg", 2048), ("segments_2", 100)], 7);
-    let r = ShardRecovery { index: "i".into(), shard: 2, state: rs };
-    let plain = shard_json(&r, &node(), "127.0.0.1:9300", false, false);
+    let r = ShardRecovery { index: "i".into(), shard: 2, state: rs, target: node() };
+    let plain = shard_json(&r, false, false);
     assert_eq!(plain["id"], 2);
     assert_eq!(plain["source"], json!({"bootstrap_new_history_uuid": false}));
     assert_eq!(plain["index"]["files"], json!({"total": 2, "reused": 2, "recovered": 0, "percent": "100.0%"}));
@@ -64,7 +63,7 @@ fn existing_store_counts_and_details() {
     assert_eq!(plain["translog"]["recovered"], 7);
     assert_eq!(plain["translog"]["total"], 7);
     assert!(plain.get("start_time").is_none() && plain["index"].get("total_time").is_none());
-    let detailed = shard_json(&r, &node(), "127.0.0.1:9300", true, true);
+    let detailed = shard_json(&r, true, true);
     assert_eq!(
         detailed["index"]["files"]["details"][0],
         json!({"name": "_0.seg", "length": "2kb", "length_in_bytes": 2048, "reused": true, "recovered": "0b", "recovered_in_bytes": 0})
@@ -103,6 +102,20 @@ fn closed_shard_reads_its_store() {
     assert!(rs.timer.start_millis() > 5 && rs.timer.start_millis() == rs.timer.stop_millis());
     let missing = closed_shard_state(5, &dir.path().join("none"));
     assert_eq!((missing.index.total_files, missing.timer.start_millis()), (0, 5));
+}
+
+#[test]
+fn a_recovery_read_from_another_node_renders_as_it_did_there() {
+    let mut rs = done(RecoverySource::Peer, &[("_0.seg", 2048)], 3);
+    rs.source_node = Some(PeerNode { id: "src".into(), name: "n0".into(), transport_address: "127.0.0.1:9301".into() });
+    let r = ShardRecovery { index: "i".into(), shard: 1, state: rs, target: node() };
+    let wire = serde_json::to_vec(&r).unwrap();
+    let back: ShardRecovery = serde_json::from_slice(&wire).unwrap();
+    let (a, b) = (shard_json(&r, true, false), shard_json(&back, true, false));
+    assert_eq!(a, b);
+    assert_eq!(b["source"]["name"], "n0");
+    assert_eq!(b["target"]["id"], "abc");
+    assert!(serde_json::from_slice::<ShardRecovery>(b"{\"index\": 3}").is_err());
 }
 
 proptest! {

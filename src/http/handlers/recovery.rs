@@ -21,13 +21,7 @@ fn get_recovery(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let detailed = req.bool_param("detailed", false)?;
     let human = req.bool_param("human", false)?;
     let recs = shard_recoveries(node, req)?;
-    Ok(RestResponse::ok(recovery::response_json(
-        &recs,
-        &node.cluster.node,
-        &node.cluster.transport_address(),
-        detailed,
-        human,
-    )))
+    Ok(RestResponse::ok(recovery::response_json(&recs, detailed, human)))
 }
 
 /// The columns of `_cat/recovery`, as `RestCatRecoveryAction.getTableWithHeader` declares them.
@@ -61,7 +55,7 @@ const COLUMNS: &[(&str, &str)] = &[
 ];
 
 /// The `_cat/recovery` table of these recoveries.
-pub fn recovery_table(recs: &[ShardRecovery], host: &str, node_name: &str) -> Table {
+pub fn recovery_table(recs: &[ShardRecovery]) -> Table {
     let mut t = Table::with_columns(COLUMNS);
     let int = |v: u64| Cell::Int(i64::try_from(v).unwrap_or(i64::MAX));
     for r in recs {
@@ -69,7 +63,15 @@ pub fn recovery_table(recs: &[ShardRecovery], host: &str, node_name: &str) -> Ta
         let i = &rs.index;
         let (start, stop) = (rs.timer.start_millis(), rs.timer.stop_millis());
         let date = |ms: u64| Cell::Str(iso_millis(i64::try_from(ms).unwrap_or(i64::MAX)));
-        let peer = rs.source == RecoverySource::Peer;
+        let target = &r.target;
+        // Recoveries from this node's own store have no source node.
+        let (source_host, source_node) = match (&rs.source, &rs.source_node) {
+            (RecoverySource::Peer, Some(p)) => {
+                let host = p.transport_address.rsplit_once(':').map_or(p.transport_address.as_str(), |(h, _)| h);
+                (host.to_string(), p.name.clone())
+            }
+            _ => ("n/a".to_string(), "n/a".to_string()),
+        };
         t.rows.push(vec![
             r.index.clone().into(),
             Cell::Int(i64::from(r.shard)),
@@ -80,21 +82,20 @@ pub fn recovery_table(recs: &[ShardRecovery], host: &str, node_name: &str) -> Ta
             Cell::Millis(rs.timer.total_millis()),
             rs.source.name().to_ascii_lowercase().into(),
             rs.stage().name().to_ascii_lowercase().into(),
-            // Recoveries from this node's own store have no source node.
-            if peer { host.into() } else { "n/a".into() },
-            if peer { node_name.into() } else { "n/a".into() },
-            host.into(),
-            node_name.into(),
+            source_host.into(),
+            source_node.into(),
+            target.host.clone().into(),
+            target.name.clone().into(),
             "n/a".into(),
             "n/a".into(),
             int(i.total_files.saturating_sub(i.reused_files)),
             int(i.recovered_files),
             recovery::percent_string(recovery::files_percent(rs)).into(),
             int(i.total_files),
-            int(i.total_bytes.saturating_sub(i.reused_bytes)),
-            int(i.recovered_bytes),
+            Cell::Bytes(i.total_bytes.saturating_sub(i.reused_bytes)),
+            Cell::Bytes(i.recovered_bytes),
             recovery::percent_string(recovery::bytes_percent(rs)).into(),
-            int(i.total_bytes),
+            Cell::Bytes(i.total_bytes),
             Cell::Int(rs.translog.total),
             int(rs.translog.recovered),
             recovery::percent_string(recovery::translog_percent(rs)).into(),
@@ -107,7 +108,7 @@ fn cat_recovery(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     // `detailed` only adds file details, which the table does not show.
     req.bool_param("detailed", false)?;
     let recs = shard_recoveries(node, req)?;
-    recovery_table(&recs, &node.cluster.node.host, &node.cluster.node.node_name).respond(req)
+    recovery_table(&recs).respond(req)
 }
 
 const RECOVERY_P: &[&str] = &["detailed", "active_only", "ignore_unavailable", "allow_no_indices", "expand_wildcards"];
@@ -154,7 +155,13 @@ mod tests {
         rs.translog.total = 4;
         rs.translog.recovered = 4;
         rs.advance(Stage::Done);
-        let t = recovery_table(&[ShardRecovery { index: "i".into(), shard: 0, state: rs }], "127.0.0.1", "n1");
+        let target = recovery::TargetNode {
+            id: "a".into(),
+            name: "n1".into(),
+            host: "127.0.0.1".into(),
+            transport_address: "127.0.0.1:9300".into(),
+        };
+        let t = recovery_table(&[ShardRecovery { index: "i".into(), shard: 0, state: rs, target }]);
         assert_eq!(t.columns.len(), t.rows[0].len());
         let cell = |name: &str| t.rows[0][t.columns.iter().position(|c| c.name == name).unwrap()].clone();
         assert_eq!(cell("type"), Cell::Str("existing_store".into()));
@@ -163,7 +170,7 @@ mod tests {
         assert_eq!(cell("files"), Cell::Int(0));
         assert_eq!(cell("files_total"), Cell::Int(1));
         assert_eq!(cell("files_percent"), Cell::Str("100.0%".into()));
-        assert_eq!(cell("bytes_total"), Cell::Int(10));
+        assert_eq!(cell("bytes_total"), Cell::Bytes(10));
         assert_eq!(cell("translog_ops"), Cell::Int(4));
         assert_eq!(cell("translog_ops_percent"), Cell::Str("100.0%".into()));
     }
