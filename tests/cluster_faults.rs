@@ -1,5 +1,5 @@
-//! Faults across `fathom` processes: the cluster manager killed, a node paused (SIGSTOP) and a
-//! node cut off by the transport's fault injection. The cluster goes on on the majority side,
+//! Faults across `fathom` processes: the cluster manager killed, a node paused (SIGSTOP), a
+//! node cut off by the transport's fault injection, and two of five nodes killed at once. The cluster goes on on the majority side,
 //! a node on the minority side acknowledges no write, and after healing every acknowledged
 //! write is on every copy.
 
@@ -25,9 +25,12 @@ const FAST: &[(&str, &str)] = &[
 ];
 
 struct Cluster {
-    _dirs: Vec<tempfile::TempDir>,
+    dirs: Vec<tempfile::TempDir>,
     procs: Vec<Proc>,
     ids: Vec<String>,
+    ports: Vec<u16>,
+    seeds: String,
+    initial: String,
 }
 
 impl Cluster {
@@ -42,7 +45,13 @@ impl Cluster {
         let all: Vec<&Proc> = procs.iter().collect();
         wait_members(&all, n, Duration::from_secs(60));
         let ids = procs.iter().map(local_id).collect();
-        Cluster { _dirs: dirs, procs, ids }
+        Cluster { dirs, procs, ids, ports, seeds, initial }
+    }
+
+    /// Starts node `i` again on its data and transport port (after it was killed).
+    fn restart(&mut self, i: usize, extra: &[(&str, &str)]) {
+        let name = format!("f{i}");
+        self.procs[i] = start_with(self.dirs[i].path(), &name, self.ports[i], &self.seeds, &self.initial, extra);
     }
 }
 
@@ -313,4 +322,99 @@ fn a_partitioned_primary_acknowledges_no_write() {
             check_docs(&local_docs(q, "part"), &acked_majority, &attempted);
         }
     }
+}
+
+/// Five nodes, every shard with two replicas: the cluster manager and another node killed at
+/// once while clients write through every node. The three left (a majority of the five voters)
+/// elect a manager, promote replicas and go on; the two come back, recover, and every copy of
+/// every shard ends with every acknowledged write.
+#[test]
+fn five_nodes_lose_two_at_once_and_lose_no_write() {
+    let _turn = common::cluster::one_cluster_at_a_time();
+    let mut c = Cluster::start(5, FAST);
+    create(&c.procs[0], "five", 3, 2);
+    let manager = wait_members(&c.procs.iter().collect::<Vec<_>>(), 5, Duration::from_secs(10));
+    let m = c.ids.iter().position(|id| *id == manager).unwrap();
+    // The other victim holds a primary when one is not on the manager's node already.
+    let holders = primary_nodes(&c.procs[0], "five");
+    let second = (0..5).find(|&i| i != m && holders.contains(&c.ids[i])).unwrap_or((m + 1) % 5);
+    let victims = [m, second];
+    let rest: Vec<usize> = (0..5).filter(|i| !victims.contains(i)).collect();
+    let addrs: Vec<SocketAddr> = rest.iter().map(|&i| c.procs[i].http).collect();
+    let w = Writers::start("five", "w", &addrs, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(1));
+    let killed = Instant::now();
+    for &v in &victims {
+        c.procs[v].child.kill().unwrap();
+        c.procs[v].child.wait().unwrap();
+    }
+    let survivors: Vec<&Proc> = rest.iter().map(|&i| &c.procs[i]).collect();
+    let new_manager = wait_members(&survivors, 3, Duration::from_secs(30));
+    assert_ne!(new_manager, manager);
+    eprintln!("two of five killed: three members agree after {:?}", killed.elapsed());
+    // Writes go on on the three: the writers', and 30 more documents spread over the shards.
+    assert!(acked_after(&w, Duration::from_secs(30)), "no write acknowledged after two nodes died");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for i in 0..30 {
+        loop {
+            let r = try_send(
+                survivors[i % 3].http,
+                "PUT",
+                &format!("/five/_doc/after{i}"),
+                b"{\"v\":0}",
+                Duration::from_secs(30),
+            );
+            if r.as_ref().is_some_and(|r| r.status == 201) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "after{i} not written: {:?}", r.map(|r| r.text()));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    eprintln!("two of five killed: 30 documents written after {:?}", killed.elapsed());
+    // Both come back and recover; every copy converges.
+    for &v in &victims {
+        c.restart(v, FAST);
+    }
+    let all: Vec<&Proc> = c.procs.iter().collect();
+    wait_members(&all, 5, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(1));
+    let (acked, attempted) = w.finish();
+    assert!(!acked.is_empty());
+    wait_green(all[rest[0]], "five", Duration::from_secs(120));
+    let table = routing(all[0], "five");
+    for copies in table.as_object().unwrap().values() {
+        let nodes: std::collections::BTreeSet<&str> =
+            copies.as_array().unwrap().iter().filter_map(|c| c["node"].as_str()).collect();
+        assert_eq!(nodes.len(), 3, "three copies on three nodes: {table}");
+    }
+    // Each node's copies hold the same documents as every other copy of the shard, and
+    // together every acknowledged write.
+    let copies: Vec<_> = all.iter().map(|p| local_docs(p, "five")).collect();
+    let total: BTreeMap<String, (i64, i64)> =
+        copies.iter().flat_map(|d| d.iter().map(|(k, v)| (k.clone(), *v))).collect();
+    check_docs(&total, &acked, &attempted);
+    for docs in &copies {
+        for (id, v) in docs {
+            assert_eq!(total.get(id), Some(v), "copies disagree on {id}");
+        }
+    }
+    // Three copies of each document across the five nodes.
+    let held: usize = copies.iter().map(BTreeMap::len).sum();
+    assert_eq!(held, 3 * total.len(), "each document on three copies");
+    let r = get(all[0].http, "/five/_count").json();
+    assert_eq!(r["count"].as_u64().unwrap() as usize, total.len(), "{r}");
+}
+
+/// Whether the writers get a new acknowledgement within `within` (counted from now).
+fn acked_after(w: &Writers, within: Duration) -> bool {
+    let before = w.acked.lock().unwrap().clone();
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if *w.acked.lock().unwrap() != before {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
 }
