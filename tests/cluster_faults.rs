@@ -297,6 +297,21 @@ fn a_partitioned_primary_acknowledges_no_write() {
     let minority = Writers::start("part", "m", &[c.procs[p].http, c.procs[p].http], Duration::from_secs(120));
     let rest: Vec<&Proc> = others.iter().map(|&i| &c.procs[i]).collect();
     wait_members(&rest, 2, Duration::from_secs(30));
+    // The cut-off node knows of no cluster manager any more (a leader cut off from the voters
+    // stops acting as one): its writes are refused with the no-cluster-manager block.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = get(c.procs[p].http, "/_cluster/state/cluster_manager_node,blocks").json();
+        if v["cluster_manager_node"].is_null() {
+            assert_eq!(v["blocks"]["global"]["2"]["description"], "no cluster-manager", "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the cut-off node still names a cluster manager: {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let r = send(c.procs[p].http, "PUT", "/part/_doc/blocked?timeout=1s", Some(br#"{"v":0}"#), &[]);
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(r.json()["error"]["reason"], "blocked by: [SERVICE_UNAVAILABLE/2/no cluster-manager];");
     // The majority promotes the replica and takes writes.
     let majority = Writers::start("part", "M", &[rest[0].http, rest[1].http], Duration::from_secs(60));
     std::thread::sleep(Duration::from_secs(3));

@@ -35,6 +35,24 @@ fn dechunk(mut s: &str) -> String {
     out
 }
 
+/// A `_bulk` request with an NDJSON body.
+fn bulk(addr: SocketAddr, nd: &str) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).expect("connect to the test server");
+    let req = format!(
+        "POST /_bulk HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/x-ndjson\r\nContent-Length: {}\r\n\r\n{nd}",
+        nd.len()
+    );
+    s.write_all(req.as_bytes()).expect("write the request");
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).expect("read the response");
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status: u16 = text.get(9..12).and_then(|c| c.parse().ok()).expect("status line");
+    let (head, rest) = text.split_once("\r\n\r\n").expect("headers end");
+    let body =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { dechunk(rest) } else { rest.to_string() };
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
 fn json_of(r: (u16, String)) -> (u16, Value) {
     (r.0, serde_json::from_str(&r.1).unwrap_or(Value::Null))
 }
@@ -122,4 +140,79 @@ fn indices_extra_apis() {
     assert_eq!(call(a, "POST", "/_aliases", Some(json!({"actions": [{"remove_index": {"index": "logs-1"}}]}))).0, 200);
     assert_eq!(call(a, "HEAD", "/logs-1", None).0, 404);
     rt.block_on(running.stop());
+}
+
+/// `index.blocks.*`: each block stops its levels with OpenSearch's `cluster_block_exception`,
+/// and the settings that lift a block go through it.
+#[test]
+fn index_blocks_stop_what_they_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let data = dir.path().to_string_lossy().to_string();
+    let running = rt
+        .block_on(fathom::http::start(NodeSettings::from_pairs(&[("path.data", &data), ("http.port", "0")])))
+        .expect("start");
+    let a = running.addr;
+    assert_eq!(call(a, "PUT", "/b", Some(json!({"settings": {"number_of_replicas": 0}}))).0, 200);
+    assert_eq!(call(a, "PUT", "/b/_doc/1?refresh=true", Some(json!({"f": 1}))).0, 201);
+    let blocked = |r: (u16, Value), status: u16, reason: &str| {
+        assert_eq!(r.0, status, "{}", r.1);
+        assert_eq!(r.1["error"]["type"], "cluster_block_exception", "{}", r.1);
+        assert_eq!(r.1["error"]["reason"], reason, "{}", r.1);
+    };
+
+    // write: documents refused (alone and in a bulk item), reads and mappings allowed.
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.write": true}))).0, 200);
+    let write = "index [b] blocked by: [FORBIDDEN/8/index write (api)];";
+    blocked(json_of(call(a, "PUT", "/b/_doc/2", Some(json!({"f": 2})))), 403, write);
+    blocked(json_of(call(a, "DELETE", "/b/_doc/1", None)), 403, write);
+    blocked(json_of(call(a, "POST", "/b/_update/1", Some(json!({"doc": {"f": 3}})))), 403, write);
+    let (s, v) = bulk(a, "{\"index\":{\"_index\":\"b\",\"_id\":\"9\"}}\n{\"f\":9}\n");
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["errors"], true, "{v}");
+    assert_eq!(v["items"][0]["index"]["status"], 403, "{v}");
+    assert_eq!(v["items"][0]["index"]["error"]["type"], "cluster_block_exception", "{v}");
+    assert_eq!(json_of(call(a, "GET", "/b/_doc/1", None)).0, 200);
+    assert_eq!(json_of(call(a, "GET", "/b/_search", None)).1["hits"]["total"]["value"], 1);
+    assert_eq!(call(a, "PUT", "/b/_mapping", Some(json!({"properties": {"k": {"type": "keyword"}}}))).0, 200);
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.write": false}))).0, 200);
+    assert_eq!(call(a, "PUT", "/b/_doc/2", Some(json!({"f": 2}))).0, 201);
+
+    // read_only: writes and metadata writes refused; lifting it goes through.
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.read_only": true}))).0, 200);
+    let ro = "index [b] blocked by: [FORBIDDEN/5/index read-only (api)];";
+    blocked(json_of(call(a, "PUT", "/b/_doc/3", Some(json!({"f": 3})))), 403, ro);
+    blocked(json_of(call(a, "PUT", "/b/_mapping", Some(json!({"properties": {"z": {"type": "long"}}})))), 403, ro);
+    blocked(json_of(call(a, "PUT", "/b/_settings", Some(json!({"index.number_of_replicas": 0})))), 403, ro);
+    blocked(
+        json_of(call(a, "POST", "/_aliases", Some(json!({"actions": [{"add": {"index": "b", "alias": "x"}}]})))),
+        403,
+        ro,
+    );
+    blocked(json_of(call(a, "DELETE", "/b", None)), 403, ro);
+    let (_, state) = json_of(call(a, "GET", "/_cluster/state/blocks", None));
+    assert_eq!(state["blocks"]["indices"]["b"]["5"]["description"], "index read-only (api)", "{state}");
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.read_only": false}))).0, 200);
+    assert_eq!(json_of(call(a, "GET", "/_cluster/state/blocks", None)).1["blocks"], json!({}));
+
+    // read: searches and gets refused; metadata: mappings and settings reads refused.
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.read": true}))).0, 200);
+    let read = "index [b] blocked by: [FORBIDDEN/7/index read (api)];";
+    blocked(json_of(call(a, "GET", "/b/_search", None)), 403, read);
+    blocked(json_of(call(a, "GET", "/b/_doc/1", None)), 403, read);
+    assert_eq!(
+        call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.read": false, "index.blocks.metadata": true}))).0,
+        200
+    );
+    let meta = "index [b] blocked by: [FORBIDDEN/9/index metadata (api)];";
+    blocked(json_of(call(a, "GET", "/b/_mapping", None)), 403, meta);
+    blocked(json_of(call(a, "GET", "/b/_settings", None)), 403, meta);
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.metadata": false}))).0, 200);
+
+    // read_only_allow_delete: writes get 429, the index can still be deleted.
+    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.read_only_allow_delete": true}))).0, 200);
+    let (s, v) = json_of(call(a, "PUT", "/b/_doc/4", Some(json!({"f": 4}))));
+    assert_eq!((s, v["error"]["type"].as_str()), (429, Some("cluster_block_exception")), "{v}");
+    assert_eq!(call(a, "DELETE", "/b", None).0, 200);
+    drop(running);
 }

@@ -101,7 +101,11 @@ fn targets(md: &Metadata, exprs: &[String]) -> OsResult<Vec<String>> {
         expand: ExpandWildcards { open: true, closed: true, hidden: false },
         forbid_closed: false,
     };
-    resolve(md, &exprs.join(","), opts)
+    let names = resolve(md, &exprs.join(","), opts)?;
+    // Alias changes are metadata writes: a blocked index refuses them.
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    crate::cluster::blocks::check_indices(md, crate::cluster::blocks::Level::MetadataWrite, &refs, false)?;
+    Ok(names)
 }
 
 fn validate_alias_name(md: &Metadata, alias: &str) -> OsResult<()> {

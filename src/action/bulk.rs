@@ -197,6 +197,8 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
         return Err(OsError::validation(&["index is missing".into()]));
     }
     if !d.forwarded {
+        // Without a cluster manager, the whole request waits for one (a retryable block).
+        cs.await_global_unblocked(crate::cluster::blocks::Level::Write, d.wait.timeout)?;
         if let Some(plan) = remote::plan(cs, &items, d) {
             return remote::execute(cs, &items, plan, d, start);
         }

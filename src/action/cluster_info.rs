@@ -275,7 +275,7 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
         v["cluster_manager_node"] = manager.clone();
     }
     if want("blocks") {
-        v["blocks"] = json!({});
+        v["blocks"] = crate::cluster::blocks::state_json(&cs.global_blocks(), &md, &names);
     }
     if want("nodes") {
         let mut nodes = Map::new();

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::deferred::Deferred;
 use super::source_filter::SourceFilter;
 use super::templates;
+use crate::cluster::blocks::Level;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::replication::Replicated;
 use crate::cluster::{ClusterService, CreateIndex, IndexService, IndexShard};
@@ -184,7 +185,14 @@ pub fn validate_id(id: &str) -> OsResult<()> {
 
 /// The index a write to `name` goes to: the index itself, an alias's write index, or a new
 /// index created from templates (`action.auto_create_index`).
+/// A blocked index (`index.blocks.write`, `read_only`, ...) is refused with its block.
 pub fn write_target(cs: &ClusterService, name: &str, require_alias: bool) -> OsResult<Arc<IndexService>> {
+    let svc = write_index(cs, name, require_alias)?;
+    cs.check_blocks(Level::Write, &[&svc.name])?;
+    Ok(svc)
+}
+
+fn write_index(cs: &ClusterService, name: &str, require_alias: bool) -> OsResult<Arc<IndexService>> {
     let md = cs.metadata();
     if md.indices.contains_key(name) {
         if require_alias {
@@ -378,6 +386,8 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
             return Err(OsError::illegal(format!("pipeline with id [{p}] does not exist")));
         }
     }
+    // Without a cluster manager, writes wait for one (OpenSearch's retryable block).
+    cs.await_global_unblocked(Level::Write, req.wait.timeout)?;
     write_target(cs, &req.index, req.require_alias)?;
     let (id, auto) = assign_id(req.id.clone(), &req.constraints)?;
     // The primary may be failing over: wait for the cluster state that names its successor.
@@ -456,6 +466,7 @@ pub fn delete_routed(
 
 /// `DELETE {index}/_doc/{id}`.
 pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome> {
+    cs.await_global_unblocked(Level::Write, req.wait.timeout)?;
     let svc = match cs.index(&req.index) {
         Ok(s) => s,
         Err(e) if e.kind == ErrorKind::IndexNotFound && cs.metadata().is_alias(&req.index) => {
@@ -463,6 +474,7 @@ pub fn delete(cs: &ClusterService, req: DeleteRequest) -> OsResult<WriteOutcome>
         }
         Err(e) => return Err(e),
     };
+    cs.check_blocks(Level::Write, &[&svc.name])?;
     remote_write::retry_primary(cs, req.wait.timeout, || delete_once(cs, &svc, &req))
 }
 
@@ -517,6 +529,12 @@ pub struct GetRequest {
 
 /// The index a read of `name` goes to (an index, or an alias with exactly one index).
 pub fn read_target(cs: &ClusterService, name: &str) -> OsResult<Arc<IndexService>> {
+    let svc = read_index(cs, name)?;
+    cs.check_blocks(Level::Read, &[&svc.name])?;
+    Ok(svc)
+}
+
+fn read_index(cs: &ClusterService, name: &str) -> OsResult<Arc<IndexService>> {
     match cs.index(name) {
         Ok(s) => Ok(s),
         Err(e) if e.kind == ErrorKind::IndexNotFound => {

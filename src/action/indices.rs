@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::deferred::Deferred;
 use super::templates;
+use crate::cluster::blocks::{self, check_global, check_indices, Level};
 use crate::cluster::metadata::{AliasMetadata, IndexMetadata};
 use crate::cluster::resolve::{resolve, IndicesOptions};
 use crate::cluster::settings::{self, flat_json, flatten_index_settings, nest, FlatSettings};
@@ -78,6 +79,9 @@ pub fn delete(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult
         }
     }
     let names = resolve(&md, expr, opts)?;
+    // Blocks that allow releasing resources (read_only_allow_delete) let a delete through.
+    check_global(&cs.global_blocks(), Level::MetadataWrite)?;
+    check_indices(&md, Level::MetadataWrite, &refs(&names), true)?;
     cs.delete_indices(&names)?;
     Ok(json!({"acknowledged": true}))
 }
@@ -153,6 +157,7 @@ pub fn exists(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> bool {
 /// `POST /{targets}/_close`.
 pub fn close(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
     let names = resolve(&cs.metadata(), expr, opts)?;
+    cs.check_blocks(Level::MetadataWrite, &refs(&names))?;
     cs.close_indices(&names)?;
     let indices: Map<String, Value> = names.iter().map(|n| (n.clone(), json!({"closed": true}))).collect();
     Ok(json!({"acknowledged": true, "shards_acknowledged": true, "indices": indices}))
@@ -164,6 +169,7 @@ const ACTIVE_SHARDS_WAIT: std::time::Duration = std::time::Duration::from_secs(3
 /// `POST /{targets}/_open`.
 pub fn open(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
     let names = resolve(&cs.metadata(), expr, opts)?;
+    cs.check_blocks(Level::MetadataWrite, &refs(&names))?;
     cs.open_indices_by_name(&names)?;
     let started = cs.wait_for_primaries(&names, ACTIVE_SHARDS_WAIT);
     Ok(json!({"acknowledged": true, "shards_acknowledged": started}))
@@ -201,6 +207,7 @@ pub fn broadcast(cs: &ClusterService, expr: &str, opts: IndicesOptions, op: Broa
 pub fn get_mapping(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<Value> {
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
+    cs.check_blocks(Level::MetadataRead, &refs(&names))?;
     let mut out = Map::new();
     for n in names {
         if let Some(m) = md.indices.get(&n) {
@@ -244,6 +251,7 @@ pub fn put_mapping(
             names = keep;
         }
     }
+    cs.check_blocks(Level::MetadataWrite, &refs(&names))?;
     // Validate against every target first, so a conflict changes nothing.
     for n in &names {
         if let Some(m) = md.indices.get(n) {
@@ -278,6 +286,7 @@ pub fn get_settings(
 ) -> OsResult<Value> {
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
+    cs.check_blocks(Level::MetadataRead, &refs(&names))?;
     let mut out = Map::new();
     for n in names {
         if let Some(m) = md.indices.get(&n) {
@@ -319,6 +328,13 @@ pub fn put_settings(
     }
     let md = cs.metadata();
     let names = resolve(&md, expr, opts)?;
+    // An update that lifts a block goes through the index blocks.
+    let keys: Vec<&str> = update.keys().map(String::as_str).collect();
+    if blocks::settings_update_passes_blocks(&keys) {
+        check_global(&cs.global_blocks(), Level::MetadataWrite)?;
+    } else {
+        cs.check_blocks(Level::MetadataWrite, &refs(&names))?;
+    }
     for n in &names {
         let Some(m) = md.indices.get(n) else { continue };
         let static_keys: Vec<&String> = update.keys().filter(|k| !settings::is_dynamic(k)).collect();
@@ -353,4 +369,9 @@ pub fn put_settings(
         })?;
     }
     Ok(json!({"acknowledged": true}))
+}
+
+/// Index names as the block checks take them.
+fn refs(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
 }

@@ -147,6 +147,7 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
         Some(s) => Some(Script::from_request(s).map_err(|e| e.to_os_error())?),
         None => None,
     };
+    cs.await_global_unblocked(crate::cluster::blocks::Level::Write, req.wait.timeout)?;
     if !req.wait.want.trivially_met() {
         let svc = write_target(cs, &req.index, req.require_alias)?;
         let shard = svc.route(req.routing.as_deref().unwrap_or(&req.id))?.clone();

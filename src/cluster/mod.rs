@@ -28,6 +28,7 @@
 
 pub mod allocation;
 pub mod applier;
+pub mod blocks;
 #[cfg(feature = "server")]
 pub mod coordination;
 pub mod coordination_view;

@@ -71,6 +71,8 @@ enum Probe {
 /// Runs the checks until the transport closes. Only the cluster manager acts on them.
 pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: Arc<Transport>, checks: Checks) {
     let mut failures: HashMap<String, u32> = HashMap::new();
+    // Rounds in a row in which fewer than a quorum of voters answered.
+    let mut without_quorum = 0u32;
     loop {
         tokio::time::sleep(checks.interval).await;
         if transport.is_closed() {
@@ -79,6 +81,8 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
         let leader = coordinator.leader().is_some_and(|(id, _)| id == coordinator.id);
         if !leader {
             failures.clear();
+            without_quorum = 0;
+            coordinator.set_quorum_lost(false);
             continue;
         }
         let published = coordinator.state();
@@ -116,6 +120,39 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
         for p in probes {
             answers.push(p.await.unwrap_or(Probe::Failed));
         }
+        // A leader that a quorum of voters no longer answers cannot commit anything: it stops
+        // acting as the cluster manager (OpenSearch's leader steps down when a publication
+        // fails) and publishes nothing until a quorum answers again.
+        let voters: Vec<String> = published
+            .membership
+            .membership()
+            .voter_ids()
+            .filter_map(|id| published.membership.membership().get_node(&id).map(|n| n.node_id.clone()))
+            .collect();
+        let answering = voters
+            .iter()
+            .filter(|v| {
+                **v == coordinator.local.node_id
+                    || members.iter().zip(&answers).any(|(n, a)| n.node_id == **v && *a == Probe::Answered)
+            })
+            .count();
+        if answering < voters.len() / 2 + 1 {
+            without_quorum += 1;
+            if without_quorum == checks.retry_count {
+                tracing::warn!(
+                    answering,
+                    voters = voters.len(),
+                    "a quorum of voters does not answer; no longer acting as the cluster manager"
+                );
+                coordinator.set_quorum_lost(true);
+            }
+            continue;
+        }
+        if without_quorum >= checks.retry_count {
+            tracing::info!("a quorum of voters answers again");
+        }
+        without_quorum = 0;
+        coordinator.set_quorum_lost(false);
         let st = cs.state();
         let mut join = Vec::new();
         let mut leave = Vec::new();

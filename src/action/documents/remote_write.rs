@@ -30,9 +30,13 @@ pub fn remote_primary(cs: &ClusterService, svc: &IndexService, id: &str, routing
 }
 
 /// Errors after which a write is tried again on the next cluster state (OpenSearch's
-/// `ReroutePhase` retries): the primary's node cannot be reached or the primary is not active
-/// (failing over). A timeout is not among them: the write may be running.
+/// `ReroutePhase` retries): the primary's node cannot be reached, the primary is not active
+/// (failing over), or no cluster manager is elected. A timeout is not among them: the write may be running.
 pub(crate) fn retryable(cs: &ClusterService, e: &OsError) -> bool {
+    // No cluster manager (the only retryable block, 503): the next one lifts it.
+    if e.kind == ErrorKind::ClusterBlock && e.status == 503 {
+        return true;
+    }
     // A node alone has no other copy to wait for.
     cs.state().nodes.len() > 1
         && matches!(

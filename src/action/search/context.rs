@@ -89,6 +89,8 @@ pub fn acquire_with_failed(
     let mut failed = Vec::new();
     let md = cs.metadata();
     let names = resolve::resolve(&md, expr, opts)?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    cs.check_blocks(crate::cluster::blocks::Level::Read, &refs)?;
     let mut out = Vec::new();
     for name in names {
         let svc = match cs.index(&name) {

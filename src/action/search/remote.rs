@@ -47,6 +47,7 @@ pub fn remote_targets(
     let mut unavailable = Vec::new();
     let st = cs.state();
     let names = resolve::resolve(&st.metadata, expr, opts)?;
+    cs.check_blocks(crate::cluster::blocks::Level::Read, &names.iter().map(String::as_str).collect::<Vec<_>>())?;
     let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
     let me = cs.node.node_id.as_str();
     let only_local = req.preference.as_deref().is_some_and(|p| p.ends_with("_only_local"));

@@ -83,6 +83,10 @@ pub struct Coordinator {
     sm: state_machine::StateMachine,
     wire: Arc<dyn Wire>,
     timing: Timing,
+    /// Set by the leader's follower checks while fewer than a quorum of voters answer: the
+    /// leader then acts as OpenSearch's would after stepping down (no elected cluster manager,
+    /// writes blocked) until a quorum answers again or a newer term replaces it.
+    quorum_lost: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for Coordinator {
@@ -143,7 +147,7 @@ impl Coordinator {
         .map_err(|e| internal(format!("cannot open the coordination state: {e}")))?;
         let net = network::NetworkFactory { wire: wire.clone() };
         let raft = types::Raft::new(id, config, net, log, sm.clone()).await.map_err(internal)?;
-        Ok(Coordinator { raft, local, id, sm, wire, timing })
+        Ok(Coordinator { raft, local, id, sm, wire, timing, quorum_lost: Arc::default() })
     }
 
     /// Makes the first voting configuration, once: `members` (this node among them). Nothing
@@ -176,6 +180,11 @@ impl Coordinator {
         let id = m.current_leader?;
         let node = m.membership_config.membership().get_node(&id).cloned()?;
         Some((id, node))
+    }
+
+    /// Records whether a quorum of voters answers this leader's checks (see `quorum_lost`).
+    pub fn set_quorum_lost(&self, lost: bool) {
+        self.quorum_lost.store(lost, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The current Raft term.
@@ -393,7 +402,11 @@ impl crate::cluster::coordination_view::Coordination for Coordinator {
         members.sort_by(|a, b| a.node_id.cmp(&b.node_id));
         CoordinationView {
             term: metrics.current_term,
-            cluster_manager: metrics.current_leader.and_then(|l| accepted.get_node(&l)).map(|n| n.node_id.clone()),
+            cluster_manager: metrics
+                .current_leader
+                .filter(|l| !(*l == self.id && self.quorum_lost.load(std::sync::atomic::Ordering::SeqCst)))
+                .and_then(|l| accepted.get_node(&l))
+                .map(|n| n.node_id.clone()),
             last_committed_config: ids(&committed),
             last_accepted_config: ids(&accepted),
             members,
