@@ -209,8 +209,16 @@ fn index_blocks_stop_what_they_name() {
     blocked(json_of(call(a, "GET", "/b/_settings", None)), 403, meta);
     assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.metadata": false}))).0, 200);
 
-    // read_only_allow_delete: writes get 429, the index can still be deleted.
-    assert_eq!(call(a, "PUT", "/b/_settings", Some(json!({"index.blocks.read_only_allow_delete": true}))).0, 200);
+    // read_only_allow_delete, added with the block API: writes get 429, the index can still be
+    // deleted.
+    let (s, v) = json_of(call(a, "PUT", "/b/_block/read_only_allow_delete", None));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(
+        v,
+        json!({"acknowledged": true, "shards_acknowledged": true, "indices": [{"name": "b", "blocked": true}]})
+    );
+    let (s, v) = json_of(call(a, "PUT", "/b/_block/nope", None));
+    assert_eq!((s, v["error"]["reason"].as_str()), (400, Some("No block found with name nope")), "{v}");
     let (s, v) = json_of(call(a, "PUT", "/b/_doc/4", Some(json!({"f": 4}))));
     assert_eq!((s, v["error"]["type"].as_str()), (429, Some("cluster_block_exception")), "{v}");
     assert_eq!(call(a, "DELETE", "/b", None).0, 200);

@@ -371,6 +371,30 @@ pub fn put_settings(
     Ok(json!({"acknowledged": true}))
 }
 
+/// `PUT /{targets}/_block/{block}` (`TransportAddIndexBlockAction`): sets `index.blocks.{block}`
+/// on every target.
+pub fn add_block(cs: &ClusterService, expr: &str, opts: IndicesOptions, block: &str) -> OsResult<Value> {
+    let key = format!("index.blocks.{block}");
+    if !blocks::INDEX_BLOCKS.iter().any(|(k, _)| *k == key) {
+        return Err(OsError::illegal(format!("No block found with name {block}")));
+    }
+    let md = cs.metadata();
+    let names = resolve(&md, expr, opts)?;
+    cs.check_blocks(Level::MetadataWrite, &refs(&names))?;
+    for n in &names {
+        cs.update_index(n, |m| {
+            if settings::get_str(&m.settings, &key) == Some("true") {
+                return Ok(false);
+            }
+            m.settings.insert(key.clone(), json!("true"));
+            m.settings_version += 1;
+            Ok(true)
+        })?;
+    }
+    let indices: Vec<Value> = names.iter().map(|n| json!({"name": n, "blocked": true})).collect();
+    Ok(json!({"acknowledged": true, "shards_acknowledged": true, "indices": indices}))
+}
+
 /// Index names as the block checks take them.
 fn refs(names: &[String]) -> Vec<&str> {
     names.iter().map(String::as_str).collect()

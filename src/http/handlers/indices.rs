@@ -155,6 +155,12 @@ fn put_settings(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(indices::put_settings(&node.cluster, &index_expr(req), o, &body, preserve)?))
 }
 
+fn add_block(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let o = indices_options(req, opts(false, true, true, false, false))?;
+    let block = req.path_param("block").unwrap_or_default();
+    Ok(RestResponse::ok(indices::add_block(&node.cluster, &index_expr(req), o, block)?))
+}
+
 const OPTS: &[&str] = &["ignore_unavailable", "allow_no_indices", "expand_wildcards"];
 
 // Parameter lists are spelled out per route (OpenSearch's rest-api-spec).
@@ -239,6 +245,14 @@ const GET_SETTINGS_P: &[&str] = &[
     "allow_no_indices",
     "expand_wildcards",
 ];
+const ADD_BLOCK_P: &[&str] = &[
+    "timeout",
+    "master_timeout",
+    "cluster_manager_timeout",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
 const PUT_SETTINGS_P: &[&str] = &[
     "preserve_existing",
     "flat_settings",
@@ -289,4 +303,5 @@ pub fn register(r: &mut Router) {
     for p in ["/_settings", "/{index}/_settings"] {
         r.add(&[Put], p, "indices:admin/settings/update", Pool::Management, PUT_SETTINGS_P, put_settings);
     }
+    r.add(&[Put], "/{index}/_block/{block}", "indices:admin/block/add", Pool::Management, ADD_BLOCK_P, add_block);
 }
