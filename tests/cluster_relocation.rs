@@ -218,8 +218,84 @@ fn a_primary_moves_under_writes_and_loses_no_acknowledged_write() {
     let after = shard0(c.node(0), "mv");
     assert!(!after.iter().any(|x| x.0 == primary), "a copy stayed on the excluded node: {after:?}");
     assert_eq!(after.iter().filter(|x| x.1).count(), 1);
+
+    // (b) `_cluster/reroute` moves the primary back to the node that holds no copy (named by
+    // node name), once the filter is gone.
+    let r = put(c.node(1).http, "/mv/_settings", r#"{"index.routing.allocation.exclude._name":null}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let from = after.iter().find(|x| x.1).unwrap().0.clone();
+    let body = json!({"commands": [{"move": {"index": "mv", "shard": 0, "from_node": names[&from], "to_node": names[&primary]}}]});
+    let r = post(c.node(2).http, "/_cluster/reroute?metric=routing_table", &body.to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["acknowledged"], true);
+    let moved = v["state"]["routing_table"]["indices"]["mv"]["shards"]["0"].as_array().unwrap().clone();
+    assert!(
+        moved
+            .iter()
+            .any(|x| x["primary"] == true && x["state"] == "RELOCATING" && x["relocating_node"] == primary.as_str()),
+        "{v}"
+    );
+    assert!(v["state"].get("metadata").is_none());
+    wait_relocating(c.node(0), "mv", Duration::from_secs(10));
+    wait_green(c.node(0), "mv", Duration::from_secs(90));
+    let last = shard0(c.node(0), "mv");
+    assert_eq!(last.iter().find(|x| x.1).unwrap().0, primary, "the primary is back: {last:?}");
+    // A move of a copy that is not on the node is refused with OpenSearch's message.
+    let body = json!({"commands": [{"move": {"index": "mv", "shard": 0, "from_node": names[&from], "to_node": names[&primary]}}]});
+    let r = post(c.node(0).http, "/_cluster/reroute", &body.to_string());
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.json()["error"]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("[move_allocation] can't move 0, failed to find it on node {"));
+
     std::thread::sleep(Duration::from_millis(500));
     let acked = writers.finish();
     assert!(acked.len() > 50, "too few acknowledged writes: {}", acked.len());
     check_copies(&c, "mv", &acked);
+}
+
+#[test]
+fn a_joining_node_gets_its_share_of_the_shards() {
+    let _turn = common::cluster::one_cluster_at_a_time();
+    let port = free_port();
+    let mut c = Cluster::start(3, 2);
+    let r = put(c.node(0).http, "/spread", r#"{"settings":{"number_of_shards":6,"number_of_replicas":0}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_green(c.node(0), "spread", Duration::from_secs(60));
+    let mut body = String::new();
+    for n in 0..600 {
+        body.push_str(&format!("{{\"index\":{{\"_index\":\"spread\",\"_id\":\"d{n}\"}}}}\n{{\"n\":{n}}}\n"));
+    }
+    let r = send(
+        c.node(0).http,
+        "POST",
+        "/_bulk?refresh=true",
+        Some(body.as_bytes()),
+        &[("content-type", "application/x-ndjson")],
+    );
+    assert_eq!(r.json()["errors"], false);
+    c.add(2, port);
+    let newcomer = common::cluster::local_id(c.node(2));
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let v = get(c.node(0).http, "/_cluster/state/routing_table").json();
+        let mut per_node: BTreeMap<String, usize> = BTreeMap::new();
+        for copies in v["routing_table"]["indices"]["spread"]["shards"].as_object().unwrap().values() {
+            for x in copies.as_array().unwrap() {
+                if x["state"] == "STARTED" {
+                    *per_node.entry(x["node"].as_str().unwrap().to_string()).or_default() += 1;
+                }
+            }
+        }
+        if per_node.get(&newcomer) == Some(&2) && per_node.values().all(|n| *n == 2) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the shards did not spread: {per_node:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    wait_green(c.node(0), "spread", Duration::from_secs(30));
+    let v = get(c.node(2).http, "/spread/_count").json();
+    assert_eq!(v["count"], 600, "{v}");
 }

@@ -16,6 +16,7 @@
 //! | `assign.rs` | assigning unassigned copies: existing stores first, then by weight |
 //! | `relocate.rs` | relocation: a copy moving to another node, copies that may not remain |
 //! | `rebalance.rs` | moving started copies toward balance (`balance` of the allocator) |
+//! | `commands.rs` | the `_cluster/reroute` commands: move, cancel, allocate a replica or a primary |
 //! | `reroute.rs` | `reroute` and the shard events (`shard_started`, `shard_failed`) |
 //! | `explain.rs` | `_cluster/allocation/explain`: finding the copy, unassigned copies |
 //! | `explain_move.rs` | explaining a started copy: may it stay, would it move |
@@ -44,6 +45,7 @@
 mod assign;
 mod balance;
 mod combine;
+mod commands;
 mod deciders;
 mod deciders_load;
 mod explain;
@@ -72,6 +74,7 @@ mod tests_relocate;
 
 use std::collections::BTreeMap;
 
+pub use commands::{execute as execute_command, reset_failed_counters, Command, CommandError, Executed};
 pub use explain::{explain, ExplainRequest};
 pub use render::{render_routing_nodes, render_routing_table};
 pub use reroute::{remove_stale_allocation_ids, reroute, shard_failed, shard_started};
