@@ -250,6 +250,18 @@ fn a_primary_moves_under_writes_and_loses_no_acknowledged_write() {
         .unwrap()
         .starts_with("[move_allocation] can't move 0, failed to find it on node {"));
 
+    // (c) The replica's node is excluded: the replica relocates (recovering from the primary).
+    let replica = last.iter().find(|x| !x.1).unwrap().0.clone();
+    let body = json!({"index.routing.allocation.exclude._name": names[&replica]});
+    let r = put(c.node(0).http, "/mv/_settings", &body.to_string());
+    assert_eq!(r.status, 200, "{}", r.text());
+    let line = wait_relocating(c.node(1), "mv", Duration::from_secs(10));
+    assert!(line.contains(" r ") && line.contains("->"), "{line}");
+    wait_green(c.node(0), "mv", Duration::from_secs(90));
+    let end = shard0(c.node(0), "mv");
+    assert!(!end.iter().any(|x| x.0 == replica), "a copy stayed on the excluded node: {end:?}");
+    assert_eq!(end.iter().find(|x| x.1).unwrap().0, primary, "the primary stayed: {end:?}");
+
     std::thread::sleep(Duration::from_millis(500));
     let acked = writers.finish();
     assert!(acked.len() > 50, "too few acknowledged writes: {}", acked.len());

@@ -132,3 +132,56 @@ fn no_rebalancing_while_copies_are_unassigned_by_default() {
     let always = settings(&[("cluster.routing.allocation.allow_rebalance", "always")]);
     assert!(relocating(&reroute(&t, &m2, &three, &always, 0, &mut gen)) > 0);
 }
+
+#[test]
+fn reroute_commands_move_cancel_and_refuse_with_opensearch_s_messages() {
+    let nodes = [node("a"), node("b")];
+    let cs = Map::new();
+    let mut gen = ids();
+    let m = md(vec![index("i", 1, 0, &[])]);
+    let t = settle(&RoutingTable::default(), &m, &nodes, &cs, 0, &mut gen);
+    let from = copies(&t, "i", 0)[0].node.clone().unwrap();
+    let to = if from == "a" { "b" } else { "a" };
+    let mv = Command::Move { index: "i".into(), shard: 0, from_node: format!("name-{from}"), to_node: to.into() };
+    let mut moved = t.clone();
+    let done = execute_command(&mut moved, &m, &nodes, &cs, &mv, false, 0, &mut gen).unwrap();
+    assert!(done.applied);
+    assert_eq!(copies(&moved, "i", 0)[0].relocating_node.as_deref(), Some(to));
+    // Not on that node any more (it is relocating from it, not to it): refused.
+    let back = Command::Move { index: "i".into(), shard: 0, from_node: to.into(), to_node: from.clone() };
+    let e = execute_command(&mut moved.clone(), &m, &nodes, &cs, &back, false, 0, &mut gen).unwrap_err();
+    match e {
+        CommandError::Illegal(msg) => {
+            assert!(msg.starts_with("[move_allocation] can't move 0, failed to find it on node {name-"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // With explain, a NO decision instead, and nothing changes.
+    let mut same = moved.clone();
+    let ex = execute_command(&mut same, &m, &nodes, &cs, &back, true, 0, &mut gen).unwrap();
+    assert!(!ex.applied);
+    assert_eq!(ex.explanation["decisions"][0]["decision"], "NO");
+    assert_eq!(same, moved);
+    // Cancelling the target of a primary's relocation needs no allow_primary.
+    let cancel = Command::Cancel { index: "i".into(), shard: 0, node: to.into(), allow_primary: false };
+    let mut c2 = moved.clone();
+    execute_command(&mut c2, &m, &nodes, &cs, &cancel, false, 0, &mut gen).unwrap();
+    assert_eq!(copies(&c2, "i", 0)[0].state, ShardState::Started);
+    assert_eq!(copies(&c2, "i", 0)[0].node.as_deref(), Some(from.as_str()));
+    // The started primary itself does.
+    let cancel = Command::Cancel { index: "i".into(), shard: 0, node: from.clone(), allow_primary: false };
+    let e = execute_command(&mut c2.clone(), &m, &nodes, &cs, &cancel, false, 0, &mut gen).unwrap_err();
+    assert!(matches!(e, CommandError::Illegal(ref s) if s.ends_with("shard is primary and started")), "{e:?}");
+    let unknown = Command::AllocateReplica { index: "i".into(), shard: 0, node: "zz".into() };
+    let e = execute_command(&mut c2.clone(), &m, &nodes, &cs, &unknown, false, 0, &mut gen).unwrap_err();
+    assert_eq!(e, CommandError::Illegal("failed to resolve [zz], no matching nodes".into()));
+    let replica = Command::AllocateReplica { index: "i".into(), shard: 0, node: to.into() };
+    let e = execute_command(&mut c2.clone(), &m, &nodes, &cs, &replica, false, 0, &mut gen).unwrap_err();
+    assert_eq!(
+        e,
+        CommandError::Illegal(
+            "[allocate_replica] all copies of [i][0] are already assigned. Use the move allocation command instead"
+                .into()
+        )
+    );
+}
