@@ -248,6 +248,16 @@ pub fn with_local_failures(
 
 /// `GET /_cluster/state[/{metrics}[/{indices}]]`.
 pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> OsResult<Value> {
+    state_with(cs, metrics, indices, None)
+}
+
+/// [`state`] with `routing` in place of the applied routing table (a reroute's dry run).
+pub fn state_with(
+    cs: &ClusterService,
+    metrics: &[String],
+    indices: Option<&str>,
+    routing: Option<&crate::cluster::routing_table::RoutingTable>,
+) -> OsResult<Value> {
     let md = cs.metadata();
     let all = metrics.is_empty() || metrics.iter().any(|m| m == "_all");
     let want = |m: &str| all || metrics.iter().any(|x| x == m);
@@ -328,7 +338,7 @@ pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> 
     }
     if want("routing_table") || want("routing_nodes") {
         let st = cs.state();
-        let mut rt = (*st.routing).clone();
+        let mut rt = routing.cloned().unwrap_or_else(|| (*st.routing).clone());
         rt.indices.retain(|n, _| names.contains(n));
         if want("routing_table") {
             v["routing_table"] = crate::cluster::allocation::render_routing_table(&rt, &md);

@@ -258,6 +258,10 @@ pub fn shards_total(svc: &IndexService) -> u32 {
 
 /// Adds `index`, `shard`, `index_uuid` to an engine-level error about one document.
 pub fn doc_error(e: OsError, svc: &IndexService, shard: &IndexShard) -> OsError {
+    // Refused because the primary handed off to its relocation target: retried on the next state.
+    if shard.handoff.is_relocated() && e.kind == ErrorKind::Engine {
+        return crate::cluster::peer_recovery::handoff::relocated_error(shard);
+    }
     if e.kind == ErrorKind::VersionConflictEngine || e.kind == ErrorKind::DocumentMissing {
         e.with("index", svc.name.as_str()).with("shard", shard.id.to_string()).with("index_uuid", svc.uuid.as_str())
     } else {
@@ -310,6 +314,11 @@ pub fn route_doc(svc: &IndexService, id: &str, routing: Option<&str>) -> OsResul
     check_routing(svc, id, routing)?;
     let shard = svc.route(routing.unwrap_or(id))?;
     // A replica held here never takes a write as if it were the primary.
+    if shard.handoff.is_relocated() {
+        return Err(crate::cluster::peer_recovery::handoff::relocated_error(&shard)
+            .with_index(&svc.name, &svc.uuid)
+            .with("shard", shard.id.to_string()));
+    }
     if !shard.replication.is_primary() {
         return Err(OsError::new(
             ErrorKind::UnavailableShards,

@@ -34,6 +34,7 @@ pub mod analyze;
 pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
+pub mod cluster_reroute;
 pub mod cluster_stats;
 pub mod deferred;
 pub mod documents;

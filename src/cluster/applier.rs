@@ -253,7 +253,7 @@ impl ClusterService {
             };
             let Some(ir) = st.routing.indices.get(name).filter(|ir| ir.uuid == m.uuid) else { continue };
             for table in &ir.shards {
-                let mine = table.copy_on(me).filter(|c| c.state != ShardState::Unassigned);
+                let mine = table.assigned_on(me).filter(|c| c.state != ShardState::Unassigned);
                 let held = svc.held(table.id);
                 match (mine, held) {
                     (None, Some(_)) => {
@@ -268,7 +268,11 @@ impl ClusterService {
                         let Some(aid) = c.allocation_id.clone() else { continue };
                         let held_same = held.as_ref().filter(|h| h.allocation_id == aid);
                         if let Some(h) = held_same {
-                            if c.primary {
+                            if c.primary && !c.is_relocation_target() {
+                                if c.state == ShardState::Started {
+                                    // A relocation that was cancelled after the handoff.
+                                    h.handoff.resume();
+                                }
                                 self.follow_as_primary(h, table);
                             } else if table.primary_term > h.replication.term() {
                                 // A new primary: this copy may hold operations it never got
@@ -317,9 +321,7 @@ impl ClusterService {
                 }
             }
         }
-        let assigned = |aid: &str| {
-            st.routing.copies().any(|(_, _, c)| c.node.is_some() && c.allocation_id.as_deref() == Some(aid))
-        };
+        let assigned = |aid: &str| st.routing.indices.values().flat_map(|ir| &ir.shards).any(|t| t.has_allocation(aid));
         self.recoveries.prune(&assigned);
         // Services of indices that are gone or closed.
         let stale: Vec<Arc<IndexService>> = {

@@ -33,6 +33,8 @@ pub struct IndexShard {
     /// How this copy recovered when it was a peer recovery (`_recovery` shows it; the
     /// engine's own record is the store recovery of the copied files).
     pub(super) peer_recovery: Mutex<Option<crate::shard::recovery::RecoveryState>>,
+    /// A primary relocation's handoff (see [`super::peer_recovery::handoff`]).
+    pub handoff: super::peer_recovery::handoff::Handoff,
 }
 
 impl IndexShard {
@@ -349,6 +351,7 @@ impl IndexService {
             listeners: RefreshListeners::default(),
             replication: super::replication::ReplicationGroup::new(primary, term),
             peer_recovery: Mutex::new(None),
+            handoff: Default::default(),
         }
     }
 

@@ -14,6 +14,7 @@
 //! | `replication.rs` | a primary's replication group: operations sent to replicas, global checkpoint |
 //! | `peer_recovery/` | a new replica copying files and operations from its primary |
 //! | `routing_table.rs` | where every shard copy lives, primary terms, in-sync copies |
+//! | `reroute_api.rs` | `_cluster/reroute`: commands on the table, published (or a dry run) |
 //! | `allocation/` | where copies should live: reroute, deciders, shard events, explain, health from the table |
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
@@ -43,6 +44,7 @@ pub mod peer_recovery;
 pub(crate) mod refresh_listeners;
 pub mod remote;
 pub mod replication;
+pub mod reroute_api;
 pub(crate) mod resolve;
 pub mod routing;
 pub mod routing_table;

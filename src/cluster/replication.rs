@@ -110,7 +110,7 @@ impl ReplicationGroup {
     /// in sync; initializing copies stay only while their recovery tracks them.
     pub(super) fn follow_table(&self, table: &ShardTable, me: &str) {
         let mut t = lock(&self.targets);
-        t.retain(|aid, _| table.copies.iter().any(|c| c.allocation_id.as_deref() == Some(aid) && c.node.is_some()));
+        t.retain(|aid, _| table.has_allocation(aid));
         for c in table.copies.iter().filter(|c| !c.on(me) && !c.primary) {
             let (Some(aid), Some(node)) = (&c.allocation_id, &c.node) else { continue };
             if c.state == ShardState::Started && table.in_sync.contains(aid) {
@@ -119,6 +119,10 @@ impl ReplicationGroup {
                 e.in_sync = true;
             }
         }
+    }
+    /// Operations sequenced and not yet sent (a primary handoff waits for none).
+    pub(super) fn pending_operations(&self) -> usize {
+        lock(&self.pending).len()
     }
     /// The lowest persisted checkpoint among in-sync targets (`None` without any).
     fn min_in_sync(&self) -> Option<i64> {
@@ -203,6 +207,7 @@ pub struct Replicated {
 impl IndexShard {
     /// Indexes on this primary copy; the operation waits for [`IndexShard::replicate`].
     pub fn index(&self, op: crate::shard::IndexOp) -> crate::engine::Result<crate::shard::WriteResult> {
+        let _permit = self.sequencing_permit()?;
         let (w, logged) = self.engine.index_logged(op)?;
         if self.replication.has_targets() {
             lock(&self.replication.pending).insert(w.seq_no, logged);
@@ -216,6 +221,7 @@ impl IndexShard {
         id: &str,
         c: crate::shard::versioning::Constraints,
     ) -> crate::engine::Result<crate::shard::WriteResult> {
+        let _permit = self.sequencing_permit()?;
         let w = self.engine.delete(id, c)?;
         if self.replication.has_targets() {
             let op = Operation::Delete {
@@ -229,10 +235,19 @@ impl IndexShard {
         Ok(w)
     }
 
+    /// A permit to sequence an operation: none once this primary handed off to its relocation
+    /// target (see [`super::peer_recovery::handoff`]).
+    fn sequencing_permit(&self) -> crate::engine::Result<super::peer_recovery::handoff::Permit<'_>> {
+        self.handoff
+            .permit()
+            .ok_or_else(|| crate::engine::Error::Closed(format!("[{}][{}] the primary relocated", self.index, self.id)))
+    }
+
     /// Sends the operations with `seq_nos` (written here, durable here) to every copy of the
     /// group and waits for them; fails copies that do not take them (see the module docs).
     /// An error means the write must not be acknowledged.
     pub fn replicate(&self, cs: &ClusterService, seq_nos: &[i64], refresh: ReplicaRefresh) -> OsResult<Replicated> {
+        let _in_flight = self.handoff.replicating();
         let mut ops: Vec<Operation> = {
             let mut p = lock(&self.replication.pending);
             seq_nos.iter().filter_map(|s| p.remove(s)).collect()

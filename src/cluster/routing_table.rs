@@ -94,6 +94,11 @@ pub struct ShardCopy {
     /// While relocating: the node it moves to.
     #[serde(default)]
     pub relocating_node: Option<String>,
+    /// While relocating: the allocation id of the copy it moves to (OpenSearch's
+    /// `AllocationId.relocationId`). The target copy is not an entry of its own: as in
+    /// OpenSearch's table, it is derived from the source ([`ShardCopy::relocation_target`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relocation_id: Option<String>,
     /// Unique per assignment (OpenSearch's `AllocationId.id`): what the in-sync set holds.
     #[serde(default)]
     pub allocation_id: Option<String>,
@@ -109,9 +114,31 @@ impl ShardCopy {
     pub fn active(&self) -> bool {
         matches!(self.state, ShardState::Started | ShardState::Relocating)
     }
-    /// Whether it is on `node` (or relocating to it).
+    /// Whether it is on `node` (a relocation source only; see [`ShardCopy::relocation_target`]).
     pub fn on(&self, node: &str) -> bool {
         self.node.as_deref() == Some(node)
+    }
+    /// The copy a relocating copy moves to (`ShardRouting.getTargetRelocatingShard`):
+    /// initializing on `relocating_node` from a peer, with the relocation id as its allocation
+    /// id and the source's node as its `relocating_node`.
+    pub fn relocation_target(&self) -> Option<ShardCopy> {
+        if self.state != ShardState::Relocating {
+            return None;
+        }
+        Some(ShardCopy {
+            primary: self.primary,
+            state: ShardState::Initializing,
+            node: self.relocating_node.clone(),
+            relocating_node: self.node.clone(),
+            allocation_id: self.relocation_id.clone(),
+            relocation_id: self.allocation_id.clone(),
+            recovery_source: Some(RecoverySource::Peer),
+            unassigned: None,
+        })
+    }
+    /// Whether it is the target of a relocation (`isRelocationTarget`).
+    pub fn is_relocation_target(&self) -> bool {
+        self.state == ShardState::Initializing && self.relocating_node.is_some()
     }
 }
 
@@ -136,9 +163,32 @@ impl ShardTable {
     pub fn replicas(&self) -> impl Iterator<Item = &ShardCopy> {
         self.copies.iter().filter(|c| !c.primary)
     }
-    /// The copy on `node`, if any.
+    /// The copy on `node`, if any (relocation targets not included).
     pub fn copy_on(&self, node: &str) -> Option<&ShardCopy> {
         self.copies.iter().find(|c| c.on(node))
+    }
+    /// The copies with the targets of relocating copies (OpenSearch's `RoutingNodes` view).
+    pub fn copies_and_targets(&self) -> Vec<std::borrow::Cow<'_, ShardCopy>> {
+        let mut v: Vec<std::borrow::Cow<'_, ShardCopy>> = self.copies.iter().map(std::borrow::Cow::Borrowed).collect();
+        v.extend(self.copies.iter().filter_map(|c| c.relocation_target()).map(std::borrow::Cow::Owned));
+        v
+    }
+    /// The copy assigned to `node`: one held there, or a relocation target moving there.
+    pub fn assigned_on(&self, node: &str) -> Option<std::borrow::Cow<'_, ShardCopy>> {
+        if let Some(c) = self.copy_on(node) {
+            return Some(std::borrow::Cow::Borrowed(c));
+        }
+        self.copies
+            .iter()
+            .find(|c| c.state == ShardState::Relocating && c.relocating_node.as_deref() == Some(node))
+            .and_then(ShardCopy::relocation_target)
+            .map(std::borrow::Cow::Owned)
+    }
+    /// Whether a copy or a relocation target has allocation id `aid`.
+    pub fn has_allocation(&self, aid: &str) -> bool {
+        self.copies.iter().any(|c| {
+            (c.node.is_some() && c.allocation_id.as_deref() == Some(aid)) || c.relocation_id.as_deref() == Some(aid)
+        })
     }
 }
 

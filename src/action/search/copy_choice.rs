@@ -150,6 +150,7 @@ mod tests {
             state: ShardState::Started,
             node: Some(node.into()),
             relocating_node: None,
+            relocation_id: None,
             allocation_id: Some(format!("a-{node}")),
             recovery_source: None,
             unassigned: None,

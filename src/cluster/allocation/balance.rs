@@ -35,7 +35,7 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    /// The model of `table` over the data nodes `ids` (relocation sources not counted).
+    /// The model of `table` over the data nodes `ids` (relocating copies counted on their target node).
     pub(crate) fn build(table: &RoutingTable, ids: &[&str], s: &AllocSettings) -> Model {
         let sum = s.balance_shard + s.balance_index;
         let (theta0, theta1) = if sum > 0.0 { (s.balance_shard / sum, s.balance_index / sum) } else { (0.45, 0.55) };
@@ -59,10 +59,9 @@ impl Model {
             theta1,
         };
         for (index, st, c) in table.copies() {
-            if c.state == ShardState::Relocating {
-                continue;
-            }
-            if let Some(i) = c.node.as_deref().and_then(|n| m.position(n)) {
+            // A relocating copy counts on the node it moves to (its target's).
+            let node = if c.state == ShardState::Relocating { &c.relocating_node } else { &c.node };
+            if let Some(i) = node.as_deref().and_then(|n| m.position(n)) {
                 m.add(i, index, st.id, c.primary);
             }
         }

@@ -73,12 +73,21 @@ impl<'a> Ctx<'a> {
     pub(crate) fn active_primary(&self, index: &str, id: u32) -> Option<&'a ShardCopy> {
         self.shard(index, id)?.primary().filter(|p| p.active())
     }
-    /// `numberOfOwningShards`: copies on the node that are not relocating away.
+    /// `numberOfOwningShards`: copies on the node that are not relocating away, relocation
+    /// targets moving to it included.
     pub(crate) fn owning(&self, node: &str, index: Option<&str>) -> usize {
-        self.table
-            .copies_on(node)
-            .filter(|(i, _, c)| c.state != ShardState::Relocating && index.is_none_or(|x| x == *i))
-            .count()
+        self.on_node(node).filter(|(i, c)| c.state != ShardState::Relocating && index.is_none_or(|x| x == *i)).count()
+    }
+    /// The copies on the node, with the relocation targets moving to it (`RoutingNode`).
+    pub(crate) fn on_node<'n>(&'n self, node: &'n str) -> impl Iterator<Item = (&'a str, ShardCopy)> + 'n {
+        self.table.indices.iter().flat_map(move |(name, ir)| {
+            ir.shards.iter().flat_map(move |st| {
+                st.copies_and_targets()
+                    .into_iter()
+                    .filter(move |c| c.on(node))
+                    .map(move |c| (name.as_str(), c.into_owned()))
+            })
+        })
     }
     /// Primaries initializing from a store on the node.
     pub(crate) fn initial_primaries_incoming(&self, node: &str) -> usize {
@@ -89,9 +98,10 @@ impl<'a> Ctx<'a> {
             })
             .count()
     }
-    /// Peer recoveries into the node; `initial`: replicas of newly created indices only.
+    /// Peer recoveries into the node (relocation targets included); `initial`: replicas of
+    /// newly created indices only.
     pub(crate) fn incoming(&self, node: &str, initial: bool) -> usize {
-        self.table.copies_on(node).filter(|(_, _, c)| is_peer_recovery(c) && index_created(c) == initial).count()
+        self.on_node(node).filter(|(_, c)| is_peer_recovery(c) && index_created(c) == initial).count()
     }
     /// Peer recoveries out of the node (from the primaries it holds).
     pub(crate) fn outgoing(&self, node: &str, initial: bool) -> usize {
@@ -100,14 +110,16 @@ impl<'a> Ctx<'a> {
             .values()
             .flat_map(|ir| ir.shards.iter())
             .filter(|st| st.primary().is_some_and(|p| p.active() && p.on(node)))
-            .flat_map(|st| st.copies.iter())
+            .flat_map(|st| st.copies_and_targets())
             .filter(|c| is_peer_recovery(c) && index_created(c) == initial)
             .count()
     }
 }
 
 fn is_peer_recovery(c: &ShardCopy) -> bool {
-    !c.primary && c.state == ShardState::Initializing && c.recovery_source == Some(RecoverySource::Peer)
+    (!c.primary || c.is_relocation_target())
+        && c.state == ShardState::Initializing
+        && c.recovery_source == Some(RecoverySource::Peer)
 }
 
 /// `unassignedReasonIndexCreated`.
@@ -236,7 +248,8 @@ pub(crate) fn same_shard(c: &Ctx, sh: ShardRef, node: &AllocNode) -> Decision {
     let Some(st) = c.shard(sh.index, sh.id) else {
         return d(NAME, Kind::Yes, "this node does not hold a copy of this shard");
     };
-    let assigned: Vec<&ShardCopy> = st.copies.iter().filter(|x| x.node.is_some()).collect();
+    let all = st.copies_and_targets();
+    let assigned: Vec<&ShardCopy> = all.iter().map(|x| x.as_ref()).filter(|x| x.node.is_some()).collect();
     for a in &assigned {
         if a.on(&node.id) {
             let same = a.allocation_id.is_some() && a.allocation_id == sh.copy.allocation_id && a.node == sh.copy.node;

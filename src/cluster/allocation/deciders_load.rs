@@ -109,7 +109,7 @@ pub(crate) fn awareness(c: &Ctx, sh: ShardRef, node: &AllocNode, move_to_node: b
         };
         let attr_of = |id: &str| c.node(id).and_then(|n| n.attributes.get(attr));
         let mut count = st
-            .copies
+            .copies_and_targets()
             .iter()
             .filter(|x| matches!(x.state, ShardState::Started | ShardState::Initializing))
             .filter(|x| x.node.as_deref().and_then(attr_of) == Some(value))

@@ -37,6 +37,7 @@ fn unassigned_copy(
         state: ShardState::Unassigned,
         node: None,
         relocating_node: None,
+        relocation_id: None,
         allocation_id: remembered,
         recovery_source: Some(source),
         unassigned: Some(info),

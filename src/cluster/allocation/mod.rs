@@ -14,6 +14,9 @@
 //! | `failures.rs` | failing a copy: node left, shard failed, primary promotion, in-sync set |
 //! | `sync.rs` | the table following the metadata: new, deleted, closed indices, replica counts |
 //! | `assign.rs` | assigning unassigned copies: existing stores first, then by weight |
+//! | `relocate.rs` | relocation: a copy moving to another node, copies that may not remain |
+//! | `rebalance.rs` | moving started copies toward balance (`balance` of the allocator) |
+//! | `commands.rs` | the `_cluster/reroute` commands: move, cancel, allocate a replica or a primary |
 //! | `reroute.rs` | `reroute` and the shard events (`shard_started`, `shard_failed`) |
 //! | `explain.rs` | `_cluster/allocation/explain`: finding the copy, unassigned copies |
 //! | `explain_move.rs` | explaining a started copy: may it stay, would it move |
@@ -33,15 +36,16 @@
 //!   an `EXISTING_STORE` goes only to such a node, reusing the id.
 //! - `reroute` repeats its assignment pass until nothing more is assigned (what successive
 //!   OpenSearch reroutes reach), so `reroute(reroute(t)) == reroute(t)`.
-//! - Rebalancing and moving started copies (also those a filter no longer allows) are not done:
-//!   `reroute` only assigns unassigned copies and never relocates. `explain` still answers the
-//!   remain and rebalance questions as OpenSearch computes them (`decideMove`/`decideRebalance`).
+//! - A relocating copy is one entry of the table (the source, with the target's node and
+//!   allocation id), as in OpenSearch's `RoutingTable`; deciders and the weight model see the
+//!   target on its node (OpenSearch's `RoutingNodes`).
 //! - Closed indices leave the table (their in-sync ids with them); OpenSearch 2+ keeps closed
 //!   indices' shards (replicated closed indices) and reopens them from `EXISTING_STORE`.
 
 mod assign;
 mod balance;
 mod combine;
+mod commands;
 mod deciders;
 mod deciders_load;
 mod explain;
@@ -49,6 +53,8 @@ mod explain_decisions;
 mod explain_move;
 mod failures;
 mod filter;
+mod rebalance;
+mod relocate;
 mod render;
 mod reroute;
 mod settings;
@@ -63,9 +69,12 @@ mod tests_deciders;
 mod tests_explain;
 #[cfg(test)]
 mod tests_props;
+#[cfg(test)]
+mod tests_relocate;
 
 use std::collections::BTreeMap;
 
+pub use commands::{execute as execute_command, reset_failed_counters, Command, CommandError, Executed};
 pub use explain::{explain, ExplainRequest};
 pub use render::{render_routing_nodes, render_routing_table};
 pub use reroute::{remove_stale_allocation_ids, reroute, shard_failed, shard_started};

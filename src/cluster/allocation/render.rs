@@ -76,7 +76,10 @@ pub(crate) fn shard_summary(index: &str, shard: u32, c: &ShardCopy) -> String {
     }
     s.push_str(&format!(", s[{}]", c.state.name()));
     if let Some(a) = shown_allocation_id(c) {
-        s.push_str(&format!(", a[id={a}]"));
+        match &c.relocation_id {
+            Some(r) => s.push_str(&format!(", a[id={a}, rId={r}]")),
+            None => s.push_str(&format!(", a[id={a}]")),
+        }
     }
     if let Some(u) = shown_unassigned(c) {
         s.push_str(&format!(", {}", unassigned_summary(u)));
@@ -117,7 +120,10 @@ pub(crate) fn copy_json(index: &str, shard: u32, c: &ShardCopy) -> Value {
         m.insert("recovery_source".into(), v);
     }
     if let Some(a) = shown_allocation_id(c) {
-        m.insert("allocation_id".into(), json!({"id": a}));
+        match &c.relocation_id {
+            Some(r) => m.insert("allocation_id".into(), json!({"id": a, "relocation_id": r})),
+            None => m.insert("allocation_id".into(), json!({"id": a})),
+        };
     }
     if let Some(u) = shown_unassigned(c) {
         m.insert("unassigned_info".into(), unassigned_json(u));
@@ -146,10 +152,16 @@ pub fn render_routing_nodes(table: &RoutingTable, nodes: &[AllocNode]) -> Value 
     let mut unassigned = Vec::new();
     let mut by_node: std::collections::BTreeMap<String, Vec<Value>> =
         nodes.iter().filter(|n| n.is_data()).map(|n| (n.id.clone(), Vec::new())).collect();
-    for (index, st, c) in table.copies() {
-        match &c.node {
-            None => unassigned.push(copy_json(index, st.id, c)),
-            Some(n) => by_node.entry(n.clone()).or_default().push(copy_json(index, st.id, c)),
+    for (index, ir) in &table.indices {
+        for st in &ir.shards {
+            // Relocation targets are listed on the node they move to, as OpenSearch's
+            // `RoutingNodes` hold them.
+            for c in st.copies_and_targets() {
+                match &c.node {
+                    None => unassigned.push(copy_json(index, st.id, &c)),
+                    Some(n) => by_node.entry(n.clone()).or_default().push(copy_json(index, st.id, &c)),
+                }
+            }
         }
     }
     let nodes: Map<String, Value> = by_node.into_iter().map(|(k, v)| (k, Value::Array(v))).collect();

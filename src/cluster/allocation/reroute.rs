@@ -7,6 +7,8 @@ use serde_json::{Map, Value};
 
 use super::assign::allocate;
 use super::failures::{fail_copy, fail_departed, mark_in_sync, Failure};
+use super::rebalance::rebalance;
+use super::relocate::{cancel_departed, cancel_relocation, finish_relocation, move_shards, source_of};
 use super::settings::{AllocSettings, IndexAlloc};
 use super::sync::sync;
 use super::AllocNode;
@@ -25,7 +27,8 @@ pub(crate) fn data_nodes(nodes: &[AllocNode]) -> Vec<&AllocNode> {
 /// in-sync started replica), the table follows the metadata (new, deleted and closed indices,
 /// replica counts), delays that ran out end, and unassigned copies are assigned where the
 /// deciders allow, least loaded node first. New assignments are `INITIALIZING` with an
-/// allocation id from `new_id`. Started copies are never moved (no rebalancing yet).
+/// allocation id from `new_id`. Started copies that may not remain on their node start
+/// relocating, then copies move toward balance (see `relocate.rs` and `rebalance.rs`).
 ///
 /// Deterministic; `reroute(reroute(t))` equals `reroute(t)` for the same inputs.
 pub fn reroute(
@@ -43,6 +46,7 @@ pub fn reroute(
     for (name, ir) in t.indices.iter_mut() {
         let delayed = md.indices.get(name).is_none_or(|m| IndexAlloc(m).delayed_timeout_millis() > 0);
         for st in &mut ir.shards {
+            cancel_departed(st, &alive);
             fail_departed(st, &alive, now_millis, delayed);
         }
     }
@@ -70,6 +74,10 @@ pub fn reroute(
             break;
         }
     }
+    // Started copies that may not stay where they are move (`moveShards`), then copies move
+    // toward balance (`balance`).
+    move_shards(&mut t, md, &data, &s, new_id);
+    rebalance(&mut t, md, &data, &s, new_id);
     // Record every remaining copy's status against the final table, so that a second reroute
     // (which assigns nothing more) records the same ones.
     allocate(&mut t, md, &data, &s, new_id, true);
@@ -84,7 +92,7 @@ fn shard_mut<'a>(t: &'a mut RoutingTable, index: &str, shard: u32) -> Result<&'a
 }
 
 /// An initializing copy finished recovering: it becomes `STARTED` and its allocation id joins
-/// the in-sync set. An unknown or stale allocation id is an error (the caller ignores it).
+/// the in-sync set; a relocation target replaces its source. An unknown or stale allocation id is an error (the caller ignores it).
 pub fn shard_started(
     table: &RoutingTable,
     index: &str,
@@ -93,6 +101,9 @@ pub fn shard_started(
 ) -> Result<RoutingTable, String> {
     let mut t = table.clone();
     let st = shard_mut(&mut t, index, shard)?;
+    if finish_relocation(st, allocation_id) {
+        return Ok(t);
+    }
     let c = st
         .copies
         .iter_mut()
@@ -118,6 +129,11 @@ pub fn shard_failed(
 ) -> Result<RoutingTable, String> {
     let mut t = table.clone();
     let st = shard_mut(&mut t, index, shard)?;
+    // A relocation target that failed: the source stays where it is (`cancelRelocation`).
+    if let Some(i) = source_of(st, allocation_id) {
+        cancel_relocation(st, i);
+        return Ok(t);
+    }
     let i = st
         .copies
         .iter()

@@ -19,6 +19,7 @@ pub(crate) fn new_unassigned(primary: bool, reason: &str, now_millis: i64) -> Sh
         state: ShardState::Unassigned,
         node: None,
         relocating_node: None,
+        relocation_id: None,
         allocation_id: None,
         recovery_source: Some(if primary { RecoverySource::EmptyStore } else { RecoverySource::Peer }),
         unassigned: Some(UnassignedInfo {

@@ -74,10 +74,15 @@ pub(super) fn settings(kv: &[(&str, &str)]) -> Map<String, Value> {
 pub(super) fn start_all(t: &RoutingTable) -> RoutingTable {
     let mut t = t.clone();
     loop {
-        let next = t
-            .copies()
-            .find(|(_, _, c)| c.state == ShardState::Initializing)
-            .map(|(i, st, c)| (i.to_string(), st.id, c.allocation_id.clone().unwrap()));
+        // Relocation targets too.
+        let next = t.indices.iter().find_map(|(i, ir)| {
+            ir.shards.iter().find_map(|st| {
+                st.copies_and_targets()
+                    .iter()
+                    .find(|c| c.state == ShardState::Initializing)
+                    .map(|c| (i.to_string(), st.id, c.allocation_id.clone().unwrap()))
+            })
+        });
         let Some((i, s, a)) = next else { return t };
         t = shard_started(&t, &i, s, &a).unwrap();
     }

@@ -218,15 +218,19 @@ fn stale_in_sync_ids_are_removed_only_without_an_assigned_copy() {
 }
 
 #[test]
-fn started_copies_stay_where_a_new_filter_forbids_them() {
+fn started_copies_move_away_when_a_new_filter_forbids_them() {
     let nodes = [node("a"), node("b")];
-    let t = settle(&RoutingTable::default(), &md(vec![index("i", 2, 0, &[])]), &nodes, &Map::new(), 0, &mut ids());
+    let mut gen = ids();
+    let t = settle(&RoutingTable::default(), &md(vec![index("i", 2, 0, &[])]), &nodes, &Map::new(), 0, &mut gen);
     let m = md(vec![index("i", 2, 0, &[("index.routing.allocation.exclude._id", "a")])]);
-    let t2 = reroute(&t, &m, &nodes, &Map::new(), 0, &mut ids());
-    assert_eq!(t2, t);
+    let t2 = reroute(&t, &m, &nodes, &Map::new(), 0, &mut gen);
     let on_a = t.copies_on("a").next().map(|(_, st, _)| st.id).unwrap();
+    let moving = &t2.shard("i", on_a).unwrap().copies[0];
+    assert_eq!(moving.state, ShardState::Relocating);
+    assert_eq!(moving.relocating_node.as_deref(), Some("b"));
+    // What `explain` said of the table before the move.
     let v = explain(
-        &t2,
+        &t,
         &m,
         &nodes,
         &Map::new(),

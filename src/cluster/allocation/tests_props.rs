@@ -1,6 +1,8 @@
 //! Property tests: random sequences of index creation and deletion, nodes joining and leaving,
 //! copies starting and failing and replica count changes, each followed by a reroute as the
-//! cluster manager does, checked against the invariants of a simple model.
+//! cluster manager does, checked against the invariants of a simple model. Nodes excluded by
+//! `cluster.routing.allocation.exclude._name` make copies relocate, and joins rebalance:
+//! relocation targets start and fail like any copy.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,6 +25,7 @@ enum Op {
     Fail(usize),
     Wait(i64),
     Stale(usize),
+    Exclude(Option<u8>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -37,6 +40,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0usize..16).prop_map(Op::Fail),
         (0i64..90_000).prop_map(Op::Wait),
         (0usize..16).prop_map(Op::Stale),
+        proptest::option::of(0u8..4).prop_map(Op::Exclude),
     ]
 }
 
@@ -50,6 +54,7 @@ struct World {
     lost: BTreeSet<String>,
     terms: BTreeMap<(String, u32), u64>,
     uuid_seq: u64,
+    exclude: Option<u8>,
 }
 
 impl World {
@@ -58,6 +63,13 @@ impl World {
     }
     fn nodes(&self) -> Vec<AllocNode> {
         self.nodes.iter().map(|n| node(&format!("n{n}"))).collect()
+    }
+    fn settings(&self) -> Map<String, serde_json::Value> {
+        let mut m = Map::new();
+        if let Some(n) = self.exclude {
+            m.insert("cluster.routing.allocation.exclude._name".into(), serde_json::json!(format!("name-n{n}")));
+        }
+        m
     }
     fn reroute(&mut self) {
         let before = self.table.clone();
@@ -74,21 +86,28 @@ impl World {
             next += 1;
             format!("a{next}")
         };
-        let after = reroute(&before, &m, &nodes, &Map::new(), self.now, &mut gen);
+        let cs = self.settings();
+        let after = reroute(&before, &m, &nodes, &cs, self.now, &mut gen);
         self.next_id = next;
         check(&before, &after, &m, &alive, &self.lost, &mut self.terms);
         // Idempotent, and needs no new id.
-        let again =
-            reroute(&after, &m, &nodes, &Map::new(), self.now, &mut || panic!("a second reroute assigned a copy"));
+        let again = reroute(&after, &m, &nodes, &cs, self.now, &mut || panic!("a second reroute assigned a copy"));
         assert_eq!(again, after, "reroute is not idempotent");
         self.table = after;
     }
     fn apply(&mut self, op: &Op) {
         let assigned: Vec<(String, u32, String, ShardState)> = self
             .table
-            .copies()
-            .filter(|(_, _, c)| c.state != ShardState::Unassigned)
-            .map(|(i, st, c)| (i.to_string(), st.id, c.allocation_id.clone().unwrap(), c.state))
+            .indices
+            .iter()
+            .flat_map(|(i, ir)| ir.shards.iter().map(move |st| (i, st)))
+            .flat_map(|(i, st)| {
+                st.copies_and_targets()
+                    .into_iter()
+                    .filter(|c| c.state != ShardState::Unassigned)
+                    .map(|c| (i.to_string(), st.id, c.allocation_id.clone().unwrap(), c.state))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         match op {
             Op::Create(i, s, r) => {
@@ -126,6 +145,7 @@ impl World {
                 }
             }
             Op::Wait(ms) => self.now += ms,
+            Op::Exclude(n) => self.exclude = *n,
             Op::Stale(k) => {
                 // The primary of some shard reports in-sync copies it cannot reach.
                 let shards: Vec<(String, u32, Vec<String>)> = self
@@ -152,7 +172,8 @@ fn check(
     lost: &BTreeSet<String>,
     terms: &mut BTreeMap<(String, u32), u64>,
 ) {
-    let known: BTreeSet<String> = after.copies().filter_map(|(_, _, c)| c.allocation_id.clone()).collect();
+    let known: BTreeSet<String> =
+        after.copies().flat_map(|(_, _, c)| [c.allocation_id.clone(), c.relocation_id.clone()]).flatten().collect();
     for (name, ir) in &after.indices {
         let im = &m.indices[name];
         assert_eq!(ir.uuid, im.uuid);
@@ -160,8 +181,15 @@ fn check(
         for st in &ir.shards {
             let primaries = st.copies.iter().filter(|c| c.primary).count();
             assert_eq!(primaries, 1, "{name}[{}] has {primaries} primaries", st.id);
+            let targets = st.copies_and_targets().into_iter().filter(|c| c.is_relocation_target()).count();
+            let relocating = st.copies.iter().filter(|c| c.state == ShardState::Relocating).count();
+            assert_eq!(targets, relocating, "every relocating copy of {name}[{}] has one target", st.id);
             let mut on = BTreeSet::new();
-            for c in &st.copies {
+            for c in st.copies_and_targets() {
+                if c.state == ShardState::Relocating {
+                    assert!(c.relocation_id.is_some() && c.relocating_node.is_some());
+                    assert!(in_sync_or_started(st, &c), "a relocating copy that was never started");
+                }
                 if let Some(n) = &c.node {
                     assert!(on.insert(n.clone()), "two copies of {name}[{}] on {n}", st.id);
                     assert!(alive.contains(n), "a copy on unknown node {n}");
@@ -183,6 +211,7 @@ fn check(
                 assert!(old.in_sync.is_empty() || !st.in_sync.is_empty(), "the in-sync set emptied");
             }
             let primary = st.primary().unwrap();
+            assert!(!primary.is_relocation_target());
             for c in &st.copies {
                 let was = old
                     .and_then(|o| o.copies.iter().find(|x| x.allocation_id == c.allocation_id && x.state == c.state));
@@ -212,6 +241,13 @@ fn check(
     }
 }
 
+fn in_sync_or_started(
+    st: &crate::cluster::routing_table::ShardTable,
+    c: &crate::cluster::routing_table::ShardCopy,
+) -> bool {
+    c.allocation_id.as_ref().is_some_and(|a| st.in_sync.contains(a)) || !c.primary
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
     #[test]
@@ -225,6 +261,7 @@ proptest! {
             lost: BTreeSet::new(),
             terms: BTreeMap::new(),
             uuid_seq: 0,
+            exclude: None,
         };
         for op in &ops {
             w.apply(op);

@@ -21,6 +21,7 @@
 //! 5. DONE — the copy serves, and tells the cluster manager it started (the routing table marks
 //!    it STARTED and adds it to the in-sync set).
 
+pub mod handoff;
 pub mod source;
 pub mod target;
 

@@ -163,6 +163,7 @@ pub fn handle_finalize(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>>
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     s.shard.update_global_checkpoint();
+    super::handoff::hand_off(cs, &s.shard, &s.target_allocation_id)?;
     drop(s);
     Ok(b"{}".to_vec())
 }

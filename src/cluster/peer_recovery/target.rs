@@ -81,7 +81,7 @@ fn still_assigned(cs: &ClusterService, job: &Job) -> bool {
     let st = cs.state();
     st.routing
         .shard(&job.svc.name, job.shard)
-        .and_then(|t| t.copy_on(&cs.node.node_id))
+        .and_then(|t| t.assigned_on(&cs.node.node_id))
         .is_some_and(|c| c.allocation_id.as_deref() == Some(job.allocation_id.as_str()))
 }
 

@@ -110,6 +110,7 @@ mod tests {
             state: if node.is_some() { ShardState::Started } else { ShardState::Unassigned },
             node: node.map(str::to_string),
             relocating_node: None,
+            relocation_id: None,
             allocation_id: None,
             recovery_source: None,
             unassigned: None,

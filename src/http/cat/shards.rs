@@ -267,6 +267,7 @@ mod tests {
             state,
             node: node.map(str::to_string),
             relocating_node: None,
+            relocation_id: None,
             allocation_id: None,
             recovery_source: None,
             unassigned: None,

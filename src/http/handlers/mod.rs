@@ -25,6 +25,7 @@ pub mod analyze;
 pub mod cat;
 pub mod cat_cluster;
 pub mod cluster;
+pub mod cluster_reroute;
 pub mod cluster_stats;
 pub mod documents;
 pub mod explain;
@@ -51,6 +52,7 @@ pub fn router() -> Router {
     indices::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
+    cluster_reroute::register(&mut r);
     cluster_stats::register(&mut r);
     nodes::register(&mut r);
     aliases::register(&mut r);
