@@ -161,6 +161,20 @@ fn reads_across_nodes_answer_as_one_node() {
         assert!(docs.as_array().unwrap().iter().all(|d| d["found"] == true), "{docs}");
     }
 
+    // _explain and terms lookups read the document's shard wherever it lives.
+    for p in &procs {
+        for i in [0, 1, 2, 3] {
+            let body = json!({"query": {"match": {"t": "dog"}}});
+            let r = send(p.http, "POST", &format!("/spread/_explain/{i}"), Some(body.to_string().as_bytes()), &[]);
+            let v = r.json();
+            assert_eq!(v["_id"], i.to_string(), "{v}");
+            assert!(v["matched"].is_boolean(), "{v}");
+        }
+        let body = json!({"query": {"terms": {"n": {"index": "docs", "id": "7", "path": "n"}}}});
+        let v = search(p, "spread", "", &body);
+        assert_eq!(v["hits"]["hits"][0]["_id"], "7", "{v}");
+    }
+
     // A node gone: gets preferring it pass to the other copy.
     let gone = ids[2].clone();
     let mut last = procs.pop().unwrap();

@@ -57,21 +57,35 @@ fn copy_failed(e: &OsError) -> bool {
 
 /// The get on the copies of its shard in preference order, until one answers.
 pub fn get_on_copies(cs: &ClusterService, svc: &IndexService, req: &GetRequest) -> OsResult<(bool, Value)> {
+    let key = req.routing.as_deref().unwrap_or(&req.id);
+    read_on_copies(cs, svc, key, req.preference.as_deref(), || get_local(cs, req), |node| forward(cs, node, req))
+}
+
+/// A read of the shard `routing_key` routes to, run on its copies in `preference` order (`here`
+/// on this node's, `there` on another node's) until one answers; OpenSearch's
+/// `TransportSingleShardAction`. With no copy in the table that fits, this node answers (or
+/// fails as a read of a shard it does not hold).
+pub fn read_on_copies<T>(
+    cs: &ClusterService,
+    svc: &IndexService,
+    routing_key: &str,
+    preference: Option<&str>,
+    here: impl Fn() -> OsResult<T>,
+    there: impl Fn(&str) -> OsResult<T>,
+) -> OsResult<T> {
     let m = svc.metadata();
-    let shard = shard_id(req.routing.as_deref().unwrap_or(&req.id), m.number_of_shards(), m.routing_num_shards);
+    let shard = shard_id(routing_key, m.number_of_shards(), m.routing_num_shards);
     let local = svc.shard(shard).is_some();
     let st = cs.state();
-    let copies = candidates(&st, &cs.node.node_id, &svc.name, shard, local, req.preference.as_deref());
+    let copies = candidates(&st, &cs.node.node_id, &svc.name, shard, local, preference);
     if copies.is_empty() {
-        // No copy in the table fits (a node alone, or `_only_local` without a copy here): this
-        // node answers, or fails as a get of a shard it does not hold.
-        return get_local(cs, req);
+        return here();
     }
     let mut last = None;
     for c in copies {
         let r = match &c {
-            Choice::Local => get_local(cs, req),
-            Choice::Remote(node) => forward(cs, node, req),
+            Choice::Local => here(),
+            Choice::Remote(node) => there(node),
             Choice::Nothing => continue,
         };
         match r {
@@ -79,7 +93,7 @@ pub fn get_on_copies(cs: &ClusterService, svc: &IndexService, req: &GetRequest) 
             other => return other,
         }
     }
-    Err(last.unwrap_or_else(|| OsError::internal("no copy answered the get")))
+    Err(last.unwrap_or_else(|| OsError::internal("no copy answered the read")))
 }
 
 /// Runs the get on `node`.
