@@ -818,7 +818,8 @@ fn node_phase(
     let mut hits = Vec::with_capacity(fetched.len());
     for ((ci, r), (score, sort_values, key, mark)) in fetched.into_iter().zip(merge_keys) {
         if let (Ok(json), false) = (r, failures.iter().any(|f| f.0 == ci)) {
-            hits.push(NodeHit { json, score, sort_values, key, mark });
+            let shard = Some((ctxs[ci].index.clone(), ctxs[ci].shard));
+            hits.push(NodeHit { json, score, sort_values, key, mark, shard });
         }
     }
     let failed_shards = failures.len();
@@ -832,7 +833,10 @@ fn node_phase(
         total,
         total_gte: relation == Relation::Gte,
         max_score,
-        sort: engine_fields.iter().map(MergeSort::of).collect(),
+        sort: fields
+            .iter()
+            .map(|(f, fmt)| MergeSort { unsigned: *fmt == ValueFormat::Unsigned, ..MergeSort::of(f) })
+            .collect(),
         aggs,
         timed_out,
         terminated_early,
@@ -931,13 +935,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
         match &first {
             None => first = Some(uns),
             Some(f) if f.iter().zip(&uns).any(|(a, b)| a != b) => {
-                let cause = OsError::illegal("Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type in another index!");
-                return Err(OsError::new(ErrorKind::SearchPhaseExecution, "")
-                    .status(400)
-                    .with("phase", "fetch")
-                    .with("grouped", true)
-                    .with("failed_shards", json!([]))
-                    .caused_by(cause));
+                return Err(super::node_result::mixed_unsigned_sorts())
             }
             Some(_) => {}
         }

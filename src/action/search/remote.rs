@@ -141,6 +141,8 @@ struct WireHit {
     score: u32,
     sort: Vec<WireValue>,
     key: Option<Value>,
+    #[serde(default)]
+    shard: Option<(String, u32)>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -150,6 +152,9 @@ pub struct WireResult {
     total_gte: bool,
     max_score: Option<u32>,
     sort: Vec<(bool, bool, bool)>,
+    /// Per sort field, whether it is an `unsigned_long`.
+    #[serde(default)]
+    unsigned: Vec<bool>,
     aggs: Vec<Vec<AggResult>>,
     timed_out: bool,
     terminated_early: Option<bool>,
@@ -208,12 +213,14 @@ pub(super) fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
                 score: h.score.to_bits(),
                 sort: h.sort_values.into_iter().map(value).collect(),
                 key: h.key,
+                shard: h.shard,
             })
             .collect(),
         total: r.total,
         total_gte: r.total_gte,
         max_score: r.max_score.map(f32::to_bits),
         sort: r.sort.iter().map(|s| (s.score, s.desc, s.missing_first)).collect(),
+        unsigned: r.sort.iter().map(|s| s.unsigned).collect(),
         aggs: r.aggs,
         timed_out: r.timed_out,
         terminated_early: r.terminated_early,
@@ -240,12 +247,23 @@ pub(super) fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
                 sort_values: h.sort.into_iter().map(value).collect(),
                 key: h.key,
                 mark: None,
+                shard: h.shard,
             })
             .collect(),
         total: w.total,
         total_gte: w.total_gte,
         max_score: w.max_score.map(f32::from_bits),
-        sort: w.sort.into_iter().map(|(score, desc, missing_first)| MergeSort { score, desc, missing_first }).collect(),
+        sort: w
+            .sort
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, desc, missing_first))| MergeSort {
+                score,
+                desc,
+                missing_first,
+                unsigned: w.unsigned.get(i).copied().unwrap_or(false),
+            })
+            .collect(),
         aggs: w.aggs,
         timed_out: w.timed_out,
         terminated_early: w.terminated_early,
