@@ -534,6 +534,8 @@ pub struct GetRequest {
     pub refresh: bool,
     /// `realtime=false`: read only what the last refresh made searchable.
     pub not_realtime: bool,
+    /// `preference`: which copy of the shard reads (see `search::copy_choice`).
+    pub preference: Option<String>,
 }
 
 /// The index a read of `name` goes to (an index, or an alias with exactly one index).
@@ -595,14 +597,11 @@ pub fn source_enabled(svc: &IndexService) -> bool {
     svc.mapping().source.as_ref().and_then(|s| s.get("enabled")).and_then(Value::as_bool) != Some(false)
 }
 
-/// `GET {index}/_doc/{id}`: `(found, body)`; from another node when this one holds no copy
-/// of the shard.
+/// `GET {index}/_doc/{id}`: `(found, body)`, read on the copy `preference` picks (this node's
+/// when it has one and no preference says otherwise), the next copy when one cannot answer.
 pub fn get(cs: &ClusterService, req: &GetRequest) -> OsResult<(bool, Value)> {
     let svc = read_target(cs, &req.index)?;
-    if let Some(node) = remote_get::remote_holder(cs, &svc, req) {
-        return remote_get::forward(cs, &node, req);
-    }
-    get_local(cs, req)
+    remote_get::get_on_copies(cs, &svc, req)
 }
 
 /// The get on this node's copy.

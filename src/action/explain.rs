@@ -19,8 +19,11 @@ use crate::engine::index::writer::read_document;
 use crate::engine::query::Query;
 use crate::error::{OsError, OsResult};
 
+/// The shard-level explain, run on the node holding the copy read.
+pub const ACTION_EXPLAIN: &str = "indices:data/read/explain[s]";
+
 /// An explain request.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExplainRequest {
     pub index: String,
     pub id: String,
@@ -32,6 +35,9 @@ pub struct ExplainRequest {
     /// `_source` filtering of the `get` part (`None`: no `get` part unless `stored_fields`).
     pub source: Option<SourceFilter>,
     pub stored_fields: Option<Vec<String>>,
+    /// `preference`: which copy of the shard explains (see `search::copy_choice`).
+    #[serde(default)]
+    pub preference: Option<String>,
 }
 
 /// Reads the body as `RestActions.getQueryContent` does: only `query` is allowed.
@@ -56,6 +62,36 @@ pub fn parse_body(body: &Value) -> OsResult<Option<Value>> {
 /// exist (for the searcher), else 200 with the explanation.
 /// Returns the status, the body and the deprecation warnings of the query's parsers.
 pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value, Deferred)> {
+    if req.query.is_none() && req.q.is_none() {
+        return Err(OsError::validation(&["query is missing".into()]));
+    }
+    let svc = read_target(cs, &req.index)?;
+    let key = req.routing.as_deref().unwrap_or(&req.id);
+    let here = || explain_here(cs, req);
+    super::documents::remote_get::read_on_copies(cs, &svc, key, req.preference.as_deref(), here, |node| {
+        forward(cs, node, req)
+    })
+}
+
+/// The explain on `node`'s copy.
+fn forward(cs: &ClusterService, node: &str, req: &ExplainRequest) -> OsResult<(u16, Value, Deferred)> {
+    let payload = serde_json::to_vec(req).map_err(|e| OsError::internal(e.to_string()))?;
+    let bytes = cs.send(node, ACTION_EXPLAIN, payload, std::time::Duration::from_secs(60))?;
+    let (status, body, warnings): (u16, Value, Vec<String>) =
+        serde_json::from_slice(&bytes).map_err(|e| OsError::internal(format!("malformed explain answer: {e}")))?;
+    Ok((status, body, Deferred { warnings, ..Deferred::default() }))
+}
+
+/// The receiving side of [`ACTION_EXPLAIN`]: the explain on this node's copy.
+pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
+    let req: ExplainRequest =
+        serde_json::from_slice(payload).map_err(|e| OsError::illegal(format!("malformed explain request: {e}")))?;
+    let (status, body, deferred) = explain_here(cs, &req)?;
+    serde_json::to_vec(&(status, body, deferred.warnings)).map_err(|e| OsError::internal(e.to_string()))
+}
+
+/// The explain on this node's copy of the shard.
+fn explain_here(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Value, Deferred)> {
     let r = explain_shard(cs, req);
     if let Err(e) = &r {
         // Damaged bytes in the shard's segments fail the shard, as for a search.

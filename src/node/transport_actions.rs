@@ -93,5 +93,21 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             on_pool(&n.pools.search, move || crate::action::search::remote::handle(&cs, &req.payload)).await
         }
     });
+    let n = node.clone();
+    transport.register_fn(crate::action::explain::ACTION_EXPLAIN, move |req| {
+        let n = n.clone();
+        async move {
+            let cs = n.cluster.clone();
+            on_pool(&n.pools.search, move || crate::action::explain::handle(&cs, &req.payload)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(crate::action::search::dfs_phase::ACTION_DFS, move |req| {
+        let n = n.clone();
+        async move {
+            let cs = n.cluster.clone();
+            on_pool(&n.pools.search, move || crate::action::search::dfs_phase::handle(&cs, &req.payload)).await
+        }
+    });
     super::transport_search_contexts::register(node, transport);
 }

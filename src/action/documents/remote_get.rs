@@ -1,6 +1,8 @@
-//! A get whose shard has no copy on this node (OpenSearch's `TransportGetAction` on a shard
-//! of another node): sent as `indices:data/read/get[s]` to a node holding an active copy (the
-//! primary first, as a realtime get reads the primary's latest), answered as that node's get.
+//! Gets on the copy their `preference` picks (OpenSearch's `TransportSingleShardAction` behind
+//! `TransportGetAction`): this node's copy when it has one (unless the preference says
+//! otherwise), else another node's, sent as `indices:data/read/get[s]`; a copy that cannot
+//! answer (its node gone, the shard not serving there) passes the get to the next copy. A
+//! replica answers a realtime get as its primary does: it has applied every acknowledged write.
 
 use std::time::Duration;
 
@@ -8,10 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{get_local, GetRequest};
+use crate::action::search::copy_choice::{candidates, Choice};
 use crate::action::source_filter::SourceFilter;
 use crate::cluster::routing::shard_id;
 use crate::cluster::{ClusterService, IndexService};
-use crate::error::{OsError, OsResult};
+use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::versioning::VersionType;
 
 /// The shard-level get.
@@ -30,6 +33,8 @@ struct WireGet {
     version_type: String,
     refresh: bool,
     not_realtime: bool,
+    #[serde(default)]
+    preference: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -38,18 +43,57 @@ struct WireAnswer {
     body: Value,
 }
 
-/// The node holding an active copy of the request's shard, when this node holds none.
-pub fn remote_holder(cs: &ClusterService, svc: &IndexService, req: &GetRequest) -> Option<String> {
+/// Whether a copy's failure passes the get to the next copy (the copy, not the request, failed).
+fn copy_failed(e: &OsError) -> bool {
+    matches!(
+        e.kind,
+        ErrorKind::ConnectTransport
+            | ErrorKind::NodeDisconnected
+            | ErrorKind::NodeNotConnected
+            | ErrorKind::UnavailableShards
+            | ErrorKind::ShardNotFound
+    )
+}
+
+/// The get on the copies of its shard in preference order, until one answers.
+pub fn get_on_copies(cs: &ClusterService, svc: &IndexService, req: &GetRequest) -> OsResult<(bool, Value)> {
+    let key = req.routing.as_deref().unwrap_or(&req.id);
+    read_on_copies(cs, svc, key, req.preference.as_deref(), || get_local(cs, req), |node| forward(cs, node, req))
+}
+
+/// A read of the shard `routing_key` routes to, run on its copies in `preference` order (`here`
+/// on this node's, `there` on another node's) until one answers; OpenSearch's
+/// `TransportSingleShardAction`. With no copy in the table that fits, this node answers (or
+/// fails as a read of a shard it does not hold).
+pub fn read_on_copies<T>(
+    cs: &ClusterService,
+    svc: &IndexService,
+    routing_key: &str,
+    preference: Option<&str>,
+    here: impl Fn() -> OsResult<T>,
+    there: impl Fn(&str) -> OsResult<T>,
+) -> OsResult<T> {
     let m = svc.metadata();
-    let shard = shard_id(req.routing.as_deref().unwrap_or(&req.id), m.number_of_shards(), m.routing_num_shards);
-    if svc.shard(shard).is_some() {
-        return None;
-    }
+    let shard = shard_id(routing_key, m.number_of_shards(), m.routing_num_shards);
+    let local = svc.shard(shard).is_some();
     let st = cs.state();
-    let table = st.routing.shard(&svc.name, shard)?;
-    let mut copies: Vec<_> = table.copies.iter().filter(|c| c.active()).collect();
-    copies.sort_by_key(|c| !c.primary);
-    copies.first().and_then(|c| c.node.clone()).filter(|n| *n != cs.node.node_id)
+    let copies = candidates(&st, &cs.node.node_id, &svc.name, shard, local, preference);
+    if copies.is_empty() {
+        return here();
+    }
+    let mut last = None;
+    for c in copies {
+        let r = match &c {
+            Choice::Local => here(),
+            Choice::Remote(node) => there(node),
+            Choice::Nothing => continue,
+        };
+        match r {
+            Err(e) if copy_failed(&e) => last = Some(e),
+            other => return other,
+        }
+    }
+    Err(last.unwrap_or_else(|| OsError::internal("no copy answered the read")))
 }
 
 /// Runs the get on `node`.
@@ -69,6 +113,7 @@ pub fn forward(cs: &ClusterService, node: &str, req: &GetRequest) -> OsResult<(b
         .into(),
         refresh: req.refresh,
         not_realtime: req.not_realtime,
+        preference: req.preference.clone(),
     };
     let payload = serde_json::to_vec(&w).map_err(|e| OsError::internal(e.to_string()))?;
     let bytes = cs.send(node, ACTION_GET, payload, TIMEOUT)?;
@@ -91,7 +136,9 @@ pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
         version_type: super::parse_version_type(Some(&w.version_type))?,
         refresh: w.refresh,
         not_realtime: w.not_realtime,
+        preference: w.preference,
     };
+    // The sender picked this copy: it answers here (or fails, and the sender tries the next).
     let (found, body) = get_local(cs, &req)?;
     serde_json::to_vec(&WireAnswer { found, body }).map_err(|e| OsError::internal(e.to_string()))
 }

@@ -132,8 +132,9 @@ impl InnerHits {
         Ok(InnerHits { name: name.unwrap_or(field).to_string(), request })
     }
 
-    /// The group's search over the same shards as the request.
-    pub fn run(mut self, ctxs: &[ShardContext], outer: &SearchRequest) -> OsResult<(String, Value)> {
+    /// The group's search request: the outer request's query, boosts and time budget with the
+    /// group's filter and the inner hit's options.
+    pub fn prepare(mut self, outer: &SearchRequest) -> OsResult<(String, SearchRequest)> {
         self.request.query = outer.query.clone();
         self.request.q = outer.q.clone();
         self.request.indices_boost = outer.indices_boost.clone();
@@ -141,8 +142,14 @@ impl InnerHits {
         self.request.timeout = outer.timeout;
         self.request.warnings = outer.warnings.clone();
         self.request.finish()?;
-        let v = super::execute::search_contexts(ctxs, &self.request)?;
-        Ok((self.name, json!({"hits": v.get("hits").cloned().unwrap_or(Value::Null)})))
+        Ok((self.name, self.request))
+    }
+
+    /// The group's search over the same shards as the request.
+    pub fn run(self, ctxs: &[ShardContext], outer: &SearchRequest) -> OsResult<(String, Value)> {
+        let (name, req) = self.prepare(outer)?;
+        let v = super::execute::search_contexts(ctxs, &req)?;
+        Ok((name, json!({"hits": v.get("hits").cloned().unwrap_or(Value::Null)})))
     }
 }
 

@@ -137,6 +137,56 @@ pub fn choose(
     }
 }
 
+/// The copies of `index`/`shard` a single-shard read (get, mget) tries in turn, as
+/// OpenSearch's `TransportSingleShardAction` walks its shard iterator: [`choose`]'s copy first,
+/// then the other active copies the preference allows (this node's first). Empty when none fits.
+pub fn candidates(
+    st: &ClusterState,
+    me: &str,
+    index: &str,
+    shard: u32,
+    local_serves: bool,
+    preference: Option<&str>,
+) -> Vec<Choice> {
+    let first = choose(st, me, index, shard, local_serves, preference);
+    let pref = preference.map(|p| match p.strip_prefix("_shards:") {
+        Some(rest) => rest.split_once('|').map_or("", |(_, p)| p),
+        None => p,
+    });
+    let allowed = |c: &ShardCopy| -> bool {
+        match pref.filter(|p| !p.is_empty()) {
+            Some("_only_local") => false,
+            Some("_primary" | "_only_primary") => c.primary,
+            Some("_replica") => !c.primary,
+            Some(p) if p.starts_with("_only_nodes:") => {
+                c.node.as_deref().is_some_and(|n| matches_node(st, n, p.trim_start_matches("_only_nodes:")))
+            }
+            _ => true,
+        }
+    };
+    let mut out = Vec::new();
+    if first != Choice::Nothing {
+        out.push(first);
+    }
+    let mut rest: Vec<&ShardCopy> = st
+        .routing
+        .shard(index, shard)
+        .map(|t| t.copies.iter().filter(|c| c.active() && c.node.is_some() && allowed(c)).collect())
+        .unwrap_or_default();
+    rest.sort_by(|a, b| (!a.on(me)).cmp(&!b.on(me)).then(a.node.cmp(&b.node)));
+    for c in rest {
+        let choice = match c.node.as_deref() {
+            Some(n) if n == me && local_serves => Choice::Local,
+            Some(n) if n != me => Choice::Remote(n.to_string()),
+            _ => continue,
+        };
+        if !out.contains(&choice) {
+            out.push(choice);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +246,26 @@ mod tests {
         // No preference and no local copy: the copies in turn.
         let picks: std::collections::BTreeSet<_> = (0..6).map(|_| c("n4", false, None)).collect();
         assert_eq!(picks.len(), 3, "{picks:?}");
+    }
+
+    #[test]
+    fn single_shard_reads_try_the_other_allowed_copies_next() {
+        let st = state();
+        let c = |me: &str, local: bool, p: Option<&str>| candidates(&st, me, "i", 0, local, p);
+        let r = |n: &str| Choice::Remote(n.into());
+        assert_eq!(c("n2", true, None), [Choice::Local, r("n1"), r("n3")]);
+        assert_eq!(c("n2", true, Some("_local")), [Choice::Local, r("n1"), r("n3")]);
+        // This node's copy does not serve yet: the others.
+        assert_eq!(c("n2", false, Some("_local")).len(), 2);
+        assert_eq!(c("n2", true, Some("_only_local")), [Choice::Local]);
+        assert!(c("n4", false, Some("_only_local")).is_empty());
+        assert_eq!(c("n2", true, Some("_primary")), [r("n1")]);
+        assert_eq!(c("n1", true, Some("_replica")), [r("n2"), r("n3")]);
+        assert_eq!(c("n1", true, Some("_only_nodes:n2,n3")), [r("n2"), r("n3")]);
+        assert_eq!(c("n1", true, Some("_prefer_nodes:n3")), [r("n3"), Choice::Local, r("n2")]);
+        // A custom string: its copy first, then the rest, each once.
+        let all = c("n4", false, Some("user-42"));
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0], choose(&st, "n4", "i", 0, false, Some("user-42")));
     }
 }

@@ -39,14 +39,14 @@ pub fn analyzers() -> &'static crate::engine::analysis::AnalyzerRegistry {
 
 /// A set of segments searched together, and where each came from.
 pub(super) struct Unit {
-    searcher: query::Searcher,
+    pub(super) searcher: query::Searcher,
     /// Per unit segment: (context index, leaf index in that context).
     pub(super) origin: Vec<(usize, usize)>,
     /// The first context (mapping, index name).
-    ctx: usize,
+    pub(super) ctx: usize,
 }
 
-fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
+pub(super) fn units(ctxs: &[ShardContext], dfs: bool) -> Vec<Unit> {
     let mut out: Vec<Unit> = Vec::new();
     for (ci, c) in ctxs.iter().enumerate() {
         let segs = &c.reader.query().segments;
@@ -249,22 +249,15 @@ fn slice_position(ctxs: &[ShardContext], ci: usize, req: &SearchRequest) -> (i32
     (c.shard as i32, c.num_shards as i32)
 }
 
-/// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
-pub(super) fn run_unit(
-    u: &Unit,
-    ctxs: &[ShardContext],
-    req: &SearchRequest,
+/// The query context of unit `u`'s shards.
+pub(super) fn unit_query_context<'a>(
+    u: &'a Unit,
+    ctxs: &'a [ShardContext],
+    req: &'a SearchRequest,
     now: i64,
-    deadline: Option<Instant>,
-    last: Option<&LastHit>,
-) -> OsResult<UnitResult> {
+) -> QueryContext<'a> {
     let c = &ctxs[u.ctx];
-    c.check_serving()?;
-    // The shard's limits first, then the refusal of the parts not built (OpenSearch checks the
-    // limits before it compiles scripts or runs rescorers).
-    super::limits::check_request(&c.limits, req)?;
-    req.refuse_unbuilt()?;
-    let qc = QueryContext {
+    QueryContext {
         mapping: &c.mapping,
         analyzers: &c.analyzers,
         segments: &u.searcher.segments,
@@ -274,10 +267,26 @@ pub(super) fn run_unit(
         max_regex_length: c.limits.max_regex_length,
         warnings: &req.warnings,
         nested_scope: None,
-    };
-    let query = dsl::boosted(build_query(req, &qc)?, super::index_boost::boost_of(req, &c.index));
-    let query = with_alias_filter(query, c, &qc)?;
-    let query = match &req.slice {
+    }
+}
+
+/// The query unit `u` runs: the request's query (and `post_filter`), boosted for its index,
+/// within its alias filter and slice. Checks the shard serves and the request's limits first.
+pub(super) fn unit_query(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    qc: &QueryContext<'_>,
+) -> OsResult<Query> {
+    let c = &ctxs[u.ctx];
+    c.check_serving()?;
+    // The shard's limits first, then the refusal of the parts not built (OpenSearch checks the
+    // limits before it compiles scripts or runs rescorers).
+    super::limits::check_request(&c.limits, req)?;
+    req.refuse_unbuilt()?;
+    let query = dsl::boosted(build_query(req, qc)?, super::index_boost::boost_of(req, &c.index));
+    let query = with_alias_filter(query, c, qc)?;
+    Ok(match &req.slice {
         None => query,
         Some(s) => {
             slice::check(s, c, req.scroll.is_some() || req.pit.is_some())?;
@@ -292,7 +301,21 @@ pub(super) fn run_unit(
                 boost: 1.0,
             }
         }
-    };
+    })
+}
+
+/// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
+pub(super) fn run_unit(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    now: i64,
+    deadline: Option<Instant>,
+    last: Option<&LastHit>,
+) -> OsResult<UnitResult> {
+    let c = &ctxs[u.ctx];
+    let qc = unit_query_context(u, ctxs, req, now);
+    let query = unit_query(u, ctxs, req, &qc)?;
     let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
     let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
     let aggs = unit_aggs(u, ctxs, req, &qc, &query)?;
@@ -795,7 +818,8 @@ fn node_phase(
     let mut hits = Vec::with_capacity(fetched.len());
     for ((ci, r), (score, sort_values, key, mark)) in fetched.into_iter().zip(merge_keys) {
         if let (Ok(json), false) = (r, failures.iter().any(|f| f.0 == ci)) {
-            hits.push(NodeHit { json, score, sort_values, key, mark });
+            let shard = Some((ctxs[ci].index.clone(), ctxs[ci].shard));
+            hits.push(NodeHit { json, score, sort_values, key, mark, shard });
         }
     }
     let failed_shards = failures.len();
@@ -809,7 +833,10 @@ fn node_phase(
         total,
         total_gte: relation == Relation::Gte,
         max_score,
-        sort: engine_fields.iter().map(MergeSort::of).collect(),
+        sort: fields
+            .iter()
+            .map(|(f, fmt)| MergeSort { unsigned: *fmt == ValueFormat::Unsigned, ..MergeSort::of(f) })
+            .collect(),
         aggs,
         timed_out,
         terminated_early,
@@ -908,13 +935,7 @@ fn check_unsigned_sorts(results: &[Option<UnitResult>]) -> OsResult<()> {
         match &first {
             None => first = Some(uns),
             Some(f) if f.iter().zip(&uns).any(|(a, b)| a != b) => {
-                let cause = OsError::illegal("Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type in another index!");
-                return Err(OsError::new(ErrorKind::SearchPhaseExecution, "")
-                    .status(400)
-                    .with("phase", "fetch")
-                    .with("grouped", true)
-                    .with("failed_shards", json!([]))
-                    .caused_by(cause));
+                return Err(super::node_result::mixed_unsigned_sorts())
             }
             Some(_) => {}
         }

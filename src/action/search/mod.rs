@@ -39,6 +39,8 @@
 //! | [`scroll`] | scroll over the reader contexts |
 //! | [`node_result`] | one node's query+fetch result, and the reduce of several into the body |
 //! | [`remote`] | searches and counts whose shards are spread over nodes |
+//! | [`dfs_phase`] | the dfs round of `dfs_query_then_fetch` across nodes |
+//! | [`remote_collapse`] | collapse `inner_hits` searched across nodes once the heads are known |
 //! | [`remote_contexts`] | reader contexts opened, named and freed on other nodes |
 //! | [`remote_pit`] | points in time whose shards are spread over nodes |
 //! | [`remote_scroll`] | scrolls whose shards are spread over nodes |
@@ -54,6 +56,7 @@ pub mod context_id;
 pub mod copy_choice;
 pub mod count;
 pub mod date_math;
+pub mod dfs_phase;
 pub mod dsl;
 pub mod dsl_combined_fields;
 pub mod dsl_constant;
@@ -86,6 +89,7 @@ pub mod pit;
 pub mod pit_segments;
 pub mod query_string;
 pub mod remote;
+pub mod remote_collapse;
 pub mod remote_contexts;
 pub mod remote_pit;
 pub mod remote_scroll;

@@ -21,6 +21,9 @@ pub struct MergeSort {
     pub score: bool,
     pub desc: bool,
     pub missing_first: bool,
+    /// An `unsigned_long` field: its values compare with no other number type's (see
+    /// [`mixed_unsigned_sorts`]).
+    pub unsigned: bool,
 }
 
 impl MergeSort {
@@ -30,6 +33,7 @@ impl MergeSort {
             score: f.by == SortBy::Score,
             desc: f.order == SortOrder::Desc,
             missing_first: f.missing == Missing::First,
+            unsigned: false,
         }
     }
 
@@ -56,6 +60,9 @@ pub struct NodeHit {
     pub key: Option<Value>,
     /// In a scroll, the hit as its unit's last emitted one (set when it makes the page).
     pub mark: Option<super::execute::LastHit>,
+    /// Its shard `(index, shard)`: hits that tie across nodes are ordered by shard, as
+    /// OpenSearch orders the shards of a search (by index name, then number).
+    pub shard: Option<(String, u32)>,
 }
 
 /// One shard failure: its HTTP status and its `_shards.failures` entry.
@@ -123,14 +130,31 @@ pub fn fails_shards_only(e: &OsError) -> bool {
             | ErrorKind::NodeDisconnected
             | ErrorKind::ActionNotFoundTransport
             | ErrorKind::NoShardAvailableAction
-    ) && !(e.kind == ErrorKind::SearchPhaseExecution && e.meta.get("failed_shards").is_none())
+    ) && !(e.kind == ErrorKind::SearchPhaseExecution
+        && e.meta.get("failed_shards").and_then(|f| f.as_array()).is_none_or(|f| f.is_empty()))
+}
+
+/// OpenSearch's `validateMergeSortValueFormats`: a sort field that is an `unsigned_long` in one
+/// index must be one in every index (its values do not compare with other numbers).
+pub fn mixed_unsigned_sorts() -> OsError {
+    let cause = OsError::illegal("Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type in another index!");
+    OsError::new(ErrorKind::SearchPhaseExecution, "")
+        .status(400)
+        .with("phase", "fetch")
+        .with("grouped", true)
+        .with("failed_shards", json!([]))
+        .caused_by(cause)
 }
 
 /// Reduces node results into the response body. `paged`: the single result's hits are the
 /// page already (a search of local shards only); otherwise the hits of all results merge
-/// (by score or the sort values; ties by result order, then position) and the page is cut.
+/// (by score or the sort values; ties by shard, then position) and the page is cut.
 pub fn finish(parts: Vec<NodeResult>, req: &SearchRequest, start: Instant, paged: bool) -> OsResult<SearchBody> {
     let sort: Vec<MergeSort> = parts.iter().find(|p| !p.sort.is_empty()).map(|p| p.sort.clone()).unwrap_or_default();
+    let unsigned = |s: &[MergeSort]| s.iter().map(|f| f.unsigned).collect::<Vec<_>>();
+    if parts.iter().any(|p| !p.sort.is_empty() && unsigned(&p.sort) != unsigned(&sort)) {
+        return Err(mixed_unsigned_sorts());
+    }
     let mut total = 0u64;
     let mut gte = false;
     let mut max_score: Option<f32> = None;
@@ -218,12 +242,14 @@ pub fn finish(parts: Vec<NodeResult>, req: &SearchRequest, start: Instant, paged
 /// Merges the hits of several nodes (each list in merge order) and cuts `from..from + size`;
 /// with `collapse`, the first hit of each value across nodes.
 fn merge_hits(mut hits: Vec<NodeHit>, sort: &[MergeSort], req: &SearchRequest) -> Vec<NodeHit> {
-    // A stable sort: ties keep node order, then each node's own order.
+    // A stable sort: ties by shard, then each node's own order.
     if sort.is_empty() {
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.shard.cmp(&b.shard)));
     } else {
         let fields: Vec<SortField> = sort.iter().map(MergeSort::field).collect();
-        hits.sort_by(|a, b| query::sort::cmp_values(&a.sort_values, &b.sort_values, &fields));
+        hits.sort_by(|a, b| {
+            query::sort::cmp_values(&a.sort_values, &b.sort_values, &fields).then_with(|| a.shard.cmp(&b.shard))
+        });
     }
     if req.collapse.is_some() {
         let mut seen = std::collections::HashSet::new();
@@ -239,10 +265,12 @@ pub fn page_counts(parts: &[NodeResult], req: &SearchRequest) -> Vec<usize> {
     let mut all: Vec<(usize, &NodeHit)> =
         parts.iter().enumerate().flat_map(|(i, p)| p.hits.iter().map(move |h| (i, h))).collect();
     if sort.is_empty() {
-        all.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
+        all.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| a.1.shard.cmp(&b.1.shard)));
     } else {
         let fields: Vec<SortField> = sort.iter().map(MergeSort::field).collect();
-        all.sort_by(|a, b| query::sort::cmp_values(&a.1.sort_values, &b.1.sort_values, &fields));
+        all.sort_by(|a, b| {
+            query::sort::cmp_values(&a.1.sort_values, &b.1.sort_values, &fields).then_with(|| a.1.shard.cmp(&b.1.shard))
+        });
     }
     let mut counts = vec![0; parts.len()];
     for (i, _) in all.into_iter().skip(req.from).take(req.size) {

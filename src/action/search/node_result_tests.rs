@@ -11,6 +11,7 @@ fn hit(id: &str, score: f32, sort: Vec<SortValue>, key: Option<&str>) -> NodeHit
         sort_values: sort,
         key: key.map(|k| json!(k)),
         mark: None,
+        shard: None,
     }
 }
 
@@ -39,7 +40,7 @@ fn hits_merge_by_score_then_node_order() {
 
 #[test]
 fn hits_merge_by_sort_values_and_collapse_keeps_the_first_of_each_key() {
-    let asc = vec![MergeSort { score: false, desc: false, missing_first: false }];
+    let asc = vec![MergeSort { score: false, desc: false, missing_first: false, unsigned: false }];
     let l = |v: i64| vec![SortValue::Long(v)];
     let a = node(vec![hit("a1", f32::NAN, l(1), Some("x")), hit("a2", f32::NAN, l(4), Some("y"))], 2, asc.clone());
     let b = node(
@@ -94,11 +95,42 @@ fn page_counts_are_each_part_s_prefix_on_the_page() {
     // By a sort value, ascending.
     let sorted = |vals: &[i64]| NodeResult {
         hits: vals.iter().map(|v| hit("x", f32::NAN, vec![SortValue::Long(*v)], None)).collect(),
-        sort: vec![MergeSort { score: false, desc: false, missing_first: false }],
+        sort: vec![MergeSort { score: false, desc: false, missing_first: false, unsigned: false }],
         ..NodeResult::default()
     };
     let parts = vec![sorted(&[1, 5, 6]), sorted(&[2, 3, 4])];
     assert_eq!(page_counts(&parts, &req), vec![1, 3]);
     let req = SearchRequest { from: 0, size: 10, ..SearchRequest::default() };
     assert_eq!(page_counts(&parts, &req), vec![3, 3]);
+}
+
+#[test]
+fn an_unsigned_sort_on_one_node_only_is_refused() {
+    let req = SearchRequest::default();
+    let part = |unsigned: bool| NodeResult {
+        hits: vec![hit("x", f32::NAN, vec![SortValue::Long(1)], None)],
+        sort: vec![MergeSort { score: false, desc: false, missing_first: false, unsigned }],
+        shards: 1,
+        ..NodeResult::default()
+    };
+    let e = finish(vec![part(true), part(false)], &req, Instant::now(), false).unwrap_err();
+    assert_eq!((e.kind, e.status), (ErrorKind::SearchPhaseExecution, 400));
+    assert!(finish(vec![part(true), part(true)], &req, Instant::now(), false).is_ok());
+    // A node whose shards failed reports no sort: it is not compared.
+    let failed = NodeResult { shards: 1, failed: 1, ..NodeResult::default() };
+    assert!(finish(vec![part(false), failed], &req, Instant::now(), false).is_ok());
+}
+
+#[test]
+fn ties_across_nodes_follow_the_shard_order() {
+    let req = SearchRequest::default();
+    let on = |id: &str, index: &str, shard: u32| NodeHit {
+        shard: Some((index.into(), shard)),
+        ..hit(id, 1.0, vec![], None)
+    };
+    // Node A answers for b/0 and a/1; node B for a/0: the page goes a/0, a/1, b/0.
+    let a = NodeResult { hits: vec![on("x", "b", 0), on("y", "a", 1)], shards: 2, ..NodeResult::default() };
+    let b = NodeResult { hits: vec![on("z", "a", 0)], shards: 1, ..NodeResult::default() };
+    assert_eq!(ids(finish(vec![a.clone(), b.clone()], &req, Instant::now(), false).unwrap()), ["z", "y", "x"]);
+    assert_eq!(page_counts(&[a, b], &req), vec![2, 1]);
 }

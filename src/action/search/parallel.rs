@@ -38,7 +38,9 @@ impl QueryPhase {
             return None;
         }
         let u = &self.units[ui];
-        let r = run_unit(u, &self.ctxs, &self.req, self.now, self.deadline, self.lasts[ui].as_ref());
+        let r = crate::engine::query::dfs::with_global(self.req.dfs_stats.as_ref(), || {
+            run_unit(u, &self.ctxs, &self.req, self.now, self.deadline, self.lasts[ui].as_ref())
+        });
         let late = self.deadline.is_some_and(|d| Instant::now() > d);
         Some((r, late))
     }
@@ -74,6 +76,11 @@ pub(super) struct FetchPhase {
 impl FetchPhase {
     /// Fetches the hits at page positions `at` (all of one shard).
     fn shard(&self, at: &[usize]) -> Vec<OsResult<HitJson>> {
+        // Explanations and inner hits score with the dfs round's statistics too.
+        crate::engine::query::dfs::with_global(self.query.req.dfs_stats.as_ref(), || self.shard_in_scope(at))
+    }
+
+    fn shard_in_scope(&self, at: &[usize]) -> Vec<OsResult<HitJson>> {
         let q = &*self.query;
         let mut named_weights: Vec<Option<NamedWeights>> = (0..q.units.len()).map(|_| None).collect();
         at.iter()

@@ -6,7 +6,7 @@
 //! the node results ([`super::node_result::finish`]). A node that cannot be reached fails its
 //! shards (partial results). Requests whose state lives on shards between requests (scroll, point
 //! in time) run through their contexts (`remote_scroll.rs`, `remote_pit.rs`); those that need
-//! global statistics first (`dfs_query_then_fetch`) are refused when their shards span nodes.
+//! global statistics first (`dfs_query_then_fetch`) run a dfs round before (`dfs_phase.rs`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -97,11 +97,11 @@ pub fn refuse_contexts_across_nodes(req: &SearchRequest) -> OsResult<()> {
 
 fn refuse(req: &SearchRequest, contexts: bool) -> OsResult<()> {
     let narrowed = req.routing.is_some() || req.preference.is_some();
-    let what = if req.dfs {
+    let what = if req.dfs && contexts {
         Some("[search_type=dfs_query_then_fetch]")
     } else if req.slice.is_some() && (!contexts || narrowed) {
         Some("[slice]")
-    } else if req.collapse.as_ref().is_some_and(|c| !c.inner_hits.is_empty()) {
+    } else if contexts && req.collapse.as_ref().is_some_and(|c| !c.inner_hits.is_empty()) {
         Some("[collapse] with [inner_hits]")
     } else if !contexts && req.sort.iter().any(|s| s.field == "_shard_doc") {
         Some("[_shard_doc] sort")
@@ -122,6 +122,9 @@ struct WireSearch {
     shards: Vec<(String, u32)>,
     req: SearchRequest,
     count: bool,
+    /// `dfs_query_then_fetch`: the dfs round's summed statistics.
+    #[serde(default)]
+    dfs: Option<crate::engine::query::dfs::DfsStats>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -139,6 +142,8 @@ struct WireHit {
     score: u32,
     sort: Vec<WireValue>,
     key: Option<Value>,
+    #[serde(default)]
+    shard: Option<(String, u32)>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -148,6 +153,9 @@ pub struct WireResult {
     total_gte: bool,
     max_score: Option<u32>,
     sort: Vec<(bool, bool, bool)>,
+    /// Per sort field, whether it is an `unsigned_long`.
+    #[serde(default)]
+    unsigned: Vec<bool>,
     aggs: Vec<Vec<AggResult>>,
     timed_out: bool,
     terminated_early: Option<bool>,
@@ -206,12 +214,14 @@ pub(super) fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
                 score: h.score.to_bits(),
                 sort: h.sort_values.into_iter().map(value).collect(),
                 key: h.key,
+                shard: h.shard,
             })
             .collect(),
         total: r.total,
         total_gte: r.total_gte,
         max_score: r.max_score.map(f32::to_bits),
         sort: r.sort.iter().map(|s| (s.score, s.desc, s.missing_first)).collect(),
+        unsigned: r.sort.iter().map(|s| s.unsigned).collect(),
         aggs: r.aggs,
         timed_out: r.timed_out,
         terminated_early: r.terminated_early,
@@ -238,12 +248,23 @@ pub(super) fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
                 sort_values: h.sort.into_iter().map(value).collect(),
                 key: h.key,
                 mark: None,
+                shard: h.shard,
             })
             .collect(),
         total: w.total,
         total_gte: w.total_gte,
         max_score: w.max_score.map(f32::from_bits),
-        sort: w.sort.into_iter().map(|(score, desc, missing_first)| MergeSort { score, desc, missing_first }).collect(),
+        sort: w
+            .sort
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, desc, missing_first))| MergeSort {
+                score,
+                desc,
+                missing_first,
+                unsigned: w.unsigned.get(i).copied().unwrap_or(false),
+            })
+            .collect(),
         aggs: w.aggs,
         timed_out: w.timed_out,
         terminated_early: w.terminated_early,
@@ -311,11 +332,39 @@ pub fn search(
     sub.from = 0;
     sub.size = req.from.saturating_add(req.size);
     sub.total_shards = Some(ctxs.len() + failed.len() + remote.iter().map(|g| g.1.len()).sum::<usize>());
+    // `collapse` with `inner_hits`: the nodes return the group heads; their groups are searched
+    // across nodes once the page is known.
+    let expand = req.collapse.as_ref().filter(|c| !c.inner_hits.is_empty());
+    let targets = expand.map(|_| super::remote_collapse::Targets {
+        ctxs: ctxs.clone(),
+        failed: failed.clone(),
+        remote: remote.clone(),
+    });
+    if let Some(c) = &mut sub.collapse {
+        c.inner_hits.clear();
+    }
+    // `dfs_query_then_fetch`: the dfs round first; shards whose round failed leave the query round.
+    let mut dfs_failures = Vec::new();
+    let (ctxs, remote) = if req.dfs {
+        let g = super::dfs_phase::gather(cs, expr, req, &ctxs, &remote)?;
+        sub.dfs_stats = Some(Arc::new(g.stats));
+        dfs_failures = g.failures;
+        let ctxs = if g.local_failed { Vec::new() } else { ctxs };
+        (ctxs, remote.into_iter().filter(|(n, _)| !g.failed_nodes.contains(n)).collect::<Vec<_>>())
+    } else {
+        (ctxs, remote)
+    };
     let (local, answers) = std::thread::scope(|s| {
         let handles: Vec<_> = remote
             .iter()
             .map(|(node, shards)| {
-                let w = WireSearch { expr: expr.to_string(), shards: shards.clone(), req: sub.clone(), count: false };
+                let w = WireSearch {
+                    expr: expr.to_string(),
+                    shards: shards.clone(),
+                    req: sub.clone(),
+                    count: false,
+                    dfs: sub.dfs_stats.as_deref().cloned(),
+                };
                 s.spawn(move || {
                     send(cs, node, &w).and_then(|b| {
                         serde_json::from_slice::<WireResult>(&b)
@@ -342,7 +391,13 @@ pub fn search(
     for (r, (node, shards)) in answers.into_iter().zip(&remote) {
         parts.push(node_outcome(r, shards, Some(node))?);
     }
-    node_result::finish(parts, req, start, false)
+    parts.extend(dfs_failures);
+    let mut body = node_result::finish(parts, req, start, false)?;
+    if let (Some(c), Some(t)) = (expand, &targets) {
+        super::remote_collapse::expand(cs, expr, req, c, t, &mut body)?;
+        body.took = start.elapsed().as_millis() as u64;
+    }
+    Ok(body)
 }
 
 /// `_count` over this node's `ctxs` (and `failed`) and the `remote` nodes' shards: the counts and
@@ -359,7 +414,13 @@ pub fn count(
         let handles: Vec<_> = remote
             .iter()
             .map(|(node, shards)| {
-                let w = WireSearch { expr: expr.to_string(), shards: shards.clone(), req: req.clone(), count: true };
+                let w = WireSearch {
+                    expr: expr.to_string(),
+                    shards: shards.clone(),
+                    req: req.clone(),
+                    count: true,
+                    dfs: None,
+                };
                 s.spawn(move || {
                     send(cs, node, &w).and_then(|b| {
                         serde_json::from_slice::<Value>(&b)
@@ -440,6 +501,7 @@ pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
     let w: WireSearch =
         serde_json::from_slice(payload).map_err(|e| OsError::illegal(format!("malformed search request: {e}")))?;
     let mut req = w.req;
+    req.dfs_stats = w.dfs.map(Arc::new);
     if let Some(a) = &req.aggs_source {
         req.aggs = Some(Arc::new(super::aggs::parse::parse_aggs(a)?));
     }

@@ -152,12 +152,15 @@ fn a_node_that_fails_its_shards_leaves_partial_results_or_fails_the_search() {
 
 #[test]
 fn what_cannot_be_distributed_is_refused() {
-    for body in [json!({"collapse": {"field": "g", "inner_hits": {"name": "x"}}}), json!({"sort": ["_shard_doc"]})] {
-        let req = SearchRequest::from_body(body.clone()).unwrap();
-        assert_eq!(refuse_across_nodes(&req).unwrap_err().status, 400, "{body}");
-    }
+    let req = SearchRequest::from_body(json!({"sort": ["_shard_doc"]})).unwrap();
+    assert_eq!(refuse_across_nodes(&req).unwrap_err().status, 400);
+    // dfs runs its round first (dfs_phase.rs), collapse expands its groups after (remote_collapse.rs);
+    // through the contexts of a PIT or scroll across nodes they are refused.
     let dfs = SearchRequest { dfs: true, ..SearchRequest::default() };
-    assert!(refuse_across_nodes(&dfs).is_err());
+    assert!(refuse_across_nodes(&dfs).is_ok());
+    let expand = SearchRequest::from_body(json!({"collapse": {"field": "g", "inner_hits": {"name": "x"}}})).unwrap();
+    assert!(refuse_across_nodes(&expand).is_ok());
+    assert_eq!(refuse_contexts_across_nodes(&expand).unwrap_err().status, 400);
     // A scroll and a PIT run across nodes through their contexts (remote_scroll.rs, remote_pit.rs).
     let scroll = SearchRequest { scroll: Some(Duration::from_secs(60)), ..SearchRequest::default() };
     assert!(refuse_across_nodes(&scroll).is_ok());

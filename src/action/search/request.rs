@@ -91,6 +91,10 @@ pub struct SearchRequest {
     /// (what `_shard_doc` values encode, so they compare across nodes).
     #[serde(default)]
     pub shard_ordinals: Option<Vec<usize>>,
+    /// With `dfs_query_then_fetch` across nodes: the statistics the dfs round summed, in force
+    /// while this node's units compile (sent beside the request, see `super::remote`).
+    #[serde(skip)]
+    pub dfs_stats: Option<std::sync::Arc<crate::engine::query::dfs::DfsStats>>,
 }
 
 /// `q=` and its companions.
@@ -150,6 +154,7 @@ impl Default for SearchRequest {
             aggs_source: None,
             total_shards: None,
             shard_ordinals: None,
+            dfs_stats: None,
         }
     }
 }

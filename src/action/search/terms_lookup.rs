@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use super::aggs::AggDef;
 use super::dsl::perr;
 use super::request::SearchRequest;
-use crate::action::documents::{extract_values, read_target};
+use crate::action::documents::extract_values;
 use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
 use crate::error::{OsError, OsResult};
@@ -153,11 +153,11 @@ fn fetch(cs: &ClusterService, spec: &Map<String, Value>, depth: usize) -> OsResu
             ));
         }
         (Some(id), None) => {
-            let svc = read_target(cs, &index)?;
-            let shard = svc.route(routing.as_deref().unwrap_or(&id))?.clone();
-            match shard.engine.get(&id)? {
-                Some(doc) => vec![serde_json::from_slice(&doc.source).unwrap_or(Value::Null)],
-                None => vec![],
+            // A realtime get (OpenSearch's `TermsQueryBuilder.fetch`), on whichever node holds a copy.
+            let g = crate::action::documents::GetRequest { index, id, routing, ..Default::default() };
+            match crate::action::documents::get(cs, &g)? {
+                (true, body) => body.get("_source").cloned().into_iter().collect(),
+                (false, _) => vec![],
             }
         }
         (None, Some(q)) => {

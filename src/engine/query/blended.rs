@@ -94,7 +94,7 @@ pub fn compile(
     }
     let dfs = match blend {
         Blend::CrossFields { .. } => {
-            let max_doc = segments.iter().map(|s| s.max_doc() as u64).sum();
+            let max_doc = super::dfs::max_doc(segments.iter().map(|s| s.max_doc() as u64).sum());
             cross_fields_doc_freqs(&raw, max_doc)
         }
         Blend::MaxDocFreq => {

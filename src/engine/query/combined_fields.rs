@@ -41,30 +41,38 @@ pub fn compile(
     }
     let mut doc_freq = 0u64;
     for (f, _) in fields {
-        let mut df = 0u64;
+        let mut local = super::dfs::TermAgg::default();
         for s in segments {
             if let Some(ts) = s.term_stats(f, term)? {
-                df += ts.doc_freq as u64;
+                local.doc_freq += ts.doc_freq as u64;
+                local.total_term_freq += ts.total_term_freq;
             }
         }
-        doc_freq = doc_freq.max(df);
+        if local.doc_freq > 0 {
+            doc_freq = doc_freq.max(super::dfs::term(f, term, local).doc_freq);
+        }
     }
-    if doc_freq == 0 {
-        return Ok(Weight::MatchNone);
-    }
+    // The fields' statistics are looked up even when the term is missing (a dfs round records
+    // them; Lucene's `CombinedFieldQuery.createWeight`).
     let (mut doc_count, mut sum_ttf) = (0u64, 0u64);
     for (f, w) in fields {
-        let (mut dc, mut st) = (0u64, 0u64);
+        let mut local = super::dfs::FieldAgg::default();
         for s in segments {
             if let Some(fs) = s.field_stats(f) {
-                dc += fs.doc_count as u64;
-                st += fs.sum_total_term_freq;
+                local.doc_count += fs.doc_count as u64;
+                local.sum_total_term_freq += fs.sum_total_term_freq;
+                local.sum_doc_freq += fs.sum_doc_freq;
             }
         }
+        let global = super::dfs::field(f, local);
+        let (dc, st) = (global.doc_count, global.sum_total_term_freq);
         if dc > 0 {
             doc_count = doc_count.max(dc);
             sum_ttf = (sum_ttf as f64 + *w as f64 * st as f64) as u64;
         }
+    }
+    if doc_freq == 0 {
+        return Ok(Weight::MatchNone);
     }
     let sim = Arc::new(Bm25::new(boost * b, doc_count.max(doc_freq), sum_ttf, &[doc_freq]));
     let display = if explained {

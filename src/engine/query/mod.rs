@@ -25,6 +25,7 @@
 //! | [`weight`] | compiled queries and per-segment scorer construction |
 //! | [`scorer`] | the scorer trait, term, doc-list and match-all scorers |
 //! | [`count`] | counting without scoring (statistics, bitset unions) |
+//! | [`dfs`] | global term statistics in force or recorded (`dfs_query_then_fetch`) |
 //! | [`block_max_and`] | block-max top-k of term conjunctions |
 //! | [`boolean`] | conjunction (block-max), exclusion, optional clauses |
 //! | [`dis_max`] | dis_max: best clause plus tie-breaker times the others |
@@ -58,6 +59,7 @@ pub mod bm25;
 pub mod boolean;
 pub mod combined_fields;
 pub mod count;
+pub mod dfs;
 pub mod dis_max;
 pub mod disjunction;
 pub mod distance_feature;

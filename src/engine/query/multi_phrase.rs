@@ -159,10 +159,12 @@ pub fn compile(
                 found.push(t.clone());
             }
         }
-        if found.is_empty() {
-            return Ok(Weight::MatchNone);
-        }
         kept.push((found, *p));
+    }
+    // All positions are looked up before an empty one makes it match nothing: a dfs round
+    // records the statistics of every term (Lucene's `MultiPhraseWeight`).
+    if kept.iter().any(|(found, _)| found.is_empty()) {
+        return Ok(Weight::MatchNone);
     }
     let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
     let constant = if scoring { None } else { Some(0.0) };

@@ -151,20 +151,30 @@ pub(super) fn term_stats(
     field: &str,
     term: &[u8],
 ) -> Result<(u64, u64, u64, TermStates)> {
-    let (mut df, mut doc_count, mut sum_ttf) = (0u64, 0u64, 0u64);
+    let mut local = super::dfs::TermAgg::default();
+    let mut fields = super::dfs::FieldAgg::default();
     let mut states = Vec::with_capacity(segments.len());
     for s in segments {
         let st = s.term_state(field, term)?;
         if let Some(ts) = &st {
-            df += ts.stats.doc_freq as u64;
+            local.doc_freq += ts.stats.doc_freq as u64;
+            local.total_term_freq += ts.stats.total_term_freq;
         }
         states.push((seg_key(*s), st));
         if let Some(fs) = s.field_stats(field) {
-            doc_count += fs.doc_count as u64;
-            sum_ttf += fs.sum_total_term_freq;
+            fields.doc_count += fs.doc_count as u64;
+            fields.sum_total_term_freq += fs.sum_total_term_freq;
+            fields.sum_doc_freq += fs.sum_doc_freq;
         }
     }
-    Ok((df, doc_count.max(df), sum_ttf, TermStates(states)))
+    // `dfs_query_then_fetch`: the global statistics when in force (see `super::dfs`).
+    let fields = super::dfs::field(field, fields);
+    if local.doc_freq == 0 {
+        // Absent from these segments: nothing matches here, whatever the global statistics.
+        return Ok((0, fields.doc_count, fields.sum_total_term_freq, TermStates(states)));
+    }
+    let df = super::dfs::term(field, term, local).doc_freq;
+    Ok((df, fields.doc_count.max(df), fields.sum_total_term_freq, TermStates(states)))
 }
 
 impl Weight {
@@ -223,14 +233,16 @@ impl Weight {
                 let mut dfs = Vec::with_capacity(terms.len());
                 let mut states = Vec::with_capacity(terms.len());
                 let (mut doc_count, mut sum_ttf) = (0, 0);
+                // All terms are looked up before a missing one makes it match nothing: a dfs
+                // round records the statistics of each (Lucene's `PhraseWeight`).
                 for (t, _) in terms {
                     let (df, dc, st, ts) = term_stats(segments, field, t)?;
-                    if df == 0 {
-                        return Ok(Weight::MatchNone);
-                    }
                     dfs.push(df);
                     states.push(ts);
                     (doc_count, sum_ttf) = (dc, st);
+                }
+                if dfs.contains(&0) {
+                    return Ok(Weight::MatchNone);
                 }
                 let sim = Arc::new(Bm25::new(boost * b, doc_count, sum_ttf, &dfs));
                 let constant = if scoring { None } else { Some(0.0) };

@@ -104,6 +104,7 @@ fn get_request(req: &RestRequest) -> OsResult<GetRequest> {
         version_type: vt,
         refresh: req.bool_param("refresh", false)?,
         not_realtime: !req.bool_param("realtime", true)?,
+        preference: req.param("preference").map(str::to_string),
     })
 }
 
@@ -203,7 +204,10 @@ fn mget(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         refresh: req.bool_param("refresh", false)?,
         not_realtime: !req.bool_param("realtime", true)?,
     };
-    let items = documents::mget::parse(&body, &d)?;
+    let mut items = documents::mget::parse(&body, &d)?;
+    for g in &mut items {
+        g.preference = req.param("preference").map(str::to_string);
+    }
     Ok(RestResponse::ok(documents::mget::mget(&node.cluster, &items)))
 }
 

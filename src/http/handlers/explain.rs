@@ -40,6 +40,7 @@ fn do_explain(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         q,
         source,
         stored_fields: req.list_param("stored_fields"),
+        preference: req.param("preference").map(str::to_string),
     };
     let (status, body, deferred) = explain::explain(&node.cluster, &r)?;
     Ok(RestResponse::json(status, body).with_deferred(deferred))

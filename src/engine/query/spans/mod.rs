@@ -200,7 +200,12 @@ fn term_stats(q_terms: &SpanQuery, field: &str, term: &[u8], segments: &[&dyn Se
             }
         }
     }
-    Ok((df, ttf))
+    if df == 0 {
+        return Ok((0, 0));
+    }
+    // `dfs_query_then_fetch`: the global statistics when in force (see `super::dfs`).
+    let g = super::dfs::term(field, term, super::dfs::TermAgg { doc_freq: df, total_term_freq: ttf });
+    Ok((g.doc_freq, g.total_term_freq))
 }
 
 /// The parent field and expansions of the `index_prefixes` term `(field, term)` in `q`.
@@ -246,13 +251,16 @@ pub fn compile(
                 dfs.push(df);
             }
         }
-        let (mut doc_count, mut sum_ttf) = (0u64, 0u64);
+        let mut local = super::dfs::FieldAgg::default();
         for s in segments {
             if let Some(fs) = s.field_stats(&field) {
-                doc_count += fs.doc_count as u64;
-                sum_ttf += fs.sum_total_term_freq;
+                local.doc_count += fs.doc_count as u64;
+                local.sum_total_term_freq += fs.sum_total_term_freq;
+                local.sum_doc_freq += fs.sum_doc_freq;
             }
         }
+        let global = super::dfs::field(&field, local);
+        let (doc_count, sum_ttf) = (global.doc_count, global.sum_total_term_freq);
         if dfs.is_empty() {
             None
         } else {
