@@ -414,7 +414,7 @@ pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> 
         )));
     }
     copy.engine.raise_primary_term(head.primary_term)?;
-    copy.engine.apply_replica_ops(&ops, &|i| in_runs(&head.appended, i))?;
+    apply_split(&copy, &ops, &head.appended)?;
     let persisted = if copy.engine.durability() == crate::engine::translog::Durability::Request {
         copy.engine.sync_replica()?
     } else {
@@ -432,6 +432,33 @@ pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> 
     }
     let a = ReplicaAnswer { local_checkpoint: copy.engine.local_checkpoint(), persisted };
     serde_json::to_vec(&a).map_err(|e| OsError::internal(e.to_string()))
+}
+
+/// Requests with at least this many operations are applied by two threads.
+const SPLIT_AT: usize = 256;
+
+/// Applies a replica request's operations; a large request's halves on two threads (appends
+/// invert in parallel; what needs the write lock takes turns), so that one request uses
+/// both cores when nothing else runs. The order within a request does not matter (see
+/// [`crate::shard::replica`]).
+fn apply_split(copy: &IndexShard, ops: &[Operation], appended: &[[u32; 2]]) -> OsResult<()> {
+    let apply = |from: usize, part: &[Operation]| -> OsResult<()> {
+        copy.engine.apply_replica_ops(part, &|i| in_runs(appended, from + i)).map_err(OsError::from)
+    };
+    if ops.len() < SPLIT_AT || appended.is_empty() {
+        return apply(0, ops);
+    }
+    let mid = ops.len() / 2;
+    let (first, second) = ops.split_at(mid);
+    std::thread::scope(|s| {
+        let other = std::thread::Builder::new().name("fathom[replica]".into()).spawn_scoped(s, || apply(mid, second));
+        let here = apply(0, first);
+        let there = match other {
+            Ok(h) => h.join().unwrap_or_else(|_| Err(OsError::internal("applying replica operations panicked"))),
+            Err(_) => apply(mid, second),
+        };
+        here.and(there)
+    })
 }
 
 impl ClusterService {
