@@ -18,7 +18,6 @@ use super::documents::{
 };
 use super::update::{self, UpdateRequest};
 use crate::cluster::{ClusterService, IndexService, IndexShard};
-use crate::engine::translog::Durability;
 use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::WriteResult;
 use crate::shard::versioning::{Constraints, VersionType};
@@ -261,14 +260,9 @@ pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec
         }
     }
     for (_, (shard, w, seq_nos)) in std::mem::take(&mut run.to_sync) {
-        if shard.engine.durability() == Durability::Request {
-            if let Err(e) = shard.engine.ensure_synced(w.location, w.seq_no) {
-                // Nothing of this shard may be acknowledged: fail every item the shard took.
-                return Err(OsError::from(e));
-            }
-        }
-        // Then on every copy of its replication group (or nothing is acknowledged).
-        let r = shard.replicate(cs, &seq_nos, d.refresh.for_replicas())?;
+        // Durable here and on every copy of its replication group, or nothing of this shard
+        // is acknowledged (an error fails every item).
+        let r = shard.sync_and_replicate(cs, w.location, &seq_nos, d.refresh.for_replicas())?;
         if r.successful > 0 || !r.failed.is_empty() {
             for at in run.shard_counts.get(&Arc::as_ptr(&shard)).into_iter().flatten() {
                 render::patch_shards(&mut out, *at, 1 + r.successful, r.failed.len() as u32);

@@ -13,7 +13,6 @@ use crate::cluster::blocks::Level;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::replication::Replicated;
 use crate::cluster::{ClusterService, CreateIndex, IndexService, IndexShard};
-use crate::engine::translog::Durability;
 use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::{IndexOp, WriteResult};
 use crate::shard::versioning::{Constraints, VersionType};
@@ -368,11 +367,8 @@ pub fn sync_and_refresh(
     w: &WriteResult,
     refresh: Refresh,
 ) -> OsResult<(bool, Deferred, Replicated)> {
-    if shard.engine.durability() == Durability::Request {
-        shard.engine.ensure_synced(w.location, w.seq_no)?;
-    }
-    // Durable here; then on every copy of the replication group before the answer.
-    let replicated = shard.replicate(cs, &[w.seq_no], refresh.for_replicas())?;
+    // Durable here and on every copy of the replication group before the answer.
+    let replicated = shard.sync_and_replicate(cs, w.location, &[w.seq_no], refresh.for_replicas())?;
     let _ = svc;
     let mut deferred = Deferred::default();
     match refresh {

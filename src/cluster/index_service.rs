@@ -114,12 +114,15 @@ impl IndexService {
         let parser_mapping = mapping.clone();
         let parser_analysis = analysis.clone();
         let parser: DocumentParser = Arc::new(move |id: &str, source: &[u8]| {
-            let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner()).clone();
+            // Read under the lock (no copy of the mapping per document: replicas and
+            // recoveries parse every operation here); a mapping update waits one parse.
+            let m = parser_mapping.read().unwrap_or_else(|e| e.into_inner());
             let mut p = m.parse(id, source).map_err(|e| crate::engine::Error::InvalidArgument(e.to_string()))?;
             normalize_keywords(&m, &parser_analysis, &mut p.fields);
             for n in &mut p.nested {
                 normalize_keywords(&m, &parser_analysis, &mut n.fields);
             }
+            drop(m);
             Ok((p.fields, p.nested))
         });
         let analyzers = Arc::new(analysis.registry());

@@ -55,9 +55,9 @@ pub struct ReplicationGroup {
     /// A replica that sees a higher term in the table has a new primary and recovers again.
     term: AtomicU64,
     targets: Mutex<BTreeMap<String, Target>>,
-    /// Operations written but not yet sent, by sequence number (kept only while the group has
-    /// targets).
-    pending: Mutex<HashMap<i64, Operation>>,
+    /// Operations written but not yet sent, by sequence number, and whether the engine added
+    /// each as an append (kept only while the group has targets).
+    pending: Mutex<HashMap<i64, (Operation, bool)>>,
 }
 
 impl ReplicationGroup {
@@ -156,6 +156,32 @@ struct ReplicaHead {
     global_checkpoint: i64,
     #[serde(default)]
     refresh: ReplicaRefresh,
+    /// The operations the primary added as appends (auto-generated ids), as `[first, count]`
+    /// runs of positions in the request: the replica skips their lookup (see
+    /// [`crate::shard::replica`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    appended: Vec<[u32; 2]>,
+}
+
+/// `[first, count]` runs of the positions where `flags` is set.
+fn runs(flags: impl Iterator<Item = bool>) -> Vec<[u32; 2]> {
+    let mut out: Vec<[u32; 2]> = Vec::new();
+    for (i, f) in flags.enumerate() {
+        if !f {
+            continue;
+        }
+        match out.last_mut() {
+            Some(r) if r[0] + r[1] == i as u32 => r[1] += 1,
+            _ => out.push([i as u32, 1]),
+        }
+    }
+    out
+}
+
+/// Whether position `i` is in one of `runs`.
+fn in_runs(runs: &[[u32; 2]], i: usize) -> bool {
+    let i = i as u64;
+    runs.iter().any(|r| i >= u64::from(r[0]) && i < u64::from(r[0]) + u64::from(r[1]))
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -208,9 +234,10 @@ impl IndexShard {
     /// Indexes on this primary copy; the operation waits for [`IndexShard::replicate`].
     pub fn index(&self, op: crate::shard::IndexOp) -> crate::engine::Result<crate::shard::WriteResult> {
         let _permit = self.sequencing_permit()?;
+        let appended = op.auto_generated_id;
         let (w, logged) = self.engine.index_logged(op)?;
         if self.replication.has_targets() {
-            lock(&self.replication.pending).insert(w.seq_no, logged);
+            lock(&self.replication.pending).insert(w.seq_no, (logged, appended));
         }
         Ok(w)
     }
@@ -230,7 +257,7 @@ impl IndexShard {
                 primary_term: w.primary_term,
                 version: w.version,
             };
-            lock(&self.replication.pending).insert(w.seq_no, op);
+            lock(&self.replication.pending).insert(w.seq_no, (op, false));
         }
         Ok(w)
     }
@@ -248,7 +275,7 @@ impl IndexShard {
     /// An error means the write must not be acknowledged.
     pub fn replicate(&self, cs: &ClusterService, seq_nos: &[i64], refresh: ReplicaRefresh) -> OsResult<Replicated> {
         let _in_flight = self.handoff.replicating();
-        let mut ops: Vec<Operation> = {
+        let mut ops: Vec<(Operation, bool)> = {
             let mut p = lock(&self.replication.pending);
             seq_nos.iter().filter_map(|s| p.remove(s)).collect()
         };
@@ -256,7 +283,9 @@ impl IndexShard {
         if targets.is_empty() {
             return Ok(Replicated { shard: self.id, ..Default::default() });
         }
-        ops.sort_by_key(Operation::seq_no);
+        ops.sort_by_key(|(op, _)| op.seq_no());
+        let appended = runs(ops.iter().map(|(_, a)| *a));
+        let ops: Vec<Operation> = ops.into_iter().map(|(op, _)| op).collect();
         let body = encode_ops(&ops);
         let term = self.engine.term();
         let gcp = self.engine.global_checkpoint();
@@ -269,6 +298,7 @@ impl IndexShard {
                 primary_term: term,
                 global_checkpoint: gcp,
                 refresh,
+                appended: appended.clone(),
             };
             let head = serde_json::to_vec(&head).map_err(|e| OsError::internal(e.to_string()))?;
             let bytes = cs.send(&t.node, ACTION_REPLICA, super::remote::frame_pair(&head, &body), REPLICA_TIMEOUT)?;
@@ -308,6 +338,43 @@ impl IndexShard {
         }
         self.update_global_checkpoint();
         Ok(out)
+    }
+
+    /// Makes the operations `seq_nos` durable on this primary (under `request` durability: the
+    /// translog up to `location`, the furthest of theirs) and on every copy of the group (see
+    /// [`IndexShard::replicate`]). As in OpenSearch, the local fsync runs beside the replica
+    /// requests; both must succeed. An error means the write must not be acknowledged.
+    pub fn sync_and_replicate(
+        &self,
+        cs: &ClusterService,
+        location: crate::engine::translog::Location,
+        seq_nos: &[i64],
+        refresh: ReplicaRefresh,
+    ) -> OsResult<Replicated> {
+        let sync = || -> OsResult<()> {
+            if self.engine.durability() == crate::engine::translog::Durability::Request {
+                self.engine.ensure_synced_ops(location, seq_nos)?;
+            }
+            Ok(())
+        };
+        if !self.replication.has_targets() {
+            sync()?;
+            return self.replicate(cs, seq_nos, refresh);
+        }
+        let (local, replicated) = std::thread::scope(|s| {
+            let local = std::thread::Builder::new().name("fathom[sync]".into()).spawn_scoped(s, sync);
+            let replicated = self.replicate(cs, seq_nos, refresh);
+            let local = match local {
+                Ok(h) => h.join().unwrap_or_else(|_| Err(OsError::internal("the translog sync panicked"))),
+                // No thread to spare: sync here.
+                Err(_) => sync(),
+            };
+            (local, replicated)
+        });
+        local?;
+        let r = replicated?;
+        self.update_global_checkpoint();
+        Ok(r)
     }
 
     /// The global checkpoint from the in-sync copies' persisted checkpoints.
@@ -362,9 +429,7 @@ pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> 
         )));
     }
     copy.engine.raise_primary_term(head.primary_term)?;
-    for op in &ops {
-        copy.engine.apply_replica_op(op)?;
-    }
+    apply_split(&copy, &ops, &head.appended)?;
     let persisted = if copy.engine.durability() == crate::engine::translog::Durability::Request {
         copy.engine.sync_replica()?
     } else {
@@ -382,6 +447,33 @@ pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> 
     }
     let a = ReplicaAnswer { local_checkpoint: copy.engine.local_checkpoint(), persisted };
     serde_json::to_vec(&a).map_err(|e| OsError::internal(e.to_string()))
+}
+
+/// Requests with at least this many operations are applied by two threads.
+const SPLIT_AT: usize = 256;
+
+/// Applies a replica request's operations; a large request's halves on two threads (appends
+/// invert in parallel; what needs the write lock takes turns), so that one request uses
+/// both cores when nothing else runs. The order within a request does not matter (see
+/// [`crate::shard::replica`]).
+fn apply_split(copy: &IndexShard, ops: &[Operation], appended: &[[u32; 2]]) -> OsResult<()> {
+    let apply = |from: usize, part: &[Operation]| -> OsResult<()> {
+        copy.engine.apply_replica_ops(part, &|i| in_runs(appended, from + i)).map_err(OsError::from)
+    };
+    if ops.len() < SPLIT_AT || appended.is_empty() {
+        return apply(0, ops);
+    }
+    let mid = ops.len() / 2;
+    let (first, second) = ops.split_at(mid);
+    std::thread::scope(|s| {
+        let other = std::thread::Builder::new().name("fathom[replica]".into()).spawn_scoped(s, || apply(mid, second));
+        let here = apply(0, first);
+        let there = match other {
+            Ok(h) => h.join().unwrap_or_else(|_| Err(OsError::internal("applying replica operations panicked"))),
+            Err(_) => apply(mid, second),
+        };
+        here.and(there)
+    })
 }
 
 impl ClusterService {

@@ -134,7 +134,7 @@ pub struct ShardEngine {
     pub(super) write_lock: Mutex<()>,
     /// Held shared by appends of auto-generated ids, exclusively by flush and close (after
     /// `write_lock`), so these see no append in flight.
-    append_gate: RwLock<()>,
+    pub(super) append_gate: RwLock<()>,
     pub(super) config: ShardConfig,
     history_uuid: String,
     pub(super) global_checkpoint: AtomicI64,
@@ -149,6 +149,12 @@ pub struct ShardEngine {
     /// Peer recoveries reading the translog from this copy: flushes keep every generation
     /// while one runs.
     pub(super) translog_retention: AtomicUsize,
+    /// Replica: the highest sequence number of an operation applied other than as an append
+    /// (OpenSearch's `maxSeqNoOfNonAppendOnlyOperations`); an append the primary made at a
+    /// sequence number above it needs no lookup here (see [`super::replica`]).
+    pub(super) max_seq_no_non_append: AtomicI64,
+    /// Replica: the sequence numbers of appends being applied without the write lock.
+    pub(super) appends_in_flight: Mutex<std::collections::HashSet<i64>>,
     _syncer: Option<crate::engine::translog::SyncerHandle>,
 }
 
@@ -321,6 +327,8 @@ impl ShardEngine {
             primary_term,
             solo: AtomicBool::new(true),
             translog_retention: AtomicUsize::new(0),
+            max_seq_no_non_append: AtomicI64::new(NO_OPS_PERFORMED),
+            appends_in_flight: Mutex::new(std::collections::HashSet::new()),
             writer,
             merges: Mutex::new(merges),
             failer,
@@ -338,6 +346,9 @@ impl ShardEngine {
     }
 
     fn finish_recovery(&self) {
+        // Whatever the store and the replay hold may be written again by a replica request:
+        // no append at or below it skips the lookup.
+        self.max_seq_no_non_append.fetch_max(self.tracker.max_seq_no(), Ordering::SeqCst);
         let mut rs = lock(&self.recovery);
         rs.advance(Stage::Finalize);
         rs.advance(Stage::Done);
@@ -510,8 +521,16 @@ impl ShardEngine {
     /// numbers persisted up to it. Under `request` durability a write is acknowledged only after
     /// this returns `Ok`.
     pub fn ensure_synced(&self, location: Location, seq_no: i64) -> Result<()> {
+        self.ensure_synced_ops(location, &[seq_no])
+    }
+
+    /// [`ShardEngine::ensure_synced`] for several operations: `location` is the furthest of
+    /// theirs, and each of `seq_nos` is marked persisted.
+    pub fn ensure_synced_ops(&self, location: Location, seq_nos: &[i64]) -> Result<()> {
         self.translog.ensure_synced(location)?;
-        self.tracker.mark_persisted(seq_no);
+        for &seq_no in seq_nos {
+            self.tracker.mark_persisted(seq_no);
+        }
         let persisted = self.tracker.persisted_checkpoint();
         // One copy is its own in-sync set: the global checkpoint is its persisted checkpoint,
         // stored in the translog checkpoint at the next sync. With in-sync replicas the primary

@@ -16,6 +16,17 @@
 //!
 //! The copies converge whatever the arrival order, because each id ends with the operation of
 //! the highest sequence number the primary gave it.
+//!
+//! Appends (OpenSearch's append-only optimisation on replicas): an operation the primary added
+//! without a lookup (an auto-generated id, new by construction) needs none here either, unless
+//! an operation other than such an append with a higher sequence number was applied already —
+//! a follow-up write to the new document that overtook it (the id can be read on the primary
+//! before the replicas have it). So a copy keeps the highest sequence number of the operations
+//! it applied under the lookup (`max_seq_no_non_append`, at least the max sequence number its
+//! store opened with), and an append above it goes to the index writer directly, under the
+//! append gate (shared) rather than the write lock: appends of concurrent requests invert in
+//! parallel. The lookup path holds the write lock and the gate exclusively, so it never runs
+//! beside such an append, and an operation claimed by an append in flight is applied once.
 
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::time::Instant;
@@ -26,7 +37,7 @@ use crate::engine::index::Document;
 use crate::engine::segment::random_id;
 use crate::engine::store::Directory;
 use crate::engine::sync::{lock, Arc, Ordering};
-use crate::engine::translog::{Location, Operation, Translog, TranslogConfig};
+use crate::engine::translog::{Operation, Translog, TranslogConfig};
 use crate::engine::{Error, Result};
 
 impl ShardEngine {
@@ -76,27 +87,105 @@ impl ShardEngine {
         Ok(filled)
     }
 
-    /// Applies an operation a primary sequenced (steps in the module docs). Returns where the
-    /// translog holds it (`None` when it was already processed), for
-    /// [`ShardEngine::ensure_synced`].
-    pub fn apply_replica_op(&self, op: &Operation) -> Result<Option<Location>> {
-        let r = self.apply_replica_locked(op);
+    /// Applies an operation a primary sequenced (steps in the module docs): a recovery's
+    /// translog operation, or one replicated without the primary's append decision.
+    pub fn apply_replica_op(&self, op: &Operation) -> Result<()> {
+        self.apply_replica_ops(std::slice::from_ref(op), &|_| false)
+    }
+
+    /// Applies the operations of one replica request or recovery batch (steps in the module
+    /// docs). `appended(i)`: the primary added operation `i` as an append (an auto-generated
+    /// id, no lookup); such an operation skips the lookup here too and runs in parallel with
+    /// other requests' appends (see "Appends" in the module docs). The others take the write
+    /// lock once for the batch.
+    pub fn apply_replica_ops(&self, ops: &[Operation], appended: &dyn Fn(usize) -> bool) -> Result<()> {
+        let r = self.apply_replica_batch(ops, appended);
         self.failer.check("replica", r)
     }
 
-    fn apply_replica_locked(&self, op: &Operation) -> Result<Option<Location>> {
-        let _w = lock(&self.write_lock);
-        self.check_open()?;
-        let seq_no = op.seq_no();
-        if self.tracker.has_processed(seq_no) {
-            return Ok(None);
+    fn apply_replica_batch(&self, ops: &[Operation], appended: &dyn Fn(usize) -> bool) -> Result<()> {
+        let mut locked: Vec<&Operation> = Vec::new();
+        if (0..ops.len()).any(appended) {
+            let _g = self.append_gate.read().unwrap_or_else(|p| p.into_inner());
+            self.check_open()?;
+            for (i, op) in ops.iter().enumerate() {
+                if !appended(i) || !self.append_replica(op)? {
+                    locked.push(op);
+                }
+            }
+        } else {
+            locked.extend(ops);
         }
+        if locked.is_empty() {
+            return Ok(());
+        }
+        let _w = lock(&self.write_lock);
+        let _g = self.append_gate_write();
+        self.check_open()?;
+        for op in locked {
+            self.apply_replica_locked(op)?;
+        }
+        Ok(())
+    }
+
+    /// An append the primary made, under the append gate (shared): applied without a lookup
+    /// when no operation other than an append at or above its sequence number was applied
+    /// here. `false`: it needs the lookup (the caller applies it under the write lock).
+    fn append_replica(&self, op: &Operation) -> Result<bool> {
+        let Operation::Index { id, routing, source, seq_no, primary_term, version } = op else { return Ok(false) };
+        if *seq_no <= self.max_seq_no_non_append.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        self.check_term(op)?;
+        // Claimed before the processed check, released after marking: the same operation
+        // arriving twice at once is applied once.
+        if !lock(&self.appends_in_flight).insert(*seq_no) {
+            return Ok(true);
+        }
+        let r = (|| {
+            if self.tracker.has_processed(*seq_no) {
+                return Ok(());
+            }
+            let (fields, nested) = (self.config.parser)(id, source)?;
+            let doc = Document {
+                id: id.clone(),
+                routing: routing.clone(),
+                source: source.clone(),
+                fields,
+                seq_no: *seq_no,
+                primary_term: *primary_term,
+                version: *version,
+                nested,
+            };
+            self.writer.append(&doc)?;
+            self.log(op)?;
+            self.tracker.mark_processed(*seq_no);
+            Ok(())
+        })();
+        lock(&self.appends_in_flight).remove(seq_no);
+        r.map(|()| true)
+    }
+
+    fn check_term(&self, op: &Operation) -> Result<()> {
         if op.primary_term() > self.term() {
             return Err(Error::InvalidArgument(format!(
                 "operation primary term [{}] is above the copy's primary term [{}]",
                 op.primary_term(),
                 self.term()
             )));
+        }
+        Ok(())
+    }
+
+    /// One operation under the write lock and the append gate (exclusive).
+    fn apply_replica_locked(&self, op: &Operation) -> Result<()> {
+        let seq_no = op.seq_no();
+        if self.tracker.has_processed(seq_no) {
+            return Ok(());
+        }
+        self.check_term(op)?;
+        if !matches!(op, Operation::NoOp { .. }) {
+            self.max_seq_no_non_append.fetch_max(seq_no, Ordering::SeqCst);
         }
         match op {
             Operation::Index { id, routing, source, seq_no, primary_term, version } => {
@@ -134,10 +223,9 @@ impl ShardEngine {
             }
             Operation::NoOp { .. } => {}
         }
-        let location = self.log(op)?;
-        self.tracker.advance_max_seq_no(seq_no);
+        self.log(op)?;
         self.tracker.mark_processed(seq_no);
-        Ok(Some(location))
+        Ok(())
     }
 
     /// Marks operations persisted up to the processed checkpoint once the translog is synced

@@ -3,8 +3,9 @@
 //! `cluster/replication.rs` and `cluster/peer_recovery/` reduced to its decisions, with the
 //! network, the cluster manager and time replaced by a seeded schedule.
 //!
-//! Each step does one of: a client write (index or delete) on the primary, made durable and sent
-//! to every copy of the group; the delivery of one pending message to its replica (in random
+//! Each step does one of: a client write (index or delete, of a known id or an append with a
+//! new auto-generated id, which replicas apply without a lookup, and which later writes may
+//! update or delete) on the primary, made durable and sent to every copy of the group; the delivery of one pending message to its replica (in random
 //! order); a message lost (the primary fails that replica through the "cluster manager", which
 //! removes it from the in-sync set; the write then waits for nobody there); a primary crash (an
 //! in-sync replica is promoted with term + 1, the other replicas recover again from it, writes
@@ -70,6 +71,8 @@ fn open(term: u64) -> ShardEngine {
 struct Message {
     to: usize,
     ops: Vec<Operation>,
+    /// Which of `ops` the primary added as appends (auto-generated ids).
+    appended: Vec<bool>,
     term: u64,
     gcp: i64,
     /// The write it replicates, or `None` for a recovery's translog phase (its delivery puts
@@ -94,6 +97,8 @@ struct Sim {
     pending: Vec<Option<Pending>>,
     /// id → (seq_no) of the last acknowledged write.
     acked: BTreeMap<String, i64>,
+    /// The auto-generated ids appended so far.
+    auto_ids: Vec<String>,
     terms: HashMap<u64, usize>,
 }
 
@@ -116,6 +121,7 @@ impl Sim {
             messages: Vec::new(),
             pending: Vec::new(),
             acked: BTreeMap::new(),
+            auto_ids: Vec::new(),
             terms,
         }
     }
@@ -129,9 +135,22 @@ impl Sim {
     }
 
     fn write(&mut self) {
-        let id = format!("d{}", self.rng.below(12));
+        let mut id = format!("d{}", self.rng.below(12));
+        if !self.auto_ids.is_empty() && self.rng.below(3) == 0 {
+            // A follow-up write to an appended document (it may overtake the append).
+            id = self.auto_ids[self.rng.below(self.auto_ids.len())].clone();
+        }
+        let append = self.rng.below(4) == 0;
+        if append {
+            id = format!("a{}", self.auto_ids.len());
+            self.auto_ids.push(id.clone());
+        }
         let p = &self.copies[self.primary].engine;
-        let (w, op) = if self.rng.below(5) == 0 {
+        let (w, op) = if append {
+            let source = format!("{{\"v\":{}}}", self.rng.next() % 1000).into_bytes();
+            let op = IndexOp { id: id.clone(), source, auto_generated_id: true, ..Default::default() };
+            p.index_logged(op).expect("append")
+        } else if self.rng.below(5) == 0 {
             let w = p.delete(&id, Constraints::default()).expect("delete");
             let op = Operation::Delete {
                 id: id.clone(),
@@ -150,7 +169,8 @@ impl Sim {
             self.copies.iter().filter(|c| c.name != self.primary().name).map(|c| c.name).collect();
         for &to in &targets {
             let gcp = self.primary().engine.global_checkpoint();
-            self.messages.push(Message { to, ops: vec![op.clone()], term: self.term, gcp, write: Some(n) });
+            let appended = vec![append];
+            self.messages.push(Message { to, ops: vec![op.clone()], appended, term: self.term, gcp, write: Some(n) });
         }
         self.pending.push(Some(Pending { id, seq_no: w.seq_no, waiting: targets }));
         self.settle(n);
@@ -187,9 +207,7 @@ impl Sim {
             return;
         }
         c.engine.raise_primary_term(m.term).expect("term");
-        for op in &m.ops {
-            c.engine.apply_replica_op(op).expect("apply");
-        }
+        c.engine.apply_replica_ops(&m.ops, &|i| m.appended[i]).expect("apply");
         c.engine.sync_replica().expect("sync");
         c.engine.advance_global_checkpoint(m.gcp).expect("gcp");
         if m.term != self.term {
@@ -281,7 +299,8 @@ impl Sim {
         self.copies.push(Copy { name, engine, in_sync: false, gcp_seen: -2, ready: false });
         let ops = self.primary().engine.operations_from(0).expect("snapshot");
         let gcp = self.primary().engine.global_checkpoint();
-        self.messages.push(Message { to: name, ops, term: self.term, gcp, write: None });
+        let appended = vec![false; ops.len()];
+        self.messages.push(Message { to: name, ops, appended, term: self.term, gcp, write: None });
     }
 
     fn check_gcp(&mut self) {
@@ -312,7 +331,8 @@ impl Sim {
             self.deliver();
             rounds += 1;
         }
-        let ids = || (0..12).map(|i| format!("d{i}"));
+        let auto = self.auto_ids.clone();
+        let ids = || (0..12).map(|i| format!("d{i}")).chain(auto.iter().cloned());
         let p = Sim::docs(self.primary(), ids());
         for (id, seq) in &self.acked {
             // The document, or its tombstone: the acknowledged write or a later one.
@@ -321,8 +341,13 @@ impl Sim {
                 assert!(cur >= *seq, "{id}: copy {} holds seq_no {cur}, below the acknowledged {seq}", c.name);
             }
         }
+        let live = p.values().filter(|d| d.is_some()).count() as u64;
         for c in &self.copies {
             assert_eq!(Sim::docs(c, ids()), p, "copy {} differs from the primary {}", c.name, self.primary().name);
+            // And no id twice (an append applied over a copy it should have looked up).
+            c.engine.refresh().expect("refresh");
+            let n = c.engine.reader().expect("reader").num_docs();
+            assert_eq!(n, live, "copy {} holds {n} documents for {live} live ids", c.name);
         }
     }
 }

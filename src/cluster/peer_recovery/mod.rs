@@ -175,6 +175,22 @@ impl Recoveries {
     }
 }
 
+/// `indices.recovery.max_concurrent_file_chunks`' default.
+pub const DEFAULT_CONCURRENT_FILE_CHUNKS: usize = 2;
+
+/// `indices.recovery.max_concurrent_file_chunks` from the cluster settings (1 to 8, as
+/// OpenSearch bounds it), else its default: the chunk requests a recovery keeps outstanding.
+pub(crate) fn concurrent_file_chunks(md: &super::metadata::Metadata) -> usize {
+    md.persistent_settings
+        .get("indices.recovery.max_concurrent_file_chunks")
+        .and_then(|v| match v {
+            serde_json::Value::String(s) => s.trim().parse::<usize>().ok(),
+            other => other.as_u64().map(|n| n as usize),
+        })
+        .filter(|n| (1..=8).contains(n))
+        .unwrap_or(DEFAULT_CONCURRENT_FILE_CHUNKS)
+}
+
 /// `indices.recovery.max_bytes_per_sec` from the cluster settings (`0`: unlimited).
 fn cluster_rate(md: &super::metadata::Metadata) -> Option<u64> {
     let v = md.persistent_settings.get("indices.recovery.max_bytes_per_sec").map(|v| match v {

@@ -159,13 +159,14 @@ fn run(cs: &ClusterService, job: &Job) -> OsResult<Arc<IndexShard>> {
     for f in order {
         if reused.contains(&f.name) {
             rs.index.add_file(f.name.clone(), f.length, true);
-            continue;
+        } else {
+            copied.push(f);
         }
-        cancelled(cs, job)?;
-        copy_file(cs, job, &answer.session, index_dir.as_ref(), f)?;
-        rs.index.add_file(f.name.clone(), f.length, false);
-        copied.push(f);
     }
+    let in_flight = super::concurrent_file_chunks(&cs.metadata());
+    copy_files(cs, job, &answer.session, index_dir.as_ref(), &copied, in_flight, &mut |f| {
+        rs.index.add_file(f.name.clone(), f.length, false)
+    })?;
     index_dir.sync_dir().map_err(OsError::from)?;
     rs.advance(Stage::VerifyIndex);
     for f in copied {
@@ -206,9 +207,8 @@ fn run(cs: &ClusterService, job: &Job) -> OsResult<Arc<IndexShard>> {
         if ops.is_empty() {
             break;
         }
-        for op in &ops {
-            shard.engine.apply_replica_op(op).map_err(OsError::from)?;
-        }
+        // One batch under the write lock at once; durable at the sync below.
+        shard.engine.apply_replica_ops(&ops, &|_| false).map_err(OsError::from)?;
         at += ops.len() as i64;
         rs.translog.recovered += ops.len() as u64;
     }
@@ -225,21 +225,117 @@ fn run(cs: &ClusterService, job: &Job) -> OsResult<Arc<IndexShard>> {
     Ok(shard)
 }
 
-/// Pulls one file in chunks into `dir` (fsynced).
-fn copy_file(cs: &ClusterService, job: &Job, session: &str, dir: &dyn Directory, f: &FileMeta) -> OsResult<()> {
-    let mut w = dir.create(&f.name).map_err(OsError::from)?;
-    let mut offset = 0u64;
-    while offset < f.length {
-        let len = (f.length - offset).min(CHUNK_SIZE as u64) as u32;
-        let req = ChunkRequest { session: session.to_string(), name: f.name.clone(), offset, len };
+/// One chunk a recovery pulls: a file of the list, the offset and the length.
+struct Chunk {
+    file: usize,
+    offset: u64,
+    len: u32,
+}
+
+/// Pulls `files` into `dir` in chunks, with up to `in_flight` chunk requests outstanding
+/// (OpenSearch's `indices.recovery.max_concurrent_file_chunks`): fetcher `k` pulls chunks
+/// `k`, `k + in_flight`, ... and hands each over on a channel of its own, and this thread
+/// writes them in order, one file after the other (each fsynced, then `done(file)`), so at
+/// most two chunks per fetcher are held in memory.
+fn copy_files(
+    cs: &ClusterService,
+    job: &Job,
+    session: &str,
+    dir: &dyn Directory,
+    files: &[&FileMeta],
+    in_flight: usize,
+    done: &mut dyn FnMut(&FileMeta),
+) -> OsResult<()> {
+    let mut chunks = Vec::new();
+    for (file, f) in files.iter().enumerate() {
+        let mut offset = 0u64;
+        loop {
+            let len = (f.length - offset).min(CHUNK_SIZE as u64) as u32;
+            chunks.push(Chunk { file, offset, len });
+            offset += u64::from(len);
+            if offset >= f.length {
+                break;
+            }
+        }
+    }
+    let in_flight = in_flight.clamp(1, chunks.len().max(1));
+    let fetch = |c: &Chunk| -> OsResult<Vec<u8>> {
+        if c.len == 0 {
+            return Ok(Vec::new());
+        }
+        let f = files[c.file];
+        let req = ChunkRequest { session: session.to_string(), name: f.name.clone(), offset: c.offset, len: c.len };
         let body = serde_json::to_vec(&req).map_err(|e| OsError::internal(e.to_string()))?;
         let bytes = cs.send(&job.source_node, super::ACTION_FILE_CHUNK, body, REQUEST_TIMEOUT)?;
-        if bytes.is_empty() || bytes.len() > len as usize {
-            return Err(OsError::internal(format!("[{}] the primary sent a chunk of {} bytes", f.name, bytes.len())));
+        if bytes.len() != c.len as usize {
+            return Err(OsError::internal(format!(
+                "[{}] the primary sent {} bytes at offset {} where {} were asked for",
+                f.name,
+                bytes.len(),
+                c.offset,
+                c.len
+            )));
         }
-        w.write_all(&bytes).map_err(OsError::from)?;
-        offset += bytes.len() as u64;
+        Ok(bytes)
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let mut from = Vec::new();
+        for k in 0..in_flight {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<OsResult<Vec<u8>>>(1);
+            from.push(rx);
+            let (chunks, stop, fetch) = (&chunks, &stop, &fetch);
+            s.spawn(move || {
+                for c in chunks.iter().skip(k).step_by(in_flight) {
+                    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        break;
+                    }
+                    let r = fetch(c);
+                    let failed = r.is_err();
+                    if tx.send(r).is_err() || failed {
+                        break;
+                    }
+                }
+            });
+        }
+        let r = write_chunks(cs, job, dir, files, &chunks, &from, done);
+        // Fetchers still running stop at their next chunk (or at a send nobody receives).
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(from);
+        r
+    })
+}
+
+/// The writing half of [`copy_files`]: chunk `i` comes from `from[i % from.len()]`.
+fn write_chunks(
+    cs: &ClusterService,
+    job: &Job,
+    dir: &dyn Directory,
+    files: &[&FileMeta],
+    chunks: &[Chunk],
+    from: &[std::sync::mpsc::Receiver<OsResult<Vec<u8>>>],
+    done: &mut dyn FnMut(&FileMeta),
+) -> OsResult<()> {
+    let mut open: Option<(usize, Box<dyn crate::engine::store::FileWrite>)> = None;
+    for (i, c) in chunks.iter().enumerate() {
+        if open.as_ref().is_none_or(|(n, _)| *n != c.file) {
+            if let Some((n, mut w)) = open.take() {
+                w.sync().map_err(OsError::from)?;
+                done(files[n]);
+            }
+            cancelled(cs, job)?;
+            open = Some((c.file, dir.create(&files[c.file].name).map_err(OsError::from)?));
+        }
+        let bytes = from[i % from.len()]
+            .recv()
+            .map_err(|_| OsError::internal("a file chunk fetcher of the recovery stopped"))??;
+        if let Some((_, w)) = open.as_mut() {
+            w.write_all(&bytes).map_err(OsError::from)?;
+        }
     }
-    w.sync().map_err(OsError::from)?;
+    if let Some((n, mut w)) = open.take() {
+        w.sync().map_err(OsError::from)?;
+        done(files[n]);
+    }
     Ok(())
 }
