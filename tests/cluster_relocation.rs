@@ -127,6 +127,8 @@ fn wait_relocating(p: &Proc, index: &str, within: Duration) -> String {
 struct Writers {
     stop: Arc<AtomicBool>,
     acked: Arc<Mutex<BTreeMap<String, (i64, i64)>>>,
+    /// Bulk items that failed: their answers.
+    failed_items: Arc<Mutex<Vec<Value>>>,
     handles: Vec<std::thread::JoinHandle<()>>,
 }
 
@@ -134,7 +136,8 @@ impl Writers {
     fn start(addrs: &[std::net::SocketAddr], index: &str) -> Writers {
         let stop = Arc::new(AtomicBool::new(false));
         let acked: Arc<Mutex<BTreeMap<String, (i64, i64)>>> = Arc::default();
-        let handles = addrs
+        let failed_items: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let mut handles: Vec<std::thread::JoinHandle<()>> = addrs
             .iter()
             .enumerate()
             .map(|(t, addr)| {
@@ -155,13 +158,46 @@ impl Writers {
                 })
             })
             .collect();
-        Writers { stop, acked, handles }
+        // Bulk writers too: items that meet a primary handing off run again on the next state.
+        for (t, addr) in addrs.iter().enumerate() {
+            let (stop, acked, failed, addr, index) =
+                (stop.clone(), acked.clone(), failed_items.clone(), *addr, index.to_string());
+            handles.push(std::thread::spawn(move || {
+                let mut k: i64 = 0;
+                while !stop.load(Ordering::SeqCst) && k < 200_000 {
+                    let ids: Vec<String> = (0..5).map(|j| format!("b{t}-{}", (k * 5 + j) % 300)).collect();
+                    let mut body = String::new();
+                    for id in &ids {
+                        body.push_str(&format!(
+                            "{{\"index\":{{\"_index\":\"{index}\",\"_id\":\"{id}\"}}}}\n{{\"v\":{k}}}\n"
+                        ));
+                    }
+                    if let Some(r) = try_send(addr, "POST", "/_bulk", body.as_bytes(), Duration::from_secs(60)) {
+                        if r.status == 200 {
+                            let v = r.json();
+                            for (id, item) in ids.iter().zip(v["items"].as_array().into_iter().flatten()) {
+                                let a = &item["index"];
+                                if a["status"] == 200 || a["status"] == 201 {
+                                    acked.lock().unwrap().insert(id.clone(), (a["_version"].as_i64().unwrap(), k));
+                                } else {
+                                    failed.lock().unwrap().push(item.clone());
+                                }
+                            }
+                        }
+                    }
+                    k += 1;
+                }
+            }));
+        }
+        Writers { stop, acked, failed_items, handles }
     }
     fn finish(self) -> BTreeMap<String, (i64, i64)> {
         self.stop.store(true, Ordering::SeqCst);
         for h in self.handles {
             h.join().unwrap();
         }
+        let failed = self.failed_items.lock().unwrap().clone();
+        assert!(failed.is_empty(), "bulk items failed: {failed:?}");
         self.acked.lock().unwrap().clone()
     }
 }

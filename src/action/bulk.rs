@@ -25,6 +25,7 @@ use crate::shard::versioning::{Constraints, VersionType};
 mod meta;
 pub mod remote;
 mod render;
+mod retry;
 #[cfg(test)]
 mod tests;
 
@@ -187,6 +188,16 @@ struct Failure {
 /// Runs a bulk request; returns the response body as compact JSON and the refreshes the
 /// answer waits for.
 pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec<u8>, Deferred)> {
+    let start = Instant::now();
+    let (out, deferred) = bulk_once(cs, body, d)?;
+    if d.forwarded {
+        return Ok((out, deferred));
+    }
+    retry::unavailable_items(cs, body, d, start, out, deferred, &|b, d2| bulk_once(cs, b, d2))
+}
+
+/// One pass over the items (see [`bulk`]).
+fn bulk_once(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec<u8>, Deferred)> {
     let start = Instant::now();
     let items = parse_items(body)?;
     if items.is_empty() {

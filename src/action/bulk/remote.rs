@@ -96,7 +96,7 @@ fn destination(cs: &ClusterService, item: &Item, id: &str, d: &BulkDefaults) -> 
 }
 
 /// The item's NDJSON lines, with `id` written into its action line when it had none.
-fn item_lines(item: &Item, id: Option<&str>) -> Vec<u8> {
+pub(super) fn item_lines(item: &Item, id: Option<&str>) -> Vec<u8> {
     let mut out = Vec::new();
     match id {
         None => out.extend_from_slice(item.raw),
