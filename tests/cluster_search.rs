@@ -133,10 +133,12 @@ fn searches_and_counts_see_the_shards_of_every_node() {
         assert_eq!(q["hits"]["hits"].as_array().unwrap().len() as u64, groups["g3"], "node {pi}");
     }
 
-    // What a search across nodes cannot do yet is refused, never answered from some shards
-    // (scrolls and PITs across nodes: tests/cluster_contexts.rs).
-    let r = post(procs[1].http, "/idx/_search?search_type=dfs_query_then_fetch", "{}");
-    assert_eq!(r.status, 400, "{}", r.text());
+    // dfs_query_then_fetch across nodes: a dfs round first, then every document (scores are
+    // compared with one node's in tests/cluster_reads.rs; scrolls and PITs across nodes:
+    // tests/cluster_contexts.rs).
+    let r = post(procs[1].http, "/idx/_search?search_type=dfs_query_then_fetch", r#"{"size": 0}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["hits"]["total"]["value"], DOCS, "{}", r.text());
 
     // A node that goes away (not the manager, not node 0): its shards count as failed, the
     // others answer (partial results), before and after the cluster drops it.
