@@ -246,6 +246,20 @@ pub fn with_local_failures(
     t
 }
 
+/// The metrics `_cluster/state` knows (`ClusterState.Metric`, with `_all`).
+pub const STATE_METRICS: &[&str] = &[
+    "_all",
+    "version",
+    "master_node",
+    "cluster_manager_node",
+    "blocks",
+    "nodes",
+    "metadata",
+    "routing_table",
+    "routing_nodes",
+    "customs",
+];
+
 /// `GET /_cluster/state[/{metrics}[/{indices}]]`.
 pub fn state(cs: &ClusterService, metrics: &[String], indices: Option<&str>) -> OsResult<Value> {
     state_with(cs, metrics, indices, None)

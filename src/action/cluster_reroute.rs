@@ -25,19 +25,6 @@ pub struct RerouteRequest {
 const DEFAULT_METRICS: &[&str] =
     &["version", "master_node", "cluster_manager_node", "blocks", "nodes", "routing_table", "routing_nodes", "customs"];
 
-const METRICS: &[&str] = &[
-    "_all",
-    "version",
-    "master_node",
-    "cluster_manager_node",
-    "blocks",
-    "nodes",
-    "metadata",
-    "routing_table",
-    "routing_nodes",
-    "customs",
-];
-
 fn parse_error(msg: String) -> OsError {
     OsError::new(ErrorKind::Parse, msg)
 }
@@ -171,7 +158,7 @@ pub fn parse_body(body: &Value, req: &mut RerouteRequest) -> OsResult<()> {
 pub fn parse_metrics(raw: &str) -> OsResult<Vec<String>> {
     let v: Vec<String> = raw.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect();
     for m in &v {
-        if !METRICS.contains(&m.as_str()) {
+        if !super::cluster_info::STATE_METRICS.contains(&m.as_str()) {
             return Err(OsError::illegal(format!("unknown metric [{m}]")));
         }
     }

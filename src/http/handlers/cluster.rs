@@ -47,20 +47,7 @@ fn state(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let metrics: Vec<String> =
         req.path_param("metric").map(|m| m.split(',').map(str::to_string).collect()).unwrap_or_default();
     for m in &metrics {
-        if ![
-            "_all",
-            "version",
-            "master_node",
-            "cluster_manager_node",
-            "blocks",
-            "nodes",
-            "metadata",
-            "routing_table",
-            "routing_nodes",
-            "customs",
-        ]
-        .contains(&m.as_str())
-        {
+        if !cluster_info::STATE_METRICS.contains(&m.as_str()) {
             return Err(OsError::illegal(format!("request [{}] contains unrecognized metric: [{m}]", req.path)));
         }
     }
