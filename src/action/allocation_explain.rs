@@ -112,7 +112,7 @@ pub fn explain(cs: &ClusterService, req: &ExplainRequest) -> OsResult<Value> {
         &st.routing,
         &st.metadata,
         &nodes,
-        &st.metadata.persistent_settings,
+        &cs.cluster_settings(&st.metadata),
         req,
         info.as_ref(),
         crate::clock::now_millis(),

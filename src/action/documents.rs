@@ -221,7 +221,7 @@ fn write_index(cs: &ClusterService, name: &str, require_alias: bool) -> OsResult
             "no such index [{name}] and [require_alias] request flag is [true] and [{name}] is not an alias"
         )));
     }
-    if !auto_create_allowed(&md.persistent_settings, name) {
+    if !auto_create_allowed(&cs.cluster_settings(&md), name) {
         return Err(OsError::index_not_found(name)
             .tap_reason(format!("no such index [{name}] and [action.auto_create_index] is [false]")));
     }

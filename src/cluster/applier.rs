@@ -53,7 +53,7 @@ impl ClusterService {
             &cur.routing,
             &md,
             &alloc_nodes(cur),
-            &md.persistent_settings,
+            &self.cluster_settings(&md),
             crate::clock::now_millis(),
             &mut super::indices::new_uuid,
         );

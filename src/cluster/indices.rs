@@ -58,6 +58,9 @@ pub struct ClusterService {
     pub(super) me: std::sync::OnceLock<std::sync::Weak<ClusterService>>,
     /// Peer recoveries this node serves or runs.
     pub(crate) recoveries: super::peer_recovery::Recoveries,
+    /// The node's own values of cluster settings (`-E`, `opensearch.yml`): the layer under the
+    /// persistent and transient ones.
+    node_cluster_settings: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -227,6 +230,7 @@ impl ClusterService {
             remote: std::sync::OnceLock::new(),
             me: std::sync::OnceLock::new(),
             recoveries: Default::default(),
+            node_cluster_settings: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)
@@ -271,6 +275,23 @@ impl ClusterService {
     pub fn set_coordination(&self, c: Arc<dyn super::coordination_view::Coordination>, transport_address: String) {
         let _ = self.coordination.set(c);
         let _ = self.transport_address.set(transport_address);
+    }
+
+    /// Records the node's own values of cluster settings (once, at node start).
+    pub fn set_node_cluster_settings(&self, m: serde_json::Map<String, serde_json::Value>) {
+        let _ = self.node_cluster_settings.set(m);
+    }
+
+    /// The effective cluster settings of `md`: the node's values, then persistent, then
+    /// transient.
+    pub fn cluster_settings(&self, md: &Metadata) -> serde_json::Map<String, serde_json::Value> {
+        let empty = serde_json::Map::new();
+        super::cluster_settings::effective(self.node_cluster_settings.get().unwrap_or(&empty), md)
+    }
+
+    /// The node's own values of cluster settings.
+    pub fn node_cluster_settings(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.node_cluster_settings.get().cloned().unwrap_or_default()
     }
 
     /// The node's data directory (`{path.data}/nodes/0`).

@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::operations_metadata::{CoordinationMetadata, DecommissionMetadata, WeightedRouting};
 use super::settings::{get_bool, get_int, get_str, FlatSettings};
 use crate::engine::schema::Mapping;
 use crate::error::{OsError, OsResult};
@@ -215,8 +216,17 @@ pub struct Metadata {
     pub index_templates: BTreeMap<String, Value>,
     /// Component templates (`_component_template`).
     pub component_templates: BTreeMap<String, Value>,
-    /// Cluster settings (`_cluster/settings`).
+    /// Cluster settings (`_cluster/settings`), flat keys.
     pub persistent_settings: Map<String, Value>,
+    /// Transient cluster settings, flat keys. Unlike OpenSearch, Fathom keeps them across a
+    /// full-cluster restart (they are part of the replicated state).
+    pub transient_settings: Map<String, Value>,
+    /// Voting configuration exclusions.
+    pub coordination: CoordinationMetadata,
+    /// Weighted shard routing, once set (the deleted form stays, with its version).
+    pub weighted_routing: Option<WeightedRouting>,
+    /// The decommission of an awareness attribute value, while one is registered.
+    pub decommission: Option<DecommissionMetadata>,
 }
 
 impl Metadata {
@@ -231,6 +241,10 @@ impl Metadata {
             "index_templates": self.index_templates,
             "component_templates": self.component_templates,
             "persistent_settings": self.persistent_settings,
+            "transient_settings": self.transient_settings,
+            "coordination": self.coordination.to_json(),
+            "weighted_shard_routing": self.weighted_routing.as_ref().map(|w| w.to_json()),
+            "decommission": self.decommission.as_ref().map(|d| d.to_json()),
         })
     }
 
@@ -245,6 +259,7 @@ impl Metadata {
                 indices.insert(k.clone(), Arc::new(IndexMetadata::from_state_json(iv)?));
             }
         }
+        let (coordination, weighted_routing, decommission) = super::operations_metadata::read_parts(v);
         Ok(Metadata {
             cluster_uuid: v["cluster_uuid"].as_str().unwrap_or_default().to_string(),
             version: v["version"].as_u64().unwrap_or(0),
@@ -253,6 +268,10 @@ impl Metadata {
             index_templates: obj("index_templates"),
             component_templates: obj("component_templates"),
             persistent_settings: v["persistent_settings"].as_object().cloned().unwrap_or_default(),
+            transient_settings: v["transient_settings"].as_object().cloned().unwrap_or_default(),
+            coordination,
+            weighted_routing,
+            decommission,
         })
     }
 

@@ -3,6 +3,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `metadata.rs` | index metadata (settings, mapping, aliases, state), templates, cluster settings |
+//! | `cluster_settings.rs` | cluster settings: the registry, checks, node < persistent < transient |
 //! | `settings.rs` | index settings: flattening, validation, printing |
 //! | `state_file.rs` | the metadata state file on disk (`format/metadata-state.md`) |
 //! | `index_service.rs` | an open index: metadata, mapping, analysis, the shard copies held here |
@@ -19,6 +20,7 @@
 //! | `routing.rs` | `murmur3(_routing or _id)` → shard, as OpenSearch computes it |
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
+//! | `operations_metadata.rs` | voting exclusions, weighted routing, decommission in the metadata |
 //! | `node_state.rs` | the node's persistent id (`format/node-state.md`) |
 //! | `coordination_view.rs` | what the APIs show of the coordination, as plain values |
 //! | `corruption.rs` | the marker that keeps a corrupted shard copy failed |
@@ -30,6 +32,7 @@
 pub mod allocation;
 pub mod applier;
 pub mod blocks;
+pub mod cluster_settings;
 #[cfg(feature = "server")]
 pub mod coordination;
 pub mod coordination_view;
@@ -40,6 +43,7 @@ pub(crate) mod indices;
 pub(crate) mod mapping_limits;
 pub mod metadata;
 pub mod node_state;
+pub mod operations_metadata;
 pub mod peer_recovery;
 pub(crate) mod refresh_listeners;
 pub mod remote;

@@ -44,6 +44,7 @@ impl ClusterService {
             allocation::reset_failed_counters(&mut rt);
         }
         let nodes = alloc_nodes(cur);
+        let settings = self.cluster_settings(&cur.metadata);
         let now = crate::clock::now_millis();
         let mut explanations = Vec::new();
         for c in commands {
@@ -51,7 +52,7 @@ impl ClusterService {
                 &mut rt,
                 &cur.metadata,
                 &nodes,
-                &cur.metadata.persistent_settings,
+                &settings,
                 c,
                 explain,
                 now,

@@ -107,6 +107,9 @@ impl Node {
         } else {
             ClusterService::open_deferred(&data_path, identity.clone())?
         };
+        cluster.set_node_cluster_settings(crate::cluster::cluster_settings::node_level(
+            settings.all().iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ));
         let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let pools = Pools::new(&identity.node_name, processors);
         let max_open_pit = match settings.get("search.max_open_pit_context") {

@@ -322,7 +322,11 @@ impl ReaderContexts {
     /// `search.max_open_pit_context`: the cluster's persistent setting, else the node's.
     pub fn max_open_pit(&self, cs: &ClusterService) -> OsResult<usize> {
         let md = cs.metadata();
-        match md.persistent_settings.get("search.max_open_pit_context") {
+        match md
+            .transient_settings
+            .get("search.max_open_pit_context")
+            .or(md.persistent_settings.get("search.max_open_pit_context"))
+        {
             None | Some(Value::Null) => Ok(self.default_max_open_pit),
             Some(v) => {
                 let s = match v {

@@ -57,7 +57,7 @@ mod rebalance;
 mod relocate;
 mod render;
 mod reroute;
-mod settings;
+pub(crate) mod settings;
 mod sync;
 mod table_health;
 

@@ -181,8 +181,9 @@ pub const DEFAULT_CONCURRENT_FILE_CHUNKS: usize = 2;
 /// `indices.recovery.max_concurrent_file_chunks` from the cluster settings (1 to 8, as
 /// OpenSearch bounds it), else its default: the chunk requests a recovery keeps outstanding.
 pub(crate) fn concurrent_file_chunks(md: &super::metadata::Metadata) -> usize {
-    md.persistent_settings
+    md.transient_settings
         .get("indices.recovery.max_concurrent_file_chunks")
+        .or(md.persistent_settings.get("indices.recovery.max_concurrent_file_chunks"))
         .and_then(|v| match v {
             serde_json::Value::String(s) => s.trim().parse::<usize>().ok(),
             other => other.as_u64().map(|n| n as usize),
@@ -193,7 +194,8 @@ pub(crate) fn concurrent_file_chunks(md: &super::metadata::Metadata) -> usize {
 
 /// `indices.recovery.max_bytes_per_sec` from the cluster settings (`0`: unlimited).
 fn cluster_rate(md: &super::metadata::Metadata) -> Option<u64> {
-    let v = md.persistent_settings.get("indices.recovery.max_bytes_per_sec").map(|v| match v {
+    let key = "indices.recovery.max_bytes_per_sec";
+    let v = md.transient_settings.get(key).or(md.persistent_settings.get(key)).map(|v| match v {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     });
