@@ -21,6 +21,7 @@
 //! | `cat_indices.rs` | the rows of `_cat/indices` |
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
+//! | `cluster_settings.rs` | `_cluster/settings`: persistent and transient cluster settings |
 //! | `cluster_stats.rs` | `_cluster/stats`: the nodes' figures summed |
 //! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
 //! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
@@ -35,6 +36,7 @@ pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;
 pub mod cluster_reroute;
+pub mod cluster_settings;
 pub mod cluster_stats;
 pub mod deferred;
 pub mod documents;

@@ -76,6 +76,7 @@ pub const REGISTRY: &[Def] = &[
     d("cluster.routing.weighted.strict", Kind::Bool, Some("true")),
     d("indices.recovery.max_bytes_per_sec", Kind::Bytes, Some("40mb")),
     d("indices.recovery.max_concurrent_file_chunks", Kind::Int(1), Some("2")),
+    d("search.max_buckets", Kind::Int(0), Some("65535")),
     d("search.max_open_pit_context", Kind::Int(0), Some("300")),
 ];
 
@@ -99,6 +100,11 @@ fn stored(v: &Value) -> Value {
         Value::Bool(b) => Value::String(b.to_string()),
         other => other.clone(),
     }
+}
+
+/// A setting value as text (scalars as they print, arrays joined with commas).
+pub fn text(v: &Value) -> Option<String> {
+    as_text(v)
 }
 
 fn as_text(v: &Value) -> Option<String> {

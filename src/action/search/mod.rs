@@ -115,6 +115,13 @@ use crate::cluster::resolve::IndicesOptions;
 use crate::cluster::ClusterService;
 use crate::error::{ErrorKind, OsError, OsResult};
 
+/// `search.max_buckets` from the effective cluster settings (65535).
+pub fn max_buckets(cs: &ClusterService) -> u64 {
+    let settings = cs.cluster_settings(&cs.metadata());
+    let v = settings.get("search.max_buckets").and_then(crate::cluster::cluster_settings::text);
+    v.and_then(|s| s.trim().parse().ok()).unwrap_or(aggs::DEFAULT_MAX_BUCKETS)
+}
+
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let resolved = terms_lookup::resolve(cs, req)?;
@@ -286,6 +293,7 @@ pub fn msearch(
                 req.dfs = true;
             }
             req.finish()?;
+            req.max_buckets = max_buckets(cs);
             if let Err(e) = index_boost::resolve_request(cs, &mut req, o) {
                 return Ok(Err(e));
             }

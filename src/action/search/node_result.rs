@@ -200,8 +200,7 @@ pub fn finish(parts: Vec<NodeResult>, req: &SearchRequest, start: Instant, paged
     let aggregations = match &req.aggs {
         None => None,
         Some(defs) => {
-            let reduced =
-                super::aggs::reduce_all(defs, aggs, req.batched_reduce_size, super::aggs::DEFAULT_MAX_BUCKETS)?;
+            let reduced = super::aggs::reduce_all(defs, aggs, req.batched_reduce_size, req.max_buckets)?;
             Some(super::aggs::render(defs, &reduced, &super::aggs::RenderCtx { typed_keys: req.typed_keys })?)
         }
     };

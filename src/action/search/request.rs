@@ -84,6 +84,9 @@ pub struct SearchRequest {
     pub batched_reduce_size: usize,
     /// `aggs` as given, parsed again by the other nodes of a search across nodes.
     pub aggs_source: Option<Value>,
+    /// `search.max_buckets` (a cluster setting) for the final reduce, set by the coordinating
+    /// node.
+    pub max_buckets: u64,
     /// The number of shards of the whole search when this node runs part of it across nodes
     /// (aggregations size their shard results by it).
     pub total_shards: Option<usize>,
@@ -152,6 +155,7 @@ impl Default for SearchRequest {
             typed_keys: false,
             batched_reduce_size: 512,
             aggs_source: None,
+            max_buckets: super::aggs::DEFAULT_MAX_BUCKETS,
             total_shards: None,
             shard_ordinals: None,
             dfs_stats: None,

@@ -15,6 +15,7 @@
 //! | `test_faults.rs` | the fault-injection hook of multi-process tests (off unless a node setting turns it on) |
 //! | `../cat/{nodes,nodeattrs,allocation,shards}.rs` | `_cat/nodes`, `_cat/nodeattrs`, `_cat/allocation`, `_cat/shards` |
 //! | `nodes.rs` | `_nodes` info and `_nodes/stats` |
+//! | `cluster_settings.rs` | `_cluster/settings` |
 //! | `cluster_stats.rs` | `_cluster/stats` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
@@ -26,6 +27,7 @@ pub mod cat;
 pub mod cat_cluster;
 pub mod cluster;
 pub mod cluster_reroute;
+pub mod cluster_settings;
 pub mod cluster_stats;
 pub mod documents;
 pub mod explain;
@@ -53,6 +55,7 @@ pub fn router() -> Router {
     documents::register(&mut r);
     cluster::register(&mut r);
     cluster_reroute::register(&mut r);
+    cluster_settings::register(&mut r);
     cluster_stats::register(&mut r);
     nodes::register(&mut r);
     aliases::register(&mut r);

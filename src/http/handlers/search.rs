@@ -33,6 +33,7 @@ fn request(req: &RestRequest) -> OsResult<SearchRequest> {
 fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
     let mut r = request(req)?;
+    r.max_buckets = search::max_buckets(&node.cluster);
     crate::action::search::index_boost::resolve_request(&node.cluster, &mut r, o)?;
     let resp = match super::pit::search_pit_or_scroll(node, req, &r, o) {
         Some(Ok(v)) => Ok(RestResponse::ok(v)),
