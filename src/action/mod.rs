@@ -22,6 +22,7 @@
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
 //! | `cluster_settings.rs` | `_cluster/settings`: persistent and transient cluster settings |
+//! | `decommission.rs` | `_cluster/decommission/awareness`: register, status, recommission |
 //! | `cluster_stats.rs` | `_cluster/stats`: the nodes' figures summed |
 //! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
 //! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
@@ -38,6 +39,7 @@ pub mod cluster_info;
 pub mod cluster_reroute;
 pub mod cluster_settings;
 pub mod cluster_stats;
+pub mod decommission;
 pub mod deferred;
 pub mod documents;
 pub mod explain;

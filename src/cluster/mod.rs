@@ -23,6 +23,7 @@
 //! | `operations_metadata.rs` | voting exclusions, weighted routing, decommission in the metadata |
 //! | `node_state.rs` | the node's persistent id (`format/node-state.md`) |
 //! | `coordination_view.rs` | what the APIs show of the coordination, as plain values |
+//! | `decommission.rs` | decommission preconditions and the next step of its state machine |
 //! | `corruption.rs` | the marker that keeps a corrupted shard copy failed |
 //! | `system_indices.rs` | which indices are system indices |
 //!
@@ -37,6 +38,7 @@ pub mod cluster_settings;
 pub mod coordination;
 pub mod coordination_view;
 pub(crate) mod corruption;
+pub mod decommission;
 pub(crate) mod health;
 pub(crate) mod index_service;
 pub(crate) mod indices;

@@ -59,6 +59,7 @@ error_kinds! {
     ClusterManagerNotDiscovered = "cluster_manager_not_discovered_exception", 503, None;
     ConnectTransport = "connect_transport_exception", 500, None;
     CorruptIndex = "corrupt_index_exception", 500, None;
+    DecommissioningFailed = "decommissioning_failed_exception", 400, None;
     DocumentMissing = "document_missing_exception", 404, None;
     Engine = "engine_exception", 500, None;
     Exception = "exception", 500, None;
@@ -108,6 +109,7 @@ error_kinds! {
     Status = "status_exception", 500, None;
     StrictDynamicMapping = "strict_dynamic_mapping_exception", 400, None;
     StringIndexOutOfBounds = "string_index_out_of_bounds_exception", 400, Some("java.lang.StringIndexOutOfBoundsException");
+    Timeout = "timeout_exception", 504, None;
     TooManyBuckets = "too_many_buckets_exception", 503, None;
     TranslogCorrupted = "translog_corrupted_exception", 500, None;
     UnavailableShards = "unavailable_shards_exception", 503, None;

@@ -143,6 +143,7 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
             list(s.get("cluster.initial_cluster_manager_nodes").or_else(|| s.get("cluster.initial_master_nodes")));
         attach_state(node, &coordinator, &transport).await?;
         tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
+        tokio::spawn(super::decommission::run(node.cluster.clone(), coordinator.clone(), transport.clone()));
         let link = ClusterLink { transport: transport.clone(), coordinator: coordinator.clone() };
         tokio::spawn(discover(link, seed_addresses(&seeds), initial));
     }

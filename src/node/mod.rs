@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `settings.rs` | `config/fathom.yml` and `-E` overrides |
 //! | `cluster_start.rs` | the transport, the coordination, discovery and bootstrap |
+//! | `decommission.rs` | the cluster manager's decommission driver |
 //! | `fault_detection.rs` | follower checks: nodes leave and rejoin the cluster state |
 //! | `transport_actions.rs` | the actions other nodes call here, and the client that calls them |
 //! | `transport_info.rs` | the inspection actions other nodes call here (`_nodes`, `_cat` figures) |
@@ -11,6 +12,8 @@
 
 #[cfg(feature = "server")]
 pub mod cluster_start;
+#[cfg(feature = "server")]
+pub mod decommission;
 #[cfg(feature = "server")]
 pub mod fault_detection;
 pub mod settings;

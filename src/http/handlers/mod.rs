@@ -17,6 +17,7 @@
 //! | `nodes.rs` | `_nodes` info and `_nodes/stats` |
 //! | `cluster_settings.rs` | `_cluster/settings` |
 //! | `cluster_stats.rs` | `_cluster/stats` |
+//! | `decommission.rs` | `_cluster/decommission/awareness` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -29,6 +30,7 @@ pub mod cluster;
 pub mod cluster_reroute;
 pub mod cluster_settings;
 pub mod cluster_stats;
+pub mod decommission;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
@@ -57,6 +59,7 @@ pub fn router() -> Router {
     cluster_reroute::register(&mut r);
     cluster_settings::register(&mut r);
     cluster_stats::register(&mut r);
+    decommission::register(&mut r);
     nodes::register(&mut r);
     aliases::register(&mut r);
     templates::register(&mut r);
