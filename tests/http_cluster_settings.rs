@@ -116,3 +116,28 @@ fn dynamic_settings_take_effect_at_once() {
     assert!(r.status >= 400, "{}", r.text());
     assert!(r.text().contains("Trying to create too many buckets"), "{}", r.text());
 }
+
+#[test]
+fn cluster_read_only_blocks_writes_until_lifted() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    assert_eq!(put(s.addr, "/b/_doc/1?refresh=true", r#"{"x":1}"#).status, 201);
+    let r = put(s.addr, "/_cluster/settings", r#"{"persistent":{"cluster.blocks.read_only":true}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = put(s.addr, "/b/_doc/2", r#"{"x":2}"#);
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert_eq!(r.json()["error"]["reason"], "blocked by: [FORBIDDEN/6/cluster read-only (api)];");
+    assert_eq!(get(s.addr, "/b/_doc/1").status, 200, "reads go on");
+    let st = get(s.addr, "/_cluster/state/blocks").json();
+    assert_eq!(st["blocks"]["global"]["6"]["description"], "cluster read-only (api)", "{st}");
+    // Other settings are blocked too; lifting the block alone goes through.
+    let r = put(s.addr, "/_cluster/settings", r#"{"persistent":{"search.max_buckets":10}}"#);
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = put(s.addr, "/_cluster/settings", r#"{"persistent":{"cluster.blocks.read_only":false}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(put(s.addr, "/b/_doc/2", r#"{"x":2}"#).status, 201);
+    // read_only_allow_delete still lets an index be deleted.
+    put(s.addr, "/_cluster/settings", r#"{"transient":{"cluster.blocks.read_only_allow_delete":true}}"#);
+    assert_eq!(put(s.addr, "/b/_doc/3", r#"{"x":3}"#).status, 403);
+    assert_eq!(common::http::delete(s.addr, "/b").status, 200);
+}

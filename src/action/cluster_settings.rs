@@ -58,7 +58,11 @@ fn render(m: &Map<String, Value>, flat: bool) -> Value {
 /// Applies `u` in one publication (transient first, as OpenSearch's `SettingsUpdater`) and
 /// answers `{acknowledged, persistent, transient}` with what was set.
 pub fn put(cs: &ClusterService, u: &Update, flat: bool) -> OsResult<Value> {
-    cs.check_blocks(Level::MetadataWrite, &[])?;
+    let p: Vec<&str> = u.persistent.keys().map(String::as_str).collect();
+    let t: Vec<&str> = u.transient.keys().map(String::as_str).collect();
+    if !crate::cluster::blocks::cluster_settings_update_passes_blocks(&p, &t) {
+        cs.check_blocks(Level::MetadataWrite, &[])?;
+    }
     let (transient, persistent) = cs.update(|md| {
         let mut t = md.transient_settings.clone();
         let mut p = md.persistent_settings.clone();

@@ -80,7 +80,7 @@ pub fn delete(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult
     }
     let names = resolve(&md, expr, opts)?;
     // Blocks that allow releasing resources (read_only_allow_delete) let a delete through.
-    check_global(&cs.global_blocks(), Level::MetadataWrite)?;
+    crate::cluster::blocks::check_global_releasing(&cs.global_blocks(), Level::MetadataWrite)?;
     check_indices(&md, Level::MetadataWrite, &refs(&names), true)?;
     cs.delete_indices(&names)?;
     Ok(json!({"acknowledged": true}))

@@ -102,6 +102,31 @@ pub const NO_CLUSTER_MANAGER_WRITES: Block = Block {
     levels: &[Level::Write, Level::MetadataWrite],
 };
 
+/// `cluster.blocks.read_only` (`Metadata.CLUSTER_READ_ONLY_BLOCK`).
+pub const CLUSTER_READ_ONLY: Block = Block {
+    id: 6,
+    description: "cluster read-only (api)",
+    retryable: false,
+    allow_release_resources: false,
+    status: 403,
+    levels: &[Level::Write, Level::MetadataWrite],
+};
+/// `cluster.blocks.read_only_allow_delete` (`Metadata.CLUSTER_READ_ONLY_ALLOW_DELETE_BLOCK`).
+pub const CLUSTER_READ_ONLY_ALLOW_DELETE: Block = Block {
+    id: 13,
+    description: "cluster read-only / allow delete (api)",
+    retryable: false,
+    allow_release_resources: true,
+    status: 403,
+    levels: &[Level::Write, Level::MetadataWrite],
+};
+
+/// The cluster-wide blocks of cluster settings, in OpenSearch's order.
+pub const CLUSTER_BLOCKS: &[(&str, &Block)] = &[
+    ("cluster.blocks.read_only", &CLUSTER_READ_ONLY),
+    ("cluster.blocks.read_only_allow_delete", &CLUSTER_READ_ONLY_ALLOW_DELETE),
+];
+
 /// The index blocks and their settings, in the order OpenSearch lists them.
 pub const INDEX_BLOCKS: &[(&str, &Block)] = &[
     ("index.blocks.read_only", &INDEX_READ_ONLY),
@@ -128,13 +153,34 @@ pub fn settings_update_passes_blocks(keys: &[&str]) -> bool {
         || keys.iter().any(|k| *k == "index.blocks.read_only" || *k == "index.blocks.read_only_allow_delete")
 }
 
-/// The cluster-wide blocks: `no cluster-manager` while this node knows of no elected manager.
-pub fn global_blocks(has_cluster_manager: bool) -> Vec<&'static Block> {
-    if has_cluster_manager {
-        Vec::new()
-    } else {
-        vec![&NO_CLUSTER_MANAGER_WRITES]
+/// The cluster-wide blocks: `no cluster-manager` while this node knows of no elected manager,
+/// and those the effective cluster `settings` turn on.
+pub fn global_blocks(has_cluster_manager: bool, settings: &serde_json::Map<String, Value>) -> Vec<&'static Block> {
+    let mut out: Vec<&'static Block> = Vec::new();
+    if !has_cluster_manager {
+        out.push(&NO_CLUSTER_MANAGER_WRITES);
     }
+    for (key, block) in CLUSTER_BLOCKS {
+        if settings.get(*key).and_then(super::cluster_settings::text).as_deref() == Some("true") {
+            out.push(block);
+        }
+    }
+    out
+}
+
+/// Whether a cluster settings update goes through the global blocks, so that a cluster block can
+/// be lifted (`TransportClusterUpdateSettingsAction.checkBlock`): an update of only one of the
+/// two cluster block settings, in one scope.
+pub fn cluster_settings_update_passes_blocks(persistent: &[&str], transient: &[&str]) -> bool {
+    let only_block = |keys: &[&str]| keys.len() == 1 && CLUSTER_BLOCKS.iter().any(|(k, _)| *k == keys[0]);
+    (transient.is_empty() && only_block(persistent)) || (persistent.is_empty() && only_block(transient))
+}
+
+/// [`check_global`] for releasing resources (deleting indices): blocks that allow it do not
+/// count.
+pub fn check_global_releasing(global: &[&'static Block], level: Level) -> OsResult<()> {
+    let kept: Vec<&'static Block> = global.iter().copied().filter(|b| !b.allow_release_resources).collect();
+    check_global(&kept, level)
 }
 
 fn status_name(status: u16) -> &'static str {
@@ -200,7 +246,8 @@ pub fn check_indices(md: &Metadata, level: Level, names: &[&str], releasing: boo
 impl super::ClusterService {
     /// The cluster-wide blocks on this node now.
     pub fn global_blocks(&self) -> Vec<&'static Block> {
-        global_blocks(self.coordination().is_none_or(|c| c.cluster_manager.is_some()))
+        let settings = self.cluster_settings(&self.metadata());
+        global_blocks(self.coordination().is_none_or(|c| c.cluster_manager.is_some()), &settings)
     }
 
     /// Fails when a global block or a block of one of `names` stops requests of `level`.

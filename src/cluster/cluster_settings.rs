@@ -45,6 +45,8 @@ const fn d(key: &'static str, kind: Kind, default: Option<&'static str>) -> Def 
 /// The cluster settings Fathom reads, with OpenSearch's defaults.
 pub const REGISTRY: &[Def] = &[
     d("action.auto_create_index", Kind::AutoCreate, Some("true")),
+    d("cluster.blocks.read_only", Kind::Bool, Some("false")),
+    d("cluster.blocks.read_only_allow_delete", Kind::Bool, Some("false")),
     d("cluster.auto_shrink_voting_configuration", Kind::Bool, Some("true")),
     d("cluster.max_voting_config_exclusions", Kind::Int(1), Some("10")),
     d(

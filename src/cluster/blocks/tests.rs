@@ -65,8 +65,9 @@ fn index_blocks_stop_their_levels_with_opensearch_s_messages() {
 
 #[test]
 fn no_cluster_manager_blocks_writes_not_reads() {
-    assert!(global_blocks(true).is_empty());
-    let g = global_blocks(false);
+    let none = serde_json::Map::new();
+    assert!(global_blocks(true, &none).is_empty());
+    let g = global_blocks(false, &none);
     assert!(check_global(&g, Level::Read).is_ok());
     let e = check_global(&g, Level::Write).unwrap_err();
     assert_eq!(e.reason, "blocked by: [SERVICE_UNAVAILABLE/2/no cluster-manager];");
@@ -76,11 +77,29 @@ fn no_cluster_manager_blocks_writes_not_reads() {
 }
 
 #[test]
+fn cluster_settings_block_writes_and_can_be_lifted() {
+    let mut s = serde_json::Map::new();
+    s.insert("cluster.blocks.read_only_allow_delete".into(), json!("true"));
+    let g = global_blocks(true, &s);
+    let e = check_global(&g, Level::Write).unwrap_err();
+    assert_eq!(e.reason, "blocked by: [FORBIDDEN/13/cluster read-only / allow delete (api)];");
+    assert_eq!(e.status, 403);
+    assert!(check_global(&g, Level::Read).is_ok());
+    assert!(check_global_releasing(&g, Level::MetadataWrite).is_ok(), "deleting an index releases resources");
+    s.insert("cluster.blocks.read_only".into(), json!(true));
+    let g = global_blocks(true, &s);
+    assert!(check_global_releasing(&g, Level::MetadataWrite).is_err());
+    assert!(cluster_settings_update_passes_blocks(&["cluster.blocks.read_only"], &[]));
+    assert!(!cluster_settings_update_passes_blocks(&["cluster.blocks.read_only", "search.max_buckets"], &[]));
+    assert!(!cluster_settings_update_passes_blocks(&["cluster.blocks.read_only"], &["search.max_buckets"]));
+}
+
+#[test]
 fn state_shows_blocks_by_id() {
     let m = md(vec![index("ro", &[("index.blocks.read_only", "true")]), index("free", &[])]);
     let names = vec!["ro".to_string(), "free".to_string()];
     assert_eq!(state_json(&[], &md(vec![]), &[]), json!({}));
-    let v = state_json(&global_blocks(false), &m, &names);
+    let v = state_json(&global_blocks(false, &serde_json::Map::new()), &m, &names);
     assert_eq!(
         v,
         json!({
