@@ -22,6 +22,7 @@
 //! | `explain.rs` | `_explain/{id}`: one document's score explained |
 //! | `validate_query.rs` | `_validate/query` |
 //! | `cluster_stats.rs` | `_cluster/stats`: the nodes' figures summed |
+//! | `voting_config.rs` | adding voting config exclusions (and waiting for them), clearing them |
 //! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
 //! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
 //! | `os_probe.rs` | machine and process figures from `/proc` |
@@ -59,3 +60,4 @@ pub mod templates;
 pub mod units;
 pub mod update;
 pub mod validate_query;
+pub mod voting_config;

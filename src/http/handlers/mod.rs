@@ -16,6 +16,7 @@
 //! | `../cat/{nodes,nodeattrs,allocation,shards}.rs` | `_cat/nodes`, `_cat/nodeattrs`, `_cat/allocation`, `_cat/shards` |
 //! | `nodes.rs` | `_nodes` info and `_nodes/stats` |
 //! | `cluster_stats.rs` | `_cluster/stats` |
+//! | `voting_config.rs` | `_cluster/voting_config_exclusions` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -38,6 +39,7 @@ pub mod root;
 pub mod search;
 pub mod templates;
 pub mod test_faults;
+pub mod voting_config;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -69,6 +71,7 @@ pub fn router() -> Router {
     explain::register(&mut r);
     pit::register(&mut r);
     recovery::register(&mut r);
+    voting_config::register(&mut r);
     r
 }
 
