@@ -336,12 +336,13 @@ pub fn state_with(
                 im.insert(n.clone(), s);
             }
         }
+        let exclusions = md.coordination.to_json()["voting_config_exclusions"].take();
         v["metadata"] = json!({
             "cluster_uuid": md.cluster_uuid,
             "cluster_uuid_committed": true,
             "cluster_coordination": match &coordination {
-                Some(c) => json!({"term": c.term, "last_committed_config": c.last_committed_config, "last_accepted_config": c.last_accepted_config, "voting_config_exclusions": []}),
-                None => json!({"term": 0, "last_committed_config": [], "last_accepted_config": [], "voting_config_exclusions": []}),
+                Some(c) => json!({"term": c.term, "last_committed_config": c.last_committed_config, "last_accepted_config": c.last_accepted_config, "voting_config_exclusions": exclusions}),
+                None => json!({"term": 0, "last_committed_config": [], "last_accepted_config": [], "voting_config_exclusions": exclusions}),
             },
             "templates": md.templates,
             "indices": im,

@@ -24,6 +24,7 @@
 //! | `cluster_settings.rs` | `_cluster/settings`: persistent and transient cluster settings |
 //! | `decommission.rs` | `_cluster/decommission/awareness`: register, status, recommission |
 //! | `cluster_stats.rs` | `_cluster/stats`: the nodes' figures summed |
+//! | `voting_config.rs` | adding voting config exclusions (and waiting for them), clearing them |
 //! | `nodes_fanout.rs` | node filters and node-level requests sent to every selected node |
 //! | `nodes_info.rs`, `node_stats.rs` | `_nodes` info and `_nodes/stats`, each node answering for itself |
 //! | `os_probe.rs` | machine and process figures from `/proc` |
@@ -63,3 +64,4 @@ pub mod templates;
 pub mod units;
 pub mod update;
 pub mod validate_query;
+pub mod voting_config;

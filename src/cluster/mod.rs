@@ -21,6 +21,7 @@
 //! | `health.rs` | cluster health from allocation |
 //! | `coordination/` | the Raft that elects the cluster manager and agrees on the cluster state |
 //! | `operations_metadata.rs` | voting exclusions, weighted routing, decommission in the metadata |
+//! | `voting_exclusions.rs` | which voting exclusions a request adds (limit included), their publication |
 //! | `node_state.rs` | the node's persistent id (`format/node-state.md`) |
 //! | `coordination_view.rs` | what the APIs show of the coordination, as plain values |
 //! | `decommission.rs` | decommission preconditions and the next step of its state machine |
@@ -58,6 +59,7 @@ pub(crate) mod settings;
 pub mod state;
 pub mod state_file;
 pub(crate) mod system_indices;
+pub mod voting_exclusions;
 
 pub use indices::{ClusterService, CreateIndex, IndexService, IndexShard, NodeIdentity};
 pub use metadata::{AliasMetadata, IndexMetadata, IndexState, Metadata};

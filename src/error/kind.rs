@@ -109,7 +109,8 @@ error_kinds! {
     Status = "status_exception", 500, None;
     StrictDynamicMapping = "strict_dynamic_mapping_exception", 400, None;
     StringIndexOutOfBounds = "string_index_out_of_bounds_exception", 400, Some("java.lang.StringIndexOutOfBoundsException");
-    Timeout = "timeout_exception", 504, None;
+    // `OpenSearchTimeoutException`: 500 in OpenSearch 3.3 (its `status()` override to 504 came later).
+    Timeout = "timeout_exception", 500, None;
     TooManyBuckets = "too_many_buckets_exception", 503, None;
     TranslogCorrupted = "translog_corrupted_exception", 500, None;
     UnavailableShards = "unavailable_shards_exception", 503, None;

@@ -18,6 +18,7 @@
 //! | `cluster_settings.rs` | `_cluster/settings` |
 //! | `cluster_stats.rs` | `_cluster/stats` |
 //! | `decommission.rs` | `_cluster/decommission/awareness` |
+//! | `voting_config.rs` | `_cluster/voting_config_exclusions` |
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
@@ -42,6 +43,7 @@ pub mod root;
 pub mod search;
 pub mod templates;
 pub mod test_faults;
+pub mod voting_config;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -75,6 +77,7 @@ pub fn router() -> Router {
     explain::register(&mut r);
     pit::register(&mut r);
     recovery::register(&mut r);
+    voting_config::register(&mut r);
     r
 }
 
