@@ -295,6 +295,9 @@ const P: &[&str] = &[
     "cluster_manager_timeout",
     "bytes",
     "time",
+    // The unit of count (`SizeValue`) columns, a response parameter of every cat action;
+    // `_cat/nodes` has none, so, as in OpenSearch, it changes nothing here.
+    "size",
     "full_id",
     "timeout",
 ];
