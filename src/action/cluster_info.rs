@@ -58,6 +58,10 @@ pub struct HealthRequest {
     pub wait_for_events: Option<String>,
     pub timeout: Duration,
     pub expand: IndicesOptions,
+    /// `awareness_attribute`: the one attribute `level=awareness_attributes` shows.
+    pub awareness_attribute: Option<String>,
+    /// `ensure_node_weighed_in`: fail when weighted routing sends this node no searches.
+    pub ensure_node_weighed_in: bool,
 }
 
 impl Default for HealthRequest {
@@ -78,6 +82,8 @@ impl Default for HealthRequest {
                 expand: crate::cluster::resolve::ExpandWildcards { open: true, closed: true, hidden: true },
                 forbid_closed: false,
             },
+            awareness_attribute: None,
+            ensure_node_weighed_in: false,
         }
     }
 }
@@ -125,6 +131,9 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
     loop {
         let (body, satisfied) = health_once(cs, req)?;
         if satisfied {
+            if req.ensure_node_weighed_in {
+                ensure_node_weighed_in(cs)?;
+            }
             return Ok((200, body));
         }
         if Instant::now() >= deadline {
@@ -134,6 +143,21 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
         }
         std::thread::sleep(Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())));
     }
+}
+
+/// `ensure_node_weighed_in` (`TransportClusterHealthAction`): no cluster manager → 503; this
+/// node a data node whose awareness value has weight 0 → 421.
+fn ensure_node_weighed_in(cs: &ClusterService) -> OsResult<()> {
+    if !node_counts(cs).2 {
+        return Err(OsError::new(ErrorKind::ClusterManagerNotDiscovered, "cluster-manager not discovered"));
+    }
+    let st = cs.state();
+    let me = &cs.node.node_id;
+    let data = st.node(me).is_some_and(|m| m.roles.iter().any(|r| r == "data"));
+    if data && crate::cluster::allocation::awareness_health::is_weighed_away(&st, me) {
+        return Err(OsError::new(ErrorKind::NodeWeighedAway, "local node is weighed away"));
+    }
+    Ok(())
 }
 
 /// (nodes, data nodes, whether a cluster manager is known): the nodes of the applied cluster
@@ -190,7 +214,12 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
             v["indices"] = Value::Object(m);
         }
         Level::AwarenessAttributes => {
-            v["awareness_attributes"] = json!({});
+            let settings = cs.cluster_settings(&md);
+            v["awareness_attributes"] = crate::cluster::allocation::awareness_health::awareness_health(
+                &st,
+                &settings,
+                req.awareness_attribute.as_deref(),
+            );
         }
         Level::Cluster => {}
     }
@@ -349,6 +378,12 @@ pub fn state_with(
             "component_template": {"component_template": md.component_templates},
             "index_template": {"index_template": md.index_templates},
         });
+        if let Some(w) = &md.weighted_routing {
+            v["metadata"]["weighted_shard_routing"] = w.to_json();
+        }
+        if let Some(d) = &md.decommission {
+            v["metadata"]["decommissionedAttribute"] = d.to_state_api_json();
+        }
     }
     if want("routing_table") || want("routing_nodes") {
         let st = cs.state();

@@ -19,6 +19,7 @@
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
+//! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
 pub mod analyze;
@@ -38,6 +39,7 @@ pub mod root;
 pub mod search;
 pub mod templates;
 pub mod test_faults;
+pub mod weighted_routing;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -69,6 +71,7 @@ pub fn router() -> Router {
     explain::register(&mut r);
     pit::register(&mut r);
     recovery::register(&mut r);
+    weighted_routing::register(&mut r);
     r
 }
 
