@@ -223,8 +223,7 @@ pub fn check_put(r: &PutRequest, md: &Metadata, settings: &AllocSettings, data_v
                     all[i]
                 )))
             }
-            Some(w) if w == 0.0 => zeros += 1,
-            Some(_) => {}
+            Some(w) => zeros += usize::from(w == 0.0),
         }
     }
     if zeros > all.len() / 2 {
@@ -492,9 +491,8 @@ mod tests {
                 "requested version is 4 but cluster weighted routing metadata is at a different version -1 ".into()
             )
         );
-        let mut md2 = Metadata::default();
-        md2.weighted_routing =
-            next_weights(&put_req(json!({"weights": {"zoneA": "1", "zoneB": "0"}, "_version": 3})).unwrap(), None);
+        let set = put_req(json!({"weights": {"zoneA": "1", "zoneB": "0"}, "_version": 3})).unwrap();
+        let mut md2 = Metadata { weighted_routing: next_weights(&set, None), ..Default::default() };
         assert_eq!(md2.weighted_routing.as_ref().unwrap().version, 4);
         assert!(check_put(&r, &md2, &s, &[]).is_ok());
         assert_eq!(next_weights(&r, md2.weighted_routing.as_ref()), None, "same weights: no change");
