@@ -160,13 +160,19 @@ fn zero_weight_zone_takes_no_searches_and_the_api_keeps_versions() {
     // Health shows the weight; a weighed-away node says so when asked.
     let h = health(&procs[2]);
     assert_eq!((h["zoneB"]["weight"].clone(), h["zoneA"]["weight"].clone()), (json!(0.0), json!(1.0)), "{h}");
-    let r = get(procs[1].http, "/_cluster/health?ensure_node_weighed_in=true");
+    let r = get(procs[1].http, "/_cluster/health?ensure_node_weighed_in=true&local=true");
     assert_eq!(r.status, 421, "{}", r.text());
     assert_eq!(
         (r.json()["error"]["type"].clone(), r.json()["error"]["reason"].clone()),
         (json!("node_weighed_away_exception"), json!("local node is weighed away"))
     );
-    assert_eq!(get(procs[0].http, "/_cluster/health?ensure_node_weighed_in=true").status, 200);
+    assert_eq!(get(procs[0].http, "/_cluster/health?ensure_node_weighed_in=true&local=true").status, 200);
+    let r = get(procs[1].http, "/_cluster/health?ensure_node_weighed_in=true");
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "Validation Failed: 1: not a local request to ensure local node commissioned or weighed in;"
+    );
     let state = get(procs[0].http, "/_cluster/state/metadata").json();
     assert_eq!(
         state["metadata"]["weighted_shard_routing"],
@@ -218,7 +224,7 @@ fn zero_weight_zone_takes_no_searches_and_the_api_keeps_versions() {
     let state = get(procs[1].http, "/_cluster/state/metadata").json();
     assert_eq!(state["metadata"]["weighted_shard_routing"], json!({"awareness": {}, "_version": 1}));
     assert_eq!(health(&procs[0])["zoneB"]["weight"], json!(1.0));
-    assert_eq!(get(procs[1].http, "/_cluster/health?ensure_node_weighed_in=true").status, 200);
+    assert_eq!(get(procs[1].http, "/_cluster/health?ensure_node_weighed_in=true&local=true").status, 200);
     let r = delete_with(&procs[0], "/_cluster/routing/awareness/zone/weights", &json!({"_version": 1}));
     assert_eq!(r.status, 404, "{}", r.text());
     assert_eq!(

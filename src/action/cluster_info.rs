@@ -62,6 +62,9 @@ pub struct HealthRequest {
     pub awareness_attribute: Option<String>,
     /// `ensure_node_weighed_in`: fail when weighted routing sends this node no searches.
     pub ensure_node_weighed_in: bool,
+    /// `local`: answer from this node's state (the cluster state is replicated; this only
+    /// matters to `ensure_node_weighed_in`, which requires it).
+    pub local: bool,
 }
 
 impl Default for HealthRequest {
@@ -84,6 +87,7 @@ impl Default for HealthRequest {
             },
             awareness_attribute: None,
             ensure_node_weighed_in: false,
+            local: false,
         }
     }
 }
@@ -114,8 +118,31 @@ fn nodes_condition(spec: &str, nodes: u32) -> OsResult<bool> {
     })
 }
 
+/// `ClusterHealthRequest.validate()`: the awareness level is for the whole cluster, the
+/// attribute needs that level, the weighed-in check a local request.
+fn validate(req: &HealthRequest) -> OsResult<()> {
+    let awareness = req.level == Level::AwarenessAttributes;
+    if awareness && req.indices.as_deref().is_some_and(|i| !i.split(',').all(|x| x.trim().is_empty())) {
+        return Err(OsError::validation(
+            &["awareness_attribute is not a supported parameter with index health".into()],
+        ));
+    }
+    if !awareness && req.awareness_attribute.is_some() {
+        return Err(OsError::validation(&[
+            "level=awareness_attributes is required with awareness_attribute parameter".into(),
+        ]));
+    }
+    if req.ensure_node_weighed_in && !req.local {
+        return Err(OsError::validation(&[
+            "not a local request to ensure local node commissioned or weighed in".into()
+        ]));
+    }
+    Ok(())
+}
+
 /// `GET /_cluster/health[/{indices}]`: `(http status, body)`; 408 when a wait timed out.
 pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)> {
+    validate(req)?;
     if let Some(e) = &req.wait_for_events {
         if !["immediate", "urgent", "high", "normal", "low", "languid"].contains(&e.to_ascii_lowercase().as_str()) {
             return Err(OsError::illegal(format!(
@@ -398,4 +425,30 @@ pub fn state_with(
         }
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn health_requests_are_validated_as_opensearch_does() {
+        let reason = |r: HealthRequest| validate(&r).map_err(|e| e.reason);
+        let awareness = HealthRequest { level: Level::AwarenessAttributes, ..Default::default() };
+        assert!(reason(HealthRequest { awareness_attribute: Some("zone".into()), ..awareness.clone() }).is_ok());
+        assert_eq!(
+            reason(HealthRequest { indices: Some("books".into()), ..awareness.clone() }),
+            Err("Validation Failed: 1: awareness_attribute is not a supported parameter with index health;".into())
+        );
+        assert_eq!(
+            reason(HealthRequest { awareness_attribute: Some("zone".into()), ..Default::default() }),
+            Err("Validation Failed: 1: level=awareness_attributes is required with awareness_attribute parameter;"
+                .into())
+        );
+        assert_eq!(
+            reason(HealthRequest { ensure_node_weighed_in: true, ..Default::default() }),
+            Err("Validation Failed: 1: not a local request to ensure local node commissioned or weighed in;".into())
+        );
+        assert!(reason(HealthRequest { ensure_node_weighed_in: true, local: true, ..Default::default() }).is_ok());
+    }
 }

@@ -36,6 +36,7 @@ fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     h.wait_for_events = req.param("wait_for_events").map(str::to_string);
     h.awareness_attribute = req.param("awareness_attribute").map(str::to_string);
     h.ensure_node_weighed_in = req.bool_param("ensure_node_weighed_in", false)?;
+    h.local = req.bool_param("local", false)?;
     if let Some(t) = req.time_param("timeout")? {
         h.timeout = t;
     } else if req.has("timeout") {
