@@ -77,7 +77,7 @@ pub fn read_on_copies<T>(
     let shard = shard_id(routing_key, m.number_of_shards(), m.routing_num_shards);
     let local = svc.shard(shard).is_some();
     let st = cs.state();
-    let weighting = Weighting::of(&st.metadata, &cs.cluster_settings(&st.metadata));
+    let weighting = Weighting::in_force(&st.metadata, || cs.cluster_settings(&st.metadata));
     check_preference(preference, weighting.as_ref())?;
     let copies = candidates(&st, &cs.node.node_id, &svc.name, shard, local, preference, weighting.as_ref());
     if copies.is_empty() {

@@ -76,6 +76,13 @@ impl Weighting {
         })
     }
 
+    /// [`Weighting::of`] the state's metadata, computing the effective cluster settings only
+    /// when weights are set.
+    pub fn in_force(md: &Metadata, settings: impl FnOnce() -> Map<String, Value>) -> Option<Weighting> {
+        md.weighted_routing.as_ref().filter(|w| w.is_set())?;
+        Weighting::of(md, &settings())
+    }
+
     /// The weight of a copy on `node` (`None`: a node the state does not know).
     fn weight(&self, st: &ClusterState, node: &str) -> Option<f64> {
         let m = st.node(node)?;
@@ -532,6 +539,10 @@ mod tests {
         use serde_json::json;
         let mut md = Metadata::default();
         assert_eq!(Weighting::of(&md, &Map::new()), None);
+        assert_eq!(
+            Weighting::in_force(&md, || -> Map<String, Value> { unreachable!("no weights: no settings") }),
+            None
+        );
         md.weighted_routing = Some(WeightedRouting { attribute: String::new(), weights: BTreeMap::new(), version: 2 });
         assert_eq!(Weighting::of(&md, &Map::new()), None, "the deleted form");
         md.weighted_routing =
@@ -540,6 +551,7 @@ mod tests {
         assert_eq!((w.default_weight, w.fail_open, w.strict), (1.0, true, true));
         let s = json!({"cluster.routing.weighted.fail_open": "false", "cluster.routing.weighted.strict": false, "cluster.routing.weighted.default_weight": "2.5"});
         let w = Weighting::of(&md, s.as_object().unwrap()).unwrap();
+        assert_eq!(Weighting::in_force(&md, || s.as_object().unwrap().clone()), Some(w.clone()));
         assert_eq!((w.default_weight, w.fail_open, w.strict), (2.5, false, false));
     }
 }

@@ -51,7 +51,7 @@ pub fn remote_targets(
     let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
     let me = cs.node.node_id.as_str();
     let only_local = req.preference.as_deref().is_some_and(|p| p.ends_with("_only_local"));
-    let weighting = super::copy_choice::Weighting::of(&st.metadata, &cs.cluster_settings(&st.metadata));
+    let weighting = super::copy_choice::Weighting::in_force(&st.metadata, || cs.cluster_settings(&st.metadata));
     super::copy_choice::check_preference(req.preference.as_deref(), weighting.as_ref())?;
     for name in names {
         let Ok(svc) = cs.index(&name) else { continue };
