@@ -58,6 +58,13 @@ pub struct HealthRequest {
     pub wait_for_events: Option<String>,
     pub timeout: Duration,
     pub expand: IndicesOptions,
+    /// `awareness_attribute`: the one attribute `level=awareness_attributes` shows.
+    pub awareness_attribute: Option<String>,
+    /// `ensure_node_weighed_in`: fail when weighted routing sends this node no searches.
+    pub ensure_node_weighed_in: bool,
+    /// `local`: answer from this node's state (the cluster state is replicated; this only
+    /// matters to `ensure_node_weighed_in`, which requires it).
+    pub local: bool,
 }
 
 impl Default for HealthRequest {
@@ -78,6 +85,9 @@ impl Default for HealthRequest {
                 expand: crate::cluster::resolve::ExpandWildcards { open: true, closed: true, hidden: true },
                 forbid_closed: false,
             },
+            awareness_attribute: None,
+            ensure_node_weighed_in: false,
+            local: false,
         }
     }
 }
@@ -108,8 +118,31 @@ fn nodes_condition(spec: &str, nodes: u32) -> OsResult<bool> {
     })
 }
 
+/// `ClusterHealthRequest.validate()`: the awareness level is for the whole cluster, the
+/// attribute needs that level, the weighed-in check a local request.
+fn validate(req: &HealthRequest) -> OsResult<()> {
+    let awareness = req.level == Level::AwarenessAttributes;
+    if awareness && req.indices.as_deref().is_some_and(|i| !i.split(',').all(|x| x.trim().is_empty())) {
+        return Err(OsError::validation(
+            &["awareness_attribute is not a supported parameter with index health".into()],
+        ));
+    }
+    if !awareness && req.awareness_attribute.is_some() {
+        return Err(OsError::validation(&[
+            "level=awareness_attributes is required with awareness_attribute parameter".into(),
+        ]));
+    }
+    if req.ensure_node_weighed_in && !req.local {
+        return Err(OsError::validation(&[
+            "not a local request to ensure local node commissioned or weighed in".into()
+        ]));
+    }
+    Ok(())
+}
+
 /// `GET /_cluster/health[/{indices}]`: `(http status, body)`; 408 when a wait timed out.
 pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)> {
+    validate(req)?;
     if let Some(e) = &req.wait_for_events {
         if !["immediate", "urgent", "high", "normal", "low", "languid"].contains(&e.to_ascii_lowercase().as_str()) {
             return Err(OsError::illegal(format!(
@@ -125,6 +158,9 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
     loop {
         let (body, satisfied) = health_once(cs, req)?;
         if satisfied {
+            if req.ensure_node_weighed_in {
+                ensure_node_weighed_in(cs)?;
+            }
             return Ok((200, body));
         }
         if Instant::now() >= deadline {
@@ -134,6 +170,21 @@ pub fn health(cs: &ClusterService, req: &HealthRequest) -> OsResult<(u16, Value)
         }
         std::thread::sleep(Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())));
     }
+}
+
+/// `ensure_node_weighed_in` (`TransportClusterHealthAction`): no cluster manager → 503; this
+/// node a data node whose awareness value has weight 0 → 421.
+fn ensure_node_weighed_in(cs: &ClusterService) -> OsResult<()> {
+    if !node_counts(cs).2 {
+        return Err(OsError::new(ErrorKind::ClusterManagerNotDiscovered, "cluster-manager not discovered"));
+    }
+    let st = cs.state();
+    let me = &cs.node.node_id;
+    let data = st.node(me).is_some_and(|m| m.roles.iter().any(|r| r == "data"));
+    if data && crate::cluster::allocation::awareness_health::is_weighed_away(&st, me) {
+        return Err(OsError::new(ErrorKind::NodeWeighedAway, "local node is weighed away"));
+    }
+    Ok(())
 }
 
 /// (nodes, data nodes, whether a cluster manager is known): the nodes of the applied cluster
@@ -190,7 +241,12 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
             v["indices"] = Value::Object(m);
         }
         Level::AwarenessAttributes => {
-            v["awareness_attributes"] = json!({});
+            let settings = cs.cluster_settings(&md);
+            v["awareness_attributes"] = crate::cluster::allocation::awareness_health::awareness_health(
+                &st,
+                &settings,
+                req.awareness_attribute.as_deref(),
+            );
         }
         Level::Cluster => {}
     }
@@ -350,6 +406,12 @@ pub fn state_with(
             "component_template": {"component_template": md.component_templates},
             "index_template": {"index_template": md.index_templates},
         });
+        if let Some(w) = &md.weighted_routing {
+            v["metadata"]["weighted_shard_routing"] = w.to_json();
+        }
+        if let Some(d) = &md.decommission {
+            v["metadata"]["decommissionedAttribute"] = d.to_state_api_json();
+        }
     }
     if want("routing_table") || want("routing_nodes") {
         let st = cs.state();
@@ -364,4 +426,30 @@ pub fn state_with(
         }
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn health_requests_are_validated_as_opensearch_does() {
+        let reason = |r: HealthRequest| validate(&r).map_err(|e| e.reason);
+        let awareness = HealthRequest { level: Level::AwarenessAttributes, ..Default::default() };
+        assert!(reason(HealthRequest { awareness_attribute: Some("zone".into()), ..awareness.clone() }).is_ok());
+        assert_eq!(
+            reason(HealthRequest { indices: Some("books".into()), ..awareness.clone() }),
+            Err("Validation Failed: 1: awareness_attribute is not a supported parameter with index health;".into())
+        );
+        assert_eq!(
+            reason(HealthRequest { awareness_attribute: Some("zone".into()), ..Default::default() }),
+            Err("Validation Failed: 1: level=awareness_attributes is required with awareness_attribute parameter;"
+                .into())
+        );
+        assert_eq!(
+            reason(HealthRequest { ensure_node_weighed_in: true, ..Default::default() }),
+            Err("Validation Failed: 1: not a local request to ensure local node commissioned or weighed in;".into())
+        );
+        assert!(reason(HealthRequest { ensure_node_weighed_in: true, local: true, ..Default::default() }).is_ok());
+    }
 }

@@ -30,6 +30,7 @@
 //! | `os_probe.rs` | machine and process figures from `/proc` |
 //! | `shard_stats.rs` | per-copy figures measured by the node holding the copy |
 //! | `search/` | `_search`, `_count`, `_msearch`: query DSL, query-then-fetch |
+//! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights`: search traffic per awareness value |
 
 pub mod aliases;
 pub mod allocation_explain;
@@ -65,3 +66,4 @@ pub mod units;
 pub mod update;
 pub mod validate_query;
 pub mod voting_config;
+pub mod weighted_routing;

@@ -82,6 +82,7 @@ error_kinds! {
     MapperParsing = "mapper_parsing_exception", 400, None;
     NodeDisconnected = "node_disconnected_exception", 500, None;
     NodeNotConnected = "node_not_connected_exception", 500, None;
+    NodeWeighedAway = "node_weighed_away_exception", 421, None;
     NoShardAvailableAction = "no_shard_available_action_exception", 503, None;
     NotXContent = "not_x_content_exception", 400, None;
     NullPointer = "null_pointer_exception", 400, Some("java.lang.NullPointerException");
@@ -90,6 +91,7 @@ error_kinds! {
     OpenSearchRejectedExecution = "opensearch_rejected_execution_exception", 429, None;
     Parse = "parse_exception", 400, None;
     Parsing = "parsing_exception", 400, None;
+    PreferenceBasedSearchNotAllowed = "preference_based_search_not_allowed_exception", 403, None;
     ProcessClusterEventTimeout = "process_cluster_event_timeout_exception", 503, None;
     QueryShard = "query_shard_exception", 400, None;
     QueryValidation = "query_validation_exception", 400, None;
@@ -115,6 +117,7 @@ error_kinds! {
     TranslogCorrupted = "translog_corrupted_exception", 500, None;
     UnavailableShards = "unavailable_shards_exception", 503, None;
     UnsupportedOperation = "unsupported_operation_exception", 400, Some("java.lang.UnsupportedOperationException");
+    UnsupportedWeightedRoutingState = "unsupported_weighted_routing_state_exception", 409, None;
     VersionConflictEngine = "version_conflict_engine_exception", 409, None;
     XContentParse = "x_content_parse_exception", 400, None;
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{get_local, GetRequest};
-use crate::action::search::copy_choice::{candidates, Choice};
+use crate::action::search::copy_choice::{candidates, check_preference, Choice, Weighting};
 use crate::action::source_filter::SourceFilter;
 use crate::cluster::routing::shard_id;
 use crate::cluster::{ClusterService, IndexService};
@@ -77,7 +77,9 @@ pub fn read_on_copies<T>(
     let shard = shard_id(routing_key, m.number_of_shards(), m.routing_num_shards);
     let local = svc.shard(shard).is_some();
     let st = cs.state();
-    let copies = candidates(&st, &cs.node.node_id, &svc.name, shard, local, preference);
+    let weighting = Weighting::in_force(&st.metadata, || cs.cluster_settings(&st.metadata));
+    check_preference(preference, weighting.as_ref())?;
+    let copies = candidates(&st, &cs.node.node_id, &svc.name, shard, local, preference, weighting.as_ref());
     if copies.is_empty() {
         return here();
     }

@@ -51,6 +51,8 @@ pub fn remote_targets(
     let keep = context::shard_filter(cs, req.routing.as_deref(), req.preference.as_deref())?;
     let me = cs.node.node_id.as_str();
     let only_local = req.preference.as_deref().is_some_and(|p| p.ends_with("_only_local"));
+    let weighting = super::copy_choice::Weighting::in_force(&st.metadata, || cs.cluster_settings(&st.metadata));
+    super::copy_choice::check_preference(req.preference.as_deref(), weighting.as_ref())?;
     for name in names {
         let Ok(svc) = cs.index(&name) else { continue };
         for id in 0..svc.metadata().number_of_shards() {
@@ -58,7 +60,7 @@ pub fn remote_targets(
                 continue;
             }
             let local = svc.shard(id).is_some();
-            match super::copy_choice::choose(&st, me, &name, id, local, req.preference.as_deref()) {
+            match super::copy_choice::choose(&st, me, &name, id, local, req.preference.as_deref(), weighting.as_ref()) {
                 Choice::Local => {}
                 Choice::Remote(node) => match groups.iter_mut().find(|g| g.0 == node) {
                     Some(g) => g.1.push((name.clone(), id)),

@@ -23,6 +23,7 @@
 //! | `explain_decisions.rs` | node results, their order, decision names, time values |
 //! | `render.rs` | the `routing_table` / `routing_nodes` of `_cluster/state`, shard summaries |
 //! | `table_health.rs` | cluster health computed from the table |
+//! | `awareness_health.rs` | health per awareness attribute value (`level=awareness_attributes`) |
 //!
 //! Decisions where OpenSearch leaves room (see each file for details):
 //! - A copy lost with its node keeps its allocation id in the in-sync set (OpenSearch's
@@ -43,6 +44,7 @@
 //!   indices' shards (replicated closed indices) and reopens them from `EXISTING_STORE`.
 
 mod assign;
+pub mod awareness_health;
 mod balance;
 mod combine;
 mod commands;

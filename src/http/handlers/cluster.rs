@@ -34,6 +34,9 @@ fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     h.wait_for_no_relocating_shards = req.bool_param("wait_for_no_relocating_shards", false)?;
     h.wait_for_no_initializing_shards = req.bool_param("wait_for_no_initializing_shards", false)?;
     h.wait_for_events = req.param("wait_for_events").map(str::to_string);
+    h.awareness_attribute = req.param("awareness_attribute").map(str::to_string);
+    h.ensure_node_weighed_in = req.bool_param("ensure_node_weighed_in", false)?;
+    h.local = req.bool_param("local", false)?;
     if let Some(t) = req.time_param("timeout")? {
         h.timeout = t;
     } else if req.has("timeout") {

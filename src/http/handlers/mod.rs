@@ -22,6 +22,7 @@
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
+//! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
 pub mod analyze;
@@ -44,6 +45,7 @@ pub mod search;
 pub mod templates;
 pub mod test_faults;
 pub mod voting_config;
+pub mod weighted_routing;
 
 use super::request::RestRequest;
 use super::router::Router;
@@ -78,6 +80,7 @@ pub fn router() -> Router {
     pit::register(&mut r);
     recovery::register(&mut r);
     voting_config::register(&mut r);
+    weighted_routing::register(&mut r);
     r
 }
 
