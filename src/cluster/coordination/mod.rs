@@ -390,7 +390,7 @@ impl Coordinator {
         let _turn = self.membership_lock.lock().await;
         let m = self.raft.metrics().borrow().membership_config.clone();
         let membership = m.membership();
-        if membership.get_joint_config().len() > 1 {
+        if !self.is_leader() || membership.get_joint_config().len() > 1 {
             return Ok(VotersChange::Retry);
         }
         let mut ids = BTreeSet::new();
