@@ -42,6 +42,31 @@ pub fn alloc_nodes(st: &ClusterState) -> Vec<allocation::AllocNode> {
         .collect()
 }
 
+/// The metadata with the exclusions `{node_id: "_absent_", node_name: <name>}` of the joining
+/// cluster-manager-eligible nodes given their ids, or `None` when none matches.
+fn fill_in_absent_exclusions(md: &Metadata, joined: &[&MemberView]) -> Option<Metadata> {
+    use super::operations_metadata::{VotingConfigExclusion, ABSENT};
+    let eligible = |m: &MemberView| m.roles.iter().any(|r| r == "cluster_manager" || r == "master");
+    let mut out: Option<Metadata> = None;
+    for j in joined.iter().filter(|j| eligible(j)) {
+        let absent = VotingConfigExclusion { node_id: ABSENT.to_string(), node_name: j.name.clone() };
+        let list = &out.as_ref().unwrap_or(md).coordination.voting_config_exclusions;
+        let Some(i) = list.iter().position(|e| *e == absent) else { continue };
+        let next = out.get_or_insert_with(|| md.clone());
+        let named = VotingConfigExclusion { node_id: j.node_id.clone(), node_name: j.name.clone() };
+        let excl = &mut next.coordination.voting_config_exclusions;
+        if excl.contains(&named) {
+            excl.remove(i);
+        } else {
+            excl[i] = named;
+        }
+    }
+    if let Some(m) = out.as_mut() {
+        m.version += 1;
+    }
+    out
+}
+
 /// Most publications one call makes to report started copies (each report may start more).
 const MAX_REPORT_ROUNDS: usize = 16;
 
@@ -129,22 +154,30 @@ impl ClusterService {
     }
 
     /// Publishes the nodes `join` added to and `leave` removed from the cluster state, with the
-    /// routing that follows (the copies of a node that left are rerouted).
+    /// routing that follows (the copies of a node that left are rerouted). A joining
+    /// cluster-manager-eligible node fills in the id of a voting configuration exclusion that
+    /// named it while it was absent, in the same state (OpenSearch's `JoinTaskExecutor`).
     pub fn change_nodes(&self, join: &[MemberView], leave: &[String]) -> OsResult<()> {
         self.publish(&mut |cur| {
             let mut nodes: Vec<MemberView> =
                 cur.nodes.iter().filter(|n| !leave.contains(&n.node_id)).cloned().collect();
+            let mut joined = Vec::new();
             for j in join {
                 if !nodes.iter().any(|n| n.node_id == j.node_id) {
                     nodes.push(j.clone());
+                    joined.push(j);
                 }
             }
             nodes.sort_by(|a, b| a.node_id.cmp(&b.node_id));
             if nodes == *cur.nodes {
                 return Ok(None);
             }
+            let md = match fill_in_absent_exclusions(&cur.metadata, &joined) {
+                Some(md) => Arc::new(md),
+                None => cur.metadata.clone(),
+            };
             let interim = ClusterState { nodes: Arc::new(nodes), ..cur.clone() };
-            Ok(Some(self.rerouted(&interim, cur.metadata.clone())))
+            Ok(Some(self.rerouted(&interim, md)))
         })?;
         Ok(())
     }
@@ -435,5 +468,46 @@ impl ClusterService {
             }
             applied = self.applied_cv.wait_timeout(applied, left).unwrap_or_else(|e| e.into_inner()).0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::operations_metadata::VotingConfigExclusion;
+
+    fn excl(id: &str, name: &str) -> VotingConfigExclusion {
+        VotingConfigExclusion { node_id: id.into(), node_name: name.into() }
+    }
+
+    fn member(id: &str, name: &str, roles: &[&str]) -> MemberView {
+        MemberView {
+            node_id: id.into(),
+            name: name.into(),
+            roles: roles.iter().map(|r| r.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_joining_eligible_node_fills_in_its_absent_exclusion() {
+        let mut md = Metadata::default();
+        md.coordination.voting_config_exclusions =
+            vec![excl("_absent_", "n1"), excl("id9", "_absent_"), excl("_absent_", "n2")];
+        let n1 = member("id1", "n1", &["cluster_manager", "data"]);
+        let n2 = member("id2", "n2", &["data"]);
+        let next = fill_in_absent_exclusions(&md, &[&n1, &n2]).expect("changed");
+        assert_eq!(
+            next.coordination.voting_config_exclusions,
+            vec![excl("id1", "n1"), excl("id9", "_absent_"), excl("_absent_", "n2")],
+            "only the eligible node's name is filled in; id-only exclusions keep their `_absent_` name"
+        );
+        assert_eq!(next.version, md.version + 1);
+        // Nothing to fill in: no change.
+        assert!(fill_in_absent_exclusions(&next, &[&n1]).is_none());
+        // The filled-in exclusion is already there: the absent one merges into it.
+        md.coordination.voting_config_exclusions = vec![excl("_absent_", "n1"), excl("id1", "n1")];
+        let next = fill_in_absent_exclusions(&md, &[&n1]).expect("changed");
+        assert_eq!(next.coordination.voting_config_exclusions, vec![excl("id1", "n1")]);
     }
 }

@@ -11,7 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Node;
 use crate::cluster::coordination::transport_wire::TransportWire;
-use crate::cluster::coordination::{network, ClusterNode, Coordinator, Timing, ACTION_JOIN, ACTION_PUBLISH};
+use crate::cluster::coordination::{
+    network, ClusterNode, Coordinator, Timing, ACTION_ELECT_NOW, ACTION_JOIN, ACTION_PUBLISH,
+};
+use crate::cluster::ClusterService;
 use crate::engine::store::FsDirectory;
 use crate::error::OsError;
 use crate::transport::{Transport, TransportConfig};
@@ -83,8 +86,14 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         .map_err(OsError::illegal)?;
     let timing = Timing { publish_timeout, ..Timing::default() };
     let coordinator = Coordinator::start(dir, local.clone(), wire, timing).await?;
-    for action in [network::ACTION_APPEND, network::ACTION_VOTE, network::ACTION_SNAPSHOT, ACTION_PUBLISH, ACTION_JOIN]
-    {
+    for action in [
+        network::ACTION_APPEND,
+        network::ACTION_VOTE,
+        network::ACTION_SNAPSHOT,
+        ACTION_PUBLISH,
+        ACTION_JOIN,
+        ACTION_ELECT_NOW,
+    ] {
         let c = coordinator.clone();
         transport.register_fn(action, move |req| {
             let c = c.clone();
@@ -122,6 +131,19 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
     transport.register_fn(super::fault_detection::ACTION_FOLLOWER_CHECK, |_req| async { Ok(bytes::Bytes::new()) });
     let checks = super::fault_detection::Checks::from_settings(s).map_err(OsError::illegal)?;
     node.cluster.set_coordination(Arc::new(coordinator.clone()), transport_address);
+    // A node of a decommissioned zone may not join until it is recommissioned.
+    let cs = Arc::downgrade(&node.cluster);
+    coordinator.set_join_guard(Arc::new(move |n: &ClusterNode| {
+        let Some(cs) = cs.upgrade() else { return Ok(()) };
+        let st = cs.state();
+        let member = n.view();
+        match &st.metadata.decommission {
+            Some(d) if !crate::cluster::decommission::commissioned(&member, &st.metadata) => {
+                Err(crate::cluster::decommission::join_refusal(&member, d))
+            }
+            _ => Ok(()),
+        }
+    }));
     let seeds = list(s.get("discovery.seed_hosts"));
     let single = match s.get("discovery.type") {
         None | Some("multi-node") => seeds.is_empty(),
@@ -138,14 +160,16 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         }
         attach_state(node, &coordinator, &transport).await?;
         tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
+        tokio::spawn(super::voting_config::run(node.cluster.clone(), coordinator.clone(), transport.clone()));
     } else {
         let initial =
             list(s.get("cluster.initial_cluster_manager_nodes").or_else(|| s.get("cluster.initial_master_nodes")));
         attach_state(node, &coordinator, &transport).await?;
         tokio::spawn(super::fault_detection::run(node.cluster.clone(), coordinator.clone(), transport.clone(), checks));
         tokio::spawn(super::decommission::run(node.cluster.clone(), coordinator.clone(), transport.clone()));
+        tokio::spawn(super::voting_config::run(node.cluster.clone(), coordinator.clone(), transport.clone()));
         let link = ClusterLink { transport: transport.clone(), coordinator: coordinator.clone() };
-        tokio::spawn(discover(link, seed_addresses(&seeds), initial));
+        tokio::spawn(discover(link, node.cluster.clone(), seed_addresses(&seeds), initial));
     }
     Ok(ClusterLink { transport, coordinator })
 }
@@ -160,18 +184,37 @@ async fn attach_state(node: &Arc<Node>, coordinator: &Coordinator, transport: &A
     Ok(())
 }
 
+/// How long a node that follows a manager may be missing from its own applied cluster state
+/// before it asks to join again (it was removed, or refused and since admitted).
+const REJOIN_AFTER: Duration = Duration::from_secs(3);
+
 /// Asks every seed who it is and whom it follows; joins a cluster that has a manager, or
 /// bootstraps one from the initial cluster-manager nodes once all of them are found (the node
-/// whose name sorts first does it). Runs until the transport closes.
-async fn discover(link: ClusterLink, seeds: Vec<SocketAddr>, initial: Vec<String>) {
+/// whose name sorts first does it). A node that follows a manager but has not been listed in
+/// its own applied cluster state for [`REJOIN_AFTER`] asks to join again. Runs until the
+/// transport closes.
+async fn discover(link: ClusterLink, cs: Arc<ClusterService>, seeds: Vec<SocketAddr>, initial: Vec<String>) {
     let c = &link.coordinator;
     let mut interval = Duration::from_millis(200);
+    let mut unlisted_since: Option<tokio::time::Instant> = None;
     loop {
         tokio::time::sleep(interval).await;
+        if link.transport.is_closed() {
+            return;
+        }
         if c.leader().is_some() {
             // A member that follows a manager: look again now and then (it may be removed).
             interval = Duration::from_secs(1);
-            continue;
+            let listed = c.state().version == 0 || cs.state().node(&c.local.node_id).is_some();
+            if listed {
+                unlisted_since = None;
+                continue;
+            }
+            let since = *unlisted_since.get_or_insert_with(tokio::time::Instant::now);
+            if since.elapsed() < REJOIN_AFTER {
+                continue;
+            }
+            tracing::debug!("this node is not in its cluster state; asking to join again");
         }
         let mut found: Vec<PeersAnswer> = Vec::new();
         for addr in &seeds {

@@ -3,8 +3,9 @@
 //! coordination whether it is alive, with `...follower_check.timeout` (10s); a node of the
 //! cluster state that fails `...follower_check.retry_count` (3) checks in a row leaves it (its
 //! copies are rerouted), and a member that answers again — a node restarted on its data — is
-//! back in it. Leader checks are the coordination's own: a follower that stops hearing the
-//! leader's heartbeats starts an election.
+//! back in it, unless the coordination's join guard refuses it (a refused node that is listed
+//! stays listed: removing it is not the checks' business). Leader checks are the coordination's
+//! own: a follower that stops hearing the leader's heartbeats starts an election.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -78,8 +79,7 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
         if transport.is_closed() {
             return;
         }
-        let leader = coordinator.leader().is_some_and(|(id, _)| id == coordinator.id);
-        if !leader {
+        if !coordinator.is_leader() {
             failures.clear();
             without_quorum = 0;
             coordinator.set_quorum_lost(false);
@@ -161,7 +161,10 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
             if probe == Probe::Answered {
                 failures.remove(&n.node_id);
                 if !listed {
-                    join.push(n.view());
+                    match coordinator.join_allowed(n) {
+                        Ok(()) => join.push(n.view()),
+                        Err(refused) => tracing::debug!(node = %n, reason = %refused, "not listing a refused member"),
+                    }
                 }
             } else {
                 let f = failures.entry(n.node_id.clone()).or_default();

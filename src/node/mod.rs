@@ -9,6 +9,7 @@
 //! | `transport_actions.rs` | the actions other nodes call here, and the client that calls them |
 //! | `transport_info.rs` | the inspection actions other nodes call here (`_nodes`, `_cat` figures) |
 //! | `state_sync.rs` | cluster states through the coordination; the applier thread |
+//! | `voting_config.rs` | the cluster manager's choice of the voting configuration |
 
 #[cfg(feature = "server")]
 pub mod cluster_start;
@@ -25,6 +26,8 @@ pub mod transport_actions;
 pub mod transport_info;
 #[cfg(feature = "server")]
 mod transport_search_contexts;
+#[cfg(feature = "server")]
+pub mod voting_config;
 
 use std::net::IpAddr;
 use std::path::PathBuf;

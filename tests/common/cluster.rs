@@ -99,3 +99,36 @@ pub fn wait_agreement(procs: &[&Proc], members: usize, within: Duration) -> Stri
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// The node ids of the committed voting configuration a node reports (`_cluster/state`
+/// `metadata.cluster_coordination.last_committed_config`), sorted.
+pub fn committed_config(p: &Proc) -> Option<Vec<String>> {
+    let r = get(p.http, "/_cluster/state/metadata");
+    if r.status != 200 {
+        return None;
+    }
+    let v = r.json();
+    let mut ids: Vec<String> = v["metadata"]["cluster_coordination"]["last_committed_config"]
+        .as_array()?
+        .iter()
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect();
+    ids.sort();
+    Some(ids)
+}
+
+/// Waits until every node in `procs` reports the same committed voting configuration and
+/// `ok` accepts it; returns it.
+pub fn wait_committed_config(procs: &[&Proc], within: Duration, ok: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let deadline = Instant::now() + within;
+    loop {
+        let configs: Vec<_> = procs.iter().map(|p| committed_config(p)).collect();
+        if let Some(Some(first)) = configs.first() {
+            if ok(first) && configs.iter().all(|c| c.as_ref() == Some(first)) {
+                return first.clone();
+            }
+        }
+        assert!(Instant::now() < deadline, "no agreed voting configuration within {within:?}: {configs:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

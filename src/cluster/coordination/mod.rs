@@ -11,6 +11,7 @@
 //! | `log_store.rs` | openraft's log storage over them |
 //! | `state_machine.rs` | the published state and its durable snapshot |
 //! | `network.rs` | Raft RPCs over a [`Wire`]; the receiving side's handler |
+//! | `reconfigure.rs` | the voting configuration the cluster manager wants (OpenSearch's `Reconfigurator`) |
 //! | `transport_wire.rs` | the wire of a running node: the transport |
 //! | `sim.rs` | an in-memory wire with faults, for the simulation tests |
 //!
@@ -19,10 +20,17 @@
 //! current (else the proposer catches up and computes again). A follower forwards its proposal
 //! to the leader. A publication returns once the new state is committed by a quorum and applied
 //! on the publishing node.
+//!
+//! Members join as learners; the cluster manager chooses the voters ([`Coordinator::set_voters`],
+//! from [`reconfigure::reconfigure`]), as OpenSearch's cluster manager does. A leader that takes
+//! itself out of the voters also leaves the members, steps down once that is committed (openraft
+//! keeps a learner that leads leading), asks a remaining voter to start an election at once
+//! ([`ACTION_ELECT_NOW`]) and joins again as a learner through discovery.
 
 pub mod log_files;
 pub mod log_store;
 pub mod network;
+pub mod reconfigure;
 #[cfg(test)]
 mod sim;
 #[cfg(test)]
@@ -35,8 +43,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use openraft::error::ChangeMembershipError;
 use openraft::error::{ClientWriteError, RaftError};
-use openraft::{ChangeMembers, Config, SnapshotPolicy};
+use openraft::{ChangeMembers, Config, ServerState, SnapshotPolicy};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::watch;
@@ -52,6 +61,22 @@ use crate::error::{ErrorKind, OsError, OsResult};
 pub const ACTION_PUBLISH: &str = "internal:cluster/coordination/publish_state";
 /// A node asking the leader to join the cluster.
 pub const ACTION_JOIN: &str = "internal:cluster/coordination/join";
+/// A leader that left the voting configuration asking a remaining voter to start an election.
+pub const ACTION_ELECT_NOW: &str = "internal:cluster/coordination/elect_now";
+
+/// Decides whether a node may join the cluster (checked by the leader on a join, and before the
+/// leader's follower checks list a member again): `Err` carries the refusal message.
+pub type JoinGuard = Arc<dyn Fn(&ClusterNode) -> Result<(), String> + Send + Sync>;
+
+/// What [`Coordinator::set_voters`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VotersChange {
+    /// The voters are the requested ones (changed now, or already).
+    Done,
+    /// Not possible now (a membership change in flight, a node not yet a member, leadership
+    /// lost): try again later.
+    Retry,
+}
 
 /// How often the leader heartbeats, and how long followers wait before an election.
 #[derive(Debug, Clone)]
@@ -87,6 +112,10 @@ pub struct Coordinator {
     /// leader then acts as OpenSearch's would after stepping down (no elected cluster manager,
     /// writes blocked) until a quorum answers again or a newer term replaces it.
     quorum_lost: Arc<std::sync::atomic::AtomicBool>,
+    /// Serializes membership changes (joins and voting reconfigurations): openraft refuses a
+    /// change while another one is not committed.
+    membership_lock: Arc<tokio::sync::Mutex<()>>,
+    join_guard: Arc<std::sync::RwLock<JoinGuard>>,
 }
 
 impl std::fmt::Debug for Coordinator {
@@ -147,7 +176,18 @@ impl Coordinator {
         .map_err(|e| internal(format!("cannot open the coordination state: {e}")))?;
         let net = network::NetworkFactory { wire: wire.clone() };
         let raft = types::Raft::new(id, config, net, log, sm.clone()).await.map_err(internal)?;
-        Ok(Coordinator { raft, local, id, sm, wire, timing, quorum_lost: Arc::default() })
+        let allow_all: JoinGuard = Arc::new(|_: &ClusterNode| Ok(()));
+        Ok(Coordinator {
+            raft,
+            local,
+            id,
+            sm,
+            wire,
+            timing,
+            quorum_lost: Arc::default(),
+            membership_lock: Arc::default(),
+            join_guard: Arc::new(std::sync::RwLock::new(allow_all)),
+        })
     }
 
     /// Makes the first voting configuration, once: `members` (this node among them). Nothing
@@ -174,12 +214,33 @@ impl Coordinator {
         self.sm.subscribe()
     }
 
-    /// The elected cluster manager, as this node knows it.
+    /// The elected cluster manager, as this node knows it. A leader that stepped down (it left
+    /// the voting configuration) still reads itself as the leader in openraft's metrics until a
+    /// newer vote reaches it: it knows no leader then.
     pub fn leader(&self) -> Option<(RaftId, ClusterNode)> {
         let m = self.raft.metrics().borrow().clone();
         let id = m.current_leader?;
+        if id == self.id && m.state != ServerState::Leader {
+            return None;
+        }
         let node = m.membership_config.membership().get_node(&id).cloned()?;
         Some((id, node))
+    }
+
+    /// Whether this node is the elected cluster manager.
+    pub fn is_leader(&self) -> bool {
+        self.leader().is_some_and(|(id, _)| id == self.id)
+    }
+
+    /// Sets who may join (see [`JoinGuard`]; everyone by default).
+    pub fn set_join_guard(&self, guard: JoinGuard) {
+        *self.join_guard.write().unwrap_or_else(|e| e.into_inner()) = guard;
+    }
+
+    /// Whether `node` may join the cluster now, or the refusal message.
+    pub fn join_allowed(&self, node: &ClusterNode) -> Result<(), String> {
+        let guard = self.join_guard.read().unwrap_or_else(|e| e.into_inner()).clone();
+        guard(node)
     }
 
     /// Records whether a quorum of voters answers this leader's checks (see `quorum_lost`).
@@ -284,7 +345,8 @@ impl Coordinator {
             match answer {
                 PublishAnswer::Done(r) => return Ok(r),
                 PublishAnswer::NotLeader(hint) => {
-                    leader_hint = hint;
+                    // A hint naming this node comes from a leader that stepped down: no leader.
+                    leader_hint = hint.filter(|(id, _)| *id != self.id);
                     if leader_hint.is_none() {
                         tokio::time::sleep(Duration::from_millis(50).min(left)).await;
                     }
@@ -307,22 +369,99 @@ impl Coordinator {
         }
     }
 
-    /// Adds a node to the cluster (on the leader): as a learner that receives the log, then as
-    /// a voter if it is cluster-manager-eligible.
+    /// Adds a node to the cluster (on the leader) as a learner that receives the log; whether
+    /// it votes is the cluster manager's reconfiguration's choice ([`Coordinator::set_voters`]).
     pub async fn add_member(&self, node: ClusterNode) -> OsResult<()> {
         let id = raft_id(&node.node_id);
-        let voter = node.is_cluster_manager_eligible();
-        self.raft.add_learner(id, node, true).await.map_err(not_discovered)?;
-        if voter {
-            let mut ids = BTreeSet::new();
-            ids.insert(id);
-            self.raft.change_membership(ChangeMembers::AddVoterIds(ids), false).await.map_err(not_discovered)?;
+        let _turn = self.membership_lock.lock().await;
+        let known = self.raft.metrics().borrow().membership_config.membership().get_node(&id) == Some(&node);
+        if known {
+            return Ok(());
         }
+        self.raft.add_learner(id, node, true).await.map_err(not_discovered)?;
         Ok(())
+    }
+
+    /// Makes `node_ids` the voting configuration (on the leader); the voters that leave it stay
+    /// learners. Every node must already be a member. A leader that is not among them leaves
+    /// the members too, steps down once that is committed, and asks one of them to start an
+    /// election at once.
+    pub async fn set_voters(&self, node_ids: &BTreeSet<String>) -> OsResult<VotersChange> {
+        let _turn = self.membership_lock.lock().await;
+        let m = self.raft.metrics().borrow().membership_config.clone();
+        let membership = m.membership();
+        if !self.is_leader() || membership.get_joint_config().len() > 1 {
+            return Ok(VotersChange::Retry);
+        }
+        let mut ids = BTreeSet::new();
+        for n in node_ids {
+            let id = raft_id(n);
+            if membership.get_node(&id).is_none() {
+                return Ok(VotersChange::Retry);
+            }
+            ids.insert(id);
+        }
+        if ids.is_empty() {
+            return Err(internal("a voting configuration cannot be empty"));
+        }
+        if membership.voter_ids().collect::<BTreeSet<_>>() == ids {
+            return Ok(VotersChange::Done);
+        }
+        tracing::info!(voters = ?node_ids, "changing the voting configuration");
+        match self.raft.change_membership(ChangeMembers::ReplaceAllVoters(ids.clone()), true).await {
+            Ok(_) => {}
+            Err(RaftError::APIError(ClientWriteError::ForwardToLeader(_)))
+            | Err(RaftError::APIError(ClientWriteError::ChangeMembershipError(
+                ChangeMembershipError::InProgress(_) | ChangeMembershipError::LearnerNotFound(_),
+            ))) => return Ok(VotersChange::Retry),
+            Err(e) => return Err(internal(format!("changing the voting configuration failed: {e}"))),
+        }
+        if !ids.contains(&self.id) {
+            self.leave_members().await;
+        }
+        Ok(VotersChange::Done)
+    }
+
+    /// A leader that is no longer a voter steps down (see [`Coordinator::set_voters`]); nothing
+    /// happens on a node that is not the leader or still votes.
+    pub async fn step_down(&self) {
+        let _turn = self.membership_lock.lock().await;
+        let m = self.raft.metrics().borrow().membership_config.clone();
+        if self.is_leader() && !m.membership().voter_ids().any(|v| v == self.id) {
+            self.leave_members().await;
+        }
+    }
+
+    /// openraft keeps a leader that is still a member (a learner) leading; one that is no member
+    /// at all steps down once that is committed. It joins again as a learner through discovery
+    /// (it then knows no leader: see [`Coordinator::leader`]). Called with `membership_lock`.
+    async fn leave_members(&self) {
+        let mut me = BTreeSet::new();
+        me.insert(self.id);
+        match self.raft.change_membership(ChangeMembers::RemoveNodes(me), false).await {
+            Ok(_) => tracing::info!("left the voting configuration; stepping down as the cluster manager"),
+            Err(e) => {
+                tracing::warn!(error = %e, "stepping down as the cluster manager failed; retrying");
+                return;
+            }
+        }
+        // A remaining voter need not wait for its election timeout.
+        let m = self.raft.metrics().borrow().membership_config.clone();
+        let membership = m.membership();
+        if let Some(next) = membership.voter_ids().next().and_then(|id| membership.get_node(&id)).cloned() {
+            let wire = self.wire.clone();
+            let timeout = self.timing.election_min;
+            tokio::spawn(async move {
+                if let Err(e) = wire.call(&next, ACTION_ELECT_NOW, Vec::new(), timeout).await {
+                    tracing::debug!(node = %next, error = %e, "asking a voter to start an election failed");
+                }
+            });
+        }
     }
 
     /// Removes a node from the cluster (on the leader).
     pub async fn remove_member(&self, id: RaftId) -> OsResult<()> {
+        let _turn = self.membership_lock.lock().await;
         let mut ids = BTreeSet::new();
         ids.insert(id);
         let m = self.raft.metrics().borrow().membership_config.clone();
@@ -349,7 +488,10 @@ impl Coordinator {
                 let node: ClusterNode =
                     serde_json::from_slice(payload).map_err(|e| format!("malformed [{action}] request: {e}"))?;
                 let r = match self.leader() {
-                    Some((id, _)) if id == self.id => self.add_member(node).await.map_err(|e| e.reason.to_string()),
+                    Some((id, _)) if id == self.id => match self.join_allowed(&node) {
+                        Ok(()) => self.add_member(node).await.map_err(|e| e.reason.to_string()),
+                        Err(refused) => Err(refused),
+                    },
                     // A follower passes the request on to the cluster manager it follows.
                     Some((_, leader)) => {
                         return self
@@ -361,6 +503,15 @@ impl Coordinator {
                     None => Err("no cluster manager is elected yet".to_string()),
                 };
                 serde_json::to_vec(&r).map_err(|e| e.to_string())
+            }
+            ACTION_ELECT_NOW => {
+                let voter =
+                    self.raft.metrics().borrow().membership_config.membership().voter_ids().any(|v| v == self.id);
+                if voter && !self.is_leader() {
+                    tracing::info!("the cluster manager left the voting configuration; starting an election");
+                    self.raft.trigger().elect().await.map_err(|e| e.to_string())?;
+                }
+                Ok(Vec::new())
             }
             _ => network::handle(&self.raft, action, payload).await,
         }
@@ -404,7 +555,11 @@ impl crate::cluster::coordination_view::Coordination for Coordinator {
             term: metrics.current_term,
             cluster_manager: metrics
                 .current_leader
-                .filter(|l| !(*l == self.id && self.quorum_lost.load(std::sync::atomic::Ordering::SeqCst)))
+                .filter(|l| {
+                    *l != self.id
+                        || (metrics.state == ServerState::Leader
+                            && !self.quorum_lost.load(std::sync::atomic::Ordering::SeqCst))
+                })
                 .and_then(|l| accepted.get_node(&l))
                 .map(|n| n.node_id.clone()),
             last_committed_config: ids(&committed),

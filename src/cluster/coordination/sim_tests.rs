@@ -5,7 +5,7 @@
 //! publication lost, every node converges to the same state, a node's applied version never
 //! goes back while it runs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,6 +44,11 @@ struct Cluster {
 
 impl Cluster {
     async fn new(n: usize, seed: u64) -> Cluster {
+        Cluster::with_voters(n, n, seed).await
+    }
+
+    /// `n` nodes of which the first `voters` bootstrap the cluster (the others are not members).
+    async fn with_voters(n: usize, voters: usize, seed: u64) -> Cluster {
         let net = SimNet::new(seed);
         let mut c = Cluster {
             net,
@@ -53,7 +58,7 @@ impl Cluster {
         for i in 0..n {
             c.start(i).await;
         }
-        let all: Vec<ClusterNode> = c.members.iter().map(|m| m.node.clone()).collect();
+        let all: Vec<ClusterNode> = c.members.iter().take(voters).map(|m| m.node.clone()).collect();
         c.coord(0).bootstrap(all).await.unwrap();
         c
     }
@@ -191,6 +196,158 @@ async fn a_partitioned_minority_publishes_nothing() {
     let p = c.coord(li).wait_applied(1, Duration::from_secs(10)).await.unwrap();
     assert_eq!(acked(&p), vec![10], "the minority's value must not appear");
     c.check_leaders();
+}
+
+/// The node ids of the committed voting configuration `c` has applied.
+fn voters(c: &Coordinator) -> BTreeSet<String> {
+    let p = c.state();
+    let m = p.membership.membership();
+    m.voter_ids().filter_map(|id| m.get_node(&id).map(|n| n.node_id.clone())).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_leader_that_leaves_the_voting_configuration_steps_down() {
+    let mut c = Cluster::new(3, 4).await;
+    let leader = c.wait_leader(Duration::from_secs(10)).await;
+    c.coord(0).publish(append(1)).await.unwrap();
+    let li = (0..3).find(|i| c.coord(*i).id == leader).unwrap();
+    let leader_node = c.members[li].node.node_id.clone();
+    // What the cluster manager's reconfiguration wants once it is excluded: the other voter with
+    // the smallest id alone.
+    let live: Vec<(String, bool)> = c.members.iter().map(|m| (m.node.node_id.clone(), true)).collect();
+    let all: BTreeSet<String> = live.iter().map(|(id, _)| id.clone()).collect();
+    let retired: BTreeSet<String> = [leader_node.clone()].into_iter().collect();
+    let target = reconfigure::reconfigure(&live, &retired, &leader_node, &all, true);
+    let expected = all.iter().find(|id| **id != leader_node).unwrap().clone();
+    assert_eq!(target, [expected.clone()].into_iter().collect::<BTreeSet<_>>());
+
+    let started = tokio::time::Instant::now();
+    assert_eq!(c.coord(li).set_voters(&target).await.unwrap(), VotersChange::Done);
+    // From the moment it is no longer the Raft leader, the old leader never names itself.
+    let deadline = started + Duration::from_secs(10);
+    loop {
+        c.check_leaders();
+        let old = c.coord(li);
+        let state = old.raft.metrics().borrow().state;
+        if state != openraft::ServerState::Leader {
+            assert!(!old.is_leader(), "a stepped-down leader reports itself as the leader");
+            assert_ne!(old.leader().map(|l| l.0), Some(leader));
+        }
+        let now_leading: Vec<RaftId> = (0..3)
+            .filter(|i| c.coord(*i).raft.metrics().borrow().state == openraft::ServerState::Leader)
+            .map(|i| c.coord(i).id)
+            .collect();
+        if now_leading.len() == 1 && now_leading[0] != leader && state != openraft::ServerState::Leader {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no new leader known to the old one: {now_leading:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let next = c.wait_leader(Duration::from_secs(1)).await;
+    assert_eq!(next, raft_id(&expected), "the only voter leads");
+    // The remaining voter was asked to start an election: no election timeout to wait out.
+    assert!(started.elapsed() < Duration::from_millis(1000), "abdication took {:?}", started.elapsed());
+    // The old leader left the members; it joins again (as discovery does) as a learner, follows
+    // the cluster: its publication goes to the new leader and it applies the result.
+    let ni = (0..3).find(|i| c.coord(*i).id == next).unwrap();
+    let via = c.members[ni].node.clone();
+    c.coord(li).join_via(&via, Duration::from_secs(5)).await.unwrap();
+    let (p, ()) = c.coord(li).publish(append(2)).await.unwrap();
+    assert_eq!(acked(&p), vec![1, 2]);
+    for i in 0..3 {
+        assert_eq!(voters(c.coord(i)), target, "node {i}");
+    }
+    c.check_leaders();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stepped_down_leader_that_hears_of_no_successor_knows_no_leader() {
+    let mut c = Cluster::new(3, 7).await;
+    let leader = c.wait_leader(Duration::from_secs(10)).await;
+    let li = (0..3).find(|i| c.coord(*i).id == leader).unwrap();
+    let others: Vec<String> = (0..3).filter(|i| *i != li).map(|i| c.members[i].node.node_id.clone()).collect();
+    let target: BTreeSet<String> = others[..1].iter().cloned().collect();
+    assert_eq!(c.coord(li).set_voters(&target).await.unwrap(), VotersChange::Done);
+    // Cut off at once: no newer vote reaches it, so openraft still names it as the leader.
+    c.net.partition(&c.members[li].node.node_id.clone(), &others);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while c.coord(li).raft.metrics().borrow().state == openraft::ServerState::Leader {
+        assert!(tokio::time::Instant::now() < deadline, "the excluded leader did not step down");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let old = c.coord(li);
+    assert_eq!(old.raft.metrics().borrow().current_leader, Some(leader), "openraft's view of the old leader");
+    assert!(old.leader().is_none(), "a stepped-down leader knows no leader: {:?}", old.leader());
+    assert!(!old.is_leader());
+    use crate::cluster::coordination_view::Coordination;
+    assert_eq!(old.view().cluster_manager, None);
+    // The remaining voter elects itself; once healed, the old leader follows it.
+    let next = c.wait_leader(Duration::from_secs(10)).await;
+    assert_eq!(next, raft_id(&others[0]));
+    c.net.heal();
+    let ni = (0..3).find(|i| c.coord(*i).id == next).unwrap();
+    let via = c.members[ni].node.clone();
+    c.coord(li).join_via(&via, Duration::from_secs(5)).await.unwrap();
+    let (p, ()) = c.coord(li).publish(append(3)).await.unwrap();
+    assert_eq!(acked(&p), vec![3]);
+    assert_eq!(c.coord(li).leader().map(|l| l.0), Some(next));
+}
+
+#[tokio::test(start_paused = true)]
+async fn members_join_as_learners_and_the_leader_chooses_the_voters() {
+    let mut c = Cluster::with_voters(3, 1, 5).await;
+    let leader = c.wait_leader(Duration::from_secs(10)).await;
+    assert_eq!(leader, c.coord(0).id);
+    c.coord(0).publish(append(1)).await.unwrap();
+    for i in 1..3 {
+        let node = c.members[i].node.clone();
+        c.coord(0).add_member(node.clone()).await.unwrap();
+        // Joining twice changes nothing.
+        c.coord(0).add_member(node).await.unwrap();
+    }
+    let only_first: BTreeSet<String> = [c.members[0].node.node_id.clone()].into_iter().collect();
+    assert_eq!(voters(c.coord(0)), only_first, "joining does not make a voter");
+    for i in 1..3 {
+        let p = c.coord(i).wait_applied(1, Duration::from_secs(5)).await.unwrap();
+        assert_eq!(acked(&p), vec![1], "a learner receives the states");
+    }
+    let all: BTreeSet<String> = c.members.iter().map(|m| m.node.node_id.clone()).collect();
+    assert_eq!(c.coord(0).set_voters(&all).await.unwrap(), VotersChange::Done);
+    assert_eq!(voters(c.coord(0)), all);
+    // A node that is not a member cannot vote yet: try again later.
+    let mut more = all.clone();
+    more.insert("node-9".into());
+    assert_eq!(c.coord(0).set_voters(&more).await.unwrap(), VotersChange::Retry);
+    // A follower cannot change the voters.
+    assert_eq!(c.coord(1).set_voters(&only_first).await.unwrap(), VotersChange::Retry);
+    // The voters now elect a new leader when the first one dies.
+    c.kill(0).await;
+    let next = c.wait_leader(Duration::from_secs(10)).await;
+    assert_ne!(next, leader);
+    c.coord(1).publish(append(2)).await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_join_guard_refuses_a_node() {
+    let mut c = Cluster::with_voters(2, 1, 6).await;
+    c.wait_leader(Duration::from_secs(10)).await;
+    c.coord(0).set_join_guard(Arc::new(
+        |n: &ClusterNode| {
+            if n.name == "n1" {
+                Err(format!("node [{n}] may not join"))
+            } else {
+                Ok(())
+            }
+        },
+    ));
+    let via = c.members[0].node.clone();
+    let e = c.coord(1).join_via(&via, Duration::from_secs(5)).await.unwrap_err();
+    assert!(e.reason.contains("may not join"), "{}", e.reason);
+    assert!(c.coord(0).join_allowed(&c.members[1].node).is_err());
+    assert!(c.coord(0).raft.metrics().borrow().membership_config.membership().get_node(&c.coord(1).id).is_none());
+    c.coord(0).set_join_guard(Arc::new(|_: &ClusterNode| Ok(())));
+    c.coord(1).join_via(&via, Duration::from_secs(5)).await.unwrap();
+    assert!(c.coord(0).raft.metrics().borrow().membership_config.membership().get_node(&c.coord(1).id).is_some());
 }
 
 /// One seed of the randomized simulation.
