@@ -2,10 +2,8 @@
 //! unknown or departed nodes are recorded with `_absent_` halves and listed by every node, the
 //! limit comes from `cluster.max_voting_config_exclusions`, clearing waits only for nodes still
 //! in the cluster, and a wait that cannot end (the only node excluding itself) times out with
-//! OpenSearch's error.
-//!
-//! The tests marked `#[ignore]` need the coordination to move excluded nodes out of the voting
-//! configuration (the Reconfigurator): run them with `--ignored` where it exists.
+//! OpenSearch's error; excluding live nodes (the cluster manager too) returns once the
+//! Reconfigurator moved them out of the voting configuration.
 
 mod common;
 
@@ -174,7 +172,6 @@ fn ids_names_manager(procs: &[Proc]) -> (Vec<String>, Vec<String>, usize) {
 }
 
 #[test]
-#[ignore = "needs the Reconfigurator (excluded nodes leave the voting configuration)"]
 fn excluding_live_nodes_by_name_and_id_takes_them_out_of_the_configuration() {
     let _turn = one_cluster_at_a_time();
     let (_dirs, procs) = cluster(3, &[]);
@@ -196,7 +193,6 @@ fn excluding_live_nodes_by_name_and_id_takes_them_out_of_the_configuration() {
 }
 
 #[test]
-#[ignore = "needs the Reconfigurator (a self-excluded manager abdicates)"]
 fn excluding_the_manager_elects_another() {
     let _turn = one_cluster_at_a_time();
     let (_dirs, procs) = cluster(3, &[]);
@@ -219,7 +215,6 @@ fn excluding_the_manager_elects_another() {
 }
 
 #[test]
-#[ignore = "needs the Reconfigurator (a departed node leaves the voting configuration)"]
 fn excluding_a_departed_node_by_id_returns_once_it_left_the_configuration() {
     let _turn = one_cluster_at_a_time();
     let (_dirs, mut procs) = cluster(3, &[]);

@@ -8,7 +8,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cluster::coordination::types::raft_id;
 use crate::cluster::coordination::Coordinator;
 use crate::cluster::decommission::{moved, next_step, Step};
 use crate::cluster::ClusterService;
@@ -58,13 +57,10 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
                 }
             }
             Step::Remove(ids) => {
-                // Out of the Raft membership first, so the follower checks stop seeing them,
-                // then out of the cluster state (their copies fail over and are reallocated).
-                for id in &ids {
-                    if let Err(e) = coordinator.remove_member(raft_id(id)).await {
-                        tracing::warn!(node = %id, error = %e.reason, "removing a decommissioned node from the coordination failed; retrying");
-                    }
-                }
+                // Out of the cluster state (their copies fail over and are reallocated). They
+                // stay Raft learners, so they learn that they were removed, ask to join again and
+                // are refused by the join guard until recommissioned; the follower checks do not
+                // list them again either.
                 let cs2 = cs.clone();
                 let r = tokio::task::spawn_blocking(move || cs2.change_nodes(&[], &ids)).await;
                 if let Ok(Err(e)) = r {
