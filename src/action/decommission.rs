@@ -75,7 +75,7 @@ pub fn put(cs: &ClusterService, req: &DecommissionRequest) -> OsResult<Value> {
             value: req.value.clone(),
             status: DecommissionStatus::Init,
             request_id: request_id.clone(),
-            started_millis: crate::clock::now_millis() as i64,
+            started_millis: crate::clock::now_millis(),
             delay_timeout_millis: if req.no_delay { 0 } else { req.delay_timeout.as_millis() as i64 },
             no_delay: req.no_delay,
             draining_until_millis: None,

@@ -123,10 +123,13 @@ fn exclusions_cover_the_zones_eligible_nodes_within_the_limit() {
 #[test]
 fn the_state_machine_walks_to_successful() {
     let nodes = vec![node("1", "a", true), node("2", "b", true), node("3", "c", true)];
-    let mut md = Metadata::default();
-    md.decommission = Some(decom("b", DecommissionStatus::Init));
-    md.coordination.voting_config_exclusions =
-        vec![VotingConfigExclusion { node_id: "2".into(), node_name: "n-2".into() }];
+    let md = Metadata {
+        decommission: Some(decom("b", DecommissionStatus::Init)),
+        coordination: crate::cluster::operations_metadata::CoordinationMetadata {
+            voting_config_exclusions: vec![VotingConfigExclusion { node_id: "2".into(), node_name: "n-2".into() }],
+        },
+        ..Default::default()
+    };
     let view = |cfg: &[&str]| CoordinationView {
         last_committed_config: cfg.iter().map(|s| s.to_string()).collect(),
         ..Default::default()

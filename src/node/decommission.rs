@@ -24,13 +24,13 @@ pub async fn run(cs: Arc<ClusterService>, coordinator: Coordinator, transport: A
         if transport.is_closed() {
             return;
         }
-        if !coordinator.leader().is_some_and(|(id, _)| id == coordinator.id) {
+        if coordinator.leader().is_none_or(|(id, _)| id != coordinator.id) {
             continue;
         }
         let st = cs.state();
         let Some(d) = st.metadata.decommission.clone() else { continue };
         let Some(view) = cs.coordination() else { continue };
-        let now = crate::clock::now_millis() as i64;
+        let now = crate::clock::now_millis();
         match next_step(&st, &view, &coordinator.local.node_id, now) {
             Step::Nothing => {}
             Step::Move { to, reason } => {
