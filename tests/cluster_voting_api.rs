@@ -234,3 +234,59 @@ fn excluding_a_departed_node_by_id_returns_once_it_left_the_configuration() {
     // The node is not in the cluster: clearing with the default wait returns at once.
     assert_eq!(delete(live.http, EXCLUSIONS).status, 200);
 }
+
+#[test]
+fn exclusions_survive_a_full_restart_and_clearing_waits_for_excluded_nodes_to_leave() {
+    let _turn = one_cluster_at_a_time();
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let seeds = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
+    let names: Vec<String> = (0..3).map(|i| format!("n{i}")).collect();
+    let initial = names.join(",");
+    let start = |i: usize| start_with(dirs[i].path(), &names[i], ports[i], &seeds, &initial, &[]);
+    let procs: Vec<Proc> = (0..3).map(start).collect();
+    wait_agreement(&procs.iter().collect::<Vec<_>>(), 3, Duration::from_secs(60));
+    let r = post(&procs[0], "node_names=ghost");
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    // Every process killed and started again: the exclusion is still there.
+    drop(procs);
+    let mut procs: Vec<Option<Proc>> = (0..3).map(|i| Some(start(i))).collect();
+    wait_agreement(&procs.iter().flatten().collect::<Vec<_>>(), 3, Duration::from_secs(60));
+    let p0 = procs[0].as_ref().unwrap();
+    let t = Instant::now();
+    wait_until(
+        Duration::from_secs(20),
+        || exclusions(p0),
+        |e| *e == vec![json!({"node_id": "_absent_", "node_name": "ghost"})],
+    );
+    eprintln!("exclusions back after {:?}", t.elapsed());
+    assert_eq!(delete(p0.http, &format!("{EXCLUSIONS}?wait_for_removal=false")).status, 200);
+
+    // Excluding a live node, then clearing with the default wait: the clear returns only once
+    // that node has left the cluster.
+    let all: Vec<Proc> = procs.iter_mut().map(|p| p.take().unwrap()).collect();
+    let (ids, names, mi) = ids_names_manager(&all);
+    let other = (mi + 1) % 3;
+    let r = post(&all[mi], &format!("node_names={}", names[other]));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let http = all[mi].http;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let clearing = std::thread::spawn(move || {
+        let started = Instant::now();
+        let r = delete(http, EXCLUSIONS);
+        let _ = tx.send(());
+        (r.status, r.text(), started.elapsed())
+    });
+    assert!(
+        rx.recv_timeout(Duration::from_secs(2)).is_err(),
+        "the clear waits while the excluded node is in the cluster"
+    );
+    let mut all = all;
+    drop(all.remove(other));
+    let (status, text, took) = clearing.join().unwrap();
+    assert_eq!(status, 200, "{text}");
+    assert!(took < Duration::from_secs(25), "{took:?}");
+    let live = all.iter().find(|p| local_id(p) == ids[mi]).unwrap();
+    assert!(exclusions(live).is_empty());
+}
