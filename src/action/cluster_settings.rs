@@ -61,7 +61,7 @@ pub fn put(cs: &ClusterService, u: &Update, flat: bool) -> OsResult<Value> {
     let p: Vec<&str> = u.persistent.keys().map(String::as_str).collect();
     let t: Vec<&str> = u.transient.keys().map(String::as_str).collect();
     if !crate::cluster::blocks::cluster_settings_update_passes_blocks(&p, &t) {
-        cs.check_blocks(Level::MetadataWrite, &[])?;
+        cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     }
     let (transient, persistent) = cs.update(|md| {
         let mut t = md.transient_settings.clone();

@@ -61,7 +61,7 @@ fn max_exclusions(cs: &ClusterService, st: &ClusterState) -> usize {
 /// cluster manager is outside the zone.
 pub fn put(cs: &ClusterService, req: &DecommissionRequest) -> OsResult<Value> {
     req.validate()?;
-    cs.check_blocks(Level::MetadataWrite, &[])?;
+    cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     let request_id = crate::cluster::indices::new_uuid();
     let excluded = cs.update(|md| {
         let st = ClusterState { metadata: std::sync::Arc::new(md.clone()), ..(*cs.state()).clone() };
@@ -124,7 +124,7 @@ pub fn status(cs: &ClusterService, attribute: &str) -> OsResult<Value> {
 /// `DELETE /_cluster/decommission/awareness`: clears the voting exclusions and the decommission
 /// in one change; the zone's nodes may join again.
 pub fn delete(cs: &ClusterService) -> OsResult<Value> {
-    cs.check_blocks(Level::MetadataWrite, &[])?;
+    cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     cs.update(|md| {
         let changed = md.decommission.is_some() || !md.coordination.voting_config_exclusions.is_empty();
         md.decommission = None;

@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::cluster::blocks::{check_global, Level};
+use crate::cluster::blocks::Level;
 use crate::cluster::coordination_view::MemberView;
 use crate::cluster::operations_metadata::VotingConfigExclusion;
 use crate::cluster::voting_exclusions::{self, describe_all, ExclusionTargets};
@@ -96,7 +96,7 @@ fn committed_config(cs: &ClusterService) -> Vec<String> {
 /// Adds the exclusions and waits (at most the request's timeout) until the nodes they name
 /// left the voting configuration.
 pub fn add(cs: &ClusterService, req: &AddRequest) -> OsResult<()> {
-    check_global(&cs.global_blocks(), Level::MetadataWrite)?;
+    cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     let resolver = description_resolver(cs);
     // Fail fast on this node's state; the publication resolves again on the state it replaces.
     let st = cs.state();
@@ -132,7 +132,7 @@ fn wait_until_out_of_config(
 /// Clears the exclusions; with `wait_for_removal`, once no node they name is a node of the
 /// cluster (at most [`DEFAULT_TIMEOUT`]).
 pub fn clear(cs: &ClusterService, wait_for_removal: bool) -> OsResult<()> {
-    check_global(&cs.global_blocks(), Level::MetadataWrite)?;
+    cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     let initial = cs.metadata().coordination.voting_config_exclusions.clone();
     if wait_for_removal {
         let node_ids = || super::nodes_fanout::members(cs).into_iter().map(|m| m.node_id).collect::<Vec<_>>();

@@ -287,7 +287,7 @@ fn data_node_values(cs: &ClusterService, attribute: &str) -> Vec<String> {
 pub fn put(cs: &ClusterService, r: &PutRequest) -> OsResult<Value> {
     validate_put(r)?;
     verify_attribute(&AllocSettings::parse(&cs.cluster_settings(&cs.metadata())), &r.attribute)?;
-    cs.check_blocks(Level::MetadataWrite, &[])?;
+    cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     cs.update(|md| {
         let settings = AllocSettings::parse(&cs.cluster_settings(md));
         check_put(r, md, &settings, &data_node_values(cs, &r.attribute))?;
@@ -365,7 +365,7 @@ pub fn deleted_weights(
 
 /// `DELETE /_cluster/routing/awareness[/{attribute}]/weights`.
 pub fn delete(cs: &ClusterService, attribute: Option<&str>, version: i64) -> OsResult<Value> {
-    cs.check_blocks(Level::MetadataWrite, &[])?;
+    cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     cs.update(|md| {
         md.weighted_routing = Some(deleted_weights(attribute, version, md.weighted_routing.as_ref())?);
         Ok((true, ()))

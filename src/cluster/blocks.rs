@@ -256,6 +256,15 @@ impl super::ClusterService {
         check_indices(&self.metadata(), level, names, false)
     }
 
+    /// The block check of a cluster-manager action (a change of the cluster state): a retryable
+    /// global block (no elected cluster manager, as while one abdicates) is waited out for up to
+    /// 30 s, OpenSearch's default `cluster_manager_timeout`, as `TransportClusterManagerNodeAction`
+    /// retries on the next cluster state; other blocks fail at once.
+    pub fn check_cluster_manager_blocks(&self, level: Level) -> OsResult<()> {
+        self.await_global_unblocked(level, Duration::from_secs(30))?;
+        self.check_blocks(level, &[])
+    }
+
     /// Waits while a retryable global block stops `level` (a cluster manager being elected),
     /// at most `timeout`; then the block's exception, or nothing.
     pub fn await_global_unblocked(&self, level: Level, timeout: Duration) -> OsResult<()> {
