@@ -190,9 +190,9 @@ fn decommission_a_zone_under_load_through_a_manager_failover_then_recommission()
     stop.store(true, Ordering::Relaxed);
     writer.join().unwrap();
     let failures = searcher.join().unwrap();
-    // Searches in the seconds after the manager's kill may fail a shard whose chosen copy was on
-    // the killed node or moved in the failover (Fathom does not yet retry a shard on its next
-    // copy). Nothing else may fail: the weighed-away zone is never read, not even while its
+    // Searches in the seconds after the manager's kill may fail a shard whose chosen copy moved in
+    // the failover (a shard is retried on its next copy only when its node cannot be reached,
+    // tests/cluster_search_retry.rs). Nothing else may fail: the weighed-away zone is never read, not even while its
     // nodes are removed (the drain ends well after that window).
     let window = killed_at..killed_at + Duration::from_secs(8);
     let others: Vec<&Value> = failures.iter().filter(|(t, _)| !window.contains(t)).map(|(_, v)| v).collect();

@@ -3,8 +3,8 @@
 //! shard (its own when it serves here, else an active copy elsewhere, the primary first), sends
 //! each other node one `indices:data/read/search[phase/query+fetch]` for its shards with the
 //! request's page widened to the top `from + size`, runs its own shards the same way, and merges
-//! the node results ([`super::node_result::finish`]). A node that cannot be reached fails its
-//! shards (partial results). Requests whose state lives on shards between requests (scroll, point
+//! the node results ([`super::node_result::finish`]). The shards of a node that cannot be
+//! reached are tried once more on another copy; those with none fail (partial results). Requests whose state lives on shards between requests (scroll, point
 //! in time) run through their contexts (`remote_scroll.rs`, `remote_pit.rs`); those that need
 //! global statistics first (`dfs_query_then_fetch`) run a dfs round before (`dfs_phase.rs`).
 
@@ -305,6 +305,87 @@ pub(super) fn node_outcome(
     }
 }
 
+/// Whether a node-level search error means the node could not be reached (its shards may be
+/// tried on other copies, as OpenSearch moves a failed shard to its next copy).
+fn node_unreachable(e: &OsError) -> bool {
+    matches!(e.kind, ErrorKind::ConnectTransport | ErrorKind::NodeDisconnected | ErrorKind::NodeNotConnected)
+}
+
+/// The shards of nodes that could not be reached, searched on the next active copy of each on
+/// another node (one more round); a shard with no such copy fails with its node's error.
+fn retry_on_next_copies(
+    cs: &ClusterService,
+    expr: &str,
+    sub: &SearchRequest,
+    req: &SearchRequest,
+    unreachable: Vec<(String, Vec<(String, u32)>, OsError)>,
+) -> OsResult<Vec<NodeResult>> {
+    let st = cs.state();
+    let me = cs.node.node_id.as_str();
+    let weighting = super::copy_choice::Weighting::in_force(&st.metadata, || cs.cluster_settings(&st.metadata));
+    let bad: Vec<&str> = unreachable.iter().map(|(n, _, _)| n.as_str()).collect();
+    let mut groups: Vec<NodeShards> = Vec::new();
+    let mut parts = Vec::new();
+    for (node, shards, e) in &unreachable {
+        let mut lost = Vec::new();
+        for (index, shard) in shards {
+            let next = super::copy_choice::candidates(
+                &st,
+                me,
+                index,
+                *shard,
+                false,
+                req.preference.as_deref(),
+                weighting.as_ref(),
+            )
+            .into_iter()
+            .find_map(|c| match c {
+                Choice::Remote(n) if !bad.contains(&n.as_str()) => Some(n),
+                _ => None,
+            });
+            match next {
+                Some(n) => match groups.iter_mut().find(|g| g.0 == n) {
+                    Some(g) => g.1.push((index.clone(), *shard)),
+                    None => groups.push((n, vec![(index.clone(), *shard)])),
+                },
+                None => lost.push((index.clone(), *shard)),
+            }
+        }
+        if !lost.is_empty() {
+            parts.push(node_outcome(Err(e.clone()), &lost, Some(node))?);
+        }
+    }
+    let answers: Vec<OsResult<NodeResult>> = std::thread::scope(|s| {
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|(node, shards)| {
+                let w = WireSearch {
+                    expr: expr.to_string(),
+                    shards: shards.clone(),
+                    req: sub.clone(),
+                    count: false,
+                    dfs: None,
+                };
+                s.spawn(move || {
+                    send(cs, node, &w).and_then(|b| {
+                        serde_json::from_slice::<WireResult>(&b)
+                            .map(|w| from_wire(w, req))
+                            .map_err(|e| OsError::internal(format!("malformed search answer: {e}")))
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a search thread panicked"))))
+            .collect()
+    });
+    for (r, (node, shards)) in answers.into_iter().zip(&groups) {
+        parts.push(node_outcome(r, shards, Some(node))?);
+    }
+    Ok(parts)
+}
+
 fn send(cs: &ClusterService, node: &str, w: &WireSearch) -> OsResult<Vec<u8>> {
     let payload = serde_json::to_vec(w).map_err(|e| OsError::internal(e.to_string()))?;
     cs.send(node, ACTION_QUERY_FETCH, payload, TIMEOUT)
@@ -390,8 +471,18 @@ pub fn search(
     if !failed.is_empty() {
         parts.push(failed_open(&failed));
     }
+    let mut unreachable = Vec::new();
     for (r, (node, shards)) in answers.into_iter().zip(&remote) {
-        parts.push(node_outcome(r, shards, Some(node))?);
+        match r {
+            // A node that cannot be reached: its shards are tried on their next copies.
+            Err(e) if node_unreachable(&e) && sub.dfs_stats.is_none() => {
+                unreachable.push((node.clone(), shards.clone(), e))
+            }
+            r => parts.push(node_outcome(r, shards, Some(node))?),
+        }
+    }
+    if !unreachable.is_empty() {
+        parts.extend(retry_on_next_copies(cs, expr, &sub, req, unreachable)?);
     }
     parts.extend(dfs_failures);
     let mut body = node_result::finish(parts, req, start, false)?;
