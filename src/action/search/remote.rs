@@ -293,7 +293,15 @@ pub(super) fn node_outcome(
     node: Option<&str>,
 ) -> OsResult<NodeResult> {
     match r {
-        Ok(r) => Ok(r),
+        Ok(mut r) => {
+            // Shard failures on another node name it, as OpenSearch's shard failures do.
+            if let Some(n) = node {
+                for f in r.failures.iter_mut().filter(|f| f.1["node"].is_null()) {
+                    f.1["node"] = json!(n);
+                }
+            }
+            Ok(r)
+        }
         Err(e) if node_result::fails_shards_only(&e) => {
             let mut r = node_result::all_failed_result(&e, shards);
             for f in r.failures.iter_mut().filter(|_| node.is_some()) {
