@@ -221,8 +221,8 @@ async fn a_leader_that_leaves_the_voting_configuration_steps_down() {
     let expected = all.iter().find(|id| **id != leader_node).unwrap().clone();
     assert_eq!(target, [expected.clone()].into_iter().collect::<BTreeSet<_>>());
 
+    set_voters_until_done(c.coord(li), &target).await;
     let started = tokio::time::Instant::now();
-    assert_eq!(c.coord(li).set_voters(&target).await.unwrap(), VotersChange::Done);
     // From the moment it is no longer the Raft leader, the old leader never names itself.
     let deadline = started + Duration::from_secs(10);
     loop {
@@ -260,6 +260,19 @@ async fn a_leader_that_leaves_the_voting_configuration_steps_down() {
     c.check_leaders();
 }
 
+/// `set_voters` until it is done: right after an election a membership change may still be in
+/// flight (`Retry`), as the voting configuration task retries on its next tick.
+async fn set_voters_until_done(c: &Coordinator, target: &BTreeSet<String>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match c.set_voters(target).await.unwrap() {
+            VotersChange::Done => return,
+            other => assert!(tokio::time::Instant::now() < deadline, "set_voters: {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_stepped_down_leader_that_hears_of_no_successor_knows_no_leader() {
     let mut c = Cluster::new(3, 7).await;
@@ -267,7 +280,7 @@ async fn a_stepped_down_leader_that_hears_of_no_successor_knows_no_leader() {
     let li = (0..3).find(|i| c.coord(*i).id == leader).unwrap();
     let others: Vec<String> = (0..3).filter(|i| *i != li).map(|i| c.members[i].node.node_id.clone()).collect();
     let target: BTreeSet<String> = others[..1].iter().cloned().collect();
-    assert_eq!(c.coord(li).set_voters(&target).await.unwrap(), VotersChange::Done);
+    set_voters_until_done(c.coord(li), &target).await;
     // Cut off at once: no newer vote reaches it, so openraft still names it as the leader.
     c.net.partition(&c.members[li].node.node_id.clone(), &others);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
@@ -312,7 +325,7 @@ async fn members_join_as_learners_and_the_leader_chooses_the_voters() {
         assert_eq!(acked(&p), vec![1], "a learner receives the states");
     }
     let all: BTreeSet<String> = c.members.iter().map(|m| m.node.node_id.clone()).collect();
-    assert_eq!(c.coord(0).set_voters(&all).await.unwrap(), VotersChange::Done);
+    set_voters_until_done(c.coord(0), &all).await;
     assert_eq!(voters(c.coord(0)), all);
     // A node that is not a member cannot vote yet: try again later.
     let mut more = all.clone();
