@@ -50,12 +50,6 @@ impl DecommissionRequest {
     }
 }
 
-fn max_exclusions(cs: &ClusterService, st: &ClusterState) -> usize {
-    let settings = cs.cluster_settings(&st.metadata);
-    let v = settings.get("cluster.max_voting_config_exclusions").and_then(crate::cluster::cluster_settings::text);
-    v.and_then(|s| s.trim().parse().ok()).unwrap_or(10)
-}
-
 /// Registers the decommission (INIT, with the zone's cluster-manager-eligible nodes excluded
 /// from voting in the same change) and waits until the exclusions took effect and the elected
 /// cluster manager is outside the zone.
@@ -67,7 +61,8 @@ pub fn put(cs: &ClusterService, req: &DecommissionRequest) -> OsResult<Value> {
         let st = ClusterState { metadata: std::sync::Arc::new(md.clone()), ..(*cs.state()).clone() };
         let settings = cs.cluster_settings(md);
         check_request(md, &settings, &req.attribute, &req.value)?;
-        let new = exclusions_for(&st, &req.attribute, &req.value, max_exclusions(cs, &st))?;
+        let max = crate::cluster::voting_exclusions::max_exclusions(&settings)?;
+        let new = exclusions_for(&st, &req.attribute, &req.value, max)?;
         let ids: Vec<String> = new.iter().map(|e| e.node_id.clone()).collect();
         md.coordination.voting_config_exclusions.extend(new);
         md.decommission = Some(DecommissionMetadata {

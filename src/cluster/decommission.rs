@@ -10,6 +10,7 @@ use super::coordination_view::{CoordinationView, MemberView};
 use super::metadata::Metadata;
 use super::operations_metadata::{DecommissionMetadata, DecommissionStatus, VotingConfigExclusion};
 use super::state::ClusterState;
+use super::voting_exclusions::ExclusionTargets;
 use crate::error::{ErrorKind, OsError};
 
 /// How long INIT may wait for the exclusions, and IN_PROGRESS for the nodes to leave
@@ -19,10 +20,6 @@ pub const STEP_TIMEOUT_MILLIS: i64 = 120_000;
 /// The node attribute value of `attr`, if it has one.
 pub fn attribute<'a>(n: &'a MemberView, attr: &str) -> Option<&'a str> {
     n.attributes.iter().find(|(k, _)| k == attr).map(|(_, v)| v.as_str())
-}
-
-pub fn is_manager_eligible(n: &MemberView) -> bool {
-    n.roles.iter().any(|r| r == "cluster_manager" || r == "master")
 }
 
 /// Whether `n` may be in the cluster under `md`'s decommission (`nodeCommissioned`).
@@ -52,11 +49,8 @@ fn failed(attr: &str, value: &str, msg: impl std::fmt::Display) -> OsError {
 }
 
 fn list(settings: &Map<String, Value>, key: &str) -> Vec<String> {
-    settings
-        .get(key)
-        .and_then(super::cluster_settings::text)
-        .map(|s| s.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect())
-        .unwrap_or_default()
+    use super::allocation::settings::{list, value_str};
+    settings.get(key).and_then(value_str).map(|s| list(&s)).unwrap_or_default()
 }
 
 /// The forced awareness values per attribute, printed as Java's `Map.toString`.
@@ -137,29 +131,15 @@ pub fn check_request(md: &Metadata, settings: &Map<String, Value>, attr: &str, v
 
 /// The exclusions a decommission of `attr=value` adds: every cluster-manager-eligible node with
 /// the value, by id, that is not excluded yet; refused past `max` exclusions with OpenSearch's
-/// message.
+/// message (the voting exclusions' own resolution, with no node descriptions).
 pub fn exclusions_for(
     st: &ClusterState,
     attr: &str,
     value: &str,
     max: usize,
 ) -> Result<Vec<VotingConfigExclusion>, OsError> {
-    let existing = &st.metadata.coordination.voting_config_exclusions;
-    let new: Vec<VotingConfigExclusion> = st
-        .nodes
-        .iter()
-        .filter(|n| is_manager_eligible(n) && attribute(n, attr) == Some(value))
-        .map(|n| VotingConfigExclusion { node_id: n.node_id.clone(), node_name: n.name.clone() })
-        .filter(|e| !existing.contains(e))
-        .collect();
-    if existing.len() + new.len() > max {
-        return Err(OsError::illegal(format!(
-            "add voting config exclusions request for [] would add [{}] exclusions to the existing [{}] which would exceed the maximum of [{max}] set by [cluster.max_voting_config_exclusions]",
-            new.len(),
-            existing.len()
-        )));
-    }
-    Ok(new)
+    let ids = st.nodes.iter().filter(|n| attribute(n, attr) == Some(value)).map(|n| n.node_id.clone()).collect();
+    super::voting_exclusions::resolve(st, &ExclusionTargets::NodeIds(ids), &|_, _| Vec::new(), max)
 }
 
 /// What the cluster manager does next for a decommission.

@@ -363,7 +363,25 @@ fn retry_on_next_copies(
             parts.push(node_outcome(Err(e.clone()), &lost, Some(node))?);
         }
     }
-    let answers: Vec<OsResult<NodeResult>> = std::thread::scope(|s| {
+    let ((), answers) = query_nodes(cs, expr, sub, req, &groups, || ());
+    for (r, (node, shards)) in answers.into_iter().zip(&groups) {
+        parts.push(node_outcome(r, shards, Some(node))?);
+    }
+    Ok(parts)
+}
+
+/// One query+fetch per node of `groups`, in parallel, while this thread runs `local`: `local`'s
+/// answer and each node's result (its shards searched with `sub`, with the dfs round's
+/// statistics when it has them), in `groups`' order.
+fn query_nodes<T>(
+    cs: &ClusterService,
+    expr: &str,
+    sub: &SearchRequest,
+    req: &SearchRequest,
+    groups: &[NodeShards],
+    local: impl FnOnce() -> T,
+) -> (T, Vec<OsResult<NodeResult>>) {
+    std::thread::scope(|s| {
         let handles: Vec<_> = groups
             .iter()
             .map(|(node, shards)| {
@@ -372,7 +390,7 @@ fn retry_on_next_copies(
                     shards: shards.clone(),
                     req: sub.clone(),
                     count: false,
-                    dfs: None,
+                    dfs: sub.dfs_stats.as_deref().cloned(),
                 };
                 s.spawn(move || {
                     send(cs, node, &w).and_then(|b| {
@@ -383,15 +401,13 @@ fn retry_on_next_copies(
                 })
             })
             .collect();
-        handles
+        let mine = local();
+        let answers = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a search thread panicked"))))
-            .collect()
-    });
-    for (r, (node, shards)) in answers.into_iter().zip(&groups) {
-        parts.push(node_outcome(r, shards, Some(node))?);
-    }
-    Ok(parts)
+            .collect();
+        (mine, answers)
+    })
 }
 
 fn send(cs: &ClusterService, node: &str, w: &WireSearch) -> OsResult<Vec<u8>> {
@@ -445,33 +461,8 @@ pub fn search(
     } else {
         (ctxs, remote)
     };
-    let (local, answers) = std::thread::scope(|s| {
-        let handles: Vec<_> = remote
-            .iter()
-            .map(|(node, shards)| {
-                let w = WireSearch {
-                    expr: expr.to_string(),
-                    shards: shards.clone(),
-                    req: sub.clone(),
-                    count: false,
-                    dfs: sub.dfs_stats.as_deref().cloned(),
-                };
-                s.spawn(move || {
-                    send(cs, node, &w).and_then(|b| {
-                        serde_json::from_slice::<WireResult>(&b)
-                            .map(|w| from_wire(w, req))
-                            .map_err(|e| OsError::internal(format!("malformed search answer: {e}")))
-                    })
-                })
-            })
-            .collect();
-        let local = (!ctxs.is_empty()).then(|| execute::node_search(&ctxs, &sub));
-        let answers: Vec<OsResult<NodeResult>> = handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a search thread panicked"))))
-            .collect();
-        (local, answers)
-    });
+    let (local, answers) =
+        query_nodes(cs, expr, &sub, req, &remote, || (!ctxs.is_empty()).then(|| execute::node_search(&ctxs, &sub)));
     let mut parts = Vec::with_capacity(remote.len() + 2);
     if let Some(r) = local {
         parts.push(node_outcome(r, &ids(&ctxs), None)?);
