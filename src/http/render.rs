@@ -12,6 +12,8 @@ pub enum Body {
     Json(Value),
     /// Plain text (CAT tables, hot threads), `text/plain; charset=UTF-8`.
     Text(String),
+    /// A page embedded in the binary (the status page), `text/html; charset=UTF-8`.
+    Html(&'static str),
     Empty,
 }
 

@@ -245,6 +245,7 @@ fn finish(
         Body::Empty if raw_json.is_some() => (raw_json.unwrap_or_default(), "application/json; charset=UTF-8"),
         Body::Empty => (Vec::new(), "application/json; charset=UTF-8"),
         Body::Text(t) => (t.into_bytes(), "text/plain; charset=UTF-8"),
+        Body::Html(page) => (page.as_bytes().to_vec(), "text/html; charset=UTF-8"),
         Body::Json(v) => {
             let v = match filter {
                 Some(f) if !f.is_empty() => filter_path(&v, f),

@@ -29,6 +29,7 @@ fn table() -> Table {
 fn text(r: RestResponse) -> String {
     match r.body {
         Body::Text(t) => t,
+        Body::Html(t) => t.to_string(),
         Body::Json(v) => v.to_string(),
         Body::Empty => String::new(),
     }

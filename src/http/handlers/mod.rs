@@ -22,6 +22,7 @@
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
+//! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
@@ -42,6 +43,7 @@ pub mod pit;
 pub mod recovery;
 pub mod root;
 pub mod search;
+pub mod status_page;
 pub mod templates;
 pub mod test_faults;
 pub mod voting_config;
@@ -76,6 +78,7 @@ pub fn router() -> Router {
     crate::http::cat::allocation::register(&mut r);
     crate::http::cat::shards::register(&mut r);
     search::register(&mut r);
+    status_page::register(&mut r);
     explain::register(&mut r);
     pit::register(&mut r);
     recovery::register(&mut r);
