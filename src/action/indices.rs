@@ -183,9 +183,13 @@ pub enum Broadcast {
     ForceMerge {
         max_num_segments: usize,
     },
-    /// `_cache/clear`: Fathom keeps no query, request or fielddata caches yet, so each shard has
-    /// nothing to clear and succeeds.
-    ClearCache,
+    /// `_cache/clear`: which caches each copy clears (all when the request names none).
+    /// `query` and `fielddata` name caches Fathom does not keep yet: nothing to clear there.
+    ClearCache {
+        query: bool,
+        request: bool,
+        fielddata: bool,
+    },
 }
 
 /// `_refresh`, `_flush`, `_forcemerge`, `_cache/clear`: `{"_shards": {...}}` over every copy

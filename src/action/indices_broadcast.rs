@@ -36,7 +36,12 @@ fn local(cs: &ClusterService, indices: &[String], op: Broadcast) -> NodeAnswer {
         for s in svc.shards() {
             let r = match op {
                 Broadcast::Refresh => s.refresh().map(|_| ()),
-                Broadcast::ClearCache => Ok(()),
+                Broadcast::ClearCache { request, .. } => {
+                    if request {
+                        cs.request_cache.clear_shards(&[s.request_cache.instance]);
+                    }
+                    Ok(())
+                }
                 Broadcast::Flush => s.engine.flush().map_err(OsError::from),
                 Broadcast::ForceMerge { max_num_segments } => s
                     .refresh()

@@ -35,6 +35,8 @@ pub struct IndexShard {
     pub(super) peer_recovery: Mutex<Option<crate::shard::recovery::RecoveryState>>,
     /// A primary relocation's handoff (see [`super::peer_recovery::handoff`]).
     pub handoff: super::peer_recovery::handoff::Handoff,
+    /// This copy's part of the node's request cache (its key and figures).
+    pub request_cache: Arc<super::request_cache::ShardRequestCache>,
 }
 
 impl IndexShard {
@@ -355,6 +357,7 @@ impl IndexService {
             replication: super::replication::ReplicationGroup::new(primary, term),
             peer_recovery: Mutex::new(None),
             handoff: Default::default(),
+            request_cache: Default::default(),
         }
     }
 

@@ -51,6 +51,7 @@ pub mod peer_recovery;
 pub(crate) mod refresh_listeners;
 pub mod remote;
 pub mod replication;
+pub mod request_cache;
 pub mod reroute_api;
 pub(crate) mod resolve;
 pub mod routing;

@@ -144,6 +144,7 @@ const DYNAMIC: &[&str] = &[
     "index.routing.rebalance.enable",
     "index.unassigned.node_left.delayed_timeout",
     "index.write.wait_for_active_shards",
+    "index.requests.cache.enable",
 ];
 
 /// Settings fixed at creation.
@@ -185,7 +186,6 @@ const OPEN_PREFIXES: &[&str] = &[
     "index.plugins.",
     "index.opendistro.",
     "index.knn",
-    "index.requests.",
     "index.translog.",
     "index.mapping.",
     "index.search.",
@@ -322,6 +322,7 @@ pub fn validate_values(flat: &FlatSettings) -> OsResult<()> {
         }
     }
     get_bool(flat, "index.hidden", false)?;
+    get_bool(flat, "index.requests.cache.enable", true)?;
     // Concurrent segment search: how a shard's segments are searched (in slices, in parallel);
     // the results are the same either way, and Fathom searches a shard's segments in turn.
     if let Some(s) = get_str(flat, "index.search.concurrent_segment_search.mode") {

@@ -44,6 +44,8 @@ pub struct ShardContext {
     /// Fails the shard's engine when the search finds damaged bytes in its segments (`None`
     /// for contexts not backed by a live shard, as in tests).
     pub failer: Option<ShardFailer>,
+    /// The node's request cache and this copy's part of it (`None` in tests).
+    pub request_cache: Option<super::request_cache::CacheHandle>,
 }
 
 impl ShardContext {
@@ -102,7 +104,7 @@ pub fn acquire_with_failed(
             Err(e) => return Err(e),
         };
         failed.extend(svc.failed().into_iter().map(|f| (svc.name.clone(), f.id, f.reason)));
-        out.extend(index_contexts(&md, expr, &svc, svc.shards())?);
+        out.extend(index_contexts(cs, &md, expr, &svc, svc.shards())?);
     }
     Ok((out, failed))
 }
@@ -181,6 +183,7 @@ pub fn alias_filter(md: &crate::cluster::metadata::Metadata, expr: &str, index: 
 
 /// Pins `shards` of `svc`, reached through `expr` (for its alias filter).
 fn index_contexts(
+    cs: &ClusterService,
     md: &crate::cluster::metadata::Metadata,
     expr: &str,
     svc: &crate::cluster::IndexService,
@@ -202,6 +205,7 @@ fn index_contexts(
         None => super::slice::DEFAULT_MAX_SLICES_PER_SCROLL,
     };
     let num_shards = meta.number_of_shards();
+    let cache_enabled = crate::cluster::settings::get_bool(&meta.settings, "index.requests.cache.enable", true)?;
     let mapping = svc.mapping();
     let mut out = Vec::with_capacity(shards.len());
     for shard in shards {
@@ -219,6 +223,12 @@ fn index_contexts(
             analysis: Some(svc.analysis().clone()),
             reader: shard.engine.reader()?,
             failer: Some(shard.engine.failer().clone()),
+            request_cache: Some(super::request_cache::CacheHandle {
+                node: cs.request_cache.clone(),
+                shard: shard.request_cache.clone(),
+                enabled: cache_enabled,
+                mapping_version: meta.mapping_version,
+            }),
         });
     }
     Ok(out)
@@ -236,7 +246,7 @@ pub fn acquire_shards(
     for (index, id) in ids {
         let svc = cs.index(index)?;
         match svc.shard(*id) {
-            Some(s) => out.extend(index_contexts(&md, expr, &svc, vec![s])?),
+            Some(s) => out.extend(index_contexts(cs, &md, expr, &svc, vec![s])?),
             None => failed.push((index.clone(), *id, format!("[{index}][{id}] no serving copy on this node"))),
         }
     }

@@ -304,8 +304,68 @@ pub(super) fn unit_query(
     })
 }
 
-/// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll.
+/// Runs one unit's query phase; `last`: the unit's last hit emitted to a scroll. A size-0
+/// search of one shard is served from the node's request cache when it can be (see
+/// [`super::request_cache`]), and its result kept there otherwise.
 pub(super) fn run_unit(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    now: i64,
+    deadline: Option<Instant>,
+    last: Option<&LastHit>,
+) -> OsResult<UnitResult> {
+    let Some(probe) = super::request_cache::probe(u, ctxs, req) else {
+        return run_unit_uncached(u, ctxs, req, now, deadline, last);
+    };
+    if let Some(hit) = probe.get() {
+        return cached_unit(u, ctxs, req, now, hit);
+    }
+    let r = run_unit_uncached(u, ctxs, req, now, deadline, last)?;
+    if !r.timed_out {
+        probe.put(super::request_cache::Cached {
+            total: r.total,
+            max_score: r.max_score,
+            terminated: r.terminated,
+            aggs: r.aggs.clone(),
+        });
+    }
+    Ok(r)
+}
+
+/// A unit's result from the request cache: the query is still built (the shard's checks and
+/// limits apply as to any search), the collection is not run.
+fn cached_unit(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    now: i64,
+    hit: super::request_cache::Cached,
+) -> OsResult<UnitResult> {
+    let c = &ctxs[u.ctx];
+    let qc = unit_query_context(u, ctxs, req, now);
+    let query = unit_query(u, ctxs, req, &qc)?;
+    let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
+    let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
+    let mut fields = sort::resolve(&req.sort, &c.mapping)?;
+    sort::resolve_nested(&req.sort, &mut fields, &qc)?;
+    Ok(UnitResult {
+        hits: Vec::new(),
+        total: hit.total,
+        max_score: hit.max_score,
+        query,
+        named,
+        fields,
+        timed_out: false,
+        rescore: None,
+        keys: Vec::new(),
+        terminated: hit.terminated,
+        inner,
+        aggs: hit.aggs,
+    })
+}
+
+fn run_unit_uncached(
     u: &Unit,
     ctxs: &[ShardContext],
     req: &SearchRequest,

@@ -94,6 +94,7 @@ pub mod remote_contexts;
 pub mod remote_pit;
 pub mod remote_scroll;
 pub mod request;
+pub mod request_cache;
 pub mod rescore;
 pub mod rounding;
 pub mod scroll;

@@ -56,7 +56,8 @@ pub struct SearchRequest {
     pub pit: Option<Value>,
     /// `scroll=` keep alive: the search opens a scroll (no result-window check on later pages).
     pub scroll: Option<std::time::Duration>,
-    /// `request_cache=` (Fathom has no request cache; `true` is refused with `scroll`).
+    /// `request_cache=`: whether the shards' request cache serves the search (see
+    /// [`super::request_cache`]); `true` is refused with `scroll`.
     pub request_cache: Option<bool>,
     /// `script_fields` and `rescore` as given: not built yet, refused after the shards' limit
     /// checks on them (see [`super::limits`]).

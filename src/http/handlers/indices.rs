@@ -123,7 +123,18 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 fn clear_cache(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
     let expr = req.param("index").map(str::to_string).unwrap_or_else(|| index_expr(req));
-    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &expr, o, Broadcast::ClearCache)?))
+    // OpenSearch's RestClearIndicesCacheAction: no cache named clears them all; `fields` names
+    // the fielddata fields to clear (fielddata then).
+    let (mut query, mut request, mut fielddata) =
+        (req.bool_param("query", false)?, req.bool_param("request", false)?, req.bool_param("fielddata", false)?);
+    let fields = req.param("fields").is_some_and(|f| !f.is_empty());
+    fielddata |= fields;
+    let file = req.bool_param("file", false)?;
+    if !query && !request && !fielddata && !file {
+        (query, request, fielddata) = (true, true, true);
+    }
+    let op = Broadcast::ClearCache { query, request, fielddata };
+    Ok(RestResponse::ok(indices::broadcast(&node.cluster, &expr, o, op)?))
 }
 
 fn get_mapping(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
