@@ -30,6 +30,8 @@ pub mod shard;
 pub(crate) mod threadpool;
 /// Node-to-node transport: the frame codec always, the tokio service with feature `server`.
 pub mod transport;
+/// Human-readable sizes and durations as OpenSearch prints them (every layer prints them).
+pub(crate) mod units;
 
 /// What the benches drive below the HTTP layer (the search path over pinned shards); not a
 /// stable API. Everything else of `action` stays crate-private so the compiler finds dead code.

@@ -27,11 +27,13 @@ fn size_zero_searches_are_cached_per_reader() {
     let settings = r#"{"settings":{"number_of_shards":1,"number_of_replicas":0}}"#;
     assert_eq!(put(s.addr, "/logs", settings).status, 200);
     for i in 0..20 {
-        let r = put(s.addr, &format!("/logs/_doc/{i}"), &format!(r#"{{"level":"{}","n":{i}}}"#, ["info", "warn"][i % 2]));
+        let r =
+            put(s.addr, &format!("/logs/_doc/{i}"), &format!(r#"{{"level":"{}","n":{i}}}"#, ["info", "warn"][i % 2]));
         assert_eq!(r.status, 201);
     }
     assert_eq!(post(s.addr, "/logs/_refresh", "").status, 200);
-    let agg = json!({"size": 0, "aggs": {"levels": {"terms": {"field": "level.keyword"}}, "sum": {"sum": {"field": "n"}}}});
+    let agg =
+        json!({"size": 0, "aggs": {"levels": {"terms": {"field": "level.keyword"}}, "sum": {"sum": {"field": "n"}}}});
     let before = cache(s.addr, "logs");
     assert_eq!(before, json!({"memory_size_in_bytes": 0, "evictions": 0, "hit_count": 0, "miss_count": 0}));
 

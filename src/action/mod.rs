@@ -62,7 +62,6 @@ pub mod shard_stats;
 pub mod source_filter;
 pub mod template_api;
 pub mod templates;
-pub mod units;
 pub mod update;
 pub mod validate_query;
 pub mod voting_config;

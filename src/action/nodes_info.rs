@@ -179,7 +179,7 @@ pub fn info(
     if req.human {
         for (_, n) in nodes.as_object_mut().into_iter().flatten() {
             if let Some(b) = n["total_indexing_buffer_in_bytes"].as_u64() {
-                n["total_indexing_buffer"] = json!(crate::action::units::human_bytes(b));
+                n["total_indexing_buffer"] = json!(crate::units::human_bytes(b));
             }
         }
     }

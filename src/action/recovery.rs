@@ -14,12 +14,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::nodes_fanout;
-use super::units::{human_bytes, human_millis};
 use crate::cluster::metadata::IndexState;
 use crate::cluster::resolve::{resolve, ExpandWildcards, IndicesOptions};
 use crate::cluster::ClusterService;
 use crate::error::OsResult;
 use crate::shard::recovery::{RecoverySource, RecoveryState, Stage, Timer};
+use crate::units::{human_bytes, human_millis};
 
 /// The node-level action answering with the recoveries of this node's copies
 /// (`TransportRecoveryAction`'s per-node request).

@@ -90,7 +90,7 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
 }
 
-pub use crate::action::units::{human_bytes, human_millis};
+pub use crate::units::{human_bytes, human_millis};
 
 /// How cells render for one request.
 #[derive(Debug, Clone, Default)]

@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::action::units::human_millis;
 use crate::cluster::health::effective_replicas;
 use crate::cluster::metadata::IndexMetadata;
 use crate::cluster::{ClusterService, IndexService};
 use crate::error::{ErrorKind, OsError, OsResult};
+use crate::units::human_millis;
 
 /// How long a write waits for active copies by default (`timeout`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -150,8 +150,8 @@ pub fn describe_index(index: &str, id: &str, source: &[u8]) -> String {
     let s = if source.len() > MAX {
         format!(
             "n/a, actual length: [{}], max length: {}",
-            crate::action::units::human_bytes(source.len() as u64),
-            crate::action::units::human_bytes(MAX as u64)
+            crate::units::human_bytes(source.len() as u64),
+            crate::units::human_bytes(MAX as u64)
         )
     } else {
         match serde_json::from_slice::<serde_json::Value>(source) {
