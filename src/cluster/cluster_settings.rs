@@ -21,6 +21,8 @@ pub enum Kind {
     Enum(&'static [&'static str]),
     /// A byte size (`40mb`).
     Bytes,
+    /// A memory size: a percentage of the node's memory (`60%`) or a byte size.
+    Memory,
     /// Any string, or a list (comma separated or a JSON array).
     List,
     /// `true`, `false` or index patterns (`action.auto_create_index`).
@@ -76,8 +78,15 @@ pub const REGISTRY: &[Def] = &[
     d("cluster.routing.weighted.default_weight", Kind::Float(1.0), Some("1.0")),
     d("cluster.routing.weighted.fail_open", Kind::Bool, Some("true")),
     d("cluster.routing.weighted.strict", Kind::Bool, Some("true")),
+    d("indices.breaker.fielddata.limit", Kind::Memory, Some("40%")),
+    d("indices.breaker.fielddata.overhead", Kind::Float(0.0), Some("1.03")),
+    d("indices.breaker.request.limit", Kind::Memory, Some("60%")),
+    d("indices.breaker.request.overhead", Kind::Float(0.0), Some("1.0")),
+    d("indices.breaker.total.limit", Kind::Memory, Some("70%")),
     d("indices.recovery.max_bytes_per_sec", Kind::Bytes, Some("40mb")),
     d("indices.recovery.max_concurrent_file_chunks", Kind::Int(1), Some("2")),
+    d("network.breaker.inflight_requests.limit", Kind::Memory, Some("100%")),
+    d("network.breaker.inflight_requests.overhead", Kind::Float(0.0), Some("2.0")),
     d("search.max_buckets", Kind::Int(0), Some("65535")),
     d("search.max_open_pit_context", Kind::Int(0), Some("300")),
 ];
@@ -146,6 +155,18 @@ pub fn validate(def: &Def, key: &str, value: &Value) -> Result<(), String> {
         Kind::Bytes => super::peer_recovery::parse_byte_size(&text).map(|_| ()).ok_or_else(|| {
             format!("failed to parse setting [{key}] with value [{text}] as a size in bytes: unit is missing or unrecognized")
         }),
+        Kind::Memory => {
+            if let Some(p) = text.trim().strip_suffix('%') {
+                return match p.trim().parse::<f64>() {
+                    Ok(v) if (0.0..=100.0).contains(&v) => Ok(()),
+                    Ok(_) => Err(format!("percentage should be in [0-100], got [{text}]")),
+                    Err(_) => Err(format!("failed to parse [{text}] as a double")),
+                };
+            }
+            super::peer_recovery::parse_byte_size(&text).map(|_| ()).ok_or_else(|| {
+                format!("failed to parse setting [{key}] with value [{text}] as a size in bytes: unit is missing or unrecognized")
+            })
+        }
         Kind::List | Kind::AutoCreate => Ok(()),
     }
 }

@@ -63,6 +63,9 @@ pub struct ClusterService {
     node_cluster_settings: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>>,
     /// The node's shard request cache (see [`super::request_cache`]).
     pub request_cache: Arc<super::request_cache::RequestCache>,
+    /// The node's circuit breakers; read them through [`ClusterService::breakers`], which
+    /// brings their limits up to the cluster settings.
+    breakers: Arc<super::breakers::Breakers>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -234,6 +237,7 @@ impl ClusterService {
             recoveries: Default::default(),
             node_cluster_settings: Default::default(),
             request_cache: Default::default(),
+            breakers: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)
@@ -290,6 +294,13 @@ impl ClusterService {
     pub fn cluster_settings(&self, md: &Metadata) -> serde_json::Map<String, serde_json::Value> {
         let empty = serde_json::Map::new();
         super::cluster_settings::effective(self.node_cluster_settings.get().unwrap_or(&empty), md)
+    }
+
+    /// The node's circuit breakers, their limits as the applied cluster settings set them.
+    pub fn breakers(&self) -> &Arc<super::breakers::Breakers> {
+        let st = self.state();
+        self.breakers.refresh_limits(st.version, || self.cluster_settings(&st.metadata));
+        &self.breakers
     }
 
     /// The node's own values of cluster settings.

@@ -34,6 +34,7 @@
 pub mod allocation;
 pub mod applier;
 pub mod blocks;
+pub mod breakers;
 pub mod cluster_settings;
 #[cfg(feature = "server")]
 pub mod coordination;

@@ -116,21 +116,13 @@ impl Default for RequestCache {
     /// 1% of the machine's memory (OpenSearch's default is 1% of the heap; a Rust process's
     /// heap is the machine's memory it allocates from).
     fn default() -> Self {
-        RequestCache::with_capacity(crate::cluster::request_cache::default_capacity())
+        RequestCache::with_capacity(default_capacity())
     }
 }
 
 /// 1% of physical memory, at least 1 MiB.
 pub fn default_capacity() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()))
-        })
-        .map_or(1 << 30, |kb| kb * 1024);
-    (total / 100).max(1 << 20)
+    (super::breakers::physical_memory() / 100).max(1 << 20)
 }
 
 impl RequestCache {

@@ -131,6 +131,16 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
             );
         }
     };
+    // The body is held under the `in_flight_requests` circuit breaker while it is handled.
+    let in_flight = server.node.cluster.breakers().reserve(
+        crate::cluster::breakers::Kind::InFlight,
+        bytes.len() as u64,
+        "<http_request>",
+    );
+    let _in_flight = match in_flight {
+        Ok(r) => r,
+        Err(e) => return finish(error_response(&e, head), head, pretty, None, Format::Json, false),
+    };
     let gzipped = parts
         .headers
         .get(CONTENT_ENCODING)

@@ -46,6 +46,8 @@ pub struct ShardContext {
     pub failer: Option<ShardFailer>,
     /// The node's request cache and this copy's part of it (`None` in tests).
     pub request_cache: Option<super::request_cache::CacheHandle>,
+    /// The node's circuit breakers (`None` in tests).
+    pub breakers: Option<Arc<crate::cluster::breakers::Breakers>>,
 }
 
 impl ShardContext {
@@ -229,6 +231,7 @@ fn index_contexts(
                 enabled: cache_enabled,
                 mapping_version: meta.mapping_version,
             }),
+            breakers: Some(cs.breakers().clone()),
         });
     }
     Ok(out)

@@ -143,6 +143,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         reader: crate::engine::index::IndexReader::new(vec![], 0),
         failer: None,
         request_cache: None,
+        breakers: None,
     }
 }
 

@@ -48,7 +48,6 @@ pub mod variable_width;
 pub mod weighted_avg;
 
 use std::fmt::Debug;
-use std::sync::atomic::{AtomicI64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -66,26 +65,29 @@ use crate::error::{ErrorKind, OsError, OsResult};
 /// OpenSearch's default `search.max_buckets`.
 pub const DEFAULT_MAX_BUCKETS: u64 = 65_535;
 
-/// Bytes held by aggregation state across the node (what a circuit breaker reads): every
-/// collection adds what its collectors hold and gives it back when it ends.
-pub static HELD_BYTES: AtomicI64 = AtomicI64::new(0);
-
-/// A reservation of [`HELD_BYTES`], released on drop.
+/// The aggregation state a shard's collection holds, reserved under the node's `request`
+/// circuit breaker (OpenSearch accounts aggregation buckets there): the reservation follows
+/// what the collectors report after each segment, and a collection that would pass the limit
+/// stops with a `circuit_breaking_exception` (429) instead of taking the node's memory.
 #[derive(Debug, Default)]
-pub struct Held(i64);
+pub struct Held(Option<crate::cluster::breakers::Reservation>);
 
 impl Held {
-    /// Sets the reservation to `bytes`.
-    pub fn set(&mut self, bytes: usize) {
-        let b = bytes as i64;
-        HELD_BYTES.fetch_add(b - self.0, AtomicOrdering::Relaxed);
-        self.0 = b;
+    /// A reservation for the aggregations `defs` of the shard of `env` (none in tests that
+    /// run without a node).
+    pub fn new(defs: &[AggDef], env: &ShardEnv<'_>) -> OsResult<Held> {
+        let Some(b) = &env.ctx.breakers else { return Ok(Held(None)) };
+        let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+        let label = format!("<agg [{}]>", names.join(", "));
+        Ok(Held(Some(b.reserve(crate::cluster::breakers::Kind::Request, 0, &label)?)))
     }
-}
 
-impl Drop for Held {
-    fn drop(&mut self) {
-        HELD_BYTES.fetch_sub(self.0, AtomicOrdering::Relaxed);
+    /// Moves the reservation to `bytes`.
+    pub fn set(&mut self, bytes: usize) -> OsResult<()> {
+        match &mut self.0 {
+            Some(r) => r.set(bytes as u64),
+            None => Ok(()),
+        }
     }
 }
 
@@ -342,7 +344,7 @@ pub fn collectors(defs: &[AggDef], env: &ShardEnv<'_>) -> OsResult<Vec<Box<dyn C
 pub fn collect_shard(defs: &[AggDef], env: &ShardEnv<'_>, query: &Query) -> OsResult<Vec<AggResult>> {
     let (global, rest): (Vec<usize>, Vec<usize>) = (0..defs.len()).partition(|&i| defs[i].spec.type_name() == "global");
     let mut results: Vec<Option<AggResult>> = vec![None; defs.len()];
-    let mut held = Held::default();
+    let mut held = Held::new(defs, env)?;
     script_source::take_needs_scores();
     for (idx, q) in [(rest, query.clone()), (global, Query::MatchAll { boost: 1.0 })] {
         if idx.is_empty() {
@@ -423,7 +425,7 @@ pub fn run_collectors(
                 }
             }
         }
-        held.set(cols.iter().map(|c| c.mem_bytes()).sum());
+        held.set(cols.iter().map(|c| c.mem_bytes()).sum())?;
     }
     Ok(())
 }
