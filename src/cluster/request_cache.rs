@@ -181,7 +181,7 @@ impl RequestCache {
             inner.remove_where(|k| k.instance == shard.instance && k.reader_version < version, false);
         }
         inner.inserts += 1;
-        if inner.inserts.is_multiple_of(64) {
+        if inner.inserts % 64 == 0 {
             inner.remove_where_entry(|e| e.shard.strong_count() == 0, false);
             let live: std::collections::HashSet<u64> = inner.map.keys().map(|k| k.instance).collect();
             inner.newest.retain(|i, _| live.contains(i) || *i == shard.instance);
