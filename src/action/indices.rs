@@ -176,19 +176,21 @@ pub fn open(cs: &ClusterService, expr: &str, opts: IndicesOptions) -> OsResult<V
 }
 
 /// What a broadcast operation does to each shard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Broadcast {
     Refresh,
     Flush,
     ForceMerge {
         max_num_segments: usize,
     },
-    /// `_cache/clear`: which caches each copy clears (all when the request names none).
-    /// `query` and `fielddata` name caches Fathom does not keep yet: nothing to clear there.
+    /// `_cache/clear`: which caches each copy clears (all when the request names none);
+    /// `fields`: the fielddata of these fields only. `query` names a cache Fathom does not
+    /// keep (filters are not cached): nothing to clear there.
     ClearCache {
         query: bool,
         request: bool,
         fielddata: bool,
+        fields: Option<Vec<String>>,
     },
 }
 

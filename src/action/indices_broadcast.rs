@@ -34,18 +34,21 @@ fn local(cs: &ClusterService, indices: &[String], op: Broadcast) -> NodeAnswer {
     for n in indices {
         let Ok(svc) = cs.index(n) else { continue };
         for s in svc.shards() {
-            let r = match op {
+            let r = match &op {
                 Broadcast::Refresh => s.refresh().map(|_| ()),
-                Broadcast::ClearCache { request, .. } => {
-                    if request {
+                Broadcast::ClearCache { request, fielddata, fields, .. } => {
+                    if *request {
                         cs.request_cache.clear_shards(&[s.request_cache.instance]);
+                    }
+                    if *fielddata {
+                        cs.fielddata.clear((&s.index_uuid, s.id), fields.as_deref());
                     }
                     Ok(())
                 }
                 Broadcast::Flush => s.engine.flush().map_err(OsError::from),
                 Broadcast::ForceMerge { max_num_segments } => s
                     .refresh()
-                    .and_then(|_| s.engine.force_merge(max_num_segments).map_err(OsError::from))
+                    .and_then(|_| s.engine.force_merge(*max_num_segments).map_err(OsError::from))
                     .and_then(|_| s.refresh().map(|_| ())),
             };
             match r {
@@ -78,7 +81,7 @@ pub fn run(cs: &ClusterService, indices: &[String], op: Broadcast) -> OsResult<V
         .collect();
     others.sort();
     others.dedup();
-    let req = serde_json::to_vec(&NodeRequest { indices: indices.to_vec(), op })
+    let req = serde_json::to_vec(&NodeRequest { indices: indices.to_vec(), op: op.clone() })
         .map_err(|e| OsError::internal(e.to_string()))?;
     let (mine, theirs) = std::thread::scope(|s| {
         let handles: Vec<_> = others

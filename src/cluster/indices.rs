@@ -66,6 +66,8 @@ pub struct ClusterService {
     /// The node's circuit breakers; read them through [`ClusterService::breakers`], which
     /// brings their limits up to the cluster settings.
     breakers: Arc<super::breakers::Breakers>,
+    /// The node's fielddata cache.
+    pub fielddata: Arc<super::fielddata_cache::FielddataCache>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -238,6 +240,7 @@ impl ClusterService {
             node_cluster_settings: Default::default(),
             request_cache: Default::default(),
             breakers: Default::default(),
+            fielddata: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)

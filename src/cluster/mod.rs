@@ -41,6 +41,7 @@ pub mod coordination;
 pub mod coordination_view;
 pub(crate) mod corruption;
 pub mod decommission;
+pub mod fielddata_cache;
 pub(crate) mod health;
 pub(crate) mod index_service;
 pub(crate) mod indices;

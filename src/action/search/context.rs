@@ -48,6 +48,8 @@ pub struct ShardContext {
     pub request_cache: Option<super::request_cache::CacheHandle>,
     /// The node's circuit breakers (`None` in tests).
     pub breakers: Option<Arc<crate::cluster::breakers::Breakers>>,
+    /// The node's fielddata cache (`None` in tests).
+    pub fielddata: Option<Arc<crate::cluster::fielddata_cache::FielddataCache>>,
 }
 
 impl ShardContext {
@@ -232,6 +234,7 @@ fn index_contexts(
                 mapping_version: meta.mapping_version,
             }),
             breakers: Some(cs.breakers().clone()),
+            fielddata: Some(cs.fielddata.clone()),
         });
     }
     Ok(out)

@@ -315,13 +315,16 @@ pub(super) fn run_unit(
     deadline: Option<Instant>,
     last: Option<&LastHit>,
 ) -> OsResult<UnitResult> {
+    // Fielddata loads go through the shard's node cache and breakers.
+    let uncached =
+        || super::aggs::fielddata::with_shard(&ctxs[u.ctx], || run_unit_uncached(u, ctxs, req, now, deadline, last));
     let Some(probe) = super::request_cache::probe(u, ctxs, req) else {
-        return run_unit_uncached(u, ctxs, req, now, deadline, last);
+        return uncached();
     };
     if let Some(hit) = probe.get() {
         return cached_unit(u, ctxs, req, now, hit);
     }
-    let r = run_unit_uncached(u, ctxs, req, now, deadline, last)?;
+    let r = uncached()?;
     if !r.timed_out {
         probe.put(super::request_cache::Cached {
             total: r.total,

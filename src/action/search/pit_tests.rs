@@ -144,6 +144,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         failer: None,
         request_cache: None,
         breakers: None,
+        fielddata: None,
     }
 }
 

@@ -18,6 +18,10 @@ impl SegmentView for Leaf {
         self.reader.max_doc()
     }
 
+    fn core_key(&self) -> Option<crate::engine::query::view::CoreKey> {
+        Some(self.reader.core.key())
+    }
+
     fn is_live(&self, doc: DocId) -> bool {
         doc < self.reader.max_doc() && self.live.is_live(doc) && (self.shows_nested || !self.is_nested(doc))
     }

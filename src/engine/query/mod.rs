@@ -82,6 +82,7 @@ pub mod sort_nested;
 pub mod spans;
 pub mod term_cursor;
 pub mod tree;
+pub mod uninverted;
 pub mod verified;
 pub mod view;
 pub mod weight;

@@ -46,6 +46,8 @@ pub struct ModelSegment {
     pub fail: Option<(String, Vec<u8>, usize)>,
     /// Number of `freq` calls on this segment's postings (how many docs were scored).
     pub freq_calls: AtomicU64,
+    /// The core key it answers, when set (caches of per-segment structures key on it).
+    pub core: Option<super::view::CoreToken>,
 }
 
 impl ModelSegment {
@@ -262,6 +264,9 @@ impl Postings for MemPostings<'_> {
 impl SegmentView for ModelSegment {
     fn max_doc(&self) -> u32 {
         self.docs.len() as u32
+    }
+    fn core_key(&self) -> Option<super::view::CoreKey> {
+        self.core.as_ref().map(|c| c.key())
     }
     fn is_live(&self, doc: DocId) -> bool {
         self.live.get(doc as usize).copied().unwrap_or(false)

@@ -126,4 +126,39 @@ pub trait SegmentView: Send + Sync {
     fn sorted_set_column(&self, _field: &str) -> Option<SortedSetColumn<'_>> {
         None
     }
+    /// The identity of the segment's core (its files): the same for every view of the segment,
+    /// across refreshes, while it is open, with a watch that tells when it closed. What caches
+    /// of per-segment structures key on; `None` for views that are not cached.
+    fn core_key(&self) -> Option<CoreKey> {
+        None
+    }
+}
+
+/// See [`SegmentView::core_key`].
+#[derive(Debug, Clone)]
+pub struct CoreKey {
+    /// Unique in the process.
+    pub id: u64,
+    /// Dead once the segment closed.
+    pub alive: std::sync::Weak<()>,
+}
+
+/// What a segment reader holds for its [`CoreKey`].
+#[derive(Debug)]
+pub struct CoreToken {
+    id: u64,
+    token: std::sync::Arc<()>,
+}
+
+impl Default for CoreToken {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        CoreToken { id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), token: std::sync::Arc::new(()) }
+    }
+}
+
+impl CoreToken {
+    pub fn key(&self) -> CoreKey {
+        CoreKey { id: self.id, alive: std::sync::Arc::downgrade(&self.token) }
+    }
 }

@@ -31,6 +31,8 @@ pub struct SegmentReader {
     pub points: PointsReader,
     /// The nested documents (`None`: the segment has none), read from `_nested_path` on open.
     pub nested: Option<super::nested::NestedDocs>,
+    /// The segment's identity for per-segment caches (fielddata).
+    pub core: crate::engine::query::view::CoreToken,
 }
 
 impl SegmentReader {
@@ -50,6 +52,7 @@ impl SegmentReader {
             points: PointsReader::open(dir, id, &field_infos, max_doc)?,
             field_infos,
             info,
+            core: Default::default(),
         })
     }
 

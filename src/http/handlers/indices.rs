@@ -127,13 +127,16 @@ fn clear_cache(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     // the fielddata fields to clear (fielddata then).
     let (mut query, mut request, mut fielddata) =
         (req.bool_param("query", false)?, req.bool_param("request", false)?, req.bool_param("fielddata", false)?);
-    let fields = req.param("fields").is_some_and(|f| !f.is_empty());
-    fielddata |= fields;
+    let fields: Option<Vec<String>> = req
+        .param("fields")
+        .filter(|f| !f.is_empty())
+        .map(|f| f.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect());
+    fielddata |= fields.is_some();
     let file = req.bool_param("file", false)?;
     if !query && !request && !fielddata && !file {
         (query, request, fielddata) = (true, true, true);
     }
-    let op = Broadcast::ClearCache { query, request, fielddata };
+    let op = Broadcast::ClearCache { query, request, fielddata, fields };
     Ok(RestResponse::ok(indices::broadcast(&node.cluster, &expr, o, op)?))
 }
 

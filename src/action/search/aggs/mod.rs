@@ -15,6 +15,7 @@ pub mod cardinality;
 pub mod composite;
 pub mod composite_geotile;
 pub mod date_histogram;
+pub mod fielddata;
 pub mod filter;
 pub mod fmt;
 pub mod geo_distance;

@@ -37,6 +37,12 @@ pub fn take_failure() -> Option<OsError> {
     FAILURE.with(|f| f.borrow_mut().take())
 }
 
+/// Records a failure of this thread's collection (the first one is kept): a source that
+/// cannot read its values (a script that failed, fielddata a breaker refused).
+pub(super) fn record_failure(e: OsError) {
+    fail(e)
+}
+
 fn fail(e: OsError) {
     FAILURE.with(|f| {
         let mut f = f.borrow_mut();

@@ -302,26 +302,11 @@ impl Collector for SigCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
         let source = match &self.terms {
             Terms::DocValues(cfg) => LeafTerms::DocValues(cfg.open(seg)),
-            Terms::Uninvert(field) => {
-                let mut terms: Vec<Box<[u8]>> = Vec::new();
-                seg.visit_terms(field, b"", &mut |t| {
-                    terms.push(t.into());
-                    true
-                })?;
-                let mut per_doc: Vec<Vec<u32>> = vec![Vec::new(); seg.max_doc() as usize];
-                for (i, t) in terms.iter().enumerate() {
-                    if let Some(mut p) = seg.postings(field, t, false)? {
-                        let mut d = p.next();
-                        while d != NO_MORE_DOCS {
-                            if let Some(v) = per_doc.get_mut(d as usize) {
-                                v.push(i as u32);
-                            }
-                            d = p.next();
-                        }
-                    }
-                }
-                LeafTerms::Uninverted { terms, per_doc }
-            }
+            Terms::Uninvert(field) => match super::fielddata::load(seg, field) {
+                Some(u) => LeafTerms::Uninverted(u),
+                // The failure is the collection's (see `fielddata::load`).
+                None => LeafTerms::None,
+            },
             Terms::Reanalyze { paths, analyzer } => LeafTerms::Source { seg, paths, analyzer: analyzer.clone() },
             Terms::Unmapped => LeafTerms::None,
         };
@@ -383,7 +368,7 @@ impl Collector for SigCollector {
 
 enum LeafTerms<'a> {
     DocValues(SegValues<'a>),
-    Uninverted { terms: Vec<Box<[u8]>>, per_doc: Vec<Vec<u32>> },
+    Uninverted(Arc<crate::engine::query::uninverted::Uninverted>),
     Source { seg: &'a dyn SegmentView, paths: &'a [String], analyzer: Option<Arc<dyn Analyzer>> },
     None,
 }
@@ -422,10 +407,8 @@ impl SigLeaf<'_> {
         self.keys.clear();
         match &mut self.source {
             LeafTerms::DocValues(v) => doc_values_keys(v, doc, &mut self.keys)?,
-            LeafTerms::Uninverted { terms, per_doc } => {
-                if let Some(ids) = per_doc.get(doc as usize) {
-                    self.keys.extend(ids.iter().map(|&i| RawKey::B(terms[i as usize].clone())));
-                }
+            LeafTerms::Uninverted(u) => {
+                self.keys.extend(u.ords(doc).iter().map(|&o| RawKey::B(u.term(u64::from(o)).into())));
             }
             LeafTerms::Source { seg, paths, analyzer } => {
                 let Some(bytes) = seg.source(doc)? else { return Ok(()) };

@@ -146,6 +146,12 @@ impl Config {
         }
     }
 
+    /// Whether the source reads a text field's fielddata (only a text field with
+    /// `fielddata: true` resolves to a field source of type `text`).
+    pub fn is_fielddata(&self) -> bool {
+        self.field.is_some() && self.type_name == "text"
+    }
+
     /// Opens the source on one segment.
     pub fn open<'a>(&'a self, seg: &'a dyn SegmentView) -> SegValues<'a> {
         if let Some(vs) = &self.script {
@@ -171,6 +177,7 @@ impl Config {
                     },
                     buf: Vec::new(),
                     script: Some(Box::new(ScriptTerms::new(vs, seg))),
+                    fielddata: None,
                 }),
             };
         }
@@ -203,6 +210,7 @@ impl Config {
                 },
                 buf: Vec::new(),
                 script: None,
+                fielddata: if self.is_fielddata() { super::fielddata::load(seg, field) } else { None },
             }),
             _ => SegValues::None,
         }
@@ -303,11 +311,13 @@ pub struct OrdReader<'a> {
     buf: Vec<u64>,
     /// A bytes script source: ordinals of this reader's own dictionary.
     script: Option<Box<ScriptTerms<'a>>>,
+    /// A text field's fielddata: its terms uninverted on the segment.
+    fielddata: Option<Arc<crate::engine::query::uninverted::Uninverted>>,
 }
 
 impl<'a> OrdReader<'a> {
     fn constant(b: Vec<u8>, seg: &'a dyn SegmentView) -> OrdReader<'a> {
-        OrdReader { col: None, view: seg, field: "", missing: Some(b), buf: Vec::new(), script: None }
+        OrdReader { col: None, view: seg, field: "", missing: Some(b), buf: Vec::new(), script: None, fielddata: None }
     }
 
     /// The doc's ordinals, ascending (empty: none; the caller applies `missing`).
@@ -315,6 +325,11 @@ impl<'a> OrdReader<'a> {
     pub fn ords(&mut self, doc: DocId) -> &[u64] {
         if let Some(t) = &mut self.script {
             t.ords(doc, &mut self.buf);
+            return &self.buf;
+        }
+        if let Some(fd) = &self.fielddata {
+            self.buf.clear();
+            self.buf.extend(fd.ords(doc).iter().map(|&o| u64::from(o)));
             return &self.buf;
         }
         match &self.col {
@@ -330,6 +345,9 @@ impl<'a> OrdReader<'a> {
 
     /// The number of distinct terms of the segment (ordinals are `0..count`).
     pub fn value_count(&self) -> u64 {
+        if let Some(fd) = &self.fielddata {
+            return fd.value_count();
+        }
         match &self.col {
             Some(c) => c.value_count(),
             None => 0,
@@ -352,6 +370,9 @@ impl<'a> OrdReader<'a> {
     pub fn term(&self, ord: u64) -> OsResult<Vec<u8>> {
         if let Some(t) = &self.script {
             return Ok(t.term(ord));
+        }
+        if let Some(fd) = &self.fielddata {
+            return Ok(fd.term(ord).to_vec());
         }
         match &self.col {
             Some(c) => Ok(c.lookup_ord(ord)?.to_vec()),
@@ -486,6 +507,9 @@ pub fn resolve_mapping(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> 
         }
         FieldKind::Ip => (VType::Bytes { ip: true }, Fmt::Ip),
         FieldKind::GeoPoint { .. } => (VType::GeoPoint, Fmt::Raw),
+        // A text field with `fielddata: true`: its terms uninverted per segment (see
+        // [`super::fielddata`]), read as ordinals like a keyword's.
+        FieldKind::Text(p) if !p.match_only && fielddata_enabled(ft) => (VType::Bytes { ip: false }, Fmt::Raw),
         FieldKind::Text(_) => return Err(text_fielddata(&name)),
         _ => {
             return Err(OsError::illegal(format!(
@@ -494,7 +518,7 @@ pub fn resolve_mapping(spec: &SourceSpec, mapping: &Mapping, agg_type: &str) -> 
             )))
         }
     };
-    if !ft.effective_doc_values() && !matches!(ft.kind, FieldKind::ConstantKeyword(_)) {
+    if !ft.effective_doc_values() && !matches!(ft.kind, FieldKind::ConstantKeyword(_) | FieldKind::Text(_)) {
         return Err(OsError::illegal(format!(
             "Can't load fielddata on [{name}] because fielddata is unsupported on fields of type [{}]. Use doc values instead.",
             ft.type_name()
@@ -620,6 +644,11 @@ pub(super) fn resolve_alias<'a>(mapping: &'a Mapping, ft: &'a FieldType) -> &'a 
         FieldKind::Alias { path } => mapping.field_type(path).unwrap_or(ft),
         _ => ft,
     }
+}
+
+/// Whether a text field has `fielddata: true`.
+pub fn fielddata_enabled(ft: &FieldType) -> bool {
+    ft.extra.get("fielddata").and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// OpenSearch's refusal to aggregate on a text field.
