@@ -153,6 +153,7 @@ fn explain_shard(cs: &ClusterService, req: &ExplainRequest) -> OsResult<(u16, Va
             .unwrap_or(crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH),
         warnings: &sr.warnings,
         nested_scope: None,
+        allow_expensive: crate::action::search::allow_expensive_queries(cs),
     };
     let mut query = build_query(&sr, &qc)?;
     if let Some(f) = &alias_filter {

@@ -61,6 +61,7 @@ pub fn validate(
             max_regex_length: c.limits.max_regex_length,
             warnings: &sr.warnings,
             nested_scope: None,
+            allow_expensive: crate::action::search::allow_expensive_queries(cs),
         };
         if let Err(e) = build_query(&sr, &qc) {
             // A query that does not parse fails in OpenSearch's REST layer, before any shard.

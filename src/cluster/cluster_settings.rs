@@ -87,6 +87,7 @@ pub const REGISTRY: &[Def] = &[
     d("indices.recovery.max_concurrent_file_chunks", Kind::Int(1), Some("2")),
     d("network.breaker.inflight_requests.limit", Kind::Memory, Some("100%")),
     d("network.breaker.inflight_requests.overhead", Kind::Float(0.0), Some("2.0")),
+    d("search.allow_expensive_queries", Kind::Bool, Some("true")),
     d("search.max_buckets", Kind::Int(0), Some("65535")),
     d("search.max_open_pit_context", Kind::Int(0), Some("300")),
 ];

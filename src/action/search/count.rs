@@ -26,6 +26,7 @@ fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
         max_regex_length: c.limits.max_regex_length,
         warnings: &req.warnings,
         nested_scope: None,
+        allow_expensive: req.allow_expensive_queries,
     };
     let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
     Ok(if let Some(min) = req.min_score {

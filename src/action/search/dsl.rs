@@ -12,7 +12,7 @@ use super::{dsl_term, dsl_text, query_string};
 use crate::action::deferred::Warnings;
 use crate::engine::analysis::{AnalyzerRegistry, IndexAnalysis};
 use crate::engine::query::{Query, SegmentView};
-use crate::engine::schema::Mapping;
+use crate::engine::schema::{FieldKind, Mapping};
 use crate::error::{OsError, OsResult};
 
 /// What parsing a query needs to know.
@@ -35,6 +35,8 @@ pub struct QueryContext<'a> {
     pub warnings: &'a Warnings,
     /// The path of the enclosing `nested` query (OpenSearch's `nestedScope`), `None` at the top.
     pub nested_scope: Option<&'a str>,
+    /// `search.allow_expensive_queries`: false refuses the expensive queries ([`check_expensive`]).
+    pub allow_expensive: bool,
 }
 
 #[cfg(test)]
@@ -52,6 +54,7 @@ impl<'a> QueryContext<'a> {
             max_regex_length: super::limits::DEFAULT_MAX_REGEX_LENGTH,
             warnings: Box::leak(Box::default()),
             nested_scope: None,
+            allow_expensive: true,
         }
     }
 }
@@ -325,6 +328,7 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         "function_score" => super::combine::function_score(inner, ctx, d),
         "ids" => dsl_term::ids(inner),
         "term" | "terms" | "range" | "exists" | "prefix" | "wildcard" | "regexp" | "fuzzy" => {
+            check_expensive(name, inner, ctx)?;
             super::dsl_doc_values::rewrite(dsl_term::parse(name, inner, ctx)?, ctx.mapping, name != "exists")
         }
         "match" | "match_phrase" | "match_phrase_prefix" | "match_bool_prefix" | "multi_match" => {
@@ -337,8 +341,51 @@ pub fn parse_at(v: &Value, ctx: &QueryContext<'_>, depth: usize) -> OsResult<Que
         "combined_fields" => super::dsl_combined_fields::parse(inner, ctx),
         "geo_distance" | "geo_bounding_box" | "geo_polygon" => super::dsl_geo::parse(name, inner, ctx),
         "geo_shape" => super::dsl_geo::parse_shape_query(inner, ctx),
-        "nested" => super::dsl_nested::parse(inner, ctx, d),
+        "nested" => {
+            check_expensive(name, inner, ctx)?;
+            super::dsl_nested::parse(inner, ctx, d)
+        }
         other => Err(unknown_query(other)),
+    }
+}
+
+/// OpenSearch's refusals of expensive queries when `search.allow_expensive_queries` is false:
+/// prefix, fuzzy, regexp and wildcard queries, ranges on text and keyword fields, and joining
+/// (`nested`) queries. OpenSearch answers them with a plain `exception`; the request is the
+/// client's to change, so the status is 400.
+fn check_expensive(name: &str, inner: &Value, ctx: &QueryContext<'_>) -> OsResult<()> {
+    if ctx.allow_expensive {
+        return Ok(());
+    }
+    let refuse = |what: &str, extra: &str| {
+        Err(OsError::new(
+            crate::error::ErrorKind::Exception,
+            format!(
+                "[{what}] queries cannot be executed when 'search.allow_expensive_queries' is set to false.{extra}"
+            ),
+        )
+        .status(400))
+    };
+    match name {
+        "prefix" => refuse("prefix", " For optimised prefix queries on text fields please enable [index_prefixes]."),
+        "fuzzy" | "regexp" | "wildcard" => refuse(name, ""),
+        "nested" => refuse("joining", ""),
+        "range" => {
+            let field = inner.as_object().and_then(|m| m.keys().find(|k| !k.starts_with('_') && *k != "boost"));
+            let text_like = field
+                .and_then(|f| ctx.mapping.field_type(f))
+                .is_some_and(|ft| matches!(ft.kind, FieldKind::Text(_) | FieldKind::Keyword(_)));
+            if text_like {
+                Err(OsError::new(
+                    crate::error::ErrorKind::Exception,
+                    "[range] queries on [text] or [keyword] fields cannot be executed when 'search.allow_expensive_queries' is set to false.",
+                )
+                .status(400))
+            } else {
+                Ok(())
+            }
+        }
+        _ => Ok(()),
     }
 }
 

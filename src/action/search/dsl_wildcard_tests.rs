@@ -88,6 +88,7 @@ fn run(v: serde_json::Value) -> Result<Query, crate::error::OsError> {
         max_regex_length: crate::action::search::limits::DEFAULT_MAX_REGEX_LENGTH,
         warnings: &Default::default(),
         nested_scope: None,
+        allow_expensive: true,
     };
     parse(&v, &ctx)
 }

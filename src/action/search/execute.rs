@@ -267,6 +267,7 @@ pub(super) fn unit_query_context<'a>(
         max_regex_length: c.limits.max_regex_length,
         warnings: &req.warnings,
         nested_scope: None,
+        allow_expensive: req.allow_expensive_queries,
     }
 }
 

@@ -123,6 +123,19 @@ pub fn max_buckets(cs: &ClusterService) -> u64 {
     v.and_then(|s| s.trim().parse().ok()).unwrap_or(aggs::DEFAULT_MAX_BUCKETS)
 }
 
+/// `search.allow_expensive_queries`, as the cluster settings set it (default true).
+pub fn allow_expensive_queries(cs: &ClusterService) -> bool {
+    let settings = cs.cluster_settings(&cs.metadata());
+    settings.get("search.allow_expensive_queries").and_then(crate::cluster::cluster_settings::text).as_deref()
+        != Some("false")
+}
+
+/// The request-wide limits the cluster settings set, on `req` (the coordinating node's).
+pub fn apply_cluster_limits(cs: &ClusterService, req: &mut SearchRequest) {
+    req.max_buckets = max_buckets(cs);
+    req.allow_expensive_queries = allow_expensive_queries(cs);
+}
+
 /// `_search` over an index expression.
 pub fn search(cs: &ClusterService, expr: &str, opts: IndicesOptions, req: &SearchRequest) -> OsResult<Value> {
     let resolved = terms_lookup::resolve(cs, req)?;
@@ -294,7 +307,7 @@ pub fn msearch(
                 req.dfs = true;
             }
             req.finish()?;
-            req.max_buckets = max_buckets(cs);
+            apply_cluster_limits(cs, &mut req);
             if let Err(e) = index_boost::resolve_request(cs, &mut req, o) {
                 return Ok(Err(e));
             }

@@ -88,6 +88,10 @@ pub struct SearchRequest {
     /// `search.max_buckets` (a cluster setting) for the final reduce, set by the coordinating
     /// node.
     pub max_buckets: u64,
+    /// `search.allow_expensive_queries` (a cluster setting), set by the coordinating node:
+    /// when false, the queries OpenSearch calls expensive are refused.
+    #[serde(default = "yes")]
+    pub allow_expensive_queries: bool,
     /// The number of shards of the whole search when this node runs part of it across nodes
     /// (aggregations size their shard results by it).
     pub total_shards: Option<usize>,
@@ -157,11 +161,16 @@ impl Default for SearchRequest {
             batched_reduce_size: 512,
             aggs_source: None,
             max_buckets: super::aggs::DEFAULT_MAX_BUCKETS,
+            allow_expensive_queries: true,
             total_shards: None,
             shard_ordinals: None,
             dfs_stats: None,
         }
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn int(key: &str, v: &Value) -> OsResult<i64> {

@@ -33,7 +33,7 @@ fn request(req: &RestRequest) -> OsResult<SearchRequest> {
 fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
     let mut r = request(req)?;
-    r.max_buckets = search::max_buckets(&node.cluster);
+    search::apply_cluster_limits(&node.cluster, &mut r);
     crate::action::search::index_boost::resolve_request(&node.cluster, &mut r, o)?;
     let resp = match super::pit::search_pit_or_scroll(node, req, &r, o) {
         Some(Ok(v)) => Ok(RestResponse::ok(v)),
@@ -56,6 +56,7 @@ fn do_count(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     }
     let mut r = SearchRequest::from_body(body)?;
     r.apply_params(&params(req))?;
+    search::apply_cluster_limits(&node.cluster, &mut r);
     if let Some(m) = req.param("min_score") {
         r.min_score =
             Some(m.parse::<f32>().map_err(|_| {
