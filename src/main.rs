@@ -59,9 +59,25 @@ fn main() -> ExitCode {
 #[cfg(feature = "server")]
 fn serve(overrides: Vec<String>) -> ExitCode {
     use fathom::node::NodeSettings;
-    let filter = tracing_subscriber::EnvFilter::try_from_env("FATHOM_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    // The filter can be swapped while running: the `logger.*` cluster settings set levels.
+    let base = std::env::var("FATHOM_LOG").unwrap_or_else(|_| "info".to_string());
+    let filter =
+        tracing_subscriber::EnvFilter::try_new(&base).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let (filter, handle) = tracing_subscriber::reload::Layer::new(filter);
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .init();
+    fathom::cluster::logging::set_hook(
+        &base,
+        Box::new(move |directives| {
+            if let Ok(f) = tracing_subscriber::EnvFilter::try_new(directives) {
+                let _ = handle.reload(f);
+            }
+        }),
+    );
     let conf = std::env::var_os("FATHOM_PATH_CONF").map(PathBuf::from);
     let settings = match NodeSettings::load(conf.as_deref(), &overrides) {
         Ok(s) => s,

@@ -242,6 +242,11 @@ impl ClusterService {
         }
         *self.state.write().unwrap_or_else(|e| e.into_inner()) = st.clone();
         applied.version = st.applied_index;
+        let settings_changed = prev.metadata.persistent_settings != st.metadata.persistent_settings
+            || prev.metadata.transient_settings != st.metadata.transient_settings;
+        if settings_changed || !same_history {
+            super::logging::apply(&self.cluster_settings(&st.metadata));
+        }
         let events = self.reconcile(&prev, st, same_history);
         self.applied_cv.notify_all();
         Ok(events)

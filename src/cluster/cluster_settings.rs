@@ -27,6 +27,8 @@ pub enum Kind {
     List,
     /// `true`, `false` or index patterns (`action.auto_create_index`).
     AutoCreate,
+    /// A log level (`logger.*`).
+    LogLevel,
 }
 
 /// One registered setting. A key ending in `*` is a group: any key with that prefix (and, for
@@ -85,6 +87,7 @@ pub const REGISTRY: &[Def] = &[
     d("indices.breaker.total.limit", Kind::Memory, Some("70%")),
     d("indices.recovery.max_bytes_per_sec", Kind::Bytes, Some("40mb")),
     d("indices.recovery.max_concurrent_file_chunks", Kind::Int(1), Some("2")),
+    d("logger.*", Kind::LogLevel, None),
     d("network.breaker.inflight_requests.limit", Kind::Memory, Some("100%")),
     d("network.breaker.inflight_requests.overhead", Kind::Float(0.0), Some("2.0")),
     d("search.allow_expensive_queries", Kind::Bool, Some("true")),
@@ -168,6 +171,7 @@ pub fn validate(def: &Def, key: &str, value: &Value) -> Result<(), String> {
                 format!("failed to parse setting [{key}] with value [{text}] as a size in bytes: unit is missing or unrecognized")
             })
         }
+        Kind::LogLevel => super::logging::level(&text).map(|_| ()),
         Kind::List | Kind::AutoCreate => Ok(()),
     }
 }
