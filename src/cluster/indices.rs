@@ -61,6 +61,8 @@ pub struct ClusterService {
     /// The node's own values of cluster settings (`-E`, `opensearch.yml`): the layer under the
     /// persistent and transient ones.
     node_cluster_settings: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>>,
+    /// The cluster-state updates this node submitted and has not applied yet.
+    pub pending: Arc<super::pending::Pending>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -231,6 +233,7 @@ impl ClusterService {
             me: std::sync::OnceLock::new(),
             recoveries: Default::default(),
             node_cluster_settings: Default::default(),
+            pending: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)
@@ -413,6 +416,7 @@ impl ClusterService {
         super::mapping_limits::check_mapping(&req.settings, &mapping)?;
         let name = req.name.clone();
         let mapping = Arc::new(mapping);
+        let _source = super::pending::source(format!("create-index [{name}], cause [api]"));
         let node = self.update(|md| {
             if let Some(m) = md.indices.get(&name) {
                 return Err(OsError::index_exists(&name, &m.uuid));
@@ -477,6 +481,7 @@ impl ClusterService {
 
     /// Deletes indices by exact name.
     pub fn delete_indices(&self, names: &[String]) -> OsResult<()> {
+        let _source = super::pending::source(format!("delete-index {names:?}"));
         let removed = self.update(|md| {
             let mut removed = Vec::new();
             for n in names {
@@ -494,6 +499,7 @@ impl ClusterService {
 
     /// Closes indices.
     pub fn close_indices(&self, names: &[String]) -> OsResult<()> {
+        let _source = super::pending::source(format!("close-indices {names:?}"));
         self.update(|md| {
             let mut changed = false;
             for n in names {
@@ -513,6 +519,7 @@ impl ClusterService {
 
     /// Opens closed indices (recovering their shards).
     pub fn open_indices_by_name(&self, names: &[String]) -> OsResult<()> {
+        let _source = super::pending::source(format!("open-indices {names:?}"));
         self.update(|md| {
             let mut changed = false;
             for n in names {
@@ -554,6 +561,7 @@ impl ClusterService {
     /// Merges a dynamic mapping update from a document into the index mapping (persisted before
     /// the document is indexed, so translog replay parses it with the same mapping).
     pub fn apply_mapping_update(&self, name: &str, update: &Mapping) -> OsResult<()> {
+        let _source = super::pending::source(format!("put-mapping [{name}]"));
         self.update_index(name, |m| {
             let merged = m.mapping.merge(update)?;
             if merged == *m.mapping {

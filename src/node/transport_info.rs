@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::Node;
-use crate::action::{node_stats, nodes_info, recovery, shard_stats};
+use crate::action::{node_stats, nodes_info, pending_tasks, recovery, shard_stats};
 use crate::error::{OsError, OsResult};
 use crate::transport::Transport;
 
@@ -59,6 +59,14 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         async move {
             let m = n.clone();
             on_generic(&n, move || recovery::handle(&m.cluster, &req.payload)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(pending_tasks::ACTION_NODE_PENDING, move |_req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || pending_tasks::handle(&m.cluster)).await
         }
     });
 }

@@ -72,6 +72,12 @@ pub fn router() -> Router {
     cat_cluster::register(&mut r);
     test_faults::register(&mut r);
     crate::http::cat::nodes::register(&mut r);
+    crate::http::cat::aliases::register(&mut r);
+    crate::http::cat::health::register(&mut r);
+    crate::http::cat::plugins::register(&mut r);
+    crate::http::cat::fielddata::register(&mut r);
+    crate::http::cat::pending_tasks::register(&mut r);
+    crate::http::cat::thread_pool::register(&mut r);
     crate::http::cat::nodeattrs::register(&mut r);
     crate::http::cat::allocation::register(&mut r);
     crate::http::cat::shards::register(&mut r);
