@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::Node;
-use crate::action::{node_stats, nodes_info, pending_tasks, recovery, shard_stats};
+use crate::action::{hot_threads, node_stats, nodes_info, pending_tasks, recovery, shard_stats};
 use crate::error::{OsError, OsResult};
 use crate::transport::Transport;
 
@@ -68,5 +68,10 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             let m = n.clone();
             on_generic(&n, move || pending_tasks::handle(&m.cluster)).await
         }
+    });
+    let n = node.clone();
+    transport.register_fn(hot_threads::ACTION_NODE_HOT_THREADS, move |req| {
+        let n = n.clone();
+        async move { on_generic(&n, move || hot_threads::handle(&req.payload)).await }
     });
 }

@@ -36,6 +36,7 @@ pub mod decommission;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
+pub mod hot_threads;
 pub mod indices;
 pub mod nodes;
 pub mod pit;
@@ -78,6 +79,7 @@ pub fn router() -> Router {
     crate::http::cat::fielddata::register(&mut r);
     crate::http::cat::pending_tasks::register(&mut r);
     crate::http::cat::thread_pool::register(&mut r);
+    hot_threads::register(&mut r);
     crate::http::cat::nodeattrs::register(&mut r);
     crate::http::cat::allocation::register(&mut r);
     crate::http::cat::shards::register(&mut r);
