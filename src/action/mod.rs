@@ -54,6 +54,7 @@ pub mod node_stats;
 pub mod node_stats_request;
 pub mod nodes_fanout;
 pub mod nodes_info;
+pub mod nodes_usage;
 pub mod os_probe;
 pub mod pending_tasks;
 pub mod recovery;

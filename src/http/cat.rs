@@ -243,6 +243,7 @@ impl Table {
     pub fn respond(mut self, req: &RestRequest) -> OsResult<RestResponse> {
         let units =
             Units { bytes: req.param("bytes").map(str::to_string), time: req.param("time").map(str::to_string) };
+        req.bool_param("ts", true)?;
         if req.bool_param("help", false)? {
             return Ok(RestResponse::text(self.help()));
         }
