@@ -224,7 +224,7 @@ pub fn detect(req: &HotThreadsRequest) -> String {
         .iter()
         .filter_map(|b| after.iter().find(|a| a.tid == b.tid).map(|a| (b.tid, measured(req.kind, b, a, wall))))
         .collect();
-    hot.sort_by(|a, b| b.1.cmp(&a.1));
+    hot.sort_by_key(|t| std::cmp::Reverse(t.1));
     hot.truncate(req.threads);
     // Snapshots of every busiest thread, `snapshots` times.
     let mut snaps: Vec<Vec<Option<Vec<Frame>>>> = vec![Vec::new(); hot.len()];
