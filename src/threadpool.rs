@@ -13,16 +13,19 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crate::error::{ErrorKind, OsError};
 
 mod fan_out;
+pub mod names;
 pub use fan_out::fan_out;
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
 struct Queue {
-    jobs: VecDeque<Job>,
+    /// Waiting tasks with the moment each was queued.
+    jobs: VecDeque<(Job, Instant)>,
     shutdown: bool,
     /// Waiting workers, the most recently idle last.
     idle: Vec<usize>,
@@ -37,6 +40,10 @@ struct Shared {
     completed: AtomicU64,
     rejected: AtomicU64,
     active: AtomicU64,
+    /// The most workers ever busy at once.
+    largest: AtomicU64,
+    /// Nanoseconds the started tasks waited in the queue, summed.
+    wait_nanos: AtomicU64,
 }
 
 /// One named pool.
@@ -61,6 +68,12 @@ pub struct PoolStats {
     pub active: u64,
     pub completed: u64,
     pub rejected: u64,
+    /// The most workers ever busy at once (OpenSearch's `largest`: its fixed pools start threads
+    /// on demand, so their largest count is the peak of concurrent work; Fathom's threads all
+    /// start with the pool, and the peak of busy workers is that figure).
+    pub largest: u64,
+    /// Time the started tasks waited in the queue, summed.
+    pub total_wait: std::time::Duration,
 }
 
 impl ThreadPool {
@@ -75,13 +88,17 @@ impl ThreadPool {
             completed: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
             active: AtomicU64::new(0),
+            largest: AtomicU64::new(0),
+            wait_nanos: AtomicU64::new(0),
         });
         let mut threads = Vec::new();
         for i in 0..size {
             let s = shared.clone();
-            let spawned = std::thread::Builder::new()
-                .name(format!("fathom[{node}][{name}][T#{}]", i + 1))
-                .spawn(move || worker(s, i));
+            let spawned =
+                std::thread::Builder::new().name(format!("fathom[{node}][{name}][T#{}]", i + 1)).spawn(move || {
+                    let _named = names::Registered::current();
+                    worker(s, i)
+                });
             match spawned {
                 Ok(h) => threads.push(h),
                 Err(e) => tracing::error!(pool = name, error = %e, "could not start a pool thread"),
@@ -93,6 +110,16 @@ impl ThreadPool {
     /// The pool's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Threads of the pool.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// How many tasks may wait in the queue.
+    pub fn capacity(&self) -> usize {
+        self.shared.capacity
     }
 
     /// Queues a task, or rejects it when the queue is full or the pool is shut down.
@@ -109,6 +136,8 @@ impl ThreadPool {
             active: self.shared.active.load(Ordering::Relaxed),
             completed: self.shared.completed.load(Ordering::Relaxed),
             rejected: self.shared.rejected.load(Ordering::Relaxed),
+            largest: self.shared.largest.load(Ordering::Relaxed),
+            total_wait: std::time::Duration::from_nanos(self.shared.wait_nanos.load(Ordering::Relaxed)),
         }
     }
 
@@ -138,7 +167,7 @@ impl Shared {
                 ),
             ));
         }
-        q.jobs.push_back(job);
+        q.jobs.push_back((job, Instant::now()));
         let w = q.idle.pop();
         drop(q);
         // The popped worker is inside `wait` (it released the lock only there), so the notify
@@ -163,7 +192,9 @@ fn worker(s: Arc<Shared>, me: usize) {
         let job = {
             let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
             loop {
-                if let Some(j) = q.jobs.pop_front() {
+                if let Some((j, queued)) = q.jobs.pop_front() {
+                    let waited = u64::try_from(queued.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    s.wait_nanos.fetch_add(waited, Ordering::Relaxed);
                     break Some(j);
                 }
                 if q.shutdown {
@@ -176,7 +207,8 @@ fn worker(s: Arc<Shared>, me: usize) {
             }
         };
         let Some(job) = job else { return };
-        s.active.fetch_add(1, Ordering::Relaxed);
+        let busy = s.active.fetch_add(1, Ordering::Relaxed) + 1;
+        s.largest.fetch_max(busy, Ordering::Relaxed);
         // A panicking task must not take the worker down with it.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
         s.active.fetch_sub(1, Ordering::Relaxed);

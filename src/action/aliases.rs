@@ -137,6 +137,7 @@ fn validate_alias_name(md: &Metadata, alias: &str) -> OsResult<()> {
 /// Applies alias actions in one metadata update; `remove_index` deletes indices afterwards.
 pub fn apply(cs: &ClusterService, actions: &[AliasAction]) -> OsResult<Value> {
     let mut to_delete: Vec<String> = Vec::new();
+    let _source = crate::cluster::pending::source("index-aliases");
     let changed: BTreeSet<String> = cs.update(|md| {
         // Runs again when another publication came first: start over.
         to_delete.clear();
@@ -245,6 +246,24 @@ pub fn delete(cs: &ClusterService, index: &str, names: &str) -> OsResult<Value> 
     apply(cs, &[AliasAction::Remove { indices: vec![index.to_string()], aliases, must_exist: Some(true) }])
 }
 
+/// Whether the alias name patterns `ps` (`_all`, `*`, globs, `-` exclusions, in order) select
+/// `alias`.
+pub fn alias_selected(ps: &[&str], alias: &str) -> bool {
+    let mut keep = false;
+    for p in ps {
+        if *p == "_all" || *p == "*" {
+            keep = true;
+        } else if let Some(neg) = p.strip_prefix('-') {
+            if glob(neg, alias) {
+                keep = false;
+            }
+        } else if glob(p, alias) {
+            keep = true;
+        }
+    }
+    keep
+}
+
 /// The answer of `GET [/{index}]/_alias[/{name}]`: `(status, body)`. A named alias that matches
 /// nothing makes it a 404 whose body carries `error` and `status` beside what was found.
 pub fn get(
@@ -255,26 +274,7 @@ pub fn get(
 ) -> OsResult<(u16, Value)> {
     let indices = resolve(md, index_expr.unwrap_or("_all"), opts)?;
     let patterns: Option<Vec<&str>> = names.map(|n| n.split(',').map(str::trim).filter(|p| !p.is_empty()).collect());
-    let wanted = |a: &str| -> bool {
-        match &patterns {
-            None => true,
-            Some(ps) => {
-                let mut keep = false;
-                for p in ps {
-                    if p == &"_all" || p == &"*" {
-                        keep = true;
-                    } else if let Some(neg) = p.strip_prefix('-') {
-                        if glob(neg, a) {
-                            keep = false;
-                        }
-                    } else if glob(p, a) {
-                        keep = true;
-                    }
-                }
-                keep
-            }
-        }
-    };
+    let wanted = |a: &str| patterns.as_deref().is_none_or(|ps| alias_selected(ps, a));
     let mut out = Map::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for n in &indices {

@@ -213,6 +213,9 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
     let h = crate::cluster::allocation::cluster_totals(&indices);
     let status = if missing { Status::Red } else { h.status };
     let (nodes, data_nodes, discovered) = node_counts(cs);
+    // The updates this node submitted and has not applied (see `cluster::pending`).
+    let pending = cs.pending.list();
+    let max_wait = pending.iter().map(|t| t.time_in_queue.as_millis() as u64).max().unwrap_or(0);
     let mut v = json!({
         "cluster_name": cs.node.cluster_name,
         "status": status.name(),
@@ -227,9 +230,9 @@ fn health_once(cs: &ClusterService, req: &HealthRequest) -> OsResult<(Value, boo
         "initializing_shards": h.initializing,
         "unassigned_shards": h.unassigned,
         "delayed_unassigned_shards": h.delayed_unassigned,
-        "number_of_pending_tasks": 0,
+        "number_of_pending_tasks": pending.len(),
         "number_of_in_flight_fetch": 0,
-        "task_max_waiting_in_queue_millis": 0,
+        "task_max_waiting_in_queue_millis": max_wait,
         "active_shards_percent_as_number": h.active_percent,
     });
     match req.level {

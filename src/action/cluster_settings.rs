@@ -63,6 +63,7 @@ pub fn put(cs: &ClusterService, u: &Update, flat: bool) -> OsResult<Value> {
     if !crate::cluster::blocks::cluster_settings_update_passes_blocks(&p, &t) {
         cs.check_cluster_manager_blocks(Level::MetadataWrite)?;
     }
+    let _source = crate::cluster::pending::source("cluster_update_settings");
     let (transient, persistent) = cs.update(|md| {
         let mut t = md.transient_settings.clone();
         let mut p = md.persistent_settings.clone();

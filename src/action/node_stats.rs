@@ -64,7 +64,8 @@ pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Va
                     tp.insert(
                         p.name().to_string(),
                         json!({"threads": s.threads, "queue": s.queue, "active": s.active,
-                               "rejected": s.rejected, "completed": s.completed}),
+                               "rejected": s.rejected, "largest": s.largest, "completed": s.completed,
+                               "total_wait_time_in_nanos": u64::try_from(s.total_wait.as_nanos()).unwrap_or(u64::MAX)}),
                     );
                 }
                 Value::Object(tp)

@@ -101,8 +101,10 @@ pub fn local_info(
             "thread_pool" => {
                 let mut tp = Map::new();
                 for p in pools.all() {
-                    let s = p.stats();
-                    tp.insert(p.name().to_string(), json!({"type": "fixed", "size": s.threads, "queue_size": -1}));
+                    tp.insert(
+                        p.name().to_string(),
+                        json!({"type": "fixed", "size": p.size(), "queue_size": p.capacity()}),
+                    );
                 }
                 Value::Object(tp)
             }

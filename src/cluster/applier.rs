@@ -89,7 +89,11 @@ impl ClusterService {
     /// started or failed (more publications) until nothing is left to report.
     pub(super) fn publish(&self, next: &mut NextState<'_>) -> OsResult<Arc<ClusterState>> {
         let publisher = self.publisher();
-        let st = publisher.publish(next)?;
+        let task = self.pending.submit("NORMAL", "cluster-state-update");
+        let st = publisher.publish(&mut |cur| {
+            task.executing();
+            next(cur)
+        })?;
         let events = self.apply(&st)?;
         self.report(events)?;
         Ok(self.state())
@@ -98,6 +102,7 @@ impl ClusterService {
     /// The first publication of a coordination that has none: `local` (the metadata and
     /// copies this node held on its own) becomes the cluster's state.
     pub fn import(&self, local: Arc<ClusterState>) -> OsResult<()> {
+        let _source = super::pending::source("import-local-cluster-state");
         self.publish(&mut |cur| {
             if cur.version != 0 {
                 return Ok(None);
@@ -111,6 +116,7 @@ impl ClusterService {
     /// Publishes a rerouted routing table if it differs from the current one (the cluster
     /// manager calls it when members change and now and then for delayed copies).
     pub fn reroute_if_needed(&self) -> OsResult<()> {
+        let _source = super::pending::source("reroute");
         self.publish(&mut |cur| {
             if cur.version == 0 {
                 return Ok(None);
@@ -126,6 +132,7 @@ impl ClusterService {
     /// operator who repaired a copy restarts the node.
     pub fn retry_failed_copies_here(&self) -> OsResult<()> {
         let me = self.node.node_id.clone();
+        let _source = super::pending::source("retry-failed-copies");
         self.publish(&mut |cur| {
             if cur.version == 0 {
                 return Ok(None);
@@ -158,6 +165,8 @@ impl ClusterService {
     /// cluster-manager-eligible node fills in the id of a voting configuration exclusion that
     /// named it while it was absent, in the same state (OpenSearch's `JoinTaskExecutor`).
     pub fn change_nodes(&self, join: &[MemberView], leave: &[String]) -> OsResult<()> {
+        let names: Vec<&str> = join.iter().map(|m| m.name.as_str()).collect();
+        let _source = super::pending::source(format!("node-join{names:?}, node-left{leave:?}"));
         self.publish(&mut |cur| {
             let mut nodes: Vec<MemberView> =
                 cur.nodes.iter().filter(|n| !leave.contains(&n.node_id)).cloned().collect();
@@ -189,7 +198,10 @@ impl ClusterService {
                 return Ok(());
             }
             let publisher = self.publisher();
+            // OpenSearch runs shard-started and shard-failed updates as URGENT.
+            let task = self.pending.submit("URGENT", "shard-started/shard-failed");
             let st = publisher.publish(&mut |cur| {
+                task.executing();
                 let now = crate::clock::now_millis();
                 let mut rt: RoutingTable = (*cur.routing).clone();
                 let mut changed = false;

@@ -68,6 +68,8 @@ pub struct ClusterService {
     breakers: Arc<super::breakers::Breakers>,
     /// The node's fielddata cache.
     pub fielddata: Arc<super::fielddata_cache::FielddataCache>,
+    /// The cluster-state updates this node submitted and has not applied yet.
+    pub pending: Arc<super::pending::Pending>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -241,6 +243,7 @@ impl ClusterService {
             request_cache: Default::default(),
             breakers: Default::default(),
             fielddata: Default::default(),
+            pending: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)
@@ -430,6 +433,7 @@ impl ClusterService {
         super::mapping_limits::check_mapping(&req.settings, &mapping)?;
         let name = req.name.clone();
         let mapping = Arc::new(mapping);
+        let _source = super::pending::source(format!("create-index [{name}], cause [api]"));
         let node = self.update(|md| {
             if let Some(m) = md.indices.get(&name) {
                 return Err(OsError::index_exists(&name, &m.uuid));
@@ -494,6 +498,7 @@ impl ClusterService {
 
     /// Deletes indices by exact name.
     pub fn delete_indices(&self, names: &[String]) -> OsResult<()> {
+        let _source = super::pending::source(format!("delete-index {names:?}"));
         let removed = self.update(|md| {
             let mut removed = Vec::new();
             for n in names {
@@ -511,6 +516,7 @@ impl ClusterService {
 
     /// Closes indices.
     pub fn close_indices(&self, names: &[String]) -> OsResult<()> {
+        let _source = super::pending::source(format!("close-indices {names:?}"));
         self.update(|md| {
             let mut changed = false;
             for n in names {
@@ -530,6 +536,7 @@ impl ClusterService {
 
     /// Opens closed indices (recovering their shards).
     pub fn open_indices_by_name(&self, names: &[String]) -> OsResult<()> {
+        let _source = super::pending::source(format!("open-indices {names:?}"));
         self.update(|md| {
             let mut changed = false;
             for n in names {
@@ -571,6 +578,7 @@ impl ClusterService {
     /// Merges a dynamic mapping update from a document into the index mapping (persisted before
     /// the document is indexed, so translog replay parses it with the same mapping).
     pub fn apply_mapping_update(&self, name: &str, update: &Mapping) -> OsResult<()> {
+        let _source = super::pending::source(format!("put-mapping [{name}]"));
         self.update_index(name, |m| {
             let merged = m.mapping.merge(update)?;
             if merged == *m.mapping {

@@ -51,6 +51,7 @@ pub mod metadata;
 pub mod node_state;
 pub mod operations_metadata;
 pub mod peer_recovery;
+pub mod pending;
 pub(crate) mod refresh_listeners;
 pub mod remote;
 pub mod replication;

@@ -5,7 +5,8 @@
 //!   the columns marked default. A column with a `pri.` sibling is followed by it when `pri` is set.
 //! - `s`: sort keys (names or aliases) with `:asc`/`:desc`; typed comparison (numbers as numbers,
 //!   sizes as bytes), empty cells first; an unknown key is `unsupported_operation_exception`.
-//! - `v`: a header line; `help`: the `name | aliases | description` listing.
+//! - `v`: a header line; `help`: the `name | aliases | description` listing; `ts=false` leaves
+//!   out the `epoch` and `timestamp` columns of the tables that start with them.
 //! - `format=json|yaml|cbor|smile`: an array of objects keyed by the requested names, every value a string
 //!   (or null); otherwise text: cells padded to the column width, one space between columns,
 //!   right-aligned columns padded on the left, the last left-aligned cell not padded.
@@ -156,8 +157,14 @@ impl Table {
     /// The displayed columns: `(column index, display name)`.
     fn display(&self, req: &RestRequest) -> Vec<(usize, String)> {
         let pri = req.bool_param("pri", false).unwrap_or(false);
+        // `ts=false` drops the `epoch` and `timestamp` columns of a timestamped table.
+        let ts = req.bool_param("ts", true).unwrap_or(true);
         let mut out: Vec<(usize, String)> = Vec::new();
+        let columns = &self.columns;
         let mut push = |out: &mut Vec<(usize, String)>, i: usize, d: String| {
+            if !ts && matches!(columns[i].name.as_str(), "epoch" | "timestamp") {
+                return;
+            }
             if !out.iter().any(|(_, e)| *e == d) {
                 out.push((i, d));
             }
@@ -236,6 +243,7 @@ impl Table {
     pub fn respond(mut self, req: &RestRequest) -> OsResult<RestResponse> {
         let units =
             Units { bytes: req.param("bytes").map(str::to_string), time: req.param("time").map(str::to_string) };
+        req.bool_param("ts", true)?;
         if req.bool_param("help", false)? {
             return Ok(RestResponse::text(self.help()));
         }
@@ -329,10 +337,16 @@ impl Table {
     }
 }
 
+pub mod aliases;
 pub mod allocation;
+pub mod fielddata;
+pub mod health;
 pub mod nodeattrs;
 pub mod nodes;
+pub mod pending_tasks;
+pub mod plugins;
 pub mod shards;
+pub mod thread_pool;
 
 #[cfg(test)]
 mod tests;

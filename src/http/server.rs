@@ -184,6 +184,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     }
     tracing::debug!(method = method.name(), path = %path, action = route.action, "request");
     let node = server.node.clone();
+    node.usage.count(route.action);
     let pool = match route.pool {
         Pool::Write => &node.pools.write,
         Pool::Search => &node.pools.search,

@@ -53,6 +53,8 @@ pub struct Node {
     pub max_content_length: usize,
     /// Point-in-time and scroll reader contexts (reaped by the scheduler when they expire).
     pub reader_contexts: Arc<ReaderContexts>,
+    /// How often each REST handler ran (`_nodes/usage`).
+    pub usage: crate::action::nodes_usage::RestUsage,
     /// The node's transport, once it is bound (server builds): the test hook that injects
     /// faults reaches it (see `http/handlers/test_faults.rs`).
     #[cfg(feature = "server")]
@@ -133,6 +135,7 @@ impl Node {
             data_path,
             max_content_length,
             reader_contexts: reader_contexts.clone(),
+            usage: Default::default(),
             #[cfg(feature = "server")]
             transport: std::sync::OnceLock::new(),
             stop: stop.clone(),

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::Node;
-use crate::action::{node_stats, nodes_info, recovery, shard_stats};
+use crate::action::{hot_threads, node_stats, nodes_info, nodes_usage, pending_tasks, recovery, shard_stats};
 use crate::error::{OsError, OsResult};
 use crate::transport::Transport;
 
@@ -59,6 +59,27 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         async move {
             let m = n.clone();
             on_generic(&n, move || recovery::handle(&m.cluster, &req.payload)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(pending_tasks::ACTION_NODE_PENDING, move |_req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || pending_tasks::handle(&m.cluster)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(hot_threads::ACTION_NODE_HOT_THREADS, move |req| {
+        let n = n.clone();
+        async move { on_generic(&n, move || hot_threads::handle(&req.payload)).await }
+    });
+    let n = node.clone();
+    transport.register_fn(nodes_usage::ACTION_NODE_USAGE, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || nodes_usage::handle(&m.usage, &req.payload)).await
         }
     });
 }

@@ -65,7 +65,7 @@ impl Command {
 }
 
 /// `DiscoveryNode.toString()`: `{name}{id}{ephemeral id}{host}{address}{roles}{attributes}`.
-pub(crate) fn node_string(n: &AllocNode) -> String {
+pub fn node_string(n: &AllocNode) -> String {
     let mut roles: Vec<&str> = n
         .roles
         .iter()

@@ -76,7 +76,7 @@ mod tests_relocate;
 
 use std::collections::BTreeMap;
 
-pub use commands::{execute as execute_command, reset_failed_counters, Command, CommandError, Executed};
+pub use commands::{execute as execute_command, node_string, reset_failed_counters, Command, CommandError, Executed};
 pub use explain::{explain, ExplainRequest};
 pub use render::{render_routing_nodes, render_routing_table};
 pub use reroute::{remove_stale_allocation_ids, reroute, shard_failed, shard_started};

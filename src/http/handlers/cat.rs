@@ -127,31 +127,7 @@ const STATS: &[(&str, &str, &str, char, &str)] = &[
     ("memory.total", "tm", "memoryTotal", 'b', "total used memory"),
 ];
 
-/// Days since 1970-01-01 → (year, month, day) (proleptic Gregorian).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Epoch millis as `strict_date_time` in UTC (`2024-01-31T12:00:00.000Z`).
-pub fn iso_millis(ms: i64) -> String {
-    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    let (y, mo, d) = civil(days);
-    format!(
-        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
-}
+pub use crate::units::iso_millis;
 
 fn indices_table(rows: Vec<IndexRow>) -> Table {
     let mut cols: Vec<(String, String)> = [
