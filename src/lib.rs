@@ -27,6 +27,8 @@ pub mod inspect;
 pub mod node;
 pub(crate) mod script;
 pub mod shard;
+/// The task manager: every request and transport action as a task (`_tasks`).
+pub mod tasks;
 pub(crate) mod threadpool;
 /// Node-to-node transport: the frame codec always, the tokio service with feature `server`.
 pub mod transport;

@@ -183,7 +183,18 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let (tx, rx) = tokio::sync::oneshot::channel();
     let handler = route.handler;
     let node2 = node.clone();
+    // The request is a task (`_tasks`) until its answer is rendered; `X-Opaque-Id` is its header.
+    let opaque = parts.headers.get("x-opaque-id").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let task_guard = node.tasks.register(crate::tasks::TaskSpec {
+        action: std::borrow::Cow::Borrowed(route.action),
+        parent: None,
+        cancellable: crate::tasks::cancellable(route.action),
+        headers: opaque.iter().map(|o| ("X-Opaque-Id".to_string(), o.clone())).collect(),
+        description: String::new(),
+    });
+    let task = task_guard.task.clone();
     let submitted = pool.execute(move || {
+        let _working = task.enter();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
         let _ = tx.send(r);
@@ -208,10 +219,19 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         }
         other => other,
     };
+    // A cancelled task answers its cancellation, whatever its work made of the stop.
+    let result = match task_guard.task.cancel_reason() {
+        Some(reason) => Err(crate::tasks::cancelled_error(&reason)),
+        None => result,
+    };
+    drop(task_guard);
     let mut resp = match result {
         Ok(r) => r,
         Err(e) => error_response(&e, head),
     };
+    if let Some(o) = opaque {
+        resp.headers.push(("X-Opaque-Id".into(), o));
+    }
     if error_trace && !head {
         resp.json_body();
         if let super::render::Body::Json(v) = &mut resp.body {

@@ -53,6 +53,8 @@ pub struct Node {
     pub max_content_length: usize,
     /// Point-in-time and scroll reader contexts (reaped by the scheduler when they expire).
     pub reader_contexts: Arc<ReaderContexts>,
+    /// The node's running tasks (`_tasks`).
+    pub tasks: Arc<crate::tasks::TaskManager>,
     /// The node's transport, once it is bound (server builds): the test hook that injects
     /// faults reaches it (see `http/handlers/test_faults.rs`).
     #[cfg(feature = "server")]
@@ -133,6 +135,7 @@ impl Node {
             data_path,
             max_content_length,
             reader_contexts: reader_contexts.clone(),
+            tasks: Arc::new(crate::tasks::TaskManager::new(&identity.node_id)),
             #[cfg(feature = "server")]
             transport: std::sync::OnceLock::new(),
             stop: stop.clone(),

@@ -1,7 +1,8 @@
 //! The node-level inspection actions other nodes call on this one (`_nodes` info and stats,
 //! the per-copy figures of `_cat/shards` and `_cat/allocation`, the copies' recoveries). They run on the generic pool,
 //! never on the management pool: the REST requests that send them wait there, and two nodes
-//! whose management pools were full of such waits would wait for each other.
+//! whose management pools were full of such waits would wait for each other. The task actions
+//! (`_tasks` list, cancel, bans) run there too.
 
 use std::sync::Arc;
 
@@ -53,12 +54,46 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             on_generic(&n, move || shard_stats::handle(&m.cluster, &req.payload)).await
         }
     });
+    register_tasks(node, transport);
     let n = node.clone();
     transport.register_fn(recovery::ACTION_NODE_RECOVERIES, move |req| {
         let n = n.clone();
         async move {
             let m = n.clone();
             on_generic(&n, move || recovery::handle(&m.cluster, &req.payload)).await
+        }
+    });
+}
+
+/// The task actions: list and cancel on this node, and bans of cancelled parents.
+fn register_tasks(node: &Arc<Node>, transport: &Transport) {
+    use crate::action::tasks;
+    let n = node.clone();
+    transport.register_fn(tasks::ACTION_LIST_NODE, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || tasks::handle_list(&m.tasks, &req.payload)).await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(tasks::ACTION_CANCEL_NODE, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || {
+                let cs = m.cluster.clone();
+                tasks::handle_cancel(&m.tasks, &req.payload, &|p, r| tasks::ban_on_other_nodes(&cs, p, r))
+            })
+            .await
+        }
+    });
+    let n = node.clone();
+    transport.register_fn(tasks::ACTION_BAN, move |req| {
+        let n = n.clone();
+        async move {
+            let m = n.clone();
+            on_generic(&n, move || tasks::handle_ban(&m.tasks, &req.payload)).await
         }
     });
 }

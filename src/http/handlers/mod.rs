@@ -22,6 +22,7 @@
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
+//! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
@@ -42,6 +43,7 @@ pub mod pit;
 pub mod recovery;
 pub mod root;
 pub mod search;
+pub mod tasks;
 pub mod templates;
 pub mod test_faults;
 pub mod voting_config;
@@ -81,6 +83,7 @@ pub fn router() -> Router {
     recovery::register(&mut r);
     voting_config::register(&mut r);
     weighted_routing::register(&mut r);
+    tasks::register(&mut r);
     r
 }
 
