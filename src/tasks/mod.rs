@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, OsError, OsResult};
-pub use task::{current, Execution, Task};
+pub use task::{child, current, Child, Execution, Task};
 
 /// How many maps the running tasks are spread over (by id).
 pub const SHARDS: usize = 16;
@@ -131,7 +131,7 @@ impl TaskManager {
     /// Registers a task; it ends when the returned guard drops.
     pub fn register(self: &Arc<Self>, spec: TaskSpec) -> TaskGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let task = Arc::new(Task::new(id, spec));
+        let task = Arc::new(Task::new(id, spec, Arc::downgrade(self)));
         if self.ban_count.load(Ordering::Relaxed) > 0 {
             if let Some(p) = &task.parent {
                 let reason = self.bans.lock().unwrap_or_else(|e| e.into_inner()).get(p).map(|(r, _)| r.clone());

@@ -2,11 +2,11 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use super::resource::{Mark, Usage};
-use super::{TaskId, TaskSpec};
+use super::{TaskGuard, TaskId, TaskManager, TaskSpec};
 
 /// A running task.
 #[derive(Debug)]
@@ -24,6 +24,8 @@ pub struct Task {
     /// When and why it was cancelled.
     cancelled: Mutex<Option<(u64, String)>>,
     usage: Mutex<Tracked>,
+    /// The manager that runs it (children of the task register there).
+    manager: Weak<TaskManager>,
 }
 
 thread_local! {
@@ -72,7 +74,7 @@ fn now_millis() -> u64 {
 }
 
 impl Task {
-    pub(super) fn new(id: u64, spec: TaskSpec) -> Task {
+    pub(super) fn new(id: u64, spec: TaskSpec, manager: Weak<TaskManager>) -> Task {
         Task {
             id,
             action: spec.action,
@@ -85,7 +87,13 @@ impl Task {
             cancel_flag: Arc::new(AtomicBool::new(false)),
             cancelled: Mutex::new(None),
             usage: Mutex::new(Tracked::default()),
+            manager,
         }
+    }
+
+    /// The task's id (`None` once its node shut its manager down).
+    pub fn task_id(&self) -> Option<TaskId> {
+        self.manager.upgrade().map(|m| TaskId { node: m.node_id().to_string(), id: self.id })
     }
 
     /// Nanoseconds since the task started.
@@ -175,6 +183,32 @@ impl Task {
         }
         u
     }
+}
+
+/// A child task of the calling thread's current task, entered on this thread (the shard-level
+/// phases of a search: `indices:data/read/search[phase/query]`); `None` without a current task.
+pub fn child(action: &'static str) -> Option<Child> {
+    let parent = current()?;
+    let manager = parent.manager.upgrade()?;
+    let guard = manager.register(TaskSpec {
+        action: action.into(),
+        parent: Some(TaskId { node: manager.node_id().to_string(), id: parent.id }),
+        cancellable: parent.cancellable,
+        headers: parent.headers.clone(),
+        description: String::new(),
+    });
+    if parent.is_cancelled() {
+        guard.task.cancel(&parent.cancel_reason().unwrap_or_default());
+    }
+    let working = guard.task.enter();
+    Some(Child { _working: working, _guard: guard })
+}
+
+/// A running child task (see [`child`]): the execution ends, then the task.
+#[derive(Debug)]
+pub struct Child {
+    _working: Execution,
+    _guard: TaskGuard,
 }
 
 /// A thread's work for a task (see [`Task::enter`]); ends when dropped, on the thread that
