@@ -79,3 +79,29 @@ fn waiting_ends_when_the_task_ends() {
     m.wait_for(id, Duration::from_secs(30)).unwrap();
     t.join().unwrap();
 }
+
+#[test]
+fn a_child_of_the_current_task_is_cancelled_with_it() {
+    let m = Arc::new(TaskManager::new("n"));
+    let g = m.register(spec("indices:data/read/search", None));
+    let _e = g.task.enter();
+    let c = child("indices:data/read/search[phase/query]").expect("a current task");
+    let kids = m.list(&Filter { parent: Some(g.id()), ..Filter::default() });
+    assert_eq!(kids.len(), 1);
+    assert_eq!(kids[0].action, "indices:data/read/search[phase/query]");
+    assert_eq!(current().map(|t| t.id), Some(kids[0].id), "the child is the thread's task now");
+    m.cancel(&Filter { id: Some(g.task.id), ..Filter::default() }, "stop");
+    assert!(kids[0].is_cancelled() && crate::engine::cancel::requested());
+    drop(c);
+    assert_eq!(current().map(|t| t.id), Some(g.task.id));
+    assert!(m.list(&Filter { parent: Some(g.id()), ..Filter::default() }).is_empty(), "the child ended");
+}
+
+#[test]
+fn only_searches_by_query_and_node_stats_are_cancellable() {
+    assert!(cancellable("indices:data/read/search"));
+    assert!(cancellable("indices:data/read/search[phase/query]"));
+    assert!(cancellable("indices:data/write/delete/byquery"));
+    assert!(!cancellable("indices:data/write/bulk"));
+    assert!(!cancellable("cluster:monitor/tasks/lists"));
+}
