@@ -14,13 +14,23 @@ use crate::action::{node_stats, nodes_info, recovery, shard_stats};
 use crate::error::{OsError, OsResult};
 use crate::transport::Transport;
 
-/// Runs `f` on the node's generic pool and awaits its answer.
+/// Runs `f` on the node's generic pool and awaits its answer (the task actions, which register
+/// their own per-node task).
 async fn on_generic(node: &Node, f: impl FnOnce() -> OsResult<Vec<u8>> + Send + 'static) -> Result<Bytes, OsError> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     node.pools.generic.execute(move || {
         let _ = tx.send(f());
     })?;
     rx.await.map_err(|_| OsError::internal("the thread pool dropped the request"))?.map(Bytes::from)
+}
+
+/// Runs `f` on the node's generic pool as the request's task (a child of the sender's).
+async fn as_task(
+    node: &Node,
+    task: crate::tasks::TaskSpec,
+    f: impl FnOnce() -> OsResult<Vec<u8>> + Send + 'static,
+) -> Result<Bytes, OsError> {
+    super::transport_actions::on_pool(node, &node.pools.generic, task, f).await
 }
 
 /// Registers the inspection actions.
@@ -30,7 +40,7 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let m = n.clone();
-            on_generic(&n, move || {
+            as_task(&n, super::transport_actions::task_of(&req), move || {
                 let settings: Map<String, Value> =
                     m.settings.all().iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
                 nodes_info::handle(&m.cluster, &m.pools, &settings, m.max_content_length, &req.payload)
@@ -43,7 +53,10 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let m = n.clone();
-            on_generic(&n, move || node_stats::handle(&m.cluster, &m.pools, &req.payload)).await
+            as_task(&n, super::transport_actions::task_of(&req), move || {
+                node_stats::handle(&m.cluster, &m.pools, &req.payload)
+            })
+            .await
         }
     });
     let n = node.clone();
@@ -51,7 +64,8 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let m = n.clone();
-            on_generic(&n, move || shard_stats::handle(&m.cluster, &req.payload)).await
+            as_task(&n, super::transport_actions::task_of(&req), move || shard_stats::handle(&m.cluster, &req.payload))
+                .await
         }
     });
     register_tasks(node, transport);
@@ -60,7 +74,8 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let m = n.clone();
-            on_generic(&n, move || recovery::handle(&m.cluster, &req.payload)).await
+            as_task(&n, super::transport_actions::task_of(&req), move || recovery::handle(&m.cluster, &req.payload))
+                .await
         }
     });
 }
