@@ -9,6 +9,7 @@
 //! shard/   one shard copy: engine + translog + seq_no tracking + recovery state
 //! engine/  the storage engine library: no HTTP, no cluster, no async runtime
 //! transport/ node-to-node framed protocol, beside cluster/ (uses only error and lower layers)
+//! tasks/   the task manager: every request and transport action as a task (used by http, action, node)
 //! ```
 //!
 //! The engine and the shard build without default features (no tokio, no hyper).
@@ -27,6 +28,8 @@ pub mod inspect;
 pub mod node;
 pub(crate) mod script;
 pub mod shard;
+/// The task manager: every request and transport action as a task (`_tasks`).
+pub mod tasks;
 pub(crate) mod threadpool;
 /// Node-to-node transport: the frame codec always, the tokio service with feature `server`.
 pub mod transport;

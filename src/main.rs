@@ -8,9 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// mimalloc, counting each thread's allocated bytes for the tasks' `resource_stats`.
 #[cfg(feature = "server")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: fathom::tasks::resource::CountingAlloc<mimalloc::MiMalloc> =
+    fathom::tasks::resource::CountingAlloc(mimalloc::MiMalloc);
 
 fn usage() -> ExitCode {
     eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...");

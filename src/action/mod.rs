@@ -63,6 +63,8 @@ pub mod script_glue;
 pub mod search;
 pub mod shard_stats;
 pub mod source_filter;
+pub mod task_results;
+pub mod tasks;
 pub mod template_api;
 pub mod templates;
 pub mod thread_probe;

@@ -13,6 +13,7 @@
 //! | [`query`] | "which documents match, and how well (BM25)" |
 
 pub mod analysis;
+pub mod cancel;
 pub mod codec;
 pub mod error;
 pub mod index;

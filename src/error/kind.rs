@@ -92,6 +92,7 @@ error_kinds! {
     Parse = "parse_exception", 400, None;
     Parsing = "parsing_exception", 400, None;
     PreferenceBasedSearchNotAllowed = "preference_based_search_not_allowed_exception", 403, None;
+    NoSuchNode = "no_such_node_exception", 500, None;
     ProcessClusterEventTimeout = "process_cluster_event_timeout_exception", 503, None;
     QueryShard = "query_shard_exception", 400, None;
     QueryValidation = "query_validation_exception", 400, None;
@@ -110,6 +111,8 @@ error_kinds! {
     ShardNotFound = "shard_not_found_exception", 500, None;
     Status = "status_exception", 500, None;
     StrictDynamicMapping = "strict_dynamic_mapping_exception", 400, None;
+    // `TaskCancelledException`: no `status()` override, so 500.
+    TaskCancelled = "task_cancelled_exception", 500, None;
     StringIndexOutOfBounds = "string_index_out_of_bounds_exception", 400, Some("java.lang.StringIndexOutOfBoundsException");
     // `OpenSearchTimeoutException`: 500 in OpenSearch 3.3 (its `status()` override to 504 came later).
     Timeout = "timeout_exception", 500, None;

@@ -194,9 +194,27 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
     let (tx, rx) = tokio::sync::oneshot::channel();
     let handler = route.handler;
     let node2 = node.clone();
+    // The request is a task (`_tasks`) until its answer is rendered; `X-Opaque-Id` is its header.
+    let opaque = parts.headers.get("x-opaque-id").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let task_guard = node.tasks.register(crate::tasks::TaskSpec {
+        action: std::borrow::Cow::Borrowed(route.action),
+        parent: None,
+        cancellable: crate::tasks::cancellable(route.action),
+        headers: opaque.iter().map(|o| ("X-Opaque-Id".to_string(), o.clone())).collect(),
+        description: String::new(),
+    });
+    let task = task_guard.task.clone();
+    // The task lives as long as its work on the pool (a dropped request's work still shows).
+    let working_task = task.clone();
+    // A client that goes away before its answer cancels the request's task, as OpenSearch's
+    // `RestCancellableNodeClient` cancels a search whose HTTP channel closed.
+    let mut on_disconnect = CancelOnDrop(Some((node.clone(), task.id)));
     let submitted = pool.execute(move || {
+        let working = working_task.enter();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
+        drop(working);
+        drop(task_guard);
         let _ = tx.send(r);
     });
     let result = match submitted {
@@ -219,10 +237,19 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         }
         other => other,
     };
+    // A cancelled task answers its cancellation, whatever its work made of the stop.
+    let result = match task.cancel_reason() {
+        Some(reason) => Err(crate::tasks::cancelled_error(&reason)),
+        None => result,
+    };
+    on_disconnect.0 = None;
     let mut resp = match result {
         Ok(r) => r,
         Err(e) => error_response(&e, head),
     };
+    if let Some(o) = opaque {
+        resp.headers.push(("X-Opaque-Id".into(), o));
+    }
     if error_trace && !head {
         resp.json_body();
         if let super::render::Body::Json(v) = &mut resp.body {
@@ -237,6 +264,27 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         ));
     }
     finish(resp, head, pretty, filter.as_deref(), format, accept_gzip)
+}
+
+/// Cancels its task and the task's children when dropped before disarmed (the request's
+/// future dropped mid-way).
+struct CancelOnDrop(Option<(Arc<Node>, u64)>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some((node, id)) = self.0.take() else { return };
+        let reason = "channel closed";
+        let cancelled = node.tasks.cancel(&crate::tasks::Filter { id: Some(id), ..Default::default() }, reason);
+        if !cancelled.is_empty() {
+            // Its children on other nodes: banned from a pool thread (the ban waits for the nodes).
+            let parent = crate::tasks::TaskId { node: node.tasks.node_id().to_string(), id };
+            let n = node.clone();
+            let _ = node
+                .pools
+                .generic
+                .execute(move || crate::action::tasks::ban_on_other_nodes(&n.cluster, &parent, reason));
+        }
+    }
 }
 
 fn finish(

@@ -55,6 +55,8 @@ pub struct Node {
     pub reader_contexts: Arc<ReaderContexts>,
     /// How often each REST handler ran (`_nodes/usage`).
     pub usage: crate::action::nodes_usage::RestUsage,
+    /// The node's running tasks (`_tasks`).
+    pub tasks: Arc<crate::tasks::TaskManager>,
     /// The node's transport, once it is bound (server builds): the test hook that injects
     /// faults reaches it (see `http/handlers/test_faults.rs`).
     #[cfg(feature = "server")]
@@ -136,6 +138,7 @@ impl Node {
             max_content_length,
             reader_contexts: reader_contexts.clone(),
             usage: Default::default(),
+            tasks: Arc::new(crate::tasks::TaskManager::new(&identity.node_id)),
             #[cfg(feature = "server")]
             transport: std::sync::OnceLock::new(),
             stop: stop.clone(),

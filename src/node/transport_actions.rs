@@ -12,8 +12,9 @@ use super::Node;
 use crate::cluster::coordination_view::MemberView;
 use crate::cluster::remote::NodeClient;
 use crate::error::{ErrorKind, OsError, OsResult};
+use crate::tasks::{TaskId, TaskSpec};
 use crate::threadpool::ThreadPool;
-use crate::transport::Transport;
+use crate::transport::{Inbound, Transport};
 
 /// Sends actions over the node's transport.
 #[derive(Debug)]
@@ -30,16 +31,46 @@ impl NodeClient for TransportClient {
                 format!("[{}][{}] Node not connected", node.name, node.transport_address),
             )
         })?;
-        let r = block(&self.handle, self.transport.request(addr, action, Bytes::from(payload), timeout));
+        // The request is a child of the calling thread's task (`_tasks` parent_task_id).
+        let parent = crate::tasks::current().and_then(|t| t.task_id()).map(|t| t.to_string());
+        let r = block(
+            &self.handle,
+            self.transport.request_as_child(addr, action, parent.as_deref(), Bytes::from(payload), timeout),
+        );
         r.map(|b| b.to_vec()).map_err(OsError::from)
     }
 }
 
-/// Runs `f` on `pool` and awaits its answer.
-async fn on_pool(pool: &ThreadPool, f: impl FnOnce() -> OsResult<Vec<u8>> + Send + 'static) -> Result<Bytes, OsError> {
+/// What an inbound request runs as: a task of its action, child of the sender's task.
+pub(super) fn task_of(req: &Inbound) -> TaskSpec {
+    TaskSpec {
+        action: req.action.clone().into(),
+        parent: req.parent_task.as_deref().and_then(|p| TaskId::parse(p).ok()),
+        cancellable: crate::tasks::cancellable(&req.action),
+        ..TaskSpec::default()
+    }
+}
+
+/// Runs `f` on `pool` as the task `task` of `n` and awaits its answer.
+pub(super) async fn on_pool(
+    n: &Node,
+    pool: &ThreadPool,
+    task: TaskSpec,
+    f: impl FnOnce() -> OsResult<Vec<u8>> + Send + 'static,
+) -> Result<Bytes, OsError> {
     let (tx, rx) = tokio::sync::oneshot::channel();
+    let tasks = n.tasks.clone();
     pool.execute(move || {
-        let _ = tx.send(f());
+        let guard = tasks.register(task);
+        let working = guard.task.enter();
+        let r = f();
+        let r = match guard.task.cancel_reason() {
+            Some(reason) => Err(crate::tasks::cancelled_error(&reason)),
+            None => r,
+        };
+        drop(working);
+        drop(guard);
+        let _ = tx.send(r);
     })?;
     rx.await.map_err(|_| OsError::internal("the thread pool dropped the request"))?.map(Bytes::from)
 }
@@ -52,7 +83,10 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let cs = n.cluster.clone();
-            on_pool(&n.pools.write, move || crate::action::bulk::remote::handle_shard_bulk(&cs, &req.payload)).await
+            on_pool(&n, &n.pools.write, task_of(&req), move || {
+                crate::action::bulk::remote::handle_shard_bulk(&cs, &req.payload)
+            })
+            .await
         }
     });
     // Replica writes and the primary's side of peer recoveries run on the generic pool, never
@@ -73,7 +107,7 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
             let n = n.clone();
             async move {
                 let cs = n.cluster.clone();
-                on_pool(&n.pools.generic, move || handler(&cs, &req.payload)).await
+                on_pool(&n, &n.pools.generic, task_of(&req), move || handler(&cs, &req.payload)).await
             }
         });
     }
@@ -82,7 +116,10 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let cs = n.cluster.clone();
-            on_pool(&n.pools.get, move || crate::action::documents::remote_get::handle(&cs, &req.payload)).await
+            on_pool(&n, &n.pools.get, task_of(&req), move || {
+                crate::action::documents::remote_get::handle(&cs, &req.payload)
+            })
+            .await
         }
     });
     let n = node.clone();
@@ -90,7 +127,10 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let cs = n.cluster.clone();
-            on_pool(&n.pools.search, move || crate::action::search::remote::handle(&cs, &req.payload)).await
+            on_pool(&n, &n.pools.search, task_of(&req), move || {
+                crate::action::search::remote::handle(&cs, &req.payload)
+            })
+            .await
         }
     });
     let n = node.clone();
@@ -98,7 +138,7 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let cs = n.cluster.clone();
-            on_pool(&n.pools.search, move || crate::action::explain::handle(&cs, &req.payload)).await
+            on_pool(&n, &n.pools.search, task_of(&req), move || crate::action::explain::handle(&cs, &req.payload)).await
         }
     });
     let n = node.clone();
@@ -106,7 +146,10 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         let n = n.clone();
         async move {
             let cs = n.cluster.clone();
-            on_pool(&n.pools.search, move || crate::action::search::dfs_phase::handle(&cs, &req.payload)).await
+            on_pool(&n, &n.pools.search, task_of(&req), move || {
+                crate::action::search::dfs_phase::handle(&cs, &req.payload)
+            })
+            .await
         }
     });
     super::transport_search_contexts::register(node, transport);

@@ -75,12 +75,17 @@ where
     let pool = CURRENT.with(|c| c.borrow().clone());
     if let Some((pool, size)) = pool.filter(|_| n > 1) {
         if let Some(shared) = pool.upgrade() {
+            // Helpers work for the caller's task: its cancel flag stops them, their CPU and
+            // allocations count for it (`_tasks` resource_stats, thread_executions).
+            let task = crate::tasks::current();
             for _ in 0..(n - 1).min(size.saturating_sub(1)) {
                 // A helper holds the parts weakly: one that starts after the search ended (its
                 // parts all claimed by others) neither runs anything nor keeps the data alive.
                 let weak = Arc::downgrade(&parts);
+                let task = task.clone();
                 let helper = Box::new(move || {
                     if let Some(p) = weak.upgrade() {
+                        let _working = task.as_ref().map(|t| t.enter());
                         p.work();
                     }
                 });

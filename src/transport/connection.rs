@@ -340,20 +340,21 @@ impl Connection {
     /// Runs the handler of an inbound request in its own task (a panic becomes an error answer)
     /// and sends the answer.
     async fn serve(self: Arc<Self>, f: Frame) {
-        let handler = self.shared.handler(&f.action);
+        let (action, parent) = super::service::split_action(&f.action);
+        let (action, parent) = (action.to_string(), parent.map(str::to_string));
+        let handler = self.shared.handler(&action);
         let result = match (handler, self.remote()) {
             (Some(h), Some(from)) => {
-                let inbound = Inbound { action: f.action.clone(), payload: f.payload, from: from.clone() };
+                let inbound =
+                    Inbound { action: action.clone(), parent_task: parent, payload: f.payload, from: from.clone() };
                 match tokio::spawn(async move { h(inbound).await }).await {
                     Ok(r) => r,
-                    Err(e) => Err(OsError::internal(format!(
-                        "handler for action [{}] failed: {}",
-                        f.action,
-                        panic_message(e)
-                    ))),
+                    Err(e) => {
+                        Err(OsError::internal(format!("handler for action [{}] failed: {}", action, panic_message(e))))
+                    }
                 }
             }
-            _ => Err(no_handler(&f.action)),
+            _ => Err(no_handler(&action)),
         };
         let reply = match result {
             Ok(payload) => {

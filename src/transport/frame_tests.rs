@@ -226,3 +226,13 @@ proptest! {
         prop_assert!(!matches!(decode(&c), Ok(Decoded::Frame(..))));
     }
 }
+
+#[test]
+fn a_parent_task_rides_after_the_action_name() {
+    let f = frame(FrameKind::Request, 3, "indices:data/read/search[phase/query+fetch]\0node-a:42", b"{}");
+    let back = decode_exact(&enc(&f)).unwrap();
+    let (action, parent) = crate::transport::service::split_action(&back.action);
+    assert_eq!(action, "indices:data/read/search[phase/query+fetch]");
+    assert_eq!(parent, Some("node-a:42"));
+    assert_eq!(crate::transport::service::split_action("ping"), ("ping", None));
+}

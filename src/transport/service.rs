@@ -37,10 +37,23 @@ where
     Arc::new(move |req| Box::pin(f(req)))
 }
 
+/// Separates a request frame's action name from the sender's parent task id.
+pub const PARENT_SEPARATOR: char = '\0';
+
+/// A request frame's action field split into the action name and the parent task id.
+pub fn split_action(field: &str) -> (&str, Option<&str>) {
+    match field.split_once(PARENT_SEPARATOR) {
+        Some((a, p)) => (a, Some(p)),
+        None => (field, None),
+    }
+}
+
 /// A request as its handler sees it.
 #[derive(Debug, Clone)]
 pub struct Inbound {
     pub action: String,
+    /// The sender's task this request is a child of (`node:id`), when it named one.
+    pub parent_task: Option<String>,
     pub payload: Bytes,
     /// The sender, as its handshake described it.
     pub from: RemoteNode,
@@ -266,11 +279,29 @@ impl Transport {
         payload: Bytes,
         timeout: Duration,
     ) -> Result<Bytes, TransportError> {
+        self.request_as_child(addr, action, None, payload, timeout).await
+    }
+
+    /// [`Transport::request`] on behalf of the sender's task `parent` (`node:id`): the frame's
+    /// action field carries it after a NUL (`action\0node:id`, see `format/transport.md`), so
+    /// the receiver's task for the request points at it.
+    pub async fn request_as_child(
+        &self,
+        addr: SocketAddr,
+        action: &str,
+        parent: Option<&str>,
+        payload: Bytes,
+        timeout: Duration,
+    ) -> Result<Bytes, TransportError> {
         let deadline = Instant::now() + timeout;
         let conn = self.connection(addr, deadline, timeout).await?;
         let id = self.next_request.fetch_add(1, Ordering::Relaxed);
         let rx = conn.register(id)?;
-        let frame = Frame { kind: FrameKind::Request, request_id: id, action: action.to_string(), payload };
+        let wire_action = match parent {
+            Some(p) => format!("{action}{PARENT_SEPARATOR}{p}"),
+            None => action.to_string(),
+        };
+        let frame = Frame { kind: FrameKind::Request, request_id: id, action: wire_action, payload };
         let exchange = async {
             conn.deliver(frame).await?;
             rx.await.map_err(|_| TransportError::Disconnected { addr })?

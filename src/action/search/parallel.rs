@@ -38,6 +38,7 @@ impl QueryPhase {
             return None;
         }
         let u = &self.units[ui];
+        let _task = crate::tasks::child("indices:data/read/search[phase/query]");
         let r = crate::engine::query::dfs::with_global(self.req.dfs_stats.as_ref(), || {
             run_unit(u, &self.ctxs, &self.req, self.now, self.deadline, self.lasts[ui].as_ref())
         });
@@ -76,6 +77,7 @@ pub(super) struct FetchPhase {
 impl FetchPhase {
     /// Fetches the hits at page positions `at` (all of one shard).
     fn shard(&self, at: &[usize]) -> Vec<OsResult<HitJson>> {
+        let _task = crate::tasks::child("indices:data/read/search[phase/fetch/id]");
         // Explanations and inner hits score with the dfs round's statistics too.
         crate::engine::query::dfs::with_global(self.query.req.dfs_stats.as_ref(), || self.shard_in_scope(at))
     }

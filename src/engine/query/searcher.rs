@@ -175,9 +175,10 @@ struct TopCollector {
 /// the cost of a clock read; every 4096 docs bounds the overshoot to a few hundred µs).
 pub const DEADLINE_CHECK_EVERY: u32 = 4096;
 
-/// Whether `deadline` has passed.
+/// Whether `deadline` has passed, or the work was cancelled ([`crate::engine::cancel`]): a
+/// cancelled search stops where a timed-out one stops.
 fn past(deadline: Option<std::time::Instant>) -> bool {
-    deadline.is_some_and(|d| std::time::Instant::now() >= d)
+    deadline.is_some_and(|d| std::time::Instant::now() >= d) || crate::engine::cancel::requested()
 }
 
 impl TopCollector {

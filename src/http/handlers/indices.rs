@@ -50,8 +50,8 @@ fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(indices::get(&node.cluster, &expr, o, flat, defaults)?))
 }
 
-/// `wait_for_completion=false` answers with a task to poll; Fathom has no tasks API yet, so the
-/// request is refused instead of run in the foreground as if the parameter were not there.
+/// `wait_for_completion=false` answers with a task to poll; the requests that do not run in
+/// the background yet refuse it instead of running in the foreground as if it were not there.
 fn refuse_background(req: &RestRequest) -> OsResult<()> {
     if !req.bool_param("wait_for_completion", true)? {
         return Err(OsError::illegal(
@@ -61,10 +61,37 @@ fn refuse_background(req: &RestRequest) -> OsResult<()> {
     Ok(())
 }
 
+/// `Arrays.toString` of the request's index expression (task descriptions).
+fn indices_list(expr: &str) -> String {
+    format!("[{}]", expr.split(',').collect::<Vec<_>>().join(", "))
+}
+
+/// Runs `work` as the background task `action` (`wait_for_completion=false`): answers
+/// `{"task": "node:id"}` at once; the result lands in `.tasks`.
+fn in_background(
+    node: &Node,
+    action: &'static str,
+    description: String,
+    work: impl FnOnce() -> OsResult<serde_json::Value> + Send + 'static,
+) -> OsResult<RestResponse> {
+    let pool = &node.pools.generic;
+    let id =
+        crate::action::task_results::run_in_background(&node.cluster, &node.tasks, pool, action, description, work)?;
+    Ok(RestResponse::ok(serde_json::json!({ "task": id.to_string() })))
+}
+
 fn open(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, false, true, false))?;
-    refuse_background(req)?;
-    Ok(RestResponse::ok(indices::open(&node.cluster, &index_expr(req), o)?))
+    let expr = index_expr(req);
+    let description = format!("open indices {}", indices_list(&expr));
+    if let Some(t) = crate::tasks::current() {
+        t.set_description(description.clone());
+    }
+    if !req.bool_param("wait_for_completion", true)? {
+        let cs = node.cluster.clone();
+        return in_background(node, "indices:admin/open", description, move || indices::open(&cs, &expr, o));
+    }
+    Ok(RestResponse::ok(indices::open(&node.cluster, &expr, o)?))
 }
 
 fn close(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
@@ -100,7 +127,7 @@ fn flush(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let o = indices_options(req, opts(false, true, true, false, true))?;
-    refuse_background(req)?;
+    let background = !req.bool_param("wait_for_completion", true)?;
     let max = req.int_param("max_num_segments")?.unwrap_or(1);
     if max < 1 && max != -1 {
         return Err(OsError::validation(&[format!("max_num_segments must be >= 1 or -1, got {max}")]));
@@ -110,9 +137,26 @@ fn forcemerge(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let warning = (only_expunge && max != -1).then_some(
         "setting only_expunge_deletes and max_num_segments at the same time is deprecated and will be rejected in a future version",
     );
+    // `ForceMergeRequest.getDescription` (3.3: before the `upgrade` flag joined it).
+    let expr = index_expr(req);
+    let description = format!(
+        "Force-merge indices {}, maxSegments[{max}], onlyExpungeDeletes[{only_expunge}], flush[{}], primaryOnly[{}]",
+        indices_list(&expr),
+        req.bool_param("flush", true)?,
+        req.bool_param("primary_only", false)?
+    );
+    if let Some(t) = crate::tasks::current() {
+        t.set_description(description.clone());
+    }
     let max = if max == -1 { 1 } else { max as usize };
-    let merged =
-        indices::broadcast(&node.cluster, &index_expr(req), o, Broadcast::ForceMerge { max_num_segments: max })?;
+    let merge = Broadcast::ForceMerge { max_num_segments: max };
+    if background {
+        let cs = node.cluster.clone();
+        return in_background(node, "indices:admin/forcemerge", description, move || {
+            indices::broadcast(&cs, &expr, o, merge)
+        });
+    }
+    let merged = indices::broadcast(&node.cluster, &expr, o, merge)?;
     let resp = RestResponse::ok(merged);
     Ok(match warning {
         Some(w) => resp.warn(w),

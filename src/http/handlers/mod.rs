@@ -23,6 +23,7 @@
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
+//! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
@@ -45,6 +46,7 @@ pub mod recovery;
 pub mod root;
 pub mod search;
 pub mod status_page;
+pub mod tasks;
 pub mod templates;
 pub mod test_faults;
 pub mod voting_config;
@@ -92,6 +94,7 @@ pub fn router() -> Router {
     recovery::register(&mut r);
     voting_config::register(&mut r);
     weighted_routing::register(&mut r);
+    tasks::register(&mut r);
     r
 }
 

@@ -30,7 +30,24 @@ fn request(req: &RestRequest) -> OsResult<SearchRequest> {
     Ok(r)
 }
 
+/// The search's task description (`SearchRequest.getDescription`; the source as sent).
+fn describe(req: &RestRequest) {
+    if let Some(t) = crate::tasks::current() {
+        let search_type = match req.param("search_type") {
+            Some("dfs_query_then_fetch") => "DFS_QUERY_THEN_FETCH",
+            _ => "QUERY_THEN_FETCH",
+        };
+        let scroll = req.param("scroll").map(|s| format!("scroll[{s}], ")).unwrap_or_default();
+        let source = std::str::from_utf8(&req.body).unwrap_or_default().trim();
+        t.set_description(format!(
+            "indices[{}], search_type[{search_type}], {scroll}source[{source}]",
+            index_expr(req)
+        ));
+    }
+}
+
 fn do_search(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    describe(req);
     let o = indices_options(req, IndicesOptions::lenient_expand_open())?;
     let mut r = request(req)?;
     search::apply_cluster_limits(&node.cluster, &mut r);
