@@ -220,6 +220,23 @@ fn the_status_page_shows_what_the_api_says_and_its_console_sends_requests() {
     d.wait_for("the new document", ROWS, |v| v[0]["docs"] == json!("8"));
     assert!(d.script("return Number(document.body.dataset.refreshes)").as_u64().unwrap() > before);
 
+    // Running work shows with its action: a hot threads sample that takes four seconds.
+    let addr = s.addr;
+    let sampler = std::thread::spawn(move || get(addr, "/_nodes/hot_threads?interval=4s&snapshots=2").status);
+    let shown = d.wait_for(
+        "the running hot threads task",
+        "return [...document.querySelectorAll('#tasks .task[data-task] b')].map(b => b.textContent)",
+        |v| v.as_array().is_some_and(|a| a.iter().any(|t| t.as_str().is_some_and(|t| t.contains("hot_threads")))),
+    );
+    if let Ok(out) = std::env::var("FATHOM_SCREENSHOT") {
+        let png = d.call("GET", "/screenshot", json!({}));
+        std::fs::write(out, base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap()).unwrap();
+    }
+    let listed = get(s.addr, "/_tasks?actions=*hot_threads*&group_by=none").json();
+    let running = listed["tasks"].as_array().expect("group_by=none lists an array");
+    assert!(!running.is_empty() || sampler.is_finished(), "{listed} vs {shown}");
+    assert_eq!(sampler.join().unwrap(), 200);
+
     // The console sends a request and shows the answer.
     let path = d.element("#console-path");
     d.call("POST", &format!("/element/{path}/clear"), json!({}));
@@ -253,7 +270,4 @@ fn the_status_page_shows_what_the_api_says_and_its_console_sends_requests() {
     let png = d.call("GET", "/screenshot", json!({}));
     let png = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
-    if let Ok(out) = std::env::var("FATHOM_SCREENSHOT") {
-        std::fs::write(out, &png).unwrap();
-    }
 }
