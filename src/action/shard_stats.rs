@@ -3,7 +3,7 @@
 //! sequence numbers and paths. `_cat/shards` asks each node holding a copy once; `_cat/allocation`
 //! and `_nodes/stats` sum a node's copies.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::nodes_fanout;
 use crate::cluster::ClusterService;
 use crate::error::OsResult;
+use crate::shard::stats::CountersSnapshot;
 
 /// The node-level action answering with the stats of this node's copies.
 pub const ACTION_SHARD_STATS: &str = "indices:monitor/stats[n]";
@@ -32,6 +33,28 @@ pub struct CopyStats {
     pub global_checkpoint: i64,
     pub path_data: String,
     pub path_state: String,
+    /// What the copy did (indexing, gets, searches, refreshes, flushes, merges).
+    #[serde(default)]
+    pub counters: CountersSnapshot,
+    #[serde(default)]
+    pub translog: TranslogFigures,
+    /// Bytes of the copy's segment files by extension (`tim`, `fdt`, `dvd`, ...).
+    #[serde(default)]
+    pub file_sizes: BTreeMap<String, u64>,
+    /// Writes waiting for a refresh (`refresh=wait_for`).
+    #[serde(default)]
+    pub refresh_listeners: u64,
+}
+
+/// The translog of a copy.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranslogFigures {
+    pub operations: u64,
+    pub size_in_bytes: u64,
+    pub uncommitted_operations: u64,
+    pub uncommitted_size_in_bytes: u64,
+    /// Milliseconds since the oldest retained generation file was last modified.
+    pub earliest_last_modified_age: u64,
 }
 
 /// The figures of every copy this node holds.
@@ -55,7 +78,13 @@ pub fn local_copies(cs: &ClusterService) -> Vec<CopyStats> {
                 c.store_bytes += seg.size_bytes;
                 c.segments += 1;
             }
+            for (ext, len) in shard.engine.writer().segment_files() {
+                *c.file_sizes.entry(ext).or_default() += len;
+            }
+            c.counters = shard.engine.counters_snapshot();
+            c.refresh_listeners = shard.refresh_listeners() as u64;
             let path = cs.shard_store_path(&shard.index_uuid, shard.id);
+            c.translog = translog_figures(shard.engine.translog(), &path.with_file_name("translog"));
             let shard_dir = path.parent().map(|p| p.display().to_string()).unwrap_or_default();
             c.path_data = shard_dir.clone();
             c.path_state = shard_dir;
@@ -63,6 +92,37 @@ pub fn local_copies(cs: &ClusterService) -> Vec<CopyStats> {
         }
     }
     out
+}
+
+fn translog_figures(t: &crate::engine::translog::Translog, dir: &std::path::Path) -> TranslogFigures {
+    let st = t.stats();
+    let oldest = dir.join(crate::engine::translog::generation_file(st.min_generation));
+    let age = std::fs::metadata(oldest)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    TranslogFigures {
+        operations: st.operations,
+        size_in_bytes: st.size_in_bytes,
+        uncommitted_operations: st.uncommitted_operations,
+        uncommitted_size_in_bytes: st.uncommitted_size_in_bytes,
+        earliest_last_modified_age: age,
+    }
+}
+
+/// The number of segments of the last commit of a shard this node stores (a closed index's:
+/// `include_unloaded_segments`); 0 when it stores none or the commit cannot be read.
+pub fn committed_segments(cs: &ClusterService, index_uuid: &str, shard: u32) -> u64 {
+    let path = cs.shard_store_path(index_uuid, shard);
+    if !path.is_dir() {
+        return 0;
+    }
+    let Ok(dir) = crate::engine::store::FsDirectory::open(path) else { return 0 };
+    match crate::engine::index::commit::read_latest(&dir) {
+        Ok(Some(cp)) => cp.segments.len() as u64,
+        _ => 0,
+    }
 }
 
 /// This node's answer to [`ACTION_SHARD_STATS`].

@@ -44,6 +44,8 @@ pub struct ShardContext {
     /// Fails the shard's engine when the search finds damaged bytes in its segments (`None`
     /// for contexts not backed by a live shard, as in tests).
     pub failer: Option<ShardFailer>,
+    /// The copy's counters the query and fetch phases count in (`None` as for `failer`).
+    pub counters: Option<Arc<crate::shard::stats::ShardCounters>>,
 }
 
 impl ShardContext {
@@ -219,6 +221,7 @@ fn index_contexts(
             analysis: Some(svc.analysis().clone()),
             reader: shard.engine.reader()?,
             failer: Some(shard.engine.failer().clone()),
+            counters: Some(shard.engine.counters().clone()),
         });
     }
     Ok(out)

@@ -142,6 +142,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         analysis: None,
         reader: crate::engine::index::IndexReader::new(vec![], 0),
         failer: None,
+        counters: None,
     }
 }
 

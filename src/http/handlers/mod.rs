@@ -36,6 +36,7 @@ pub mod decommission;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
+pub mod index_stats;
 pub mod indices;
 pub mod nodes;
 pub mod pit;
@@ -58,6 +59,7 @@ pub fn router() -> Router {
     root::register(&mut r);
     analyze::register(&mut r);
     indices::register(&mut r);
+    index_stats::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
     cluster_reroute::register(&mut r);
