@@ -82,7 +82,23 @@ pub fn stats(cs: &ClusterService, req: &StatsRequest) -> OsResult<Value> {
             continue;
         }
         total += 1;
-        let stats = if c.active() { gathered.get(c.node.as_deref(), name, table.id).cloned() } else { None };
+        let closed = md.indices.get(name).is_some_and(|m| m.state == IndexState::Close);
+        let stats = match (c.active(), closed) {
+            (false, _) => None,
+            (true, false) => gathered.get(c.node.as_deref(), name, table.id).cloned(),
+            // A closed index's copies are on disk but not open: zeros, and (asked for, of a
+            // copy on this node) the segments of its last commit.
+            (true, true) => {
+                let mut s =
+                    CopyStats { index: name.to_string(), shard: table.id, primary: c.primary, ..Default::default() };
+                if req.unloaded_segments && c.on(&cs.node.node_id) {
+                    if let Some(m) = md.indices.get(name) {
+                        s.segments = shard_stats::committed_segments(cs, &m.uuid, table.id);
+                    }
+                }
+                Some(s)
+            }
+        };
         copies.push(Copy {
             index: name.to_string(),
             shard: table.id,
@@ -92,30 +108,6 @@ pub fn stats(cs: &ClusterService, req: &StatsRequest) -> OsResult<Value> {
             relocating_node: c.relocating_node.clone(),
             stats,
         });
-    }
-    // A closed index keeps its copies on disk but none is open: it shows zeros (its segments
-    // only with `include_unloaded_segments`).
-    for name in &names {
-        let Some(m) = md.indices.get(name) else { continue };
-        if m.state != IndexState::Close || copies.iter().any(|c| &c.index == name) {
-            continue;
-        }
-        for shard in 0..m.number_of_shards() {
-            total += 1;
-            let mut s = CopyStats { index: name.clone(), shard, primary: true, ..Default::default() };
-            if req.unloaded_segments {
-                s.segments = shard_stats::committed_segments(cs, &m.uuid, shard);
-            }
-            copies.push(Copy {
-                index: name.clone(),
-                shard,
-                primary: true,
-                state: "STARTED",
-                node: Some(cs.node.node_id.clone()),
-                relocating_node: None,
-                stats: Some(s),
-            });
-        }
     }
     let successful = copies.iter().filter(|c| c.stats.is_some()).count();
     let (mut all_pri, mut all_total) = (CopyStats::default(), CopyStats::default());

@@ -53,6 +53,7 @@ pub mod indices;
 pub mod indices_broadcast;
 pub mod node_stats;
 pub mod node_stats_request;
+pub mod node_stats_sections;
 pub mod nodes_fanout;
 pub mod nodes_info;
 pub mod os_probe;

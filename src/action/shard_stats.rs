@@ -160,33 +160,13 @@ pub fn gather(cs: &ClusterService, node_ids: &[String], timeout: Duration) -> Cl
     out
 }
 
-/// The `indices` section of a node's stats: its copies summed.
-pub fn node_indices_section(copies: &[CopyStats]) -> Value {
-    let (mut docs, mut deleted, mut store, mut segments) = (0u64, 0u64, 0u64, 0u64);
-    for c in copies {
-        docs += c.docs;
-        deleted += c.deleted;
-        store += c.store_bytes;
-        segments += c.segments;
-    }
-    json!({
-        "docs": {"count": docs, "deleted": deleted},
-        "store": {"size_in_bytes": store},
-        "segments": {"count": segments},
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_node_sums_its_copies() {
+    fn copies_travel_and_are_found_by_node() {
         let c = |docs, store| CopyStats { docs, store_bytes: store, segments: 1, ..Default::default() };
-        let v = node_indices_section(&[c(3, 100), c(4, 50)]);
-        assert_eq!(v["docs"]["count"], 7);
-        assert_eq!(v["store"]["size_in_bytes"], 150);
-        assert_eq!(v["segments"]["count"], 2);
         let back: CopyStats = serde_json::from_value(serde_json::to_value(c(1, 2)).unwrap()).unwrap();
         assert_eq!(back, c(1, 2));
         let mut cc = ClusterCopies::default();

@@ -61,6 +61,8 @@ pub struct ClusterService {
     /// The node's own values of cluster settings (`-E`, `opensearch.yml`): the layer under the
     /// persistent and transient ones.
     node_cluster_settings: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>>,
+    /// Node-wide counters (HTTP connections, indexing pressure, the transport's reader).
+    pub counters: Arc<super::node_counters::NodeCounters>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -231,6 +233,7 @@ impl ClusterService {
             me: std::sync::OnceLock::new(),
             recoveries: Default::default(),
             node_cluster_settings: Default::default(),
+            counters: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)

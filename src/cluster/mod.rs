@@ -45,6 +45,7 @@ pub(crate) mod index_service;
 pub(crate) mod indices;
 pub(crate) mod mapping_limits;
 pub mod metadata;
+pub mod node_counters;
 pub mod node_state;
 pub mod operations_metadata;
 pub mod peer_recovery;
