@@ -262,6 +262,25 @@ pub fn sections(c: &CopyStats, metrics: &[&str], d: &Detail) -> Value {
     v
 }
 
+/// The figure a `_cat` statistics column (`indexing.index_total`, `get.time`, ...) shows,
+/// read from `sections` (all of [`METRICS`] rendered by [`sections`]).
+pub fn cat_value(sections: &Value, column: &str) -> u64 {
+    let Some((section, field)) = column.split_once('.') else { return 0 };
+    let (section, field) = match (section, field) {
+        ("memory", "total") => ("segments", "memory".to_string()),
+        ("suggest", f) => ("search", format!("suggest_{f}")),
+        ("segments", "fixed_bitset_memory") => ("segments", "fixed_bit_set_memory".to_string()),
+        ("refresh", "time") => ("refresh", "total_time".to_string()),
+        ("refresh", "external_time") => ("refresh", "external_total_time".to_string()),
+        (s, f) => (s, f.to_string()),
+    };
+    let sec = &sections[section];
+    [field.clone(), format!("{field}_in_millis"), format!("{field}_in_bytes")]
+        .iter()
+        .find_map(|k| sec[k.as_str()].as_u64())
+        .unwrap_or(0)
+}
+
 /// Adds the readable twin of every `x_in_millis` (`x`) and `x_in_bytes` (`x`) field.
 pub fn humanize(v: &mut Value) {
     match v {

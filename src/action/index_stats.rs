@@ -51,20 +51,31 @@ pub struct StatsRequest {
 }
 
 /// One copy in the routing table, with its figures when its node answered.
-struct Copy {
-    index: String,
-    shard: u32,
-    primary: bool,
-    state: &'static str,
-    node: Option<String>,
-    relocating_node: Option<String>,
-    stats: Option<CopyStats>,
+#[derive(Debug, Clone)]
+pub struct Copy {
+    pub index: String,
+    pub shard: u32,
+    pub primary: bool,
+    pub state: &'static str,
+    pub node: Option<String>,
+    pub relocating_node: Option<String>,
+    pub stats: Option<CopyStats>,
 }
 
-/// The `_stats` response.
-pub fn stats(cs: &ClusterService, req: &StatsRequest) -> OsResult<Value> {
+/// The indices `expr` selects and every copy of theirs in the routing table, each asked of
+/// the node holding it (with its segment list when `segments`). A closed index's copies are on
+/// disk but not open: zeros, and (`unloaded_segments`, a copy on this node) the segments of
+/// its last commit.
+pub fn copies(
+    cs: &ClusterService,
+    expr: &str,
+    options: IndicesOptions,
+    segments: bool,
+    unloaded_segments: bool,
+    timeout: Duration,
+) -> OsResult<(Vec<String>, Vec<Copy>)> {
     let md = cs.metadata();
-    let names = resolve(&md, &req.expr, req.options)?;
+    let names = resolve(&md, expr, options)?;
     let st = cs.state();
     let mut holders: Vec<String> = Vec::new();
     for (name, _, c) in st.routing.copies() {
@@ -74,24 +85,20 @@ pub fn stats(cs: &ClusterService, req: &StatsRequest) -> OsResult<Value> {
             }
         }
     }
-    let gathered = shard_stats::gather(cs, &holders, req.timeout);
+    let gathered = shard_stats::gather_with(cs, &holders, timeout, segments);
     let mut copies: Vec<Copy> = Vec::new();
-    let mut total = 0usize;
     for (name, table, c) in st.routing.copies() {
         if !names.iter().any(|x| x == name) {
             continue;
         }
-        total += 1;
         let closed = md.indices.get(name).is_some_and(|m| m.state == IndexState::Close);
         let stats = match (c.active(), closed) {
             (false, _) => None,
             (true, false) => gathered.get(c.node.as_deref(), name, table.id).cloned(),
-            // A closed index's copies are on disk but not open: zeros, and (asked for, of a
-            // copy on this node) the segments of its last commit.
             (true, true) => {
                 let mut s =
                     CopyStats { index: name.to_string(), shard: table.id, primary: c.primary, ..Default::default() };
-                if req.unloaded_segments && c.on(&cs.node.node_id) {
+                if unloaded_segments && c.on(&cs.node.node_id) {
                     if let Some(m) = md.indices.get(name) {
                         s.segments = shard_stats::committed_segments(cs, &m.uuid, table.id);
                     }
@@ -109,6 +116,14 @@ pub fn stats(cs: &ClusterService, req: &StatsRequest) -> OsResult<Value> {
             stats,
         });
     }
+    Ok((names, copies))
+}
+
+/// The `_stats` response.
+pub fn stats(cs: &ClusterService, req: &StatsRequest) -> OsResult<Value> {
+    let md = cs.metadata();
+    let (names, copies) = copies(cs, &req.expr, req.options, false, req.unloaded_segments, req.timeout)?;
+    let total = copies.len();
     let successful = copies.iter().filter(|c| c.stats.is_some()).count();
     let (mut all_pri, mut all_total) = (CopyStats::default(), CopyStats::default());
     let mut per_index: BTreeMap<&str, (CopyStats, CopyStats)> = BTreeMap::new();

@@ -48,6 +48,7 @@ pub mod documents;
 pub mod explain;
 pub mod field_caps;
 pub mod field_defaults;
+pub mod index_segments;
 pub mod index_stats;
 pub mod indices;
 pub mod indices_broadcast;

@@ -44,6 +44,21 @@ pub struct CopyStats {
     /// Writes waiting for a refresh (`refresh=wait_for`).
     #[serde(default)]
     pub refresh_listeners: u64,
+    /// The copy's segments, when asked for (`_segments`, `_cat/segments`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segment_list: Vec<SegmentEntry>,
+}
+
+/// One segment of a copy.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentEntry {
+    pub name: String,
+    pub generation: u64,
+    pub docs: u64,
+    pub deleted: u64,
+    pub size_bytes: u64,
+    /// In the last commit (and no deletes since).
+    pub committed: bool,
 }
 
 /// The translog of a copy.
@@ -59,6 +74,11 @@ pub struct TranslogFigures {
 
 /// The figures of every copy this node holds.
 pub fn local_copies(cs: &ClusterService) -> Vec<CopyStats> {
+    local_copies_with(cs, false)
+}
+
+/// [`local_copies`], with each copy's segment list when `segments`.
+pub fn local_copies_with(cs: &ClusterService, segments: bool) -> Vec<CopyStats> {
     let mut out = Vec::new();
     for svc in cs.open_indices() {
         for shard in svc.shards() {
@@ -77,6 +97,16 @@ pub fn local_copies(cs: &ClusterService) -> Vec<CopyStats> {
                 c.deleted += u64::from(seg.deleted);
                 c.store_bytes += seg.size_bytes;
                 c.segments += 1;
+                if segments {
+                    c.segment_list.push(SegmentEntry {
+                        generation: seg.generation,
+                        docs: u64::from(seg.max_doc.saturating_sub(seg.deleted)),
+                        deleted: u64::from(seg.deleted),
+                        size_bytes: seg.size_bytes,
+                        committed: seg.committed,
+                        name: seg.name,
+                    });
+                }
             }
             for (ext, len) in shard.engine.writer().segment_files() {
                 *c.file_sizes.entry(ext).or_default() += len;
@@ -126,8 +156,9 @@ pub fn committed_segments(cs: &ClusterService, index_uuid: &str, shard: u32) -> 
 }
 
 /// This node's answer to [`ACTION_SHARD_STATS`].
-pub fn handle(cs: &ClusterService, _payload: &[u8]) -> OsResult<Vec<u8>> {
-    Ok(serde_json::to_vec(&local_copies(cs)).unwrap_or_default())
+pub fn handle(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
+    let segments = serde_json::from_slice::<Value>(payload).ok().is_some_and(|v| v["segments"] == json!(true));
+    Ok(serde_json::to_vec(&local_copies_with(cs, segments)).unwrap_or_default())
 }
 
 /// Copy figures gathered from the nodes, by (node id, index, shard): a node holds at most one
@@ -147,8 +178,14 @@ impl ClusterCopies {
 /// Asks each node in `node_ids` (once) for its copies' figures; a node that does not answer
 /// leaves its copies without figures (empty cells, as OpenSearch shows a copy without stats).
 pub fn gather(cs: &ClusterService, node_ids: &[String], timeout: Duration) -> ClusterCopies {
-    let local = || Ok(serde_json::to_value(local_copies(cs)).unwrap_or(Value::Null));
-    let g = nodes_fanout::fan_out(cs, node_ids, ACTION_SHARD_STATS, &json!({}), timeout, &local);
+    gather_with(cs, node_ids, timeout, false)
+}
+
+/// [`gather`], with each copy's segment list when `segments`.
+pub fn gather_with(cs: &ClusterService, node_ids: &[String], timeout: Duration, segments: bool) -> ClusterCopies {
+    let local = || Ok(serde_json::to_value(local_copies_with(cs, segments)).unwrap_or(Value::Null));
+    let payload = json!({"segments": segments});
+    let g = nodes_fanout::fan_out(cs, node_ids, ACTION_SHARD_STATS, &payload, timeout, &local);
     let mut out = ClusterCopies::default();
     for (m, v) in g.answers {
         if let Ok(copies) = serde_json::from_value::<Vec<CopyStats>>(v) {

@@ -332,6 +332,7 @@ impl Table {
 pub mod allocation;
 pub mod nodeattrs;
 pub mod nodes;
+pub mod segments;
 pub mod shards;
 
 #[cfg(test)]

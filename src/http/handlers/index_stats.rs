@@ -61,8 +61,25 @@ const STATS_P: &[&str] = &[
     "allow_no_indices",
 ];
 
+fn segments(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let default = IndicesOptions {
+        ignore_unavailable: false,
+        allow_no_indices: true,
+        expand: ExpandWildcards { open: true, closed: false, hidden: false },
+        forbid_closed: true,
+    };
+    let options = indices_options(req, default)?;
+    let version = super::pit::SEGMENT_VERSION;
+    Ok(RestResponse::ok(crate::action::index_segments::segments(&node.cluster, &index_expr(req), options, version)?))
+}
+
+const SEGMENTS_P: &[&str] = &["expand_wildcards", "ignore_unavailable", "allow_no_indices"];
+
 /// Registers the routes.
 pub fn register(r: &mut Router) {
+    for p in ["/_segments", "/{index}/_segments"] {
+        r.add(&[Method::Get], p, "indices:monitor/segments", Pool::Management, SEGMENTS_P, segments);
+    }
     for p in ["/_stats", "/_stats/{metric}", "/{index}/_stats", "/{index}/_stats/{metric}"] {
         r.add(&[Method::Get], p, "indices:monitor/stats", Pool::Management, STATS_P, stats);
     }

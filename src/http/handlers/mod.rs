@@ -77,6 +77,7 @@ pub fn router() -> Router {
     crate::http::cat::nodeattrs::register(&mut r);
     crate::http::cat::allocation::register(&mut r);
     crate::http::cat::shards::register(&mut r);
+    crate::http::cat::segments::register(&mut r);
     search::register(&mut r);
     explain::register(&mut r);
     pit::register(&mut r);
