@@ -41,6 +41,7 @@ pub mod cluster_info;
 pub mod cluster_reroute;
 pub mod cluster_settings;
 pub mod cluster_stats;
+pub mod cluster_stats_mappings;
 pub mod common_stats;
 pub mod decommission;
 pub mod deferred;
