@@ -122,7 +122,9 @@ pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Va
             "indexing_pressure" => cs.counters.indexing_pressure.section(super::node_stats_sections::pressure_limit()),
             _ => continue,
         };
-        m.insert(metric.clone(), v);
+        // OpenSearch prints the `breaker` metric as its `breakers` section.
+        let key = if metric == "breaker" { "breakers" } else { metric.as_str() };
+        m.insert(key.to_string(), v);
     }
     Value::Object(m)
 }
