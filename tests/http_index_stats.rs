@@ -47,6 +47,7 @@ fn counters_move_with_the_work() {
     assert_eq!(get(s.addr, "/st/_doc/nope").status, 404);
     let r = post(s.addr, "/st/_search", r#"{"stats":["g1"],"query":{"match_all":{}}}"#);
     assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(post(s.addr, "/st/_search?stats=g2&size=0", "{}").status, 200);
     let r = post(s.addr, "/st/_update/1", r#"{"doc":{"f":"x"}}"#);
     assert_eq!(r.json()["result"], "noop", "{}", r.text());
     assert_eq!(post(s.addr, "/st/_flush", "").status, 200);
@@ -57,9 +58,13 @@ fn counters_move_with_the_work() {
     // Two gets, and the update's read of the current document (OpenSearch's getForUpdate).
     assert_eq!(p["get"]["total"], 3, "{v}");
     assert_eq!((p["get"]["exists_total"].clone(), p["get"]["missing_total"].clone()), (json!(2), json!(1)), "{v}");
-    // The query phase ran on both shards, in the group too.
-    assert_eq!(p["search"]["query_total"], 2, "{v}");
+    // Each search's query phase ran on both shards, and in its group; `groups` selects.
+    assert_eq!(p["search"]["query_total"], 4, "{v}");
     assert_eq!(p["search"]["groups"]["g1"]["query_total"], 2, "{v}");
+    assert!(p["search"]["groups"].get("g2").is_none(), "{v}");
+    let g2 = stats(&s, "/st/_stats/search?groups=g*");
+    assert_eq!(g2["indices"]["st"]["primaries"]["search"]["groups"]["g2"]["query_total"], 2, "{g2}");
+    assert_eq!(g2["indices"]["st"]["primaries"]["search"]["groups"]["g2"]["fetch_total"], 0, "{g2}");
     assert!(p["search"]["fetch_total"].as_u64().unwrap() >= 1, "{v}");
     assert!(p["refresh"]["total"].as_u64().unwrap() >= 2, "{v}");
     assert_eq!(p["flush"]["total"].as_u64().unwrap(), flushes0 + 2, "{v}");

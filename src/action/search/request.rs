@@ -424,6 +424,9 @@ impl SearchRequest {
         if let Some(t) = get("timeout") {
             self.timeout = parse_timeout(&t)?;
         }
+        if let Some(g) = get("stats") {
+            self.stats_groups = g.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect();
+        }
         for (k, slot) in [
             ("version", &mut self.version),
             ("seq_no_primary_term", &mut self.seq_no_primary_term),
