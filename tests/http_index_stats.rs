@@ -118,6 +118,34 @@ fn counters_move_with_the_work() {
 }
 
 #[test]
+fn scroll_and_pit_contexts_are_counted_while_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = put(s.addr, "/c", r#"{"settings":{"number_of_shards":1,"number_of_replicas":0}}"#);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(put(s.addr, "/c/_doc/1?refresh=true", r#"{"a":1}"#).status, 201);
+    let pit = post(s.addr, "/c/_search/point_in_time?keep_alive=1m", "");
+    assert_eq!(pit.status, 200, "{}", pit.text());
+    let scroll = post(s.addr, "/c/_search?scroll=1m", r#"{"size":1}"#);
+    assert_eq!(scroll.status, 200, "{}", scroll.text());
+    let v = stats(&s, "/c/_stats/search");
+    let sr = &v["indices"]["c"]["primaries"]["search"];
+    assert_eq!((sr["open_contexts"].clone(), sr["scroll_current"].clone()), (json!(2), json!(1)), "{v}");
+    assert_eq!(sr["point_in_time_current"], 1, "{v}");
+    let id = pit.json()["pit_id"].as_str().unwrap().to_string();
+    let r = send(s.addr, "DELETE", "/_search/point_in_time", Some(json!({"pit_id": [id]}).to_string().as_bytes()), &[]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let sid = scroll.json()["_scroll_id"].as_str().unwrap().to_string();
+    let r = send(s.addr, "DELETE", "/_search/scroll", Some(json!({"scroll_id": sid}).to_string().as_bytes()), &[]);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = stats(&s, "/c/_stats/search");
+    let sr = &v["indices"]["c"]["primaries"]["search"];
+    assert_eq!(sr["open_contexts"], 0, "{v}");
+    assert_eq!((sr["scroll_total"].clone(), sr["point_in_time_total"].clone()), (json!(1), json!(1)), "{v}");
+    s.stop();
+}
+
+#[test]
 fn bad_metrics_and_levels_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);

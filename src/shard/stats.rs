@@ -255,6 +255,40 @@ impl SearchOp {
     }
 }
 
+/// A scroll or point-in-time reader context open on a copy: counted as current (and in
+/// `open_contexts`) until dropped, then in the total with the time it was held.
+#[derive(Debug)]
+pub struct OpenContext {
+    counters: Arc<ShardCounters>,
+    scroll: bool,
+    start: Instant,
+}
+
+impl OpenContext {
+    /// Counts a context opened on the copy counted by `c` (`scroll`: a scroll, else a PIT).
+    pub fn open(c: &Arc<ShardCounters>, scroll: bool) -> OpenContext {
+        let s = &c.search;
+        inc(if scroll { &s.scroll_current } else { &s.point_in_time_current });
+        inc(&c.ops.open_contexts);
+        OpenContext { counters: c.clone(), scroll, start: Instant::now() }
+    }
+}
+
+impl Drop for OpenContext {
+    fn drop(&mut self) {
+        let s = &self.counters.search;
+        let (cur, total, time) = if self.scroll {
+            (&s.scroll_current, &s.scroll_total, &s.scroll_time_ns)
+        } else {
+            (&s.point_in_time_current, &s.point_in_time_total, &s.point_in_time_time_ns)
+        };
+        cur.fetch_sub(1, Relaxed);
+        self.counters.ops.open_contexts.fetch_sub(1, Relaxed);
+        inc(total);
+        time.fetch_add(nanos(self.start), Relaxed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,6 +304,19 @@ mod tests {
         // Dropped without finishing (a failed operation): current falls, total does not move.
         drop(Op::start(&c.ops.get_current));
         assert_eq!((c.snapshot().ops.get_current, c.snapshot().ops.get_total), (0, 0));
+    }
+
+    #[test]
+    fn open_contexts_count_while_held() {
+        let c = Arc::new(ShardCounters::default());
+        let pit = OpenContext::open(&c, false);
+        let scroll = OpenContext::open(&c, true);
+        let s = c.snapshot();
+        assert_eq!((s.ops.open_contexts, s.search.point_in_time_current, s.search.scroll_current), (2, 1, 1));
+        drop(pit);
+        drop(scroll);
+        let s = c.snapshot();
+        assert_eq!((s.ops.open_contexts, s.search.point_in_time_total, s.search.scroll_total), (0, 1, 1));
     }
 
     #[test]
