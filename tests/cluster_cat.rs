@@ -1,5 +1,6 @@
 //! The inspection APIs across three `fathom` processes: `_cat/nodes`, `_cat/shards`,
-//! `_cat/allocation`, `_cat/nodeattrs`, `_cat/recovery`, `_recovery`, `_nodes` and `_nodes/stats` list every node of the
+//! `_cat/allocation`, `_cat/nodeattrs`, `_cat/recovery`, `_recovery`, `_nodes`, `_nodes/stats`, `_stats`,
+//! `_segments` and `_cat/segments` list every node (or copy) of the
 //! cluster from any node, with the figures each node measured of itself (documents of replicas
 //! included); a node that is gone is reported as failed until the cluster state drops it.
 
@@ -167,6 +168,28 @@ fn every_node_is_listed_from_any_node() {
     assert_eq!(cstats["indices"]["shards"]["primaries"], 2, "{cstats}");
     assert_eq!(cstats["indices"]["docs"]["count"], 20, "{cstats}");
     assert_eq!(cstats["nodes"]["packaging_types"][0]["count"], 3, "{cstats}");
+
+    // _stats from any node: each node counts the copies it holds; replicas index too.
+    for p in &all {
+        let v = get(p.http, "/books/_stats/indexing,docs?level=shards").json();
+        assert_eq!(v["_shards"]["successful"], 4, "{v}");
+        assert_eq!(v["indices"]["books"]["primaries"]["indexing"]["index_total"], 20, "{v}");
+        assert_eq!(v["indices"]["books"]["total"]["indexing"]["index_total"], 40, "{v}");
+        assert_eq!(v["indices"]["books"]["primaries"]["docs"]["count"], 20, "{v}");
+        let nodes: BTreeSet<&str> = v["indices"]["books"]["shards"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|c| c.as_array().unwrap())
+            .filter_map(|c| c["routing"]["node"].as_str())
+            .collect();
+        assert!(nodes.len() >= 2, "{v}");
+        let seg = get(p.http, "/books/_segments").json();
+        assert_eq!(seg["_shards"]["successful"], 4, "{seg}");
+        let rows = cat(p, "/_cat/segments/books?h=prirep,docs.count");
+        let docs: u64 = rows.iter().map(|r| r["docs.count"].as_str().unwrap().parse::<u64>().unwrap()).sum();
+        assert_eq!(docs, 40, "{rows:?}");
+    }
 
     // _cat/allocation: every data node with its copies (4 in all), its own disk figures.
     let rows = cat(all[2], "/_cat/allocation?h=shards,disk.indices,disk.total,disk.percent,node");

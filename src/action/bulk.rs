@@ -17,6 +17,7 @@ use super::documents::{
     Refresh, WriteOutcome,
 };
 use super::update::{self, UpdateRequest};
+use crate::cluster::node_counters::Stage;
 use crate::cluster::{ClusterService, IndexService, IndexShard};
 use crate::error::{ErrorKind, OsError, OsResult};
 use crate::shard::engine::WriteResult;
@@ -189,6 +190,8 @@ struct Failure {
 /// answer waits for.
 pub fn bulk(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Vec<u8>, Deferred)> {
     let start = Instant::now();
+    // Indexing pressure: the request's bytes are in flight here until it answers.
+    let _coordinating = (!d.forwarded).then(|| cs.counters.indexing_pressure.track(Stage::Coordinating, body.len()));
     let (out, deferred) = bulk_once(cs, body, d)?;
     if d.forwarded {
         return Ok((out, deferred));
@@ -213,6 +216,8 @@ fn bulk_once(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Ve
             return remote::execute(cs, &items, plan, d, start);
         }
     }
+    // The items run on their primaries here.
+    let _primary = cs.counters.indexing_pressure.track(Stage::Primary, body.len());
     let mut run = Run {
         cs,
         d,

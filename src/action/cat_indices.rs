@@ -10,7 +10,7 @@ use crate::cluster::ClusterService;
 use crate::error::{OsError, OsResult};
 
 /// Document and store figures of an open index.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DocStats {
     /// Live documents of the primaries.
     pub docs: u64,
@@ -22,6 +22,9 @@ pub struct DocStats {
     pub pri_store_bytes: u64,
     /// Segments of every copy.
     pub segments: u64,
+    /// Every figure of the primaries and of all copies (`_cat/indices` statistics columns).
+    pub pri_all: super::shard_stats::CopyStats,
+    pub all: super::shard_stats::CopyStats,
 }
 
 impl DocStats {
@@ -31,7 +34,9 @@ impl DocStats {
             self.docs += c.docs;
             self.deleted += c.deleted;
             self.pri_store_bytes += c.store_bytes;
+            super::common_stats::add(&mut self.pri_all, c);
         }
+        super::common_stats::add(&mut self.all, c);
         self.store_bytes += c.store_bytes;
         self.segments += c.segments;
     }
@@ -129,6 +134,7 @@ mod tests {
         for x in [c(true, 5, 100), c(false, 5, 90), c(true, 3, 50), c(false, 3, 40)] {
             s.add(&x);
         }
-        assert_eq!(s, DocStats { docs: 8, deleted: 2, store_bytes: 280, pri_store_bytes: 150, segments: 8 });
+        assert_eq!((s.docs, s.deleted, s.store_bytes, s.pri_store_bytes, s.segments), (8, 2, 280, 150, 8));
+        assert_eq!((s.all.docs, s.pri_all.docs), (16, 8));
     }
 }

@@ -1,8 +1,8 @@
 //! `GET /_cluster/stats[/nodes/{node_id}]`: the cluster's figures summed over its nodes, each
 //! node measuring itself (`cluster:monitor/nodes/stats[n]` and `cluster:monitor/nodes/info[n]`,
-//! as OpenSearch's `cluster:monitor/stats[n]` gathers both). Sections name only what Fathom
-//! measures: caches, completion, mappings and analysis statistics, JVM versions and network
-//! types have no Fathom counterpart and are not reported.
+//! as OpenSearch's `cluster:monitor/stats[n]` gathers both). Caches and completion come from
+//! the copies' counters (see `common_stats`); mappings and analysis from the metadata. Fathom
+//! runs no JVM: `jvm.versions` is empty and the heap is the process's (see `os_probe`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -90,7 +90,7 @@ pub fn stats(
     max_content_length: usize,
     timeout: Duration,
 ) -> OsResult<Value> {
-    let req = node_stats::parse_request("/_cluster/stats", Some("indices,os,process,jvm,fs"), None)?;
+    let req = node_stats::parse_request("/_cluster/stats", Some("os,process,jvm,fs"), None)?;
     let stats = node_stats::gather(cs, pools, filters, &req, timeout);
     let filter = (!filters.is_empty()).then(|| filters.join(","));
     let info_metrics: Vec<String> = ["settings", "os", "plugins"].iter().map(|s| s.to_string()).collect();
@@ -104,6 +104,19 @@ pub fn stats(
         .values()
         .map(|c| (c.index.clone(), c.primary, c.docs, c.deleted, c.store_bytes, c.segments))
         .collect();
+    let mut all = super::shard_stats::CopyStats::default();
+    for c in copies.by_copy.values() {
+        super::common_stats::add(&mut all, c);
+    }
+    let mut indices = indices_section(&rows);
+    let detail = super::common_stats::Detail::default();
+    let common =
+        super::common_stats::sections(&all, &["store", "fielddata", "query_cache", "completion", "segments"], &detail);
+    if let (Some(o), Value::Object(c)) = (indices.as_object_mut(), common) {
+        o.extend(c);
+    }
+    indices["mappings"] = super::cluster_stats_mappings::mappings(&cs.metadata());
+    indices["analysis"] = super::cluster_stats_mappings::analysis(&cs.metadata());
     let answers: Vec<&Value> = stats.answers.iter().map(|(_, v)| v).collect();
     let infos_v: Vec<&Value> = infos.answers.iter().map(|(_, v)| v).collect();
     let roles: Vec<Vec<String>> = stats
@@ -152,7 +165,16 @@ pub fn stats(
             "max_uptime_in_millis": answers.iter().filter_map(|a| a["jvm"]["uptime_in_millis"].as_u64()).max().unwrap_or(0),
             "mem": {"heap_used_in_bytes": sum(&answers, &["jvm", "mem", "heap_used_in_bytes"]),
                     "heap_max_in_bytes": sum(&answers, &["jvm", "mem", "heap_max_in_bytes"])},
+            "threads": sum(&answers, &["jvm", "threads", "count"]),
+            // Fathom is a native process: no JVM runs, so no JVM version is listed.
+            "versions": [],
         },
+        "network_types": {
+            "transport_types": {"fathom-transport": infos_v.len()},
+            "http_types": {"fathom-http": infos_v.len()},
+        },
+        // No ingest pipelines exist yet (issue 22).
+        "ingest": {"number_of_pipelines": 0, "processor_stats": {}},
         "fs": {
             "total_in_bytes": sum(&answers, &["fs", "total", "total_in_bytes"]),
             "free_in_bytes": sum(&answers, &["fs", "total", "free_in_bytes"]),
@@ -169,7 +191,7 @@ pub fn stats(
         "cluster_uuid": cs.metadata().cluster_uuid,
         "timestamp": super::os_probe::now_millis(),
         "status": health["status"],
-        "indices": indices_section(&rows),
+        "indices": indices,
         "nodes": nodes,
     }))
 }

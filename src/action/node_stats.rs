@@ -38,6 +38,51 @@ pub fn node_header(cs: &ClusterService) -> Map<String, Value> {
     m
 }
 
+/// The `indices` section: this node's copies summed (`level=indices`: also per index,
+/// `level=shards`: also per copy).
+fn indices_section(cs: &ClusterService, req: &StatsRequest) -> Value {
+    use super::common_stats::{self, Detail};
+    use super::shard_stats::CopyStats;
+    let metrics: Vec<&str> = match &req.index_metrics {
+        Some(keep) => common_stats::METRICS.iter().copied().filter(|m| keep.iter().any(|k| k == m)).collect(),
+        None => common_stats::METRICS.to_vec(),
+    };
+    let detail = Detail {
+        groups: req.groups.clone(),
+        file_sizes: req.file_sizes,
+        human: false,
+        fielddata_fields: req.fielddata_fields.clone(),
+    };
+    let copies = super::shard_stats::local_copies(cs);
+    let mut sum = CopyStats::default();
+    for c in &copies {
+        common_stats::add(&mut sum, c);
+    }
+    let mut v = common_stats::sections(&sum, &metrics, &detail);
+    match req.level.as_str() {
+        "indices" => {
+            let mut per: std::collections::BTreeMap<&str, CopyStats> = Default::default();
+            for c in &copies {
+                common_stats::add(per.entry(c.index.as_str()).or_default(), c);
+            }
+            let m: Map<String, Value> =
+                per.iter().map(|(k, s)| (k.to_string(), common_stats::sections(s, &metrics, &detail))).collect();
+            v["indices"] = Value::Object(m);
+        }
+        "shards" => {
+            let mut per: std::collections::BTreeMap<&str, Vec<Value>> = Default::default();
+            for c in &copies {
+                let mut one = Map::new();
+                one.insert(c.shard.to_string(), common_stats::sections(c, &metrics, &detail));
+                per.entry(c.index.as_str()).or_default().push(Value::Object(one));
+            }
+            v["shards"] = json!(per);
+        }
+        _ => {}
+    }
+    v
+}
+
 /// This node's stats body for `metrics`.
 pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Value {
     let metrics = &req.metrics;
@@ -47,13 +92,7 @@ pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Va
     m.extend(node_header(cs));
     for metric in metrics {
         let v = match metric.as_str() {
-            "indices" => {
-                let mut v = super::shard_stats::node_indices_section(&super::shard_stats::local_copies(cs));
-                if let (Some(keep), Some(o)) = (&req.index_metrics, v.as_object_mut()) {
-                    o.retain(|k, _| keep.contains(k));
-                }
-                v
-            }
+            "indices" => indices_section(cs, req),
             "os" => os_section(now),
             "process" => process_section(now),
             "jvm" => jvm_section(cs, now),
@@ -71,9 +110,27 @@ pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Va
                 Value::Object(tp)
             }
             "fs" => fs_section(cs, now),
+            "transport" => cs.counters.transport().filter(|v| !v.is_null()).unwrap_or_else(|| {
+                // No transport runs (a node built without one): it moved nothing.
+                serde_json::to_value(crate::transport::TransportStats::default()).unwrap_or_default()
+            }),
+            "http" => json!({
+                "current_open": cs.counters.http_open.load(std::sync::atomic::Ordering::Relaxed),
+                "total_opened": cs.counters.http_total.load(std::sync::atomic::Ordering::Relaxed),
+            }),
+            "breaker" => cs.breakers().stats(),
+            "script" => super::node_stats_sections::script(),
+            "script_cache" => super::node_stats_sections::script_cache(),
+            "discovery" => super::node_stats_sections::discovery(),
+            "ingest" => super::node_stats_sections::ingest(),
+            // Fathom ranks no copies by node response times: no node has an entry.
+            "adaptive_selection" => json!({}),
+            "indexing_pressure" => cs.counters.indexing_pressure.section(super::node_stats_sections::pressure_limit()),
             _ => continue,
         };
-        m.insert(metric.clone(), v);
+        // OpenSearch prints the `breaker` metric as its `breakers` section.
+        let key = if metric == "breaker" { "breakers" } else { metric.as_str() };
+        m.insert(key.to_string(), v);
     }
     Value::Object(m)
 }
@@ -125,6 +182,8 @@ fn jvm_section(cs: &ClusterService, now: i64) -> Value {
     let mut mem = Map::new();
     if let Some(u) = used {
         mem.insert("heap_used_in_bytes".into(), json!(u));
+        // Anonymous resident memory is committed by definition.
+        mem.insert("heap_committed_in_bytes".into(), json!(u));
     }
     if let (Some(u), Some(m)) = (used, max) {
         mem.insert("heap_used_percent".into(), json!(os_probe::percent(u, m)));
@@ -132,7 +191,16 @@ fn jvm_section(cs: &ClusterService, now: i64) -> Value {
     if let Some(m) = max {
         mem.insert("heap_max_in_bytes".into(), json!(m));
     }
+    mem.insert("pools".into(), json!({}));
     v["mem"] = Value::Object(mem);
+    if let Some(t) = super::node_stats_sections::threads() {
+        v["threads"] = json!({"count": t, "peak_count": t});
+    }
+    // A Rust process frees memory as it goes: there is no garbage collector. The two
+    // collectors OpenSearch names are shown with the collections that really happened: none.
+    let none = json!({"collection_count": 0, "collection_time_in_millis": 0});
+    v["gc"] = json!({"collectors": {"young": none, "old": none}});
+    v["buffer_pools"] = json!({});
     v
 }
 
@@ -171,7 +239,8 @@ pub fn gather(
     let manager = nodes_fanout::cluster_manager(cs);
     let ids = nodes_fanout::resolve_nodes(&members, &cs.node.node_id, manager.as_deref(), filters);
     let local = || Ok(local_stats(cs, pools, req));
-    let payload = json!({"metrics": req.metrics, "index_metrics": req.index_metrics});
+    let payload = json!({"metrics": req.metrics, "index_metrics": req.index_metrics, "level": req.level,
+                         "groups": req.groups, "file_sizes": req.file_sizes});
     nodes_fanout::fan_out(cs, &ids, ACTION_NODE_STATS, &payload, timeout, &local)
 }
 
@@ -182,10 +251,12 @@ pub fn handle(cs: &ClusterService, pools: &Pools, payload: &[u8]) -> OsResult<Ve
     let strings = |v: &Value| -> Option<Vec<String>> {
         v.as_array().map(|a| a.iter().filter_map(|m| m.as_str().map(str::to_string)).collect())
     };
-    let r = StatsRequest {
-        metrics: strings(&req["metrics"]).unwrap_or_default(),
-        index_metrics: strings(&req["index_metrics"]),
-    };
+    let mut r = StatsRequest::of(strings(&req["metrics"]).unwrap_or_default(), strings(&req["index_metrics"]));
+    if let Some(l) = req["level"].as_str() {
+        r.level = l.to_string();
+    }
+    r.groups = strings(&req["groups"]);
+    r.file_sizes = req["file_sizes"].as_bool().unwrap_or(false);
     Ok(serde_json::to_vec(&local_stats(cs, pools, &r)).unwrap_or_default())
 }
 

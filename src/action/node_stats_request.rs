@@ -7,10 +7,13 @@ use std::collections::BTreeSet;
 use crate::error::{OsError, OsResult};
 
 /// The sections this node measures, in OpenSearch's order.
-pub const METRICS: &[&str] = &["indices", "os", "process", "jvm", "thread_pool", "fs"];
-
-/// OpenSearch's other `_nodes/stats` metrics: subsystems Fathom does not have.
-const NOT_MEASURED: &[&str] = &[
+pub const METRICS: &[&str] = &[
+    "indices",
+    "os",
+    "process",
+    "jvm",
+    "thread_pool",
+    "fs",
     "transport",
     "http",
     "breaker",
@@ -20,6 +23,10 @@ const NOT_MEASURED: &[&str] = &[
     "adaptive_selection",
     "script_cache",
     "indexing_pressure",
+];
+
+/// OpenSearch's other `_nodes/stats` metrics: subsystems Fathom does not have.
+const NOT_MEASURED: &[&str] = &[
     "shard_indexing_pressure",
     "search_backpressure",
     "cluster_manager_throttling",
@@ -35,25 +42,8 @@ const NOT_MEASURED: &[&str] = &[
     "remote_store",
 ];
 
-/// The `indices` sub-sections this node measures.
-pub const INDEX_METRICS: &[&str] = &["docs", "store", "segments"];
-
-/// OpenSearch's other index metrics (`CommonStatsFlags.Flag`): counters Fathom does not keep.
-const INDEX_NOT_MEASURED: &[&str] = &[
-    "indexing",
-    "get",
-    "search",
-    "merge",
-    "flush",
-    "refresh",
-    "query_cache",
-    "fielddata",
-    "warmer",
-    "completion",
-    "translog",
-    "request_cache",
-    "recovery",
-];
+/// The `indices` sub-sections this node measures (every `CommonStatsFlags.Flag`).
+pub const INDEX_METRICS: &[&str] = super::common_stats::METRICS;
 
 /// What a stats request asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +51,21 @@ pub struct StatsRequest {
     pub metrics: Vec<String>,
     /// The `indices` sub-sections (`None`: all of them).
     pub index_metrics: Option<Vec<String>>,
+    /// `level` of the `indices` section: `node` (default), `indices` or `shards`.
+    pub level: String,
+    /// `groups`: the search stats groups shown.
+    pub groups: Option<Vec<String>>,
+    /// `include_segment_file_sizes`.
+    pub file_sizes: bool,
+    /// `fielddata_fields` (or `fields`): the fields whose fielddata is listed.
+    pub fielddata_fields: Option<Vec<String>>,
+}
+
+impl StatsRequest {
+    /// A request for `metrics` and `index_metrics` with the other options at their defaults.
+    pub fn of(metrics: Vec<String>, index_metrics: Option<Vec<String>>) -> StatsRequest {
+        StatsRequest { metrics, index_metrics, level: "node".into(), groups: None, file_sizes: false, fielddata_fields: None }
+    }
 }
 
 /// `BaseRestHandler.unrecognized`: `request [path] contains unrecognized metric(s): [x] -> did
@@ -100,7 +105,7 @@ pub fn parse(path: &str, metric: Option<&str>, index_metric: Option<&str>) -> Os
                 "request [{path}] contains index metrics [{im}] but all stats requested"
             )));
         }
-        return Ok(StatsRequest { metrics: all(), index_metrics: None });
+        return Ok(StatsRequest::of(all(), None));
     }
     if metrics.contains("_all") {
         return Err(OsError::illegal(format!(
@@ -121,13 +126,10 @@ pub fn parse(path: &str, metric: Option<&str>, index_metric: Option<&str>) -> Os
         if ims.len() == 1 && ims.contains("_all") {
             None
         } else {
-            let known: Vec<&str> = INDEX_METRICS.iter().chain(INDEX_NOT_MEASURED).copied().collect();
+            let known: Vec<&str> = INDEX_METRICS.to_vec();
             let invalid: BTreeSet<&str> = ims.iter().copied().filter(|m| !known.contains(m)).collect();
             if !invalid.is_empty() {
                 return Err(OsError::illegal(unrecognized(path, &invalid, &known, "index metric")));
-            }
-            if let Some(x) = ims.iter().find(|m| INDEX_NOT_MEASURED.contains(m)) {
-                return Err(refuse(path, "index metric", x));
             }
             Some(ims.iter().map(|s| s.to_string()).collect())
         }
@@ -140,7 +142,7 @@ pub fn parse(path: &str, metric: Option<&str>, index_metric: Option<&str>) -> Os
     };
     // In OpenSearch's section order.
     let metrics = METRICS.iter().filter(|m| metrics.contains(*m)).map(|s| s.to_string()).collect();
-    Ok(StatsRequest { metrics, index_metrics })
+    Ok(StatsRequest::of(metrics, index_metrics))
 }
 
 #[cfg(test)]
@@ -161,7 +163,7 @@ mod tests {
             err(Some("osx,jvn"), None),
             "request [/p] contains unrecognized metrics: [jvn] -> did you mean [jvm]?, [osx] -> did you mean [os]?"
         );
-        assert!(err(Some("breaker"), None).contains("[breaker], which Fathom does not measure"));
+        assert!(err(Some("file_cache"), None).contains("[file_cache], which Fathom does not measure"));
         assert_eq!(err(Some("_all,os"), None), "request [/p] contains _all and individual metrics [_all,os]");
         assert_eq!(err(None, Some("docs")), "request [/p] contains index metrics [docs] but all stats requested");
         assert_eq!(
@@ -175,6 +177,6 @@ mod tests {
             err(Some("indices"), Some("stroe")),
             "request [/p] contains unrecognized index metric: [stroe] -> did you mean [store]?"
         );
-        assert!(err(Some("indices"), Some("merge")).contains("index metric [merge], which Fathom does not measure"));
+        assert_eq!(parse("/p", Some("indices"), Some("merge")).unwrap().index_metrics.unwrap(), ["merge"]);
     }
 }

@@ -217,7 +217,10 @@ fn update_once(
             };
             s.execute_update(&mut ctx).map_err(|e| e.to_os_error())?;
             match ctx.op.as_str() {
-                "none" | "noop" => return Ok((noop(&svc.name, &req.id, None, shards_total(&svc)), None)),
+                "none" | "noop" => {
+                    crate::shard::stats::inc(&shard.engine.counters().ops.noop_update_total);
+                    return Ok((noop(&svc.name, &req.id, None, shards_total(&svc)), None));
+                }
                 "create" | "index" => {}
                 other => {
                     return Err(OsError::illegal(format!(
@@ -276,6 +279,7 @@ fn update_once(
     let total = shards_total(&svc);
     match op.as_str() {
         "none" | "noop" => {
+            crate::shard::stats::inc(&shard.engine.counters().ops.noop_update_total);
             let get = req
                 .source
                 .as_ref()

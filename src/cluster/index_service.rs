@@ -55,6 +55,11 @@ impl IndexShard {
         })
     }
 
+    /// Writes waiting for this copy's next refresh.
+    pub fn refresh_listeners(&self) -> usize {
+        self.listeners.waiting()
+    }
+
     /// `refresh=wait_for` after a write: waits for the shard's next refresh (scheduled or
     /// asked for by anyone); see [`RefreshListeners`]. Returns whether a refresh was forced.
     pub fn wait_for_refresh(&self) -> OsResult<bool> {

@@ -70,6 +70,8 @@ pub struct ClusterService {
     pub fielddata: Arc<super::fielddata_cache::FielddataCache>,
     /// The cluster-state updates this node submitted and has not applied yet.
     pub pending: Arc<super::pending::Pending>,
+    /// Node-wide counters (HTTP connections, indexing pressure, the transport's reader).
+    pub counters: Arc<super::node_counters::NodeCounters>,
 }
 
 /// How long a metadata update waits for the other nodes to apply it (OpenSearch's default
@@ -244,6 +246,7 @@ impl ClusterService {
             breakers: Default::default(),
             fielddata: Default::default(),
             pending: Default::default(),
+            counters: Default::default(),
         });
         let _ = cs.me.set(Arc::downgrade(&cs));
         Ok(cs)

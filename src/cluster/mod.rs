@@ -48,6 +48,7 @@ pub(crate) mod indices;
 pub mod logging;
 pub(crate) mod mapping_limits;
 pub mod metadata;
+pub mod node_counters;
 pub mod node_state;
 pub mod operations_metadata;
 pub mod peer_recovery;

@@ -87,7 +87,6 @@ impl RefreshListeners {
     }
 
     /// Writes waiting now.
-    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.lock().waiting
     }

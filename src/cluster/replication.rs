@@ -412,6 +412,7 @@ fn is_stale_term(e: &OsError) -> bool {
 /// names (serving, or filling through a peer recovery), makes them durable, and answers with
 /// its checkpoints.
 pub fn handle_replica(cs: &ClusterService, payload: &[u8]) -> OsResult<Vec<u8>> {
+    let _in_flight = cs.counters.indexing_pressure.track(super::node_counters::Stage::Replica, payload.len());
     let (head, body) =
         super::remote::unframe_pair(payload).ok_or_else(|| OsError::illegal("malformed replica request"))?;
     let head: ReplicaHead =

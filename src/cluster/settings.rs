@@ -136,6 +136,8 @@ const DYNAMIC: &[&str] = &[
     "index.max_shingle_diff",
     "index.translog.flush_threshold_size",
     "index.translog.generation_threshold_size",
+    "index.translog.retention.age",
+    "index.translog.retention.size",
     "index.merge.policy.max_merged_segment",
     "index.merge.policy.segments_per_tier",
     "index.query.default_field",

@@ -345,6 +345,7 @@ pub mod nodeattrs;
 pub mod nodes;
 pub mod pending_tasks;
 pub mod plugins;
+pub mod segments;
 pub mod shards;
 pub mod thread_pool;
 

@@ -48,7 +48,9 @@ pub async fn serve(
                 };
                 let _ = stream.set_nodelay(true);
                 let server = server.clone();
+                let open = server.node.cluster.counters.http_connection();
                 tokio::spawn(async move {
+                    let _open = open;
                     let io = hyper_util::rt::TokioIo::new(stream);
                     let svc = hyper::service::service_fn(move |req| {
                         let server = server.clone();

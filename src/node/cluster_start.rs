@@ -119,6 +119,10 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
     node.cluster.recoveries.set_node_rate(parsed.transpose()?);
     super::transport_actions::register(node, &transport);
     let _ = node.transport.set(transport.clone());
+    let weak = Arc::downgrade(&transport);
+    node.cluster.counters.set_transport(Box::new(move || {
+        weak.upgrade().map_or(serde_json::Value::Null, |t| serde_json::to_value(t.stats()).unwrap_or_default())
+    }));
     node.cluster.set_node_client(Arc::new(super::transport_actions::TransportClient {
         transport: transport.clone(),
         handle: tokio::runtime::Handle::current(),

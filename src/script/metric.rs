@@ -76,7 +76,7 @@ impl MetricScript {
             }
         }
         let used_vars = program.used_vars;
-        Ok(MetricScript { inner: Arc::new(Compiled { source: source.to_string(), program }), phase, used_vars })
+        Ok(MetricScript { inner: Arc::new(Compiled::new(source, program)), phase, used_vars })
     }
 
     /// Whether a map script reads `_score`.

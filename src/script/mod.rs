@@ -117,6 +117,18 @@ impl UpdateContext {
     }
 }
 
+/// Scripts compiled by this process (`_nodes/stats` `script.compilations`; Fathom keeps no
+/// script cache, so every compilation is counted and nothing is evicted).
+pub static COMPILATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Compiled {
+    /// A compiled program, counted in [`COMPILATIONS`].
+    pub(crate) fn new(source: &str, program: parser::Program) -> Compiled {
+        COMPILATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Compiled { source: source.to_string(), program }
+    }
+}
+
 impl Script {
     /// Compiles `source`. `lang` defaults to `painless`; any other language is OpenSearch's
     /// `illegal_argument_exception` "script_lang not supported [lang]".
@@ -131,7 +143,7 @@ impl Script {
         if program.stmts.iter().all(|s| matches!(s, ast::Stmt::Empty)) {
             return Err(to_error(error::CompileError::new(0, "Cannot generate an empty script.".into())));
         }
-        Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
+        Ok(Script { inner: Arc::new(Compiled::new(source, program)) })
     }
 
     /// Compiles an analysis predicate script (Painless's `AnalysisPredicateScript`): the token is
@@ -154,7 +166,7 @@ impl Script {
                 *last = ast::Stmt::Return(Some(e.clone()));
             }
         }
-        Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
+        Ok(Script { inner: Arc::new(Compiled::new(source, program)) })
     }
 
     /// Compiles an aggregation script (`bucket_script`, `bucket_selector`): its value is a
@@ -175,7 +187,7 @@ impl Script {
                 *last = ast::Stmt::Return(Some(e.clone()));
             }
         }
-        Ok(Script { inner: Arc::new(Compiled { source: source.to_string(), program }) })
+        Ok(Script { inner: Arc::new(Compiled::new(source, program)) })
     }
 
     /// Runs an aggregation script with `params` plus the numeric variables `vars` (doubles,

@@ -50,6 +50,7 @@ use crate::engine::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 
 use super::failure::{FailureListener, ShardFailer};
+use super::stats::{inc, Op};
 
 /// Turns a document's `_source` into indexable fields (the index mapping); used for writes and
 /// for translog replay.
@@ -155,6 +156,8 @@ pub struct ShardEngine {
     pub(super) max_seq_no_non_append: AtomicI64,
     /// Replica: the sequence numbers of appends being applied without the write lock.
     pub(super) appends_in_flight: Mutex<std::collections::HashSet<i64>>,
+    /// What this copy did (indexing, gets, refreshes, flushes, searches): the stats APIs.
+    pub(super) counters: Arc<super::stats::ShardCounters>,
     _syncer: Option<crate::engine::translog::SyncerHandle>,
 }
 
@@ -329,6 +332,7 @@ impl ShardEngine {
             translog_retention: AtomicUsize::new(0),
             max_seq_no_non_append: AtomicI64::new(NO_OPS_PERFORMED),
             appends_in_flight: Mutex::new(std::collections::HashSet::new()),
+            counters: Arc::default(),
             writer,
             merges: Mutex::new(merges),
             failer,
@@ -428,6 +432,8 @@ impl ShardEngine {
     /// [`ShardEngine::index`], also returning the operation as the translog holds it (what a
     /// primary sends its replicas).
     pub fn index_logged(&self, op: IndexOp) -> Result<(WriteResult, Operation)> {
+        let c = &self.counters.ops;
+        let timer = Op::start(&c.index_current);
         let r = if op.auto_generated_id {
             let _g = self.append_gate.read().unwrap_or_else(|p| p.into_inner());
             self.index_locked(op)
@@ -435,6 +441,12 @@ impl ShardEngine {
             let _w = lock(&self.write_lock);
             self.index_locked(op)
         };
+        match &r {
+            Ok(_) => {
+                timer.finish(&c.index_total, &c.index_time_ns);
+            }
+            Err(_) => inc(&c.index_failed),
+        }
         self.failer.check("index", r)
     }
 
@@ -485,10 +497,15 @@ impl ShardEngine {
 
     /// Deletes a document by id.
     pub fn delete(&self, id: &str, constraints: Constraints) -> Result<WriteResult> {
+        let c = &self.counters.ops;
+        let timer = Op::start(&c.delete_current);
         let r = {
             let _w = lock(&self.write_lock);
             self.delete_locked(id, constraints)
         };
+        if r.is_ok() {
+            timer.finish(&c.delete_total, &c.delete_time_ns);
+        }
         self.failer.check("delete", r)
     }
 
@@ -549,13 +566,46 @@ impl ShardEngine {
 
     /// Realtime get by id.
     pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
-        self.failer.check("get", self.writer.get(id))
+        let timer = Op::start(&self.counters.ops.get_current);
+        let r = self.failer.check("get", self.writer.get(id));
+        self.count_get(timer, &r);
+        r
+    }
+
+    /// Counts a finished get as found or missing (a failed get is not counted, as in OpenSearch).
+    fn count_get(&self, timer: Op<'_>, r: &Result<Option<StoredDocument>>) {
+        let c = &self.counters.ops;
+        if let Ok(found) = r {
+            let ns = timer.finish(&c.get_total, &c.get_time_ns);
+            let (total, time) = if found.is_some() {
+                (&c.get_exists_total, &c.get_exists_time_ns)
+            } else {
+                (&c.get_missing_total, &c.get_missing_time_ns)
+            };
+            inc(total);
+            time.fetch_add(ns, Ordering::Relaxed);
+        }
+    }
+
+    /// This copy's counters (the search and update paths count there too).
+    pub fn counters(&self) -> &Arc<super::stats::ShardCounters> {
+        &self.counters
+    }
+
+    /// This copy's counters now, with its writer's merges.
+    pub fn counters_snapshot(&self) -> super::stats::CountersSnapshot {
+        let mut s = self.counters.snapshot();
+        s.merges = super::stats::MergeSnapshot::of(&self.writer.merge_counters);
+        s
     }
 
     /// Get by id from the refreshed segments only (`realtime=false`): what a search sees, so a
     /// document written since the last refresh is not found (and a deleted one still is).
     pub fn get_searchable(&self, id: &str) -> Result<Option<StoredDocument>> {
-        self.failer.check("get", self.get_searchable_inner(id))
+        let timer = Op::start(&self.counters.ops.get_current);
+        let r = self.failer.check("get", self.get_searchable_inner(id));
+        self.count_get(timer, &r);
+        r
     }
 
     fn get_searchable_inner(&self, id: &str) -> Result<Option<StoredDocument>> {
@@ -573,7 +623,17 @@ impl ShardEngine {
     pub fn refresh(&self) -> Result<bool> {
         let gc = self.config.gc_deletes;
         lock(&self.tombstones).retain(|_, t| t.at.elapsed() < gc);
+        let start = Instant::now();
         let refreshed = self.failer.check("refresh", self.writer.refresh())?;
+        // Every refresh Fathom makes is an external one (it has no internal reader for version
+        // lookups), so both figures count it.
+        let (c, ns) = (&self.counters.ops, super::stats::nanos(start));
+        for (total, time) in
+            [(&c.refresh_total, &c.refresh_time_ns), (&c.refresh_external_total, &c.refresh_external_time_ns)]
+        {
+            inc(total);
+            time.fetch_add(ns, Ordering::Relaxed);
+        }
         if refreshed {
             self.request_merge();
         }
@@ -612,6 +672,17 @@ impl ShardEngine {
     }
 
     fn flush_locked_with(&self, pin: bool) -> Result<(CommitPoint, Option<FileRefs>)> {
+        let c = &self.counters.ops;
+        let start = Instant::now();
+        let r = self.flush_locked_inner(pin);
+        if r.is_ok() {
+            inc(&c.flush_total);
+            c.flush_time_ns.fetch_add(super::stats::nanos(start), Ordering::Relaxed);
+        }
+        r
+    }
+
+    fn flush_locked_inner(&self, pin: bool) -> Result<(CommitPoint, Option<FileRefs>)> {
         let _w = lock(&self.write_lock);
         let _g = self.append_gate.write().unwrap_or_else(|p| p.into_inner());
         self.check_open()?;

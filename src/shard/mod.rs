@@ -8,6 +8,7 @@ pub(crate) mod merge_scheduler;
 pub(crate) mod recovery;
 pub mod replica;
 mod replication_sim;
+pub mod stats;
 pub mod versioning;
 
 pub use engine::{IndexOp, ShardConfig, ShardEngine, WriteResult};

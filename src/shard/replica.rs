@@ -99,7 +99,27 @@ impl ShardEngine {
     /// other requests' appends (see "Appends" in the module docs). The others take the write
     /// lock once for the batch.
     pub fn apply_replica_ops(&self, ops: &[Operation], appended: &dyn Fn(usize) -> bool) -> Result<()> {
+        let c = &self.counters.ops;
+        let count = |f: fn(&Operation) -> bool| ops.iter().filter(|o| f(o)).count() as u64;
+        let index = count(|o| matches!(o, Operation::Index { .. }));
+        let delete = count(|o| matches!(o, Operation::Delete { .. }));
+        c.index_current.fetch_add(index, Ordering::Relaxed);
+        c.delete_current.fetch_add(delete, Ordering::Relaxed);
+        let start = std::time::Instant::now();
         let r = self.apply_replica_batch(ops, appended);
+        c.index_current.fetch_sub(index, Ordering::Relaxed);
+        c.delete_current.fetch_sub(delete, Ordering::Relaxed);
+        // The batch's time is shared among its operations.
+        let ns = super::stats::nanos(start);
+        let share = |n: u64| ns.checked_div(index + delete).map_or(0, |per| per * n);
+        if r.is_ok() {
+            c.index_total.fetch_add(index, Ordering::Relaxed);
+            c.index_time_ns.fetch_add(share(index), Ordering::Relaxed);
+            c.delete_total.fetch_add(delete, Ordering::Relaxed);
+            c.delete_time_ns.fetch_add(share(delete), Ordering::Relaxed);
+        } else {
+            c.index_failed.fetch_add(index, Ordering::Relaxed);
+        }
         self.failer.check("replica", r)
     }
 

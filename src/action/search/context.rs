@@ -50,6 +50,8 @@ pub struct ShardContext {
     pub breakers: Option<Arc<crate::cluster::breakers::Breakers>>,
     /// The node's fielddata cache (`None` in tests).
     pub fielddata: Option<Arc<crate::cluster::fielddata_cache::FielddataCache>>,
+    /// The copy's counters the query and fetch phases count in (`None` as for `failer`).
+    pub counters: Option<Arc<crate::shard::stats::ShardCounters>>,
 }
 
 impl ShardContext {
@@ -235,6 +237,7 @@ fn index_contexts(
             }),
             breakers: Some(cs.breakers().clone()),
             fielddata: Some(cs.fielddata.clone()),
+            counters: Some(shard.engine.counters().clone()),
         });
     }
     Ok(out)

@@ -3,6 +3,7 @@
 //! for its top `from + size`, the units' hits are merged by score or sort values (ties by unit
 //! order, then segment and doc), and the page `from..from + size` is fetched.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -25,6 +26,7 @@ use super::sort::{self, ValueFormat};
 use super::sort_missing;
 use crate::engine::query::{self, Hit, Query, Relation, SortField, SortValue, TopSpec, TrackTotalHits};
 use crate::error::{ErrorKind, OsError, OsResult};
+use crate::shard::stats::{Phase, SearchOp, ShardCounters};
 
 /// Most hits a `min_score` search collects per unit before filtering.
 pub const MIN_SCORE_COLLECT_LIMIT: usize = 100_000;
@@ -736,7 +738,9 @@ fn node_phase(
         .map(|u| scroll.as_deref().and_then(|s| s.last_of(&(ctxs[u.ctx].index.clone(), ctxs[u.ctx].shard))).cloned())
         .collect();
     let phase = QueryPhase { units, ctxs: ctxs.to_vec(), req: req.clone(), now, deadline, lasts };
+    let counted = count_phase(ctxs, 0..ctxs.len(), req, Phase::Query);
     let (phase, outcomes) = phase.run();
+    finish_phase(counted);
     let units = &phase.units;
     for (u, outcome) in units.iter().zip(outcomes) {
         let Some((r, late)) = outcome else {
@@ -854,6 +858,10 @@ fn node_phase(
     marks.resize(page.len(), None);
     let merge_keys: Vec<(f32, Vec<SortValue>, Option<Value>, Option<LastHit>)> =
         page.iter().zip(marks).map(|((_, h, k), m)| (h.score, h.sort_values.clone(), k.clone(), m)).collect();
+    let mut fetching: Vec<usize> = page.iter().map(|(ui, _, _)| units[*ui].ctx).collect();
+    fetching.sort_unstable();
+    fetching.dedup();
+    let counted = count_phase(ctxs, fetching.into_iter(), req, Phase::Fetch);
     let fetched = FetchPhase {
         query: phase.clone(),
         results,
@@ -864,6 +872,7 @@ fn node_phase(
         fields: fields.clone(),
     }
     .run();
+    finish_phase(counted);
     // Damaged bytes met while fetching: the shard fails (OpenSearch's fetch phase reports it as
     // a shard failure) and its hits leave the page. Any other error fails the request (the first
     // in page order).
@@ -908,6 +917,28 @@ fn node_phase(
         failed: failed_shards,
         failures,
     })
+}
+
+/// Starts counting `phase` on the shards `which` of `ctxs` (in their stats groups too).
+fn count_phase(
+    ctxs: &[ShardContext],
+    which: impl Iterator<Item = usize>,
+    req: &SearchRequest,
+    phase: Phase,
+) -> Vec<(Arc<ShardCounters>, SearchOp)> {
+    which
+        .filter_map(|i| ctxs.get(i)?.counters.clone())
+        .map(|c| {
+            let op = SearchOp::start(&c, &req.stats_groups, phase);
+            (c, op)
+        })
+        .collect()
+}
+
+fn finish_phase(counted: Vec<(Arc<ShardCounters>, SearchOp)>) {
+    for (c, op) in counted {
+        op.finish(&c);
+    }
 }
 
 /// The fetch phase of one hit of the page: its score, sort values, explanation, matched queries

@@ -46,6 +46,8 @@ struct ReaderContext {
     created_ms: i64,
     last_access: Instant,
     cursor: Option<Arc<Mutex<ScrollCursor>>>,
+    /// Counts the context in its copy's search stats while it is open.
+    _counted: Option<crate::shard::stats::OpenContext>,
 }
 
 /// The node's reader contexts (PITs and scrolls), by context number.
@@ -183,9 +185,12 @@ impl ReaderContexts {
         let created_ms = now_millis();
         let cursor = cursor.map(|c| Arc::new(Mutex::new(c)));
         for (ctx, s) in ctxs.into_iter().zip(&shards) {
+            let counted =
+                ctx.counters.as_ref().map(|c| crate::shard::stats::OpenContext::open(c, kind == ContextKind::Scroll));
             map.insert(
                 s.context,
                 ReaderContext {
+                    _counted: counted,
                     ctx,
                     kind,
                     owner: String::new(),

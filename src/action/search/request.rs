@@ -103,6 +103,9 @@ pub struct SearchRequest {
     /// while this node's units compile (sent beside the request, see `super::remote`).
     #[serde(skip)]
     pub dfs_stats: Option<std::sync::Arc<crate::engine::query::dfs::DfsStats>>,
+    /// The search stats groups (`"stats": [..]`) this search also counts in.
+    #[serde(default)]
+    pub stats_groups: Vec<String>,
 }
 
 /// `q=` and its companions.
@@ -165,6 +168,7 @@ impl Default for SearchRequest {
             total_shards: None,
             shard_ordinals: None,
             dfs_stats: None,
+            stats_groups: Vec::new(),
         }
     }
 }
@@ -304,7 +308,7 @@ impl SearchRequest {
                 "profile" if v == &Value::Bool(false) => {}
                 "ext" if v.as_object().is_some_and(|m| m.is_empty()) => {}
                 // Parts of the search body Fathom does not build yet (aggregations: issue 17,
-                // stats groups and profiling: issue 20, the rest below) are refused as an
+                // profiling: issue 20, the rest below) are refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
                 "indices_boost" if v.is_array() => {
                     r.indices_boost = super::index_boost::parse(v.as_array().map_or(&[][..], Vec::as_slice))?
@@ -322,6 +326,10 @@ impl SearchRequest {
                     }
                     r.aggs = Some(std::sync::Arc::new(defs));
                     r.aggs_source = Some(val.clone());
+                }
+                "stats" if v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) => {
+                    r.stats_groups =
+                        v.as_array().into_iter().flatten().filter_map(|g| g.as_str().map(String::from)).collect()
                 }
                 "profile" | "stats" | "indices_boost" | "ext" | "suggest" | "search_pipeline" | "derived"
                 | "verbose_pipeline" => {
@@ -425,6 +433,9 @@ impl SearchRequest {
         }
         if let Some(t) = get("timeout") {
             self.timeout = parse_timeout(&t)?;
+        }
+        if let Some(g) = get("stats") {
+            self.stats_groups = g.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect();
         }
         for (k, slot) in [
             ("version", &mut self.version),

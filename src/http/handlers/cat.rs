@@ -56,8 +56,8 @@ fn cat_list(_: &Node, _: &RestRequest) -> OsResult<RestResponse> {
 }
 
 /// Statistics columns OpenSearch shows as `{name}` / `pri.{name}` (`sibling:pri`): name, short
-/// alias, long alias, unit (`n` count, `b` bytes, `t` time), description. Fathom does not track
-/// these yet; they show zero for open indices.
+/// alias, long alias, unit (`n` count, `b` bytes, `t` time), description: the index stats'
+/// figures of all copies and of the primaries.
 const STATS: &[(&str, &str, &str, char, &str)] = &[
     ("completion.size", "cs", "completionSize", 'b', "size of completion"),
     ("fielddata.memory_size", "fm", "fielddataMemory", 'b', "used fielddata cache"),
@@ -181,15 +181,18 @@ fn indices_table(rows: Vec<IndexRow>) -> Table {
             bytes(s.store_bytes),
             bytes(s.pri_store_bytes),
         ];
+        let metrics = crate::action::common_stats::METRICS;
+        let detail = crate::action::common_stats::Detail::default();
+        let all = crate::action::common_stats::sections(&s.all, metrics, &detail);
+        let pri = crate::action::common_stats::sections(&s.pri_all, metrics, &detail);
         for (name, _, _, unit, _) in STATS {
-            let v = if *name == "segments.count" { s.segments } else { 0 };
-            let c = match unit {
-                'b' => bytes(v),
-                't' if open => Cell::Millis(v),
-                _ => stat(v),
-            };
-            row.push(c.clone());
-            row.push(c);
+            for v in [&all, &pri].map(|x| crate::action::common_stats::cat_value(x, name)) {
+                row.push(match unit {
+                    'b' => bytes(v),
+                    't' if open => Cell::Millis(v),
+                    _ => stat(v),
+                });
+            }
         }
         row.push("false".into());
         let system = crate::cluster::system_indices::description(&r.name);

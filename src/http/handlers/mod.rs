@@ -38,6 +38,7 @@ pub mod decommission;
 pub mod documents;
 pub mod explain;
 pub mod field_caps;
+pub mod index_stats;
 pub mod indices;
 pub mod nodes;
 pub mod nodes_monitor;
@@ -63,6 +64,7 @@ pub fn router() -> Router {
     root::register(&mut r);
     analyze::register(&mut r);
     indices::register(&mut r);
+    index_stats::register(&mut r);
     documents::register(&mut r);
     cluster::register(&mut r);
     cluster_reroute::register(&mut r);
@@ -87,6 +89,7 @@ pub fn router() -> Router {
     crate::http::cat::nodeattrs::register(&mut r);
     crate::http::cat::allocation::register(&mut r);
     crate::http::cat::shards::register(&mut r);
+    crate::http::cat::segments::register(&mut r);
     search::register(&mut r);
     status_page::register(&mut r);
     explain::register(&mut r);

@@ -39,7 +39,20 @@ fn info(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 fn stats(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let r = node_stats::parse_request(&req.path, req.path_param("metric"), req.path_param("index_metric"))?;
+    let mut r = node_stats::parse_request(&req.path, req.path_param("metric"), req.path_param("index_metric"))?;
+    match req.param("level") {
+        None => {}
+        Some(l @ ("node" | "indices" | "shards")) => r.level = l.to_string(),
+        Some(other) => {
+            return Err(crate::error::OsError::illegal(format!(
+                "level parameter must be one of [indices] or [node] or [shards] but was [{other}]"
+            )))
+        }
+    }
+    r.groups = req.param("groups").map(|g| g.split(',').filter(|x| !x.is_empty()).map(str::to_string).collect());
+    r.file_sizes = req.bool_param("include_segment_file_sizes", false)?;
+    let list = |k: &str| req.param(k).filter(|v| !v.is_empty()).map(|v| v.split(',').map(str::to_string).collect());
+    r.fielddata_fields = list("fielddata_fields").or_else(|| list("fields"));
     let filters: Vec<&str> =
         req.path_param("node_id").map(|f| f.split(',').filter(|x| !x.is_empty()).collect()).unwrap_or_default();
     let timeout = nodes_fanout::parse_timeout(req.param("timeout"))?;
@@ -47,7 +60,8 @@ fn stats(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 const PARAMS: &[&str] = &["flat_settings", "timeout"];
-const STATS_PARAMS: &[&str] = &["timeout"];
+const STATS_PARAMS: &[&str] =
+    &["timeout", "level", "groups", "include_segment_file_sizes", "fields", "completion_fields", "fielddata_fields"];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {

@@ -152,7 +152,7 @@ fn scroll_clear(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::json(status, v))
 }
 
-const PIT_SEGMENT_COLUMNS: &[(&str, &str)] = &[
+pub(crate) const PIT_SEGMENT_COLUMNS: &[(&str, &str)] = &[
     ("index", "default:true;alias:i,idx;desc:index name"),
     ("shard", "default:true;alias:s,sh;desc:shard name"),
     ("prirep", "alias:p,pr,primaryOrReplica;default:true;desc:primary or replica"),
@@ -171,7 +171,7 @@ const PIT_SEGMENT_COLUMNS: &[(&str, &str)] = &[
 ];
 
 /// The Lucene version OpenSearch 3.3 reports for its segments.
-const SEGMENT_VERSION: &str = "10.3.1";
+pub(crate) const SEGMENT_VERSION: &str = "10.3.1";
 
 fn segments_table(rows: Vec<SegmentRow>) -> Table {
     let mut t = Table::with_columns(PIT_SEGMENT_COLUMNS);

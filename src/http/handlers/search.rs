@@ -196,6 +196,7 @@ const SEARCH_P: &[&str] = &[
     "_source",
     "_source_excludes",
     "_source_includes",
+    "stats",
     "stored_fields",
     "terminate_after",
     "timeout",

@@ -24,6 +24,19 @@ impl MergeSpec {
     }
 }
 
+/// What the writer's merges did (the shard's merge stats): relaxed counters, times in
+/// nanoseconds; `current*` describe the merges running now.
+#[derive(Debug, Default)]
+pub struct MergeCounters {
+    pub total: std::sync::atomic::AtomicU64,
+    pub time_ns: std::sync::atomic::AtomicU64,
+    pub docs: std::sync::atomic::AtomicU64,
+    pub size: std::sync::atomic::AtomicU64,
+    pub current: std::sync::atomic::AtomicU64,
+    pub current_docs: std::sync::atomic::AtomicU64,
+    pub current_size: std::sync::atomic::AtomicU64,
+}
+
 impl IndexWriter {
     fn candidates(s: &State) -> Vec<MergeCandidate> {
         s.segments
@@ -70,6 +83,28 @@ impl IndexWriter {
     ///
     /// On failure the sources are released for later merges and the partial files are deleted.
     pub fn run_merge(&self, spec: MergeSpec) -> Result<()> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let m = &self.merge_counters;
+        let docs: u64 = spec.sources.iter().map(|(r, _)| u64::from(r.max_doc())).sum();
+        let size: u64 = spec.sources.iter().map(|(r, _)| r.info.size_in_bytes()).sum();
+        m.current.fetch_add(1, Relaxed);
+        m.current_docs.fetch_add(docs, Relaxed);
+        m.current_size.fetch_add(size, Relaxed);
+        let start = std::time::Instant::now();
+        let r = self.run_merge_inner(spec);
+        m.current.fetch_sub(1, Relaxed);
+        m.current_docs.fetch_sub(docs, Relaxed);
+        m.current_size.fetch_sub(size, Relaxed);
+        if r.is_ok() {
+            m.total.fetch_add(1, Relaxed);
+            m.time_ns.fetch_add(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX), Relaxed);
+            m.docs.fetch_add(docs, Relaxed);
+            m.size.fetch_add(size, Relaxed);
+        }
+        r
+    }
+
+    fn run_merge_inner(&self, spec: MergeSpec) -> Result<()> {
         let refs: Vec<(&SegmentReader, &LiveDocs)> =
             spec.sources.iter().map(|(r, l)| (r.as_ref(), l.as_ref())).collect();
         let out = merger::merge(self.dir.as_ref(), &refs, &spec.seg).and_then(|o| {

@@ -61,7 +61,7 @@ mod pool;
 
 use pool::BuilderPool;
 
-pub use merges::MergeSpec;
+pub use merges::{MergeCounters, MergeSpec};
 
 /// Settings of the writer.
 #[derive(Debug, Clone)]
@@ -184,6 +184,8 @@ pub struct IndexWriter {
     failed: AtomicBool,
     /// Notified whenever a merge is installed or abandoned.
     merge_done: Condvar,
+    /// What the merges did (stats).
+    pub merge_counters: merges::MergeCounters,
 }
 
 impl fmt::Debug for IndexWriter {
@@ -276,6 +278,7 @@ impl IndexWriter {
             pool,
             failed: AtomicBool::new(false),
             merge_done: Condvar::new(),
+            merge_counters: merges::MergeCounters::default(),
         };
         Ok((writer, latest))
     }
@@ -644,6 +647,19 @@ impl IndexWriter {
                 committed: seg.committed && !seg.liv_dirty,
             })
             .collect()
+    }
+
+    /// The files of the segments, as (extension, length) pairs.
+    pub fn segment_files(&self) -> Vec<(String, u64)> {
+        let s = lock(&self.state);
+        let mut out = Vec::new();
+        for seg in &s.segments {
+            for f in &seg.reader.info.files {
+                let ext = f.name.rsplit_once('.').map_or("", |(_, e)| e);
+                out.push((ext.to_string(), f.len));
+            }
+        }
+        out
     }
 
     /// Live documents in the builders and flushing buffers (not yet searchable).
