@@ -58,6 +58,11 @@ fn text_fielddata_aggregates_is_cached_and_bounded() {
     assert!(bytes > 0, "{loaded}");
     assert_eq!(loaded["fields"]["body"]["memory_size_in_bytes"], json!(bytes));
     assert!(fielddata_breaker(s.addr)["estimated_size_in_bytes"].as_u64().unwrap() >= bytes);
+    let cat = get(s.addr, "/_cat/fielddata?format=json&bytes=b").json();
+    assert_eq!(cat.as_array().unwrap().len(), 1, "{cat}");
+    assert_eq!(cat[0]["field"], json!("body"));
+    assert_eq!(cat[0]["size"], json!(bytes.to_string()));
+    assert!(get(s.addr, "/_cat/fielddata/other?format=json").json().as_array().unwrap().is_empty());
     // A second search reuses what was loaded.
     assert_eq!(post(s.addr, "/docs/_search?request_cache=false", &terms).status, 200);
     assert_eq!(index_fielddata(s.addr)["memory_size_in_bytes"], json!(bytes));

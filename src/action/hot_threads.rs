@@ -15,10 +15,10 @@ use serde_json::{json, Value};
 
 use super::nodes_fanout;
 use super::thread_probe::{self, Frame, ThreadTimes};
-use crate::units::{human_millis, human_nanos, iso_millis};
 use crate::cluster::coordination_view::MemberView;
 use crate::cluster::ClusterService;
 use crate::error::{OsError, OsResult};
+use crate::units::{human_millis, human_nanos, iso_millis};
 
 /// The node-level action answering with this node's hot threads.
 pub const ACTION_NODE_HOT_THREADS: &str = "cluster:monitor/nodes/hot_threads[n]";

@@ -240,7 +240,8 @@ pub fn gather(
     let ids = nodes_fanout::resolve_nodes(&members, &cs.node.node_id, manager.as_deref(), filters);
     let local = || Ok(local_stats(cs, pools, req));
     let payload = json!({"metrics": req.metrics, "index_metrics": req.index_metrics, "level": req.level,
-                         "groups": req.groups, "file_sizes": req.file_sizes});
+                         "groups": req.groups, "file_sizes": req.file_sizes,
+                         "fielddata_fields": req.fielddata_fields});
     nodes_fanout::fan_out(cs, &ids, ACTION_NODE_STATS, &payload, timeout, &local)
 }
 
@@ -257,6 +258,7 @@ pub fn handle(cs: &ClusterService, pools: &Pools, payload: &[u8]) -> OsResult<Ve
     }
     r.groups = strings(&req["groups"]);
     r.file_sizes = req["file_sizes"].as_bool().unwrap_or(false);
+    r.fielddata_fields = strings(&req["fielddata_fields"]);
     Ok(serde_json::to_vec(&local_stats(cs, pools, &r)).unwrap_or_default())
 }
 

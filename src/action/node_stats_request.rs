@@ -64,7 +64,14 @@ pub struct StatsRequest {
 impl StatsRequest {
     /// A request for `metrics` and `index_metrics` with the other options at their defaults.
     pub fn of(metrics: Vec<String>, index_metrics: Option<Vec<String>>) -> StatsRequest {
-        StatsRequest { metrics, index_metrics, level: "node".into(), groups: None, file_sizes: false, fielddata_fields: None }
+        StatsRequest {
+            metrics,
+            index_metrics,
+            level: "node".into(),
+            groups: None,
+            file_sizes: false,
+            fielddata_fields: None,
+        }
     }
 }
 

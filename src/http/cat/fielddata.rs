@@ -1,9 +1,9 @@
-//! `_cat/fielddata[/{fields}]` (`RestFielddataAction`): the fielddata each node holds in memory,
-//! one row per node and field. Fathom keeps no fielddata cache: a `text` field with
-//! `fielddata: true` is uninverted from its postings for the request that needs it and nothing
-//! stays in memory afterwards, so no node holds any and the table has no row.
+//! `_cat/fielddata[/{fields}]` (`RestFielddataAction`): the fielddata each node holds in memory
+//! (text fields with `fielddata: true` uninverted per segment, see
+//! `cluster::fielddata_cache`), one row per node and field, from each node's stats.
 
-use super::Table;
+use super::{Cell, Table};
+use crate::action::{node_stats, nodes_fanout};
 use crate::error::OsResult;
 use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};
@@ -21,9 +21,37 @@ fn table() -> Table {
     ])
 }
 
-fn cat_fielddata(_: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+fn cat_fielddata(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     req.bool_param("local", false)?;
-    table().respond(req)
+    let cs = &node.cluster;
+    let fields: Vec<String> = req
+        .path_param("fields")
+        .or(req.param("fields"))
+        .unwrap_or("*")
+        .split(',')
+        .map(|f| f.trim().to_string())
+        .filter(|f| !f.is_empty())
+        .collect();
+    let mut stats_req = node_stats::parse_request("/_nodes/stats", Some("indices"), Some("fielddata"))?;
+    stats_req.fielddata_fields = Some(if fields.is_empty() { vec!["*".to_string()] } else { fields });
+    let stats = node_stats::gather(cs, &node.pools, &[], &stats_req, nodes_fanout::DEFAULT_TIMEOUT);
+    let mut t = table();
+    for m in nodes_fanout::members(cs) {
+        let Some(s) = stats.of(&m.node_id) else { continue };
+        let Some(per_field) = s["indices"]["fielddata"]["fields"].as_object() else { continue };
+        let host = nodes_fanout::host_of(&m);
+        for (field, v) in per_field {
+            t.rows.push(vec![
+                m.node_id.clone().into(),
+                host.into(),
+                host.into(),
+                m.name.clone().into(),
+                field.clone().into(),
+                Cell::Bytes(v["memory_size_in_bytes"].as_u64().unwrap_or(0)),
+            ]);
+        }
+    }
+    t.respond(req)
 }
 
 const P: &[&str] =
