@@ -225,6 +225,8 @@ pub struct Pools {
     pub management: ThreadPool,
     pub refresh: ThreadPool,
     pub flush: ThreadPool,
+    /// Force merges: one at a time per node, as OpenSearch's `force_merge` pool.
+    pub force_merge: ThreadPool,
     pub generic: ThreadPool,
 }
 
@@ -239,13 +241,23 @@ impl Pools {
             management: ThreadPool::new(node, "management", p.min(5), 10_000),
             refresh: ThreadPool::new(node, "refresh", (p / 2).clamp(1, 10), 10_000),
             flush: ThreadPool::new(node, "flush", (p / 2).clamp(1, 5), 10_000),
+            force_merge: ThreadPool::new(node, "force_merge", 1, 10_000),
             generic: ThreadPool::new(node, "generic", p.max(4), 10_000),
         }
     }
 
     /// Every pool with its name.
-    pub fn all(&self) -> [&ThreadPool; 7] {
-        [&self.write, &self.search, &self.get, &self.management, &self.refresh, &self.flush, &self.generic]
+    pub fn all(&self) -> [&ThreadPool; 8] {
+        [
+            &self.write,
+            &self.search,
+            &self.get,
+            &self.management,
+            &self.refresh,
+            &self.flush,
+            &self.force_merge,
+            &self.generic,
+        ]
     }
 }
 

@@ -19,6 +19,10 @@ pub enum Pool {
     Search,
     Get,
     Management,
+    /// `_refresh`, `_flush`, `_forcemerge`: their own pools, as OpenSearch runs them.
+    Refresh,
+    Flush,
+    ForceMerge,
 }
 
 #[derive(Debug, Clone)]

@@ -192,6 +192,9 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
         Pool::Search => &node.pools.search,
         Pool::Get => &node.pools.get,
         Pool::Management => &node.pools.management,
+        Pool::Refresh => &node.pools.refresh,
+        Pool::Flush => &node.pools.flush,
+        Pool::ForceMerge => &node.pools.force_merge,
     };
     let (tx, rx) = tokio::sync::oneshot::channel();
     let handler = route.handler;

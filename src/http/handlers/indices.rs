@@ -340,13 +340,13 @@ pub fn register(r: &mut Router) {
         resolve_index,
     );
     for p in ["/_refresh", "/{index}/_refresh"] {
-        r.add(&[Get, Post], p, "indices:admin/refresh", Pool::Management, REFRESH_P, refresh);
+        r.add(&[Get, Post], p, "indices:admin/refresh", Pool::Refresh, REFRESH_P, refresh);
     }
     for p in ["/_flush", "/{index}/_flush"] {
-        r.add(&[Get, Post], p, "indices:admin/flush", Pool::Management, FLUSH_P, flush);
+        r.add(&[Get, Post], p, "indices:admin/flush", Pool::Flush, FLUSH_P, flush);
     }
     for p in ["/_forcemerge", "/{index}/_forcemerge"] {
-        r.add(&[Post], p, "indices:admin/forcemerge", Pool::Management, FM_P, forcemerge);
+        r.add(&[Post], p, "indices:admin/forcemerge", Pool::ForceMerge, FM_P, forcemerge);
     }
     for p in ["/_cache/clear", "/{index}/_cache/clear"] {
         r.add(&[Post], p, "indices:admin/cache/clear", Pool::Management, CACHE_P, clear_cache);
