@@ -20,7 +20,7 @@ pub mod faults;
 pub mod handshake;
 #[cfg(feature = "server")]
 mod service;
-#[cfg(feature = "server")]
+/// Counters and their snapshot (plain data: a node without a transport reports zeros).
 pub mod stats;
 
 #[cfg(feature = "server")]
@@ -35,5 +35,4 @@ pub use handshake::RemoteNode;
 pub(crate) use service::Shared;
 #[cfg(feature = "server")]
 pub use service::{handler, BoxFuture, Handler, Inbound, Transport, TransportConfig};
-#[cfg(feature = "server")]
 pub use stats::TransportStats;
