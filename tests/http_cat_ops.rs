@@ -87,7 +87,7 @@ fn cat_thread_pool_shows_the_pools_counters() {
     .json();
     let rows = rows.as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["flush", "generic", "get", "management", "refresh", "search", "write"]);
+    assert_eq!(names, ["flush", "force_merge", "generic", "get", "management", "refresh", "search", "write"]);
     let search = rows.iter().find(|r| r["name"] == "search").unwrap();
     assert_eq!((search["node_name"].clone(), search["type"].clone()), (json!("tp-node"), json!("fixed")));
     assert_eq!(search["queue_size"], "1000");
