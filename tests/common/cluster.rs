@@ -30,7 +30,23 @@ pub fn one_cluster_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     TURN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A port free now, below Linux's ephemeral range (32768–60999): a port the kernel picked from
+/// that range and that was released could be handed out again as the local port of some
+/// outbound connection (another node dialling its seeds) before the node meant to listen on it
+/// starts, and that node would then fail to bind.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+        ^ u64::from(std::process::id()).rotate_left(32);
+    for _ in 0..200 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let x = seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let port = 20_000 + (x >> 33) as u16 % 12_000;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
