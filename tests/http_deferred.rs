@@ -73,21 +73,27 @@ fn wait_for_writes_are_searchable_when_acknowledged() {
 }
 
 #[test]
-fn background_open_close_and_forcemerge_are_refused_until_tasks_exist() {
+fn background_open_and_forcemerge_answer_a_task_and_background_close_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
     assert_eq!(put(s.addr, "/bg", "{}").status, 200);
-    for path in ["/bg/_forcemerge?wait_for_completion=false", "/bg/_close?wait_for_completion=false"] {
-        let r = post(s.addr, path, "");
-        assert_eq!(r.status, 400, "{path}: {}", r.text());
-        assert_eq!(r.json()["error"]["type"], "illegal_argument_exception", "{path}");
-        assert!(r.text().contains("wait_for_completion=false"), "{path}: {}", r.text());
-    }
-    // The index is still open: the refused close did nothing.
+    // Force merge and open in the background answer with their task (tests/http_tasks.rs
+    // follows one to its stored result).
+    let r = post(s.addr, "/bg/_forcemerge?wait_for_completion=false", "");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.json()["task"].as_str().is_some_and(|t| t.contains(':')), "{}", r.text());
+    // Close in the background is still refused, and does nothing.
+    let r = post(s.addr, "/bg/_close?wait_for_completion=false", "");
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"]["type"], "illegal_argument_exception");
+    assert!(r.text().contains("wait_for_completion=false"), "{}", r.text());
     assert_eq!(get(s.addr, "/bg/_search").status, 200);
-    assert_eq!(post(s.addr, "/bg/_forcemerge?wait_for_completion=true", "").status, 200);
     assert_eq!(post(s.addr, "/bg/_close", "").status, 200);
     let r = post(s.addr, "/bg/_open?wait_for_completion=false", "");
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(post(s.addr, "/bg/_open", "").status, 200);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let task = r.json()["task"].as_str().expect("a task id").to_string();
+    let done = get(s.addr, &format!("/_tasks/{task}?wait_for_completion=true&timeout=30s"));
+    assert_eq!(done.status, 200, "{}", done.text());
+    assert_eq!(done.json()["completed"], true, "{}", done.text());
+    assert_eq!(get(s.addr, "/bg/_search").status, 200, "the background open opened the index");
 }
