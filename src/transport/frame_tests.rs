@@ -227,6 +227,7 @@ proptest! {
     }
 }
 
+#[cfg(feature = "server")]
 #[test]
 fn a_parent_task_rides_after_the_action_name() {
     let f = frame(FrameKind::Request, 3, "indices:data/read/search[phase/query+fetch]\0node-a:42", b"{}");
