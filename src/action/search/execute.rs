@@ -349,10 +349,7 @@ fn cached_unit(
     hit: super::request_cache::Cached,
 ) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
-    let qc = unit_query_context(u, ctxs, req, now);
-    let query = unit_query(u, ctxs, req, &qc)?;
-    let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
-    let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
+    let Prepared { qc, query, named, inner } = prepare_unit(u, ctxs, req, now)?;
     let mut fields = sort::resolve(&req.sort, &c.mapping)?;
     sort::resolve_nested(&req.sort, &mut fields, &qc)?;
     Ok(UnitResult {
@@ -371,6 +368,23 @@ fn cached_unit(
     })
 }
 
+/// What a unit's query phase builds before it collects (a request-cache hit builds it too:
+/// the shard's checks and limits apply as to any search).
+struct Prepared<'a> {
+    qc: QueryContext<'a>,
+    query: Query,
+    named: Vec<(String, Query)>,
+    inner: Vec<inner_hits::InnerHitsDef>,
+}
+
+fn prepare_unit<'a>(u: &'a Unit, ctxs: &'a [ShardContext], req: &'a SearchRequest, now: i64) -> OsResult<Prepared<'a>> {
+    let qc = unit_query_context(u, ctxs, req, now);
+    let query = unit_query(u, ctxs, req, &qc)?;
+    let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
+    let inner = inner_hits::collect(req.query.as_ref(), &qc, ctxs[u.ctx].limits.max_inner_result_window)?;
+    Ok(Prepared { qc, query, named, inner })
+}
+
 fn run_unit_uncached(
     u: &Unit,
     ctxs: &[ShardContext],
@@ -380,10 +394,7 @@ fn run_unit_uncached(
     last: Option<&LastHit>,
 ) -> OsResult<UnitResult> {
     let c = &ctxs[u.ctx];
-    let qc = unit_query_context(u, ctxs, req, now);
-    let query = unit_query(u, ctxs, req, &qc)?;
-    let named = named::parse(&named::collect(req.query.as_ref(), req.post_filter.as_ref()), &qc)?;
-    let inner = inner_hits::collect(req.query.as_ref(), &qc, c.limits.max_inner_result_window)?;
+    let Prepared { qc, query, named, inner } = prepare_unit(u, ctxs, req, now)?;
     let aggs = unit_aggs(u, ctxs, req, &qc, &query)?;
     // `terminate_after`: each shard collects its first N matches only.
     let limited;
