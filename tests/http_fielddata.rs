@@ -88,3 +88,102 @@ fn text_fielddata_aggregates_is_cached_and_bounded() {
     assert_eq!(r.status, 400, "{}", r.text());
     assert!(r.text().contains("Text fields are not optimised for operations that require per-document field data"));
 }
+
+fn buckets(addr: std::net::SocketAddr, agg: Value) -> Value {
+    let body = json!({"size": 0, "aggs": {"t": agg}}).to_string();
+    let r = post(addr, "/tags/_search?request_cache=false", &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["aggregations"]["t"].clone()
+}
+
+/// A keyword terms aggregation over several segments collects by global ordinals (kept as the
+/// field's fielddata) and gives exactly the buckets of the `map` execution.
+#[test]
+fn global_ordinals_match_map_execution_and_are_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let mapping = r#"{"settings":{"number_of_shards":1,"number_of_replicas":0},
+        "mappings":{"properties":{"tag":{"type":"keyword"},"n":{"type":"long"}}}}"#;
+    assert_eq!(put(s.addr, "/tags", mapping).status, 200);
+    let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen"];
+    let mut id = 0;
+    for seg in 0..5usize {
+        for i in 0..7usize {
+            let a = words[(seg * 3 + i) % words.len()];
+            let b = words[(seg + i * 5) % words.len()];
+            let doc = if i % 3 == 0 { json!({"tag": [a, b], "n": i}) } else { json!({"tag": a, "n": seg}) };
+            assert_eq!(put(s.addr, &format!("/tags/_doc/{id}"), &doc.to_string()).status, 201);
+            id += 1;
+        }
+        assert_eq!(post(s.addr, "/tags/_refresh", "").status, 200);
+    }
+    assert_eq!(common::http::delete(s.addr, "/tags/_doc/3").status, 200);
+    assert_eq!(post(s.addr, "/tags/_refresh", "").status, 200);
+    let segs = get(s.addr, "/tags/_segments").json();
+    let n = segs["indices"]["tags"]["shards"]["0"][0]["segments"].as_object().unwrap().len();
+    assert!(n > 1, "{segs}");
+
+    let field = || {
+        get(s.addr, "/tags/_stats/fielddata?fielddata_fields=tag").json()["indices"]["tags"]["total"]["fielddata"]
+            .clone()
+    };
+    assert_eq!(field()["memory_size_in_bytes"], json!(0));
+    let max = json!({"m": {"max": {"field": "n"}}});
+    let shapes = [
+        json!({"terms": {"field": "tag"}}),
+        json!({"terms": {"field": "tag", "size": 3, "order": {"_key": "desc"}}}),
+        json!({"terms": {"field": "tag", "include": "[a-e].*"}, "aggs": max}),
+        json!({"terms": {"field": "tag", "min_doc_count": 0, "missing": "zzz"}}),
+        json!({"terms": {"field": "tag", "order": {"m": "asc"}}, "aggs": max}),
+        json!({"filter": {"range": {"n": {"gte": 1}}}, "aggs": {"in": {"terms": {"field": "tag"}}}}),
+        json!({"terms": {"field": "n"}, "aggs": {"in": {"terms": {"field": "tag"}}}}),
+    ];
+    for shape in &shapes {
+        let hinted = |h: &str| {
+            let mut a = shape.clone();
+            let inner = if a.get("terms").is_some_and(|t| t["field"] == json!("tag")) {
+                &mut a["terms"]
+            } else {
+                &mut a["aggs"]["in"]["terms"]
+            };
+            inner["execution_hint"] = json!(h);
+            a
+        };
+        let (d, g, m) = (
+            buckets(s.addr, shape.clone()),
+            buckets(s.addr, hinted("global_ordinals")),
+            buckets(s.addr, hinted("map")),
+        );
+        assert_eq!(d, m, "{shape}");
+        assert_eq!(g, m, "{shape}");
+        assert!(m.to_string().contains("\"doc_count\":"), "{m}");
+    }
+    let loaded = field();
+    let bytes = loaded["memory_size_in_bytes"].as_u64().unwrap();
+    assert!(bytes > 0, "{loaded}");
+    assert_eq!(loaded["fields"]["tag"]["memory_size_in_bytes"], json!(bytes));
+    // Searched again on the same reader: the same entry, not a second one.
+    buckets(s.addr, json!({"terms": {"field": "tag"}}));
+    assert_eq!(field()["memory_size_in_bytes"], json!(bytes));
+
+    assert_eq!(post(s.addr, "/tags/_cache/clear?fielddata=true", "").status, 200);
+    assert_eq!(field()["memory_size_in_bytes"], json!(0));
+    buckets(s.addr, json!({"terms": {"field": "tag", "execution_hint": "map"}}));
+    assert_eq!(field()["memory_size_in_bytes"], json!(0), "map execution loads no global ordinals");
+
+    let bad = json!({"size": 0, "aggs": {"t": {"terms": {"field": "tag", "execution_hint": "hash"}}}}).to_string();
+    let r = post(s.addr, "/tags/_search", &bad);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(
+        r.text().contains("Unknown `execution_hint`: [hash], expected any of [map, global_ordinals]"),
+        "{}",
+        r.text()
+    );
+    // A numeric field ignores the hint, as in OpenSearch.
+    let r = post(
+        s.addr,
+        "/tags/_search",
+        &json!({"size": 0, "aggs": {"t": {"terms": {"field": "n", "execution_hint": "hash"}}}}).to_string(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+}

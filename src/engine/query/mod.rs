@@ -67,6 +67,7 @@ pub mod doc_values_query;
 pub mod explain;
 pub mod floor;
 pub mod function_score;
+pub mod global_ords;
 pub mod intervals;
 pub mod limited;
 pub mod max_score;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::action::search::context::ShardContext;
 use crate::cluster::breakers::Breakers;
 use crate::cluster::fielddata_cache::FielddataCache;
+use crate::engine::query::global_ords::GlobalOrdinals;
 use crate::engine::query::uninverted::Uninverted;
 use crate::engine::query::SegmentView;
 
@@ -52,6 +53,28 @@ pub fn load(seg: &dyn SegmentView, field: &str) -> Option<Arc<Uninverted>> {
     });
     match r {
         Ok(u) => Some(u),
+        Err(e) => {
+            super::script_source::record_failure(e);
+            None
+        }
+    }
+}
+
+/// The global ordinals of `field` over `segs` (the shard reader's segments): through the
+/// shard's cache when a scope is set, built for this use alone otherwise. `None` when the
+/// build was cancelled or failed (a failure is recorded).
+pub fn load_global(
+    segs: &[&dyn SegmentView],
+    field: &str,
+    build: impl FnOnce() -> crate::error::OsResult<Option<GlobalOrdinals>>,
+) -> Option<Arc<GlobalOrdinals>> {
+    let scope = SCOPE.with(|s| s.borrow().as_ref().map(|sc| (sc.cache.clone(), sc.breakers.clone(), sc.shard.clone())));
+    let r = match scope {
+        Some((cache, breakers, shard)) => cache.load_global(&breakers, segs, (&shard.0, shard.1), field, build),
+        None => build().map(|g| g.map(Arc::new)),
+    };
+    match r {
+        Ok(g) => g,
         Err(e) => {
             super::script_source::record_failure(e);
             None

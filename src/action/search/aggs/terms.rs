@@ -13,6 +13,7 @@ use super::ords::{BucketOrds, RawKey};
 use super::result::{AggResult, Bucket, Buckets, Key, KeyIdent, KeyKind};
 use super::source::{resolve, token, Config, NumKind, SegValues, SourceSpec, VType};
 use super::{render_into, AggDef, AggSpec, Collector, LeafCollector, ReduceCtx, RenderCtx, ShardEnv, SubLeaves, Subs};
+use crate::engine::query::global_ords::GlobalOrdinals;
 use crate::engine::query::SegmentView;
 use crate::engine::segment::DocId;
 use crate::error::{OsError, OsResult};
@@ -24,6 +25,8 @@ pub struct TermsSpec {
     pub order: BucketOrder,
     pub inc_exc: IncludeExclude,
     pub show_error: bool,
+    /// `execution_hint` as given (checked where a bytes source reads it, as OpenSearch does).
+    pub hint: Option<String>,
 }
 
 fn int(agg: &str, k: &str, v: &Value) -> OsResult<i64> {
@@ -95,6 +98,7 @@ impl TermsSpec {
             order: BucketOrder::count_desc(),
             inc_exc: IncludeExclude::default(),
             show_error: false,
+            hint: None,
         };
         for (k, v) in body {
             if s.source.take("terms", k, v)? || s.inc_exc.take("terms", k, v)? || s.counts.take("terms", name, k, v)? {
@@ -107,13 +111,14 @@ impl TermsSpec {
                         OsError::parsing(format!("[terms] {k} doesn't support values of type: {}", token(v)))
                     })?
                 }
-                // Execution strategies: every one gives the same buckets here.
-                "execution_hint" | "collect_mode" => {
+                // Both collection modes give the same buckets here.
+                "collect_mode" => {
                     let h = super::source::string("terms", k, v)?;
-                    if k == "collect_mode" && h != "depth_first" && h != "breadth_first" {
+                    if h != "depth_first" && h != "breadth_first" {
                         return Err(OsError::illegal(format!("Unknown collect_mode [{h}]")));
                     }
                 }
+                "execution_hint" => s.hint = Some(super::source::string("terms", k, v)?.to_string()),
                 _ => {
                     return Err(OsError::parsing(crate::error::unknown_field(
                         "terms",
@@ -183,6 +188,10 @@ impl AggSpec for TermsSpec {
             }
             Some(VType::GeoPoint) => return Err(super::source::unsupported(&cfg, "terms")),
         };
+        let global = match (&cfg.vt, &cfg.script) {
+            (Some(VType::Bytes { .. }), None) => global_ordinals(&cfg, self.hint.as_deref(), env)?,
+            _ => None,
+        };
         Ok(Box::new(TermsCollector {
             spec: self.clone(),
             def: def.clone(),
@@ -192,6 +201,8 @@ impl AggSpec for TermsSpec {
             ords: BucketOrds::default(),
             subs: Subs::new(def, env)?,
             zero_keys: Vec::new(),
+            global,
+            global_buckets: Vec::new(),
         }))
     }
 
@@ -333,6 +344,65 @@ pub fn reduce_terms(
     }))
 }
 
+/// The global ordinals a terms aggregation over a bytes field collects by (OpenSearch's
+/// `ExecutionMode`: `global_ordinals` unless the hint is `map`); `None` with `map`. The hint is
+/// checked here, where OpenSearch's factory reads it (a numeric field ignores it).
+fn global_ordinals(cfg: &Config, hint: Option<&str>, env: &ShardEnv<'_>) -> OsResult<Option<Global>> {
+    match hint {
+        None | Some("global_ordinals") => {}
+        Some("map") => return Ok(None),
+        Some(h) => {
+            return Err(OsError::illegal(format!(
+                "Unknown `execution_hint`: [{h}], expected any of [map, global_ordinals]"
+            )))
+        }
+    }
+    let Some(field) = cfg.field.as_deref() else { return Ok(None) };
+    let segs: Vec<&dyn SegmentView> = env.searcher.segments.iter().map(|s| &**s).collect();
+    let mut readers = Vec::with_capacity(segs.len());
+    for seg in &segs {
+        match cfg.open(*seg) {
+            SegValues::Bytes(r) if !r.is_script() => readers.push(r),
+            _ => return Ok(None),
+        }
+    }
+    // A text field's fielddata the breaker refused: the search fails with it, loaded once.
+    if let Some(e) = super::script_source::take_failure() {
+        return Err(e);
+    }
+    let counts: Vec<u64> = readers.iter().map(|r| r.value_count()).collect();
+    let at = segs.iter().map(|s| seg_addr(*s)).collect();
+    if let [only] = counts[..] {
+        return Ok(Some(Global { ords: std::sync::Arc::new(GlobalOrdinals::identity(only)), segs: at }));
+    }
+    let ords = super::fielddata::load_global(&segs, field, || {
+        let mut err = None;
+        let built = GlobalOrdinals::build(&counts, &mut |s, o| match readers[s].term(o) {
+            Ok(t) => Ok(t),
+            Err(e) => {
+                err = Some(e);
+                Ok(Vec::new())
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        built.map_err(OsError::from)
+    });
+    Ok(ords.map(|ords| Global { ords, segs: at }))
+}
+
+/// Global ordinals with the reader segments they were built over.
+struct Global {
+    ords: std::sync::Arc<GlobalOrdinals>,
+    /// The address of each segment (a leaf uses them only on the very segment they map).
+    segs: Vec<usize>,
+}
+
+fn seg_addr(s: &dyn SegmentView) -> usize {
+    s as *const dyn SegmentView as *const () as usize
+}
+
 struct TermsCollector {
     spec: TermsSpec,
     def: AggDef,
@@ -343,6 +413,10 @@ struct TermsCollector {
     subs: Subs,
     /// With `min_doc_count: 0`: every value of the field on the shard.
     zero_keys: Vec<RawKey>,
+    /// A bytes field's global ordinals over the shard's segments (not with `map`).
+    global: Option<Global>,
+    /// Owner 0: global ordinal -> bucket ordinal (`u32::MAX`: not seen yet).
+    global_buckets: Vec<u32>,
 }
 
 impl TermsCollector {
@@ -439,9 +513,19 @@ impl Collector for TermsCollector {
             }),
             _ => None,
         };
-        let _ = si;
+        let global = match (&self.global, &values) {
+            (Some(g), SegValues::Bytes(r)) if !r.is_script() && g.segs.get(si) == Some(&seg_addr(seg)) => {
+                if self.global_buckets.is_empty() {
+                    self.global_buckets = vec![u32::MAX; g.ords.count() as usize];
+                }
+                Some((g.ords.clone(), si))
+            }
+            _ => None,
+        };
         Ok(Box::new(TermsLeaf {
             values,
+            global,
+            global_buckets: &mut self.global_buckets,
             ords: &mut self.ords,
             subs: self.subs.leaves(seg, si)?,
             seg_ords: Vec::new(),
@@ -540,6 +624,9 @@ impl Collector for TermsCollector {
 
 struct TermsLeaf<'a> {
     values: SegValues<'a>,
+    /// The shard's global ordinals and this segment's index among the reader's segments.
+    global: Option<(std::sync::Arc<GlobalOrdinals>, usize)>,
+    global_buckets: &'a mut Vec<u32>,
     ords: &'a mut BucketOrds,
     subs: SubLeaves<'a>,
     /// Owner 0: segment ordinal -> bucket ordinal (`u32::MAX`: not seen yet).
@@ -627,7 +714,19 @@ impl LeafCollector for TermsLeaf<'_> {
 
     #[inline]
     fn collect(&mut self, doc: DocId, owner: u32, score: f32) -> OsResult<()> {
-        let TermsLeaf { values, ords, subs, seg_ords, dense, missing_key, scratch, scratch_ords, local: _ } = self;
+        let TermsLeaf {
+            values,
+            global,
+            global_buckets,
+            ords,
+            subs,
+            seg_ords,
+            dense,
+            missing_key,
+            scratch,
+            scratch_ords,
+            local: _,
+        } = self;
         match values {
             SegValues::Bytes(r) => {
                 scratch_ords.clear();
@@ -641,7 +740,21 @@ impl LeafCollector for TermsLeaf<'_> {
                     return Ok(());
                 }
                 for &so in scratch_ords.iter() {
-                    let b = if owner == 0 && r.has_column() {
+                    let b = if let (0, Some((g, si))) = (owner, global.as_ref()) {
+                        // The bucket of the term's global ordinal, made on its first document.
+                        let gid =
+                            g.segment_map(*si).map_or(Some(so as usize), |m| m.get(so as usize).map(|&x| x as usize));
+                        match gid.and_then(|i| global_buckets.get(i).copied()) {
+                            Some(b) if b != u32::MAX => b,
+                            _ => {
+                                let b = ords.ord(0, RawKey::B(r.term(so)?.into()));
+                                if let Some(slot) = gid.and_then(|i| global_buckets.get_mut(i)) {
+                                    *slot = b;
+                                }
+                                b
+                            }
+                        }
+                    } else if owner == 0 && r.has_column() {
                         if seg_ords.is_empty() {
                             seg_ords.resize(r.value_count() as usize, u32::MAX);
                         }
