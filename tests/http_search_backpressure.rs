@@ -114,6 +114,23 @@ fn enforced_cancels_a_search_in_duress_and_monitor_only_lets_it_run() {
         + count(&after, "search_shard_task", &["resource_tracker_stats", "elapsed_time_tracker", "cancellation_count"]);
     assert_eq!(by_elapsed, cancelled, "every cancellation breached the elapsed threshold of 0: {after}");
 
+    // Only the shard tasks breach: the search answers their shards' failures.
+    set(
+        &s,
+        json!({"search_backpressure.search_task.elapsed_time_millis_threshold": 3_600_000,
+               "search_backpressure.search_task.cpu_time_millis_threshold": 3_600_000}),
+    );
+    let r = post(s.addr, "/big/_search", &long_search_body());
+    let text = r.text();
+    assert_ne!(r.status, 200, "{text}");
+    let e = r.json();
+    assert_eq!(e["error"]["type"], "search_phase_execution_exception", "{e}");
+    let reason = e["error"]["root_cause"][0]["reason"].as_str().unwrap_or_default();
+    assert_eq!(e["error"]["root_cause"][0]["type"], "task_cancelled_exception", "{e}");
+    assert!(reason.starts_with("cancelled task with reason: cpu usage exceeded ["), "{e}");
+    let shard_cancels = count(&stats(&s), "search_shard_task", &["cancellation_stats", "cancellation_count"]);
+    assert!(shard_cancels >= 1);
+
     // Backpressure off again: searches run.
     set(&s, json!({"search_backpressure.mode": "disabled"}));
     let r = post(s.addr, "/big/_search", &json!({"size": 0, "query": {"term": {"t": "w1"}}}).to_string());
