@@ -34,7 +34,7 @@ use serde_json::Value;
 use crate::cluster::ClusterService;
 use crate::tasks::{Filter, Task, TaskManager};
 use settings::{Mode, Settings};
-use state::{Duress, State};
+use state::{Cancellation, Duress, State};
 use trackers::{Sample, Streak};
 
 /// The node's backpressure service.
@@ -135,13 +135,18 @@ impl Backpressure {
         let running = if duress.cpu || duress.heap { self.samples() } else { Vec::new() };
         let samples: Vec<Sample> = running.iter().map(|(s, _)| *s).collect();
         let now = self.now_nanos();
-        let picked = self.state.lock().unwrap_or_else(|e| e.into_inner()).run(&s, duress, &samples, heap_max, now);
-        for c in picked {
-            let cancelled = self.tasks.cancel(&Filter { id: Some(c.id), ..Filter::default() }, &c.reason);
-            if !cancelled.is_empty() && c.kind == trackers::TaskKind::Search {
-                let parent = crate::tasks::TaskId { node: self.tasks.node_id().to_string(), id: c.id };
-                crate::action::tasks::ban_on_other_nodes(&self.cs, &parent, &c.reason);
-            }
+        let tasks = &self.tasks;
+        let mut cancel = |c: &Cancellation| {
+            // Cancelled with its children here (bans), unless it ended or was cancelled meanwhile.
+            tasks.get(c.id).is_some_and(|t| !t.is_cancelled())
+                && !tasks.cancel(&Filter { id: Some(c.id), ..Filter::default() }, &c.reason).is_empty()
+        };
+        let cancelled =
+            self.state.lock().unwrap_or_else(|e| e.into_inner()).run(&s, duress, &samples, heap_max, now, &mut cancel);
+        // A search's shard tasks on other nodes are banned there (outside the state's lock).
+        for c in cancelled.iter().filter(|c| c.kind == trackers::TaskKind::Search) {
+            let parent = crate::tasks::TaskId { node: self.tasks.node_id().to_string(), id: c.id };
+            crate::action::tasks::ban_on_other_nodes(&self.cs, &parent, &c.reason);
         }
     }
 

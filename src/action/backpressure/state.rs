@@ -91,7 +91,10 @@ impl State {
     }
 
     /// One monitor run: the tasks to cancel (in `enforced` mode; `monitor_only` only logs
-    /// them), most resource-hungry first, as the token buckets allow.
+    /// them), most resource-hungry first, as the token buckets allow. `cancel` cancels one and
+    /// says whether it did (a task that ended or was cancelled meanwhile, by its parent's
+    /// cancellation say, is not counted, as OpenSearch counts only its own cancellations).
+    /// Returns the tasks cancelled.
     pub fn run(
         &mut self,
         s: &Settings,
@@ -99,6 +102,7 @@ impl State {
         samples: &[Sample],
         heap_max: u64,
         now_nanos: u64,
+        cancel: &mut dyn FnMut(&Cancellation) -> bool,
     ) -> Vec<Cancellation> {
         self.types[0].follow(&s.search_task, now_nanos);
         self.types[1].follow(&s.search_shard_task, now_nanos);
@@ -146,11 +150,15 @@ impl State {
                     state.limit_reached += 1;
                     break;
                 }
+                let c = Cancellation { id: x.id, kind, reason };
+                if !cancel(&c) {
+                    continue;
+                }
                 state.cancellations += 1;
                 for r in &reasons {
                     state.by_tracker[r.tracker as usize] += 1;
                 }
-                out.push(Cancellation { id: x.id, kind, reason });
+                out.push(c);
             }
         }
         out
