@@ -110,8 +110,13 @@ fn enforced_cancels_a_search_in_duress_and_monitor_only_lets_it_run() {
     let cancelled = count(&after, "search_task", &["cancellation_stats", "cancellation_count"])
         + count(&after, "search_shard_task", &["cancellation_stats", "cancellation_count"]);
     assert!(cancelled >= 1, "{after}");
-    let by_elapsed = count(&after, "search_task", &["resource_tracker_stats", "elapsed_time_tracker", "cancellation_count"])
-        + count(&after, "search_shard_task", &["resource_tracker_stats", "elapsed_time_tracker", "cancellation_count"]);
+    let by_elapsed =
+        count(&after, "search_task", &["resource_tracker_stats", "elapsed_time_tracker", "cancellation_count"])
+            + count(
+                &after,
+                "search_shard_task",
+                &["resource_tracker_stats", "elapsed_time_tracker", "cancellation_count"],
+            );
     assert_eq!(by_elapsed, cancelled, "every cancellation breached the elapsed threshold of 0: {after}");
 
     // Only the shard tasks breach: the search answers their shards' failures.
@@ -144,7 +149,11 @@ fn unknown_or_bad_settings_are_refused() {
     let r = put(s.addr, "/_cluster/settings", r#"{"persistent": {"search_backpressure.mode": "monitor-only"}}"#);
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"]["reason"], "Invalid SearchBackpressureMode: monitor-only");
-    let r = put(s.addr, "/_cluster/settings", r#"{"persistent": {"search_backpressure.search_task.cancellation_rate": 0}}"#);
+    let r = put(
+        s.addr,
+        "/_cluster/settings",
+        r#"{"persistent": {"search_backpressure.search_task.cancellation_rate": 0}}"#,
+    );
     assert_eq!(r.status, 400);
     let r = put(s.addr, "/_cluster/settings", r#"{"persistent": {"search_backpressure.interval_millis": 10}}"#);
     assert_eq!(r.status, 400, "node scope only: {}", r.text());

@@ -147,12 +147,7 @@ pub const REGISTRY: &[Def] = &[
     d("search.max_buckets", Kind::Int(0), Some("65535")),
     d("search.max_open_pit_context", Kind::Int(0), Some("300")),
     // Node scope only: read once when the node starts.
-    Def {
-        key: "search_backpressure.interval_millis",
-        kind: Kind::Int(1),
-        dynamic: false,
-        default: Some("1000"),
-    },
+    Def { key: "search_backpressure.interval_millis", kind: Kind::Int(1), dynamic: false, default: Some("1000") },
     d("search_backpressure.mode", Kind::Check(backpressure_mode), Some("monitor_only")),
     d("search_backpressure.node_duress.cpu_threshold", Kind::FloatIn(0.0, 1.0), Some("0.9")),
     d("search_backpressure.node_duress.heap_threshold", Kind::FloatIn(0.0, 1.0), Some("0.7")),

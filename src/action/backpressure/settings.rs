@@ -76,10 +76,7 @@ pub struct Settings {
 
 /// The value of `key` in `m`, else its registered default, as text.
 fn raw(m: &Map<String, Value>, key: &str) -> String {
-    m.get(key)
-        .and_then(text)
-        .or_else(|| lookup(key).and_then(|d| d.default).map(str::to_string))
-        .unwrap_or_default()
+    m.get(key).and_then(text).or_else(|| lookup(key).and_then(|d| d.default).map(str::to_string)).unwrap_or_default()
 }
 
 fn float(m: &Map<String, Value>, key: &str) -> f64 {

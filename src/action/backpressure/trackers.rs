@@ -34,7 +34,6 @@ pub enum Tracker {
 }
 
 impl Tracker {
-
     /// The name in `resource_tracker_stats`.
     pub fn name(self) -> &'static str {
         match self {
@@ -175,7 +174,7 @@ pub fn max_avg(figures: impl Iterator<Item = u64>) -> (u64, u64) {
         sum += u128::from(f);
         n += 1;
     }
-    (max, if n == 0 { 0 } else { (sum / n) as u64 })
+    (max, sum.checked_div(n).map_or(0, |a| a as u64))
 }
 
 #[cfg(test)]
