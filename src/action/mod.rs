@@ -35,6 +35,7 @@
 pub mod aliases;
 pub mod allocation_explain;
 pub mod analyze;
+pub mod backpressure;
 pub mod bulk;
 pub mod cat_indices;
 pub mod cluster_info;

@@ -126,6 +126,11 @@ pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Va
             // Fathom ranks no copies by node response times: no node has an entry.
             "adaptive_selection" => json!({}),
             "indexing_pressure" => cs.counters.indexing_pressure.section(super::node_stats_sections::pressure_limit()),
+            // A node whose backpressure service does not run (a unit test's) has no section.
+            "search_backpressure" => match cs.counters.search_backpressure() {
+                Some(v) => v,
+                None => continue,
+            },
             _ => continue,
         };
         // OpenSearch prints the `breaker` metric as its `breakers` section.

@@ -23,12 +23,12 @@ pub const METRICS: &[&str] = &[
     "adaptive_selection",
     "script_cache",
     "indexing_pressure",
+    "search_backpressure",
 ];
 
 /// OpenSearch's other `_nodes/stats` metrics: subsystems Fathom does not have.
 const NOT_MEASURED: &[&str] = &[
     "shard_indexing_pressure",
-    "search_backpressure",
     "cluster_manager_throttling",
     "weighted_routing",
     "file_cache",

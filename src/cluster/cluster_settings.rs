@@ -17,6 +17,10 @@ pub enum Kind {
     Int(i64),
     /// A float at least this.
     Float(f64),
+    /// A float within these bounds (inclusive).
+    FloatIn(f64, f64),
+    /// A value checked by this function of (key, value text): the error is the 400 reason.
+    Check(fn(&str, &str) -> Result<(), String>),
     /// One of these (lower case).
     Enum(&'static [&'static str]),
     /// A byte size (`40mb`).
@@ -45,6 +49,55 @@ pub struct Def {
 const fn d(key: &'static str, kind: Kind, default: Option<&'static str>) -> Def {
     Def { key, kind, dynamic: true, default }
 }
+
+/// `search_backpressure.mode` (OpenSearch's `SearchBackpressureMode.fromName`).
+fn backpressure_mode(_key: &str, v: &str) -> Result<(), String> {
+    match v {
+        "disabled" | "monitor_only" | "enforced" => Ok(()),
+        _ => Err(format!("Invalid SearchBackpressureMode: {v}")),
+    }
+}
+
+/// A positive double (`cancellation_rate`).
+fn positive(key: &str, v: &str) -> Result<(), String> {
+    let n: f64 = v.trim().parse().map_err(|_| format!("Failed to parse value [{v}] for setting [{key}]"))?;
+    if n <= 0.0 {
+        return Err(format!("{key} must be greater than zero"));
+    }
+    Ok(())
+}
+
+/// A double in (0, 1] (`cancellation_ratio`).
+fn ratio(key: &str, v: &str) -> Result<(), String> {
+    positive(key, v)?;
+    if v.trim().parse::<f64>().is_ok_and(|n| n > 1.0) {
+        return Err(format!("{key} must be <= 1.0"));
+    }
+    Ok(())
+}
+
+/// The per-task-type search backpressure settings of `search_task` and `search_shard_task`,
+/// with OpenSearch's defaults (`SearchTaskSettings`, `SearchShardTaskSettings`).
+macro_rules! backpressure_task {
+    ($p:literal, $elapsed:literal, $cpu:literal, $heap:literal, $window:literal, $burst:literal) => {
+        [
+            d(concat!($p, ".cancellation_burst"), Kind::Float(1.0), Some($burst)),
+            d(concat!($p, ".cancellation_rate"), Kind::Check(positive), Some("0.003")),
+            d(concat!($p, ".cancellation_ratio"), Kind::Check(ratio), Some("0.1")),
+            d(concat!($p, ".cpu_time_millis_threshold"), Kind::Int(0), Some($cpu)),
+            d(concat!($p, ".elapsed_time_millis_threshold"), Kind::Int(0), Some($elapsed)),
+            d(concat!($p, ".heap_moving_average_window_size"), Kind::Int(0), Some($window)),
+            d(concat!($p, ".heap_percent_threshold"), Kind::FloatIn(0.0, 1.0), Some($heap)),
+            d(concat!($p, ".heap_variance"), Kind::Float(0.0), Some("2.0")),
+            d(concat!($p, ".total_heap_percent_threshold"), Kind::FloatIn(0.0, 1.0), Some("0.05")),
+        ]
+    };
+}
+
+const BP_SEARCH_TASK: [Def; 9] =
+    backpressure_task!("search_backpressure.search_task", "45000", "30000", "0.02", "10", "5.0");
+const BP_SEARCH_SHARD_TASK: [Def; 9] =
+    backpressure_task!("search_backpressure.search_shard_task", "30000", "15000", "0.005", "100", "10.0");
 
 /// The cluster settings Fathom reads, with OpenSearch's defaults.
 pub const REGISTRY: &[Def] = &[
@@ -93,6 +146,30 @@ pub const REGISTRY: &[Def] = &[
     d("search.allow_expensive_queries", Kind::Bool, Some("true")),
     d("search.max_buckets", Kind::Int(0), Some("65535")),
     d("search.max_open_pit_context", Kind::Int(0), Some("300")),
+    // Node scope only: read once when the node starts.
+    Def { key: "search_backpressure.interval_millis", kind: Kind::Int(1), dynamic: false, default: Some("1000") },
+    d("search_backpressure.mode", Kind::Check(backpressure_mode), Some("monitor_only")),
+    d("search_backpressure.node_duress.cpu_threshold", Kind::FloatIn(0.0, 1.0), Some("0.9")),
+    d("search_backpressure.node_duress.heap_threshold", Kind::FloatIn(0.0, 1.0), Some("0.7")),
+    d("search_backpressure.node_duress.num_successive_breaches", Kind::Int(1), Some("3")),
+    BP_SEARCH_SHARD_TASK[0],
+    BP_SEARCH_SHARD_TASK[1],
+    BP_SEARCH_SHARD_TASK[2],
+    BP_SEARCH_SHARD_TASK[3],
+    BP_SEARCH_SHARD_TASK[4],
+    BP_SEARCH_SHARD_TASK[5],
+    BP_SEARCH_SHARD_TASK[6],
+    BP_SEARCH_SHARD_TASK[7],
+    BP_SEARCH_SHARD_TASK[8],
+    BP_SEARCH_TASK[0],
+    BP_SEARCH_TASK[1],
+    BP_SEARCH_TASK[2],
+    BP_SEARCH_TASK[3],
+    BP_SEARCH_TASK[4],
+    BP_SEARCH_TASK[5],
+    BP_SEARCH_TASK[6],
+    BP_SEARCH_TASK[7],
+    BP_SEARCH_TASK[8],
 ];
 
 /// The registered definition of `key`.
@@ -149,6 +226,17 @@ pub fn validate(def: &Def, key: &str, value: &Value) -> Result<(), String> {
             }
             Ok(())
         }
+        Kind::FloatIn(min, max) => {
+            let n: f64 = text.trim().parse().map_err(|_| bad())?;
+            if n < min {
+                return Err(format!("Failed to parse value [{text}] for setting [{key}] must be >= {min:?}"));
+            }
+            if n > max {
+                return Err(format!("Failed to parse value [{text}] for setting [{key}] must be <= {max:?}"));
+            }
+            Ok(())
+        }
+        Kind::Check(f) => f(key, &text),
         Kind::Enum(allowed) => {
             if allowed.contains(&text.to_ascii_lowercase().as_str()) {
                 Ok(())
@@ -325,6 +413,39 @@ mod tests {
             e.reason
         );
         assert!(t.is_empty(), "a refused update changes nothing");
+    }
+
+    #[test]
+    fn search_backpressure_settings_check_as_opensearch() {
+        let mut t = Map::new();
+        let e = |t: &mut Map<String, Value>, k: &str, v: Value| {
+            apply_update("transient", t, &obj(json!({ k: v }))).unwrap_err().reason
+        };
+        assert_eq!(
+            e(&mut t, "search_backpressure.mode", json!("monitor-only")),
+            "Invalid SearchBackpressureMode: monitor-only"
+        );
+        assert_eq!(
+            e(&mut t, "search_backpressure.search_task.cancellation_rate", json!(0.0)),
+            "search_backpressure.search_task.cancellation_rate must be greater than zero"
+        );
+        assert_eq!(
+            e(&mut t, "search_backpressure.search_shard_task.cancellation_ratio", json!(0.0)),
+            "search_backpressure.search_shard_task.cancellation_ratio must be greater than zero"
+        );
+        assert_eq!(
+            e(&mut t, "search_backpressure.node_duress.cpu_threshold", json!(1.5)),
+            "Failed to parse value [1.5] for setting [search_backpressure.node_duress.cpu_threshold] must be <= 1.0"
+        );
+        assert_eq!(
+            e(&mut t, "search_backpressure.interval_millis", json!(5)),
+            "transient setting [search_backpressure.interval_millis], not dynamically updateable"
+        );
+        let ok = obj(json!({"search_backpressure.mode": "enforced",
+            "search_backpressure.search_shard_task.cancellation_burst": 12,
+            "search_backpressure.search_task.heap_moving_average_window_size": 0}));
+        assert_eq!(apply_update("transient", &mut t, &ok).unwrap().len(), 3);
+        assert_eq!(t["search_backpressure.search_shard_task.cancellation_burst"], "12");
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub struct NodeCounters {
     pub http_total: AtomicU64,
     pub indexing_pressure: IndexingPressure,
     transport: OnceLock<Box<dyn Fn() -> Value + Send + Sync>>,
+    search_backpressure: OnceLock<Box<dyn Fn() -> Option<Value> + Send + Sync>>,
 }
 
 impl std::fmt::Debug for NodeCounters {
@@ -111,6 +112,16 @@ impl NodeCounters {
     /// The transport's section, if it runs.
     pub fn transport(&self) -> Option<Value> {
         self.transport.get().map(|f| f())
+    }
+
+    /// Sets the reader of the `search_backpressure` section (once its service runs).
+    pub fn set_search_backpressure(&self, f: Box<dyn Fn() -> Option<Value> + Send + Sync>) {
+        let _ = self.search_backpressure.set(f);
+    }
+
+    /// The search backpressure section, if its service runs.
+    pub fn search_backpressure(&self) -> Option<Value> {
+        self.search_backpressure.get().and_then(|f| f())
     }
 }
 

@@ -144,6 +144,17 @@ impl Node {
             stop: stop.clone(),
             scheduler: Mutex::new(None),
         });
+        let interval = match node.settings.get("search_backpressure.interval_millis") {
+            Some(v) => v.trim().parse::<u64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                OsError::illegal(format!(
+                    "Failed to parse value [{v}] for setting [search_backpressure.interval_millis] must be >= 1"
+                ))
+            })?,
+            None => 1000,
+        };
+        crate::action::backpressure::Backpressure::new(cluster.clone(), node.tasks.clone())
+            .start(Duration::from_millis(interval), node.stop.clone())
+            .map_err(|e| OsError::internal(format!("cannot start the search backpressure thread: {e}")))?;
         let c = cluster.clone();
         let handle = std::thread::Builder::new()
             .name(format!("fathom[{}][scheduler][T#1]", identity.node_name))

@@ -100,6 +100,20 @@ pub struct TaskManager {
     /// Bumped and notified whenever a task ends (waits for completion watch it).
     ended: Mutex<u64>,
     ended_cv: Condvar,
+    /// Told of every task that ends (search backpressure counts completions and learns the
+    /// heap a finished search used).
+    on_end: std::sync::OnceLock<OnEnd>,
+}
+
+/// A function told of every task that ends, with the task.
+pub type EndListener = Box<dyn Fn(&Arc<Task>) + Send + Sync>;
+
+struct OnEnd(EndListener);
+
+impl fmt::Debug for OnEnd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OnEnd")
+    }
 }
 
 /// How long a ban on a cancelled parent lasts when nothing lifts it.
@@ -116,6 +130,7 @@ impl TaskManager {
             ban_count: AtomicUsize::new(0),
             ended: Mutex::new(0),
             ended_cv: Condvar::new(),
+            on_end: std::sync::OnceLock::new(),
         }
     }
 
@@ -144,8 +159,16 @@ impl TaskManager {
         TaskGuard { manager: self.clone(), task }
     }
 
+    /// Sets the function told of every task that ends (once; a second call is ignored).
+    pub fn set_on_end(&self, f: EndListener) {
+        let _ = self.on_end.set(OnEnd(f));
+    }
+
     fn unregister(&self, id: u64) {
         let removed = self.shard(id).lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+        if let (Some(t), Some(f)) = (&removed, self.on_end.get()) {
+            (f.0)(t);
+        }
         if let Some(t) = removed {
             if t.is_cancelled() && self.ban_count.load(Ordering::Relaxed) > 0 {
                 let key = TaskId { node: self.node_id.clone(), id };

@@ -42,6 +42,15 @@ impl QueryPhase {
         let r = crate::engine::query::dfs::with_global(self.req.dfs_stats.as_ref(), || {
             run_unit(u, &self.ctxs, &self.req, self.now, self.deadline, self.lasts[ui].as_ref())
         });
+        // A shard task cancelled on its own (search backpressure) fails its shard, as
+        // OpenSearch's query phase throws, rather than answering what it collected so far.
+        let r = match crate::tasks::current().filter(|t| _task.is_some() && t.is_cancelled()) {
+            Some(t) => Err(crate::error::OsError::new(
+                crate::error::ErrorKind::TaskCancelled,
+                format!("cancelled task with reason: {}", t.cancel_reason().unwrap_or_default()),
+            )),
+            None => r,
+        };
         let late = self.deadline.is_some_and(|d| Instant::now() > d);
         Some((r, late))
     }
