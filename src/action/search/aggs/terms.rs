@@ -536,6 +536,27 @@ impl Collector for TermsCollector {
     fn mem_bytes(&self) -> usize {
         self.ords.mem_bytes() + self.subs.mem_bytes()
     }
+
+    fn profile_type(&self) -> Option<&'static str> {
+        // Terms collect into a map keyed by value (strings through each segment's ordinals,
+        // looked up once per segment ordinal): no global ordinals.
+        Some(match self.kind {
+            KeyKind::String => "MapStringTermsAggregator",
+            KeyKind::Unmapped => "UnmappedTermsAggregator",
+            _ => "NumericTermsAggregator",
+        })
+    }
+
+    fn debug(&self, add: &mut dyn FnMut(&'static str, Value)) {
+        let strategy = match self.kind {
+            KeyKind::Long => "long_terms",
+            KeyKind::Double => "double_terms",
+            KeyKind::Unsigned => "unsigned_long_terms",
+            _ => "terms",
+        };
+        add("result_strategy", json!(strategy));
+        add("total_buckets", json!(self.ords.keys.len()));
+    }
 }
 
 struct TermsLeaf<'a> {
