@@ -406,7 +406,7 @@ fn run_unit_uncached(
     times.total_nanos = profile::since(start);
     let c = &ctxs[u.ctx];
     let by_score = r.fields.iter().all(|(f, _)| f.by == query::SortBy::Score);
-    let tree = profile::query_tree(&u.searcher, &r.query, by_score || req.track_scores)?;
+    let tree = profile::query_tree(&u.searcher, &r.query, by_score || req.track_scores, &c.mapping)?;
     let names: Vec<&str> = req.aggs.iter().flat_map(|d| d.iter().map(|d| d.name.as_str())).collect();
     let collector = profile::collector_json(req.size, !by_score, &names, &times);
     let id = profile::shard_id(&c.node_id, &c.index, c.shard);

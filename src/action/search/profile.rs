@@ -17,6 +17,8 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use crate::engine::query::{Query, RangeKind, Searcher};
+use crate::engine::schema::Mapping;
+use crate::engine::segment::points::sortable;
 use crate::engine::segment::NO_MORE_DOCS;
 use crate::error::OsResult;
 
@@ -103,7 +105,7 @@ pub fn collector_json(size: usize, sorted: bool, agg_names: &[&str], times: &Uni
 }
 
 /// The profiled query tree of `q` over `searcher`'s segments (see the module docs).
-pub fn query_tree(searcher: &Searcher, q: &Query, scoring: bool) -> OsResult<Value> {
+pub fn query_tree(searcher: &Searcher, q: &Query, scoring: bool, mapping: &Mapping) -> OsResult<Value> {
     let mut nanos = [0u64; 9];
     let mut counts = [0u64; 9];
     let t = Instant::now();
@@ -140,17 +142,43 @@ pub fn query_tree(searcher: &Searcher, q: &Query, scoring: bool) -> OsResult<Val
     }
     let mut m = Map::new();
     m.insert("type".into(), json!(type_name(q)));
-    m.insert("description".into(), json!(q.to_string()));
+    m.insert("description".into(), json!(describe(q, mapping)));
     m.insert("time_in_nanos".into(), json!(nanos.iter().sum::<u64>()));
     m.insert("breakdown".into(), Value::Object(breakdown));
     let children = children(q)
         .into_iter()
-        .map(|(c, scores)| query_tree(searcher, c, scoring && scores))
+        .map(|(c, scores)| query_tree(searcher, c, scoring && scores, mapping))
         .collect::<OsResult<Vec<_>>>()?;
     if !children.is_empty() {
         m.insert("children".into(), Value::Array(children));
     }
     Ok(Value::Object(m))
+}
+
+/// Lucene's `toString` of a query; point ranges print their bounds as the field's numbers
+/// (Lucene's `PointRangeQuery`), a bound at the end of the key space as `*`.
+pub fn describe(q: &Query, mapping: &Mapping) -> String {
+    let Query::Range { field, lo, hi, include_lo, include_hi, kind: RangeKind::Points, .. } = q else {
+        return q.to_string();
+    };
+    let decode: fn(&[u8]) -> String = match mapping.field_type(field).map(|t| t.type_name()) {
+        Some("double" | "float" | "half_float") => |b| sortable::decode_f64(b).to_string(),
+        Some("long" | "integer" | "short" | "byte" | "date" | "date_nanos" | "scaled_float") => {
+            |b| sortable::decode_i64(b).to_string()
+        }
+        _ => return q.to_string(),
+    };
+    let bound = |b: &Option<Vec<u8>>, end: u8| match b {
+        Some(b) if b.len() == 8 && !b.iter().all(|&x| x == end) => decode(b),
+        _ => "*".to_string(),
+    };
+    format!(
+        "{field}:{}{} TO {}{}",
+        if *include_lo { '[' } else { '{' },
+        bound(lo, 0x00),
+        bound(hi, 0xFF),
+        if *include_hi { ']' } else { '}' }
+    )
 }
 
 /// The sub-queries of `q`, each with whether it scores within it.
@@ -215,7 +243,7 @@ mod tests {
     fn tree_of_an_empty_searcher_has_every_breakdown_key() {
         let s = Searcher::new(Vec::new());
         let q = Query::and(vec![Query::term("a", "b"), Query::MatchAll { boost: 1.0 }]);
-        let v = query_tree(&s, &q, true).unwrap();
+        let v = query_tree(&s, &q, true, &Mapping::new_dynamic()).unwrap();
         assert_eq!(v["type"], "BooleanQuery");
         for p in QUERY_PHASES {
             assert!(v["breakdown"][p].is_u64(), "{p}");
