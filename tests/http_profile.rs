@@ -130,6 +130,22 @@ fn profile_reports_query_collectors_and_aggregations() {
     assert_eq!(card["debug"]["ordinals_collectors_used"], segments(s.addr));
     assert_eq!(card["debug"]["numeric_collectors_used"], 0);
 
+    // `breadth_first`: the sub-aggregation collects only the documents of the kept bucket.
+    let agg = |mode: &str| {
+        json!({"size": 0, "profile": true, "query": {"term": {"k": "even"}},
+               "aggs": {"t": {"terms": {"field": "n", "size": 1, "collect_mode": mode}, "aggs": {"m": {"max": {"field": "x"}}}}}})
+    };
+    let depth = search(s.addr, "prof", agg("depth_first"));
+    let breadth = search(s.addr, "prof", agg("breadth_first"));
+    assert_eq!(depth["aggregations"], breadth["aggregations"]);
+    let kept = breadth["aggregations"]["t"]["buckets"][0]["doc_count"].as_u64().unwrap();
+    let t = &breadth["profile"]["shards"][0]["aggregations"][0];
+    assert_eq!(t["debug"]["deferred_aggregators"], json!(["m"]));
+    assert_eq!(t["children"][0]["breakdown"]["collect_count"].as_u64().unwrap(), kept);
+    let t = &depth["profile"]["shards"][0]["aggregations"][0];
+    assert!(t["debug"].get("deferred_aggregators").is_none());
+    assert_eq!(t["children"][0]["breakdown"]["collect_count"].as_u64().unwrap(), matches);
+
     // Without `profile` (or with false) there is no profile; a non-boolean is refused.
     let v = search(s.addr, "prof", json!({"profile": false}));
     assert!(v.get("profile").is_none(), "{v}");

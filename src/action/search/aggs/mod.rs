@@ -15,6 +15,7 @@ pub mod cardinality;
 pub mod composite;
 pub mod composite_geotile;
 pub mod date_histogram;
+pub mod deferred;
 pub mod fielddata;
 pub mod filter;
 pub mod fmt;
@@ -266,6 +267,11 @@ pub trait Collector {
     fn profile_type(&self) -> Option<&'static str> {
         None
     }
+    /// Deferred collection ([`deferred`]): collects the recorded documents of buckets `ords`
+    /// (the ones the parent kept) before their results are asked for.
+    fn replay(&mut self, _ords: &[u32]) -> OsResult<()> {
+        Ok(())
+    }
 }
 
 /// A collector opened on one segment.
@@ -302,6 +308,11 @@ impl Subs {
 
     pub fn leaves<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<SubLeaves<'a>> {
         Ok(SubLeaves(self.cols.iter_mut().map(|c| c.leaf(seg, si)).collect::<OsResult<Vec<_>>>()?))
+    }
+
+    /// Replays the deferred sub-aggregations' documents of buckets `ords`.
+    pub fn replay(&mut self, ords: &[u32]) -> OsResult<()> {
+        self.cols.iter_mut().try_for_each(|c| c.replay(ords))
     }
 
     pub fn results(&mut self, ord: u32) -> OsResult<Vec<AggResult>> {

@@ -233,6 +233,10 @@ impl Collector for Profiled {
     fn profile_type(&self) -> Option<&'static str> {
         self.inner.profile_type()
     }
+
+    fn replay(&mut self, ords: &[u32]) -> OsResult<()> {
+        self.inner.replay(ords)
+    }
 }
 
 /// A leaf collector timing the calls that hand documents to the one it wraps (`collect_count`:

@@ -24,6 +24,8 @@ pub struct TermsSpec {
     pub order: BucketOrder,
     pub inc_exc: IncludeExclude,
     pub show_error: bool,
+    /// `collect_mode: breadth_first`: sub-aggregations are deferred (see [`super::deferred`]).
+    pub breadth_first: bool,
 }
 
 fn int(agg: &str, k: &str, v: &Value) -> OsResult<i64> {
@@ -95,6 +97,7 @@ impl TermsSpec {
             order: BucketOrder::count_desc(),
             inc_exc: IncludeExclude::default(),
             show_error: false,
+            breadth_first: false,
         };
         for (k, v) in body {
             if s.source.take("terms", k, v)? || s.inc_exc.take("terms", k, v)? || s.counts.take("terms", name, k, v)? {
@@ -112,6 +115,9 @@ impl TermsSpec {
                     let h = super::source::string("terms", k, v)?;
                     if k == "collect_mode" && h != "depth_first" && h != "breadth_first" {
                         return Err(OsError::illegal(format!("Unknown collect_mode [{h}]")));
+                    }
+                    if k == "collect_mode" {
+                        s.breadth_first = h == "breadth_first";
                     }
                 }
                 _ => {
@@ -183,6 +189,21 @@ impl AggSpec for TermsSpec {
             }
             Some(VType::GeoPoint) => return Err(super::source::unsupported(&cfg, "terms")),
         };
+        let mut subs = Subs::new(def, env)?;
+        // `breadth_first`: the sub-aggregations collect only the kept buckets' documents (a
+        // top-level terms ordered by count or key, sub-aggregations without scores).
+        let deferred: Vec<String> = if self.breadth_first
+            && env.top_query.is_some()
+            && !subs.cols.is_empty()
+            && self.order.paths().count() == 0
+            && !subs.needs_scores()
+        {
+            subs.cols =
+                subs.cols.into_iter().map(|c| super::deferred::Deferred::wrap(c, env.searcher.clone())).collect();
+            def.subs.iter().filter(|d| !d.spec.is_pipeline()).map(|d| d.name.clone()).collect()
+        } else {
+            Vec::new()
+        };
         Ok(Box::new(TermsCollector {
             spec: self.clone(),
             def: def.clone(),
@@ -190,8 +211,9 @@ impl AggSpec for TermsSpec {
             kind,
             cfg,
             ords: BucketOrds::default(),
-            subs: Subs::new(def, env)?,
+            subs,
             zero_keys: Vec::new(),
+            deferred,
         }))
     }
 
@@ -343,6 +365,8 @@ struct TermsCollector {
     subs: Subs,
     /// With `min_doc_count: 0`: every value of the field on the shard.
     zero_keys: Vec<RawKey>,
+    /// The sub-aggregations whose collection is deferred (`breadth_first`).
+    deferred: Vec<String>,
 }
 
 impl TermsCollector {
@@ -517,6 +541,7 @@ impl Collector for TermsCollector {
             }
         }
         if !paths {
+            self.subs.replay(&ord_of)?;
             for (b, o) in only.iter_mut().zip(&ord_of) {
                 b.subs = self.subs.results(*o)?;
             }
@@ -556,6 +581,9 @@ impl Collector for TermsCollector {
         };
         add("result_strategy", json!(strategy));
         add("total_buckets", json!(self.ords.keys.len()));
+        if !self.deferred.is_empty() {
+            add("deferred_aggregators", json!(self.deferred));
+        }
     }
 }
 
