@@ -191,12 +191,14 @@ impl AggSpec for TermsSpec {
         };
         let mut subs = Subs::new(def, env)?;
         // `breadth_first`: the sub-aggregations collect only the kept buckets' documents (a
-        // top-level terms ordered by count or key, sub-aggregations without scores).
+        // top-level terms ordered by count or key, sub-aggregations without scores, no script
+        // reading `_score` compiled).
         let deferred: Vec<String> = if self.breadth_first
             && env.top_query.is_some()
             && !subs.cols.is_empty()
             && self.order.paths().count() == 0
             && !subs.needs_scores()
+            && !super::script_source::peek_needs_scores()
         {
             subs.cols =
                 subs.cols.into_iter().map(|c| super::deferred::Deferred::wrap(c, env.searcher.clone())).collect();
