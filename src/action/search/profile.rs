@@ -11,6 +11,12 @@
 //! make (`advance`, `match`, `shallow_advance`, `compute_max_score`,
 //! `set_min_competitive_score`) are real zeros with zero counts. The `collector` entries time
 //! the shard's real collection (top hits, and the aggregations' own pass).
+//!
+//! Known gaps: `inbound_network_time_in_millis` / `outbound_network_time_in_millis` are 0
+//! (true for shards searched on the coordinating node; for shards of other nodes the one-way
+//! transport times are not measured yet). A `dfs_query_then_fetch` search of several shards
+//! on one node runs them as one unit (shared statistics, one searcher): it reports one entry,
+//! under the unit's first shard.
 
 use std::time::Instant;
 
