@@ -127,6 +127,20 @@ fn searches_and_counts_see_the_shards_of_every_node() {
         assert!((got_avg - avg).abs() < 1e-9, "node {pi}: avg {got_avg} != {avg}");
         assert_eq!(a["hits"]["total"]["value"], DOCS, "node {pi}");
 
+        // `profile`: every shard's profile comes back, those of other nodes over transport.
+        let pr = search(p, &json!({"size": 0, "profile": true, "aggs": {"g": {"terms": {"field": "g"}}}}));
+        let shards = pr["profile"]["shards"].as_array().unwrap();
+        let ids: Vec<&str> = shards.iter().map(|s| s["id"].as_str().unwrap()).collect();
+        assert_eq!(ids.len(), 6, "node {pi}: {ids:?}");
+        for s in 0..6 {
+            assert!(ids.iter().any(|id| id.ends_with(&format!("][idx][{s}]"))), "node {pi}: shard {s} in {ids:?}");
+        }
+        let nodes: HashSet<&str> = ids.iter().filter_map(|id| id.split(']').next()).collect();
+        assert_eq!(nodes.len(), 3, "node {pi}: profiles of every node: {ids:?}");
+        let collected: u64 =
+            shards.iter().map(|s| s["aggregations"][0]["breakdown"]["collect_count"].as_u64().unwrap()).sum();
+        assert_eq!(collected, DOCS as u64, "node {pi}");
+
         // A query that matches some documents on every node; scores merge across nodes.
         let q = search(p, &json!({"size": 300, "query": {"term": {"g": "g3"}}}));
         assert_eq!(q["hits"]["total"]["value"], groups["g3"], "node {pi}");

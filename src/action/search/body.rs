@@ -48,6 +48,8 @@ pub struct SearchBody {
     pub hits: Vec<HitJson>,
     /// The `aggregations` object, when the request had aggregations.
     pub aggregations: Option<Value>,
+    /// The `profile` object, with `"profile": true`.
+    pub profile: Option<Value>,
 }
 
 impl SearchBody {
@@ -69,6 +71,9 @@ impl SearchBody {
         body.insert("hits".into(), Value::Object(hm));
         if let Some(a) = self.aggregations {
             body.insert("aggregations".into(), a);
+        }
+        if let Some(p) = self.profile {
+            body.insert("profile".into(), p);
         }
         Value::Object(body)
     }
@@ -106,6 +111,10 @@ impl SearchBody {
             out.extend_from_slice(b",\"aggregations\":");
             write_value(&mut out, a);
         }
+        if let Some(p) = &self.profile {
+            out.extend_from_slice(b",\"profile\":");
+            write_value(&mut out, p);
+        }
         out.push(b'}');
         out
     }
@@ -136,6 +145,7 @@ mod tests {
             max_score: Some(0.2876821),
             hits,
             aggregations: None,
+            profile: None,
         }
     }
 

@@ -52,6 +52,8 @@ pub struct ShardContext {
     pub fielddata: Option<Arc<crate::cluster::fielddata_cache::FielddataCache>>,
     /// The copy's counters the query and fetch phases count in (`None` as for `failer`).
     pub counters: Option<Arc<crate::shard::stats::ShardCounters>>,
+    /// The id of the node holding this copy (the search profile's shard id).
+    pub node_id: Arc<str>,
 }
 
 impl ShardContext {
@@ -238,6 +240,7 @@ fn index_contexts(
             breakers: Some(cs.breakers().clone()),
             fielddata: Some(cs.fielddata.clone()),
             counters: Some(shard.engine.counters().clone()),
+            node_id: Arc::from(cs.node.node_id.as_str()),
         });
     }
     Ok(out)

@@ -235,6 +235,8 @@ pub(super) struct UnitResult {
     inner: Vec<inner_hits::InnerHitsDef>,
     /// The shard-level aggregation results.
     aggs: Option<Vec<super::aggs::AggResult>>,
+    /// With `"profile": true`: the shard's `profile.shards[]` entry.
+    profile: Option<Value>,
 }
 
 /// A shard's number and the index's shard count as a slice sees them: with `routing` or
@@ -365,6 +367,7 @@ fn cached_unit(
         terminated: hit.terminated,
         inner,
         aggs: hit.aggs,
+        profile: None,
     })
 }
 
@@ -393,9 +396,41 @@ fn run_unit_uncached(
     deadline: Option<Instant>,
     last: Option<&LastHit>,
 ) -> OsResult<UnitResult> {
+    if !req.profile {
+        return run_unit_inner(u, ctxs, req, now, deadline, last, None);
+    }
+    use super::profile;
+    let mut times = profile::UnitTimes::default();
+    let start = Instant::now();
+    let mut r = run_unit_inner(u, ctxs, req, now, deadline, last, Some(&mut times))?;
+    times.total_nanos = profile::since(start);
     let c = &ctxs[u.ctx];
+    let by_score = r.fields.iter().all(|(f, _)| f.by == query::SortBy::Score);
+    let tree = profile::query_tree(&u.searcher, &r.query, by_score || req.track_scores, &c.mapping)?;
+    let names: Vec<&str> = req.aggs.iter().flat_map(|d| d.iter().map(|d| d.name.as_str())).collect();
+    let collector = profile::collector_json(req.size, !by_score, &names, &times);
+    let id = profile::shard_id(&c.node_id, &c.index, c.shard);
+    r.profile = Some(profile::shard_json(id, vec![tree], times, collector));
+    Ok(r)
+}
+
+/// A unit's query phase; `times`: what a profiled search measures.
+fn run_unit_inner(
+    u: &Unit,
+    ctxs: &[ShardContext],
+    req: &SearchRequest,
+    now: i64,
+    deadline: Option<Instant>,
+    last: Option<&LastHit>,
+    mut times: Option<&mut super::profile::UnitTimes>,
+) -> OsResult<UnitResult> {
+    let c = &ctxs[u.ctx];
+    let t = Instant::now();
     let Prepared { qc, query, named, inner } = prepare_unit(u, ctxs, req, now)?;
-    let aggs = unit_aggs(u, ctxs, req, &qc, &query)?;
+    if let Some(tm) = times.as_deref_mut() {
+        tm.rewrite_nanos = super::profile::since(t);
+    }
+    let aggs = unit_aggs(u, ctxs, req, &qc, &query, times)?;
     // `terminate_after`: each shard collects its first N matches only.
     let limited;
     let (searcher, terminated) = match req.terminate_after {
@@ -516,6 +551,7 @@ fn run_unit_uncached(
             terminated,
             inner,
             aggs,
+            profile: None,
         });
     }
     let run_top = |spec: &TopSpec| match sort_missing::keyword_missing(&req.sort, &fields) {
@@ -560,6 +596,7 @@ fn run_unit_uncached(
         terminated,
         inner,
         aggs,
+        profile: None,
     })
 }
 
@@ -571,8 +608,10 @@ fn unit_aggs(
     req: &SearchRequest,
     qc: &QueryContext<'_>,
     query: &Query,
+    times: Option<&mut super::profile::UnitTimes>,
 ) -> OsResult<Option<Vec<super::aggs::AggResult>>> {
     let Some(defs) = &req.aggs else { return Ok(None) };
+    let start = Instant::now();
     let c = &ctxs[u.ctx];
     let q = if req.post_filter.is_some() {
         let mut bare = req.clone();
@@ -583,8 +622,15 @@ fn unit_aggs(
         query.clone()
     };
     let shards = req.total_shards.unwrap_or(ctxs.len());
-    let env = super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards };
-    Ok(Some(super::aggs::collect_shard(defs, &env, &q)?))
+    let prof = times.is_some().then(super::aggs::profile::AggProfiler::new);
+    let env =
+        super::aggs::ShardEnv { qc, searcher: &u.searcher, ctx: c, req, shards, prof: prof.as_ref(), top_query: None };
+    let results = super::aggs::collect_shard(defs, &env, &q)?;
+    if let (Some(tm), Some(p)) = (times, &prof) {
+        tm.aggs_nanos = super::profile::since(start);
+        tm.aggs = p.to_json();
+    }
+    Ok(Some(results))
 }
 
 /// Reduces `hits` to the first hit of each collapse value (at most `k`); returns the values.
@@ -866,6 +912,7 @@ fn node_phase(
     let mut results = results;
     let phase_results: Vec<Option<Vec<super::aggs::AggResult>>> =
         results.iter_mut().map(|r| r.as_mut().and_then(|r| r.aggs.take())).collect();
+    let profiles: Vec<Value> = results.iter_mut().filter_map(|r| r.as_mut().and_then(|r| r.profile.take())).collect();
     marks.resize(page.len(), None);
     let merge_keys: Vec<(f32, Vec<SortValue>, Option<Value>, Option<LastHit>)> =
         page.iter().zip(marks).map(|((_, h, k), m)| (h.score, h.sort_values.clone(), k.clone(), m)).collect();
@@ -922,6 +969,7 @@ fn node_phase(
             .map(|(f, fmt)| MergeSort { unsigned: *fmt == ValueFormat::Unsigned, ..MergeSort::of(f) })
             .collect(),
         aggs,
+        profiles,
         timed_out,
         terminated_early,
         shards: ctxs.len(),

@@ -87,6 +87,7 @@ pub mod node_result;
 mod parallel;
 pub mod pit;
 pub mod pit_segments;
+pub mod profile;
 pub mod query_string;
 pub mod remote;
 pub mod remote_collapse;

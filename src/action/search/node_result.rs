@@ -82,6 +82,8 @@ pub struct NodeResult {
     pub sort: Vec<MergeSort>,
     /// The aggregation partials, one list per search unit.
     pub aggs: Vec<Vec<AggResult>>,
+    /// With `"profile": true`: the searched shards' `profile.shards[]` entries.
+    pub profiles: Vec<Value>,
     pub timed_out: bool,
     pub terminated_early: Option<bool>,
     /// Shards searched (failed ones included).
@@ -163,6 +165,7 @@ pub fn finish(parts: Vec<NodeResult>, req: &SearchRequest, start: Instant, paged
     let (mut shards_total, mut failed) = (0usize, 0usize);
     let mut failures: Vec<FailureEntry> = Vec::new();
     let mut aggs: Vec<Vec<AggResult>> = Vec::new();
+    let mut profiles: Vec<Value> = Vec::new();
     let mut hits: Vec<NodeHit> = Vec::new();
     for p in parts {
         total += p.total;
@@ -183,6 +186,7 @@ pub fn finish(parts: Vec<NodeResult>, req: &SearchRequest, start: Instant, paged
             }
         }
         aggs.extend(p.aggs);
+        profiles.extend(p.profiles);
         hits.extend(p.hits);
     }
     if shards_total > 0 && failed == shards_total {
@@ -235,6 +239,11 @@ pub fn finish(parts: Vec<NodeResult>, req: &SearchRequest, start: Instant, paged
         max_score,
         hits: hits.into_iter().map(|h| h.json).collect(),
         aggregations,
+        profile: req.profile.then(|| {
+            // OpenSearch lists the shards by their id.
+            profiles.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+            json!({ "shards": profiles })
+        }),
     })
 }
 

@@ -146,6 +146,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         breakers: None,
         fielddata: None,
         counters: None,
+        node_id: Arc::from("node"),
     }
 }
 

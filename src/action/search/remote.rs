@@ -159,6 +159,9 @@ pub struct WireResult {
     #[serde(default)]
     unsigned: Vec<bool>,
     aggs: Vec<Vec<AggResult>>,
+    /// With `"profile": true`: the node's shard profiles (`profile.shards[]` entries).
+    #[serde(default)]
+    profiles: Vec<Value>,
     timed_out: bool,
     terminated_early: Option<bool>,
     shards: usize,
@@ -225,6 +228,7 @@ pub(super) fn to_wire(r: NodeResult, warnings: Vec<String>) -> WireResult {
         sort: r.sort.iter().map(|s| (s.score, s.desc, s.missing_first)).collect(),
         unsigned: r.sort.iter().map(|s| s.unsigned).collect(),
         aggs: r.aggs,
+        profiles: r.profiles,
         timed_out: r.timed_out,
         terminated_early: r.terminated_early,
         shards: r.shards,
@@ -268,6 +272,7 @@ pub(super) fn from_wire(w: WireResult, req: &SearchRequest) -> NodeResult {
             })
             .collect(),
         aggs: w.aggs,
+        profiles: w.profiles,
         timed_out: w.timed_out,
         terminated_early: w.terminated_early,
         shards: w.shards,

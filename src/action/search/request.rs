@@ -42,6 +42,9 @@ pub struct SearchRequest {
     pub version: bool,
     pub seq_no_primary_term: bool,
     pub explain: bool,
+    /// `"profile": true`: each shard reports its query and aggregation timings.
+    #[serde(default)]
+    pub profile: bool,
     pub track_scores: bool,
     pub min_score: Option<f32>,
     pub terminate_after: Option<u64>,
@@ -141,6 +144,7 @@ impl Default for SearchRequest {
             version: false,
             seq_no_primary_term: false,
             explain: false,
+            profile: false,
             track_scores: false,
             min_score: None,
             terminate_after: None,
@@ -304,11 +308,11 @@ impl SearchRequest {
                     r.min_score = Some(v.as_f64().ok_or_else(|| perr("[min_score] must be a number"))? as f32)
                 }
                 "terminate_after" => r.terminate_after = Some(int(k, v)?.max(0) as u64),
+                "profile" => r.profile = flag(k, v)?,
                 // Asking for nothing: accepted.
-                "profile" if v == &Value::Bool(false) => {}
                 "ext" if v.as_object().is_some_and(|m| m.is_empty()) => {}
-                // Parts of the search body Fathom does not build yet (aggregations: issue 17,
-                // profiling: issue 20, the rest below) are refused as an
+                // Parts of the search body Fathom does not build yet (the rest below) are
+                // refused as an
                 // OpenSearch node without them refuses an unknown key, never dropped.
                 "indices_boost" if v.is_array() => {
                     r.indices_boost = super::index_boost::parse(v.as_array().map_or(&[][..], Vec::as_slice))?
@@ -331,8 +335,7 @@ impl SearchRequest {
                     r.stats_groups =
                         v.as_array().into_iter().flatten().filter_map(|g| g.as_str().map(String::from)).collect()
                 }
-                "profile" | "stats" | "indices_boost" | "ext" | "suggest" | "search_pipeline" | "derived"
-                | "verbose_pipeline" => {
+                "stats" | "indices_boost" | "ext" | "suggest" | "search_pipeline" | "derived" | "verbose_pipeline" => {
                     return Err(unknown_key(k, v));
                 }
                 "highlight" => r.highlight = Some(val),

@@ -95,7 +95,8 @@ pub(super) fn probe(u: &Unit, ctxs: &[ShardContext], req: &SearchRequest) -> Opt
         Some(true) => true,
         None => handle.enabled,
     };
-    if !wanted || req.size != 0 || req.scroll.is_some() || req.dfs || req.dfs_stats.is_some() {
+    // A profiled search measures its own run: never served from (or kept in) the cache.
+    if !wanted || req.size != 0 || req.scroll.is_some() || req.dfs || req.dfs_stats.is_some() || req.profile {
         return None;
     }
     if u.origin.iter().any(|o| o.0 != u.ctx) {

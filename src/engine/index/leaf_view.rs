@@ -124,6 +124,11 @@ impl SegmentView for Leaf {
         points.docs_in_range(lo, hi).map(Some)
     }
 
+    fn points_field(&self, field: &str) -> Option<crate::engine::segment::points::FieldPoints<'_>> {
+        let f = self.info(field)?;
+        self.reader.points.field(f.number)
+    }
+
     fn numeric_values(&self, field: &str, doc: DocId, out: &mut Vec<i64>) -> bool {
         out.clear();
         let Some(f) = self.info(field) else { return false };

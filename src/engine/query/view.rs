@@ -101,6 +101,11 @@ pub trait SegmentView: Send + Sync {
     /// Sorted, deduplicated docs with a point value in `[lo, hi]` (inclusive, fixed-width sortable
     /// big-endian keys of the field's width). `None` when the field has no points.
     fn points_docs(&self, field: &str, lo: &[u8], hi: &[u8]) -> Result<Option<Vec<DocId>>>;
+    /// The points of `field` block by block (aggregations that count from the points index),
+    /// `None` when the field has none or the view cannot hand them out.
+    fn points_field(&self, _field: &str) -> Option<crate::engine::segment::points::FieldPoints<'_>> {
+        None
+    }
     /// Replaces `out` with the doc's numeric doc values (sorted ascending; empty = missing; doubles
     /// are stored as sortable longs). Returns false when the field has no numeric column.
     fn numeric_values(&self, field: &str, doc: DocId, out: &mut Vec<i64>) -> bool;

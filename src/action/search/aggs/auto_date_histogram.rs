@@ -147,7 +147,13 @@ impl AggSpec for AutoDateHistogramSpec {
                 zone: self.zone_id(),
             },
         };
+        let points = super::points_count::Plan::of(def, env, &cfg, false).filter(|p| p.kind != NumKind::Double);
         Ok(Box::new(AutoCollector {
+            points,
+            rewrite: super::points_count::RewriteStats::default(),
+            counted: Vec::new(),
+            single: env.top_query.is_some(),
+            surviving: 0,
             spec: self.clone(),
             cfg,
             num,
@@ -268,6 +274,15 @@ fn merge_consecutive(def: &AggDef, buckets: Vec<Bucket>, n: usize, rc: &mut Redu
 }
 
 struct AutoCollector {
+    /// How segments may be counted from points (top-level, no subs, match_all).
+    points: Option<super::points_count::Plan>,
+    rewrite: super::points_count::RewriteStats,
+    /// Owner 0's values (millis) counted from points, with their document counts.
+    counted: Vec<(i64, u64)>,
+    /// A top-level aggregation (OpenSearch's `FromSingle`: one owning bucket).
+    single: bool,
+    /// The buckets the shard's result kept (the profile's `surviving_buckets`).
+    surviving: u64,
     spec: AutoDateHistogramSpec,
     cfg: super::source::Config,
     num: Option<NumKind>,
@@ -284,6 +299,11 @@ impl AutoCollector {
     /// Picks each owner's rounding and replays the matches into the sub-aggregations.
     fn build(&mut self) -> OsResult<()> {
         let mut span: HashMap<u32, (i64, i64)> = HashMap::new();
+        for &(v, _) in &self.counted {
+            let e = span.entry(0).or_insert((v, v));
+            e.0 = e.0.min(v);
+            e.1 = e.1.max(v);
+        }
         for seg in &self.docs {
             for (_, owner, vals) in seg {
                 for &v in vals {
@@ -301,6 +321,9 @@ impl AutoCollector {
                 let r = self.spec.rounding(idx);
                 let mut keys = std::collections::BTreeSet::new();
                 if fits_span || idx == INFOS.len() - 1 {
+                    if owner == 0 {
+                        keys.extend(self.counted.iter().map(|&(v, _)| r.round(v)));
+                    }
                     for seg in &self.docs {
                         for (_, o, vals) in seg {
                             if *o == owner {
@@ -330,6 +353,15 @@ impl AutoCollector {
             }
         }
         let roundings: HashMap<u32, Rounding> = built.iter().map(|(o, (i, _))| (*o, self.spec.rounding(*i))).collect();
+        if let (Some(r), Some((_, keys))) = (roundings.get(&0), built.get_mut(&0)) {
+            for &(v, n) in &self.counted {
+                if let Some(slot) = keys.get_mut(&r.round(v)) {
+                    slot.1 += n;
+                }
+            }
+        }
+        self.counted.clear();
+        self.surviving = built.values().map(|(_, keys)| keys.len() as u64).sum();
         let segments = self.searcher.segments.clone();
         for (si, seg) in segments.iter().enumerate() {
             let Some(docs) = self.docs.get(si) else { continue };
@@ -359,8 +391,26 @@ impl AutoCollector {
     }
 }
 
+impl AutoCollector {
+    /// Reads segment `seg`'s values from its points when it qualifies (each distinct value
+    /// once, with its count); whether it did.
+    fn count_points(&mut self, seg: &dyn SegmentView) -> OsResult<bool> {
+        use super::points_count::{count, points, Class};
+        self.rewrite.segments += 1;
+        let Some(plan) = &self.points else { return Ok(false) };
+        let Some(p) = points(seg, plan) else { return Ok(false) };
+        let counted = &mut self.counted;
+        count(&p, &mut self.rewrite, &mut |key| Class::Bucket(plan.raw(key)), &mut |v, n| counted.push((v, n)))?;
+        self.rewrite.optimized += 1;
+        Ok(true)
+    }
+}
+
 impl Collector for AutoCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
+        if self.count_points(seg)? {
+            return Ok(Box::new(super::points_count::Counted));
+        }
         if self.docs.len() <= si {
             self.docs.resize_with(si + 1, Vec::new);
         }
@@ -395,7 +445,22 @@ impl Collector for AutoCollector {
     }
 
     fn mem_bytes(&self) -> usize {
-        self.docs.iter().map(|d| d.capacity() * 40).sum::<usize>() + self.subs.mem_bytes()
+        self.docs.iter().map(|d| d.capacity() * 40).sum::<usize>()
+            + self.counted.capacity() * 16
+            + self.subs.mem_bytes()
+    }
+
+    fn debug(&self, add: &mut dyn FnMut(&'static str, Value)) {
+        add("surviving_buckets", serde_json::json!(self.surviving));
+        self.rewrite.debug(add)
+    }
+
+    fn profile_type(&self) -> Option<&'static str> {
+        Some(if self.single {
+            "AutoDateHistogramAggregator.FromSingle"
+        } else {
+            "AutoDateHistogramAggregator.FromMany"
+        })
     }
 }
 

@@ -87,7 +87,7 @@ impl AggSpec for CardinalitySpec {
         if matches!(cfg.vt, Some(VType::GeoPoint)) {
             return Err(super::source::unsupported(&cfg, "cardinality"));
         }
-        Ok(Box::new(CardinalityCollector { cfg, threshold: self.threshold, states: Vec::new() }))
+        Ok(Box::new(CardinalityCollector { cfg, threshold: self.threshold, states: Vec::new(), used: [0; 3] }))
     }
 
     fn empty(&self, _def: &AggDef) -> AggResult {
@@ -128,6 +128,9 @@ struct CardinalityCollector {
     cfg: super::source::Config,
     threshold: Option<u64>,
     states: Vec<Hll>,
+    /// Segments collected with no values, by hashing numbers, through ordinals (each
+    /// segment ordinal's term hashed once): the profile's `*_collectors_used`.
+    used: [u64; 3],
 }
 
 impl Collector for CardinalityCollector {
@@ -136,8 +139,14 @@ impl Collector for CardinalityCollector {
             Some(VType::Num(k)) => Some(*k),
             _ => None,
         };
+        let values = self.cfg.open(seg);
+        self.used[match &values {
+            SegValues::None => 0,
+            SegValues::Num(_) => 1,
+            SegValues::Bytes(_) => 2,
+        }] += 1;
         Ok(Box::new(CardinalityLeaf {
-            values: self.cfg.open(seg),
+            values,
             num,
             threshold: self.threshold,
             states: &mut self.states,
@@ -152,6 +161,16 @@ impl Collector for CardinalityCollector {
 
     fn mem_bytes(&self) -> usize {
         self.states.iter().map(Hll::mem_bytes).sum()
+    }
+
+    fn debug(&self, add: &mut dyn FnMut(&'static str, Value)) {
+        add("empty_collectors_used", json!(self.used[0]));
+        add("numeric_collectors_used", json!(self.used[1]));
+        add("ordinals_collectors_used", json!(self.used[2]));
+        // Fathom's ordinals collector never gives up for its memory (OpenSearch's falls back
+        // to hashing every value when the ordinals' bitsets would cost too much).
+        add("ordinals_collectors_overhead_too_high", json!(0));
+        add("string_hashing_collectors_used", json!(0));
     }
 }
 

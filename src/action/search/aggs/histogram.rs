@@ -276,7 +276,15 @@ pub fn histo_collector(
 ) -> OsResult<Box<dyn Collector>> {
     common.order.validate(&def.subs)?;
     let num = cfg.numeric(agg)?;
+    // Counting from points: date histograms (OpenSearch's filter rewrite), no hard bounds.
+    let points = if agg == "date_histogram" && common.hard.is_none() {
+        super::points_count::Plan::of(def, env, &cfg, true).filter(|p| p.kind != NumKind::Double)
+    } else {
+        None
+    };
     Ok(Box::new(HistoCollector {
+        points,
+        rewrite: super::points_count::RewriteStats::default(),
         cfg,
         num,
         rounder,
@@ -289,6 +297,9 @@ pub fn histo_collector(
 }
 
 struct HistoCollector {
+    /// How segments may be counted from points (top-level, no subs, match_all or a range).
+    points: Option<super::points_count::Plan>,
+    rewrite: super::points_count::RewriteStats,
     cfg: Config,
     num: Option<NumKind>,
     rounder: Arc<dyn Rounder>,
@@ -300,8 +311,37 @@ struct HistoCollector {
     subs: Subs,
 }
 
+impl HistoCollector {
+    /// Counts segment `seg` from its points when it qualifies; whether it did.
+    fn count_points(&mut self, seg: &dyn SegmentView) -> OsResult<bool> {
+        use super::points_count::{count, points, Class};
+        self.rewrite.segments += 1;
+        let Some(plan) = &self.points else { return Ok(false) };
+        let Some(p) = points(seg, plan) else { return Ok(false) };
+        let (rounder, keys, index, ords) = (self.rounder.as_ref(), &mut self.keys, &mut self.index, &mut self.ords);
+        let mut classify = |key: &[u8]| -> Class {
+            if let Some(c) = plan.clip(key) {
+                return c;
+            }
+            let k = rounder.key_of(plan.value(key), plan.raw(key));
+            Class::Bucket(intern_key(keys, index, &k))
+        };
+        let mut counts: Vec<(i64, u64)> = Vec::new();
+        count(&p, &mut self.rewrite, &mut classify, &mut |ki, n| counts.push((ki, n)))?;
+        for (ki, n) in counts {
+            let b = ords.ord_long(0, ki);
+            ords.counts[b as usize] += n;
+        }
+        self.rewrite.optimized += 1;
+        Ok(true)
+    }
+}
+
 impl Collector for HistoCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
+        if self.count_points(seg)? {
+            return Ok(Box::new(super::points_count::Counted));
+        }
         Ok(Box::new(HistoLeaf {
             values: self.cfg.open(seg),
             num: self.num,
@@ -326,6 +366,10 @@ impl Collector for HistoCollector {
 
     fn mem_bytes(&self) -> usize {
         self.ords.mem_bytes() + self.keys.capacity() * 32 + self.subs.mem_bytes()
+    }
+
+    fn debug(&self, add: &mut dyn FnMut(&'static str, Value)) {
+        self.rewrite.debug(add)
     }
 }
 

@@ -15,6 +15,7 @@ pub mod cardinality;
 pub mod composite;
 pub mod composite_geotile;
 pub mod date_histogram;
+pub mod deferred;
 pub mod fielddata;
 pub mod filter;
 pub mod fmt;
@@ -32,6 +33,8 @@ pub mod ords;
 pub mod parse;
 pub mod percentiles;
 pub mod pipeline;
+pub mod points_count;
+pub mod profile;
 pub mod range;
 pub mod range_histogram;
 pub mod rare_terms;
@@ -121,6 +124,27 @@ pub struct ShardEnv<'a> {
     pub req: &'a SearchRequest,
     /// The number of shards the search reaches (terms' default `shard_size` grows with it).
     pub shards: usize,
+    /// With `"profile": true`: the shard's aggregation profiler (collectors are wrapped in it).
+    pub prof: Option<&'a profile::AggProfiler>,
+    /// For a top-level aggregation: the query whose matches it collects (range-like
+    /// aggregations count from the points index when it is `match_all` or a range of their
+    /// field); `None` for sub-aggregations.
+    pub top_query: Option<&'a Query>,
+}
+
+impl<'a> ShardEnv<'a> {
+    /// The environment of sub-aggregations (no top-level query).
+    pub fn sub(&self) -> ShardEnv<'a> {
+        ShardEnv {
+            qc: self.qc,
+            searcher: self.searcher,
+            ctx: self.ctx,
+            req: self.req,
+            shards: self.shards,
+            prof: self.prof,
+            top_query: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for ShardEnv<'_> {
@@ -233,6 +257,21 @@ pub trait Collector {
     fn mem_bytes(&self) -> usize {
         0
     }
+    /// Work left once every segment is collected (OpenSearch's `postCollection`).
+    fn post_collection(&mut self) -> OsResult<()> {
+        Ok(())
+    }
+    /// The profile's `debug` figures of this collector (what its execution really did).
+    fn debug(&self, _add: &mut dyn FnMut(&'static str, Value)) {}
+    /// The profile's `type` when it depends on how the collector runs (e.g. terms).
+    fn profile_type(&self) -> Option<&'static str> {
+        None
+    }
+    /// Deferred collection ([`deferred`]): collects the recorded documents of buckets `ords`
+    /// (the ones the parent kept) before their results are asked for.
+    fn replay(&mut self, _ords: &[u32]) -> OsResult<()> {
+        Ok(())
+    }
 }
 
 /// A collector opened on one segment.
@@ -247,6 +286,11 @@ pub trait LeafCollector {
         }
         Ok(())
     }
+    /// Whether the collector already counted its segment (from the points index) and wants
+    /// no documents: when every leaf of a segment is done its matches are not visited.
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 /// Documents handed to [`LeafCollector::collect_block`] at once.
@@ -259,11 +303,16 @@ pub struct Subs {
 
 impl Subs {
     pub fn new(def: &AggDef, env: &ShardEnv<'_>) -> OsResult<Subs> {
-        Ok(Subs { cols: collectors(&def.subs, env)? })
+        Ok(Subs { cols: collectors(&def.subs, &env.sub())? })
     }
 
     pub fn leaves<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<SubLeaves<'a>> {
         Ok(SubLeaves(self.cols.iter_mut().map(|c| c.leaf(seg, si)).collect::<OsResult<Vec<_>>>()?))
+    }
+
+    /// Replays the deferred sub-aggregations' documents of buckets `ords`.
+    pub fn replay(&mut self, ords: &[u32]) -> OsResult<()> {
+        self.cols.iter_mut().try_for_each(|c| c.replay(ords))
     }
 
     pub fn results(&mut self, ord: u32) -> OsResult<Vec<AggResult>> {
@@ -337,7 +386,15 @@ impl Runs {
 
 /// The collectors of a list of definitions (pipelines collect nothing).
 pub fn collectors(defs: &[AggDef], env: &ShardEnv<'_>) -> OsResult<Vec<Box<dyn Collector>>> {
-    defs.iter().map(|d| d.spec.collector(d, env)).collect()
+    defs.iter().map(|d| make_collector(d, env)).collect()
+}
+
+/// The collector of `d` (wrapped in the profiler when the search is profiled).
+pub fn make_collector(d: &AggDef, env: &ShardEnv<'_>) -> OsResult<Box<dyn Collector>> {
+    match env.prof {
+        None => d.spec.collector(d, env),
+        Some(p) => p.build(d, env),
+    }
 }
 
 /// Runs the aggregations of one shard over the matches of `query` (global aggregations over
@@ -351,8 +408,9 @@ pub fn collect_shard(defs: &[AggDef], env: &ShardEnv<'_>, query: &Query) -> OsRe
         if idx.is_empty() {
             continue;
         }
+        let top = ShardEnv { top_query: Some(&q), ..env.sub() };
         let mut cols: Vec<Box<dyn Collector>> =
-            idx.iter().map(|&i| defs[i].spec.collector(&defs[i], env)).collect::<OsResult<_>>()?;
+            idx.iter().map(|&i| make_collector(&defs[i], &top)).collect::<OsResult<_>>()?;
         script_source::take_failure();
         let script_scores = script_source::take_needs_scores();
         run_collectors(&mut cols, env.searcher, &q, &mut held, script_scores)?;
@@ -381,7 +439,9 @@ pub fn run_collectors(
         {
             let mut leaves: Vec<Box<dyn LeafCollector + '_>> =
                 cols.iter_mut().map(|c| c.leaf(seg.as_ref(), si)).collect::<OsResult<_>>()?;
-            if scoring {
+            if leaves.iter().all(|l| l.done()) {
+                // Counted from the points index: the segment's matches are not visited.
+            } else if scoring {
                 searcher.segment_matches(&w, si, scoring, &mut |doc, score| -> OsResult<()> {
                     script_source::set_score(score);
                     for l in &mut leaves {
@@ -427,6 +487,9 @@ pub fn run_collectors(
             }
         }
         held.set(cols.iter().map(|c| c.mem_bytes()).sum())?;
+    }
+    for c in cols.iter_mut() {
+        c.post_collection()?;
     }
     Ok(())
 }

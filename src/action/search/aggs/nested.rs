@@ -94,7 +94,7 @@ fn not_nested(agg: &str, path: &str) -> OsError {
 /// The sub-collectors of `def` in nested scope `scope`.
 fn scoped_subs(def: &AggDef, env: &ShardEnv<'_>, scope: Option<&str>) -> OsResult<Subs> {
     let qc = QueryContext { nested_scope: scope, ..*env.qc };
-    let inner = ShardEnv { qc: &qc, searcher: env.searcher, ctx: env.ctx, req: env.req, shards: env.shards };
+    let inner = ShardEnv { qc: &qc, ..env.sub() };
     Subs::new(def, &inner)
 }
 

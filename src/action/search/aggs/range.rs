@@ -167,7 +167,14 @@ impl AggSpec for RangeSpec {
             ranges.push(Resolved { key: r.key.clone(), from, to });
         }
         ranges.sort_by(|a, b| a.from.total_cmp(&b.from).then(a.to.total_cmp(&b.to)));
+        // Counting from points (OpenSearch's filter rewrite): plain `range` over a match_all,
+        // ranges that do not overlap.
+        let disjoint = ranges.windows(2).all(|w| w[0].to <= w[1].from);
+        let points =
+            if disjoint && !ranges.is_empty() { super::points_count::Plan::of(def, env, &cfg, false) } else { None };
         Ok(Box::new(RangeCollector {
+            points,
+            rewrite: super::points_count::RewriteStats::default(),
             cfg_fmt: fmt,
             kind,
             cfg: cfg.clone(),
@@ -264,6 +271,9 @@ impl AggSpec for RangeSpec {
 }
 
 struct RangeCollector {
+    /// How segments may be counted from points (top-level, no subs, match_all).
+    points: Option<super::points_count::Plan>,
+    rewrite: super::points_count::RewriteStats,
     cfg: super::source::Config,
     cfg_fmt: Fmt,
     kind: Option<NumKind>,
@@ -273,8 +283,39 @@ struct RangeCollector {
     subs: Subs,
 }
 
+impl RangeCollector {
+    /// Counts segment `seg` from its points when it qualifies; whether it did.
+    fn count_points(&mut self, seg: &dyn SegmentView) -> OsResult<bool> {
+        use super::points_count::{count, points, Class};
+        self.rewrite.segments += 1;
+        let Some(plan) = &self.points else { return Ok(false) };
+        let Some(p) = points(seg, plan) else { return Ok(false) };
+        let ranges = &self.ranges;
+        let mut classify = |key: &[u8]| -> Class {
+            let v = plan.value(key);
+            match ranges.iter().position(|r| v < r.to) {
+                None => Class::After,
+                Some(i) if v >= ranges[i].from => Class::Bucket(i as i64),
+                Some(0) => Class::Before,
+                Some(_) => Class::Gap,
+            }
+        };
+        let n = ranges.len();
+        if self.counts.len() < n {
+            self.counts.resize(n, 0);
+        }
+        let counts = &mut self.counts;
+        count(&p, &mut self.rewrite, &mut classify, &mut |i, c| counts[i as usize] += c)?;
+        self.rewrite.optimized += 1;
+        Ok(true)
+    }
+}
+
 impl Collector for RangeCollector {
     fn leaf<'a>(&'a mut self, seg: &'a dyn SegmentView, si: usize) -> OsResult<Box<dyn LeafCollector + 'a>> {
+        if self.count_points(seg)? {
+            return Ok(Box::new(super::points_count::Counted));
+        }
         Ok(Box::new(RangeLeaf {
             values: self.cfg.open(seg),
             kind: self.kind,
@@ -309,6 +350,10 @@ impl Collector for RangeCollector {
 
     fn mem_bytes(&self) -> usize {
         self.counts.capacity() * 8 + self.subs.mem_bytes()
+    }
+
+    fn debug(&self, add: &mut dyn FnMut(&'static str, Value)) {
+        self.rewrite.debug(add)
     }
 }
 

@@ -65,6 +65,12 @@ pub fn take_needs_scores() -> bool {
     NEEDS_SCORES.with(|n| n.replace(false))
 }
 
+/// Whether a script compiled on this thread since the last [`take_needs_scores`] reads
+/// `_score` (without clearing it).
+pub fn peek_needs_scores() -> bool {
+    NEEDS_SCORES.with(|n| n.get())
+}
+
 /// What a script source produces.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ScriptOut {

@@ -380,6 +380,12 @@ impl<'a> OrdReader<'a> {
         }
     }
 
+    /// Whether the segment's column holds at most one ordinal per document (`None`: not a
+    /// column).
+    pub fn single_valued(&self) -> Option<bool> {
+        self.col.as_ref().map(|c| c.is_single_valued())
+    }
+
     /// Whether every ordinal is readable through the column (the fast paths need it).
     pub fn has_column(&self) -> bool {
         self.col.is_some()

@@ -27,6 +27,8 @@ pub struct TermsSpec {
     pub show_error: bool,
     /// `execution_hint` as given (checked where a bytes source reads it, as OpenSearch does).
     pub hint: Option<String>,
+    /// `collect_mode: breadth_first`: sub-aggregations are deferred (see [`super::deferred`]).
+    pub breadth_first: bool,
 }
 
 fn int(agg: &str, k: &str, v: &Value) -> OsResult<i64> {
@@ -99,6 +101,7 @@ impl TermsSpec {
             inc_exc: IncludeExclude::default(),
             show_error: false,
             hint: None,
+            breadth_first: false,
         };
         for (k, v) in body {
             if s.source.take("terms", k, v)? || s.inc_exc.take("terms", k, v)? || s.counts.take("terms", name, k, v)? {
@@ -116,6 +119,9 @@ impl TermsSpec {
                     let h = super::source::string("terms", k, v)?;
                     if h != "depth_first" && h != "breadth_first" {
                         return Err(OsError::illegal(format!("Unknown collect_mode [{h}]")));
+                    }
+                    if k == "collect_mode" {
+                        s.breadth_first = h == "breadth_first";
                     }
                 }
                 "execution_hint" => s.hint = Some(super::source::string("terms", k, v)?.to_string()),
@@ -192,6 +198,23 @@ impl AggSpec for TermsSpec {
             (Some(VType::Bytes { .. }), None) => global_ordinals(&cfg, self.hint.as_deref(), env)?,
             _ => None,
         };
+        let mut subs = Subs::new(def, env)?;
+        // `breadth_first`: the sub-aggregations collect only the kept buckets' documents (a
+        // top-level terms ordered by count or key, sub-aggregations without scores, no script
+        // reading `_score` compiled).
+        let deferred: Vec<String> = if self.breadth_first
+            && env.top_query.is_some()
+            && !subs.cols.is_empty()
+            && self.order.paths().count() == 0
+            && !subs.needs_scores()
+            && !super::script_source::peek_needs_scores()
+        {
+            subs.cols =
+                subs.cols.into_iter().map(|c| super::deferred::Deferred::wrap(c, env.searcher.clone())).collect();
+            def.subs.iter().filter(|d| !d.spec.is_pipeline()).map(|d| d.name.clone()).collect()
+        } else {
+            Vec::new()
+        };
         Ok(Box::new(TermsCollector {
             spec: self.clone(),
             def: def.clone(),
@@ -199,10 +222,12 @@ impl AggSpec for TermsSpec {
             kind,
             cfg,
             ords: BucketOrds::default(),
-            subs: Subs::new(def, env)?,
+            subs,
             zero_keys: Vec::new(),
             global,
             global_buckets: Vec::new(),
+            global_segments: (0, 0),
+            deferred,
         }))
     }
 
@@ -417,6 +442,10 @@ struct TermsCollector {
     global: Option<Global>,
     /// Owner 0: global ordinal -> bucket ordinal (`u32::MAX`: not seen yet).
     global_buckets: Vec<u32>,
+    /// Segments collected through global ordinals: (single-valued, multi-valued) columns.
+    global_segments: (u32, u32),
+    /// The sub-aggregations whose collection is deferred (`breadth_first`).
+    deferred: Vec<String>,
 }
 
 impl TermsCollector {
@@ -518,6 +547,10 @@ impl Collector for TermsCollector {
                 if self.global_buckets.is_empty() {
                     self.global_buckets = vec![u32::MAX; g.ords.count() as usize];
                 }
+                match r.single_valued() {
+                    Some(false) => self.global_segments.1 += 1,
+                    _ => self.global_segments.0 += 1,
+                }
                 Some((g.ords.clone(), si))
             }
             _ => None,
@@ -601,6 +634,7 @@ impl Collector for TermsCollector {
             }
         }
         if !paths {
+            self.subs.replay(&ord_of)?;
             for (b, o) in only.iter_mut().zip(&ord_of) {
                 b.subs = self.subs.results(*o)?;
             }
@@ -619,6 +653,48 @@ impl Collector for TermsCollector {
 
     fn mem_bytes(&self) -> usize {
         self.ords.mem_bytes() + self.subs.mem_bytes()
+    }
+
+    fn profile_type(&self) -> Option<&'static str> {
+        // Strings collect by global ordinals unless the hint is `map` (then into a map keyed by
+        // value, through each segment's ordinals looked up once per segment ordinal).
+        Some(match self.kind {
+            KeyKind::String if self.global.is_some() => "GlobalOrdinalsStringTermsAggregator",
+            KeyKind::String => "MapStringTermsAggregator",
+            KeyKind::Unmapped => "UnmappedTermsAggregator",
+            _ => "NumericTermsAggregator",
+        })
+    }
+
+    fn debug(&self, add: &mut dyn FnMut(&'static str, Value)) {
+        let strategy = match self.kind {
+            KeyKind::Long => "long_terms",
+            KeyKind::Double => "double_terms",
+            KeyKind::Unsigned => "unsigned_long_terms",
+            _ => "terms",
+        };
+        if self.global.is_some() && self.kind == KeyKind::String {
+            // Top-level documents count through an array indexed by global ordinal ("dense");
+            // under a multi-bucket parent they are hashed by (owner, term) ("remap").
+            let dense = self.ords.per_owner.iter().skip(1).all(Vec::is_empty);
+            add("collection_strategy", json!(if dense { "dense" } else { "remap" }));
+            add("result_strategy", json!(strategy));
+            add("segments_with_single_valued_ords", json!(self.global_segments.0));
+            add("segments_with_multi_valued_ords", json!(self.global_segments.1));
+            add("has_filter", json!(!self.spec.inc_exc.is_empty()));
+            if !dense {
+                add("total_buckets", json!(self.ords.keys.len()));
+            }
+            if !self.deferred.is_empty() {
+                add("deferred_aggregators", json!(self.deferred));
+            }
+            return;
+        }
+        add("result_strategy", json!(strategy));
+        add("total_buckets", json!(self.ords.keys.len()));
+        if !self.deferred.is_empty() {
+            add("deferred_aggregators", json!(self.deferred));
+        }
     }
 }
 

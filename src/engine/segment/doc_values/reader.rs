@@ -343,6 +343,10 @@ impl<'a> SortedSetColumn<'a> {
     pub fn value_count(&self) -> u64 {
         self.dict.count
     }
+    /// Whether no doc has more than one ordinal.
+    pub fn is_single_valued(&self) -> bool {
+        !matches!(self.ords.meta.mode, super::int_column::Mode::Multi)
+    }
     /// The term of an ordinal.
     pub fn lookup_ord(&self, ord: u64) -> Result<&'a [u8]> {
         self.dict.get(ord)

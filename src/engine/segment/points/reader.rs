@@ -414,6 +414,31 @@ impl<'a> FieldPoints<'a> {
         Ok(())
     }
 
+    /// Number of blocks (each of at most [`BLOCK`] points, in key order).
+    pub fn block_count(&self) -> u64 {
+        self.num_blocks()
+    }
+
+    /// Block `b`'s smallest and largest keys and its number of points, from the block index
+    /// (no key of the block is read).
+    pub fn block_bounds(&self, b: u64) -> Option<(&'a [u8], &'a [u8], u64)> {
+        self.block(b).map(|blk| (blk.min, blk.max, blk.count))
+    }
+
+    /// Calls `f` with block `b`'s keys in order until it returns false; returns whether every
+    /// key was visited.
+    pub fn block_keys(&self, b: u64, f: &mut dyn FnMut(&[u8]) -> bool) -> Result<bool> {
+        let blk = self.block(b).ok_or_else(|| Error::corrupt("", 0, "block index entry missing"))?;
+        let mut key = [0u8; MAX_KEY_BYTES];
+        for i in 0..blk.count {
+            self.key(&blk, i, &mut key)?;
+            if !f(&key[..self.m.width]) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// Number of (key, doc) points.
     pub fn num_points(&self) -> u64 {
         self.m.num_points
