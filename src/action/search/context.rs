@@ -50,6 +50,9 @@ pub struct ShardContext {
     pub breakers: Option<Arc<crate::cluster::breakers::Breakers>>,
     /// The node's fielddata cache (`None` in tests).
     pub fielddata: Option<Arc<crate::cluster::fielddata_cache::FielddataCache>>,
+    /// The node's query cache and this copy's part of it; `None` in tests and when
+    /// `index.queries.cache.enabled` is false.
+    pub query_cache: Option<crate::engine::query::cached::Scope>,
     /// The copy's counters the query and fetch phases count in (`None` as for `failer`).
     pub counters: Option<Arc<crate::shard::stats::ShardCounters>>,
 }
@@ -212,6 +215,8 @@ fn index_contexts(
     };
     let num_shards = meta.number_of_shards();
     let cache_enabled = crate::cluster::settings::get_bool(&meta.settings, "index.requests.cache.enable", true)?;
+    let query_cache = crate::cluster::settings::get_bool(&meta.settings, "index.queries.cache.enabled", true)?;
+    let cache_everything = crate::cluster::settings::get_bool(&meta.settings, "index.queries.cache.everything", false)?;
     let mapping = svc.mapping();
     let mut out = Vec::with_capacity(shards.len());
     for shard in shards {
@@ -237,6 +242,11 @@ fn index_contexts(
             }),
             breakers: Some(cs.breakers().clone()),
             fielddata: Some(cs.fielddata.clone()),
+            query_cache: query_cache.then(|| crate::engine::query::cached::Scope {
+                cache: cs.query_cache.clone(),
+                shard: shard.query_cache.clone(),
+                always: cache_everything,
+            }),
             counters: Some(shard.engine.counters().clone()),
         });
     }
