@@ -246,6 +246,7 @@ fn index_contexts(
                 cache: cs.query_cache.clone(),
                 shard: shard.query_cache.clone(),
                 always: cache_everything,
+                reserve: Some(request_breaker(cs.breakers())),
             }),
             counters: Some(shard.engine.counters().clone()),
         });
@@ -317,5 +318,14 @@ pub fn shard_filter(
             }
         }
         shards.as_ref().is_none_or(|s| s.contains(&shard))
+    })
+}
+
+/// The query cache's hold on the request breaker while it builds a large set.
+fn request_breaker(b: &Arc<crate::cluster::breakers::Breakers>) -> crate::engine::query::cached::Reserve {
+    let b = b.clone();
+    Arc::new(move |bytes| {
+        let held = b.reserve(crate::cluster::breakers::Kind::Request, bytes, "<query_cache>").ok()?;
+        Some(Box::new(held) as Box<dyn std::any::Any + Send>)
     })
 }

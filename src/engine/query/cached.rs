@@ -19,15 +19,30 @@ use super::weight::Weight;
 use crate::engine::segment::{DocId, NO_MORE_DOCS};
 use crate::engine::Result;
 
+/// Holds `bytes` under the node's request circuit breaker while a set is built (`None`: the
+/// breaker refuses them; the filter then runs uncached instead of failing the search).
+pub type Reserve = Arc<dyn Fn(u64) -> Option<Box<dyn std::any::Any + Send>> + Send + Sync>;
+
 /// The cache a shard copy's searches use.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Scope {
     pub cache: Arc<QueryCache>,
     pub shard: Arc<ShardQueryCache>,
     /// `index.queries.cache.everything`: every filter is cached at its first use (Lucene's
     /// `QueryCachingPolicy.ALWAYS_CACHE`) instead of after the policy's count of uses.
     pub always: bool,
+    /// The request breaker, for sets of at least [`RESERVE_FROM`] bytes (`None`: no breaker).
+    pub reserve: Option<Reserve>,
 }
+
+impl std::fmt::Debug for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope").field("always", &self.always).finish_non_exhaustive()
+    }
+}
+
+/// Sets built under the request breaker: at least this many bytes while collected.
+pub const RESERVE_FROM: u64 = 64 << 10;
 
 thread_local! {
     static SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
@@ -101,11 +116,22 @@ impl CachedWeight {
         }
         let set = match self.inner.scorer(seg)? {
             None => DocSet::from_sorted(Vec::new(), seg.max_doc()),
-            Some(mut sc) => match collect(&mut *sc, seg.max_doc())? {
+            Some(mut sc) => {
+                // The ids collected (4 bytes each) are held under the request breaker.
+                let bytes = 4 * sc.cost().min(seg.max_doc() as u64);
+                let _held = match &self.scope.reserve {
+                    Some(r) if bytes >= RESERVE_FROM => match r(bytes) {
+                        Some(h) => Some(h),
+                        None => return Ok(Some(sc)),
+                    },
+                    _ => None,
+                };
+                match collect(&mut *sc, seg.max_doc())? {
                 Some(s) => s,
-                // Cancelled: nothing kept; the caller's loop sees the cancellation too.
-                None => return self.inner.scorer(seg),
-            },
+                    // Cancelled: nothing kept; the caller's loop sees the cancellation too.
+                    None => return self.inner.scorer(seg),
+                }
+            }
         };
         let set = Arc::new(set);
         self.scope.cache.put(&core, &self.key, set.clone(), &self.scope.shard);

@@ -8,7 +8,7 @@ use crate::engine::query::searcher::{Searcher, TopSpec, TrackTotalHits};
 use crate::engine::query::view::CoreToken;
 
 fn scope(always: bool) -> Scope {
-    Scope { cache: Arc::new(QueryCache::new(1 << 30, 10_000, true)), shard: Default::default(), always }
+    Scope { cache: Arc::new(QueryCache::new(1 << 30, 10_000, true)), shard: Default::default(), always, reserve: None }
 }
 
 fn searcher(segs: &[Arc<ModelSegment>]) -> Searcher {
@@ -85,7 +85,12 @@ fn small_segments_are_not_cached_unless_all_segments() {
     seg.core = Some(CoreToken::default());
     let segs = vec![Arc::new(seg)];
     let s = searcher(&segs);
-    let sc = Scope { cache: Arc::new(QueryCache::new(1 << 30, 100, false)), shard: Default::default(), always: true };
+    let sc = Scope {
+        cache: Arc::new(QueryCache::new(1 << 30, 100, false)),
+        shard: Default::default(),
+        always: true,
+        reserve: None,
+    };
     with_scope(Some(sc.clone()), || hits(&s, &filtered(&tags())));
     assert_eq!(sc.shard.stats(), Default::default());
     assert!(!sc.cache.eligible(9_999, 10_000));
@@ -144,4 +149,29 @@ proptest! {
             prop_assert_eq!(&got, &expect, "{}", f);
         }
     }
+}
+
+#[test]
+fn a_set_the_breaker_refuses_is_not_built() {
+    let mut seg = ModelSegment::new((0..20_000).map(|i| doc("a", i)).collect(), &[], 128);
+    seg.core = Some(CoreToken::default());
+    let segs = vec![Arc::new(seg)];
+    let s = searcher(&segs);
+    let asked = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let a = asked.clone();
+    let refuse: Reserve = Arc::new(move |b| {
+        a.store(b, std::sync::atomic::Ordering::Relaxed);
+        None
+    });
+    let sc = Scope { reserve: Some(refuse), ..scope(true) };
+    let q = filtered(&tags());
+    let expect = hits(&s, &q);
+    assert_eq!(with_scope(Some(sc.clone()), || hits(&s, &q)), expect);
+    assert_eq!(asked.load(std::sync::atomic::Ordering::Relaxed), 4 * 20_000);
+    assert_eq!(sc.shard.stats().cache_size, 0);
+    let allow: Reserve = Arc::new(|_| Some(Box::new(())));
+    let sc = Scope { reserve: Some(allow), ..sc };
+    assert_eq!(with_scope(Some(sc.clone()), || hits(&s, &q)), expect);
+    // The search's filter and the count's whole bool.
+    assert_eq!(sc.shard.stats().cache_size, 2);
 }
