@@ -99,15 +99,17 @@ pub(super) fn wrap(query: &Query, w: Weight, segments: &[&dyn SegmentView]) -> W
 const CANCEL_CHECK_EVERY: u32 = 4096;
 
 impl CachedWeight {
+    /// Whether `seg` is one the cache keeps sets of (it has a core key and is large enough).
+    pub fn applies(&self, seg: &dyn SegmentView) -> bool {
+        seg.core_key().is_some() && self.scope.cache.eligible(seg.max_doc(), self.total_docs)
+    }
+
     /// The scorer on `seg` (see the module doc).
     pub fn scorer<'a>(&self, seg: &'a dyn SegmentView) -> Result<Option<BoxScorer<'a>>> {
         if !self.used.swap(true, Ordering::Relaxed) {
             self.scope.shard.on_use(&self.key);
         }
-        let Some(core) = seg.core_key() else { return self.inner.scorer(seg) };
-        if !self.scope.cache.eligible(seg.max_doc(), self.total_docs) {
-            return self.inner.scorer(seg);
-        }
+        let Some(core) = seg.core_key().filter(|_| self.applies(seg)) else { return self.inner.scorer(seg) };
         if let Some(set) = self.scope.cache.get(&core, &self.key, &self.scope.shard) {
             return Ok(SetScorer::boxed(set));
         }
