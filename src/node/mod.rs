@@ -194,6 +194,49 @@ pub fn is_loopback(host: &str) -> bool {
     }
 }
 
+/// The node query cache's static settings: `indices.queries.cache.size` (a byte size or a
+/// share of the machine's memory, default 10%: OpenSearch's is 10% of the heap, and a Rust
+/// process's heap is the machine's memory), `indices.queries.cache.count` (distinct filters,
+/// default 10 000, at least 1) and `indices.queries.cache.all_segments` (testing: cache on
+/// every segment, not only large ones).
+fn configure_query_cache(settings: &NodeSettings, cluster: &ClusterService) -> OsResult<()> {
+    let memory = crate::cluster::breakers::physical_memory();
+    let size = match settings.get("indices.queries.cache.size") {
+        Some(v) => crate::cluster::breakers::parse_memory(v, memory).ok_or_else(|| {
+            OsError::illegal(format!(
+                "failed to parse setting [indices.queries.cache.size] with value [{v}] as a size in bytes"
+            ))
+        })?,
+        None => memory / 10,
+    };
+    let count = match settings.get("indices.queries.cache.count") {
+        Some(v) => match v.trim().parse::<i64>() {
+            Ok(n) if n >= 1 => n as u64,
+            Ok(_) => {
+                return Err(OsError::illegal(format!(
+                    "Failed to parse value [{v}] for setting [indices.queries.cache.count] must be >= 1"
+                )))
+            }
+            Err(_) => {
+                return Err(OsError::illegal(format!(
+                    "Failed to parse value [{v}] for setting [indices.queries.cache.count]"
+                )))
+            }
+        },
+        None => 10_000,
+    };
+    let all = match settings.get("indices.queries.cache.all_segments") {
+        None => false,
+        Some("true") => true,
+        Some("false") => false,
+        Some(v) => {
+            return Err(OsError::illegal(format!("Failed to parse value [{v}] as only [true] or [false] are allowed.")))
+        }
+    };
+    cluster.query_cache.configure(size, count, all);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,45 +257,4 @@ mod tests {
         assert!(!is_loopback("0.0.0.0"));
         assert!(!is_loopback("10.1.2.3"));
     }
-}
-
-/// The node query cache's static settings: `indices.queries.cache.size` (a byte size or a
-/// share of the machine's memory, default 10%: OpenSearch's is 10% of the heap, and a Rust
-/// process's heap is the machine's memory), `indices.queries.cache.count` (distinct filters,
-/// default 10 000, at least 1) and `indices.queries.cache.all_segments` (testing: cache on
-/// every segment, not only large ones).
-fn configure_query_cache(settings: &NodeSettings, cluster: &ClusterService) -> OsResult<()> {
-    let memory = crate::cluster::breakers::physical_memory();
-    let size = match settings.get("indices.queries.cache.size") {
-        Some(v) => crate::cluster::breakers::parse_memory(v, memory).ok_or_else(|| {
-            OsError::illegal(format!("failed to parse setting [indices.queries.cache.size] with value [{v}] as a size in bytes"))
-        })?,
-        None => memory / 10,
-    };
-    let count = match settings.get("indices.queries.cache.count") {
-        Some(v) => match v.trim().parse::<i64>() {
-            Ok(n) if n >= 1 => n as u64,
-            Ok(_) => {
-                return Err(OsError::illegal(format!(
-                    "Failed to parse value [{v}] for setting [indices.queries.cache.count] must be >= 1"
-                )))
-            }
-            Err(_) => {
-                return Err(OsError::illegal(format!("Failed to parse value [{v}] for setting [indices.queries.cache.count]")))
-            }
-        },
-        None => 10_000,
-    };
-    let all = match settings.get("indices.queries.cache.all_segments") {
-        None => false,
-        Some("true") => true,
-        Some("false") => false,
-        Some(v) => {
-            return Err(OsError::illegal(format!(
-                "Failed to parse value [{v}] as only [true] or [false] are allowed."
-            )))
-        }
-    };
-    cluster.query_cache.configure(size, count, all);
-    Ok(())
 }

@@ -129,7 +129,7 @@ impl CachedWeight {
                     _ => None,
                 };
                 match collect(&mut *sc, seg.max_doc())? {
-                Some(s) => s,
+                    Some(s) => s,
                     // Cancelled: nothing kept; the caller's loop sees the cancellation too.
                     None => return self.inner.scorer(seg),
                 }

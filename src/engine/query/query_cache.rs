@@ -373,8 +373,7 @@ impl QueryCache {
     /// Drops every set of `shard`'s segments (`_cache/clear?query`).
     pub fn clear_shard(&self, shard: &Arc<ShardQueryCache>) {
         let mut g = self.lock();
-        let mine: Vec<u64> =
-            g.leaves.iter().filter(|(_, l)| Arc::ptr_eq(&l.shard, shard)).map(|(k, _)| *k).collect();
+        let mine: Vec<u64> = g.leaves.iter().filter(|(_, l)| Arc::ptr_eq(&l.shard, shard)).map(|(k, _)| *k).collect();
         for id in mine {
             g.drop_leaf(id);
         }
