@@ -183,9 +183,9 @@ pub enum Broadcast {
     ForceMerge {
         max_num_segments: usize,
     },
-    /// `_cache/clear`: which caches each copy clears (all when the request names none);
-    /// `fields`: the fielddata of these fields only. `query` names a cache Fathom does not
-    /// keep (filters are not cached): nothing to clear there.
+    /// `_cache/clear`: which caches each copy clears (all when the request names none):
+    /// `query` the node query cache's sets of its segments, `request` its request cache
+    /// entries, `fielddata` its fielddata (`fields`: of these fields only).
     ClearCache {
         query: bool,
         request: bool,

@@ -36,7 +36,10 @@ fn local(cs: &ClusterService, indices: &[String], op: Broadcast) -> NodeAnswer {
         for s in svc.shards() {
             let r = match &op {
                 Broadcast::Refresh => s.refresh().map(|_| ()),
-                Broadcast::ClearCache { request, fielddata, fields, .. } => {
+                Broadcast::ClearCache { query, request, fielddata, fields } => {
+                    if *query {
+                        cs.query_cache.clear_shard(&s.query_cache);
+                    }
                     if *request {
                         cs.request_cache.clear_shards(&[s.request_cache.instance]);
                     }

@@ -123,6 +123,11 @@ pub fn local_copies_with(cs: &ClusterService, segments: bool) -> Vec<CopyStats> 
             let fd = cs.fielddata.stats(Some((&shard.index_uuid, shard.id)));
             (ops.fielddata_memory, ops.fielddata_evictions) = (fd.memory_size_in_bytes, fd.evictions);
             c.fielddata_fields = fd.fields;
+            cs.query_cache.sweep();
+            let qc = shard.query_cache.stats();
+            (ops.query_cache_hit, ops.query_cache_miss) = (qc.hit_count, qc.miss_count);
+            (ops.query_cache_entries, ops.query_cache_memory) = (qc.cache_size, qc.memory_size_in_bytes);
+            ops.query_cache_evictions = qc.evictions;
             c.refresh_listeners = shard.refresh_listeners() as u64;
             let path = cs.shard_store_path(&shard.index_uuid, shard.id);
             c.translog = translog_figures(shard.engine.translog(), &path.with_file_name("translog"));

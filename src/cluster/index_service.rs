@@ -37,6 +37,8 @@ pub struct IndexShard {
     pub handoff: super::peer_recovery::handoff::Handoff,
     /// This copy's part of the node's request cache (its key and figures).
     pub request_cache: Arc<super::request_cache::ShardRequestCache>,
+    /// This copy's part of the node's query cache (its figures and filter history).
+    pub query_cache: Arc<crate::engine::query::query_cache::ShardQueryCache>,
 }
 
 impl IndexShard {
@@ -363,6 +365,7 @@ impl IndexService {
             peer_recovery: Mutex::new(None),
             handoff: Default::default(),
             request_cache: Default::default(),
+            query_cache: Default::default(),
         }
     }
 

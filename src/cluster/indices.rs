@@ -68,6 +68,8 @@ pub struct ClusterService {
     breakers: Arc<super::breakers::Breakers>,
     /// The node's fielddata cache.
     pub fielddata: Arc<super::fielddata_cache::FielddataCache>,
+    /// The node's query (filter) cache (see [`crate::engine::query::query_cache`]).
+    pub query_cache: Arc<crate::engine::query::query_cache::QueryCache>,
     /// The cluster-state updates this node submitted and has not applied yet.
     pub pending: Arc<super::pending::Pending>,
     /// Node-wide counters (HTTP connections, indexing pressure, the transport's reader).
@@ -245,6 +247,7 @@ impl ClusterService {
             request_cache: Default::default(),
             breakers: Default::default(),
             fielddata: Default::default(),
+            query_cache: Default::default(),
             pending: Default::default(),
             counters: Default::default(),
         });

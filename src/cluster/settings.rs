@@ -167,6 +167,8 @@ const STATIC: &[&str] = &[
     "index.mapping.coerce",
     "index.mapping.ignore_malformed",
     "index.format",
+    "index.queries.cache.enabled",
+    "index.queries.cache.everything",
 ];
 
 /// Private settings set by Fathom (never by users).
@@ -325,6 +327,8 @@ pub fn validate_values(flat: &FlatSettings) -> OsResult<()> {
     }
     get_bool(flat, "index.hidden", false)?;
     get_bool(flat, "index.requests.cache.enable", true)?;
+    get_bool(flat, "index.queries.cache.enabled", true)?;
+    get_bool(flat, "index.queries.cache.everything", false)?;
     // Concurrent segment search: how a shard's segments are searched (in slices, in parallel);
     // the results are the same either way, and Fathom searches a shard's segments in turn.
     if let Some(s) = get_str(flat, "index.search.concurrent_segment_search.mode") {

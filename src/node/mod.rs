@@ -120,6 +120,7 @@ impl Node {
         cluster.set_node_cluster_settings(crate::cluster::cluster_settings::node_level(
             settings.all().iter().map(|(k, v)| (k.as_str(), v.as_str())),
         ));
+        configure_query_cache(&settings, &cluster)?;
         let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         let pools = Pools::new(&identity.node_name, processors);
         let max_open_pit = match settings.get("search.max_open_pit_context") {
@@ -202,6 +203,49 @@ pub fn is_loopback(host: &str) -> bool {
         "localhost" | "_local_" | "_local:ipv4_" | "_local:ipv6_" => true,
         h => h.trim_matches(['[', ']']).parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()),
     }
+}
+
+/// The node query cache's static settings: `indices.queries.cache.size` (a byte size or a
+/// share of the machine's memory, default 10%: OpenSearch's is 10% of the heap, and a Rust
+/// process's heap is the machine's memory), `indices.queries.cache.count` (distinct filters,
+/// default 10 000, at least 1) and `indices.queries.cache.all_segments` (testing: cache on
+/// every segment, not only large ones).
+fn configure_query_cache(settings: &NodeSettings, cluster: &ClusterService) -> OsResult<()> {
+    let memory = crate::cluster::breakers::physical_memory();
+    let size = match settings.get("indices.queries.cache.size") {
+        Some(v) => crate::cluster::breakers::parse_memory(v, memory).ok_or_else(|| {
+            OsError::illegal(format!(
+                "failed to parse setting [indices.queries.cache.size] with value [{v}] as a size in bytes"
+            ))
+        })?,
+        None => memory / 10,
+    };
+    let count = match settings.get("indices.queries.cache.count") {
+        Some(v) => match v.trim().parse::<i64>() {
+            Ok(n) if n >= 1 => n as u64,
+            Ok(_) => {
+                return Err(OsError::illegal(format!(
+                    "Failed to parse value [{v}] for setting [indices.queries.cache.count] must be >= 1"
+                )))
+            }
+            Err(_) => {
+                return Err(OsError::illegal(format!(
+                    "Failed to parse value [{v}] for setting [indices.queries.cache.count]"
+                )))
+            }
+        },
+        None => 10_000,
+    };
+    let all = match settings.get("indices.queries.cache.all_segments") {
+        None => false,
+        Some("true") => true,
+        Some("false") => false,
+        Some(v) => {
+            return Err(OsError::illegal(format!("Failed to parse value [{v}] as only [true] or [false] are allowed.")))
+        }
+    };
+    cluster.query_cache.configure(size, count, all);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! engine and the search and write paths bump where the work happens, read as a [`Snapshot`]
 //! by the stats APIs. Times are kept in nanoseconds and shown in milliseconds.
 //!
-//! The cache counters (query cache, field data, request cache) exist here for the caches to
-//! increment; Fathom has no such cache yet, so they read a true zero. Fathom has no index
+//! The cache counters (query cache, field data, request cache) are filled from the node's
+//! caches when the stats are read (each cache keeps its figures per copy). Fathom has no index
 //! warmers: the warmer counters stay zero for the same reason.
 
 use std::collections::BTreeMap;

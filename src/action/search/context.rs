@@ -50,6 +50,9 @@ pub struct ShardContext {
     pub breakers: Option<Arc<crate::cluster::breakers::Breakers>>,
     /// The node's fielddata cache (`None` in tests).
     pub fielddata: Option<Arc<crate::cluster::fielddata_cache::FielddataCache>>,
+    /// The node's query cache and this copy's part of it; `None` in tests and when
+    /// `index.queries.cache.enabled` is false.
+    pub query_cache: Option<crate::engine::query::cached::Scope>,
     /// The copy's counters the query and fetch phases count in (`None` as for `failer`).
     pub counters: Option<Arc<crate::shard::stats::ShardCounters>>,
     /// The id of the node holding this copy (the search profile's shard id).
@@ -214,6 +217,8 @@ fn index_contexts(
     };
     let num_shards = meta.number_of_shards();
     let cache_enabled = crate::cluster::settings::get_bool(&meta.settings, "index.requests.cache.enable", true)?;
+    let query_cache = crate::cluster::settings::get_bool(&meta.settings, "index.queries.cache.enabled", true)?;
+    let cache_everything = crate::cluster::settings::get_bool(&meta.settings, "index.queries.cache.everything", false)?;
     let mapping = svc.mapping();
     let mut out = Vec::with_capacity(shards.len());
     for shard in shards {
@@ -239,6 +244,12 @@ fn index_contexts(
             }),
             breakers: Some(cs.breakers().clone()),
             fielddata: Some(cs.fielddata.clone()),
+            query_cache: query_cache.then(|| crate::engine::query::cached::Scope {
+                cache: cs.query_cache.clone(),
+                shard: shard.query_cache.clone(),
+                always: cache_everything,
+                reserve: Some(request_breaker(cs.breakers())),
+            }),
             counters: Some(shard.engine.counters().clone()),
             node_id: Arc::from(cs.node.node_id.as_str()),
         });
@@ -310,5 +321,14 @@ pub fn shard_filter(
             }
         }
         shards.as_ref().is_none_or(|s| s.contains(&shard))
+    })
+}
+
+/// The query cache's hold on the request breaker while it builds a large set.
+fn request_breaker(b: &Arc<crate::cluster::breakers::Breakers>) -> crate::engine::query::cached::Reserve {
+    let b = b.clone();
+    Arc::new(move |bytes| {
+        let held = b.reserve(crate::cluster::breakers::Kind::Request, bytes, "<query_cache>").ok()?;
+        Some(Box::new(held) as Box<dyn std::any::Any + Send>)
     })
 }

@@ -29,10 +29,13 @@ fn count_one(c: &ShardContext, req: &SearchRequest, now: i64) -> OsResult<u64> {
         allow_expensive: req.allow_expensive_queries,
     };
     let q = with_alias_filter(build_query(req, &qc)?, c, &qc)?;
-    Ok(if let Some(min) = req.min_score {
-        c.reader.query().count_min_score(&q, min)?
-    } else {
-        c.reader.query().count(&q)?
+    // Filters go through the node's query cache, as in a search.
+    crate::engine::query::cached::with_scope(c.query_cache.clone(), || {
+        Ok(if let Some(min) = req.min_score {
+            c.reader.query().count_min_score(&q, min)?
+        } else {
+            c.reader.query().count(&q)?
+        })
     })
 }
 

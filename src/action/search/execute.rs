@@ -320,9 +320,13 @@ pub(super) fn run_unit(
     deadline: Option<Instant>,
     last: Option<&LastHit>,
 ) -> OsResult<UnitResult> {
-    // Fielddata loads go through the shard's node cache and breakers.
-    let uncached =
-        || super::aggs::fielddata::with_shard(&ctxs[u.ctx], || run_unit_uncached(u, ctxs, req, now, deadline, last));
+    // Fielddata loads go through the shard's node cache and breakers, filters through the
+    // node's query cache.
+    let uncached = || {
+        crate::engine::query::cached::with_scope(ctxs[u.ctx].query_cache.clone(), || {
+            super::aggs::fielddata::with_shard(&ctxs[u.ctx], || run_unit_uncached(u, ctxs, req, now, deadline, last))
+        })
+    };
     let Some(probe) = super::request_cache::probe(u, ctxs, req) else {
         return uncached();
     };

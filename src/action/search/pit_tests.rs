@@ -145,6 +145,7 @@ fn shard(index: &str, shard: u32) -> ShardContext {
         request_cache: None,
         breakers: None,
         fielddata: None,
+        query_cache: None,
         counters: None,
         node_id: Arc::from("node"),
     }

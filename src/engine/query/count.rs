@@ -13,6 +13,12 @@ use smallvec::SmallVec;
 
 /// The number of live docs of `seg` matching `w` (`w` compiled without scoring).
 pub fn count_segment(w: &Weight, seg: &dyn SegmentView) -> Result<u64> {
+    // A filter that is not cached on this segment counts as itself (its fast paths below).
+    if let Weight::Cached(c) = w {
+        if !c.applies(seg) {
+            return count_segment(&c.inner, seg);
+        }
+    }
     if let Some(c) = w.count_fast(seg)? {
         return Ok(c);
     }

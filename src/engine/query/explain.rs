@@ -79,6 +79,7 @@ impl Weight {
             | Weight::Verified { display, .. }
             | Weight::Join { display, .. } => display.clone(),
             Weight::MatchAll { .. } => "*:*".into(),
+            Weight::Cached(c) => c.inner.display(),
             Weight::MatchNone => "MatchNoDocsQuery".into(),
         }
     }
@@ -335,6 +336,7 @@ impl Weight {
                 }
             }
             Weight::Join { inner, .. } => inner.explain(seg, doc)?,
+            Weight::Cached(c) => c.inner.explain(seg, doc)?,
             Weight::MatchNone => Explanation::no_match("MatchNoDocsQuery", vec![]),
         })
     }

@@ -50,6 +50,9 @@
 //! | [`searcher`] | the searcher: top-k, totals, count, explain |
 //! | [`verified`] | two-phase matching: candidates confirmed by a per-document check |
 //! | [`memory_index`] | a one-document index in memory, searchable by any query |
+//! | [`query_cache`] | the node query cache: filter matches per segment, LRU |
+//! | [`query_cache_policy`] | which filters are cached (usage tracking) |
+//! | [`cached`] | filters run through the query cache |
 
 pub mod blended;
 pub mod block_buf;
@@ -57,6 +60,7 @@ pub mod block_join;
 pub mod block_max_and;
 pub mod bm25;
 pub mod boolean;
+pub mod cached;
 pub mod combined_fields;
 pub mod count;
 pub mod dfs;
@@ -76,6 +80,8 @@ pub mod multi_phrase;
 pub mod multi_term;
 pub mod nested_source;
 pub mod phrase;
+pub mod query_cache;
+pub mod query_cache_policy;
 pub mod scorer;
 pub mod searcher;
 pub mod sort;

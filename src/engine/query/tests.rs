@@ -451,7 +451,7 @@ fn mdoc() -> impl Strategy<Value = MDoc> {
         })
 }
 
-fn corpus() -> impl Strategy<Value = Vec<ModelSegment>> {
+pub(super) fn corpus() -> impl Strategy<Value = Vec<ModelSegment>> {
     prop::collection::vec(
         (prop::collection::vec(mdoc(), 0..25), prop::collection::vec(0u32..25, 0..4), 1usize..5),
         1..4,
@@ -523,7 +523,7 @@ fn leaf() -> impl Strategy<Value = Query> {
     ]
 }
 
-fn query() -> impl Strategy<Value = Query> {
+pub(super) fn query() -> impl Strategy<Value = Query> {
     leaf().prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             4 => (

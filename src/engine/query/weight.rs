@@ -140,6 +140,9 @@ pub enum Weight {
     CombinedField { fields: Vec<(String, f32)>, term: Vec<u8>, sim: Arc<Bm25>, display: String },
     /// A block join (`nested`; see [`super::block_join`]).
     Join { inner: Arc<super::block_join::JoinWeight>, display: String },
+    /// A filter whose per-segment matches go through the node query cache (see
+    /// [`super::cached`]).
+    Cached(Arc<super::cached::CachedWeight>),
     /// No document.
     MatchNone,
 }
@@ -195,8 +198,23 @@ impl Weight {
         Weight::build(query, segments, boost, scoring, true)
     }
 
-    /// [`Weight::compile`], with display strings when `explained`.
+    /// [`Weight::compile`], with display strings when `explained`. Weights without scores go
+    /// through the thread's query cache when it has one (see [`super::cached`]).
     pub(super) fn build(
+        query: &Query,
+        segments: &[&dyn SegmentView],
+        boost: f32,
+        scoring: bool,
+        explained: bool,
+    ) -> Result<Weight> {
+        let w = Weight::build_uncached(query, segments, boost, scoring, explained)?;
+        if scoring || explained {
+            return Ok(w);
+        }
+        Ok(super::cached::wrap(query, w, segments))
+    }
+
+    fn build_uncached(
         query: &Query,
         segments: &[&dyn SegmentView],
         boost: f32,
@@ -501,6 +519,7 @@ impl Weight {
                 None => None,
             },
             Weight::Join { inner, .. } => return inner.scorer(seg),
+            Weight::Cached(c) => return c.scorer(seg),
             Weight::MatchNone => None,
         })
     }
@@ -577,6 +596,7 @@ impl Weight {
             Weight::MatchAll { .. } => Some(seg.max_doc() as u64),
             Weight::MatchNone => Some(0),
             Weight::Const { inner, .. } => inner.count_fast(seg)?,
+            Weight::Cached(c) => c.inner.count_fast(seg)?,
             _ => None,
         })
     }
