@@ -27,6 +27,9 @@ pub mod http;
 pub mod inspect;
 pub mod node;
 pub(crate) mod script;
+/// Security (`plugins.security.*`): settings, TLS, the demo installer; off by default.
+#[cfg(feature = "server")]
+pub mod security;
 pub mod shard;
 /// The task manager: every request and transport action as a task (`_tasks`).
 pub mod tasks;

@@ -4,6 +4,8 @@
 //!   9299, or `http.port`), data in `./data` (`path.data`), settings from `config/fathom.yml`
 //!   (`FATHOM_PATH_CONF` to point elsewhere) and `-E` overrides. SIGINT/SIGTERM stop it cleanly.
 //! - `fathom inspect PATH...` dumps and checks segment files, commit points and translogs.
+//! - `fathom setup-security` writes the demo security configuration (CA, node and admin
+//!   certificates, `plugins.security.*` settings) into the config directory.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +17,7 @@ static ALLOCATOR: fathom::tasks::resource::CountingAlloc<mimalloc::MiMalloc> =
     fathom::tasks::resource::CountingAlloc(mimalloc::MiMalloc);
 
 fn usage() -> ExitCode {
-    eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...");
+    eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...\n       fathom setup-security");
     ExitCode::from(2)
 }
 
@@ -37,6 +39,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("inspect") {
         return if args.len() > 1 { inspect(&args[1..]) } else { usage() };
+    }
+    if args.first().map(String::as_str) == Some("setup-security") {
+        return if args.len() == 1 { setup_security() } else { usage() };
     }
     let mut overrides = Vec::new();
     let mut it = args.iter();
@@ -108,13 +113,43 @@ fn serve(overrides: Vec<String>) -> ExitCode {
                 return ExitCode::from(78);
             }
         };
-        println!("fathom listening on http://{}", running.addr);
+        println!("fathom listening on {}://{}", if running.https { "https" } else { "http" }, running.addr);
         wait_for_signal().await;
         tracing::info!("stopping");
         running.stop().await;
         tracing::info!("stopped");
         ExitCode::SUCCESS
     })
+}
+
+/// `fathom setup-security`: the demo security configuration into `FATHOM_PATH_CONF` (or `config`).
+#[cfg(feature = "server")]
+fn setup_security() -> ExitCode {
+    use fathom::security::demo;
+    let dir = std::env::var_os("FATHOM_PATH_CONF").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("config"));
+    match demo::setup(&dir) {
+        Ok(demo::Outcome::Installed) => {
+            println!("Security demo configuration written to [{}]:", dir.display());
+            println!("  root-ca.pem, esnode.pem, esnode-key.pem, kirk.pem, kirk-key.pem and the plugins.security.* settings in fathom.yml");
+            println!("### Success");
+            println!("### Start Fathom; it serves HTTPS with the demo certificates (curl --cacert {}/root-ca.pem https://localhost:9200)", dir.display());
+            ExitCode::SUCCESS
+        }
+        Ok(demo::Outcome::AlreadyConfigured) => {
+            println!("{} seems to be already configured for Security. Quit.", dir.join("fathom.yml").display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("fathom setup-security: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(not(feature = "server"))]
+fn setup_security() -> ExitCode {
+    eprintln!("fathom was built without the `server` feature");
+    ExitCode::FAILURE
 }
 
 #[cfg(feature = "server")]

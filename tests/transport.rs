@@ -21,6 +21,7 @@ fn config(cluster: &str, id: &str, port: &str) -> TransportConfig {
         host: "127.0.0.1".into(),
         port_spec: port.into(),
         compress: true,
+        tls: None,
     }
 }
 

@@ -55,10 +55,19 @@ pub async fn bind(settings: &NodeSettings) -> Result<tokio::net::TcpListener, St
     Err(format!("failed to bind the HTTP port in range [{spec}]: {last}"))
 }
 
-/// Refuses to start on a non-loopback address without security (which is not built yet).
+/// Refuses to start on a non-loopback address unless security is on with HTTP TLS (node-to-node
+/// transport is then mutual TLS too): without security Fathom serves only on loopback.
 pub fn check_bind_address(settings: &NodeSettings) -> Result<(), String> {
     let host = settings.get_or("network.host", "127.0.0.1");
     if !is_loopback(host) {
+        if settings.get("plugins.security.disabled") == Some("false") {
+            if settings.get("plugins.security.ssl.http.enabled") == Some("true") {
+                return Ok(());
+            }
+            return Err(format!(
+                "refusing to bind to [{host}]: security is enabled but [plugins.security.ssl.http.enabled] is not true, so Fathom serves only on loopback (127.0.0.1). Enable HTTP TLS or set network.host to 127.0.0.1."
+            ));
+        }
         return Err(format!(
             "refusing to bind to [{host}]: security is not enabled, so Fathom serves only on loopback (127.0.0.1). Remove network.host or set it to 127.0.0.1."
         ));
@@ -66,11 +75,26 @@ pub fn check_bind_address(settings: &NodeSettings) -> Result<(), String> {
     Ok(())
 }
 
+/// The TLS acceptor of the HTTP listener when security is on with `ssl.http.enabled`; `None`
+/// (plain HTTP) otherwise. Bad security settings or unreadable certificates stop the start.
+fn tls_acceptor(settings: &NodeSettings) -> Result<Option<Arc<rustls::ServerConfig>>, String> {
+    let Some(security) = crate::security::SecuritySettings::from_node(settings)? else { return Ok(None) };
+    // The transport certificates are checked before the node opens its data.
+    crate::security::node_tls::node_tls(&security)?;
+    tracing::warn!("security is enabled with TLS, but requests are not authenticated yet (work in progress)");
+    match &security.http {
+        Some(http) => Ok(Some(crate::security::tls::http_server_config(http)?)),
+        None => Ok(None),
+    }
+}
+
 /// A started server: the node, its address, and a handle to stop it.
 #[derive(Debug)]
 pub struct Running {
     pub node: Arc<Node>,
     pub addr: SocketAddr,
+    /// The listener speaks TLS (security on with `plugins.security.ssl.http.enabled`).
+    pub https: bool,
     /// The node's transport and coordination.
     pub cluster: crate::node::cluster_start::ClusterLink,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -96,6 +120,7 @@ impl Running {
 /// Starts a node and its HTTP server on the current tokio runtime.
 pub async fn start(settings: NodeSettings) -> Result<Running, String> {
     check_bind_address(&settings)?;
+    let tls = tls_acceptor(&settings)?;
     let listener = bind(&settings).await?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let s2 = settings.clone();
@@ -104,13 +129,14 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     let cluster = crate::node::cluster_start::start(&node).await.map_err(|e| e.reason.clone())?;
-    let server = Arc::new(server::Server { node: node.clone(), router: handlers::router() });
+    let https = tls.is_some();
+    let server = Arc::new(server::Server { node: node.clone(), router: handlers::router(), tls });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(server::serve(server, listener, async move {
         let _ = rx.await;
     }));
     tracing::info!(address = %addr, "started");
-    Ok(Running { node, addr, cluster, stop: Some(tx), task: Some(task) })
+    Ok(Running { node, addr, https, cluster, stop: Some(tx), task: Some(task) })
 }
 
 #[cfg(test)]
@@ -124,6 +150,15 @@ mod tests {
         assert!(e.contains("security is not enabled"), "{e}");
         assert!(check_bind_address(&NodeSettings::from_pairs(&[("network.host", "127.0.0.1")])).is_ok());
         assert!(check_bind_address(&NodeSettings::from_pairs(&[])).is_ok());
+        // Security on opens other addresses only with HTTP TLS.
+        let s = NodeSettings::from_pairs(&[("network.host", "0.0.0.0"), ("plugins.security.disabled", "false")]);
+        assert!(check_bind_address(&s).unwrap_err().contains("plugins.security.ssl.http.enabled"));
+        let s = NodeSettings::from_pairs(&[
+            ("network.host", "0.0.0.0"),
+            ("plugins.security.disabled", "false"),
+            ("plugins.security.ssl.http.enabled", "true"),
+        ]);
+        assert!(check_bind_address(&s).is_ok());
     }
 
     #[test]

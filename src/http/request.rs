@@ -59,6 +59,10 @@ pub struct RestRequest {
     /// Query parameters, percent-decoded; a repeated key keeps the last value.
     pub params: HashMap<String, String>,
     pub body: Bytes,
+    /// The subject DN (RFC 2253) of the client certificate of an HTTPS connection, verified
+    /// against `plugins.security.ssl.http.pemtrustedcas_filepath`; `None` on plain HTTP or
+    /// without a client certificate. For the authentication slice (`authcz.admin_dn`).
+    pub tls_peer_dn: Option<std::sync::Arc<str>>,
 }
 
 /// Percent-decodes a URL component (`+` stays `+` in paths; in queries it means space).

@@ -25,6 +25,9 @@ use crate::node::Node;
 pub struct Server {
     pub node: Arc<Node>,
     pub router: Router,
+    /// HTTPS: every accepted connection does a TLS handshake first (security on). `None`
+    /// serves plain HTTP, exactly as without security.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 /// Serves connections from `listener` until `shutdown` resolves.
@@ -51,16 +54,39 @@ pub async fn serve(
                 let open = server.node.cluster.counters.http_connection();
                 tokio::spawn(async move {
                     let _open = open;
-                    let io = hyper_util::rt::TokioIo::new(stream);
-                    let svc = hyper::service::service_fn(move |req| {
-                        let server = server.clone();
-                        async move { Ok::<_, Infallible>(handle(server, req).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(io, svc).await;
+                    match server.tls.clone() {
+                        None => serve_connection(server, stream, None).await,
+                        Some(tls) => match tokio_rustls::TlsAcceptor::from(tls).accept(stream).await {
+                            Ok(stream) => {
+                                // The client certificate rustls verified (OPTIONAL/REQUIRE modes).
+                                let dn = stream.get_ref().1.peer_certificates()
+                                    .and_then(|chain| chain.first())
+                                    .and_then(|leaf| crate::security::dn::subject_dn(leaf))
+                                    .map(Arc::<str>::from);
+                                serve_connection(server, stream, dn).await
+                            }
+                            Err(e) => tracing::debug!(error = %e, "TLS handshake failed"),
+                        },
+                    }
                 });
             }
         }
     }
+}
+
+/// Serves HTTP/1.1 with keep-alive on one accepted connection (plain TCP or TLS; `peer_dn` is
+/// the subject of the client certificate a TLS connection presented).
+async fn serve_connection<I>(server: Arc<Server>, stream: I, peer_dn: Option<Arc<str>>)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let svc = hyper::service::service_fn(move |req| {
+        let server = server.clone();
+        let peer_dn = peer_dn.clone();
+        async move { Ok::<_, Infallible>(handle(server, req, peer_dn).await) }
+    });
+    let _ = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(io, svc).await;
 }
 
 /// The response format (`format=`).
@@ -80,7 +106,7 @@ fn error_response(e: &OsError, head: bool) -> RestResponse {
     }
 }
 
-async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn handle(server: Arc<Server>, req: Request<Incoming>, tls_peer_dn: Option<Arc<str>>) -> Response<Full<Bytes>> {
     let (parts, body) = req.into_parts();
     let path = parts.uri.path().to_string();
     let params = parse_query(parts.uri.query().unwrap_or(""));
@@ -180,11 +206,11 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>) -> Response<Full<By
             return finish(RestResponse::json(400, body), head, pretty, None, Format::Json, false);
         }
     };
-    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes };
+    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn };
     if let Err(e) = check_params(&route, &rest) {
         return finish(error_response(&e, head), head, pretty, filter.as_deref(), format, false);
     }
-    tracing::debug!(method = method.name(), path = %path, action = route.action, "request");
+    tracing::debug!(method = method.name(), path = %path, action = route.action, client_dn = rest.tls_peer_dn.as_deref(), "request");
     let node = server.node.clone();
     node.usage.count(route.action);
     let pool = match route.pool {

@@ -56,6 +56,17 @@ fn seed_addresses(seeds: &[String]) -> Vec<SocketAddr> {
     out
 }
 
+/// Transport TLS when security is on (`plugins.security.disabled: false`), else plain TCP.
+fn transport_tls(s: &crate::node::NodeSettings) -> Result<Option<crate::transport::TransportTls>, OsError> {
+    let sec = crate::security::SecuritySettings::from_node(s).map_err(OsError::illegal)?;
+    let Some(sec) = sec else { return Ok(None) };
+    let tls = crate::security::node_tls::node_tls(&sec).map_err(OsError::illegal)?;
+    Ok(Some(crate::transport::TransportTls {
+        acceptor: tokio_rustls::TlsAcceptor::from(tls.server),
+        connector: tokio_rustls::TlsConnector::from(tls.client),
+    }))
+}
+
 /// Binds the transport and starts the coordination; returns once this node knows its cluster
 /// manager when it runs alone, at once otherwise (discovery goes on in the background).
 pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
@@ -68,6 +79,7 @@ pub async fn start(node: &Arc<Node>) -> Result<ClusterLink, OsError> {
         host: s.get_or("transport.host", s.get_or("network.host", "127.0.0.1")).to_string(),
         port_spec: s.get_or("transport.port", "9300-9399").to_string(),
         compress: s.get("transport.compress").is_none_or(|v| v != "false"),
+        tls: transport_tls(s)?,
     })
     .await?;
     let transport_address = transport.local_address().to_string();

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeSettings {
     map: BTreeMap<String, String>,
+    /// The config directory the settings came from (`FATHOM_PATH_CONF`, else `config`): relative
+    /// paths in settings (TLS certificates) resolve against it.
+    conf_dir: Option<PathBuf>,
 }
 
 /// A configuration error (bad YAML, bad `-E`).
@@ -116,12 +119,23 @@ impl NodeSettings {
             }
             map.insert(k.to_string(), v.to_string());
         }
-        Ok(NodeSettings { map })
+        Ok(NodeSettings { map, conf_dir: Some(dir) })
     }
 
     /// From explicit pairs (tests).
     pub fn from_pairs(pairs: &[(&str, &str)]) -> NodeSettings {
-        NodeSettings { map: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+        NodeSettings { map: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), conf_dir: None }
+    }
+
+    /// The same settings read from config directory `dir` (tests).
+    pub fn with_conf_dir(mut self, dir: &Path) -> NodeSettings {
+        self.conf_dir = Some(dir.to_path_buf());
+        self
+    }
+
+    /// The config directory (`config` when none was given).
+    pub fn conf_dir(&self) -> PathBuf {
+        self.conf_dir.clone().unwrap_or_else(|| PathBuf::from("config"))
     }
 
     /// A setting.

@@ -62,7 +62,24 @@ impl Connection {
     /// Starts the reader and writer tasks of a connected socket.
     pub fn spawn(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr, outbound: bool) -> Arc<Connection> {
         let _ = stream.set_nodelay(true);
-        let (rd, mut wr) = stream.into_split();
+        let (rd, wr) = stream.into_split();
+        Connection::spawn_halves(shared, rd, wr, peer, outbound)
+    }
+
+    /// [`Connection::spawn`] over an established TLS stream (transport TLS, security on).
+    pub fn spawn_tls<S>(shared: Arc<Shared>, stream: S, peer: SocketAddr, outbound: bool) -> Arc<Connection>
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    {
+        let (rd, wr) = tokio::io::split(stream);
+        Connection::spawn_halves(shared, rd, wr, peer, outbound)
+    }
+
+    fn spawn_halves<R, W>(shared: Arc<Shared>, rd: R, mut wr: W, peer: SocketAddr, outbound: bool) -> Arc<Connection>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         let (tx, mut rx) = mpsc::channel::<Out>(WRITE_QUEUE);
         let id = shared.next_conn_id();
         let conn = Arc::new(Connection {
@@ -225,7 +242,7 @@ impl Connection {
         }
     }
 
-    async fn read_loop(self: Arc<Self>, mut rd: tokio::net::tcp::OwnedReadHalf) {
+    async fn read_loop<R: tokio::io::AsyncRead + Unpin>(self: Arc<Self>, mut rd: R) {
         let mut buf = BytesMut::with_capacity(16 * 1024);
         loop {
             match frame::decode(&buf) {

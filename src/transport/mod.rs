@@ -34,5 +34,5 @@ pub use handshake::RemoteNode;
 #[cfg(feature = "server")]
 pub(crate) use service::Shared;
 #[cfg(feature = "server")]
-pub use service::{handler, BoxFuture, Handler, Inbound, Transport, TransportConfig};
+pub use service::{handler, BoxFuture, Handler, Inbound, Transport, TransportConfig, TransportTls};
 pub use stats::TransportStats;

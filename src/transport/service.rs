@@ -72,7 +72,26 @@ pub struct TransportConfig {
     pub port_spec: String,
     /// `transport.compress`: zstd for payloads over [`super::COMPRESS_THRESHOLD`].
     pub compress: bool,
+    /// Mutual TLS under the frames (security on): `None` is plain TCP.
+    pub tls: Option<TransportTls>,
 }
+
+/// The rustls configurations of transport TLS (built by `security::node_tls`, which checks the
+/// peer's certificate against the CA and `plugins.security.nodes_dn`).
+#[derive(Clone)]
+pub struct TransportTls {
+    pub acceptor: tokio_rustls::TlsAcceptor,
+    pub connector: tokio_rustls::TlsConnector,
+}
+
+impl std::fmt::Debug for TransportTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TransportTls")
+    }
+}
+
+/// How long an inbound connection has to finish its TLS handshake.
+const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for TransportConfig {
     fn default() -> Self {
@@ -83,6 +102,7 @@ impl Default for TransportConfig {
             host: "127.0.0.1".into(),
             port_spec: "9300-9399".into(),
             compress: true,
+            tls: None,
         }
     }
 }
@@ -209,9 +229,24 @@ impl Transport {
         let accept = tokio::spawn(async move {
             loop {
                 match listener.accept().await {
-                    Ok((stream, peer)) => {
-                        Connection::spawn(s.clone(), stream, peer, false);
-                    }
+                    Ok((stream, peer)) => match s.config.tls.clone() {
+                        None => {
+                            Connection::spawn(s.clone(), stream, peer, false);
+                        }
+                        Some(tls) => {
+                            let s = s.clone();
+                            tokio::spawn(async move {
+                                let _ = stream.set_nodelay(true);
+                                match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, tls.acceptor.accept(stream)).await {
+                                    Ok(Ok(stream)) => {
+                                        Connection::spawn_tls(s, stream, peer, false);
+                                    }
+                                    Ok(Err(e)) => tracing::warn!(%peer, error = %e, "transport TLS handshake refused"),
+                                    Err(_) => tracing::warn!(%peer, "transport TLS handshake timed out"),
+                                }
+                            });
+                        }
+                    },
                     Err(e) => {
                         // Out of descriptors and the like: wait a little instead of spinning.
                         tracing::warn!("transport accept failed: {e}");
@@ -360,7 +395,18 @@ impl Transport {
         if self.closed.load(Ordering::Acquire) {
             return Err(TransportError::Connect { addr, reason: "transport is closed".into() });
         }
-        let conn = Connection::spawn(self.shared.clone(), stream, addr, true);
+        let conn = match &self.shared.config.tls {
+            None => Connection::spawn(self.shared.clone(), stream, addr, true),
+            Some(tls) => {
+                let _ = stream.set_nodelay(true);
+                let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
+                let stream = tls.connector.connect(name, stream).await.map_err(|e| TransportError::Connect {
+                    addr,
+                    reason: format!("connect_exception: TLS handshake failed: {e}"),
+                })?;
+                Connection::spawn_tls(self.shared.clone(), stream, addr, true)
+            }
+        };
         let mut guard = CloseUnlessKept(Some(conn.clone()));
         let id = self.next_request.fetch_add(1, Ordering::Relaxed);
         let rx = conn.register(id)?;

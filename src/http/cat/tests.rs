@@ -10,6 +10,7 @@ fn req(q: &str) -> RestRequest {
         path_params: Default::default(),
         params: parse_query(q),
         body: Default::default(),
+        tls_peer_dn: None,
     }
 }
 

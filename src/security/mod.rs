@@ -1,0 +1,19 @@
+//! security/: the security plugin's equivalent (feature `server`), off by default
+//! (`plugins.security.disabled: true`). This first slice holds the settings and TLS; the
+//! authentication, authorization and security-index slices build on it.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `settings.rs` | `plugins.security.*` node settings, typed and checked at startup |
+//! | `tls.rs` | PEM loading and the rustls server configuration of the HTTP listener |
+//! | `node_tls.rs` | mutual TLS between nodes: verifiers checking `plugins.security.nodes_dn` |
+//! | `dn.rs` | subject DNs of certificates (RFC 2253), the plugin's DN patterns |
+//! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
+
+pub mod demo;
+pub mod dn;
+pub mod node_tls;
+pub mod settings;
+pub mod tls;
+
+pub use settings::{ClientAuth, SecuritySettings, TlsFiles};
