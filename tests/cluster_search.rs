@@ -154,6 +154,25 @@ fn searches_and_counts_see_the_shards_of_every_node() {
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["hits"]["total"]["value"], DOCS, "{}", r.text());
 
+    // `_search_shards` from any node: the six shards with their copy on the node holding it,
+    // and every holding node described (by its own name).
+    for p in &procs {
+        let r = get(p.http, "/idx/_search_shards");
+        assert_eq!(r.status, 200, "{}", r.text());
+        let v = r.json();
+        let groups = v["shards"].as_array().unwrap();
+        assert_eq!(groups.len(), 6, "{v}");
+        for (i, g) in groups.iter().enumerate() {
+            assert_eq!(g[0]["shard"], i, "{v}");
+            assert_eq!(g[0]["state"], "STARTED", "{v}");
+            let node = g[0]["node"].as_str().unwrap();
+            assert!(names.contains(&v["nodes"][node]["name"].as_str().unwrap()), "{v}");
+        }
+        assert_eq!(v["indices"]["idx"], json!({}), "{v}");
+    }
+    let v = get(procs[2].http, "/idx/_search_shards?routing=7&preference=_primary").json();
+    assert_eq!(v["shards"].as_array().unwrap().len(), 1, "{v}");
+
     // A node that goes away (not the manager, not node 0): its shards count as failed, the
     // others answer (partial results), before and after the cluster drops it.
     let k = (1..3).find(|&i| local_id(&procs[i]) != manager).unwrap();

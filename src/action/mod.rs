@@ -67,6 +67,7 @@ pub mod recovery;
 pub mod resolve_index;
 pub mod script_glue;
 pub mod search;
+pub mod search_shards;
 pub mod shard_stats;
 pub mod source_filter;
 pub mod task_results;

@@ -167,6 +167,21 @@ pub fn all_failed_to_open(failed: &[FailedShard]) -> OsError {
 /// carry a filter, the filters combined with OR; `None` when any part of the expression reaches
 /// it directly, through a wildcard over index names, or through an alias without a filter.
 pub fn alias_filter(md: &crate::cluster::metadata::Metadata, expr: &str, index: &str) -> Option<serde_json::Value> {
+    let mut filters = alias_filters(md, expr, index)?;
+    match filters.len() {
+        0 => None,
+        1 => filters.pop(),
+        _ => Some(serde_json::json!({"bool": {"should": filters, "minimum_should_match": 1}})),
+    }
+}
+
+/// The filters of the aliases `expr` reaches `index` through, when every path to it is a
+/// filtered alias (see [`alias_filter`]); `None` otherwise.
+pub fn alias_filters(
+    md: &crate::cluster::metadata::Metadata,
+    expr: &str,
+    index: &str,
+) -> Option<Vec<serde_json::Value>> {
     use crate::cluster::resolve::glob;
     let meta = md.indices.get(index)?;
     let mut filters = Vec::new();
@@ -185,11 +200,7 @@ pub fn alias_filter(md: &crate::cluster::metadata::Metadata, expr: &str, index: 
             }
         }
     }
-    match (any, filters.len()) {
-        (false, _) | (_, 0) => None,
-        (true, 1) => filters.pop(),
-        (true, _) => Some(serde_json::json!({"bool": {"should": filters, "minimum_should_match": 1}})),
-    }
+    (any && !filters.is_empty()).then_some(filters)
 }
 
 /// Pins `shards` of `svc`, reached through `expr` (for its alias filter).

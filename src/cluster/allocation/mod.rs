@@ -57,7 +57,7 @@ mod failures;
 mod filter;
 mod rebalance;
 mod relocate;
-mod render;
+pub(crate) mod render;
 mod reroute;
 pub(crate) mod settings;
 mod sync;

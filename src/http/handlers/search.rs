@@ -247,8 +247,40 @@ const VALIDATE_P: &[&str] = &[
 ];
 
 /// Registers the routes.
+const SEARCH_SHARDS_P: &[&str] =
+    &["allow_no_indices", "expand_wildcards", "ignore_unavailable", "local", "preference", "routing"];
+
+/// `GET|POST [/{index}]/_search_shards`: the shards and copies a search would reach.
+fn search_shards(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let opts = indices_options(req, IndicesOptions::lenient_expand_open())?;
+    // Every node answers from its applied cluster state; `local` is validated only.
+    req.bool_param("local", false)?;
+    let mut r = crate::action::search_shards::SearchShardsRequest {
+        expr: index_expr(req),
+        routing: req.param("routing").map(str::to_string),
+        preference: req.param("preference").map(str::to_string),
+        slice: None,
+    };
+    match req.json()? {
+        Value::Null => {}
+        Value::Object(m) => {
+            for (k, v) in &m {
+                match k.as_str() {
+                    "slice" => r.slice = Some(search::slice::parse(v)?),
+                    other => return Err(OsError::parsing(format!("request does not support [{other}]"))),
+                }
+            }
+        }
+        _ => return Err(OsError::parsing("request body must be an object")),
+    }
+    Ok(RestResponse::ok(crate::action::search_shards::search_shards(&node.cluster, opts, &r)?))
+}
+
 pub fn register(r: &mut Router) {
     use Method::*;
+    for p in ["/_search_shards", "/{index}/_search_shards"] {
+        r.add(&[Get, Post], p, "indices:admin/shards/search_shards", Pool::Management, SEARCH_SHARDS_P, search_shards);
+    }
     for p in ["/_search", "/{index}/_search"] {
         r.add(&[Get, Post], p, "indices:data/read/search", Pool::Search, SEARCH_P, do_search);
     }
