@@ -16,7 +16,6 @@ fn unbuilt_body_keys_are_refused() {
         ("suggest", json!({})),
         ("script_fields", json!({})),
         ("ext", json!({"x": {}})),
-        ("profile", json!(true)),
         ("stats", json!("g")),
     ] {
         let r = post(s.addr, "/i/_search", &json!({ key: val }).to_string());
@@ -24,7 +23,8 @@ fn unbuilt_body_keys_are_refused() {
         assert_eq!(r.json()["error"]["type"], json!("parsing_exception"), "{key}: {}", r.text());
         assert!(r.text().contains(&format!("in [{key}]")), "{key}: {}", r.text());
     }
-    // Asking for nothing is fine; collapse, rescore and indices_boost are built (their own tests).
+    // Asking for nothing is fine; collapse, rescore, indices_boost and profile are built (their
+    // own tests).
     assert_eq!(post(s.addr, "/i/_search", r#"{"profile": false, "ext": {}}"#).status, 200);
     assert_eq!(post(s.addr, "/i/_search", r#"{"rescore": [], "indices_boost": []}"#).status, 200);
     // Stats groups are counted (tests/http_index_stats.rs).
