@@ -315,7 +315,9 @@ impl UserGrants {
             return true;
         }
         match cluster.aliases.get(name) {
-            Some(members) => !members.is_empty() && members.iter().all(|m| self.allows(m, action)),
+            Some(members) => {
+                !members.is_empty() && members.iter().all(|m| !is_system_index(m) && self.allows(m, action))
+            }
             None => false,
         }
     }
@@ -340,7 +342,7 @@ enum Resolved {
 fn resolve(exprs: &[String], cluster: &ClusterIndices) -> Resolved {
     let mut out: Vec<String> = Vec::new();
     let parts: Vec<&str> = exprs.iter().flat_map(|e| e.split(',')).map(str::trim).filter(|s| !s.is_empty()).collect();
-    let everything = parts.is_empty() || parts.iter().any(|p| *p == "_all");
+    let everything = parts.is_empty() || parts.contains(&"_all");
     let candidates = || cluster.indices.iter().chain(cluster.aliases.keys()).filter(|n| !is_system_index(n));
     if everything {
         out.extend(cluster.indices.iter().filter(|n| !is_system_index(n)).cloned());
