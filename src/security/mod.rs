@@ -8,11 +8,19 @@
 //! | `tls.rs` | PEM loading and the rustls server configuration of the HTTP listener |
 //! | `node_tls.rs` | mutual TLS between nodes: verifiers checking `plugins.security.nodes_dn` |
 //! | `dn.rs` | subject DNs of certificates (RFC 2253), the plugin's DN patterns |
+//! | `actions.rs` | what a request needs: cluster actions, index expressions and their actions |
+//! | `privileges.rs` | the evaluator: roles mapping, action groups, index resolution, denials |
+//! | `privileges_static.rs` | the plugin's static action groups |
+//! | `patterns.rs` | the plugin's name patterns (`*`, `?`, `/regex/`) and `${user.name}` placeholders |
 //! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
 
+pub mod actions;
 pub mod demo;
 pub mod dn;
 pub mod node_tls;
+pub mod patterns;
+pub mod privileges;
+pub mod privileges_static;
 pub mod settings;
 pub mod tls;
 
