@@ -8,11 +8,15 @@
 //! | `tls.rs` | PEM loading and the rustls server configuration of the HTTP listener |
 //! | `node_tls.rs` | mutual TLS between nodes: verifiers checking `plugins.security.nodes_dn` |
 //! | `dn.rs` | subject DNs of certificates (RFC 2253), the plugin's DN patterns |
+//! | `config/` | the configuration files (users, roles, mappings, authc/authz), static entries |
+//! | `password.rs` | internal users' passwords: the plugin's validation, bcrypt hash/verify |
 //! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
 
+pub mod config;
 pub mod demo;
 pub mod dn;
 pub mod node_tls;
+pub mod password;
 pub mod settings;
 pub mod tls;
 
