@@ -127,10 +127,13 @@ fn serve(overrides: Vec<String>) -> ExitCode {
 fn setup_security() -> ExitCode {
     use fathom::security::demo;
     let dir = std::env::var_os("FATHOM_PATH_CONF").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("config"));
-    match demo::setup(&dir) {
+    let password = std::env::var(demo::ADMIN_PASSWORD_ENV).ok();
+    match demo::setup(&dir, password.as_deref()) {
         Ok(demo::Outcome::Installed) => {
             println!("Security demo configuration written to [{}]:", dir.display());
             println!("  root-ca.pem, esnode.pem, esnode-key.pem, kirk.pem, kirk-key.pem and the plugins.security.* settings in fathom.yml");
+            println!("  opensearch-security/*.yml (the demo users, roles and role mappings)");
+            println!("Admin password set successfully.");
             println!("### Success");
             println!("### Start Fathom; it serves HTTPS with the demo certificates (curl --cacert {}/root-ca.pem https://localhost:9200)", dir.display());
             ExitCode::SUCCESS
@@ -139,7 +142,12 @@ fn setup_security() -> ExitCode {
             println!("{} seems to be already configured for Security. Quit.", dir.join("fathom.yml").display());
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err(demo::SetupError::Password(msg)) => {
+            // As the plugin's installer: the message on standard output, exit status -1.
+            println!("{msg}");
+            ExitCode::from(255)
+        }
+        Err(demo::SetupError::Other(e)) => {
             eprintln!("fathom setup-security: {e}");
             ExitCode::FAILURE
         }

@@ -29,6 +29,9 @@ impl Drop for Node {
     }
 }
 
+/// A strong initial admin password.
+const PASSWORD: &str = "myStrongPassword123!";
+
 fn start(conf: &Path, data: &Path, extra: &[&str]) -> Result<Node, String> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let mut overrides = vec![format!("path.data={}", data.display()), "http.port=0".into(), "transport.port=0".into()];
@@ -86,7 +89,7 @@ fn https(
 /// A config dir with `setup-security`'s demo files, then the node certificate replaced by one
 /// from `ca` expiring at the end of `expiry` (None: valid), and `root-ca.pem` by `ca`'s.
 fn conf_with_ca(dir: &Path, ca: &Ca, expiry: Option<i32>) {
-    assert_eq!(demo::setup(dir).unwrap(), demo::Outcome::Installed);
+    assert_eq!(demo::setup(dir, Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
     let node = ca.issue(NODE_DN, &["localhost", "127.0.0.1"], expiry).unwrap();
     std::fs::write(dir.join("esnode.pem"), node.cert_pem).unwrap();
     std::fs::write(dir.join("esnode-key.pem"), node.key_pem).unwrap();
@@ -97,7 +100,7 @@ fn conf_with_ca(dir: &Path, ca: &Ca, expiry: Option<i32>) {
 fn demo_configuration_serves_https_and_refuses_plain_http() {
     let conf = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
-    assert_eq!(demo::setup(conf.path()).unwrap(), demo::Outcome::Installed);
+    assert_eq!(demo::setup(conf.path(), Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
     let node = start(conf.path(), data.path(), &[]).unwrap();
     assert!(node.running.as_ref().unwrap().https);
     let cfg = client(&conf.path().join("root-ca.pem"), None);
@@ -165,7 +168,7 @@ fn require_mode_refuses_missing_and_foreign_client_certificates() {
 fn broken_security_configuration_stops_the_start() {
     let conf = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
-    assert_eq!(demo::setup(conf.path()).unwrap(), demo::Outcome::Installed);
+    assert_eq!(demo::setup(conf.path(), Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
     std::fs::remove_file(conf.path().join("esnode-key.pem")).unwrap();
     let e = start(conf.path(), data.path(), &[]).err().expect("refused");
     assert!(e.contains("esnode-key.pem"), "{e}");
@@ -176,4 +179,56 @@ fn broken_security_configuration_stops_the_start() {
     let node = start(conf.path(), data.path(), &["plugins.security.disabled=true"]).unwrap();
     assert!(!node.running.as_ref().unwrap().https);
     assert_eq!(common::http::get(node.addr, "/").status, 200);
+}
+
+#[test]
+fn security_files_are_loaded_at_start_and_broken_ones_refuse_it() {
+    let conf = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(demo::setup(conf.path(), Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
+    let node = start(conf.path(), data.path(), &[]).unwrap();
+    let running = node.running.as_ref().unwrap();
+    let svc = running.node.security.get().expect("security configuration loaded");
+    let cfg = svc.current();
+    assert!(fathom::security::password::verify(PASSWORD, &cfg.internal_users.entries["admin"].hash));
+    assert!(cfg.roles.entries["all_access"].is_static);
+    drop(node);
+    // A broken file: the node refuses to start, naming the file and the entry.
+    let roles_mapping = conf.path().join("opensearch-security").join("roles_mapping.yml");
+    let text = std::fs::read_to_string(&roles_mapping).unwrap();
+    std::fs::write(&roles_mapping, format!("{text}\nbroken:\n  userz: [a]\n")).unwrap();
+    let e = start(conf.path(), data.path(), &[]).err().expect("refused");
+    assert!(e.contains("roles_mapping.yml") && e.contains("[broken]: unknown field `userz`"), "{e}");
+    std::fs::write(&roles_mapping, "_meta:\n  type: rolesmapping\n  config_version: 1\n").unwrap();
+    let e = start(conf.path(), data.path(), &[]).err().expect("refused");
+    assert!(e.contains("Config version 1 is not supported; config type: ROLESMAPPING"), "{e}");
+}
+
+#[test]
+fn setup_security_command_checks_the_admin_password() {
+    let run = |conf: &Path, password: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_fathom"));
+        cmd.arg("setup-security").env("FATHOM_PATH_CONF", conf).env_remove("OPENSEARCH_INITIAL_ADMIN_PASSWORD");
+        if let Some(p) = password {
+            cmd.env("OPENSEARCH_INITIAL_ADMIN_PASSWORD", p);
+        }
+        cmd.output().unwrap()
+    };
+    let conf = tempfile::tempdir().unwrap();
+    let out = run(conf.path(), None);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No custom admin password found."));
+    let out = run(conf.path(), Some("weakpassword"));
+    assert_eq!(out.status.code(), Some(255));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Password weakpassword failed validation: \"Password does not match validation regex\""),
+        "{stdout}"
+    );
+    assert!(!conf.path().join("opensearch-security").exists());
+    let out = run(conf.path(), Some(PASSWORD));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Admin password set successfully."));
+    let users = std::fs::read_to_string(conf.path().join("opensearch-security").join("internal_users.yml")).unwrap();
+    assert!(users.contains("$2y$12$"), "{users}");
 }

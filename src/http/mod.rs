@@ -88,6 +88,24 @@ fn tls_acceptor(settings: &NodeSettings) -> Result<Option<Arc<rustls::ServerConf
     }
 }
 
+/// With security on, the configuration bootstrapped from `$conf/opensearch-security/*.yml`,
+/// checked before the node opens its data: a broken file stops the start, naming file and key.
+fn security_service(settings: &NodeSettings) -> Result<Option<Arc<crate::security::config::SecurityService>>, String> {
+    if crate::security::SecuritySettings::from_node(settings)?.is_none() {
+        return Ok(None);
+    }
+    let conf = settings.conf_dir();
+    if !conf.join(crate::security::config::DIR).is_dir() {
+        // As the plugin without its configuration: the node runs, security not initialized.
+        tracing::warn!(dir = %conf.join(crate::security::config::DIR).display(), "no security configuration directory: security not initialized");
+        return Ok(None);
+    }
+    let svc = crate::security::config::SecurityService::from_conf_dir(&conf)
+        .map_err(|e| format!("security configuration: {e}"))?;
+    tracing::info!(dir = %svc.dir().display(), users = svc.current().internal_users.entries.len(), "security configuration loaded");
+    Ok(Some(Arc::new(svc)))
+}
+
 /// A started server: the node, its address, and a handle to stop it.
 #[derive(Debug)]
 pub struct Running {
@@ -121,6 +139,7 @@ impl Running {
 pub async fn start(settings: NodeSettings) -> Result<Running, String> {
     check_bind_address(&settings)?;
     let tls = tls_acceptor(&settings)?;
+    let security = security_service(&settings)?;
     let listener = bind(&settings).await?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let s2 = settings.clone();
@@ -128,6 +147,9 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
+    if let Some(svc) = security {
+        let _ = node.security.set(svc);
+    }
     let cluster = crate::node::cluster_start::start(&node).await.map_err(|e| e.reason.clone())?;
     let https = tls.is_some();
     let server = Arc::new(server::Server { node: node.clone(), router: handlers::router(), tls });

@@ -61,6 +61,10 @@ pub struct Node {
     /// faults reaches it (see `http/handlers/test_faults.rs`).
     #[cfg(feature = "server")]
     pub transport: std::sync::OnceLock<Arc<crate::transport::Transport>>,
+    /// The security configuration in force (set at start when `plugins.security.disabled` is
+    /// false; empty when security is off).
+    #[cfg(feature = "server")]
+    pub security: std::sync::OnceLock<Arc<crate::security::config::SecurityService>>,
     stop: Arc<AtomicBool>,
     scheduler: Mutex<Option<JoinHandle<()>>>,
 }
@@ -142,6 +146,8 @@ impl Node {
             tasks: Arc::new(crate::tasks::TaskManager::new(&identity.node_id)),
             #[cfg(feature = "server")]
             transport: std::sync::OnceLock::new(),
+            #[cfg(feature = "server")]
+            security: std::sync::OnceLock::new(),
             stop: stop.clone(),
             scheduler: Mutex::new(None),
         });

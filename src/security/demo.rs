@@ -10,6 +10,8 @@
 
 use std::path::Path;
 
+use super::{config, password};
+
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
     KeyUsagePurpose, SanType,
@@ -155,25 +157,84 @@ pub enum Outcome {
     AlreadyConfigured,
 }
 
-/// Installs the demo configuration into config directory `dir` (created if missing).
-pub fn setup(dir: &Path) -> Result<Outcome, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create [{}]: {e}", dir.display()))?;
+/// The environment variable holding the initial `admin` password.
+pub const ADMIN_PASSWORD_ENV: &str = "OPENSEARCH_INITIAL_ADMIN_PASSWORD";
+
+/// The `admin` hash in the plugin's demo `internal_users.yml` (bcrypt of `admin`), replaced.
+const DEMO_ADMIN_HASH: &str = "$2a$12$VcCDgh2NDk07JGN0rjGbM.Ad41qVR/YFJcgHp0UGns5JDymv..TOG";
+
+/// Why `setup-security` failed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// The initial admin password is missing or refused: the plugin prints this to standard
+    /// output and exits with -1 (255).
+    Password(String),
+    /// Anything else (files, certificates).
+    Other(String),
+}
+
+/// The plugin's refusal message for `password` (`SecuritySettingsConfigurer.updateAdminPassword`).
+pub fn check_admin_password(password: Option<&str>) -> Result<&str, SetupError> {
+    let password = match password {
+        Some(p) if !p.is_empty() => p,
+        _ => {
+            return Err(SetupError::Password(format!(
+                "No custom admin password found. Please provide a password via the environment variable {ADMIN_PASSWORD_ENV}."
+            )))
+        }
+    };
+    password::validate("admin", password).map_err(|e| {
+        SetupError::Password(format!(
+            "Password {password} failed validation: \"{}\". Please re-try with a minimum {} character password and must contain at least one uppercase letter, one lowercase letter, one digit, and one special character that is strong. Password strength can be tested here: https://lowe.github.io/tryzxcvbn",
+            e.message(),
+            password::MIN_LENGTH
+        ))
+    })?;
+    Ok(password)
+}
+
+/// Writes the plugin's demo `opensearch-security/*.yml` into `dir`, the `admin` hash replaced by
+/// bcrypt(`admin_password`). Files already there are left as they are (as the plugin, which
+/// only updates an `admin` hash that is still the default one).
+pub fn write_security_files(dir: &Path, admin_password: &str) -> Result<(), String> {
+    let sec = dir.join(config::DIR);
+    std::fs::create_dir_all(&sec).map_err(|e| format!("cannot create [{}]: {e}", sec.display()))?;
+    for (name, text) in config::DEMO_FILES {
+        if sec.join(name).exists() {
+            continue;
+        }
+        let text = if name == "internal_users.yml" {
+            text.replace(DEMO_ADMIN_HASH, &password::hash(admin_password)?)
+        } else {
+            text.to_string()
+        };
+        write(&sec, name, &text)?;
+    }
+    Ok(())
+}
+
+/// Installs the demo configuration into config directory `dir` (created if missing), with the
+/// initial `admin` password (`OPENSEARCH_INITIAL_ADMIN_PASSWORD`) checked before anything is written.
+pub fn setup(dir: &Path, admin_password: Option<&str>) -> Result<Outcome, SetupError> {
+    std::fs::create_dir_all(dir).map_err(|e| SetupError::Other(format!("cannot create [{}]: {e}", dir.display())))?;
     let yml = dir.join("fathom.yml");
     let existing = match std::fs::read_to_string(&yml) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read [{}]: {e}", yml.display())),
+        Err(e) => return Err(SetupError::Other(format!("cannot read [{}]: {e}", yml.display()))),
     };
     if existing.contains("plugins.security") {
         return Ok(Outcome::AlreadyConfigured);
     }
-    write_certificates(dir)?;
+    let password = check_admin_password(admin_password)?;
+    write_security_files(dir, password).map_err(SetupError::Other)?;
+    write_certificates(dir).map_err(SetupError::Other)?;
     let mut text = existing;
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
     text.push_str(&settings_block());
-    write(dir, "fathom.yml", &text)?;
+    write(dir, "fathom.yml", &text).map_err(SetupError::Other)?;
     Ok(Outcome::Installed)
 }
 
@@ -187,7 +248,7 @@ mod tests {
     fn setup_writes_certificates_and_settings_once() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("fathom.yml"), "cluster.name: demo").unwrap();
-        assert_eq!(setup(dir.path()).unwrap(), Outcome::Installed);
+        assert_eq!(setup(dir.path(), Some(GOOD)).unwrap(), Outcome::Installed);
         for f in ["root-ca.pem", "esnode.pem", "esnode-key.pem", "kirk.pem", "kirk-key.pem"] {
             assert!(dir.path().join(f).exists(), "{f}");
         }
@@ -198,10 +259,41 @@ mod tests {
         assert_eq!(sec.nodes_dn, vec![NODE_DN]);
         assert!(!sec.enforce_hostname_verification);
         assert_eq!(sec.http.unwrap().cert, dir.path().join("esnode.pem"));
+        // The security files, with the admin hash of the given password; they load.
+        let cfg = config::SecurityConfig::load_dir(&dir.path().join(config::DIR)).unwrap();
+        let hash = &cfg.internal_users.entries["admin"].hash;
+        assert!(hash.starts_with("$2y$12$"), "{hash}");
+        assert!(password::verify(GOOD, hash));
+        assert!(!password::verify("admin", hash));
         // A second run changes nothing.
         let before = std::fs::read(dir.path().join("root-ca.pem")).unwrap();
-        assert_eq!(setup(dir.path()).unwrap(), Outcome::AlreadyConfigured);
+        assert_eq!(setup(dir.path(), None).unwrap(), Outcome::AlreadyConfigured);
         assert_eq!(std::fs::read(dir.path().join("root-ca.pem")).unwrap(), before);
+    }
+
+    const GOOD: &str = "myStrongPassword123!";
+
+    #[test]
+    fn missing_or_weak_password_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = setup(dir.path(), None).unwrap_err();
+        assert_eq!(
+            err,
+            SetupError::Password(
+                "No custom admin password found. Please provide a password via the environment variable OPENSEARCH_INITIAL_ADMIN_PASSWORD.".into()
+            )
+        );
+        let SetupError::Password(msg) = setup(dir.path(), Some("admin")).unwrap_err() else {
+            panic!("not a password error")
+        };
+        assert!(
+            msg.starts_with(
+                "Password admin failed validation: \"Password is too short\". Please re-try with a minimum 8 character"
+            ),
+            "{msg}"
+        );
+        assert!(!dir.path().join("fathom.yml").exists());
+        assert!(!dir.path().join(config::DIR).exists());
     }
 
     #[test]

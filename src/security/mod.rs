@@ -12,12 +12,16 @@
 //! | `privileges.rs` | the evaluator: roles mapping, action groups, index resolution, denials |
 //! | `privileges_static.rs` | the plugin's static action groups |
 //! | `patterns.rs` | the plugin's name patterns (`*`, `?`, `/regex/`) and `${user.name}` placeholders |
+//! | `config/` | the configuration files (users, roles, mappings, authc/authz), static entries |
+//! | `password.rs` | internal users' passwords: the plugin's validation, bcrypt hash/verify |
 //! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
 
 pub mod actions;
+pub mod config;
 pub mod demo;
 pub mod dn;
 pub mod node_tls;
+pub mod password;
 pub mod patterns;
 pub mod privileges;
 pub mod privileges_static;
