@@ -12,12 +12,9 @@ fn unbuilt_body_keys_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
     assert_eq!(put(s.addr, "/i", "{}").status, 200);
-    for (key, val) in [
-        ("suggest", json!({})),
-        ("script_fields", json!({})),
-        ("ext", json!({"x": {}})),
-        ("stats", json!("g")),
-    ] {
+    for (key, val) in
+        [("suggest", json!({})), ("script_fields", json!({})), ("ext", json!({"x": {}})), ("stats", json!("g"))]
+    {
         let r = post(s.addr, "/i/_search", &json!({ key: val }).to_string());
         assert_eq!(r.status, 400, "{key}: {}", r.text());
         assert_eq!(r.json()["error"]["type"], json!("parsing_exception"), "{key}: {}", r.text());
