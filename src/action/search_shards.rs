@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::action::search::context::{alias_filters, shard_filter};
+use crate::action::search::context::{alias_filters, names_alias, shard_filter};
 use crate::action::search::slice::Slice;
 use crate::cluster::allocation::render::copy_json;
 use crate::cluster::metadata::Metadata;
@@ -111,7 +111,7 @@ fn index_entry(md: &Metadata, expr: &str, index: &str) -> Value {
     let mut aliases: Vec<&str> = Vec::new();
     for part in expr.split(',').map(str::trim).filter(|p| !p.is_empty() && !p.starts_with('-')) {
         for alias in meta.aliases.keys() {
-            let hit = part == alias || part == "_all" || (part.contains('*') && glob(part, alias));
+            let hit = part == "_all" || names_alias(part, alias);
             if hit && !aliases.contains(&alias.as_str()) {
                 aliases.push(alias);
             }

@@ -191,7 +191,7 @@ pub fn alias_filters(
             return None;
         }
         for (alias, a) in &meta.aliases {
-            if part == alias || (part.contains('*') && glob(part, alias)) {
+            if names_alias(part, alias) {
                 any = true;
                 match &a.filter {
                     None => return None,
@@ -201,6 +201,11 @@ pub fn alias_filters(
         }
     }
     (any && !filters.is_empty()).then_some(filters)
+}
+
+/// Whether the expression part `part` names `alias` (exactly, or as a wildcard pattern).
+pub fn names_alias(part: &str, alias: &str) -> bool {
+    part == alias || (part.contains('*') && crate::cluster::resolve::glob(part, alias))
 }
 
 /// Pins `shards` of `svc`, reached through `expr` (for its alias filter).

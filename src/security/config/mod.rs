@@ -84,7 +84,7 @@ impl SecurityConfig {
             }
         }
         Self::from_parts(|ctype| match texts.get(&ctype) {
-            Some(t) => parse_yaml_file(ctype, t).map_err(|e| format!("{}: {e}", dir.join(ctype.file_name()).display())),
+            Some(t) => parse_yaml_file(t).map_err(|e| format!("{}: {e}", dir.join(ctype.file_name()).display())),
             None => Ok(None),
         })
     }
@@ -164,8 +164,7 @@ fn without_static<T: Clone>(file: &ConfigFile<T>, is_static: impl Fn(&T) -> bool
 }
 
 /// YAML text → JSON value, with the syntax error (line, column) of the YAML parser.
-fn parse_yaml_file(ctype: CType, text: &str) -> Result<Option<serde_json::Value>, String> {
-    let _ = ctype;
+fn parse_yaml_file(text: &str) -> Result<Option<serde_json::Value>, String> {
     if text.trim().is_empty() {
         return Ok(Some(serde_json::Value::Null));
     }
