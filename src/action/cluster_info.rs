@@ -191,7 +191,7 @@ fn ensure_node_weighed_in(cs: &ClusterService) -> OsResult<()> {
 /// state, the manager from the coordination (a node without one is its own).
 fn node_counts(cs: &ClusterService) -> (usize, usize, bool) {
     let st = cs.state();
-    let manager = cs.coordination().is_none_or(|c| c.cluster_manager.is_some());
+    let manager = cs.has_cluster_manager();
     (st.nodes.len(), st.nodes.iter().filter(|m| m.roles.iter().any(|r| r == "data")).count(), manager)
 }
 

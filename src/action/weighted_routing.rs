@@ -309,7 +309,7 @@ pub fn get(cs: &ClusterService, attribute: &str) -> OsResult<Value> {
     cs.check_blocks(Level::MetadataRead, &[])?;
     let Some(w) = &md.weighted_routing else { return Ok(json!({})) };
     let weights: Map<String, Value> = w.weights.iter().map(|(k, v)| (k.clone(), json!(java_double(*v)))).collect();
-    let discovered = cs.coordination().is_none_or(|c| c.cluster_manager.is_some());
+    let discovered = cs.has_cluster_manager();
     Ok(json!({"weights": weights, "_version": w.version, "discovered_cluster_manager": discovered}))
 }
 

@@ -247,7 +247,7 @@ impl super::ClusterService {
     /// The cluster-wide blocks on this node now.
     pub fn global_blocks(&self) -> Vec<&'static Block> {
         let settings = self.cluster_settings(&self.metadata());
-        global_blocks(self.coordination().is_none_or(|c| c.cluster_manager.is_some()), &settings)
+        global_blocks(self.has_cluster_manager(), &settings)
     }
 
     /// Fails when a global block or a block of one of `names` stops requests of `level`.

@@ -31,4 +31,9 @@ pub struct CoordinationView {
 /// A source of [`CoordinationView`]s.
 pub trait Coordination: Send + Sync + std::fmt::Debug {
     fn view(&self) -> CoordinationView;
+    /// Whether a cluster manager is elected (`view().cluster_manager.is_some()`, without building
+    /// the view: every request's block check asks).
+    fn has_cluster_manager(&self) -> bool {
+        self.view().cluster_manager.is_some()
+    }
 }

@@ -353,6 +353,11 @@ impl ClusterService {
         self.coordination.get().map(|c| c.view())
     }
 
+    /// Whether a cluster manager is elected (true without coordination: a node alone).
+    pub fn has_cluster_manager(&self) -> bool {
+        self.coordination.get().is_none_or(|c| c.has_cluster_manager())
+    }
+
     /// `host:port` of this node's transport (`host:9300` before it is bound).
     pub fn transport_address(&self) -> String {
         self.transport_address.get().cloned().unwrap_or_else(|| format!("{}:9300", self.node.host))

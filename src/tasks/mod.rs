@@ -100,6 +100,9 @@ pub struct TaskManager {
     /// Bumped and notified whenever a task ends (waits for completion watch it).
     ended: Mutex<u64>,
     ended_cv: Condvar,
+    /// Threads in [`TaskManager::wait_for`]: an ending task wakes them only when there are any
+    /// (a notify is a futex syscall, and every request ends tasks).
+    waiters: AtomicUsize,
     /// Told of every task that ends (search backpressure counts completions and learns the
     /// heap a finished search used).
     on_end: std::sync::OnceLock<OnEnd>,
@@ -130,6 +133,7 @@ impl TaskManager {
             ban_count: AtomicUsize::new(0),
             ended: Mutex::new(0),
             ended_cv: Condvar::new(),
+            waiters: AtomicUsize::new(0),
             on_end: std::sync::OnceLock::new(),
         }
     }
@@ -180,7 +184,12 @@ impl TaskManager {
         }
         let mut n = self.ended.lock().unwrap_or_else(|e| e.into_inner());
         *n = n.wrapping_add(1);
-        self.ended_cv.notify_all();
+        // Waiters register under `ended`, which this thread holds: none is missed.
+        let waiting = self.waiters.load(Ordering::Relaxed) > 0;
+        drop(n);
+        if waiting {
+            self.ended_cv.notify_all();
+        }
     }
 
     /// A running task of this node.
@@ -231,17 +240,23 @@ impl TaskManager {
     pub fn wait_for(&self, id: u64, timeout: Duration) -> OsResult<()> {
         let until = Instant::now() + timeout;
         let mut n = self.ended.lock().unwrap_or_else(|e| e.into_inner());
-        while self.get(id).is_some() {
+        self.waiters.fetch_add(1, Ordering::Relaxed);
+        let r = loop {
+            if self.get(id).is_none() {
+                break Ok(());
+            }
             let now = Instant::now();
             if now >= until {
-                return Err(OsError::new(
+                break Err(OsError::new(
                     ErrorKind::Timeout,
                     format!("Timed out waiting for completion of [{}:{id}]", self.node_id),
                 ));
             }
             n = self.ended_cv.wait_timeout(n, until - now).unwrap_or_else(|e| e.into_inner()).0;
-        }
-        Ok(())
+        };
+        self.waiters.fetch_sub(1, Ordering::Relaxed);
+        drop(n);
+        r
     }
 }
 

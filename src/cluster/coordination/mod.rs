@@ -538,6 +538,16 @@ impl Coordinator {
 }
 
 impl crate::cluster::coordination_view::Coordination for Coordinator {
+    fn has_cluster_manager(&self) -> bool {
+        let metrics = self.raft.metrics();
+        let m = metrics.borrow();
+        m.current_leader.is_some_and(|l| {
+            (l != self.id
+                || (m.state == ServerState::Leader && !self.quorum_lost.load(std::sync::atomic::Ordering::SeqCst)))
+                && m.membership_config.membership().get_node(&l).is_some()
+        })
+    }
+
     fn view(&self) -> crate::cluster::coordination_view::CoordinationView {
         use crate::cluster::coordination_view::{CoordinationView, MemberView};
         let metrics = self.raft.metrics().borrow().clone();
