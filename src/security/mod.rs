@@ -14,6 +14,7 @@
 //! | `patterns.rs` | the plugin's name patterns (`*`, `?`, `/regex/`) and `${user.name}` placeholders |
 //! | `config/` | the configuration files (users, roles, mappings, authc/authz), static entries |
 //! | `password.rs` | internal users' passwords: the plugin's validation, bcrypt hash/verify |
+//! | `user.rs` | the authenticated user of a request (`User`, on `RestRequest.user`) |
 //! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
 
 pub mod actions;
@@ -27,5 +28,7 @@ pub mod privileges;
 pub mod privileges_static;
 pub mod settings;
 pub mod tls;
+pub mod user;
 
 pub use settings::{ClientAuth, SecuritySettings, TlsFiles};
+pub use user::{AuthType, User};

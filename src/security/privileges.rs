@@ -12,8 +12,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::actions::RequiredPrivileges;
-use super::patterns::{any_matches, substitute, Pattern, UserVars};
+use super::patterns::{any_matches, substitute, Pattern};
 use super::privileges_static::STATIC_ACTION_GROUPS;
+pub use super::user::User;
 use crate::error::{ErrorKind, OsError};
 
 /// One `index_permissions` entry of a role.
@@ -43,43 +44,6 @@ pub struct RoleMapping {
     pub backend_roles: Vec<String>,
     pub hosts: Vec<String>,
     pub and_backend_roles: Vec<String>,
-}
-
-/// The authenticated user, as the plugin's `User`.
-#[derive(Debug, Clone, Default)]
-pub struct User {
-    pub name: String,
-    pub backend_roles: Vec<String>,
-    /// `opendistro_security_roles` of an internal user: roles without a mapping.
-    pub security_roles: Vec<String>,
-    /// `attr.<source>.<name>` → value.
-    pub attributes: BTreeMap<String, String>,
-    pub requested_tenant: Option<String>,
-}
-
-impl UserVars for User {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn backend_roles(&self) -> &[String] {
-        &self.backend_roles
-    }
-    fn attribute(&self, key: &str) -> Option<&str> {
-        self.attributes.get(key).map(String::as_str)
-    }
-}
-
-impl std::fmt::Display for User {
-    /// `User [name=bob, backend_roles=[], requestedTenant=null]`, as the plugin prints it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "User [name={}, backend_roles=[{}], requestedTenant={}]",
-            self.name,
-            self.backend_roles.join(", "),
-            self.requested_tenant.as_deref().unwrap_or("null")
-        )
-    }
 }
 
 fn all_match(patterns: &[String], values: &[String]) -> bool {
