@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::actions::RequiredPrivileges;
 use super::patterns::{any_matches, substitute, Pattern};
-use super::privileges_static::STATIC_ACTION_GROUPS;
 pub use super::user::User;
 use crate::error::{ErrorKind, OsError};
 
@@ -140,25 +139,18 @@ pub struct Privileges {
     roles: HashMap<String, CompiledRole>,
 }
 
-/// Expands action groups recursively (cycles stop at the first repeat) into patterns.
+/// Expands action groups recursively (cycles stop at the first repeat) into patterns. `groups`
+/// holds every group, the static ones included (the configuration merges them in).
 fn expand(actions: &[String], groups: &ActionGroups, out: &mut Vec<Pattern>, seen: &mut HashSet<String>) {
     for a in actions {
-        let custom = groups.get(a);
-        let stat = STATIC_ACTION_GROUPS.iter().find(|(n, _)| n == a);
-        if custom.is_none() && stat.is_none() {
+        let Some(members) = groups.get(a) else {
             out.push(Pattern::new(a));
             continue;
-        }
+        };
         if !seen.insert(a.clone()) {
             continue;
         }
-        if let Some((_, members)) = stat {
-            let members: Vec<String> = members.iter().map(|s| s.to_string()).collect();
-            expand(&members, groups, out, seen);
-        }
-        if let Some(members) = custom {
-            expand(members, groups, out, seen);
-        }
+        expand(members, groups, out, seen);
     }
 }
 
