@@ -117,7 +117,10 @@ fn authn_authz(c: &mut Criterion) {
     }
     let users = dir.path().join("internal_users.yml");
     let mut text = std::fs::read_to_string(&users).unwrap();
-    text.push_str(&format!("\nbob:\n  hash: \"{}\"\n  backend_roles: [staff]\n", fathom::security::password::hash("Bob-pass-123!").unwrap()));
+    text.push_str(&format!(
+        "\nbob:\n  hash: \"{}\"\n  backend_roles: [staff]\n",
+        fathom::security::password::hash("Bob-pass-123!").unwrap()
+    ));
     std::fs::write(&users, text).unwrap();
     let roles = dir.path().join("roles.yml");
     let mut text = std::fs::read_to_string(&roles).unwrap();
@@ -128,7 +131,12 @@ fn authn_authz(c: &mut Criterion) {
     text.push_str("\nlogs_read:\n  backend_roles: [staff]\n");
     std::fs::write(&mapping, text).unwrap();
     let cfg = Arc::new(fathom::security::config::SecurityConfig::load_dir(dir.path()).unwrap());
-    let authn = Authenticator::new(AuthnSettings { admin_dn: vec![], nodes_dn: vec![], ttl: std::time::Duration::from_secs(3600) }).unwrap();
+    let authn = Authenticator::new(AuthnSettings {
+        admin_dn: vec![],
+        nodes_dn: vec![],
+        ttl: std::time::Duration::from_secs(3600),
+    })
+    .unwrap();
     let input = AuthInput {
         authorization: Some(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("bob:Bob-pass-123!"))),
         remote: Some("127.0.0.1:50000".parse().unwrap()),
@@ -148,7 +156,12 @@ fn authn_authz(c: &mut Criterion) {
     let one = |params: &HashMap<String, String>| -> bool {
         let Outcome::User(user) = authn.authenticate(Some(&cfg), &input, false) else { return false };
         let state = authn.state(&cfg);
-        let need = required(&Request { action: "indices:data/read/search", pattern: "/{index}/_search", params, body: Some(body) });
+        let need = required(&Request {
+            action: "indices:data/read/search",
+            pattern: "/{index}/_search",
+            params,
+            body: Some(body),
+        });
         state.compiled.privileges.evaluate(&user, &user.roles, &need, &cluster, user.is_admin).is_ok()
     };
     // The work is done: a cached login, allowed on logs-007, denied on metrics-001.
@@ -158,7 +171,14 @@ fn authn_authz(c: &mut Criterion) {
     assert!(!one(&denied));
     let mut g = c.benchmark_group("authn_authz");
     g.bench_function("baseline_describe_request", |b| {
-        b.iter(|| black_box(required(&Request { action: "indices:data/read/search", pattern: "/{index}/_search", params: &params, body: Some(body) })))
+        b.iter(|| {
+            black_box(required(&Request {
+                action: "indices:data/read/search",
+                pattern: "/{index}/_search",
+                params: &params,
+                body: Some(body),
+            }))
+        })
     });
     g.bench_function("cached_basic_login_plus_search_one_index", |b| b.iter(|| black_box(one(&params))));
     g.finish();

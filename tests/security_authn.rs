@@ -73,7 +73,14 @@ impl Resp {
 }
 
 /// One HTTPS request with optional basic credentials.
-fn call(addr: SocketAddr, cfg: &Arc<rustls::ClientConfig>, creds: Option<(&str, &str)>, method: &str, path: &str, body: &str) -> Resp {
+fn call(
+    addr: SocketAddr,
+    cfg: &Arc<rustls::ClientConfig>,
+    creds: Option<(&str, &str)>,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Resp {
     let conn = rustls::ClientConnection::new(cfg.clone(), ServerName::try_from("localhost").unwrap()).unwrap();
     let tcp = TcpStream::connect(addr).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
@@ -83,7 +90,8 @@ fn call(addr: SocketAddr, cfg: &Arc<rustls::ClientConfig>, creds: Option<(&str, 
             format!("Authorization: Basic {}\r\n", base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}")))
         })
         .unwrap_or_default();
-    let ctype = if path.contains("_bulk") || path.contains("_msearch") { "application/x-ndjson" } else { "application/json" };
+    let ctype =
+        if path.contains("_bulk") || path.contains("_msearch") { "application/x-ndjson" } else { "application/json" };
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{auth}Content-Type: {ctype}\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
@@ -111,7 +119,10 @@ fn configure(conf: &Path, anonymous: bool, listeners: bool) {
     let dir = conf.join("opensearch-security");
     let mut users = std::fs::read_to_string(dir.join("internal_users.yml")).unwrap();
     for (name, roles) in [("reader", "[readall]"), ("logs", "[logs]"), ("own", "[]"), ("nobody", "[]")] {
-        users.push_str(&format!("\n{name}:\n  hash: \"{}\"\n  backend_roles: {roles}\n", hash(&format!("{name}-Pass1!"))));
+        users.push_str(&format!(
+            "\n{name}:\n  hash: \"{}\"\n  backend_roles: {roles}\n",
+            hash(&format!("{name}-Pass1!"))
+        ));
     }
     std::fs::write(dir.join("internal_users.yml"), users).unwrap();
     let mut roles = std::fs::read_to_string(dir.join("roles.yml")).unwrap();
@@ -153,7 +164,12 @@ fn authentication_challenges_logins_admin_cert_and_authinfo() {
     // No credentials: 401 with the challenge and the plugin's body.
     let r = call(a, &cfg, None, "GET", "/", "");
     assert_eq!(r.status, 401, "{}", r.body);
-    assert!(r.head.contains("WWW-Authenticate: Basic realm=\"OpenSearch Security\"") || r.head.to_lowercase().contains("www-authenticate: basic realm=\"opensearch security\""), "{}", r.head);
+    assert!(
+        r.head.contains("WWW-Authenticate: Basic realm=\"OpenSearch Security\"")
+            || r.head.to_lowercase().contains("www-authenticate: basic realm=\"opensearch security\""),
+        "{}",
+        r.head
+    );
     assert_eq!(r.body, "Unauthorized");
     // Wrong password, unknown user: 401.
     assert_eq!(call(a, &cfg, Some(("admin", "wrong")), "GET", "/", "").status, 401);
@@ -240,7 +256,11 @@ fn per_endpoint_authorization_by_role() {
             assert_eq!(v["error"]["type"], "security_exception", "{}", r.body);
             let name = who.map(|w| w.0).unwrap_or_default();
             assert!(v["error"]["reason"].as_str().unwrap_or("").starts_with("no permissions for ["), "{}", r.body);
-            assert!(v["error"]["reason"].as_str().unwrap_or("").contains(&format!("User [name={name}, ")), "{}", r.body);
+            assert!(
+                v["error"]["reason"].as_str().unwrap_or("").contains(&format!("User [name={name}, ")),
+                "{}",
+                r.body
+            );
             assert_eq!(v["status"], 403);
         }
     }

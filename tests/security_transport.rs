@@ -141,9 +141,8 @@ fn three_nodes_with_transport_tls_form_a_green_cluster() {
     }
     let conf_dir = conf.path().display().to_string();
     let env = [("FATHOM_PATH_CONF", conf_dir.as_str())];
-    let procs: Vec<Proc> = (0..3)
-        .map(|i| start_with_env(dirs[i].path(), names[i], ports[i], &seeds, &initial, &extra, &env))
-        .collect();
+    let procs: Vec<Proc> =
+        (0..3).map(|i| start_with_env(dirs[i].path(), names[i], ports[i], &seeds, &initial, &extra, &env)).collect();
     let all: Vec<&Proc> = procs.iter().collect();
     wait_agreement(&all, 3, Duration::from_secs(60));
     let r = put(all[0].http, "/tls", r#"{"settings":{"number_of_shards":2,"number_of_replicas":1}}"#);

@@ -178,10 +178,7 @@ mod tests {
         // Security on opens other addresses only with HTTP TLS.
         let s = NodeSettings::from_pairs(&[("network.host", "0.0.0.0"), ("plugins.security.disabled", "false")]);
         let e = check_bind_address(&s).unwrap_err();
-        assert!(
-            e.contains("plugins.security.ssl.http.enabled"),
-            "{e}"
-        );
+        assert!(e.contains("plugins.security.ssl.http.enabled"), "{e}");
         let s = NodeSettings::from_pairs(&[
             ("network.host", "0.0.0.0"),
             ("plugins.security.disabled", "false"),

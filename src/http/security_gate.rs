@@ -18,9 +18,9 @@ pub fn authenticator(settings: &crate::node::NodeSettings) -> Result<Option<Arc<
     let Some(sec) = crate::security::SecuritySettings::from_node(settings)? else { return Ok(None) };
     let ttl = match settings.get("plugins.security.cache.ttl_minutes") {
         None => 60,
-        Some(v) => v.parse::<u64>().map_err(|_| {
-            format!("Failed to parse value [{v}] for setting [plugins.security.cache.ttl_minutes]")
-        })?,
+        Some(v) => v
+            .parse::<u64>()
+            .map_err(|_| format!("Failed to parse value [{v}] for setting [plugins.security.cache.ttl_minutes]"))?,
     };
     let a = Authenticator::new(AuthnSettings {
         admin_dn: sec.admin_dn,
@@ -71,18 +71,16 @@ pub async fn authenticate(
     let outcome = match authn.authenticate(config.as_ref(), &input, false) {
         Outcome::NeedsBlocking => {
             let authn = authn.clone();
-            tokio::task::spawn_blocking(move || authn.authenticate(config.as_ref(), &input, true))
-                .await
-                .unwrap_or_else(|_| Outcome::Reply(Reply { status: 500, body: "authentication failed".into(), challenge: false }))
+            tokio::task::spawn_blocking(move || authn.authenticate(config.as_ref(), &input, true)).await.unwrap_or_else(
+                |_| Outcome::Reply(Reply { status: 500, body: "authentication failed".into(), challenge: false }),
+            )
         }
         other => other,
     };
     match outcome {
         Outcome::User(u) => Ok(u),
         Outcome::Reply(r) => Err(r),
-        Outcome::NeedsBlocking => {
-            Err(Reply { status: 500, body: "authentication failed".into(), challenge: false })
-        }
+        Outcome::NeedsBlocking => Err(Reply { status: 500, body: "authentication failed".into(), challenge: false }),
     }
 }
 
@@ -97,8 +95,12 @@ pub fn authorize(node: &Node, authn: &Authenticator, route: &Route, rest: &RestR
         return Err(OsError::new(crate::error::ErrorKind::Security, "OpenSearch Security not initialized."));
     };
     let state = authn.state(&config);
-    let mut needs =
-        required(&Request { action: route.action, pattern: route.pattern, params: &rest.path_params, body: Some(&rest.body) });
+    let mut needs = required(&Request {
+        action: route.action,
+        pattern: route.pattern,
+        params: &rest.path_params,
+        body: Some(&rest.body),
+    });
     if !needs.pit_ids.is_empty() {
         let mut indices: Vec<String> = Vec::new();
         for id in &needs.pit_ids {

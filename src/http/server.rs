@@ -234,6 +234,13 @@ async fn handle(
         _ => None,
     };
     let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn, user };
+    // Security off: parameters are checked here as always. Security on: after authorization
+    // (on the pool), as the plugin's filter runs before the handler consumes its parameters.
+    if server.authn.is_none() {
+        if let Err(e) = check_params(&route, &rest) {
+            return finish(error_response(&e, head), head, pretty, filter.as_deref(), format, false);
+        }
+    }
     tracing::debug!(method = method.name(), path = %path, action = route.action, client_dn = rest.tls_peer_dn.as_deref(), "request");
     let node = server.node.clone();
     node.usage.count(route.action);
@@ -270,8 +277,8 @@ async fn handle(
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if let Some(authn) = &authn {
                 security_gate::authorize(&node2, authn, &route, &rest)?;
+                check_params(&route, &rest)?;
             }
-            check_params(&route, &rest)?;
             handler(&node2, &rest)
         }));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));

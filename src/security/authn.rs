@@ -158,7 +158,11 @@ impl State {
                     }
                 }
                 other => {
-                    tracing::warn!(domain = name, kind = other, "authentication domain type not supported by Fathom: skipped");
+                    tracing::warn!(
+                        domain = name,
+                        kind = other,
+                        "authentication domain type not supported by Fathom: skipped"
+                    );
                     continue;
                 }
             };
@@ -460,7 +464,8 @@ impl Authenticator {
         if domain.backend == "noop" {
             let mut u = User::named(&creds.name);
             u.backend_roles = creds.roles.clone();
-            u.auth_type = if matches!(domain.kind, Kind::ClientCert { .. }) { AuthType::ClientCert } else { AuthType::Basic };
+            u.auth_type =
+                if matches!(domain.kind, Kind::ClientCert { .. }) { AuthType::ClientCert } else { AuthType::Basic };
             return Some(Ok(u));
         }
         // The internal users.

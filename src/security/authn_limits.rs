@@ -80,7 +80,8 @@ impl Limiter {
             Some("username") => LimiterKind::Username,
             other => return Err(format!("auth_failure_listeners.{name}: unsupported type [{}]", other.unwrap_or(""))),
         };
-        let backend = o.get("authentication_backend").and_then(Value::as_str).filter(|s| !s.is_empty()).map(backend_key);
+        let backend =
+            o.get("authentication_backend").and_then(Value::as_str).filter(|s| !s.is_empty()).map(backend_key);
         let allowed_tries = int(o, "allowed_tries", 10)?;
         if allowed_tries == 0 {
             return Err(format!("auth_failure_listeners.{name}: allowedTries must be > 0: 0"));
@@ -233,7 +234,9 @@ mod tests {
 
     #[test]
     fn one_try_blocks_at_once_and_limits_are_bounded() {
-        let mut l = limiter(json!({"type": "username", "authentication_backend": "internal", "allowed_tries": 1, "max_blocked_clients": 2}));
+        let mut l = limiter(
+            json!({"type": "username", "authentication_backend": "internal", "allowed_tries": 1, "max_blocked_clients": 2}),
+        );
         assert_eq!(l.backend.as_deref(), Some("intern"));
         let t = Instant::now();
         for (i, u) in ["a", "b", "c"].iter().enumerate() {

@@ -126,7 +126,10 @@ fn admin_cert_clientcert_anonymous_and_uninitialized() {
     assert_eq!((r.status, r.body.as_str()), (503, "OpenSearch Security not initialized."));
     let cert = AuthInput { peer_dn: Some("CN=alice,OU=ops,O=client,C=de".into()), ..Default::default() };
     let u = user(a.authenticate(Some(&cfg), &cert, false));
-    assert_eq!((u.name.as_str(), u.backend_roles.clone(), u.auth_type), ("alice", vec!["ops".to_string()], AuthType::ClientCert));
+    assert_eq!(
+        (u.name.as_str(), u.backend_roles.clone(), u.auth_type),
+        ("alice", vec!["ops".to_string()], AuthType::ClientCert)
+    );
     let u = user(a.authenticate(Some(&cfg), &AuthInput::default(), false));
     assert!(u.is_anonymous);
     assert_eq!(u.name, ANONYMOUS_NAME);

@@ -11,8 +11,8 @@ const STATIC_ACTION_GROUPS_YML: &str = include_str!("static_config/static_action
 
 static STATIC: LazyLock<ActionGroups> = LazyLock::new(|| {
     // The file is embedded and checked by the test below: it always parses.
-    let file: ConfigFile<ActionGroup> =
-        ConfigFile::from_yaml(CType::ActionGroups, STATIC_ACTION_GROUPS_YML).unwrap_or_else(|_| ConfigFile::empty(CType::ActionGroups));
+    let file: ConfigFile<ActionGroup> = ConfigFile::from_yaml(CType::ActionGroups, STATIC_ACTION_GROUPS_YML)
+        .unwrap_or_else(|_| ConfigFile::empty(CType::ActionGroups));
     file.entries.into_iter().map(|(k, v)| (k, v.allowed_actions)).collect()
 });
 

@@ -88,7 +88,9 @@ fn authinfo(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     }
     let resp = RestResponse::ok(body);
     if req.path.starts_with("/_opendistro/") {
-        return Ok(resp.warn("[_opendistro/_security] is a deprecated endpoint path. Please use _plugins/_security instead."));
+        return Ok(
+            resp.warn("[_opendistro/_security] is a deprecated endpoint path. Please use _plugins/_security instead.")
+        );
     }
     Ok(resp)
 }
