@@ -24,6 +24,7 @@
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
+//! | `ingest.rs` | `_ingest/pipeline`, `_ingest/pipeline/_simulate` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
@@ -40,6 +41,7 @@ pub mod explain;
 pub mod field_caps;
 pub mod index_stats;
 pub mod indices;
+pub mod ingest;
 pub mod nodes;
 pub mod nodes_monitor;
 pub mod pit;
@@ -98,6 +100,7 @@ pub fn router() -> Router {
     voting_config::register(&mut r);
     weighted_routing::register(&mut r);
     tasks::register(&mut r);
+    ingest::register(&mut r);
     r
 }
 
