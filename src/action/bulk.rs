@@ -468,6 +468,7 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 require_alias,
                 source: d.source.clone(),
                 wait: ActiveWait { want: ActiveShardCount::Count(0), timeout: d.wait.timeout },
+                pipeline: m.pipeline.as_deref().or(d.pipeline.as_deref()).map(str::to_string),
                 ..Default::default()
             };
             if let Err(e) = req.apply_body(&body) {

@@ -28,6 +28,11 @@ pub trait Op: Send + Sync + std::fmt::Debug {
     fn inner_pipeline(&self, _doc: &IngestDocument) -> Option<(String, bool)> {
         None
     }
+    /// Checks made before a traced run (a `pipeline` processor: its pipeline exists and
+    /// calls make no cycle).
+    fn precheck(&self, _doc: &IngestDocument, _x: &Exec<'_>) -> OsResult<()> {
+        Ok(())
+    }
     /// The pipeline a `pipeline` processor calls by a plain (untemplated) name.
     fn static_pipeline(&self) -> Option<(&str, bool)> {
         None
@@ -360,24 +365,39 @@ fn run_one(p: &Processor, doc: &mut IngestDocument, x: &mut Exec<'_>, pipeline: 
             return Ok(Flow::Continue);
         }
     }
-    // A `pipeline` processor shows itself before the processors it runs.
-    let at = x.trace.as_ref().map(Vec::len);
-    let r = p.op.run(doc, x);
+    // A `pipeline` processor shows itself (as a success, without a document) before the
+    // processors it runs, once its pipeline is known to exist and to make no cycle.
+    let call = x.trace.is_some() && p.op.inner_pipeline(doc).is_some();
+    let mut traced = false;
+    let r = if call {
+        match p.op.precheck(doc, x) {
+            Ok(()) => {
+                if let Some(t) = x.trace.as_mut() {
+                    let mut e = trace_entry(p, "success", cond);
+                    e.insert("doc".into(), Value::Null);
+                    t.push(Value::Object(e));
+                }
+                traced = true;
+                p.op.run(doc, x)
+            }
+            Err(e) => Err(e),
+        }
+    } else {
+        p.op.run(doc, x)
+    };
     match r {
         Ok(flow) => {
-            if let (Some(t), Some(at)) = (x.trace.as_mut(), at) {
+            if let (Some(t), false) = (x.trace.as_mut(), traced) {
                 let mut e = trace_entry(p, if flow == Flow::Drop { "dropped" } else { "success" }, cond);
-                if p.op.inner_pipeline(doc).is_some() {
-                    e.insert("doc".into(), Value::Null);
-                } else if flow == Flow::Continue {
+                if flow == Flow::Continue {
                     e.insert("doc".into(), doc_json(doc));
                 }
-                t.insert(at.min(t.len()), Value::Object(e));
+                t.push(Value::Object(e));
             }
             Ok(flow)
         }
         Err(error) => {
-            if let (Some(t), Some(at)) = (x.trace.as_mut(), at) {
+            if let (Some(t), false) = (x.trace.as_mut(), traced) {
                 let mut e = trace_entry(p, if p.ignore_failure { "error_ignored" } else { "error" }, cond);
                 if p.ignore_failure {
                     e.insert("ignored_error".into(), json!({"error": error_json(&error)}));
@@ -385,7 +405,7 @@ fn run_one(p: &Processor, doc: &mut IngestDocument, x: &mut Exec<'_>, pipeline: 
                 } else {
                     e.insert("error".into(), error_json(&error));
                 }
-                t.insert(at.min(t.len()), Value::Object(e));
+                t.push(Value::Object(e));
             }
             if p.ignore_failure {
                 return Ok(Flow::Continue);

@@ -88,6 +88,10 @@ impl Remove {
 impl Op for Remove {
     fn run(&self, doc: &mut IngestDocument, _x: &mut Exec<'_>) -> OsResult<Flow> {
         for f in &self.fields {
+            let path = f.render(doc);
+            if path.is_empty() && self.ignore_missing {
+                continue;
+            }
             let path = render_path(f, doc, "field")?;
             match path.as_str() {
                 "_index" | "_version" | "_version_type" => {
@@ -137,6 +141,10 @@ impl Rename {
 
 impl Op for Rename {
     fn run(&self, doc: &mut IngestDocument, _x: &mut Exec<'_>) -> OsResult<Flow> {
+        let from = self.field.render(doc);
+        if from.is_empty() && self.ignore_missing {
+            return Ok(Flow::Continue);
+        }
         let from = render_path(&self.field, doc, "field")?;
         if !doc.has(&from) {
             if self.ignore_missing {

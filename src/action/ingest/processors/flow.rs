@@ -56,15 +56,24 @@ impl Op for PipelineCall {
             let kind = if x.trace.is_some() { ErrorKind::IllegalArgument } else { ErrorKind::IllegalState };
             return Err(OsError::new(kind, msg));
         };
-        if x.trace.is_some() {
-            // A verbose run checks the whole call graph first, as OpenSearch's tracking
-            // processors do: a cycle fails this processor before any inner one runs.
-            let mut stack = x.stack.clone();
-            if let Some(c) = find_cycle(x.source, &name, doc, &mut stack)? {
-                return Err(OsError::new(ErrorKind::IllegalState, format!("Cycle detected for pipeline: {c}")));
-            }
-        }
         pl::run_pipeline(&p, doc, x).map_err(|f| f.error)
+    }
+
+    fn precheck(&self, doc: &IngestDocument, x: &Exec<'_>) -> OsResult<()> {
+        let name = self.name.render(doc);
+        if x.source.pipeline(&name)?.is_none() {
+            if self.ignore_missing {
+                return Ok(());
+            }
+            return Err(OsError::illegal(format!("Pipeline processor configured for non-existent pipeline [{name}]")));
+        }
+        // A verbose run checks the whole call graph first, as OpenSearch's tracking
+        // processors do: a cycle fails this processor before any inner one runs.
+        let mut stack = x.stack.clone();
+        if let Some(c) = find_cycle(x.source, &name, doc, &mut stack)? {
+            return Err(OsError::new(ErrorKind::IllegalState, format!("Cycle detected for pipeline: {c}")));
+        }
+        Ok(())
     }
 
     fn inner_pipeline(&self, doc: &IngestDocument) -> Option<(String, bool)> {

@@ -61,6 +61,10 @@ fn trim_chars(s: &str, chars: &Option<String>) -> String {
 
 impl Op for Kv {
     fn run(&self, doc: &mut IngestDocument, _x: &mut Exec<'_>) -> OsResult<Flow> {
+        let field = self.field.render(doc);
+        if field.is_empty() && self.ignore_missing {
+            return Ok(Flow::Continue);
+        }
         let field = render_path(&self.field, doc, "field")?;
         let s = match doc.get_opt(&field) {
             Some(Value::String(s)) => s.clone(),
@@ -94,7 +98,12 @@ impl Op for Kv {
                 Some(t) => format!("{t}.{}{key}", self.prefix),
                 None => format!("{}{key}", self.prefix),
             };
-            doc.append(&path, Value::String(value), true)?;
+            // KeyValueProcessor.append: a repeated key becomes a list, a first one a string.
+            if doc.has(&path) {
+                doc.append(&path, Value::String(value), true)?;
+            } else {
+                doc.set(&path, Value::String(value))?;
+            }
         }
         Ok(Flow::Continue)
     }
