@@ -102,7 +102,7 @@ fn index_and_bulk_run_pipelines_default_and_final() {
     let node = st["nodes"].as_object().unwrap().values().next().unwrap().clone();
     assert_eq!(node["ingest"]["pipelines"]["fin"]["count"], 3, "{node}");
     assert_eq!(node["ingest"]["pipelines"]["explicit"]["count"], 2);
-    assert_eq!(node["ingest"]["total"]["count"], 8);
+    assert_eq!(node["ingest"]["total"]["count"], 7);
     assert_eq!(node["ingest"]["total"]["failed"], 0);
 }
 

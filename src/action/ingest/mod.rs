@@ -10,9 +10,11 @@
 //! | `template.rs` | the `{{mustache}}` subset |
 //! | `pipeline.rs` | processors, pipelines, how they run, the verbose trace |
 //! | `processors/` | the processor types |
+//! | `digest.rs` | MD5, SHA-1, SHA-256, SHA3-256 |
 //! | `simulate.rs` | `_ingest/pipeline/_simulate` |
 
 pub mod config;
+pub mod digest;
 pub mod doc;
 pub mod pipeline;
 pub mod processors;

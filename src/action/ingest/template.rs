@@ -112,16 +112,24 @@ fn step<'a>(v: &'a Value, p: &str) -> Option<&'a Value> {
     }
 }
 
-/// A value as Java's `toString` prints it (`{a=1}`, `[1, 2]`).
+/// A value as a template renders it: Java's `toString` (`{a=1}`, `[1, 2]`), nothing for null.
 pub fn java_string(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
+        other => java_value_of(other),
+    }
+}
+
+/// Java's `String.valueOf` of a value (`null`, `{a=1}`, `[1, 2]`).
+pub fn java_value_of(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
         Value::String(s) => s.clone(),
         Value::Object(m) => {
-            let items: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", java_string(v))).collect();
+            let items: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", java_value_of(v))).collect();
             format!("{{{}}}", items.join(", "))
         }
-        Value::Array(a) => format!("[{}]", a.iter().map(java_string).collect::<Vec<_>>().join(", ")),
+        Value::Array(a) => format!("[{}]", a.iter().map(java_value_of).collect::<Vec<_>>().join(", ")),
         other => other.to_string(),
     }
 }

@@ -1,10 +1,12 @@
 //! The processor types, one file per group: `fields.rs` (set, remove, rename, copy, append,
 //! remove_by_pattern, dot_expander, fail, drop), `strings.rs` (lowercase, uppercase, trim,
 //! urldecode, html_strip, gsub, split, join, sort, convert, bytes, json), `parse.rs` (kv,
-//! dissect, csv), `flow.rs` (pipeline, foreach, script).
+//! dissect, csv), `flow.rs` (pipeline, foreach, script), `hashing.rs` (fingerprint, community_id), `date.rs` (date).
 
+mod date;
 mod fields;
 mod flow;
+mod hashing;
 mod parse;
 mod strings;
 
@@ -16,13 +18,16 @@ use crate::error::OsResult;
 pub const TYPES: &[&str] = &[
     "append",
     "bytes",
+    "community_id",
     "convert",
     "copy",
     "csv",
+    "date",
     "dissect",
     "dot_expander",
     "drop",
     "fail",
+    "fingerprint",
     "foreach",
     "gsub",
     "html_strip",
@@ -69,6 +74,9 @@ pub fn build(c: &mut Config, src: &dyn PipelineSource) -> OsResult<Box<dyn Op>> 
         "pipeline" => Box::new(flow::PipelineCall::new(c)?),
         "foreach" => Box::new(flow::Foreach::new(c, src)?),
         "script" => Box::new(flow::ScriptOp::new(c)?),
+        "fingerprint" => Box::new(hashing::Fingerprint::new(c)?),
+        "community_id" => Box::new(hashing::CommunityId::new(c)?),
+        "date" => Box::new(date::DateOp::new(c)?),
         other => {
             return Err(super::config::config_error(
                 other,
