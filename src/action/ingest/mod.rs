@@ -225,13 +225,18 @@ pub fn run_for_write(cs: &ClusterService, w: &WriteDoc<'_>, explicit: Option<&st
                 }))
             }
             Ok(Flow::Continue) => {}
-            Err(f) => return Err(f.error),
+            Err(f) => return Err(*f.error),
         }
     }
     let source = serde_json::to_vec(&Value::Object(doc.source())).map_err(|e| OsError::internal(e.to_string()))?;
+    // A date-math name (`date_index_name`) is resolved here, where the write names its index.
+    let index = match doc.meta_str("_index") {
+        Some(i) => processors::date::resolve_index_name(&i, crate::clock::now_millis())?,
+        None => w.index.to_string(),
+    };
     Ok(Some(Ingested {
         dropped: false,
-        index: doc.meta_str("_index").unwrap_or_else(|| w.index.to_string()),
+        index,
         id: doc.meta_str("_id"),
         routing: doc.meta_str("_routing"),
         source,

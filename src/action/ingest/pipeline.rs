@@ -75,7 +75,7 @@ pub trait PipelineSource {
 /// A failed processor: the error and which processor threw it.
 #[derive(Debug, Clone)]
 pub struct Failure {
-    pub error: OsError,
+    pub error: Box<OsError>,
     pub processor_type: String,
     pub processor_tag: Option<String>,
 }
@@ -295,7 +295,7 @@ fn eval_condition(c: &Condition, doc: &IngestDocument) -> OsResult<bool> {
 pub fn run_pipeline(p: &Pipeline, doc: &mut IngestDocument, x: &mut Exec<'_>) -> Result<Flow, Failure> {
     if x.stack.iter().any(|s| s == &p.id) {
         return Err(Failure {
-            error: OsError::new(ErrorKind::IllegalState, format!("Cycle detected for pipeline: {}", p.id)),
+            error: Box::new(OsError::new(ErrorKind::IllegalState, format!("Cycle detected for pipeline: {}", p.id))),
             processor_type: "pipeline".into(),
             processor_tag: None,
         });
@@ -353,7 +353,8 @@ fn run_handlers(
 }
 
 fn run_one(p: &Processor, doc: &mut IngestDocument, x: &mut Exec<'_>, pipeline: &str) -> Result<Flow, Failure> {
-    let fail = |error: OsError| Failure { error, processor_type: p.ty.clone(), processor_tag: p.tag.clone() };
+    let fail =
+        |error: OsError| Failure { error: Box::new(error), processor_type: p.ty.clone(), processor_tag: p.tag.clone() };
     let mut cond = None;
     if let Some(c) = &p.cond {
         let ok = eval_condition(c, doc).map_err(fail)?;

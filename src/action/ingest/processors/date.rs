@@ -97,6 +97,130 @@ impl Op for DateOp {
     }
 }
 
+/// The `date_index_name` processor: points `_index` at a date-math index name
+/// (`<prefix{date||/unit{format|zone}}>`) built from a date field.
+#[derive(Debug)]
+pub struct DateIndexName {
+    field: String,
+    prefix: Template,
+    rounding: Template,
+    formats: Vec<String>,
+    timezone: Zone,
+    tz_id: String,
+    name_format: Template,
+}
+
+impl DateIndexName {
+    pub fn new(c: &mut Config) -> OsResult<DateIndexName> {
+        let field = c.req_str("field")?;
+        let prefix = c.opt_template("index_name_prefix")?.unwrap_or(Template::Plain(String::new()));
+        let rounding = c.req_template("date_rounding")?;
+        if let Template::Plain(r) = &rounding {
+            if !matches!(r.as_str(), "y" | "M" | "w" | "d" | "h" | "m" | "s") {
+                return Err(c.err("date_rounding", "date rounding must be one of [y, M, w, d, h, m, s]"));
+            }
+        }
+        let formats = c.opt_str_list("date_formats")?.unwrap_or_else(|| vec!["yyyy-MM-dd'T'HH:mm:ss.SSSXX".into()]);
+        let tz_id = c.opt_str("timezone")?.unwrap_or_else(|| "UTC".into());
+        let timezone = crate::action::search::date_math::parse_time_zone(&tz_id).map_err(|e| c.err("timezone", &e))?;
+        if let Some(l) = c.opt_str("locale")? {
+            if !matches!(l.as_str(), "ENGLISH" | "en" | "en_US" | "en-US" | "ROOT" | "") {
+                return Err(c.err("locale", &format!("Unsupported locale [{l}]")));
+            }
+        }
+        let name_format = c.opt_template("index_name_format")?.unwrap_or(Template::Plain("yyyy-MM-dd".into()));
+        Ok(DateIndexName { field, prefix, rounding, formats, timezone, tz_id, name_format })
+    }
+}
+
+impl Op for DateIndexName {
+    fn run(&self, doc: &mut IngestDocument, _x: &mut Exec<'_>) -> OsResult<Flow> {
+        let value = java_string(doc.get(&self.field)?);
+        let mut parsed = None;
+        let mut last = String::new();
+        for f in &self.formats {
+            match parse_one(&value, f, &self.timezone) {
+                Ok(ms) => {
+                    parsed = Some(ms);
+                    break;
+                }
+                Err(e) => last = e,
+            }
+        }
+        let Some(ms) = parsed else {
+            return Err(OsError::illegal(format!("unable to parse date [{value}]")).caused_by(OsError::illegal(last)));
+        };
+        let date = date::format_date_at_offset(ms, "yyyy-MM-dd'T'HH:mm:ss.SSSXX", self.timezone.offset_at(ms));
+        let name = format!(
+            "<{}{{{date}||/{}{{{}|{}}}}}>",
+            self.prefix.render(doc),
+            self.rounding.render(doc),
+            self.name_format.render(doc),
+            self.tz_id
+        );
+        doc.set("_index", Value::String(name))?;
+        Ok(Flow::Continue)
+    }
+}
+
+/// Resolves a date-math index name (`<static{date-math{format|zone}}>`, as
+/// `IndexNameExpressionResolver.DateMathExpressionResolver`); other names are returned as
+/// they are.
+pub fn resolve_index_name(name: &str, now: i64) -> OsResult<String> {
+    let Some(inner) = name.strip_prefix('<').and_then(|n| n.strip_suffix('>')) else {
+        return Ok(name.to_string());
+    };
+    let bad = |why: &str| {
+        OsError::new(crate::error::ErrorKind::Parse, format!("invalid date math expression [{name}]: {why}"))
+    };
+    let mut out = String::new();
+    let mut rest = inner;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open].replace('\\', ""));
+        let body = &rest[open + 1..];
+        // The expression ends at the `}` that closes this block (a `{format|zone}` may nest).
+        let mut depth = 1;
+        let mut end = None;
+        for (i, ch) in body.char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end.ok_or_else(|| bad("missing closing `}`"))?;
+        let block = &body[..end];
+        let (expr, format, zone) = match block.find('{') {
+            Some(i) => {
+                let spec = block[i + 1..].strip_suffix('}').ok_or_else(|| bad("missing closing `}` of the format"))?;
+                let (f, z) = match spec.split_once('|') {
+                    Some((f, z)) => (f, Some(z)),
+                    None => (spec, None),
+                };
+                (&block[..i], f, z)
+            }
+            None => (block, "uuuu.MM.dd", None),
+        };
+        let zone = match zone {
+            Some(z) => crate::action::search::date_math::parse_time_zone(z).map_err(|e| bad(&e))?,
+            None => Zone::utc(),
+        };
+        let ms = crate::action::search::date_math::eval(expr, date::DEFAULT_FORMAT, &zone, now, false)
+            .map_err(|e| bad(&e))?;
+        let format = if format.is_empty() { "uuuu.MM.dd" } else { format };
+        out.push_str(&date::format_date_at_offset(ms, &format.replace('u', "y"), zone.offset_at(ms)));
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +235,13 @@ mod tests {
         assert_eq!(parse_one("2020-01-01 02:00:00", "yyyy-MM-dd HH:mm:ss", &plus2), Ok(1_577_836_800_000));
         let ms = 1_577_836_800_000;
         assert_eq!(date::format_date_at_offset(ms, "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", 0), "2020-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn date_math_index_names_resolve() {
+        let r = resolve_index_name("<my-index-{2016-04-25T12:24:17.000Z||/M{yyyy-MM-dd|UTC}}>", 0);
+        assert_eq!(r.ok().as_deref(), Some("my-index-2016-04-01"));
+        assert_eq!(resolve_index_name("plain", 0).ok().as_deref(), Some("plain"));
+        assert!(resolve_index_name("<bad-{now", 0).is_err());
     }
 }

@@ -56,7 +56,7 @@ impl Op for PipelineCall {
             let kind = if x.trace.is_some() { ErrorKind::IllegalArgument } else { ErrorKind::IllegalState };
             return Err(OsError::new(kind, msg));
         };
-        pl::run_pipeline(&p, doc, x).map_err(|f| f.error)
+        pl::run_pipeline(&p, doc, x).map_err(|f| *f.error)
     }
 
     fn precheck(&self, doc: &IngestDocument, x: &Exec<'_>) -> OsResult<()> {
@@ -145,7 +145,7 @@ impl Op for Foreach {
                 }
                 Ok(Flow::Continue) => out.push(doc.ingest.get("_value").cloned().unwrap_or(Value::Null)),
                 Err(f) => {
-                    result = Err(f.error);
+                    result = Err(*f.error);
                     break;
                 }
             }

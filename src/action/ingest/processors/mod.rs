@@ -1,9 +1,9 @@
 //! The processor types, one file per group: `fields.rs` (set, remove, rename, copy, append,
 //! remove_by_pattern, dot_expander, fail, drop), `strings.rs` (lowercase, uppercase, trim,
 //! urldecode, html_strip, gsub, split, join, sort, convert, bytes, json), `parse.rs` (kv,
-//! dissect, csv), `flow.rs` (pipeline, foreach, script), `hashing.rs` (fingerprint, community_id), `date.rs` (date).
+//! dissect, csv), `flow.rs` (pipeline, foreach, script), `hashing.rs` (fingerprint, community_id), `date.rs` (date, date_index_name).
 
-mod date;
+pub mod date;
 mod fields;
 mod flow;
 mod hashing;
@@ -23,6 +23,7 @@ pub const TYPES: &[&str] = &[
     "copy",
     "csv",
     "date",
+    "date_index_name",
     "dissect",
     "dot_expander",
     "drop",
@@ -77,6 +78,7 @@ pub fn build(c: &mut Config, src: &dyn PipelineSource) -> OsResult<Box<dyn Op>> 
         "fingerprint" => Box::new(hashing::Fingerprint::new(c)?),
         "community_id" => Box::new(hashing::CommunityId::new(c)?),
         "date" => Box::new(date::DateOp::new(c)?),
+        "date_index_name" => Box::new(date::DateIndexName::new(c)?),
         other => {
             return Err(super::config::config_error(
                 other,
