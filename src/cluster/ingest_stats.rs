@@ -38,7 +38,10 @@ impl IngestStats {
     pub fn record(&self, id: &str, nanos: u64, failed: bool) {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.0.add(nanos, failed);
-        g.1.entry(id.to_string()).or_default().add(nanos, failed);
+        match g.1.get_mut(id) {
+            Some(f) => f.add(nanos, failed),
+            None => g.1.entry(id.to_string()).or_default().add(nanos, failed),
+        }
     }
 
     /// The `ingest` section.

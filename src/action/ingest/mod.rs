@@ -228,20 +228,19 @@ pub fn run_for_write(cs: &ClusterService, w: &WriteDoc<'_>, explicit: Option<&st
             Err(f) => return Err(*f.error),
         }
     }
-    let source = serde_json::to_vec(&Value::Object(doc.source())).map_err(|e| OsError::internal(e.to_string()))?;
     // A date-math name (`date_index_name`) is resolved here, where the write names its index.
     let index = match doc.meta_str("_index") {
         Some(i) => processors::date::resolve_index_name(&i, crate::clock::now_millis())?,
         None => w.index.to_string(),
     };
-    Ok(Some(Ingested {
-        dropped: false,
-        index,
-        id: doc.meta_str("_id"),
-        routing: doc.meta_str("_routing"),
-        source,
-        op_type: doc.meta_str("_op_type"),
-    }))
+    let (id, routing, op_type) = (doc.meta_str("_id"), doc.meta_str("_routing"), doc.meta_str("_op_type"));
+    // The source is the document without its metadata fields (taken, not copied).
+    let mut sm = std::mem::take(&mut doc.sm);
+    for k in doc::METADATA {
+        sm.shift_remove(*k);
+    }
+    let source = serde_json::to_vec(&Value::Object(sm)).map_err(|e| OsError::internal(e.to_string()))?;
+    Ok(Some(Ingested { dropped: false, index, id, routing, source, op_type }))
 }
 
 /// `ingest.processors` of `_nodes` info.

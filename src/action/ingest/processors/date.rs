@@ -242,6 +242,6 @@ mod tests {
         let r = resolve_index_name("<my-index-{2016-04-25T12:24:17.000Z||/M{yyyy-MM-dd|UTC}}>", 0);
         assert_eq!(r.ok().as_deref(), Some("my-index-2016-04-01"));
         assert_eq!(resolve_index_name("plain", 0).ok().as_deref(), Some("plain"));
-        assert!(resolve_index_name("<bad-{now", 0).is_err());
+        assert!(resolve_index_name("<bad-{now>", 0).is_err());
     }
 }

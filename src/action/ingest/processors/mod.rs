@@ -1,7 +1,14 @@
-//! The processor types, one file per group: `fields.rs` (set, remove, rename, copy, append,
-//! remove_by_pattern, dot_expander, fail, drop), `strings.rs` (lowercase, uppercase, trim,
-//! urldecode, html_strip, gsub, split, join, sort, convert, bytes, json), `parse.rs` (kv,
-//! dissect, csv), `flow.rs` (pipeline, foreach, script), `hashing.rs` (fingerprint, community_id), `date.rs` (date, date_index_name).
+//! The processor types, one file per group:
+//!
+//! | file | processors |
+//! |---|---|
+//! | `fields.rs` | set, remove, rename, copy, append, remove_by_pattern, dot_expander, fail, drop |
+//! | `strings.rs` | lowercase, uppercase, trim, urldecode, html_strip, gsub, split, join, sort |
+//! | `values.rs` | convert, bytes, json |
+//! | `parse.rs` | kv, dissect, csv |
+//! | `flow.rs` | pipeline, foreach, script |
+//! | `hashing.rs` | fingerprint, community_id |
+//! | `date.rs` | date, date_index_name |
 
 pub mod date;
 mod fields;
@@ -9,6 +16,7 @@ mod flow;
 mod hashing;
 mod parse;
 mod strings;
+mod values;
 
 use super::config::Config;
 use super::pipeline::{Op, PipelineSource};
@@ -66,9 +74,9 @@ pub fn build(c: &mut Config, src: &dyn PipelineSource) -> OsResult<Box<dyn Op>> 
         "split" => Box::new(strings::Split::new(c)?),
         "join" => Box::new(strings::Join::new(c)?),
         "sort" => Box::new(strings::Sort::new(c)?),
-        "convert" => Box::new(strings::Convert::new(c)?),
-        "bytes" => Box::new(strings::Bytes::new(c)?),
-        "json" => Box::new(strings::Json::new(c)?),
+        "convert" => Box::new(values::Convert::new(c)?),
+        "bytes" => Box::new(values::Bytes::new(c)?),
+        "json" => Box::new(values::Json::new(c)?),
         "kv" => Box::new(parse::Kv::new(c)?),
         "dissect" => Box::new(parse::Dissect::new(c)?),
         "csv" => Box::new(parse::Csv::new(c)?),
