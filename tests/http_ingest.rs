@@ -104,6 +104,8 @@ fn index_and_bulk_run_pipelines_default_and_final() {
     assert_eq!(node["ingest"]["pipelines"]["explicit"]["count"], 2);
     assert_eq!(node["ingest"]["total"]["count"], 7);
     assert_eq!(node["ingest"]["total"]["failed"], 0);
+    assert_eq!(node["ingest"]["pipelines"]["fin"]["processors"][0]["set"]["stats"]["count"], 3, "{node}");
+    assert_eq!(node["ingest"]["pipelines"]["fin"]["processors"][0]["set"]["type"], "set");
 }
 
 #[test]

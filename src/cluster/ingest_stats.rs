@@ -27,10 +27,17 @@ impl Figures {
     }
 }
 
+/// One pipeline's counts, and its top-level processors' (`type`, `tag`, counts) in order.
+#[derive(Debug, Default)]
+struct PipelineFigures {
+    own: Figures,
+    processors: Vec<(String, Option<String>, Figures)>,
+}
+
 /// Counts per pipeline and in total.
 #[derive(Debug, Default)]
 pub struct IngestStats {
-    inner: Mutex<(Figures, BTreeMap<String, Figures>)>,
+    inner: Mutex<(Figures, BTreeMap<String, PipelineFigures>)>,
 }
 
 impl IngestStats {
@@ -39,9 +46,36 @@ impl IngestStats {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.0.add(nanos, failed);
         match g.1.get_mut(id) {
-            Some(f) => f.add(nanos, failed),
-            None => g.1.entry(id.to_string()).or_default().add(nanos, failed),
+            Some(f) => f.own.add(nanos, failed),
+            None => g.1.entry(id.to_string()).or_default().own.add(nanos, failed),
         }
+    }
+
+    /// One document through pipeline `id` called by another pipeline (not in the total).
+    pub fn record_nested(&self, id: &str, nanos: u64, failed: bool) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        match g.1.get_mut(id) {
+            Some(f) => f.own.add(nanos, failed),
+            None => g.1.entry(id.to_string()).or_default().own.add(nanos, failed),
+        }
+    }
+
+    /// One run of the `at`-th top-level processor of pipeline `id`.
+    pub fn record_processor(&self, id: &str, at: usize, ty: &str, tag: Option<&str>, nanos: u64, failed: bool) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let p = match g.1.get_mut(id) {
+            Some(p) => p,
+            None => g.1.entry(id.to_string()).or_default(),
+        };
+        if p.processors.len() <= at {
+            p.processors.resize_with(at + 1, Default::default);
+        }
+        let slot = &mut p.processors[at];
+        if slot.0 != ty || slot.1.as_deref() != tag {
+            // The pipeline was replaced by one with another processor here: counts restart.
+            *slot = (ty.to_string(), tag.map(str::to_string), Figures::default());
+        }
+        slot.2.add(nanos, failed);
     }
 
     /// The `ingest` section.
@@ -51,8 +85,20 @@ impl IngestStats {
             g.1.iter()
                 .map(|(k, f)| {
                     (k.clone(), {
-                        let mut v = f.to_json();
-                        v["processors"] = json!([]);
+                        let mut v = f.own.to_json();
+                        // Keyed `type` or `type:tag`, as OpenSearch's `IngestStats` lists them.
+                        let procs: Vec<Value> = f
+                            .processors
+                            .iter()
+                            .map(|(ty, tag, pf)| {
+                                let name = match tag {
+                                    Some(t) => format!("{ty}:{t}"),
+                                    None => ty.clone(),
+                                };
+                                json!({ name: {"type": ty, "stats": pf.to_json()} })
+                            })
+                            .collect();
+                        v["processors"] = Value::Array(procs);
                         v
                     })
                 })

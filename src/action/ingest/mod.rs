@@ -211,6 +211,7 @@ pub fn run_for_write(cs: &ClusterService, w: &WriteDoc<'_>, explicit: Option<&st
         };
         let start = Instant::now();
         let mut x = Exec::new(&src);
+        x.stats = Some(&cs.counters.ingest);
         let r = pipeline::run_pipeline(&p, &mut doc, &mut x);
         cs.counters.ingest.record(&id, start.elapsed().as_nanos() as u64, r.is_err());
         match r {

@@ -87,12 +87,14 @@ pub struct Exec<'a> {
     pub stack: Vec<String>,
     /// The verbose `_simulate` trace, when one is kept.
     pub trace: Option<Vec<Value>>,
+    /// Where the top-level processors' counts go (`_nodes/stats/ingest`), when kept.
+    pub stats: Option<&'a crate::cluster::ingest_stats::IngestStats>,
 }
 
 impl<'a> Exec<'a> {
     /// A run without trace.
     pub fn new(source: &'a dyn PipelineSource) -> Exec<'a> {
-        Exec { source, stack: Vec::new(), trace: None }
+        Exec { source, stack: Vec::new(), trace: None, stats: None }
     }
 }
 
@@ -300,10 +302,15 @@ pub fn run_pipeline(p: &Pipeline, doc: &mut IngestDocument, x: &mut Exec<'_>) ->
             processor_tag: None,
         });
     }
+    // A pipeline called by another one is counted here; the outermost by the write.
+    let nested = x.stats.filter(|_| !x.stack.is_empty()).map(|s| (s, std::time::Instant::now()));
     x.stack.push(p.id.clone());
     let prev = doc.ingest.insert("pipeline".into(), json!(p.id));
-    let r = run_list(&p.processors, &p.on_failure, doc, x, &p.id);
+    let r = run_list(&p.processors, &p.on_failure, doc, x, &p.id, true);
     x.stack.pop();
+    if let Some((stats, start)) = nested {
+        stats.record_nested(&p.id, start.elapsed().as_nanos() as u64, r.is_err());
+    }
     match prev {
         Some(v) => {
             doc.ingest.insert("pipeline".into(), v);
@@ -321,9 +328,16 @@ fn run_list(
     doc: &mut IngestDocument,
     x: &mut Exec<'_>,
     pipeline: &str,
+    top: bool,
 ) -> Result<Flow, Failure> {
-    for p in list {
-        match run_one(p, doc, x, pipeline) {
+    for (i, p) in list.iter().enumerate() {
+        let start = x.stats.filter(|_| top).map(|_| std::time::Instant::now());
+        let r = run_one(p, doc, x, pipeline);
+        if let (Some(stats), Some(start)) = (x.stats, start) {
+            let nanos = start.elapsed().as_nanos() as u64;
+            stats.record_processor(pipeline, i, &p.ty, p.tag.as_deref(), nanos, r.is_err());
+        }
+        match r {
             Ok(Flow::Drop) => return Ok(Flow::Drop),
             Ok(Flow::Continue) => {}
             Err(f) if on_failure.is_empty() => return Err(f),
@@ -345,7 +359,7 @@ fn run_handlers(
     doc.ingest.insert(keys[1].into(), json!(f.processor_type));
     doc.ingest.insert(keys[2].into(), f.processor_tag.as_ref().map_or(Value::Null, |t| json!(t)));
     doc.ingest.insert(keys[3].into(), json!(pipeline));
-    let r = run_list(handlers, &[], doc, x, pipeline);
+    let r = run_list(handlers, &[], doc, x, pipeline, false);
     for k in keys {
         doc.ingest.shift_remove(k);
     }
@@ -423,5 +437,5 @@ fn run_one(p: &Processor, doc: &mut IngestDocument, x: &mut Exec<'_>, pipeline: 
 /// Runs `list` as one processor group of the pipeline on top of the stack (`foreach`).
 pub fn run_list_public(list: &[Processor], doc: &mut IngestDocument, x: &mut Exec<'_>) -> Result<Flow, Failure> {
     let pipeline = x.stack.last().cloned().unwrap_or_default();
-    run_list(list, &[], doc, x, &pipeline)
+    run_list(list, &[], doc, x, &pipeline, false)
 }
