@@ -16,6 +16,7 @@ use super::documents::{
     assign_id, delete_routed, index_routed, parse_version_type, route_doc, shards_total, write_target, ActiveWait,
     Refresh, WriteOutcome,
 };
+use super::ingest;
 use super::update::{self, UpdateRequest};
 use crate::cluster::node_counters::Stage;
 use crate::cluster::{ClusterService, IndexService, IndexShard};
@@ -117,6 +118,8 @@ struct Run<'c> {
     /// Where each written item's `_shards` counts are, by shard (patched after replication).
     shard_counts: HashMap<*const IndexShard, Vec<usize>>,
     refreshed: Vec<Arc<IndexShard>>,
+    /// Time spent in ingest pipelines, once any ran.
+    ingest_nanos: Option<u64>,
 }
 
 impl Run<'_> {
@@ -177,6 +180,11 @@ enum Outcome {
         shard: *const IndexShard,
         describe: String,
     },
+    /// An ingest pipeline dropped the document.
+    Dropped {
+        index: String,
+        id: String,
+    },
 }
 
 /// A failed item: the error and the `_index`/`_id` it reports.
@@ -228,6 +236,7 @@ fn bulk_once(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Ve
         to_sync: HashMap::new(),
         shard_counts: HashMap::new(),
         refreshed: Vec::new(),
+        ingest_nanos: None,
     };
     let mut out: Vec<u8> = Vec::with_capacity(items.len() * 192);
     let mut errors = false;
@@ -265,6 +274,12 @@ fn bulk_once(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Ve
                 v["status"] = json!(outcome.status);
                 render::other(&mut out, item.op, &v);
             }
+            Ok(Outcome::Dropped { index, id }) => {
+                // OpenSearch's answer for a dropped document: a noop update response.
+                let v = json!({"_index": index, "_id": id, "_version": -3, "result": "noop",
+                    "_shards": {"total": 0, "successful": 0, "failed": 0}, "status": 200});
+                render::other(&mut out, item.op, &v);
+            }
             Ok(Outcome::Unavailable { index, id, shard, describe }) => {
                 errors = true;
                 pending.push(Unavailable { at: out.len(), op: item.op, index, id, shard, describe });
@@ -299,7 +314,8 @@ fn bulk_once(cs: &ClusterService, body: &[u8], d: &BulkDefaults) -> OsResult<(Ve
     if !pending.is_empty() {
         out = splice_unavailable(&run, out, pending);
     }
-    Ok((render::body(start.elapsed().as_millis() as u64, errors, &out), deferred))
+    let ingest_took = run.ingest_nanos.map(|n| n / 1_000_000);
+    Ok((render::body_with_ingest(start.elapsed().as_millis() as u64, ingest_took, errors, &out), deferred))
 }
 
 /// Inserts the rendered unavailable items at their offsets.
@@ -355,11 +371,41 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 ));
                 return Err(fail(index, pre_id())(e));
             }
-            if let Some(p) = m.pipeline.as_deref().or(d.pipeline.as_deref()) {
-                if p != "_none" {
-                    return Err(fail(index, pre_id())(OsError::illegal(format!(
-                        "pipeline with id [{p}] does not exist"
-                    ))));
+            let version_type = match constraints.version_type {
+                VersionType::Internal => None,
+                VersionType::External => Some("external"),
+                VersionType::ExternalGte => Some("external_gte"),
+            };
+            let w = ingest::WriteDoc {
+                index,
+                id: given_id.as_deref(),
+                routing: routing.as_deref(),
+                version: constraints.version,
+                version_type,
+                op_type: Some(if constraints.create { "create" } else { "index" }),
+                source,
+            };
+            let ingest_start = Instant::now();
+            let ingested = ingest::run_for_write(run.cs, &w, m.pipeline.as_deref().or(d.pipeline.as_deref()))
+                .map_err(fail(index, pre_id()))?;
+            let owned_index;
+            let owned_source;
+            let (mut constraints, mut given_id, mut routing) = (constraints, given_id.clone(), routing);
+            let mut index = index;
+            let mut source = source;
+            if let Some(g) = ingested {
+                run.ingest_nanos = Some(run.ingest_nanos.unwrap_or(0) + ingest_start.elapsed().as_nanos() as u64);
+                if g.dropped {
+                    return Ok(Outcome::Dropped { index: index.to_string(), id: given_id.unwrap_or_default() });
+                }
+                owned_index = g.index;
+                index = &owned_index;
+                given_id = g.id;
+                routing = g.routing;
+                owned_source = g.source;
+                source = &owned_source;
+                if g.op_type.as_deref() == Some("create") {
+                    constraints.create = true;
                 }
             }
             let (svc, total) = run.target(index, require_alias).map_err(fail(index, pre_id()))?;
@@ -422,6 +468,7 @@ fn run_item(run: &mut Run, item: &Item, index: &str) -> Result<Outcome, Failure>
                 require_alias,
                 source: d.source.clone(),
                 wait: ActiveWait { want: ActiveShardCount::Count(0), timeout: d.wait.timeout },
+                pipeline: m.pipeline.as_deref().or(d.pipeline.as_deref()).map(str::to_string),
                 ..Default::default()
             };
             if let Err(e) = req.apply_body(&body) {

@@ -173,8 +173,8 @@ pub fn stats(
             "transport_types": {"fathom-transport": infos_v.len()},
             "http_types": {"fathom-http": infos_v.len()},
         },
-        // No ingest pipelines exist yet (issue 22).
-        "ingest": {"number_of_pipelines": 0, "processor_stats": {}},
+        // Fathom keeps no per-processor counts (only per pipeline): no processor_stats.
+        "ingest": {"number_of_pipelines": cs.metadata().ingest_pipelines.len(), "processor_stats": {}},
         "fs": {
             "total_in_bytes": sum(&answers, &["fs", "total", "total_in_bytes"]),
             "free_in_bytes": sum(&answers, &["fs", "total", "free_in_bytes"]),

@@ -385,11 +385,9 @@ pub fn sync_and_refresh(
 }
 
 /// `PUT/POST {index}/_doc[/{id}]`, `_create/{id}`.
-pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
-    if let Some(p) = &req.pipeline {
-        if p != "_none" {
-            return Err(OsError::illegal(format!("pipeline with id [{p}] does not exist")));
-        }
+pub fn index(cs: &ClusterService, mut req: IndexRequest) -> OsResult<WriteOutcome> {
+    if let Some(dropped) = run_pipelines(cs, &mut req)? {
+        return Ok(dropped);
     }
     // Without a cluster manager, writes wait for one (OpenSearch's retryable block).
     cs.await_global_unblocked(Level::Write, req.wait.timeout)?;
@@ -397,6 +395,47 @@ pub fn index(cs: &ClusterService, req: IndexRequest) -> OsResult<WriteOutcome> {
     let (id, auto) = assign_id(req.id.clone(), &req.constraints)?;
     // The primary may be failing over: wait for the cluster state that names its successor.
     remote_write::retry_primary(cs, req.wait.timeout, || index_once(cs, &req, &id, auto))
+}
+
+/// Runs the ingest pipelines that apply to `req`, rewriting it with their result; a dropped
+/// document is answered with OpenSearch's `noop` (version -3, nothing written).
+fn run_pipelines(cs: &ClusterService, req: &mut IndexRequest) -> OsResult<Option<WriteOutcome>> {
+    let version_type = match req.constraints.version_type {
+        VersionType::Internal => None,
+        VersionType::External => Some("external"),
+        VersionType::ExternalGte => Some("external_gte"),
+    };
+    let w = super::ingest::WriteDoc {
+        index: &req.index,
+        id: req.id.as_deref(),
+        routing: req.routing.as_deref(),
+        version: req.constraints.version,
+        version_type,
+        op_type: Some(if req.constraints.create { "create" } else { "index" }),
+        source: &req.source,
+    };
+    let Some(g) = super::ingest::run_for_write(cs, &w, req.pipeline.as_deref())? else { return Ok(None) };
+    if g.dropped {
+        return Ok(Some(WriteOutcome {
+            index: req.index.clone(),
+            id: req.id.clone().unwrap_or_default(),
+            result: "noop",
+            write: None,
+            shards_total: 0,
+            forced_refresh: false,
+            deferred: Deferred::default(),
+            replicated: Default::default(),
+            status: 200,
+        }));
+    }
+    req.index = g.index;
+    req.id = g.id;
+    req.routing = g.routing;
+    req.source = g.source;
+    if g.op_type.as_deref() == Some("create") {
+        req.constraints.create = true;
+    }
+    Ok(None)
 }
 
 fn index_once(cs: &ClusterService, req: &IndexRequest, id: &str, auto: bool) -> OsResult<WriteOutcome> {

@@ -55,6 +55,7 @@ pub mod index_segments;
 pub mod index_stats;
 pub mod indices;
 pub mod indices_broadcast;
+pub mod ingest;
 pub mod node_stats;
 pub mod node_stats_request;
 pub mod node_stats_sections;

@@ -122,7 +122,7 @@ pub fn local_stats(cs: &ClusterService, pools: &Pools, req: &StatsRequest) -> Va
             "script" => super::node_stats_sections::script(),
             "script_cache" => super::node_stats_sections::script_cache(),
             "discovery" => super::node_stats_sections::discovery(),
-            "ingest" => super::node_stats_sections::ingest(),
+            "ingest" => cs.counters.ingest.section(),
             // Fathom ranks no copies by node response times: no node has an entry.
             "adaptive_selection" => json!({}),
             "indexing_pressure" => cs.counters.indexing_pressure.section(super::node_stats_sections::pressure_limit()),

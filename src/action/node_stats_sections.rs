@@ -1,4 +1,4 @@
-//! The smaller `_nodes/stats` sections (the breakers' is `cluster::breakers`): scripts, discovery, ingest, the
+//! The smaller `_nodes/stats` sections (the breakers' is `cluster::breakers`): scripts, discovery, the
 //! indexing pressure limit and the process's threads.
 
 use std::sync::atomic::Ordering::Relaxed;
@@ -37,11 +37,6 @@ pub fn discovery() -> Value {
     })
 }
 
-/// The `ingest` section: Fathom runs no ingest pipelines yet (issue 22), so none ran.
-pub fn ingest() -> Value {
-    json!({"total": {"count": 0, "time_in_millis": 0, "current": 0, "failed": 0}, "pipelines": {}})
-}
-
 /// `indexing_pressure.memory.limit`: OpenSearch's default, 10% of the heap.
 pub fn pressure_limit() -> u64 {
     os_probe::heap_max().unwrap_or(0) / 10
@@ -61,6 +56,5 @@ mod tests {
     fn sections_have_opensearch_shapes() {
         assert!(threads().unwrap() >= 1);
         assert!(script()["compilations"].is_u64());
-        assert_eq!(ingest()["pipelines"], json!({}));
     }
 }

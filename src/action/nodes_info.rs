@@ -27,6 +27,11 @@ pub const METRICS: &[&str] = &[
 /// The OpenSearch modules whose behaviour Fathom provides (`nodes.*.modules`).
 const MODULES: &[(&str, &str, &str)] = &[
     (
+        "ingest-common",
+        "Module for ingest processors that do not require additional security permissions or have large dependencies and resources",
+        "org.opensearch.ingest.common.IngestCommonModulePlugin",
+    ),
+    (
         "analysis-common",
         "Adds \"built in\" analyzers to OpenSearch.",
         "org.opensearch.analysis.common.CommonAnalysisModulePlugin",
@@ -116,7 +121,7 @@ pub fn local_info(
             }
             "plugins" => json!([]),
             "modules" => Value::Array(MODULES.iter().map(|(a, b, c)| module(a, b, c)).collect()),
-            "ingest" => json!({"processors": []}),
+            "ingest" => json!({"processors": super::ingest::processors_info()}),
             "aggregations" => aggregations_info(),
             "search_pipelines" => json!({"request_processors": [], "response_processors": []}),
             "indices" => json!({}),

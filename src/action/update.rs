@@ -35,6 +35,8 @@ pub struct UpdateRequest {
     pub require_alias: bool,
     /// `wait_for_active_shards`/`timeout`, checked once before the first attempt.
     pub wait: ActiveWait,
+    /// The ingest pipeline of a bulk update item (for its upsert).
+    pub pipeline: Option<String>,
 }
 
 impl UpdateRequest {
@@ -176,6 +178,31 @@ pub fn update(cs: &ClusterService, req: &UpdateRequest) -> OsResult<(WriteOutcom
     }
 }
 
+/// Runs the ingest pipelines that apply to the source an update writes; `None` when one
+/// dropped the document.
+fn ingest(
+    cs: &ClusterService,
+    req: &UpdateRequest,
+    index: &str,
+    op_type: &str,
+    body: Vec<u8>,
+    pipeline: Option<&str>,
+) -> OsResult<Option<Vec<u8>>> {
+    let w = super::ingest::WriteDoc {
+        index,
+        id: Some(&req.id),
+        routing: req.routing.as_deref(),
+        op_type: Some(op_type),
+        source: &body,
+        ..Default::default()
+    };
+    match super::ingest::run_for_write(cs, &w, pipeline)? {
+        None => Ok(Some(body)),
+        Some(g) if g.dropped => Ok(None),
+        Some(g) => Ok(Some(g.source)),
+    }
+}
+
 fn update_once(
     cs: &ClusterService,
     req: &UpdateRequest,
@@ -231,7 +258,11 @@ fn update_once(
             }
             upsert = Value::Object(ctx.source);
         }
-        let body = serde_json::to_vec(&upsert)?;
+        let Some(body) = ingest(cs, req, &svc.name, "create", serde_json::to_vec(&upsert)?, req.pipeline.as_deref())?
+        else {
+            return Ok((noop(&svc.name, &req.id, None, shards_total(&svc)), None));
+        };
+        upsert = serde_json::from_slice(&body)?;
         let constraints = Constraints { create: true, ..Default::default() };
         let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), req.routing.clone(), body, constraints)?;
         let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
@@ -327,11 +358,25 @@ fn update_once(
                     ..Default::default()
                 }
             };
-            let new_source = Value::Object(source);
-            let body = serde_json::to_vec(&new_source)?;
+            // The index's default and final pipelines run on the updated document, with
+            // OpenSearch's deprecation warning.
+            let md = svc.metadata();
+            let with_pipelines = md.setting("index.default_pipeline").is_some_and(|p| p != "_none")
+                || md.setting("index.final_pipeline").is_some_and(|p| p != "_none");
+            let Some(body) = ingest(cs, req, &svc.name, "index", serde_json::to_vec(&Value::Object(source))?, None)?
+            else {
+                return Ok((noop(&svc.name, &req.id, None, total), None));
+            };
+            let new_source: Value = serde_json::from_slice(&body)?;
             let routing = req.routing.clone().or(doc.routing.clone());
             let (shard, id, w) = index_into(cs, &svc, Some(req.id.clone()), routing, body, c)?;
-            let (forced, deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+            let (forced, mut deferred, replicated) = sync_and_refresh(cs, &svc, &shard, &w, req.refresh)?;
+            if with_pipelines {
+                deferred.warn(format!(
+                    "the index [{}] has a default ingest pipeline or a final ingest pipeline, the support of the ingest pipelines for update operation causes unexpected result and will be removed in 3.0.0",
+                    svc.name
+                ));
+            }
             let get = req.source.as_ref().map(|f| get_field(&w.seq_no, w.primary_term, &new_source, f));
             Ok((
                 WriteOutcome {

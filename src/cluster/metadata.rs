@@ -227,6 +227,8 @@ pub struct Metadata {
     pub weighted_routing: Option<WeightedRouting>,
     /// The decommission of an awareness attribute value, while one is registered.
     pub decommission: Option<DecommissionMetadata>,
+    /// Ingest pipelines (`_ingest/pipeline`), by id, their definitions as given.
+    pub ingest_pipelines: Map<String, Value>,
 }
 
 impl Metadata {
@@ -245,6 +247,7 @@ impl Metadata {
             "coordination": self.coordination.to_json(),
             "weighted_shard_routing": self.weighted_routing.as_ref().map(|w| w.to_json()),
             "decommission": self.decommission.as_ref().map(|d| d.to_json()),
+            "ingest_pipelines": self.ingest_pipelines,
         })
     }
 
@@ -272,6 +275,7 @@ impl Metadata {
             coordination,
             weighted_routing,
             decommission,
+            ingest_pipelines: v["ingest_pipelines"].as_object().cloned().unwrap_or_default(),
         })
     }
 

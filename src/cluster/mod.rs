@@ -45,6 +45,7 @@ pub mod fielddata_cache;
 pub(crate) mod health;
 pub(crate) mod index_service;
 pub(crate) mod indices;
+pub mod ingest_stats;
 pub mod logging;
 pub(crate) mod mapping_limits;
 pub mod metadata;

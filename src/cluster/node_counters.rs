@@ -76,6 +76,8 @@ pub struct NodeCounters {
     pub http_open: AtomicU64,
     pub http_total: AtomicU64,
     pub indexing_pressure: IndexingPressure,
+    /// Documents through ingest pipelines.
+    pub ingest: super::ingest_stats::IngestStats,
     transport: OnceLock<Box<dyn Fn() -> Value + Send + Sync>>,
     search_backpressure: OnceLock<Box<dyn Fn() -> Option<Value> + Send + Sync>>,
 }

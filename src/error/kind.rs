@@ -63,6 +63,8 @@ error_kinds! {
     DocumentMissing = "document_missing_exception", 404, None;
     Engine = "engine_exception", 500, None;
     Exception = "exception", 500, None;
+    // `FailProcessorException` (the ingest `fail` processor): a RuntimeException, so 500.
+    FailProcessor = "fail_processor_exception", 500, None;
     FailedNode = "failed_node_exception", 500, None;
     IllegalArgument = "illegal_argument_exception", 400, Some("java.lang.IllegalArgumentException");
     IllegalState = "illegal_state_exception", 400, Some("java.lang.IllegalStateException");

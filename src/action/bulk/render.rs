@@ -106,8 +106,17 @@ pub fn other(out: &mut Vec<u8>, op: OpType, body: &Value) {
 
 /// The whole body around the rendered `items` (comma-separated item objects).
 pub fn body(took_ms: u64, errors: bool, items: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(items.len() + 48);
-    let _ = write!(out, "{{\"took\":{took_ms},\"errors\":{errors},\"items\":[");
+    body_with_ingest(took_ms, None, errors, items)
+}
+
+/// The response body, with `ingest_took` when pipelines ran on its documents.
+pub fn body_with_ingest(took_ms: u64, ingest_took: Option<u64>, errors: bool, items: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(items.len() + 64);
+    let _ = write!(out, "{{\"took\":{took_ms},");
+    if let Some(i) = ingest_took {
+        let _ = write!(out, "\"ingest_took\":{i},");
+    }
+    let _ = write!(out, "\"errors\":{errors},\"items\":[");
     out.extend_from_slice(items);
     out.extend_from_slice(b"]}");
     out

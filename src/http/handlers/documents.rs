@@ -180,6 +180,11 @@ fn update_doc(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 }
 
 fn bulk_docs(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    // `batch_size` (how many documents go through ingest at once) changes nothing here:
+    // pipelines run per document; only its validation is OpenSearch's.
+    if req.int_param("batch_size")?.is_some_and(|b| b < 1) {
+        return Err(OsError::validation(&["batch size must be greater than 0".into()]));
+    }
     let d = BulkDefaults {
         index: req.path_param("index").map(str::to_string),
         routing: req.param("routing").map(str::to_string),

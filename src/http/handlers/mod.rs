@@ -25,6 +25,7 @@
 //! | `security_authinfo.rs` | `_plugins/_security/authinfo`, `_plugins/_security/whoami` |
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
+//! | `ingest.rs` | `_ingest/pipeline`, `_ingest/pipeline/_simulate` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
@@ -41,6 +42,7 @@ pub mod explain;
 pub mod field_caps;
 pub mod index_stats;
 pub mod indices;
+pub mod ingest;
 pub mod nodes;
 pub mod nodes_monitor;
 pub mod pit;
@@ -101,6 +103,7 @@ pub fn router() -> Router {
     voting_config::register(&mut r);
     weighted_routing::register(&mut r);
     tasks::register(&mut r);
+    ingest::register(&mut r);
     r
 }
 
