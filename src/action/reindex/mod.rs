@@ -193,9 +193,9 @@ fn run_worker(
 
 /// `_rethrottle`: sets the rate of the running job of task `id` (of this node), split over its
 /// slices; answers the task.
-pub fn rethrottle(id: &TaskId, rps: f32, kind: Option<Kind>) -> OsResult<Arc<Running>> {
+pub fn rethrottle(id: &TaskId, rps: f32) -> OsResult<Arc<Running>> {
     let run = running().lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned();
-    let Some(run) = run.filter(|r| kind.is_none_or(|k| k == r.kind)) else {
+    let Some(run) = run else {
         return Err(OsError::new(ErrorKind::ResourceNotFound, format!("task [{id}] is missing")));
     };
     let per = rps / run.workers.len() as f32;

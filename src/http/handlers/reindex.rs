@@ -148,26 +148,19 @@ fn delete_by_query(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     by_query(node, req, Kind::DeleteByQuery)
 }
 
-/// `POST /_reindex/{task_id}/_rethrottle` (and the by-query ones): the new rate, split over
-/// the slices; answers the task as `_tasks` lists it (grouped by `group_by`, default nodes).
+/// `POST /_reindex/{task_id}/_rethrottle` (and the by-query ones, which like OpenSearch's accept
+/// any bulk-by-scroll task): the new rate, split over the slices; answers the task as `_tasks` lists it (grouped by `group_by`, default nodes).
 fn rethrottle(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     let rps = rq::parse_rps(req.param("requests_per_second"))?.ok_or_else(|| {
         OsError::validation(&["requests_per_second must be set".to_string()])
     })?;
     let id = TaskId::parse(req.path_param("task_id").unwrap_or_default())?;
-    let kind = if req.path.starts_with("/_update_by_query") {
-        Kind::UpdateByQuery
-    } else if req.path.starts_with("/_delete_by_query") {
-        Kind::DeleteByQuery
-    } else {
-        Kind::Reindex
-    };
     if id.node != node.tasks.node_id() {
         return Err(OsError::illegal(format!(
             "task [{id}] runs on another node: rethrottle it through that node"
         )));
     }
-    reindex::rethrottle(&id, rps, Some(kind))?;
+    reindex::rethrottle(&id, rps)?;
     let infos: Vec<Value> = reindex::task_of(&node.tasks, &id)
         .map(|t| crate::tasks::info::task_info(node.tasks.node_id(), &t, true))
         .into_iter()
