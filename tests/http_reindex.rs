@@ -30,7 +30,11 @@ fn reindex_copies_sliced_and_scripted_and_resumes_with_create() {
     let s = TestServer::start(dir.path(), &[]);
     put(s.addr, "/src", r#"{"settings":{"number_of_shards":3}}"#);
     bulk_docs(&s, "src", 250);
-    let r = post(s.addr, "/_reindex?slices=auto&refresh=true", r#"{"source":{"index":"src","size":40},"dest":{"index":"dst"}}"#);
+    let r = post(
+        s.addr,
+        "/_reindex?slices=auto&refresh=true",
+        r#"{"source":{"index":"src","size":40},"dest":{"index":"dst"}}"#,
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     let v = r.json();
     assert_eq!((v["total"].as_u64(), v["created"].as_u64()), (Some(250), Some(250)), "{v}");
@@ -142,7 +146,11 @@ fn reindex_from_a_remote_server_needs_the_allowlist() {
     let closed = TestServer::start(d2.path(), &[]);
     let r = post(closed.addr, "/_reindex", &body);
     assert_eq!(r.status, 400);
-    assert!(r.text().contains(&format!("[127.0.0.1:{port}] not allowlisted in reindex.remote.allowlist")), "{}", r.text());
+    assert!(
+        r.text().contains(&format!("[127.0.0.1:{port}] not allowlisted in reindex.remote.allowlist")),
+        "{}",
+        r.text()
+    );
     closed.stop();
     let d3 = tempfile::tempdir().unwrap();
     let local = TestServer::start(d3.path(), &[("reindex.remote.allowlist", "127.0.0.1:*")]);

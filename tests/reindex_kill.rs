@@ -63,7 +63,9 @@ fn killed_reindex_invents_nothing_and_a_create_rerun_completes_it() {
     for chunk in 0..(DOCS / 5000) {
         let mut body = String::new();
         for i in chunk * 5000..(chunk + 1) * 5000 {
-            body.push_str(&format!("{{\"index\":{{\"_id\":\"{i}\"}}}}\n{{\"n\":{i},\"body\":\"document number {i}\"}}\n"));
+            body.push_str(&format!(
+                "{{\"index\":{{\"_id\":\"{i}\"}}}}\n{{\"n\":{i},\"body\":\"document number {i}\"}}\n"
+            ));
         }
         let r = post(p.http, "/source/_bulk", &body);
         assert_eq!(r.json()["errors"], false);

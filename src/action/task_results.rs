@@ -95,7 +95,8 @@ pub fn run_in_background(
 ) -> OsResult<TaskId> {
     let headers = crate::tasks::current().map(|t| t.headers.clone()).unwrap_or_default();
     let cancellable = crate::tasks::cancellable(action);
-    let guard = tm.register(TaskSpec { action: action.into(), headers, description, cancellable, ..TaskSpec::default() });
+    let guard =
+        tm.register(TaskSpec { action: action.into(), headers, description, cancellable, ..TaskSpec::default() });
     let id = guard.id();
     let cs = cs.clone();
     let node_id = tm.node_id().to_string();

@@ -78,7 +78,8 @@ fn slice_count(env: &Env, job: &Job) -> OsResult<u32> {
         Slices::Auto => {
             let md = env.cs.metadata();
             let names = crate::cluster::resolve::resolve(&md, &job.source, job.opts)?;
-            let fewest = names.iter().filter_map(|n| md.indices.get(n)).map(|m| m.number_of_shards()).min().unwrap_or(1);
+            let fewest =
+                names.iter().filter_map(|n| md.indices.get(n)).map(|m| m.number_of_shards()).min().unwrap_or(1);
             Ok(fewest.clamp(1, MAX_AUTO_SLICES))
         }
     }

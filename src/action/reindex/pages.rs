@@ -56,7 +56,13 @@ pub struct LocalScroll {
 }
 
 impl LocalScroll {
-    pub fn new(cs: Arc<ClusterService>, reg: Arc<ReaderContexts>, job: &Job, slice: Option<(i32, i32)>, max_docs: Option<u64>) -> LocalScroll {
+    pub fn new(
+        cs: Arc<ClusterService>,
+        reg: Arc<ReaderContexts>,
+        job: &Job,
+        slice: Option<(i32, i32)>,
+        max_docs: Option<u64>,
+    ) -> LocalScroll {
         let mut batch = job.search.size.max(1);
         if let Some(m) = max_docs {
             batch = batch.min(m.max(1) as usize);

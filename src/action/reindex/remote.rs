@@ -44,7 +44,10 @@ impl RemoteInfo {
     /// Parses `source.remote` (`ReindexRequest.buildRemoteInfo`).
     pub fn parse(v: &Value) -> OsResult<RemoteInfo> {
         let Some(m) = v.as_object() else {
-            return Err(OsError::new(ErrorKind::XContentParse, "[source] remote doesn't support values of type: VALUE"));
+            return Err(OsError::new(
+                ErrorKind::XContentParse,
+                "[source] remote doesn't support values of type: VALUE",
+            ));
         };
         let mut rest: Map<String, Value> = m.clone();
         let host_given = rest.shift_remove("host").and_then(|h| h.as_str().map(str::to_string)).unwrap_or_default();

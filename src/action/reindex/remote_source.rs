@@ -67,7 +67,8 @@ pub fn call(r: &RemoteInfo, method: &str, path: &str, body: Option<&Value>) -> O
         payload.len()
     );
     if let Some(u) = &r.username {
-        let cred = base64::engine::general_purpose::STANDARD.encode(format!("{u}:{}", r.password.as_deref().unwrap_or("")));
+        let cred =
+            base64::engine::general_purpose::STANDARD.encode(format!("{u}:{}", r.password.as_deref().unwrap_or("")));
         head.push_str(&format!("Authorization: Basic {cred}\r\n"));
     }
     for (k, v) in &r.headers {
@@ -80,7 +81,8 @@ pub fn call(r: &RemoteInfo, method: &str, path: &str, body: Option<&Value>) -> O
     let mut raw = Vec::new();
     s.take(MAX_ANSWER as u64).read_to_end(&mut raw).map_err(|e| remote_error(r, e))?;
     let (status, body) = parse_response(&raw).ok_or_else(|| remote_error(r, "malformed HTTP answer"))?;
-    let v = if body.is_empty() { Value::Null } else { serde_json::from_slice(&body).map_err(|e| remote_error(r, e))? };
+    let v =
+        if body.is_empty() { Value::Null } else { serde_json::from_slice(&body).map_err(|e| remote_error(r, e))? };
     Ok((status, v))
 }
 

@@ -179,7 +179,8 @@ impl Job {
 /// `requests_per_second` (`-1`: unthrottled).
 pub fn parse_rps(v: Option<&str>) -> OsResult<Option<f32>> {
     let Some(s) = v else { return Ok(None) };
-    let bad = || OsError::illegal("[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.");
+    let bad =
+        || OsError::illegal("[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.");
     let f: f32 = s.trim().parse().map_err(|_| bad())?;
     if f == -1.0 {
         return Ok(Some(f32::INFINITY));
@@ -198,9 +199,9 @@ pub fn parse_slices(v: Option<&str>) -> OsResult<Slices> {
     }
     match s.parse::<i64>() {
         Ok(n) if n > 0 && n <= i64::from(u32::MAX) => Ok(Slices::Count(n as u32)),
-        _ => Err(OsError::illegal(format!(
-            "[slices] must be a positive integer or the string \"auto\", but was [{s}]"
-        ))),
+        _ => {
+            Err(OsError::illegal(format!("[slices] must be a positive integer or the string \"auto\", but was [{s}]")))
+        }
     }
 }
 
@@ -240,7 +241,8 @@ fn token(v: &Value) -> &'static str {
 
 /// Compiles a request's `script` (a compile error is the request's 400).
 pub fn parse_script(v: &Value) -> OsResult<JobScript> {
-    let req = crate::script::parse_script_request(v).map_err(|e| crate::action::script_glue::search_script_error(&e))?;
+    let req =
+        crate::script::parse_script_request(v).map_err(|e| crate::action::script_glue::search_script_error(&e))?;
     let script = req.compile().map_err(|e| crate::action::script_glue::search_script_error(&e))?;
     Ok(JobScript { script, params: req.params })
 }

@@ -158,7 +158,12 @@ pub fn render(
 }
 
 /// The status of a whole job: a single worker's, or the merge of its slices with `slices`.
-pub fn status_json(workers: &[std::sync::Arc<WorkerState>], kind: Kind, for_response: bool, canceled: Option<String>) -> Value {
+pub fn status_json(
+    workers: &[std::sync::Arc<WorkerState>],
+    kind: Kind,
+    for_response: bool,
+    canceled: Option<String>,
+) -> Value {
     if let [one] = workers {
         if one.slice_id.is_none() {
             let mut v = one.to_json(kind, for_response);

@@ -143,9 +143,15 @@ fn to_write(job: &Job, hit: Value, w: &WorkerState) -> OsResult<Option<BulkWrite
         Kind::UpdateByQuery => {
             BulkWrite { op: "index", index: index.clone(), id: Some(id.clone()), routing, version: None, seq, source }
         }
-        Kind::DeleteByQuery => {
-            BulkWrite { op: "delete", index: index.clone(), id: Some(id.clone()), routing, version: None, seq, source: None }
-        }
+        Kind::DeleteByQuery => BulkWrite {
+            op: "delete",
+            index: index.clone(),
+            id: Some(id.clone()),
+            routing,
+            version: None,
+            seq,
+            source: None,
+        },
     };
     if let Some(s) = &job.script {
         let mut ctx = Map::new();
@@ -166,7 +172,12 @@ fn to_write(job: &Job, hit: Value, w: &WorkerState) -> OsResult<Option<BulkWrite
 }
 
 /// Applies what the script left in `ctx` (`ScriptApplier.apply`); false for a noop.
-fn apply_ctx(kind: Kind, wr: &mut BulkWrite, before: &Map<String, Value>, after: &mut Map<String, Value>) -> OsResult<bool> {
+fn apply_ctx(
+    kind: Kind,
+    wr: &mut BulkWrite,
+    before: &Map<String, Value>,
+    after: &mut Map<String, Value>,
+) -> OsResult<bool> {
     let op = match after.shift_remove("op") {
         Some(Value::String(s)) => s,
         None | Some(Value::Null) => return Err(OsError::illegal("Script cleared operation type")),
@@ -330,7 +341,8 @@ mod tests {
     }
 
     fn ctx() -> Map<String, Value> {
-        let v = json!({"_index": "src", "_id": "1", "_version": 1, "_routing": null, "op": "index", "_source": {"a": 1}});
+        let v =
+            json!({"_index": "src", "_id": "1", "_version": 1, "_routing": null, "op": "index", "_source": {"a": 1}});
         v.as_object().cloned().expect("object")
     }
 

@@ -7,9 +7,9 @@ use serde_json::{json, Value};
 use super::{index_expr, indices_options};
 use crate::action::documents::active_shards::{ActiveShardCount, DEFAULT_TIMEOUT};
 use crate::action::documents::{ActiveWait, Refresh};
+use crate::action::nodes_fanout::Gathered;
 use crate::action::reindex::request::{self as rq, Job, Kind};
 use crate::action::reindex::{self, Env};
-use crate::action::nodes_fanout::Gathered;
 use crate::action::tasks::list_response;
 use crate::cluster::resolve::IndicesOptions;
 use crate::error::{OsError, OsResult};
@@ -151,14 +151,11 @@ fn delete_by_query(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 /// `POST /_reindex/{task_id}/_rethrottle` (and the by-query ones, which like OpenSearch's accept
 /// any bulk-by-scroll task): the new rate, split over the slices; answers the task as `_tasks` lists it (grouped by `group_by`, default nodes).
 fn rethrottle(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
-    let rps = rq::parse_rps(req.param("requests_per_second"))?.ok_or_else(|| {
-        OsError::validation(&["requests_per_second must be set".to_string()])
-    })?;
+    let rps = rq::parse_rps(req.param("requests_per_second"))?
+        .ok_or_else(|| OsError::validation(&["requests_per_second must be set".to_string()]))?;
     let id = TaskId::parse(req.path_param("task_id").unwrap_or_default())?;
     if id.node != node.tasks.node_id() {
-        return Err(OsError::illegal(format!(
-            "task [{id}] runs on another node: rethrottle it through that node"
-        )));
+        return Err(OsError::illegal(format!("task [{id}] runs on another node: rethrottle it through that node")));
     }
     reindex::rethrottle(&id, rps)?;
     let infos: Vec<Value> = reindex::task_of(&node.tasks, &id)
@@ -258,9 +255,27 @@ const UPDATE_BY_QUERY_P: &[&str] = &[
 pub fn register(r: &mut Router) {
     use Method::*;
     r.add(&[Post], "/_reindex", Kind::Reindex.action(), Pool::Write, REINDEX_P, do_reindex);
-    r.add(&[Post], "/{index}/_update_by_query", Kind::UpdateByQuery.action(), Pool::Write, UPDATE_BY_QUERY_P, update_by_query);
+    r.add(
+        &[Post],
+        "/{index}/_update_by_query",
+        Kind::UpdateByQuery.action(),
+        Pool::Write,
+        UPDATE_BY_QUERY_P,
+        update_by_query,
+    );
     r.add(&[Post], "/{index}/_delete_by_query", Kind::DeleteByQuery.action(), Pool::Write, BY_QUERY_P, delete_by_query);
-    for p in ["/_reindex/{task_id}/_rethrottle", "/_update_by_query/{task_id}/_rethrottle", "/_delete_by_query/{task_id}/_rethrottle"] {
-        r.add(&[Post], p, "cluster:admin/reindex/rethrottle", Pool::Management, &["requests_per_second", "group_by"], rethrottle);
+    for p in [
+        "/_reindex/{task_id}/_rethrottle",
+        "/_update_by_query/{task_id}/_rethrottle",
+        "/_delete_by_query/{task_id}/_rethrottle",
+    ] {
+        r.add(
+            &[Post],
+            p,
+            "cluster:admin/reindex/rethrottle",
+            Pool::Management,
+            &["requests_per_second", "group_by"],
+            rethrottle,
+        );
     }
 }
