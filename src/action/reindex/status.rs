@@ -66,6 +66,11 @@ impl WorkerState {
         self.lock().counts.clone()
     }
 
+    /// Whether the worker runs without a rate.
+    pub fn unthrottled(&self) -> bool {
+        self.lock().rps.is_infinite()
+    }
+
     /// Sets the rate and wakes the worker if it waits.
     pub fn rethrottle(&self, rps: f32) {
         let mut g = self.lock();

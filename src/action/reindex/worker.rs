@@ -49,7 +49,7 @@ pub fn run(
     cs: &ClusterService,
     job: &Job,
     w: &WorkerState,
-    pages: &mut dyn Pages,
+    pages: &mut (dyn Pages + Send),
     max_docs: Option<u64>,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> OsResult<WorkerResult> {
@@ -74,16 +74,23 @@ pub fn run(
         let started = Instant::now();
         let n = hits.len();
         w.update(|c| c.batches += 1);
-        let mut writes = Vec::with_capacity(n);
-        for hit in hits {
-            if let Some(wr) = to_write(job, hit, w)? {
-                writes.push(wr);
-            }
-        }
         processed += n as u64;
-        if !writes.is_empty() {
-            send(cs, job, &writes, w, &mut out)?;
-        }
+        // Unthrottled, the next page is read while this batch is written (the scroll's reader
+        // and the bulk's writers overlap; a rate waits for the batch as before).
+        let prefetch = w.unthrottled() && max_docs.is_none_or(|m| processed < m);
+        let task = crate::tasks::current();
+        let (sent, fetched) = std::thread::scope(|s| {
+            let h = prefetch.then(|| {
+                s.spawn(|| {
+                    let _working = task.as_ref().map(|t| t.enter());
+                    pages.next()
+                })
+            });
+            let sent = write_batch(cs, job, hits, w, &mut out);
+            let fetched = h.map(|h| h.join().unwrap_or_else(|_| Err(OsError::internal("a page fetch panicked"))));
+            (sent, fetched)
+        });
+        sent?;
         if !out.failures.is_empty() {
             break;
         }
@@ -95,10 +102,33 @@ pub fn run(
             out.canceled = true;
             break;
         }
-        page = pages.next()?;
+        page = match fetched {
+            Some(p) => p?,
+            None => pages.next()?,
+        };
     }
     pages.close();
     Ok(out)
+}
+
+/// Turns one page's hits into writes and sends them.
+fn write_batch(
+    cs: &ClusterService,
+    job: &Job,
+    hits: Vec<Value>,
+    w: &WorkerState,
+    out: &mut WorkerResult,
+) -> OsResult<()> {
+    let mut writes = Vec::with_capacity(hits.len());
+    for hit in hits {
+        if let Some(wr) = to_write(job, hit, w)? {
+            writes.push(wr);
+        }
+    }
+    if writes.is_empty() {
+        return Ok(());
+    }
+    send(cs, job, &writes, w, out)
 }
 
 /// The write a hit becomes (`None`: the script said noop).
