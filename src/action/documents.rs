@@ -227,11 +227,21 @@ fn write_index(cs: &ClusterService, name: &str, require_alias: bool) -> OsResult
     }
     let req = templates::apply(&md, CreateIndex { name: name.to_string(), ..Default::default() })?;
     match cs.create_index(req) {
-        Ok(_) => {}
-        Err(e) if e.kind == ErrorKind::ResourceAlreadyExists => {}
-        Err(e) => return Err(e),
+        Ok(_) => cs.index(name),
+        Err(e) if e.kind == ErrorKind::ResourceAlreadyExists => {
+            // Another write created it at the same moment: its shards may still be opening here
+            // (concurrent first writes to a new index, e.g. the slices of a reindex).
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            loop {
+                match cs.index(name) {
+                    Ok(svc) => return Ok(svc),
+                    Err(e) if std::time::Instant::now() >= deadline => return Err(e),
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
+                }
+            }
+        }
+        Err(e) => Err(e),
     }
-    cs.index(name)
 }
 
 fn auto_create_allowed(settings: &Map<String, Value>, _name: &str) -> bool {

@@ -65,6 +65,7 @@ pub mod nodes_usage;
 pub mod os_probe;
 pub mod pending_tasks;
 pub mod recovery;
+pub mod reindex;
 pub mod resolve_index;
 pub mod script_glue;
 pub mod search;

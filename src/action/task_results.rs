@@ -94,7 +94,9 @@ pub fn run_in_background(
     work: impl FnOnce() -> OsResult<Value> + Send + 'static,
 ) -> OsResult<TaskId> {
     let headers = crate::tasks::current().map(|t| t.headers.clone()).unwrap_or_default();
-    let guard = tm.register(TaskSpec { action: action.into(), headers, description, ..TaskSpec::default() });
+    let cancellable = crate::tasks::cancellable(action);
+    let guard =
+        tm.register(TaskSpec { action: action.into(), headers, description, cancellable, ..TaskSpec::default() });
     let id = guard.id();
     let cs = cs.clone();
     let node_id = tm.node_id().to_string();

@@ -354,6 +354,8 @@ fn call_string(target: &Value, s: &str, name: &str, args: Vec<Value>) -> Result<
                 None => Err(("string_index_out_of_bounds_exception", format!("index {i}, length {}", units.len()))),
             }
         }
+        ("sha1", 0) => Ok(Value::str(&super::digest::sha1_hex(s.as_bytes()))),
+        ("sha256", 0) => Ok(Value::str(&super::digest::sha256_hex(s.as_bytes()))),
         ("toLowerCase", 0) => Ok(Value::str(&s.to_lowercase())),
         ("toUpperCase", 0) => Ok(Value::str(&s.to_uppercase())),
         ("trim", 0) => Ok(Value::str(s.trim_matches(|c: char| c <= ' '))),

@@ -5,6 +5,7 @@
 //! parser/     tokens → ast.rs (locals resolved to slots, compile errors with positions)
 //! interp.rs   statements, expressions, assignment, loop budget
 //! methods.rs  List / Map / String / Number methods, Math & co., constructors
+//! digest.rs   SHA-1 / SHA-256 of `String.sha1()` / `sha256()`
 //! arith.rs    Java numeric promotion, overflow, division
 //! value.rs    runtime values (Java's reference semantics for lists and maps), JSON in and out
 //! error.rs    ScriptError shaped like OpenSearch's script_exception
@@ -33,6 +34,7 @@
 mod arith;
 mod ast;
 mod date;
+mod digest;
 mod doc;
 mod error;
 mod interp;

@@ -15,6 +15,9 @@ pub fn task_info(node_id: &str, t: &Arc<Task>, detailed: bool) -> Value {
     m.insert("id".into(), json!(t.id));
     m.insert("type".into(), json!("transport"));
     m.insert("action".into(), json!(t.action));
+    if let Some(status) = t.status() {
+        m.insert("status".into(), status);
+    }
     if detailed {
         m.insert("description".into(), json!(t.description()));
     }

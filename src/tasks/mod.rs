@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, OsError, OsResult};
-pub use task::{child, current, Child, Execution, Task};
+pub use task::{child, current, Child, Execution, StatusFn, Task};
 
 /// How many maps the running tasks are spread over (by id).
 pub const SHARDS: usize = 16;

@@ -26,7 +26,22 @@ pub struct Task {
     usage: Mutex<Tracked>,
     /// The manager that runs it (children of the task register there).
     manager: Weak<TaskManager>,
+    /// What the task reports as its `status` (a reindex's progress), read when listed.
+    status: Mutex<Option<StatusSource>>,
 }
+
+/// The holder of a [`StatusFn`] (printed by name only).
+#[derive(Clone)]
+struct StatusSource(StatusFn);
+
+impl std::fmt::Debug for StatusSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StatusFn")
+    }
+}
+
+/// A task's live `status` (see [`Task::set_status`]).
+pub type StatusFn = Arc<dyn Fn() -> serde_json::Value + Send + Sync>;
 
 thread_local! {
     /// The tasks this thread works for, innermost last (a node's child of a request that runs
@@ -88,6 +103,7 @@ impl Task {
             cancelled: Mutex::new(None),
             usage: Mutex::new(Tracked::default()),
             manager,
+            status: Mutex::new(None),
         }
     }
 
@@ -123,6 +139,17 @@ impl Task {
             *c = Some((now_millis(), reason.to_string()));
         }
         self.cancel_flag.store(true, Ordering::Relaxed);
+    }
+
+    /// Sets what the task reports as its `status` (OpenSearch's `Task.Status`).
+    pub fn set_status(&self, f: StatusFn) {
+        *self.status.lock().unwrap_or_else(|e| e.into_inner()) = Some(StatusSource(f));
+    }
+
+    /// The task's `status` now, if it reports one.
+    pub fn status(&self) -> Option<serde_json::Value> {
+        let f = self.status.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        f.map(|f| (f.0)())
     }
 
     /// Whether the task was cancelled.

@@ -26,6 +26,7 @@
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
 //! | `ingest.rs` | `_ingest/pipeline`, `_ingest/pipeline/_simulate` |
+//! | `reindex.rs` | `_reindex`, `_update_by_query`, `_delete_by_query`, their `_rethrottle` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
 
 pub mod aliases;
@@ -47,6 +48,7 @@ pub mod nodes;
 pub mod nodes_monitor;
 pub mod pit;
 pub mod recovery;
+pub mod reindex;
 pub mod root;
 pub mod search;
 pub mod security_authinfo;
@@ -100,6 +102,7 @@ pub fn router() -> Router {
     explain::register(&mut r);
     pit::register(&mut r);
     recovery::register(&mut r);
+    reindex::register(&mut r);
     voting_config::register(&mut r);
     weighted_routing::register(&mut r);
     tasks::register(&mut r);
