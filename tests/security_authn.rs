@@ -5,111 +5,11 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
-use base64::Engine as _;
-use fathom::node::NodeSettings;
+use common::secure::{call, client, hash, start, PASSWORD};
 use fathom::security::demo;
-use fathom::security::tls::{load_certs, load_key, load_roots};
-use rustls::pki_types::ServerName;
 use serde_json::Value;
-
-struct Node {
-    rt: tokio::runtime::Runtime,
-    running: Option<fathom::http::Running>,
-    addr: SocketAddr,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        if let Some(r) = self.running.take() {
-            self.rt.block_on(r.stop());
-        }
-    }
-}
-
-const PASSWORD: &str = "myStrongPassword123!";
-
-fn start(conf: &Path, data: &Path) -> Node {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let overrides = vec![format!("path.data={}", data.display()), "http.port=0".into(), "transport.port=0".into()];
-    let settings = NodeSettings::load(Some(conf), &overrides).unwrap();
-    let running = rt.block_on(fathom::http::start(settings)).unwrap();
-    let addr = running.addr;
-    Node { rt, running: Some(running), addr }
-}
-
-fn client(conf: &Path, admin_cert: bool) -> Arc<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let b = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(load_roots(&conf.join("root-ca.pem")).unwrap());
-    Arc::new(if admin_cert {
-        b.with_client_auth_cert(
-            load_certs(&conf.join("kirk.pem")).unwrap(),
-            load_key(&conf.join("kirk-key.pem")).unwrap(),
-        )
-        .unwrap()
-    } else {
-        b.with_no_client_auth()
-    })
-}
-
-struct Resp {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-impl Resp {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or(Value::Null)
-    }
-}
-
-/// One HTTPS request with optional basic credentials.
-fn call(
-    addr: SocketAddr,
-    cfg: &Arc<rustls::ClientConfig>,
-    creds: Option<(&str, &str)>,
-    method: &str,
-    path: &str,
-    body: &str,
-) -> Resp {
-    let conn = rustls::ClientConnection::new(cfg.clone(), ServerName::try_from("localhost").unwrap()).unwrap();
-    let tcp = TcpStream::connect(addr).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut s = rustls::StreamOwned::new(conn, tcp);
-    let auth = creds
-        .map(|(u, p)| {
-            format!("Authorization: Basic {}\r\n", base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}")))
-        })
-        .unwrap_or_default();
-    let ctype =
-        if path.contains("_bulk") || path.contains("_msearch") { "application/x-ndjson" } else { "application/json" };
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{auth}Content-Type: {ctype}\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    if let Err(e) = s.read_to_end(&mut raw) {
-        assert!(e.kind() == std::io::ErrorKind::UnexpectedEof && !raw.is_empty(), "{e}");
-    }
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("a status");
-    Resp { status, head: head.to_string(), body: body.to_string() }
-}
-
-fn hash(pw: &str) -> String {
-    bcrypt::hash(pw, 4).unwrap()
-}
 
 /// The demo setup plus users: `reader` (backend role readall), `logs` (role `logs_rw` on
 /// `logs-*`), `own` (role `own_index` on `${user.name}-*`), `nobody` (no role); and an ip

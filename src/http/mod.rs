@@ -60,6 +60,12 @@ pub async fn bind(settings: &NodeSettings) -> Result<tokio::net::TcpListener, St
 /// Refuses to start on a non-loopback address unless security is on with HTTP TLS (node-to-node
 /// transport is then mutual TLS too): without security Fathom serves only on loopback.
 /// With security on every request is authenticated and authorized (`security_gate.rs`).
+/// Every route of the REST table as (method, path pattern, action name): for the tests that
+/// go through every endpoint (the security matrix) and for tools.
+pub fn route_table() -> Vec<(&'static str, &'static str, &'static str)> {
+    handlers::router().routes().iter().map(|r| (r.method.name(), r.pattern, r.action)).collect()
+}
+
 pub fn check_bind_address(settings: &NodeSettings) -> Result<(), String> {
     let host = settings.get_or("network.host", "127.0.0.1");
     if !is_loopback(host) {

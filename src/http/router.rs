@@ -67,6 +67,11 @@ fn split(path: &str) -> Vec<&str> {
 }
 
 impl Router {
+    /// Every route, in the order added (one per method).
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+
     /// Adds a route for each method.
     pub fn add(
         &mut self,

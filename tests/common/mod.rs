@@ -1,3 +1,4 @@
 pub mod aggs;
 pub mod cluster;
 pub mod http;
+pub mod secure;
