@@ -22,6 +22,7 @@
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
+//! | `security_api.rs` | `_plugins/_security/api/{internalusers,roles,rolesmapping,actiongroups,tenants,securityconfig}`, `health` |
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
@@ -46,6 +47,7 @@ pub mod pit;
 pub mod recovery;
 pub mod root;
 pub mod search;
+pub mod security_api;
 pub mod status_page;
 pub mod tasks;
 pub mod templates;
@@ -78,6 +80,7 @@ pub fn router() -> Router {
     cat::register(&mut r);
     cat_cluster::register(&mut r);
     test_faults::register(&mut r);
+    security_api::register(&mut r);
     crate::http::cat::nodes::register(&mut r);
     crate::http::cat::aliases::register(&mut r);
     crate::http::cat::health::register(&mut r);

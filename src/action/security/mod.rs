@@ -1,0 +1,18 @@
+//! action/security/: the security plugin's configuration index and its REST API (the
+//! authentication and privilege checks of ordinary requests live in `security/` and `http/`).
+//!
+//! | file | holds |
+//! |---|---|
+//! | `index.rs` | `.opendistro_security`: creating it from the files, reading and writing one doc per type |
+//! | `reload.rs` | the `configupdate` broadcast: every node reloads its configuration from the index |
+//! | `api.rs` | `api/{internalusers,roles,rolesmapping,actiongroups,tenants}`: CRUD with the plugin's checks |
+//! | `content.rs` | the resources, their bodies' allowed keys and types, typed normalisation |
+//! | `patch.rs` | RFC 6902 JSON patch (add, remove, replace, move, copy, test) |
+//! | `responses.rs` | the plugin's `{"status","message"}` replies |
+
+pub mod api;
+pub mod content;
+pub mod index;
+pub mod patch;
+pub mod reload;
+pub mod responses;

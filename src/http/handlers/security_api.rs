@@ -1,0 +1,195 @@
+//! The security plugin's configuration REST API under `/_plugins/_security/api/` (and the
+//! legacy `/_opendistro/_security/api/`): `internalusers`, `roles`, `rolesmapping`,
+//! `actiongroups`, `tenants` (GET, PUT, DELETE, PATCH), `securityconfig` (GET, PATCH,
+//! `PUT securityconfig/config`), and `GET/POST /_plugins/_security/health`. Access: the super
+//! admin (a client certificate whose DN is in `plugins.security.authcz.admin_dn`) or a user
+//! mapped to a role of `plugins.security.restapi.roles_enabled`.
+
+use serde_json::{json, Value};
+
+use crate::action::security::api::{self, Ctx};
+use crate::action::security::content::Resource;
+use crate::action::security::responses::Reply;
+use crate::error::OsResult;
+use crate::http::render::RestResponse;
+use crate::http::request::{Method, RestRequest};
+use crate::http::router::{Pool, Router};
+use crate::node::Node;
+use crate::security::config::index_settings::IndexSettings;
+
+/// The authenticated user of a request as this API needs it: name and mapped security roles.
+/// Until the authentication slice puts its user on `RestRequest`, no request carries one, so
+/// only the admin certificate opens the API.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub name: String,
+    pub roles: Vec<String>,
+}
+
+/// The request's authenticated user (see [`Caller`]).
+pub fn current_user(_req: &RestRequest) -> Option<Caller> {
+    None
+}
+
+/// Whether the request presents an admin certificate (`plugins.security.authcz.admin_dn`).
+pub fn is_admin_cert(settings: &IndexSettings, req: &RestRequest) -> bool {
+    req.tls_peer_dn.as_deref().is_some_and(|dn| settings.admin_dn.iter().any(|p| crate::security::dn::matches(p, dn)))
+}
+
+fn render(r: Reply) -> OsResult<RestResponse> {
+    Ok(RestResponse::json(r.status, r.body))
+}
+
+/// The access check of `AbstractApiAction.prepareRequest`: `Ok(admin)` or the plugin's refusal.
+fn access(node: &Node, req: &RestRequest, settings: &IndexSettings) -> Result<bool, Reply> {
+    if is_admin_cert(settings, req) {
+        return Ok(true);
+    }
+    let cert_failure = match req.tls_peer_dn.as_deref() {
+        None => "No client TLS certificate found in request".to_string(),
+        Some(dn) => format!("Security admin permissions required but {dn} is not an admin"),
+    };
+    let Some(user) = current_user(req) else {
+        let _ = node;
+        return Err(Reply::message(401, "Unauthorized"));
+    };
+    if settings.roles_enabled.is_empty() {
+        return Err(Reply::forbidden(format!(
+            "No permission to access REST API: Role based access not enabled.. {cert_failure}"
+        )));
+    }
+    if user.roles.iter().any(|r| settings.roles_enabled.contains(r)) {
+        return Ok(false);
+    }
+    Err(Reply::forbidden(format!(
+        "No permission to access REST API: User {} with Security roles [{}] does not have any role privileged for admin access. {cert_failure}",
+        user.name,
+        user.roles.join(", ")
+    )))
+}
+
+/// Runs `f` with the request's context once security is initialized and the caller may.
+fn with_ctx(node: &Node, req: &RestRequest, f: impl FnOnce(&Ctx) -> Reply) -> OsResult<RestResponse> {
+    let settings = IndexSettings::from_node(&node.settings);
+    let Some(svc) = node.security.get() else {
+        return render(Reply::message(500, "Security index not initialized"));
+    };
+    if !crate::action::security::index::exists(&node.cluster, &settings.index) {
+        return render(Reply::message(500, "Security index not initialized"));
+    }
+    let admin = match access(node, req, &settings) {
+        Ok(a) => a,
+        Err(r) => return render(r),
+    };
+    let ctx = Ctx { cs: &node.cluster, svc, index: &settings.index, admin, user: current_user(req).map(|u| u.name) };
+    render(f(&ctx))
+}
+
+fn resource(req: &RestRequest) -> Resource {
+    let seg = req.path.split('/').filter(|s| !s.is_empty()).nth(3).unwrap_or("");
+    Resource::from_segment(seg).unwrap_or(Resource::Roles)
+}
+
+fn body(req: &RestRequest) -> Result<Value, Reply> {
+    if req.body.is_empty() {
+        return Err(Reply::body(400, json!({"status": "error", "reason": "Request body required for this action."})));
+    }
+    serde_json::from_slice(&req.body)
+        .map_err(|_| Reply::body(400, json!({"status": "error", "reason": "Could not parse content of request."})))
+}
+
+fn get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, |ctx| api::get(ctx, resource(req), req.path_param("name")))
+}
+
+fn put(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, |ctx| match body(req) {
+        Ok(b) => api::put(ctx, resource(req), req.path_param("name").unwrap_or(""), &b),
+        Err(r) => r,
+    })
+}
+
+fn put_without_name(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, |_| Reply::bad_request(format!("No {} specified.", resource(req).noun())))
+}
+
+fn delete(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, |ctx| api::delete(ctx, resource(req), req.path_param("name").unwrap_or("")))
+}
+
+fn patch(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, |ctx| match body(req) {
+        Ok(b) => api::patch(ctx, resource(req), req.path_param("name"), &b),
+        Err(r) => r,
+    })
+}
+
+fn get_config(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, api::get_config)
+}
+
+/// `PUT securityconfig/config` and `PATCH securityconfig`: only with
+/// `plugins.security.unsupported.restapi.allow_securityconfig_modification`.
+fn change_config(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let allowed = IndexSettings::from_node(&node.settings).allow_securityconfig_modification;
+    with_ctx(node, req, |ctx| {
+        if !allowed {
+            return Reply::forbidden("Access denied");
+        }
+        match body(req) {
+            Ok(b) if req.method == Method::Put => api::put_config(ctx, &b),
+            Ok(b) => api::patch_config(ctx, &b),
+            Err(r) => r,
+        }
+    })
+}
+
+/// `GET|POST /_plugins/_security/health` (`SecurityHealthAction`): UP once the node enforces a
+/// configuration loaded from the security index; `mode=lenient` is always UP.
+fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let mode = req.param("mode").unwrap_or("strict").to_string();
+    let initialized = node.security.get().is_some_and(|s| s.loaded_from_index());
+    let ttl = node.settings.get("plugins.security.cache.ttl_minutes").and_then(|v| v.parse::<i64>().ok()).unwrap_or(60);
+    let (status, code, message) = if mode.eq_ignore_ascii_case("strict") && !initialized {
+        ("DOWN", 503, Value::String("Not initialized".into()))
+    } else {
+        ("UP", 200, Value::Null)
+    };
+    Ok(RestResponse::json(
+        code,
+        json!({"message": message, "mode": mode, "status": status, "settings": {"plugins.security.cache.ttl_minutes": ttl}}),
+    ))
+}
+
+/// Registers the routes under both prefixes.
+pub fn register(r: &mut Router) {
+    use Method::*;
+    const P: &[&str] = &[];
+    const M: Pool = Pool::Management;
+    macro_rules! both {
+        ($methods:expr, $tail:expr, $action:expr, $params:expr, $h:expr) => {
+            r.add($methods, concat!("/_plugins/_security", $tail), $action, M, $params, $h);
+            r.add($methods, concat!("/_opendistro/_security", $tail), $action, M, $params, $h);
+        };
+    }
+    macro_rules! resource {
+        ($seg:literal, $action:literal) => {
+            both!(&[Get], concat!("/api/", $seg), $action, P, get);
+            both!(&[Get], concat!("/api/", $seg, "/{name}"), $action, P, get);
+            both!(&[Put], concat!("/api/", $seg, "/{name}"), $action, P, put);
+            both!(&[Put], concat!("/api/", $seg), $action, P, put_without_name);
+            both!(&[Delete], concat!("/api/", $seg, "/{name}"), $action, P, delete);
+            both!(&[Patch], concat!("/api/", $seg), $action, P, patch);
+            both!(&[Patch], concat!("/api/", $seg, "/{name}"), $action, P, patch);
+        };
+    }
+    resource!("internalusers", "restapi:admin/internalusers");
+    resource!("roles", "restapi:admin/roles");
+    resource!("rolesmapping", "restapi:admin/rolesmapping");
+    resource!("actiongroups", "restapi:admin/actiongroups");
+    resource!("tenants", "restapi:admin/tenants");
+    both!(&[Get], "/api/securityconfig", "restapi:admin/config", P, get_config);
+    both!(&[Patch], "/api/securityconfig", "restapi:admin/config/update", P, change_config);
+    both!(&[Put], "/api/securityconfig/config", "restapi:admin/config/update", P, change_config);
+    both!(&[Get, Post], "/health", "cluster:admin/opendistro_security/health", &["mode"], health);
+}
