@@ -319,3 +319,76 @@ fn three_nodes_all_reload_after_a_change() {
         assert!(n.svc().current().roles.entries.contains_key("everywhere"), "node {i} did not reload: {st}");
     }
 }
+
+fn securityadmin(args: &[String]) -> (i32, String) {
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_fathom")).arg("securityadmin").args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn securityadmin_uploads_files_backs_up_and_needs_the_admin_certificate() {
+    let conf = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(demo::setup(conf.path(), Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
+    let node = start(conf.path(), data.path(), &[]);
+    let admin = client(conf.path(), true);
+    wait_loaded(&[&node], &admin);
+    let sec = conf.path().join("opensearch-security");
+    let mut tenants = std::fs::read_to_string(sec.join("tenants.yml")).unwrap();
+    tenants.push_str("\nfrom_files:\n  description: \"uploaded by securityadmin\"\n");
+    std::fs::write(sec.join("tenants.yml"), tenants).unwrap();
+    let p = |f: &str| conf.path().join(f).display().to_string();
+    let common = |cert: &str, key: &str| -> Vec<String> {
+        vec![
+            "-cacert".into(),
+            p("root-ca.pem"),
+            "-cert".into(),
+            p(cert),
+            "-key".into(),
+            p(key),
+            "-h".into(),
+            "localhost".into(),
+            "-p".into(),
+            node.addr.port().to_string(),
+        ]
+    };
+
+    // A certificate that is not an admin DN (the node's own) is refused by the node.
+    let mut a = vec!["-cd".to_string(), sec.display().to_string()];
+    a.extend(common("esnode.pem", "esnode-key.pem"));
+    let (code, out) = securityadmin(&a);
+    assert_eq!(code, 255, "{out}");
+    assert!(out.contains("is not an admin user"), "{out}");
+    assert!(!node.svc().current().tenants.entries.contains_key("from_files"));
+
+    // The admin certificate uploads every file and every node reloads.
+    let mut a = vec!["-cd".to_string(), sec.display().to_string()];
+    a.extend(common("kirk.pem", "kirk-key.pem"));
+    let (code, out) = securityadmin(&a);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("Connected as \"CN=kirk,OU=client,O=client,L=test,C=de\""), "{out}");
+    assert!(out.contains("   SUCC: Configuration for 'tenants' created or updated"), "{out}");
+    assert!(out.contains("Done with success"), "{out}");
+    assert!(node.svc().current().tenants.entries.contains_key("from_files"));
+
+    // One file with its type.
+    let one = conf.path().join("one_tenant.yml");
+    std::fs::write(&one, "_meta:\n  type: \"tenants\"\n  config_version: 2\nonly_one: {}\n").unwrap();
+    let mut a = vec!["-f".to_string(), one.display().to_string(), "-t".into(), "tenants".into()];
+    a.extend(common("kirk.pem", "kirk-key.pem"));
+    let (code, out) = securityadmin(&a);
+    assert_eq!(code, 0, "{out}");
+    let cur = node.svc().current();
+    assert!(cur.tenants.entries.contains_key("only_one") && !cur.tenants.entries.contains_key("from_files"));
+
+    // Backup: the index back into files.
+    let backup = tempfile::tempdir().unwrap();
+    let mut a = vec!["-backup".to_string(), backup.path().display().to_string()];
+    a.extend(common("kirk.pem", "kirk-key.pem"));
+    let (code, out) = securityadmin(&a);
+    assert_eq!(code, 0, "{out}");
+    let saved = std::fs::read_to_string(backup.path().join("tenants.yml")).unwrap();
+    assert!(saved.contains("only_one"), "{saved}");
+    assert!(backup.path().join("internal_users.yml").exists());
+}

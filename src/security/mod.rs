@@ -14,9 +14,11 @@
 //! | `patterns.rs` | the plugin's name patterns (`*`, `?`, `/regex/`) and `${user.name}` placeholders |
 //! | `config/` | the configuration files (users, roles, mappings, authc/authz), static entries |
 //! | `password.rs` | internal users' passwords: the plugin's validation, bcrypt hash/verify |
+//! | `admin_tool.rs` | `fathom securityadmin`: files into the security index (or back) over HTTPS with the admin cert |
 //! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
 
 pub mod actions;
+pub mod admin_tool;
 pub mod config;
 pub mod demo;
 pub mod dn;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::index;
-use crate::action::nodes_fanout::{fan_out, members};
+use crate::action::nodes_fanout::{fan_out, members, Gathered};
 use crate::cluster::ClusterService;
 use crate::error::{ErrorKind, OsError, OsResult};
 use crate::security::config::SecurityService;
@@ -43,12 +43,17 @@ pub fn handle(cs: &ClusterService, svc: Option<&SecurityService>, payload: &[u8]
     Ok(serde_json::to_vec(&json!({"node": cs.node.node_id, "reloaded": reloaded})).unwrap_or_default())
 }
 
-/// Tells every node (this one included) to reload; the first node failure is the error.
-pub fn broadcast(cs: &ClusterService, svc: &SecurityService, index_name: &str, types: &[&str]) -> OsResult<()> {
+/// Tells every node (this one included) to reload: the answers and the failed nodes.
+pub fn broadcast_gather(cs: &ClusterService, svc: &SecurityService, index_name: &str, types: &[&str]) -> Gathered {
     let ids: Vec<String> = members(cs).into_iter().map(|m| m.node_id).collect();
     let payload = json!({"index": index_name, "config_types": types});
     let local = || reload_local(cs, svc, index_name).map(|r| json!({"node": cs.node.node_id, "reloaded": r}));
-    let g = fan_out(cs, &ids, ACTION_CONFIG_UPDATE, &payload, TIMEOUT, &local);
+    fan_out(cs, &ids, ACTION_CONFIG_UPDATE, &payload, TIMEOUT, &local)
+}
+
+/// [`broadcast_gather`]; the first node failure is the error.
+pub fn broadcast(cs: &ClusterService, svc: &SecurityService, index_name: &str, types: &[&str]) -> OsResult<()> {
+    let g = broadcast_gather(cs, svc, index_name, types);
     match g.failures.into_iter().next() {
         Some((m, e)) => Err(OsError::internal(format!(
             "security configuration reload failed on node [{}]: {}",

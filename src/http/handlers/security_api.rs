@@ -161,6 +161,38 @@ fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     ))
 }
 
+/// `PUT /_plugins/_security/configupdate[?config_types=...]` (`SecurityConfigUpdateAction`): every
+/// node reloads from the security index. Only for the admin certificate (403 with an empty body
+/// otherwise, as the plugin); what `fathom securityadmin` calls after writing the docs.
+fn config_update(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let settings = IndexSettings::from_node(&node.settings);
+    let Some(svc) = node.security.get() else {
+        return Ok(RestResponse::status(403));
+    };
+    if !is_admin_cert(&settings, req) {
+        return Ok(RestResponse::status(403));
+    }
+    let types: Vec<String> = req.list_param("config_types").unwrap_or_default();
+    let types: Vec<&str> = types.iter().map(String::as_str).collect();
+    let g = crate::action::security::reload::broadcast_gather(&node.cluster, svc, &settings.index, &types);
+    let nodes: serde_json::Map<String, Value> = g
+        .answers
+        .iter()
+        .map(|(m, v)| (m.node_id.clone(), json!({"updated_config_types": types, "updated_config_size": types.len(), "message": v.get("message").cloned().unwrap_or(Value::Null)})))
+        .collect();
+    let body = json!({
+        "_nodes": g.header(),
+        "cluster_name": node.cluster.node.cluster_name,
+        "configupdate_response": {
+            "nodes": nodes,
+            "node_size": g.answers.len() + g.failures.len(),
+            "has_failures": !g.failures.is_empty(),
+            "failures_size": g.failures.len(),
+        },
+    });
+    Ok(RestResponse::json(200, body))
+}
+
 /// Registers the routes under both prefixes.
 pub fn register(r: &mut Router) {
     use Method::*;
@@ -191,5 +223,6 @@ pub fn register(r: &mut Router) {
     both!(&[Get], "/api/securityconfig", "restapi:admin/config", P, get_config);
     both!(&[Patch], "/api/securityconfig", "restapi:admin/config/update", P, change_config);
     both!(&[Put], "/api/securityconfig/config", "restapi:admin/config/update", P, change_config);
+    both!(&[Put], "/configupdate", "cluster:admin/opendistro_security/config/update", &["config_types"], config_update);
     both!(&[Get, Post], "/health", "cluster:admin/opendistro_security/health", &["mode"], health);
 }
