@@ -63,6 +63,8 @@ pub struct RestRequest {
     /// against `plugins.security.ssl.http.pemtrustedcas_filepath`; `None` on plain HTTP or
     /// without a client certificate. For the authentication slice (`authcz.admin_dn`).
     pub tls_peer_dn: Option<std::sync::Arc<str>>,
+    /// The authenticated user when security is on (`None` when it is off).
+    pub user: Option<std::sync::Arc<crate::security::User>>,
 }
 
 /// Percent-decodes a URL component (`+` stays `+` in paths; in queries it means space).

@@ -206,7 +206,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>, tls_peer_dn: Option
             return finish(RestResponse::json(400, body), head, pretty, None, Format::Json, false);
         }
     };
-    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn };
+    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn, user: None };
     if let Err(e) = check_params(&route, &rest) {
         return finish(error_response(&e, head), head, pretty, filter.as_deref(), format, false);
     }

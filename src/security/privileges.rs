@@ -12,8 +12,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::actions::RequiredPrivileges;
-use super::patterns::{any_matches, substitute, Pattern, UserVars};
-use super::privileges_static::STATIC_ACTION_GROUPS;
+use super::patterns::{any_matches, substitute, Pattern};
+pub use super::user::User;
 use crate::error::{ErrorKind, OsError};
 
 /// One `index_permissions` entry of a role.
@@ -43,43 +43,6 @@ pub struct RoleMapping {
     pub backend_roles: Vec<String>,
     pub hosts: Vec<String>,
     pub and_backend_roles: Vec<String>,
-}
-
-/// The authenticated user, as the plugin's `User`.
-#[derive(Debug, Clone, Default)]
-pub struct User {
-    pub name: String,
-    pub backend_roles: Vec<String>,
-    /// `opendistro_security_roles` of an internal user: roles without a mapping.
-    pub security_roles: Vec<String>,
-    /// `attr.<source>.<name>` → value.
-    pub attributes: BTreeMap<String, String>,
-    pub requested_tenant: Option<String>,
-}
-
-impl UserVars for User {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn backend_roles(&self) -> &[String] {
-        &self.backend_roles
-    }
-    fn attribute(&self, key: &str) -> Option<&str> {
-        self.attributes.get(key).map(String::as_str)
-    }
-}
-
-impl std::fmt::Display for User {
-    /// `User [name=bob, backend_roles=[], requestedTenant=null]`, as the plugin prints it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "User [name={}, backend_roles=[{}], requestedTenant={}]",
-            self.name,
-            self.backend_roles.join(", "),
-            self.requested_tenant.as_deref().unwrap_or("null")
-        )
-    }
 }
 
 fn all_match(patterns: &[String], values: &[String]) -> bool {
@@ -176,25 +139,18 @@ pub struct Privileges {
     roles: HashMap<String, CompiledRole>,
 }
 
-/// Expands action groups recursively (cycles stop at the first repeat) into patterns.
+/// Expands action groups recursively (cycles stop at the first repeat) into patterns. `groups`
+/// holds every group, the static ones included (the configuration merges them in).
 fn expand(actions: &[String], groups: &ActionGroups, out: &mut Vec<Pattern>, seen: &mut HashSet<String>) {
     for a in actions {
-        let custom = groups.get(a);
-        let stat = STATIC_ACTION_GROUPS.iter().find(|(n, _)| n == a);
-        if custom.is_none() && stat.is_none() {
+        let Some(members) = groups.get(a) else {
             out.push(Pattern::new(a));
             continue;
-        }
+        };
         if !seen.insert(a.clone()) {
             continue;
         }
-        if let Some((_, members)) = stat {
-            let members: Vec<String> = members.iter().map(|s| s.to_string()).collect();
-            expand(&members, groups, out, seen);
-        }
-        if let Some(members) = custom {
-            expand(members, groups, out, seen);
-        }
+        expand(members, groups, out, seen);
     }
 }
 

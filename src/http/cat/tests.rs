@@ -11,6 +11,7 @@ fn req(q: &str) -> RestRequest {
         params: parse_query(q),
         body: Default::default(),
         tls_peer_dn: None,
+        user: None,
     }
 }
 

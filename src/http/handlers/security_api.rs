@@ -17,23 +17,19 @@ use crate::http::router::{Pool, Router};
 use crate::node::Node;
 use crate::security::config::index_settings::IndexSettings;
 
-/// The authenticated user of a request as this API needs it: name and mapped security roles.
-/// Until the authentication slice puts its user on `RestRequest`, no request carries one, so
-/// only the admin certificate opens the API.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    pub name: String,
-    pub roles: Vec<String>,
+/// The request's authenticated user (`None` while security is off or before authentication).
+pub fn current_user(req: &RestRequest) -> Option<&crate::security::User> {
+    req.user.as_deref()
 }
 
-/// The request's authenticated user (see [`Caller`]).
-pub fn current_user(_req: &RestRequest) -> Option<Caller> {
-    None
-}
-
-/// Whether the request presents an admin certificate (`plugins.security.authcz.admin_dn`).
+/// Whether the request comes from the super admin: an admin certificate
+/// (`plugins.security.authcz.admin_dn`), as authenticated or as the TLS layer saw it.
 pub fn is_admin_cert(settings: &IndexSettings, req: &RestRequest) -> bool {
-    req.tls_peer_dn.as_deref().is_some_and(|dn| settings.admin_dn.iter().any(|p| crate::security::dn::matches(p, dn)))
+    current_user(req).is_some_and(|u| u.is_admin)
+        || req
+            .tls_peer_dn
+            .as_deref()
+            .is_some_and(|dn| settings.admin_dn.iter().any(|p| crate::security::dn::matches(p, dn)))
 }
 
 fn render(r: Reply) -> OsResult<RestResponse> {
@@ -81,7 +77,8 @@ fn with_ctx(node: &Node, req: &RestRequest, f: impl FnOnce(&Ctx) -> Reply) -> Os
         Ok(a) => a,
         Err(r) => return render(r),
     };
-    let ctx = Ctx { cs: &node.cluster, svc, index: &settings.index, admin, user: current_user(req).map(|u| u.name) };
+    let ctx =
+        Ctx { cs: &node.cluster, svc, index: &settings.index, admin, user: current_user(req).map(|u| u.name.clone()) };
     render(f(&ctx))
 }
 

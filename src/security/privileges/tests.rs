@@ -52,7 +52,7 @@ fn groups() -> ActionGroups {
     let mut g = ActionGroups::new();
     g.insert("my_group".into(), vec!["crud".into(), "my_loop".into()]);
     g.insert("my_loop".into(), vec!["my_group".into(), "indices:admin/create".into()]);
-    g
+    crate::security::privileges_static::with_static(&g)
 }
 
 fn cluster() -> ClusterIndices {
