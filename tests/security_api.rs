@@ -392,3 +392,52 @@ fn securityadmin_uploads_files_backs_up_and_needs_the_admin_certificate() {
     assert!(saved.contains("only_one"), "{saved}");
     assert!(backup.path().join("internal_users.yml").exists());
 }
+
+#[test]
+fn upgrade_check_compares_the_shipped_roles_and_perform_restores_them() {
+    let conf = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(demo::setup(conf.path(), Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
+    let node = start(conf.path(), data.path(), &[]);
+    let admin = client(conf.path(), true);
+    wait_loaded(&[&node], &admin);
+    let a = node.addr;
+    let check = |c: &Arc<rustls::ClientConfig>| https(a, c, "GET", "/_plugins/_security/api/_upgrade_check", "");
+    assert_eq!(check(&admin), (200, json!({"status": "OK", "upgradeAvailable": false})));
+    assert_eq!(
+        https(a, &admin, "POST", "/_plugins/_security/api/_upgrade_perform", ""),
+        msg(400, "BAD_REQUEST", "Unable to upgrade, no differences found")
+    );
+    // A shipped role deleted and another changed: upgrades available.
+    assert_eq!(https(a, &admin, "DELETE", "/_plugins/_security/api/roles/kibana_read_only", "").0, 200);
+    let r = https(
+        a,
+        &admin,
+        "PATCH",
+        "/_plugins/_security/api/roles/security_rest_api_access",
+        r#"[{"op":"add","path":"/description","value":"changed"}]"#,
+    );
+    assert_eq!(r.0, 200, "{}", r.1);
+    assert_eq!(
+        check(&admin),
+        (
+            200,
+            json!({"status": "OK", "upgradeAvailable": true, "upgradeActions": {"roles": {"add": ["kibana_read_only"], "remove": ["security_rest_api_access"]}}})
+        )
+    );
+    let (status, body) = https(a, &admin, "POST", "/_plugins/_security/api/_upgrade_perform", "");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["upgrades"]["roles"]["add"], json!(["kibana_read_only"]));
+    assert!(node.svc().current().roles.entries.contains_key("kibana_read_only"));
+    assert_eq!(check(&admin).1["upgradeAvailable"], false);
+    // The account API needs an authenticated user; the admin certificate alone is none yet.
+    let anon = client(conf.path(), false);
+    assert_eq!(https(a, &anon, "GET", "/_plugins/_security/api/account", ""), msg(401, "UNAUTHORIZED", "Unauthorized"));
+    // Health: UP once loaded from the index.
+    let (status, body) = https(a, &anon, "GET", "/_plugins/_security/health?mode=strict", "");
+    assert_eq!(status, 200);
+    assert_eq!(
+        (body["message"].clone(), body["mode"].clone(), body["status"].clone()),
+        (Value::Null, json!("strict"), json!("UP"))
+    );
+}

@@ -31,18 +31,18 @@ pub struct Ctx<'a> {
 
 /// A type's configuration as the API sees it: its stored entries with the static ones over them.
 #[derive(Debug, Clone)]
-struct Loaded {
-    meta: Value,
-    entries: Map<String, Value>,
-    seq_no: i64,
-    primary_term: u64,
+pub(super) struct Loaded {
+    pub(super) meta: Value,
+    pub(super) entries: Map<String, Value>,
+    pub(super) seq_no: i64,
+    pub(super) primary_term: u64,
 }
 
 fn flag(entry: &Value, key: &str) -> bool {
     entry.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn load(ctx: &Ctx, ctype: CType) -> Result<Loaded, Reply> {
+pub(super) fn load(ctx: &Ctx, ctype: CType) -> Result<Loaded, Reply> {
     if !index::exists(ctx.cs, ctx.index) {
         return Err(Reply::message(500, "Security index not initialized"));
     }
@@ -84,7 +84,7 @@ fn statics_of<T: serde::Serialize>(
 
 /// The immutability check of a change (`EndpointValidator.isAllowedToChangeImmutableEntity`):
 /// hidden → 404, static → 403, reserved → 403; the super admin may change them all.
-fn check_mutable(ctx: &Ctx, loaded: &Loaded, name: &str) -> Result<(), Reply> {
+pub(super) fn check_mutable(ctx: &Ctx, loaded: &Loaded, name: &str) -> Result<(), Reply> {
     if ctx.admin {
         return Ok(());
     }
@@ -101,7 +101,7 @@ fn check_mutable(ctx: &Ctx, loaded: &Loaded, name: &str) -> Result<(), Reply> {
     Ok(())
 }
 
-fn check_exists(res: Resource, loaded: &Loaded, name: &str) -> Result<(), Reply> {
+pub(super) fn check_exists(res: Resource, loaded: &Loaded, name: &str) -> Result<(), Reply> {
     if loaded.entries.contains_key(name) {
         Ok(())
     } else {
@@ -376,7 +376,7 @@ fn check_role(ctx: &Ctx, roles: &Loaded, name: &str) -> Result<(), Reply> {
 }
 
 /// Writes the type (static entries left out) and has every node reload.
-fn save(ctx: &Ctx, ctype: CType, loaded: &Loaded) -> Result<(), Reply> {
+pub(super) fn save(ctx: &Ctx, ctype: CType, loaded: &Loaded) -> Result<(), Reply> {
     let mut doc = Map::new();
     doc.insert("_meta".into(), loaded.meta.clone());
     for (k, v) in &loaded.entries {

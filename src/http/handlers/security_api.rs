@@ -190,6 +190,40 @@ fn config_update(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::json(200, body))
 }
 
+/// `GET|PUT api/account`: any authenticated user (no REST-admin check).
+fn account(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let settings = IndexSettings::from_node(&node.settings);
+    let Some(svc) = node.security.get() else {
+        return render(Reply::message(500, "Security index not initialized"));
+    };
+    if !crate::action::security::index::exists(&node.cluster, &settings.index) {
+        return render(Reply::message(500, "Security index not initialized"));
+    }
+    let user = current_user(req);
+    let ctx = Ctx {
+        cs: &node.cluster,
+        svc,
+        index: &settings.index,
+        admin: is_admin_cert(&settings, req),
+        user: user.map(|u| u.name.clone()),
+    };
+    render(match req.method {
+        Method::Get => crate::action::security::account::get(&ctx, user),
+        _ => match body(req) {
+            Ok(b) => crate::action::security::account::put(&ctx, user, &b),
+            Err(r) => r,
+        },
+    })
+}
+
+fn upgrade_check(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, crate::action::security::upgrade::check)
+}
+
+fn upgrade_perform(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    with_ctx(node, req, crate::action::security::upgrade::perform)
+}
+
 /// Registers the routes under both prefixes.
 pub fn register(r: &mut Router) {
     use Method::*;
@@ -220,6 +254,9 @@ pub fn register(r: &mut Router) {
     both!(&[Get], "/api/securityconfig", "restapi:admin/config", P, get_config);
     both!(&[Patch], "/api/securityconfig", "restapi:admin/config/update", P, change_config);
     both!(&[Put], "/api/securityconfig/config", "restapi:admin/config/update", P, change_config);
+    both!(&[Get, Put], "/api/account", "restapi:admin/account", P, account);
+    both!(&[Get], "/api/_upgrade_check", "restapi:admin/config/update", P, upgrade_check);
+    both!(&[Post], "/api/_upgrade_perform", "restapi:admin/config/update", P, upgrade_perform);
     both!(&[Put], "/configupdate", "cluster:admin/opendistro_security/config/update", &["config_types"], config_update);
     both!(&[Get, Post], "/health", "cluster:admin/opendistro_security/health", &["mode"], health);
 }
