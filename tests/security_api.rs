@@ -72,12 +72,30 @@ fn client(conf: &Path, admin: bool) -> Arc<rustls::ClientConfig> {
 
 /// One HTTPS request: status and JSON body (Null when the body is not JSON).
 fn https(addr: SocketAddr, cfg: &Arc<rustls::ClientConfig>, method: &str, path: &str, body: &str) -> (u16, Value) {
+    https_as(addr, cfg, None, method, path, body)
+}
+
+/// [`https`] with HTTP basic credentials.
+fn https_as(
+    addr: SocketAddr,
+    cfg: &Arc<rustls::ClientConfig>,
+    user: Option<(&str, &str)>,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, Value) {
+    use base64::Engine as _;
+    let auth = user
+        .map(|(u, p)| {
+            format!("Authorization: Basic {}\r\n", base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}")))
+        })
+        .unwrap_or_default();
     let conn = rustls::ClientConnection::new(cfg.clone(), ServerName::try_from("localhost").unwrap()).unwrap();
     let tcp = TcpStream::connect(addr).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut s = rustls::StreamOwned::new(conn, tcp);
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).unwrap();
@@ -133,8 +151,12 @@ fn single_node_creates_the_index_and_serves_the_api() {
     assert_eq!(status, 200, "{doc}");
     assert!(doc["_source"]["internalusers"].is_string(), "{doc}");
 
-    // Without the admin certificate and without an authenticated user: refused.
-    assert_eq!(https(a, &anon, "GET", "/_plugins/_security/api/roles", ""), msg(401, "UNAUTHORIZED", "Unauthorized"));
+    // Without credentials: refused by authentication.
+    assert_eq!(https(a, &anon, "GET", "/_plugins/_security/api/roles", "").0, 401);
+    // The demo admin (all_access, a roles_enabled role) over basic auth may use the API.
+    let admin_user = Some(("admin", PASSWORD));
+    let (status, body) = https_as(a, &anon, admin_user, "GET", "/_plugins/_security/api/roles/all_access", "");
+    assert_eq!(status, 200, "{body}");
 
     // Users: create, read (hash blanked), update, validation, delete.
     let gen0 = node.svc().generation();
@@ -430,11 +452,10 @@ fn upgrade_check_compares_the_shipped_roles_and_perform_restores_them() {
     assert_eq!(body["upgrades"]["roles"]["add"], json!(["kibana_read_only"]));
     assert!(node.svc().current().roles.entries.contains_key("kibana_read_only"));
     assert_eq!(check(&admin).1["upgradeAvailable"], false);
-    // The account API needs an authenticated user; the admin certificate alone is none yet.
-    let anon = client(conf.path(), false);
-    assert_eq!(https(a, &anon, "GET", "/_plugins/_security/api/account", ""), msg(401, "UNAUTHORIZED", "Unauthorized"));
     // Health: UP once loaded from the index.
-    let (status, body) = https(a, &anon, "GET", "/_plugins/_security/health?mode=strict", "");
+    let anon = client(conf.path(), false);
+    let (status, body) =
+        https_as(a, &anon, Some(("admin", PASSWORD)), "GET", "/_plugins/_security/health?mode=strict", "");
     assert_eq!(status, 200);
     assert_eq!(
         (body["message"].clone(), body["mode"].clone(), body["status"].clone()),

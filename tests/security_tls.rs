@@ -68,8 +68,10 @@ fn https(
     let tcp = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let mut s = rustls::StreamOwned::new(conn, tcp);
+    // Requests are authenticated: the demo admin's password (an admin certificate wins over it).
+    let auth = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("admin:{PASSWORD}"));
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Basic {auth}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;

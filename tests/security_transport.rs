@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use common::cluster::{free_port, start_with, wait_agreement, Proc};
+use common::cluster::{free_port, start_with_env, wait_agreement, Proc};
 use common::http::{get, post, put, send};
 use fathom::node::NodeSettings;
 use fathom::security::demo::{Ca, NODE_DN};
@@ -124,8 +124,25 @@ fn three_nodes_with_transport_tls_form_a_green_cluster() {
     let seeds = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
     let names = ["t0", "t1", "t2"];
     let initial = names.join(",");
+    // Requests are authenticated: the demo configuration with anonymous authentication mapped
+    // to `all_access`, so that the plain-HTTP helpers below need no credentials.
+    let sec = conf.path().join("opensearch-security");
+    std::fs::create_dir_all(&sec).unwrap();
+    for (name, text) in fathom::security::config::DEMO_FILES {
+        let text = match name {
+            "config.yml" => text.replace("anonymous_auth_enabled: false", "anonymous_auth_enabled: true"),
+            "roles_mapping.yml" => text.replace(
+                "  - \"admin\"\n  description: \"Maps admin to all_access\"",
+                "  - \"admin\"\n  - \"opendistro_security_anonymous_backendrole\"\n  description: \"Maps admin to all_access\"",
+            ),
+            _ => text.to_string(),
+        };
+        std::fs::write(sec.join(name), text).unwrap();
+    }
+    let conf_dir = conf.path().display().to_string();
+    let env = [("FATHOM_PATH_CONF", conf_dir.as_str())];
     let procs: Vec<Proc> =
-        (0..3).map(|i| start_with(dirs[i].path(), names[i], ports[i], &seeds, &initial, &extra)).collect();
+        (0..3).map(|i| start_with_env(dirs[i].path(), names[i], ports[i], &seeds, &initial, &extra, &env)).collect();
     let all: Vec<&Proc> = procs.iter().collect();
     wait_agreement(&all, 3, Duration::from_secs(60));
     let r = put(all[0].http, "/tls", r#"{"settings":{"number_of_shards":2,"number_of_replicas":1}}"#);

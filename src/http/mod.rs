@@ -4,6 +4,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `server.rs` | accept loop, body limits, gzip, dispatch to thread pools, response rendering |
+//! | `security_gate.rs` | security on: authentication before, authorization of the route's action on the pool |
 //! | `router.rs` | the route table, 405s, unknown-parameter rejection |
 //! | `request.rs` | the request handlers see, typed parameter accessors |
 //! | `render.rs` | JSON/YAML rendering, `filter_path` |
@@ -19,6 +20,7 @@ pub(crate) mod handlers;
 pub(crate) mod render;
 pub(crate) mod request;
 pub(crate) mod router;
+pub(crate) mod security_gate;
 pub(crate) mod server;
 
 use std::net::SocketAddr;
@@ -57,19 +59,11 @@ pub async fn bind(settings: &NodeSettings) -> Result<tokio::net::TcpListener, St
 
 /// Refuses to start on a non-loopback address unless security is on with HTTP TLS (node-to-node
 /// transport is then mutual TLS too): without security Fathom serves only on loopback.
-/// Whether requests are authenticated when security is on. Until they are, no other address
-/// than loopback is served even with security on: TLS alone would expose every API.
-const AUTHENTICATION_BUILT: bool = false;
-
+/// With security on every request is authenticated and authorized (`security_gate.rs`).
 pub fn check_bind_address(settings: &NodeSettings) -> Result<(), String> {
     let host = settings.get_or("network.host", "127.0.0.1");
     if !is_loopback(host) {
         if settings.get("plugins.security.disabled") == Some("false") {
-            if !AUTHENTICATION_BUILT {
-                return Err(format!(
-                    "refusing to bind to [{host}]: security is enabled but requests are not authenticated yet (work in progress), so Fathom serves only on loopback (127.0.0.1). Set network.host to 127.0.0.1."
-                ));
-            }
             if settings.get("plugins.security.ssl.http.enabled") == Some("true") {
                 return Ok(());
             }
@@ -90,7 +84,6 @@ fn tls_acceptor(settings: &NodeSettings) -> Result<Option<Arc<rustls::ServerConf
     let Some(security) = crate::security::SecuritySettings::from_node(settings)? else { return Ok(None) };
     // The transport certificates are checked before the node opens its data.
     crate::security::node_tls::node_tls(&security)?;
-    tracing::warn!("security is enabled with TLS, but requests are not authenticated yet (work in progress)");
     match &security.http {
         Some(http) => Ok(Some(crate::security::tls::http_server_config(http)?)),
         None => Ok(None),
@@ -149,6 +142,7 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
     check_bind_address(&settings)?;
     let tls = tls_acceptor(&settings)?;
     let security = security_service(&settings)?;
+    let authn = security_gate::authenticator(&settings)?;
     let listener = bind(&settings).await?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let s2 = settings.clone();
@@ -162,7 +156,7 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
     let cluster = crate::node::cluster_start::start(&node).await.map_err(|e| e.reason.clone())?;
     crate::node::security_sync::start_loader(&node)?;
     let https = tls.is_some();
-    let server = Arc::new(server::Server { node: node.clone(), router: handlers::router(), tls });
+    let server = Arc::new(server::Server { node: node.clone(), router: handlers::router(), tls, authn });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(server::serve(server, listener, async move {
         let _ = rx.await;
@@ -182,20 +176,16 @@ mod tests {
         assert!(e.contains("security is not enabled"), "{e}");
         assert!(check_bind_address(&NodeSettings::from_pairs(&[("network.host", "127.0.0.1")])).is_ok());
         assert!(check_bind_address(&NodeSettings::from_pairs(&[])).is_ok());
-        // Security on opens other addresses only with HTTP TLS, and only once requests are
-        // authenticated.
+        // Security on opens other addresses only with HTTP TLS.
         let s = NodeSettings::from_pairs(&[("network.host", "0.0.0.0"), ("plugins.security.disabled", "false")]);
         let e = check_bind_address(&s).unwrap_err();
-        assert!(
-            e.contains(if AUTHENTICATION_BUILT { "plugins.security.ssl.http.enabled" } else { "not authenticated" }),
-            "{e}"
-        );
+        assert!(e.contains("plugins.security.ssl.http.enabled"), "{e}");
         let s = NodeSettings::from_pairs(&[
             ("network.host", "0.0.0.0"),
             ("plugins.security.disabled", "false"),
             ("plugins.security.ssl.http.enabled", "true"),
         ]);
-        assert_eq!(check_bind_address(&s).is_ok(), AUTHENTICATION_BUILT);
+        assert!(check_bind_address(&s).is_ok());
     }
 
     #[test]

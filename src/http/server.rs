@@ -17,6 +17,7 @@ use serde_json::json;
 use super::render::{filter_path, to_yaml, Body, RestResponse};
 use super::request::{parse_query, percent_decode, Method, RestRequest};
 use super::router::{check_params, Match, Pool, Router};
+use super::security_gate;
 use crate::error::{ErrorKind, OsError};
 use crate::node::Node;
 
@@ -28,6 +29,8 @@ pub struct Server {
     /// HTTPS: every accepted connection does a TLS handshake first (security on). `None`
     /// serves plain HTTP, exactly as without security.
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Authentication and authorization of every request (security on); `None` when off.
+    pub authn: Option<Arc<crate::security::authn::Authenticator>>,
 }
 
 /// Serves connections from `listener` until `shutdown` resolves.
@@ -41,7 +44,7 @@ pub async fn serve(
         tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => {
-                let (stream, _) = match accepted {
+                let (stream, remote) = match accepted {
                     Ok(s) => s,
                     Err(e) => {
                         tracing::warn!(error = %e, "accept failed");
@@ -55,7 +58,7 @@ pub async fn serve(
                 tokio::spawn(async move {
                     let _open = open;
                     match server.tls.clone() {
-                        None => serve_connection(server, stream, None).await,
+                        None => serve_connection(server, stream, None, remote).await,
                         Some(tls) => match tokio_rustls::TlsAcceptor::from(tls).accept(stream).await {
                             Ok(stream) => {
                                 // The client certificate rustls verified (OPTIONAL/REQUIRE modes).
@@ -63,7 +66,7 @@ pub async fn serve(
                                     .and_then(|chain| chain.first())
                                     .and_then(|leaf| crate::security::dn::subject_dn(leaf))
                                     .map(Arc::<str>::from);
-                                serve_connection(server, stream, dn).await
+                                serve_connection(server, stream, dn, remote).await
                             }
                             Err(e) => tracing::debug!(error = %e, "TLS handshake failed"),
                         },
@@ -75,8 +78,8 @@ pub async fn serve(
 }
 
 /// Serves HTTP/1.1 with keep-alive on one accepted connection (plain TCP or TLS; `peer_dn` is
-/// the subject of the client certificate a TLS connection presented).
-async fn serve_connection<I>(server: Arc<Server>, stream: I, peer_dn: Option<Arc<str>>)
+/// the subject of the client certificate a TLS connection presented; `remote` the client).
+async fn serve_connection<I>(server: Arc<Server>, stream: I, peer_dn: Option<Arc<str>>, remote: std::net::SocketAddr)
 where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -84,7 +87,7 @@ where
     let svc = hyper::service::service_fn(move |req| {
         let server = server.clone();
         let peer_dn = peer_dn.clone();
-        async move { Ok::<_, Infallible>(handle(server, req, peer_dn).await) }
+        async move { Ok::<_, Infallible>(handle(server, req, peer_dn, Some(remote)).await) }
     });
     let _ = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(io, svc).await;
 }
@@ -106,7 +109,12 @@ fn error_response(e: &OsError, head: bool) -> RestResponse {
     }
 }
 
-async fn handle(server: Arc<Server>, req: Request<Incoming>, tls_peer_dn: Option<Arc<str>>) -> Response<Full<Bytes>> {
+async fn handle(
+    server: Arc<Server>,
+    req: Request<Incoming>,
+    tls_peer_dn: Option<Arc<str>>,
+    remote: Option<std::net::SocketAddr>,
+) -> Response<Full<Bytes>> {
     let (parts, body) = req.into_parts();
     let path = parts.uri.path().to_string();
     let params = parse_query(parts.uri.query().unwrap_or(""));
@@ -206,10 +214,26 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>, tls_peer_dn: Option
             return finish(RestResponse::json(400, body), head, pretty, None, Format::Json, false);
         }
     };
-    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn, user: None };
-    if let Err(e) = check_params(&route, &rest) {
-        return finish(error_response(&e, head), head, pretty, filter.as_deref(), format, false);
-    }
+    // Security on: who is asking (401/503 answered here, before the request is a task).
+    let user = match &server.authn {
+        Some(authn) if !security_gate::skips_authentication(method, &path) => {
+            match security_gate::authenticate(&server.node, authn, &parts.headers, &params, tls_peer_dn.clone(), remote)
+                .await
+            {
+                Ok(u) => Some(u),
+                Err(reply) => {
+                    let mut resp = RestResponse::text(reply.body);
+                    resp.status = reply.status;
+                    if reply.challenge {
+                        resp.headers.push(("WWW-Authenticate".into(), "Basic realm=\"OpenSearch Security\"".into()));
+                    }
+                    return finish(resp, head, false, None, Format::Json, false);
+                }
+            }
+        }
+        _ => None,
+    };
+    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn, user };
     tracing::debug!(method = method.name(), path = %path, action = route.action, client_dn = rest.tls_peer_dn.as_deref(), "request");
     let node = server.node.clone();
     node.usage.count(route.action);
@@ -224,6 +248,7 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>, tls_peer_dn: Option
     };
     let (tx, rx) = tokio::sync::oneshot::channel();
     let handler = route.handler;
+    let authn = server.authn.clone();
     let node2 = node.clone();
     // The request is a task (`_tasks`) until its answer is rendered; `X-Opaque-Id` is its header.
     let opaque = parts.headers.get("x-opaque-id").and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -242,7 +267,13 @@ async fn handle(server: Arc<Server>, req: Request<Incoming>, tls_peer_dn: Option
     let mut on_disconnect = CancelOnDrop(Some((node.clone(), task.id)));
     let submitted = pool.execute(move || {
         let working = working_task.enter();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&node2, &rest)));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Some(authn) = &authn {
+                security_gate::authorize(&node2, authn, &route, &rest)?;
+            }
+            check_params(&route, &rest)?;
+            handler(&node2, &rest)
+        }));
         let r = r.unwrap_or_else(|_| Err(OsError::internal("the handler panicked")));
         drop(working);
         drop(task_guard);

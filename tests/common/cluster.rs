@@ -63,7 +63,21 @@ pub fn start_with(
     initial: &str,
     extra: &[(&str, &str)],
 ) -> Proc {
+    start_with_env(data, name, port, seeds, initial, extra, &[])
+}
+
+/// [`start_with`] with environment variables for the process (`FATHOM_PATH_CONF`, ...).
+pub fn start_with_env(
+    data: &std::path::Path,
+    name: &str,
+    port: u16,
+    seeds: &str,
+    initial: &str,
+    extra: &[(&str, &str)],
+    env: &[(&str, &str)],
+) -> Proc {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fathom"));
+    cmd.envs(env.iter().copied());
     for (k, v) in extra {
         cmd.args(["-E", &format!("{k}={v}")]);
     }

@@ -23,6 +23,7 @@
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
 //! | `security_api.rs` | `_plugins/_security/api/{internalusers,roles,rolesmapping,actiongroups,tenants,securityconfig}`, `health` |
+//! | `security_authinfo.rs` | `_plugins/_security/authinfo`, `_plugins/_security/whoami` |
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
 //! | `weighted_routing.rs` | `_cluster/routing/awareness/{attribute}/weights` |
@@ -48,6 +49,7 @@ pub mod recovery;
 pub mod root;
 pub mod search;
 pub mod security_api;
+pub mod security_authinfo;
 pub mod status_page;
 pub mod tasks;
 pub mod templates;
@@ -64,6 +66,7 @@ use crate::error::OsResult;
 pub fn router() -> Router {
     let mut r = Router::default();
     root::register(&mut r);
+    security_authinfo::register(&mut r);
     analyze::register(&mut r);
     indices::register(&mut r);
     index_stats::register(&mut r);
