@@ -268,6 +268,8 @@ fn single_node_creates_the_index_and_serves_the_api() {
         https(a, &admin, "PUT", "/_plugins/_security/api/securityconfig/config", r#"{"dynamic":{}}"#),
         msg(403, "FORBIDDEN", "Access denied")
     );
+    // Versions are off by default: no such route.
+    assert_eq!(https(a, &admin, "GET", "/_plugins/_security/api/versions", "").0, 400);
     // The legacy prefix routes to the same API.
     assert_eq!(https(a, &admin, "GET", "/_opendistro/_security/api/tenants/team", "").0, 200);
 }
@@ -461,4 +463,42 @@ fn upgrade_check_compares_the_shipped_roles_and_perform_restores_them() {
         (body["message"].clone(), body["mode"].clone(), body["status"].clone()),
         (Value::Null, json!("strict"), json!("UP"))
     );
+}
+
+#[test]
+fn versions_record_changes_and_roll_back() {
+    let conf = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(demo::setup(conf.path(), Some(PASSWORD)).unwrap(), demo::Outcome::Installed);
+    let node = start(conf.path(), data.path(), &["plugins.security.configurations_versions.enabled=true".to_string()]);
+    let admin = client(conf.path(), true);
+    wait_loaded(&[&node], &admin);
+    let a = node.addr;
+    let r = https(a, &admin, "PUT", "/_plugins/_security/api/tenants/versioned", r#"{"description":"v"}"#);
+    assert_eq!(r.0, 201, "{}", r.1);
+    let (status, body) = https(a, &admin, "GET", "/_plugins/_security/api/versions", "");
+    assert_eq!(status, 200, "{body}");
+    let ids: Vec<&str> =
+        body["versions"].as_array().unwrap().iter().map(|v| v["version_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["v1", "v2"], "{body}");
+    assert_eq!(body["versions"][0]["modified_by"], "system");
+    assert!(body["versions"][1]["security_configs"]["tenants"]["configData"]["versioned"].is_object(), "{body}");
+    let (status, one) = https(a, &admin, "GET", "/_plugins/_security/api/version/v1", "");
+    assert_eq!((status, one["versions"][0]["version_id"].clone()), (200, json!("v1")));
+    assert_eq!(
+        https(a, &admin, "GET", "/_plugins/_security/api/version/v9", ""),
+        msg(404, "NOT_FOUND", "Version v9 not found")
+    );
+    assert_eq!(
+        https(a, &admin, "POST", "/_plugins/_security/api/version/rollback", ""),
+        msg(200, "OK", "config rolled back to version v1")
+    );
+    assert!(!node.svc().current().tenants.entries.contains_key("versioned"), "rolled back on the node");
+    let (_, body) = https(a, &admin, "GET", "/_plugins/_security/api/versions", "");
+    assert_eq!(body["versions"].as_array().unwrap().len(), 3, "the rollback is a version too: {body}");
+    assert_eq!(
+        https(a, &admin, "POST", "/_plugins/_security/api/version/rollback/v2", ""),
+        msg(200, "OK", "config rolled back to version v2")
+    );
+    assert!(node.svc().current().tenants.entries.contains_key("versioned"));
 }

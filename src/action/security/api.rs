@@ -27,6 +27,8 @@ pub struct Ctx<'a> {
     pub admin: bool,
     /// Who changes the configuration (the `modified_by` of versions), for logs.
     pub user: Option<String>,
+    /// Configuration versions, when `plugins.security.configurations_versions.enabled`.
+    pub versions: Option<crate::security::config::index_settings::VersionSettings>,
 }
 
 /// A type's configuration as the API sees it: its stored entries with the static ones over them.
@@ -385,7 +387,10 @@ pub(super) fn save(ctx: &Ctx, ctype: CType, loaded: &Loaded) -> Result<(), Reply
         }
     }
     let doc = Value::Object(doc);
-    // The whole configuration must still load (a typed check of every type).
+    if let Some(vs) = &ctx.versions {
+        // The configuration before the first change becomes v1 (the plugin records it at start).
+        super::versions::record_initial(ctx, vs)?;
+    }
     let constraints = Constraints {
         if_seq_no: Some(loaded.seq_no),
         if_primary_term: Some(loaded.primary_term),
@@ -398,7 +403,11 @@ pub(super) fn save(ctx: &Ctx, ctype: CType, loaded: &Loaded) -> Result<(), Reply
     }
     tracing::info!(config_type = ctype.name(), user = ?ctx.user, "security configuration changed");
     reload::broadcast(ctx.cs, ctx.svc, ctx.index, &[ctype.name()])
-        .map_err(|e| Reply::message(500, format!("Error {}", e.reason)))
+        .map_err(|e| Reply::message(500, format!("Error {}", e.reason)))?;
+    match &ctx.versions {
+        Some(vs) => super::versions::record(ctx, vs),
+        None => Ok(()),
+    }
 }
 
 /// `GET api/securityconfig`: `{"config": {"dynamic": ...}}`.

@@ -10,6 +10,7 @@
 //! | `content.rs` | the resources, their bodies' allowed keys and types, typed normalisation |
 //! | `patch.rs` | RFC 6902 JSON patch (add, remove, replace, move, copy, test) |
 //! | `upgrade.rs` | `api/_upgrade_check`, `api/_upgrade_perform`: the shipped roles against the active ones |
+//! | `versions.rs` | configuration versions: record, list, get, rollback |
 //! | `responses.rs` | the plugin's `{"status","message"}` replies |
 
 pub mod account;
@@ -20,3 +21,4 @@ pub mod patch;
 pub mod reload;
 pub mod responses;
 pub mod upgrade;
+pub mod versions;

@@ -15,7 +15,7 @@ use crate::http::render::RestResponse;
 use crate::http::request::{Method, RestRequest};
 use crate::http::router::{Pool, Router};
 use crate::node::Node;
-use crate::security::config::index_settings::IndexSettings;
+use crate::security::config::index_settings::{IndexSettings, VersionSettings};
 
 /// The request's authenticated user (`None` while security is off or before authentication).
 pub fn current_user(req: &RestRequest) -> Option<&crate::security::User> {
@@ -77,8 +77,14 @@ fn with_ctx(node: &Node, req: &RestRequest, f: impl FnOnce(&Ctx) -> Reply) -> Os
         Ok(a) => a,
         Err(r) => return render(r),
     };
-    let ctx =
-        Ctx { cs: &node.cluster, svc, index: &settings.index, admin, user: current_user(req).map(|u| u.name.clone()) };
+    let ctx = Ctx {
+        cs: &node.cluster,
+        svc,
+        index: &settings.index,
+        admin,
+        user: current_user(req).map(|u| u.name.clone()),
+        versions: versions_on(node),
+    };
     render(f(&ctx))
 }
 
@@ -206,6 +212,7 @@ fn account(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
         index: &settings.index,
         admin: is_admin_cert(&settings, req),
         user: user.map(|u| u.name.clone()),
+        versions: versions_on(node),
     };
     render(match req.method {
         Method::Get => crate::action::security::account::get(&ctx, user),
@@ -222,6 +229,38 @@ fn upgrade_check(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 fn upgrade_perform(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     with_ctx(node, req, crate::action::security::upgrade::perform)
+}
+
+fn versions_on(node: &Node) -> Option<VersionSettings> {
+    Some(VersionSettings::from_node(&node.settings)).filter(|v| v.enabled)
+}
+
+/// The versions routes exist only with `plugins.security.configurations_versions.enabled`
+/// (the plugin registers them only then): otherwise OpenSearch's answer to an unknown route.
+fn versions_route(
+    node: &Node,
+    req: &RestRequest,
+    f: impl FnOnce(&Ctx, &VersionSettings) -> Reply,
+) -> OsResult<RestResponse> {
+    let Some(vs) = versions_on(node) else {
+        let msg = format!("no handler found for uri [{}] and method [{}]", req.path, req.method.name());
+        return Ok(RestResponse::json(400, json!({"error": msg})));
+    };
+    with_ctx(node, req, |ctx| f(ctx, &vs))
+}
+
+fn versions_list(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    versions_route(node, req, crate::action::security::versions::list)
+}
+
+fn version_get(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    versions_route(node, req, |ctx, vs| {
+        crate::action::security::versions::get(ctx, vs, req.path_param("id").unwrap_or(""))
+    })
+}
+
+fn version_rollback(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    versions_route(node, req, |ctx, vs| crate::action::security::versions::rollback(ctx, vs, req.path_param("id")))
 }
 
 /// Registers the routes under both prefixes.
@@ -257,6 +296,10 @@ pub fn register(r: &mut Router) {
     both!(&[Get, Put], "/api/account", "restapi:admin/account", P, account);
     both!(&[Get], "/api/_upgrade_check", "restapi:admin/config/update", P, upgrade_check);
     both!(&[Post], "/api/_upgrade_perform", "restapi:admin/config/update", P, upgrade_perform);
+    both!(&[Get], "/api/versions", "restapi:admin/view_version", P, versions_list);
+    both!(&[Get], "/api/version/{id}", "restapi:admin/view_version", P, version_get);
+    both!(&[Post], "/api/version/rollback", "restapi:admin/rollback_version", P, version_rollback);
+    both!(&[Post], "/api/version/rollback/{id}", "restapi:admin/rollback_version", P, version_rollback);
     both!(&[Put], "/configupdate", "cluster:admin/opendistro_security/config/update", &["config_types"], config_update);
     both!(&[Get, Post], "/health", "cluster:admin/opendistro_security/health", &["mode"], health);
 }

@@ -51,6 +51,30 @@ impl IndexSettings {
     }
 }
 
+/// The versions settings of a node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionSettings {
+    pub enabled: bool,
+    pub index: String,
+    pub retention: usize,
+}
+
+impl VersionSettings {
+    pub fn from_node(s: &NodeSettings) -> VersionSettings {
+        VersionSettings {
+            enabled: s.get("plugins.security.configurations_versions.enabled") == Some("true"),
+            index: s
+                .get_or("plugins.security.config_versions_index_name", ".opensearch_security_config_versions")
+                .to_string(),
+            retention: s
+                .get("plugins.security.config_version.retention_count")
+                .and_then(|v| v.parse().ok())
+                .filter(|n| *n >= 1)
+                .unwrap_or(10),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
