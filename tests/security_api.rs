@@ -502,3 +502,18 @@ fn versions_record_changes_and_roll_back() {
     );
     assert!(node.svc().current().tenants.entries.contains_key("versioned"));
 }
+
+#[test]
+fn with_security_off_the_plugin_routes_do_not_exist() {
+    let data = tempfile::tempdir().unwrap();
+    let s = common::http::TestServer::start(data.path(), &[]);
+    for (m, p) in [
+        ("GET", "/_plugins/_security/health"),
+        ("GET", "/_plugins/_security/api/roles"),
+        ("GET", "/_plugins/_security/api/account"),
+    ] {
+        let r = common::http::send(s.addr, m, p, None, &[]);
+        assert_eq!(r.status, 400, "{p}: {}", r.text());
+        assert_eq!(r.json()["error"], format!("no handler found for uri [{p}] and method [{m}]"));
+    }
+}

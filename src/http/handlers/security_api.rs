@@ -32,6 +32,16 @@ pub fn is_admin_cert(settings: &IndexSettings, req: &RestRequest) -> bool {
             .is_some_and(|dn| settings.admin_dn.iter().any(|p| crate::security::dn::matches(p, dn)))
 }
 
+/// With security off the plugin registers none of these routes: OpenSearch's answer to an
+/// unknown route.
+fn security_off(node: &Node, req: &RestRequest) -> Option<RestResponse> {
+    if node.settings.get("plugins.security.disabled") == Some("false") {
+        return None;
+    }
+    let msg = format!("no handler found for uri [{}] and method [{}]", req.path, req.method.name());
+    Some(RestResponse::json(400, json!({"error": msg})))
+}
+
 fn render(r: Reply) -> OsResult<RestResponse> {
     Ok(RestResponse::json(r.status, r.body))
 }
@@ -66,6 +76,9 @@ fn access(node: &Node, req: &RestRequest, settings: &IndexSettings) -> Result<bo
 
 /// Runs `f` with the request's context once security is initialized and the caller may.
 fn with_ctx(node: &Node, req: &RestRequest, f: impl FnOnce(&Ctx) -> Reply) -> OsResult<RestResponse> {
+    if let Some(r) = security_off(node, req) {
+        return Ok(r);
+    }
     let settings = IndexSettings::from_node(&node.settings);
     let Some(svc) = node.security.get() else {
         return render(Reply::message(500, "Security index not initialized"));
@@ -150,6 +163,9 @@ fn change_config(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 /// `GET|POST /_plugins/_security/health` (`SecurityHealthAction`): UP once the node enforces a
 /// configuration loaded from the security index; `mode=lenient` is always UP.
 fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    if let Some(r) = security_off(node, req) {
+        return Ok(r);
+    }
     let mode = req.param("mode").unwrap_or("strict").to_string();
     let initialized = node.security.get().is_some_and(|s| s.loaded_from_index());
     let ttl = node.settings.get("plugins.security.cache.ttl_minutes").and_then(|v| v.parse::<i64>().ok()).unwrap_or(60);
@@ -168,6 +184,9 @@ fn health(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 /// node reloads from the security index. Only for the admin certificate (403 with an empty body
 /// otherwise, as the plugin); what `fathom securityadmin` calls after writing the docs.
 fn config_update(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    if let Some(r) = security_off(node, req) {
+        return Ok(r);
+    }
     let settings = IndexSettings::from_node(&node.settings);
     let Some(svc) = node.security.get() else {
         return Ok(RestResponse::status(403));
@@ -198,6 +217,9 @@ fn config_update(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
 
 /// `GET|PUT api/account`: any authenticated user (no REST-admin check).
 fn account(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    if let Some(r) = security_off(node, req) {
+        return Ok(r);
+    }
     let settings = IndexSettings::from_node(&node.settings);
     let Some(svc) = node.security.get() else {
         return render(Reply::message(500, "Security index not initialized"));
