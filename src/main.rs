@@ -17,7 +17,7 @@ static ALLOCATOR: fathom::tasks::resource::CountingAlloc<mimalloc::MiMalloc> =
     fathom::tasks::resource::CountingAlloc(mimalloc::MiMalloc);
 
 fn usage() -> ExitCode {
-    eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...\n       fathom setup-security");
+    eprintln!("usage: fathom [-E key=value]...\n       fathom inspect PATH...\n       fathom setup-security\n       fathom securityadmin -cd DIR -cacert CA -cert CERT -key KEY [-h HOST] [-p PORT]");
     ExitCode::from(2)
 }
 
@@ -39,6 +39,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("inspect") {
         return if args.len() > 1 { inspect(&args[1..]) } else { usage() };
+    }
+    if args.first().map(String::as_str) == Some("securityadmin") {
+        return security_admin(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("setup-security") {
         return if args.len() == 1 { setup_security() } else { usage() };
@@ -152,6 +155,26 @@ fn setup_security() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `fathom securityadmin`: the plugin's `securityadmin.sh` (see `security/admin_tool.rs`).
+#[cfg(feature = "server")]
+fn security_admin(args: &[String]) -> ExitCode {
+    let a = match fathom::security::admin_tool::parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            println!("{e}");
+            println!("usage: fathom securityadmin (-cd DIR | -f FILE -t TYPE | -backup DIR) -cacert CA -cert CERT -key KEY [-h HOST] [-p PORT] [-i INDEX]");
+            return ExitCode::from(255);
+        }
+    };
+    ExitCode::from(fathom::security::admin_tool::run(&a, &mut std::io::stdout()))
+}
+
+#[cfg(not(feature = "server"))]
+fn security_admin(_args: &[String]) -> ExitCode {
+    eprintln!("fathom was built without the `server` feature");
+    ExitCode::FAILURE
 }
 
 #[cfg(not(feature = "server"))]

@@ -70,6 +70,8 @@ pub mod resolve_index;
 pub mod script_glue;
 pub mod search;
 pub mod search_shards;
+#[cfg(feature = "server")]
+pub mod security;
 pub mod shard_stats;
 pub mod source_filter;
 pub mod task_results;

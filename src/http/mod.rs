@@ -160,6 +160,7 @@ pub async fn start(settings: NodeSettings) -> Result<Running, String> {
         let _ = node.security.set(svc);
     }
     let cluster = crate::node::cluster_start::start(&node).await.map_err(|e| e.reason.clone())?;
+    crate::node::security_sync::start_loader(&node)?;
     let https = tls.is_some();
     let server = Arc::new(server::Server { node: node.clone(), router: handlers::router(), tls, authn });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();

@@ -8,6 +8,7 @@
 //! | `fault_detection.rs` | follower checks: nodes leave and rejoin the cluster state |
 //! | `transport_actions.rs` | the actions other nodes call here, and the client that calls them |
 //! | `transport_info.rs` | the inspection actions other nodes call here (`_nodes`, `_cat` figures) |
+//! | `security_sync.rs` | the security configuration index: `configupdate`, the loader thread |
 //! | `state_sync.rs` | cluster states through the coordination; the applier thread |
 //! | `voting_config.rs` | the cluster manager's choice of the voting configuration |
 
@@ -17,6 +18,8 @@ pub mod cluster_start;
 pub mod decommission;
 #[cfg(feature = "server")]
 pub mod fault_detection;
+#[cfg(feature = "server")]
+pub mod security_sync;
 pub mod settings;
 #[cfg(feature = "server")]
 pub mod state_sync;

@@ -153,4 +153,5 @@ pub fn register(node: &Arc<Node>, transport: &Transport) {
         }
     });
     super::transport_search_contexts::register(node, transport);
+    super::security_sync::register(node, transport);
 }

@@ -145,6 +145,8 @@ plugins.security.ssl.http.pemkey_filepath: esnode-key.pem\n\
 plugins.security.ssl.http.pemtrustedcas_filepath: root-ca.pem\n\
 plugins.security.authcz.admin_dn:\n  - '{ADMIN_DN}'\n\
 plugins.security.nodes_dn:\n  - '{NODE_DN}'\n\
+plugins.security.allow_default_init_securityindex: true\n\
+plugins.security.restapi.roles_enabled:\n  - all_access\n  - security_rest_api_access\n\
 {END}\n"
     )
 }

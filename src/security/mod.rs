@@ -14,6 +14,7 @@
 //! | `patterns.rs` | the plugin's name patterns (`*`, `?`, `/regex/`) and `${user.name}` placeholders |
 //! | `config/` | the configuration files (users, roles, mappings, authc/authz), static entries |
 //! | `password.rs` | internal users' passwords: the plugin's validation, bcrypt hash/verify |
+//! | `admin_tool.rs` | `fathom securityadmin`: files into the security index (or back) over HTTPS with the admin cert |
 //! | `authn.rs` | authentication of a request: admin certificate, basic, clientcert, anonymous, the login cache |
 //! | `authn_limits.rs` | `auth_failure_listeners`: blocking clients and user names after failed logins |
 //! | `authz.rs` | per-configuration compiled roles, mappings, tenants; the cluster's indices for the evaluator |
@@ -21,6 +22,7 @@
 //! | `demo.rs` | `fathom setup-security`: the demo CA, node and admin certificates and settings |
 
 pub mod actions;
+pub mod admin_tool;
 pub mod authn;
 pub mod authn_limits;
 pub mod authz;

@@ -22,6 +22,7 @@
 //! | `search.rs` | `_search`, `_count`, `_msearch` |
 //! | `explain.rs` | `_explain/{id}` |
 //! | `pit.rs` | `_search/point_in_time`, `_search/scroll`, `_cat/pit_segments` |
+//! | `security_api.rs` | `_plugins/_security/api/{internalusers,roles,rolesmapping,actiongroups,tenants,securityconfig}`, `health` |
 //! | `security_authinfo.rs` | `_plugins/_security/authinfo`, `_plugins/_security/whoami` |
 //! | `status_page.rs` | `GET /_fathom/`, the status page |
 //! | `tasks.rs` | `_tasks` list, get, cancel; `_cat/tasks` |
@@ -51,6 +52,7 @@ pub mod recovery;
 pub mod reindex;
 pub mod root;
 pub mod search;
+pub mod security_api;
 pub mod security_authinfo;
 pub mod status_page;
 pub mod tasks;
@@ -85,6 +87,7 @@ pub fn router() -> Router {
     cat::register(&mut r);
     cat_cluster::register(&mut r);
     test_faults::register(&mut r);
+    security_api::register(&mut r);
     crate::http::cat::nodes::register(&mut r);
     crate::http::cat::aliases::register(&mut r);
     crate::http::cat::health::register(&mut r);

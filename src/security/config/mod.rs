@@ -6,12 +6,16 @@
 //! | `file.rs` | one file / index doc: `_meta`, entries, the plugin's version checks, JSON/index forms |
 //! | `types.rs` | users, roles, role mappings, action groups, tenants, nodes_dn, allowlist |
 //! | `dynamic.rs` | `config.yml`: `config.dynamic` (authc/authz domains and switches) |
+//! | `index_doc.rs` | the source of a security index doc (base64 of the type's JSON) |
+//! | `index_settings.rs` | the settings of the configuration index and its REST API |
 //! | `service.rs` | `SecurityService`: the current configuration of a node and its reload hook |
 //! | `static_config/` | the plugin's static_{roles,action_groups,tenants}.yml (embedded) |
 //! | `demo_config/` | the plugin's demo files written by `fathom setup-security` (embedded) |
 
 pub mod dynamic;
 pub mod file;
+pub mod index_doc;
+pub mod index_settings;
 pub mod service;
 pub mod types;
 
