@@ -212,3 +212,32 @@ fn a_changed_password_invalidates_the_cached_login() {
     assert_eq!(call(a, &cfg, old, "GET", "/_plugins/_security/authinfo", "").status, 401);
     assert_eq!(call(a, &cfg, Some(("nobody", "New-Pass2!")), "GET", "/_plugins/_security/authinfo", "").status, 200);
 }
+
+#[test]
+fn do_not_fail_on_forbidden_narrows_a_search_to_the_allowed_indices() {
+    let conf = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    configure(conf.path(), false, false);
+    let path = conf.path().join("opensearch-security").join("config.yml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("    http:\n", "    do_not_fail_on_forbidden: true\n    http:\n", 1)).unwrap();
+    let node = start(conf.path(), data.path());
+    let cfg = client(conf.path(), false);
+    let a = node.addr;
+    let admin = Some(("admin", PASSWORD));
+    for idx in ["logs-1", "secret"] {
+        let r = call(a, &cfg, admin, "PUT", &format!("/{idx}/_doc/1?refresh=true"), r#"{"f":"x"}"#);
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let logs = Some(("logs", "logs-Pass1!"));
+    // `*` and `_search` over everything: only logs-1 is searched.
+    for path in ["/*/_search", "/_search", "/logs-1,secret/_search"] {
+        let r = call(a, &cfg, logs, "GET", path, "");
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        assert_eq!(r.json()["hits"]["total"]["value"], 1, "{path}: {}", r.body);
+        assert_eq!(r.json()["hits"]["hits"][0]["_index"], "logs-1", "{path}: {}", r.body);
+    }
+    // Nothing allowed: still 403; writes are never narrowed.
+    assert_eq!(call(a, &cfg, logs, "GET", "/secret/_search", "").status, 403);
+    assert_eq!(call(a, &cfg, logs, "PUT", "/secret/_doc/2", "{}").status, 403);
+}

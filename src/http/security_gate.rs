@@ -86,7 +86,11 @@ pub async fn authenticate(
 
 /// Authorizes `rest` (with its authenticated user) for `route`: the 403 `security_exception`
 /// with the plugin's message when the user's roles miss a privilege.
-pub fn authorize(node: &Node, authn: &Authenticator, route: &Route, rest: &RestRequest) -> OsResult<()> {
+///
+/// With `config.dynamic.do_not_fail_on_forbidden`, a read-type request (the plugin's
+/// `DNFOF_MATCHER`) over an index expression of which only some names are allowed runs over
+/// those names (its `{index}` is replaced); with none allowed it stays a 403.
+pub fn authorize(node: &Node, authn: &Authenticator, route: &Route, rest: &mut RestRequest) -> OsResult<()> {
     let Some(user) = rest.user.as_deref() else { return Ok(()) };
     if user.is_admin || is_security_api(route.pattern) {
         return Ok(());
@@ -118,10 +122,28 @@ pub fn authorize(node: &Node, authn: &Authenticator, route: &Route, rest: &RestR
         needs = needs.with_pit_indices(indices);
     }
     let cluster = authn.cluster_indices(&node.cluster.metadata());
-    state.compiled.privileges.evaluate(user, &user.roles, &needs, &cluster, user.is_admin).map_err(|d| {
-        tracing::debug!(user = %user.name, missing = ?d.missing, "request denied");
-        d.to_error()
-    })
+    let privileges = &state.compiled.privileges;
+    let denied = match privileges.evaluate(user, &user.roles, &needs, &cluster, user.is_admin) {
+        Ok(()) => return Ok(()),
+        Err(d) => d,
+    };
+    let narrowable = state.config.dynamic().do_not_fail_on_forbidden
+        && needs.cluster.is_empty()
+        && needs.every_index.is_empty()
+        && needs.pit_ids.is_empty()
+        && needs.indices.len() == 1
+        && needs.indices[0].1.iter().all(|a| crate::security::privileges::dnfof_action(a));
+    if narrowable {
+        let (exprs, actions) = &needs.indices[0];
+        let allowed = privileges.allowed_names(user, &user.roles, exprs, actions, &cluster);
+        if !allowed.is_empty() {
+            tracing::debug!(user = %user.name, ?allowed, "do_not_fail_on_forbidden: request narrowed");
+            rest.path_params.insert("index".to_string(), allowed.join(","));
+            return Ok(());
+        }
+    }
+    tracing::debug!(user = %user.name, missing = ?denied.missing, "request denied");
+    Err(denied.to_error())
 }
 
 #[cfg(test)]

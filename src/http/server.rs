@@ -233,7 +233,7 @@ async fn handle(
         }
         _ => None,
     };
-    let rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn, user };
+    let mut rest = RestRequest { method, path: path.clone(), path_params, params, body: bytes, tls_peer_dn, user };
     // Security off: parameters are checked here as always. Security on: after authorization
     // (on the pool), as the plugin's filter runs before the handler consumes its parameters.
     if server.authn.is_none() {
@@ -276,7 +276,7 @@ async fn handle(
         let working = working_task.enter();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if let Some(authn) = &authn {
-                security_gate::authorize(&node2, authn, &route, &rest)?;
+                security_gate::authorize(&node2, authn, &route, &mut rest)?;
                 check_params(&route, &rest)?;
             }
             handler(&node2, &rest)

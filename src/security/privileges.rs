@@ -236,6 +236,43 @@ impl Privileges {
     }
 }
 
+impl Privileges {
+    /// `do_not_fail_on_forbidden`: the names index expressions resolve to on which the user
+    /// may run every one of `actions` (empty when the expressions name a system index).
+    pub fn allowed_names(
+        &self,
+        user: &User,
+        roles: &[String],
+        exprs: &[String],
+        actions: &[&str],
+        cluster: &ClusterIndices,
+    ) -> Vec<String> {
+        let roles: Vec<&CompiledRole> = roles.iter().filter_map(|r| self.roles.get(r)).collect();
+        let grants = UserGrants::new(&roles, user);
+        match resolve(exprs, cluster) {
+            Resolved::Names(names) => {
+                names.into_iter().filter(|n| actions.iter().all(|a| grants.allows_name(n, a, cluster))).collect()
+            }
+            Resolved::System => Vec::new(),
+        }
+    }
+}
+
+/// The actions `do_not_fail_on_forbidden` may narrow instead of failing (the plugin's
+/// `DNFOF_MATCHER`).
+pub fn dnfof_action(action: &str) -> bool {
+    const DNFOF: [&str; 7] = [
+        "indices:data/read/*",
+        "indices:admin/mappings/fields/get*",
+        "indices:admin/shards/search_shards",
+        "indices:admin/resolve/index",
+        "indices:monitor/settings/get",
+        "indices:monitor/stats",
+        "indices:admin/aliases/get",
+    ];
+    DNFOF.iter().any(|p| Pattern::new(p).matches(action))
+}
+
 /// A user's index permissions with the placeholders substituted.
 struct UserGrants {
     perms: Vec<(Vec<Pattern>, Vec<Pattern>)>,

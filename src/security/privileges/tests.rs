@@ -295,3 +295,18 @@ mod prop {
         }
     }
 }
+
+#[test]
+fn do_not_fail_on_forbidden_narrows_to_the_allowed_names() {
+    let privs = Privileges::new(1, &roles(), &groups());
+    let roles = vec!["logs_rw".to_string()];
+    let all = privs.allowed_names(&user("l"), &roles, &["*".to_string()], &["indices:data/read/search"], &cluster());
+    assert_eq!(all, vec!["logs", "logs-1", "logs-2"]);
+    let none =
+        privs.allowed_names(&user("l"), &roles, &["secret".to_string()], &["indices:data/read/search"], &cluster());
+    assert!(none.is_empty());
+    let sys =
+        privs.allowed_names(&user("l"), &roles, &[".tasks".to_string()], &["indices:data/read/search"], &cluster());
+    assert!(sys.is_empty());
+    assert!(dnfof_action("indices:data/read/search") && !dnfof_action("indices:data/write/index"));
+}
