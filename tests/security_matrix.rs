@@ -136,7 +136,17 @@ fn invalid(r: &Resp) -> bool {
     r.status == 400 && r.json()["error"]["type"] == "action_request_validation_exception"
 }
 
+/// A security API route its setting leaves off (configuration versions) answers as an unknown
+/// route, as the plugin registers none then.
+fn switched_off(pattern: &str, r: &Resp) -> bool {
+    is_security_api(pattern) && r.status == 400 && r.body.starts_with("{\"error\":\"no handler found")
+}
+
 fn check_denial(who: Who, r: &Resp) -> Result<(), String> {
+    if r.body.is_empty() && r.status == 403 {
+        // `configupdate` refuses anyone but the admin certificate with an empty 403, as the plugin.
+        return Ok(());
+    }
     let v = r.json();
     if !v["error"].is_object() {
         // The security REST API answers its own refusals (`{"status":"FORBIDDEN",...}`).
@@ -200,7 +210,12 @@ fn every_route_by_every_kind_of_user() {
                 match who {
                     // A request that fails its validation answers 400 before any action filter
                     // runs (`TransportAction.execute` validates first), as in OpenSearch.
-                    Who::Nobody if !open_to_everyone(pattern) && r.status != 403 && !invalid(&r) => {
+                    Who::Nobody
+                        if !open_to_everyone(pattern)
+                            && r.status != 403
+                            && !invalid(&r)
+                            && !switched_off(pattern, &r) =>
+                    {
                         fail("a user without a role must be refused")
                     }
                     Who::Admin if r.status == 403 => fail("the admin was refused"),

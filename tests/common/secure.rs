@@ -38,7 +38,23 @@ pub fn start(conf: &Path, data: &Path) -> Node {
     let settings = NodeSettings::load(Some(conf), &overrides).unwrap();
     let running = rt.block_on(fathom::http::start(settings)).unwrap();
     let addr = running.addr;
-    Node { rt, running: Some(running), addr }
+    let node = Node { rt, running: Some(running), addr };
+    wait_loaded(conf, addr);
+    node
+}
+
+/// Waits (at most 30 s) until the node enforces the configuration from the security index
+/// (`health` says UP): a later load from the index would reset limiters and caches a test set up.
+pub fn wait_loaded(conf: &Path, addr: SocketAddr) {
+    let cfg = client(conf, false);
+    for _ in 0..300 {
+        let r = call(addr, &cfg, None, "GET", "/_plugins/_security/health", "");
+        if r.status == 200 && r.json()["status"] == "UP" {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the security configuration was not loaded from its index within 30 s");
 }
 
 pub fn client(conf: &Path, admin_cert: bool) -> Arc<rustls::ClientConfig> {
