@@ -74,6 +74,10 @@ async fn only_nodes_of_the_ca_with_a_node_dn_connect() {
     issue(dir.path(), &ca, "intruder", "CN=intruder.example.com,OU=node,O=node,L=test,DC=de");
     let other = Ca::generate("CN=Other CA,O=elsewhere").unwrap();
     issue(dir.path(), &other, "foreign", NODE_DN);
+    // A node DN of our CA whose certificate expired (at the end of 2020).
+    let c = ca.issue(NODE_DN, &["localhost", "127.0.0.1"], Some(2020)).unwrap();
+    std::fs::write(dir.path().join("expired.pem"), c.cert_pem).unwrap();
+    std::fs::write(dir.path().join("expired-key.pem"), c.key_pem).unwrap();
 
     let a = node("a", Some(tls(&settings(dir.path(), "n0", "ca.pem")))).await;
     let b = node("b", Some(tls(&settings(dir.path(), "n1", "ca.pem")))).await;
@@ -90,6 +94,10 @@ async fn only_nodes_of_the_ca_with_a_node_dn_connect() {
     // A node DN from another CA (trusting its own CA and ours) is refused too.
     let foreign = node("f", Some(tls(&settings(dir.path(), "foreign", "ca.pem")))).await;
     assert!(foreign.handshake(a.local_address(), T).await.is_err());
+    // An expired certificate, whatever its DN and CA: refused both ways.
+    let expired = node("e", Some(tls(&settings(dir.path(), "expired", "ca.pem")))).await;
+    assert!(expired.handshake(a.local_address(), T).await.is_err());
+    assert!(a.handshake(expired.local_address(), T).await.is_err());
     // Plain TCP against TLS, both ways.
     let plain = node("p", None).await;
     assert!(plain.handshake(a.local_address(), T).await.is_err());
