@@ -72,7 +72,7 @@ impl Expander<'_> {
         let mut out = String::with_capacity(pat.len() * 2);
         let mut rest = pat;
         while let Some(at) = rest.find("%{") {
-            out.push_str(&rest[..at]);
+            self.literal(&mut out, &rest[..at]);
             let after = &rest[at + 2..];
             let Some(end) = after.find('}') else {
                 out.push_str(&rest[at..]);
@@ -115,9 +115,40 @@ impl Expander<'_> {
             out.push_str(&inner);
             out.push(')');
         }
-        out.push_str(rest);
+        self.literal(&mut out, rest);
         Ok(out)
     }
+
+    /// Copies regex text, turning each raw named group `(?<name>..)` into a capture of field
+    /// `name` (as Grok does for named groups written directly in a pattern).
+    fn literal(&mut self, out: &mut String, text: &str) {
+        let mut rest = text;
+        while let Some(at) = find_named_group(rest) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 3..];
+            let Some(end) = after.find('>') else { break };
+            out.push_str(&format!("(?P<g{}>", self.captures.len()));
+            self.captures.push(Capture { field: after[..end].to_string(), conv: Conv::Str });
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+    }
+}
+
+/// Where the first unescaped `(?<name>` (not a lookbehind) starts.
+fn find_named_group(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'(' if b[i + 1..].starts_with(b"?<") && b.get(i + 3).is_some_and(|c| c.is_ascii_alphabetic()) => {
+                return Some(i)
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// `NAME`, `NAME:field`, `NAME:field:type`, each optionally `=inline definition`.

@@ -105,3 +105,12 @@ fn bank_listing_sorted() {
     assert_eq!(keys, sorted);
     assert!(v["IP"].is_string());
 }
+
+#[test]
+fn raw_named_groups_capture() {
+    let f = fields(r"(?<foo>\w+) (?<!x)%{INT:n}", "abc 12", false).unwrap();
+    assert_eq!(get(&f, "foo"), Some(&json!("abc")));
+    assert_eq!(get(&f, "n"), Some(&json!("12")));
+    let f = fields(r"\(?<a>", "(?<a>", false).unwrap();
+    assert!(f.is_empty(), "an escaped parenthesis is no group");
+}
