@@ -3,8 +3,8 @@
 //! set of a constant), next to the same bulk into an index without a pipeline. Issue 22's
 //! target: the pipeline costs at most 2x the plain bulk CPU per document.
 //!
-//! The pipeline stands in for OpenSearch's "grok + date + set" example: Fathom has no grok
-//! processor yet, so dissect does the pattern work (split of the request line into verb, path
+//! The pipeline stands in for OpenSearch's "grok + date + set" example: it was written before
+//! Fathom had a grok processor, so dissect does the pattern work (split of the request line into verb, path
 //! and HTTP version). Server CPU comes from `/proc/{pid}/stat` (the load generator excluded).
 
 mod common;

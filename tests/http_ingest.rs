@@ -1,7 +1,8 @@
 //! Ingest pipelines over real HTTP (issue 22): stored pipelines (put, get, delete), `_simulate`
 //! (plain and verbose), `pipeline` on index and on bulk items, `index.default_pipeline` and
 //! `index.final_pipeline`, `drop`, failures handled by `on_failure` with the failure metadata,
-//! unknown processors refused at PUT time, and the per-pipeline counts of `_nodes/stats/ingest`.
+//! unknown processors refused at PUT time, the per-pipeline counts of `_nodes/stats/ingest`, and
+//! the grok processor with `_ingest/processor/grok`.
 #![cfg(feature = "server")]
 
 mod common;
@@ -168,4 +169,37 @@ fn simulate_plain_and_verbose() {
     let r = post(s.addr, "/_ingest/pipeline/_simulate", r#"{"docs": [{"_source": {}}]}"#);
     assert_eq!(r.status, 400);
     assert_eq!(r.json()["error"]["reason"], "[pipeline] required property is missing");
+}
+
+#[test]
+fn grok_processor_and_pattern_bank() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = get(s.addr, "/_ingest/processor/grok?s");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let bank = r.json()["patterns"].as_object().cloned().unwrap_or_default();
+    assert!(bank.contains_key("COMBINEDAPACHELOG") && bank.contains_key("IPV4"));
+    let keys: Vec<&String> = bank.keys().collect();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]), "?s sorts the names");
+
+    // An unknown pattern is refused at PUT time.
+    let r =
+        put(s.addr, "/_ingest/pipeline/g", r#"{"processors": [{"grok": {"field": "f", "patterns": ["%{NOPE:x}"]}}]}"#);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        r.json()["error"]["reason"],
+        "[patterns] Invalid regex pattern found in: [%{NOPE:x}]. Unable to find pattern [NOPE] in Grok's pattern dictionary"
+    );
+
+    let body = r#"{"pipeline": {"processors": [{"grok": {"field": "f", "trace_match": true,
+        "patterns": ["x%{INT:n:int}", "%{WORD:w}"]}}]},
+        "docs": [{"_source": {"f": "hello"}}, {"_source": {"f": "x12"}}, {"_source": {"f": "!!"}}]}"#;
+    let r = post(s.addr, "/_ingest/pipeline/_simulate", body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let d = r.json()["docs"].clone();
+    assert_eq!(d[0]["doc"]["_source"]["w"], "hello");
+    assert_eq!(d[0]["doc"]["_ingest"]["_grok_match_index"], "1");
+    assert_eq!(d[1]["doc"]["_source"]["n"], 12);
+    assert_eq!(d[1]["doc"]["_ingest"]["_grok_match_index"], "0");
+    assert_eq!(d[2]["error"]["reason"], "Provided Grok expressions do not match field value: [!!]");
 }

@@ -1,5 +1,5 @@
 //! Ingest APIs: `_ingest/pipeline` (put, get, delete), `_ingest/pipeline[/{id}]/_simulate`,
-//! `_ingest/processor/grok` is not served (Fathom has no grok processor yet).
+//! `_ingest/processor/grok` (the built-in grok pattern bank).
 
 use crate::action::ingest::{self, simulate};
 use crate::error::OsResult;
@@ -31,9 +31,15 @@ fn run_simulate(node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
     Ok(RestResponse::ok(simulate::simulate(&md, req.path_param("id"), &body, verbose)?))
 }
 
+fn grok_patterns(_node: &Node, req: &RestRequest) -> OsResult<RestResponse> {
+    let sorted = req.bool_param("s", false)?;
+    Ok(RestResponse::ok(serde_json::json!({"patterns": ingest::processors::grok::bank_json(sorted)})))
+}
+
 const PUT_P: &[&str] = &["timeout", "master_timeout", "cluster_manager_timeout"];
 const GET_P: &[&str] = &["master_timeout", "cluster_manager_timeout"];
 const SIM_P: &[&str] = &["verbose"];
+const GROK_P: &[&str] = &["s"];
 
 /// Registers the routes.
 pub fn register(r: &mut Router) {
@@ -41,6 +47,14 @@ pub fn register(r: &mut Router) {
     r.add(&[Put], "/_ingest/pipeline/{id}", "cluster:admin/ingest/pipeline/put", Pool::Management, PUT_P, put);
     r.add(&[Get], "/_ingest/pipeline", "cluster:admin/ingest/pipeline/get", Pool::Management, GET_P, get);
     r.add(&[Get], "/_ingest/pipeline/{id}", "cluster:admin/ingest/pipeline/get", Pool::Management, GET_P, get);
+    r.add(
+        &[Get],
+        "/_ingest/processor/grok",
+        "cluster:admin/ingest/processor/grok/get",
+        Pool::Management,
+        GROK_P,
+        grok_patterns,
+    );
     r.add(&[Delete], "/_ingest/pipeline/{id}", "cluster:admin/ingest/pipeline/delete", Pool::Management, PUT_P, delete);
     r.add(
         &[Get, Post],

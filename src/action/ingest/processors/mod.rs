@@ -9,10 +9,13 @@
 //! | `flow.rs` | pipeline, foreach, script |
 //! | `hashing.rs` | fingerprint, community_id |
 //! | `date.rs` | date, date_index_name |
+//! | `grok.rs` | grok (its pattern bank in `grok_bank.rs`) |
 
 pub mod date;
 mod fields;
 mod flow;
+pub mod grok;
+mod grok_bank;
 mod hashing;
 mod parse;
 mod strings;
@@ -38,6 +41,7 @@ pub const TYPES: &[&str] = &[
     "fail",
     "fingerprint",
     "foreach",
+    "grok",
     "gsub",
     "html_strip",
     "join",
@@ -87,6 +91,7 @@ pub fn build(c: &mut Config, src: &dyn PipelineSource) -> OsResult<Box<dyn Op>> 
         "community_id" => Box::new(hashing::CommunityId::new(c)?),
         "date" => Box::new(date::DateOp::new(c)?),
         "date_index_name" => Box::new(date::DateIndexName::new(c)?),
+        "grok" => Box::new(grok::GrokOp::new(c)?),
         other => {
             return Err(super::config::config_error(
                 other,
