@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `_search` over HTTPS vs plain HTTP, timed by wrk (one thread, one keep-alive connection)
 # against one `fathom` binary started twice: once as is (plain HTTP), once after
-# `fathom setup-security` in a fresh config dir (HTTPS with the demo certificates). Prints each
-# round's p50/p99 and the HTTPS/HTTP ratio of the median p50s (the goal: at most 1.3).
+# `fathom setup-security` in a fresh config dir (security on: HTTPS with the demo certificates, every
+# request authenticated as the demo admin and authorized). Prints each round's p50/p99 and the
+# HTTPS/HTTP ratio of the median p50s (the goal: at most 1.3).
 #   benches/wrk/https.sh target/release/fathom [seconds] [rounds]
 # Needs wrk built with OpenSSL (Debian's is) and curl. Talks only to 127.0.0.1.
 set -euo pipefail
@@ -26,6 +27,7 @@ cat > "$D/req.lua" <<LUA
 wrk.method = "POST"
 wrk.path = "/bench/_search"
 wrk.headers["Content-Type"] = "application/json"
+if os.getenv("FATHOM_AUTH") then wrk.headers["Authorization"] = os.getenv("FATHOM_AUTH") end
 wrk.body = '$BODY'
 done = function(summary, latency, requests)
   local errs = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
@@ -36,7 +38,10 @@ LUA
 # run MODE CONF_DIR: starts the node, loads the data, prints the median p50 (µs) of the rounds.
 run() {
   local mode=$1 conf=$2 addr= curlopt=()
-  [ "$mode" = https ] && curlopt=(--cacert "$conf/root-ca.pem")
+  # HTTPS runs with security on: every request authenticated (basic, cached login) and authorized.
+  [ "$mode" = https ] && curlopt=(--cacert "$conf/root-ca.pem" -u "admin:$OPENSEARCH_INITIAL_ADMIN_PASSWORD")
+  local auth=
+  [ "$mode" = https ] && auth="Basic $(printf 'admin:%s' "$OPENSEARCH_INITIAL_ADMIN_PASSWORD" | base64 -w0)"
   FATHOM_PATH_CONF="$conf" "$BIN" -E path.data="$D/data-$mode" -E http.port=0 > "$D/log-$mode" 2>&1 &
   PID=$!
   for _ in $(seq 100); do
@@ -55,11 +60,11 @@ run() {
   local hits
   hits=$(curl -sf "${curlopt[@]}" -XPOST "$addr/bench/_search" -H 'content-type: application/json' -d "$BODY" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["hits"]["hits"]))')
   [ "$hits" = 10 ] || { echo "expected 10 hits, got $hits" >&2; exit 1; }
-  wrk -t1 -c1 -d3s -s "$D/req.lua" "$addr" > /dev/null
+  FATHOM_AUTH="$auth" wrk -t1 -c1 -d3s -s "$D/req.lua" "$addr" > /dev/null
   local p50s=()
   for r in $(seq "$ROUNDS"); do
     local line
-    line=$(wrk -t1 -c1 -d"${SECS}s" -s "$D/req.lua" "$addr" | grep '^RESULT')
+    line=$(FATHOM_AUTH="$auth" wrk -t1 -c1 -d"${SECS}s" -s "$D/req.lua" "$addr" | grep '^RESULT')
     [ "$(sed 's/.*errors=\([0-9]*\).*/\1/' <<< "$line")" = 0 ] || { echo "wrk errors: $line" >&2; exit 1; }
     echo "$mode round $r: $line" >&2
     p50s+=("$(sed 's/.*p50_us=\([0-9.]*\).*/\1/' <<< "$line")")
@@ -69,6 +74,7 @@ run() {
 }
 
 mkdir -p "$D/conf-http" "$D/conf-https"
+export OPENSEARCH_INITIAL_ADMIN_PASSWORD=${OPENSEARCH_INITIAL_ADMIN_PASSWORD:-Fathom-Bench-4k!Qz}
 FATHOM_PATH_CONF="$D/conf-https" "$BIN" setup-security > /dev/null
 HTTP=$(run http "$D/conf-http")
 HTTPS=$(run https "$D/conf-https")
