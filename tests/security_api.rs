@@ -6,16 +6,15 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use common::secure::client;
+
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fathom::node::NodeSettings;
 use fathom::security::demo;
-use fathom::security::tls::{load_certs, load_key, load_roots};
-use rustls::pki_types::ServerName;
 use serde_json::{json, Value};
 
 const PASSWORD: &str = "myStrongPassword123!";
@@ -53,23 +52,6 @@ fn start(conf: &Path, data: &Path, extra: &[String]) -> Node {
     Node { rt, running: Some(running), addr }
 }
 
-fn client(conf: &Path, admin: bool) -> Arc<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let b = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(load_roots(&conf.join("root-ca.pem")).unwrap());
-    Arc::new(if admin {
-        b.with_client_auth_cert(
-            load_certs(&conf.join("kirk.pem")).unwrap(),
-            load_key(&conf.join("kirk-key.pem")).unwrap(),
-        )
-        .unwrap()
-    } else {
-        b.with_no_client_auth()
-    })
-}
-
 /// One HTTPS request: status and JSON body (Null when the body is not JSON).
 fn https(addr: SocketAddr, cfg: &Arc<rustls::ClientConfig>, method: &str, path: &str, body: &str) -> (u16, Value) {
     https_as(addr, cfg, None, method, path, body)
@@ -84,30 +66,8 @@ fn https_as(
     path: &str,
     body: &str,
 ) -> (u16, Value) {
-    use base64::Engine as _;
-    let auth = user
-        .map(|(u, p)| {
-            format!("Authorization: Basic {}\r\n", base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}")))
-        })
-        .unwrap_or_default();
-    let conn = rustls::ClientConnection::new(cfg.clone(), ServerName::try_from("localhost").unwrap()).unwrap();
-    let tcp = TcpStream::connect(addr).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut s = rustls::StreamOwned::new(conn, tcp);
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    match s.read_to_end(&mut raw) {
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && !raw.is_empty() => {}
-        Err(e) => panic!("{method} {path}: {e}"),
-    }
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
+    let r = common::secure::call(addr, cfg, user, method, path, body);
+    let (status, body) = (r.status, r.body);
     // Chunked bodies: take the JSON between the first `{` and the last `}`.
     let json = match (body.find(['{', '[']), body.rfind(['}', ']'])) {
         (Some(a), Some(b)) if b >= a => serde_json::from_str(&body[a..=b]).unwrap_or(Value::Null),

@@ -97,7 +97,7 @@ pub fn call(
 ) -> Resp {
     let conn = rustls::ClientConnection::new(cfg.clone(), ServerName::try_from("localhost").unwrap()).unwrap();
     let tcp = TcpStream::connect(addr).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
     let mut s = rustls::StreamOwned::new(conn, tcp);
     let auth = creds
         .map(|(u, p)| {
